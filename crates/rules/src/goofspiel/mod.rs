@@ -1,0 +1,497 @@
+//! Goofspiel (GOPS, Psychological Jujitsu): two players bid cards 1..N for
+//! victory cards 1..N turned one at a time into the lot.
+//!
+//! Both bids of a turn are sealed: each seat acts independently, and the bids
+//! are revealed together once both are in. The variant decides the round
+//! sizes, whether a tie carries the lot or discards it, and whether the next
+//! victory card is shown.
+
+mod variant;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::seq::SliceRandom;
+use serde::Serialize;
+
+use crate::core::{
+    check_seat, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError,
+};
+pub use variant::{GoofspielVariant, TieRule, MAX_CARDS, MAX_ROUNDS};
+
+/// A bid: the value of one of the bidder's cards.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bid(pub u8);
+
+impl fmt::Display for Bid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl FromStr for Bid {
+    type Err = RuleError;
+    /// Accepts `7` or `bid 7`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let s = s.strip_prefix("bid").map(str::trim_start).unwrap_or(s);
+        s.parse::<u8>()
+            .map(Bid)
+            .map_err(|_| RuleError::malformed("a goofspiel action is a card number such as 7"))
+    }
+}
+
+/// One resolved turn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TurnResult {
+    /// The victory card drawn into the lot this turn.
+    pub drawn: u8,
+    /// Both bids, by seat.
+    pub bids: [u8; 2],
+    /// Points gained this turn, by seat.
+    pub gained: [u32; 2],
+}
+
+/// The game's log.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum GoofspielEvent {
+    /// A round begins with `cards` cards per hand.
+    RoundStart {
+        /// Round index from 0.
+        round: usize,
+        /// Cards per hand.
+        cards: u8,
+    },
+    /// A victory card is turned into the lot; `next` is the card after it if
+    /// the variant shows it.
+    Draw {
+        /// The card drawn.
+        card: u8,
+        /// The next card, when previewed.
+        next: Option<u8>,
+    },
+    /// A seat sealed its bid (seen only by that seat until the reveal).
+    Sealed {
+        /// Who bid.
+        seat: Seat,
+        /// The bid.
+        card: u8,
+    },
+    /// Both bids are revealed.
+    Reveal {
+        /// Bids by seat.
+        bids: [u8; 2],
+        /// Who took the lot; `None` on a tie.
+        winner: Option<Seat>,
+        /// The value of the cards taken.
+        points: u32,
+    },
+    /// A round ended; `discarded` is the value of an unwon lot thrown away.
+    RoundEnd {
+        /// Points of each seat in this round.
+        points: [u32; 2],
+        /// Victory cards left in the lot, discarded.
+        discarded: u32,
+    },
+    /// A seat forfeited the game.
+    Forfeit {
+        /// Who forfeited.
+        seat: Seat,
+    },
+}
+
+impl crate::core::Event for GoofspielEvent {
+    fn visible_to(&self, seat: Seat) -> bool {
+        match self {
+            GoofspielEvent::Sealed { seat: s, .. } => *s == seat,
+            GoofspielEvent::RoundStart { .. }
+            | GoofspielEvent::Draw { .. }
+            | GoofspielEvent::Reveal { .. }
+            | GoofspielEvent::RoundEnd { .. }
+            | GoofspielEvent::Forfeit { .. } => true,
+        }
+    }
+}
+
+/// What one seat sees.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GoofspielObservation {
+    /// The observing seat.
+    pub seat: Seat,
+    /// Cards per round for the whole match.
+    pub rounds: Vec<u8>,
+    /// Current round index from 0.
+    pub round: usize,
+    /// Bid cards this seat still holds.
+    pub hand: Vec<u8>,
+    /// Bid cards the opponent still holds (public: every bid is revealed).
+    pub opponent_hand: Vec<u8>,
+    /// Victory cards in the lot now, in the order they were drawn.
+    pub lot: Vec<u8>,
+    /// The victory card drawn this turn.
+    pub current: Option<u8>,
+    /// The next victory card, when the variant previews it.
+    pub next: Option<u8>,
+    /// Victory cards still face down this round (as a set, sorted).
+    pub undrawn: Vec<u8>,
+    /// This seat's sealed bid for the current turn, if made.
+    pub my_bid: Option<u8>,
+    /// Whether the opponent has sealed its bid (not which card).
+    pub opponent_has_bid: bool,
+    /// Match points of this seat.
+    pub my_points: u32,
+    /// Match points of the opponent.
+    pub opponent_points: u32,
+    /// Every resolved turn, one list per round, from this seat's side
+    /// (`bids[0]` and `gained[0]` are this seat's).
+    pub history: Vec<Vec<TurnResult>>,
+}
+
+/// A game of Goofspiel.
+#[derive(Clone, Debug)]
+pub struct Goofspiel {
+    variant: GoofspielVariant,
+    rng: GameRng,
+    round: usize,
+    /// Victory cards of this round in draw order; `deck[turn]` is current.
+    deck: Vec<u8>,
+    turn: usize,
+    hands: [u32; 2],
+    lot: Vec<u8>,
+    sealed: [Option<u8>; 2],
+    points: [u32; 2],
+    round_points: [u32; 2],
+    history: Vec<Vec<TurnResult>>,
+    events: Vec<GoofspielEvent>,
+    over: bool,
+    forfeited_by: Option<Seat>,
+}
+
+fn full_hand(n: u8) -> u32 {
+    // bits 1..=n
+    (((1u64 << (n + 1)) - 1) as u32) & !1
+}
+
+fn mask_to_vec(mask: u32) -> Vec<u8> {
+    (1..=31u8).filter(|c| mask & (1 << c) != 0).collect()
+}
+
+impl Goofspiel {
+    fn start_round(&mut self) {
+        let n = self.variant.rounds[self.round];
+        self.deck.clear();
+        self.deck.extend(1..=n);
+        self.deck.shuffle(&mut self.rng);
+        self.turn = 0;
+        self.hands = [full_hand(n); 2];
+        self.lot.clear();
+        self.round_points = [0; 2];
+        self.history.push(Vec::with_capacity(usize::from(n)));
+        self.events.push(GoofspielEvent::RoundStart {
+            round: self.round,
+            cards: n,
+        });
+        self.draw();
+    }
+
+    fn draw(&mut self) {
+        let card = self.deck[self.turn];
+        self.lot.push(card);
+        let next = if self.variant.preview {
+            self.deck.get(self.turn + 1).copied()
+        } else {
+            None
+        };
+        self.events.push(GoofspielEvent::Draw { card, next });
+    }
+
+    fn resolve(&mut self, bids: [u8; 2]) {
+        self.hands[0] &= !(1 << bids[0]);
+        self.hands[1] &= !(1 << bids[1]);
+        let drawn = self.deck[self.turn];
+        let lot_value: u32 = self.lot.iter().map(|c| u32::from(*c)).sum();
+        let winner = match bids[0].cmp(&bids[1]) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
+        };
+        let mut gained = [0; 2];
+        match winner {
+            Some(w) => {
+                gained[w] = lot_value;
+                self.points[w] += lot_value;
+                self.round_points[w] += lot_value;
+                self.lot.clear();
+            }
+            None => {
+                if self.variant.ties == TieRule::Discard {
+                    self.lot.clear();
+                }
+            }
+        }
+        self.events.push(GoofspielEvent::Reveal {
+            bids,
+            winner: winner.map(|w| Seat(w as u8)),
+            points: if winner.is_some() { lot_value } else { 0 },
+        });
+        if let Some(h) = self.history.last_mut() {
+            h.push(TurnResult {
+                drawn,
+                bids,
+                gained,
+            });
+        }
+        self.sealed = [None; 2];
+        self.turn += 1;
+        if self.turn < self.deck.len() {
+            self.draw();
+            return;
+        }
+        let discarded = self.lot.iter().map(|c| u32::from(*c)).sum();
+        self.lot.clear();
+        self.events.push(GoofspielEvent::RoundEnd {
+            points: self.round_points,
+            discarded,
+        });
+        self.round += 1;
+        if self.round < self.variant.rounds.len() {
+            self.start_round();
+        } else {
+            self.over = true;
+        }
+    }
+
+    /// Match points by seat.
+    pub fn points(&self) -> [u32; 2] {
+        self.points
+    }
+}
+
+impl Game for Goofspiel {
+    const NAME: &'static str = "goofspiel";
+    const RULES_VERSION: u32 = 1;
+    type Variant = GoofspielVariant;
+    type Action = Bid;
+    type Observation = GoofspielObservation;
+    type Event = GoofspielEvent;
+
+    fn new(variant: &GoofspielVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
+        if seats != 2 {
+            return Err(SetupError::SeatCount {
+                game: Self::NAME,
+                allowed: "exactly 2",
+                given: seats,
+            });
+        }
+        variant.validate()?;
+        let mut g = Goofspiel {
+            variant: variant.clone(),
+            rng: game_rng(seed),
+            round: 0,
+            deck: Vec::with_capacity(usize::from(MAX_CARDS)),
+            turn: 0,
+            hands: [0; 2],
+            lot: Vec::with_capacity(usize::from(MAX_CARDS)),
+            sealed: [None; 2],
+            points: [0; 2],
+            round_points: [0; 2],
+            history: Vec::with_capacity(variant.rounds.len()),
+            events: Vec::with_capacity(
+                variant.rounds.iter().map(|n| 3 * usize::from(*n) + 2).sum(),
+            ),
+            over: false,
+            forfeited_by: None,
+        };
+        g.start_round();
+        Ok(g)
+    }
+
+    fn num_seats(&self) -> usize {
+        2
+    }
+
+    fn variant(&self) -> &GoofspielVariant {
+        &self.variant
+    }
+
+    fn to_act(&self) -> SeatSet {
+        if self.over {
+            return SeatSet::EMPTY;
+        }
+        let mut s = SeatSet::EMPTY;
+        for i in 0..2u8 {
+            if self.sealed[usize::from(i)].is_none() {
+                s = s.with(Seat(i));
+            }
+        }
+        s
+    }
+
+    fn legal_actions(&self, seat: Seat, out: &mut Vec<Bid>) {
+        if self.over || seat.index() >= 2 || self.sealed[seat.index()].is_some() {
+            return;
+        }
+        let mut mask = self.hands[seat.index()];
+        while mask != 0 {
+            let c = mask.trailing_zeros() as u8;
+            out.push(Bid(c));
+            mask &= mask - 1;
+        }
+    }
+
+    fn check(&self, seat: Seat, action: Bid) -> Result<(), RuleError> {
+        check_seat(seat, 2)?;
+        if self.over {
+            return Err(RuleError::GameOver);
+        }
+        if self.sealed[seat.index()].is_some() {
+            return Err(RuleError::NotYourTurn);
+        }
+        if action.0 > MAX_CARDS || self.hands[seat.index()] & (1 << action.0) == 0 {
+            return Err(RuleError::illegal(format!(
+                "you do not hold card {}",
+                action.0
+            )));
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, seat: Seat, action: Bid) -> Result<(), RuleError> {
+        self.check(seat, action)?;
+        self.sealed[seat.index()] = Some(action.0);
+        self.events.push(GoofspielEvent::Sealed {
+            seat,
+            card: action.0,
+        });
+        if let [Some(a), Some(b)] = self.sealed {
+            self.resolve([a, b]);
+        }
+        Ok(())
+    }
+
+    fn forfeit(&mut self, seat: Seat) -> Result<(), RuleError> {
+        check_seat(seat, 2)?;
+        if self.over {
+            return Err(RuleError::GameOver);
+        }
+        self.over = true;
+        self.forfeited_by = Some(seat);
+        self.events.push(GoofspielEvent::Forfeit { seat });
+        Ok(())
+    }
+
+    fn observation(&self, seat: Seat) -> GoofspielObservation {
+        let me = seat.index().min(1);
+        let opp = 1 - me;
+        let current = (!self.over).then(|| self.deck[self.turn]);
+        let undrawn_from = if self.over {
+            self.deck.len()
+        } else {
+            self.turn + 1
+        };
+        let mut undrawn: Vec<u8> = self.deck[undrawn_from..].to_vec();
+        undrawn.sort_unstable();
+        let next = if self.variant.preview && !self.over {
+            self.deck.get(self.turn + 1).copied()
+        } else {
+            None
+        };
+        let history = self
+            .history
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|t| TurnResult {
+                        drawn: t.drawn,
+                        bids: [t.bids[me], t.bids[opp]],
+                        gained: [t.gained[me], t.gained[opp]],
+                    })
+                    .collect()
+            })
+            .collect();
+        GoofspielObservation {
+            seat,
+            rounds: self.variant.rounds.clone(),
+            round: self.round.min(self.variant.rounds.len() - 1),
+            hand: mask_to_vec(self.hands[me]),
+            opponent_hand: mask_to_vec(self.hands[opp]),
+            lot: self.lot.clone(),
+            current,
+            next,
+            undrawn,
+            my_bid: self.sealed[me],
+            opponent_has_bid: self.sealed[opp].is_some(),
+            my_points: self.points[me],
+            opponent_points: self.points[opp],
+            history,
+        }
+    }
+
+    fn events(&self) -> &[GoofspielEvent] {
+        &self.events
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if !self.over {
+            return None;
+        }
+        if let Some(by) = self.forfeited_by {
+            return Some(Outcome::forfeit(2, by));
+        }
+        Some(Outcome::from_scores(
+            self.points.iter().map(|p| i64::from(*p)).collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+impl fmt::Display for GoofspielEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GoofspielEvent::RoundStart { round, cards } => {
+                write!(f, "round {} begins with {cards} cards each", round + 1)
+            }
+            GoofspielEvent::Draw {
+                card,
+                next: Some(n),
+            } => {
+                write!(f, "victory card {card} turned into the lot (next: {n})")
+            }
+            GoofspielEvent::Draw { card, next: None } => {
+                write!(f, "victory card {card} turned into the lot")
+            }
+            GoofspielEvent::Sealed { seat, card } => write!(f, "seat {seat} seals bid {card}"),
+            GoofspielEvent::Reveal {
+                bids,
+                winner: Some(w),
+                points,
+            } => write!(
+                f,
+                "bids {} vs {}: seat {w} takes {points} point{}",
+                bids[0],
+                bids[1],
+                if *points == 1 { "" } else { "s" }
+            ),
+            GoofspielEvent::Reveal {
+                bids, winner: None, ..
+            } => {
+                write!(f, "bids {} vs {}: tie", bids[0], bids[1])
+            }
+            GoofspielEvent::RoundEnd { points, discarded } => write!(
+                f,
+                "round ends {} to {}{}",
+                points[0],
+                points[1],
+                if *discarded > 0 {
+                    format!(", {discarded} points left in the lot are discarded")
+                } else {
+                    String::new()
+                }
+            ),
+            GoofspielEvent::Forfeit { seat } => write!(f, "seat {seat} forfeits"),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Love Letter (placeholder while the engine is written).
