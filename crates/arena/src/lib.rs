@@ -1,1 +1,9 @@
-//! placeholder
+//! Runs matches: seats that answer with actions, the fault ruling when an
+//! answer is refused, the record of every game, and series of games with
+//! rotated seats and a per-bot summary.
+
+pub mod runner;
+pub mod series;
+
+pub use runner::{play_match, seeds, MatchError, Player, Ruling};
+pub use series::{run_series, BotSummary, SeriesConfig, SeriesSummary};

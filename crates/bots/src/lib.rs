@@ -1,1 +1,103 @@
-//! placeholder
+//! Built-in strategies ("bots") for every game.
+//!
+//! A [`Strategy`] sees only its own observation, the events it may see, and
+//! the list of legal actions; it answers with an action. The arena checks the
+//! answer like any other bot's, so a built-in strategy that errs gets the same
+//! ruling as a program would.
+//!
+//! | game | strategies |
+//! |---|---|
+//! | goofspiel | `random`, `planner` (seed 004's Planner) |
+//! | skullwhist | `random`, `heuristic` |
+//! | loveletter | `random`, `heuristic` |
+
+pub mod goofspiel;
+pub mod loveletter;
+pub mod skullwhist;
+
+use croupier_rules::{Game, Seat};
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
+
+/// The generator a strategy draws from: seeded per game and seat by the arena,
+/// so a series of games is reproducible from its seed.
+pub type BotRng = rand_chacha::ChaCha8Rng;
+
+/// Builds a strategy generator from a seed.
+pub fn bot_rng(seed: u64) -> BotRng {
+    BotRng::seed_from_u64(seed)
+}
+
+/// A built-in strategy for game `G`.
+pub trait Strategy<G: Game>: Send {
+    /// Called before each game with this strategy's seat and the table size.
+    fn new_game(&mut self, _seat: Seat, _variant: &G::Variant, _seats: usize) {}
+
+    /// Called for every event this seat may see, in order.
+    fn notify(&mut self, _event: &G::Event) {}
+
+    /// Chooses an action. `legal` is never empty.
+    fn act(&mut self, obs: &G::Observation, legal: &[G::Action], rng: &mut BotRng) -> G::Action;
+}
+
+/// Plays a uniformly random legal action (the seeds' example bots).
+#[derive(Debug, Default, Clone)]
+pub struct RandomBot;
+
+impl<G: Game> Strategy<G> for RandomBot {
+    fn act(&mut self, _obs: &G::Observation, legal: &[G::Action], rng: &mut BotRng) -> G::Action {
+        *legal.choose(rng).unwrap_or(&legal[0])
+    }
+}
+
+/// A built-in strategy name that this game does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown built-in bot '{name}' for {game} (available: {available})")]
+pub struct UnknownBot {
+    /// The name asked for.
+    pub name: String,
+    /// The game.
+    pub game: &'static str,
+    /// The names that exist, comma-separated.
+    pub available: String,
+}
+
+/// Games that have built-in strategies.
+pub trait Builtins: Game + Sized {
+    /// The strategy names for this game.
+    const NAMES: &'static [&'static str];
+
+    /// Makes a fresh strategy by name.
+    fn make(name: &str) -> Option<Box<dyn Strategy<Self>>>;
+
+    /// Makes a strategy by name, or explains which names exist.
+    fn builtin(name: &str) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
+        Self::make(name).ok_or_else(|| UnknownBot {
+            name: name.to_string(),
+            game: Self::NAME,
+            available: Self::NAMES.join(", "),
+        })
+    }
+}
+
+impl Builtins for croupier_rules::goofspiel::Goofspiel {
+    const NAMES: &'static [&'static str] = &["random", "planner"];
+    fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "planner" => Some(Box::new(goofspiel::Planner::default())),
+            _ => None,
+        }
+    }
+}
+
+impl Builtins for croupier_rules::skullwhist::SkullWhist {
+    const NAMES: &'static [&'static str] = &["random", "heuristic"];
+    fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "heuristic" => Some(Box::new(skullwhist::Heuristic::default())),
+            _ => None,
+        }
+    }
+}

@@ -15,8 +15,9 @@
 //!   may see it;
 //! * [`Game::outcome`] holds per-seat scores and ranks once the game is over.
 //!
-//! [`AnyGame`] wraps the three games behind one type for callers that pick a
-//! game at run time (the CLI, records, the server).
+//! [`GameKind`] names a game at run time and [`GameVisitor`] runs generic code
+//! for it (the CLI, records, the server). [`Record`] is the JSON game record
+//! that replays exactly.
 
 pub mod any;
 pub mod core;
@@ -25,6 +26,8 @@ pub mod loveletter;
 pub mod record;
 pub mod skullwhist;
 
+pub use crate::any::{GameKind, GameVisitor, UnknownGame};
 pub use crate::core::{
-    Event, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError, Variant,
+    game_rng, Event, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError, Variant,
 };
+pub use crate::record::{Fault, Record, RecordedStep, ReplayError, SeatInfo, StepKind};

@@ -1,1 +1,294 @@
-//! Placeholder.
+//! Game records: everything needed to replay a game exactly, and the replay
+//! that checks a record against the rules.
+//!
+//! A record is JSON:
+//!
+//! ```json
+//! {
+//!   "format": "croupier-record/1",
+//!   "game": "goofspiel", "rules_version": 1,
+//!   "variant": {"rounds": [13], "ties": "discard", "preview": false},
+//!   "seed": 7,
+//!   "seats": [{"name": "builtin:planner"}, {"name": "builtin:random"}],
+//!   "steps": [{"seat": 0, "action": "13", "ms": 0.004}, ...],
+//!   "outcome": {"scores": [50, 41], "ranks": [1, 2]}
+//! }
+//! ```
+//!
+//! A step is either an `action` in the game's text form or a `forfeit`
+//! ruling, with the thinking time and any fault that led to it.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::{Game, Outcome, RuleError, Seat, SetupError, Variant};
+
+/// The value of the `format` field.
+pub const RECORD_FORMAT: &str = "croupier-record/1";
+
+/// A seat of a recorded game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The bot's name (`builtin:planner`, a program, a registered bot).
+    pub name: String,
+    /// The bot's version, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The dialect the bot spoke, when not in-process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+}
+
+impl SeatInfo {
+    /// A seat with just a name.
+    pub fn named(name: impl Into<String>) -> Self {
+        SeatInfo {
+            name: name.into(),
+            version: None,
+            dialect: None,
+        }
+    }
+}
+
+/// What went wrong with a bot's answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// Short kind: `timeout`, `illegal`, `malformed`, `crash`, `disconnect`, `budget`.
+    pub kind: String,
+    /// Human-readable detail (what the bot sent, the rule it broke).
+    pub detail: String,
+}
+
+/// What a step did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// An action in the game's text form.
+    Action(String),
+    /// A forfeit ruling (its meaning is the game's: see [`Game::forfeit`]).
+    Forfeit(bool),
+}
+
+/// One step of a recorded game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedStep {
+    /// Who acted.
+    pub seat: Seat,
+    /// What was done.
+    #[serde(flatten)]
+    pub kind: StepKind,
+    /// Thinking time in milliseconds, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<f64>,
+    /// The fault that led to this step (a substituted move or a forfeit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+}
+
+/// A complete game record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Always [`RECORD_FORMAT`].
+    pub format: String,
+    /// Game name.
+    pub game: String,
+    /// The rules version the game was played under.
+    pub rules_version: u32,
+    /// The variant, as the game serialises it.
+    pub variant: serde_json::Value,
+    /// The seed all chance came from.
+    pub seed: u64,
+    /// Seats in order.
+    pub seats: Vec<SeatInfo>,
+    /// Every action and ruling in order.
+    pub steps: Vec<RecordedStep>,
+    /// The result.
+    pub outcome: Outcome,
+    /// When the game started (RFC 3339), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// When the game finished (RFC 3339), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<String>,
+}
+
+/// Why a record does not replay.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// Not a record of this format or game.
+    #[error("{0}")]
+    Format(String),
+    /// The game cannot be set up from the record.
+    #[error("cannot set up the game: {0}")]
+    Setup(#[from] SetupError),
+    /// A step is refused by the rules.
+    #[error("step {index} (seat {seat}: {what}) is refused: {error}")]
+    Step {
+        /// Step index from 1.
+        index: usize,
+        /// Its seat.
+        seat: Seat,
+        /// The step as text.
+        what: String,
+        /// The rules' reason.
+        error: RuleError,
+    },
+    /// The steps end before the game does.
+    #[error("the record ends before the game is over")]
+    Unfinished,
+    /// The replayed outcome differs from the stored one.
+    #[error("the replayed outcome {replayed} differs from the recorded {recorded}")]
+    OutcomeMismatch {
+        /// As replayed (JSON).
+        replayed: String,
+        /// As stored (JSON).
+        recorded: String,
+    },
+}
+
+impl Record {
+    /// Starts a record for a game about to be played.
+    pub fn begin<G: Game>(variant: &G::Variant, seed: u64, seats: Vec<SeatInfo>) -> Record {
+        Record {
+            format: RECORD_FORMAT.to_string(),
+            game: G::NAME.to_string(),
+            rules_version: G::RULES_VERSION,
+            variant: serde_json::to_value(variant).unwrap_or(serde_json::Value::Null),
+            seed,
+            seats,
+            steps: Vec::new(),
+            outcome: Outcome {
+                scores: Vec::new(),
+                ranks: Vec::new(),
+                forfeited_by: None,
+            },
+            started: None,
+            finished: None,
+        }
+    }
+
+    /// Re-plays the record through the rules of `G`, calling `on_step` after
+    /// every step with the step and the state after it. Fails if a step is
+    /// refused, the game is unfinished, or the outcome differs.
+    pub fn replay_with<G: Game>(
+        &self,
+        mut on_step: impl FnMut(usize, &RecordedStep, &G),
+    ) -> Result<G, ReplayError> {
+        if self.format != RECORD_FORMAT {
+            return Err(ReplayError::Format(format!(
+                "unknown record format '{}' (expected {RECORD_FORMAT})",
+                self.format
+            )));
+        }
+        if self.game != G::NAME {
+            return Err(ReplayError::Format(format!(
+                "a {} record, not {}",
+                self.game,
+                G::NAME
+            )));
+        }
+        if self.rules_version != G::RULES_VERSION {
+            return Err(ReplayError::Format(format!(
+                "recorded under rules version {}, this build has {}",
+                self.rules_version,
+                G::RULES_VERSION
+            )));
+        }
+        let variant: G::Variant = serde_json::from_value(self.variant.clone())
+            .map_err(|e| ReplayError::Format(format!("bad variant: {e}")))?;
+        let mut game = G::new(&variant, self.seats.len(), self.seed)?;
+        for (i, step) in self.steps.iter().enumerate() {
+            let result = match &step.kind {
+                StepKind::Action(text) => game
+                    .validate(step.seat, text)
+                    .and_then(|a| game.apply(step.seat, a)),
+                StepKind::Forfeit(_) => game.forfeit(step.seat),
+            };
+            result.map_err(|error| ReplayError::Step {
+                index: i + 1,
+                seat: step.seat,
+                what: match &step.kind {
+                    StepKind::Action(t) => t.clone(),
+                    StepKind::Forfeit(_) => "forfeit".into(),
+                },
+                error,
+            })?;
+            on_step(i, step, &game);
+        }
+        let replayed = game.outcome().ok_or(ReplayError::Unfinished)?;
+        if replayed != self.outcome {
+            return Err(ReplayError::OutcomeMismatch {
+                replayed: serde_json::to_string(&replayed).unwrap_or_default(),
+                recorded: serde_json::to_string(&self.outcome).unwrap_or_default(),
+            });
+        }
+        Ok(game)
+    }
+
+    /// Re-plays the record and checks its outcome.
+    pub fn verify<G: Game>(&self) -> Result<G, ReplayError> {
+        self.replay_with::<G>(|_, _, _| {})
+    }
+
+    /// Re-plays the record and returns a readable transcript of every event
+    /// (all hidden information included), with faults and the outcome.
+    pub fn transcript<G: Game>(&self) -> Result<String, ReplayError> {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} (rules v{}), seed {}",
+            self.game, self.rules_version, self.seed
+        );
+        let _ = writeln!(out, "variant: {}", self.variant);
+        for (i, s) in self.seats.iter().enumerate() {
+            let _ = writeln!(out, "seat {i}: {}", s.name);
+        }
+        let mut shown = 0;
+        let mut header = |out: &mut String, g: &G| {
+            for e in &g.events()[shown..] {
+                let _ = writeln!(out, "  {e}");
+            }
+            shown = g.events().len();
+        };
+        let variant: Result<G::Variant, _> = serde_json::from_value(self.variant.clone());
+        if let Ok(v) = variant {
+            if let Ok(g) = G::new(&v, self.seats.len(), self.seed) {
+                header(&mut out, &g);
+            }
+        }
+        let game = self.replay_with::<G>(|_, step, g| {
+            if let Some(f) = &step.fault {
+                let what = match &step.kind {
+                    StepKind::Action(a) => format!("'{a}' played for it"),
+                    StepKind::Forfeit(_) => "forfeit".to_string(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  ! seat {} fault ({}): {}; {what}",
+                    step.seat, f.kind, f.detail
+                );
+            }
+            header(&mut out, g);
+        })?;
+        let o = game.outcome().ok_or(ReplayError::Unfinished)?;
+        let _ = writeln!(
+            out,
+            "outcome: scores {:?}, ranks {:?}{}",
+            o.scores,
+            o.ranks,
+            o.forfeited_by
+                .map(|s| format!(", forfeited by seat {s}"))
+                .unwrap_or_default()
+        );
+        Ok(out)
+    }
+}
+
+/// Parses a variant from the command line for game `G`.
+pub fn parse_variant<G: Game>(text: Option<&str>) -> Result<G::Variant, SetupError> {
+    match text {
+        None => Ok(G::Variant::default()),
+        Some(t) => G::Variant::parse(t),
+    }
+}

@@ -1,0 +1,1 @@
+//! Love Letter strategies (pending the engine).

@@ -1,0 +1,106 @@
+//! `croupier bench`: random playouts per second for each rules engine.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
+use croupier_rules::Game;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+
+use crate::CliError;
+
+/// Arguments of `croupier bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// What to measure (only `rules` so far).
+    #[arg(default_value = "rules")]
+    what: String,
+    /// Seconds to measure each game for.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct RulesLine {
+    bench: &'static str,
+    game: &'static str,
+    games_per_sec: f64,
+    actions_per_game: f64,
+    ns_per_action: f64,
+}
+
+/// Plays random games of `G` from consecutive seeds for about `time`;
+/// returns (games, actions, elapsed).
+pub fn random_playouts<G: Game>(
+    variant: &G::Variant,
+    seats: usize,
+    time: Duration,
+) -> (u64, u64, Duration) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xBE7C4);
+    let mut legal = Vec::with_capacity(64);
+    let (mut games, mut actions) = (0u64, 0u64);
+    let start = Instant::now();
+    loop {
+        // Check the clock every 256 games so the timer costs nothing.
+        for _ in 0..256 {
+            let Ok(mut g) = G::new(variant, seats, games) else {
+                return (0, 0, start.elapsed());
+            };
+            while let Some(seat) = g.to_act().first() {
+                legal.clear();
+                g.legal_actions(seat, &mut legal);
+                let a = legal[rng.random_range(0..legal.len())];
+                if g.apply(seat, a).is_err() {
+                    break;
+                }
+                actions += 1;
+            }
+            games += 1;
+        }
+        if start.elapsed() >= time {
+            return (games, actions, start.elapsed());
+        }
+    }
+}
+
+fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
+    let (games, actions, elapsed) =
+        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs));
+    let s = elapsed.as_secs_f64();
+    RulesLine {
+        bench: "rules",
+        game: name,
+        games_per_sec: (games as f64 / s).round(),
+        actions_per_game: actions as f64 / games.max(1) as f64,
+        ns_per_action: s * 1e9 / actions.max(1) as f64,
+    }
+}
+
+/// Runs `croupier bench`.
+pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
+    if args.what != "rules" {
+        return Err(CliError::Usage(format!(
+            "unknown benchmark '{}' (known: rules)",
+            args.what
+        )));
+    }
+    if !(args.seconds > 0.0 && args.seconds <= 600.0) {
+        return Err(CliError::Usage(
+            "--seconds must be between 0 and 600".into(),
+        ));
+    }
+    let lines = [
+        line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, args.seconds),
+        line::<SkullWhist>("skullwhist", &SkullWhistVariant {}, 2, args.seconds),
+    ];
+    for l in lines {
+        println!(
+            "{}",
+            serde_json::to_string(&l).map_err(|e| CliError::Failed(e.into()))?
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,63 @@
+//! `croupier`: runs matches between game-playing bots, replays and verifies
+//! game records, and measures the rules engines.
+
+mod bench;
+mod play;
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Croupier runs competitions between game-playing programs.
+#[derive(Debug, Parser)]
+#[command(name = "croupier", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Play a series of games between bots and print a summary per bot.
+    Play(play::PlayArgs),
+    /// Re-play a game record through the rules, print it, and verify it.
+    Replay(replay::ReplayArgs),
+    /// Measure how fast the rules engines play random games.
+    Bench(bench::BenchArgs),
+}
+
+/// An error with the exit code it deserves.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input from the user (unknown game, bot, variant): exit code 2.
+    Usage(String),
+    /// The command ran and failed (I/O, a record that does not verify): exit 1.
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for CliError {
+    fn from(e: anyhow::Error) -> Self {
+        CliError::Failed(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(args) => play::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError::Usage(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Failed(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

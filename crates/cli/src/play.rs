@@ -1,0 +1,137 @@
+//! `croupier play`: a series of games between bots.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use croupier_arena::series::{run_series, SeriesConfig, SeriesError, SeriesSummary};
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::record::parse_variant;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::GameKind;
+// LL-PENDING
+type LoveLetter = Goofspiel;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::CliError;
+
+/// Arguments of `croupier play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The game: skullwhist, loveletter or goofspiel.
+    game: String,
+    /// The bots, one per seat: `builtin:NAME` (e.g. builtin:random, builtin:planner).
+    #[arg(required = true, num_args = 1..)]
+    bots: Vec<String>,
+    /// Rules variant, e.g. `gops`, `jujitsu`, `jujitsu rounds=5,6,7,8`.
+    #[arg(long)]
+    variant: Option<String>,
+    /// Seed of the whole series (random if not given; the summary shows it).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Number of games; seats rotate between games.
+    #[arg(long, default_value_t = 1)]
+    games: u64,
+    /// Write one JSON record per game into this directory.
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
+    /// Print the summary as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `croupier play`.
+pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let kind: GameKind = args
+        .game
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{e}")))?;
+    match kind {
+        GameKind::SkullWhist => play_builtin::<SkullWhist>(args),
+        GameKind::LoveLetter => play_builtin::<LoveLetter>(args),
+        GameKind::Goofspiel => play_builtin::<Goofspiel>(args),
+    }
+}
+
+/// Strips `builtin:` from each bot spec; other specs are not playable here yet.
+fn builtin_names(specs: &[String]) -> Result<Vec<String>, CliError> {
+    specs
+        .iter()
+        .map(|s| match s.strip_prefix("builtin:") {
+            Some(name) if !name.is_empty() => Ok(name.to_string()),
+            _ => Err(CliError::Usage(format!(
+                "unknown bot '{s}': give a built-in strategy as builtin:NAME"
+            ))),
+        })
+        .collect()
+}
+
+/// Plays the series for a game with built-in bots.
+pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let variant = parse_variant::<G>(args.variant.as_deref())
+        .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
+    let bots = builtin_names(&args.bots)?;
+    // Check the table size and bot names before playing anything.
+    G::new(&variant, bots.len(), 0).map_err(|e| CliError::Usage(e.to_string()))?;
+    for b in &bots {
+        G::builtin(b).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    if args.games == 0 {
+        return Err(CliError::Usage("--games must be at least 1".into()));
+    }
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let config = SeriesConfig {
+        variant,
+        bots,
+        games: args.games,
+        seed,
+        records: args.records.clone(),
+    };
+    let bar = if args.games >= 50 {
+        ProgressBar::new(args.games)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(|e| match e {
+        SeriesError::UnknownBot(u) => CliError::Usage(u.to_string()),
+        other => CliError::Failed(other.into()),
+    })?;
+    bar.finish_and_clear();
+    if args.json {
+        let json = serde_json::to_string(&summary).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{json}");
+    } else {
+        print_table(&summary, seed, args.records.as_deref());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(s: &SeriesSummary, seed: u64, records: Option<&std::path::Path>) {
+    println!("{} games of {} (seed {seed})", s.games, s.game);
+    let width = s
+        .bots
+        .iter()
+        .map(|b| b.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "{:width$}  {:>6} {:>6} {:>6} {:>8} {:>10} {:>6}",
+        "bot", "wins", "draws", "losses", "win %", "mean score", "faults"
+    );
+    for b in &s.bots {
+        let pct = 100.0 * b.wins as f64 / s.games.max(1) as f64;
+        println!(
+            "{:width$}  {:>6} {:>6} {:>6} {:>7.1}% {:>10.2} {:>6}",
+            b.name, b.wins, b.draws, b.losses, pct, b.mean_score, b.faults
+        );
+    }
+    if let Some(dir) = records {
+        println!("records written to {}", dir.display());
+    }
+}

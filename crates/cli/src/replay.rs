@@ -1,0 +1,64 @@
+//! `croupier replay`: re-play a record through the rules and verify it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use croupier_rules::{Game, GameKind, GameVisitor, Record};
+
+use crate::CliError;
+
+/// Arguments of `croupier replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Record files (JSON) to replay.
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
+    /// Only verify: print one line per record instead of the transcript.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+struct Transcript<'a>(&'a Record);
+
+impl GameVisitor for Transcript<'_> {
+    type Output = Result<String, croupier_rules::ReplayError>;
+    fn visit<G: Game>(self) -> Self::Output {
+        self.0.transcript::<G>()
+    }
+}
+
+/// Runs `croupier replay`: exit 0 if every record reproduces its outcome,
+/// 1 if any does not, 2 if a file cannot be read as a record.
+pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
+    let mut failed = 0usize;
+    for path in &args.files {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))
+            .map_err(|e| CliError::Usage(format!("{e:#}")))?;
+        let record: Record = serde_json::from_str(&text).map_err(|e| {
+            CliError::Usage(format!("{} is not a game record: {e}", path.display()))
+        })?;
+        let kind: GameKind = record
+            .game
+            .parse()
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        match kind.visit(Transcript(&record)) {
+            Ok(_) if args.quiet => println!("{}: ok", path.display()),
+            Ok(t) => print!("{t}"),
+            Err(e) => {
+                failed += 1;
+                println!("{}: DOES NOT REPLAY: {e}", path.display());
+            }
+        }
+    }
+    if failed > 0 {
+        eprintln!(
+            "error: {failed} of {} records do not reproduce",
+            args.files.len()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

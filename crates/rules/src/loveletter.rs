@@ -1,1 +1,0 @@
-//! Love Letter (placeholder while the engine is written).

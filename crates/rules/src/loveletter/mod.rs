@@ -1,0 +1,603 @@
+//! Love Letter (SPEC §1.2, seed 001): 2 to 4 players, 16 cards, one card in
+//! hand; draw, play one of two, and be the last one in or hold the highest
+//! card when the deck runs out. First to four round wins takes the match.
+//!
+//! One seat acts at a time. Advancing to a seat's turn includes its draw, so
+//! the seat to act always holds two cards. All chance (first player, the
+//! shuffle of each round) comes from the game's own seeded generator.
+
+mod action;
+mod card;
+mod event;
+mod observation;
+mod variant;
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use crate::core::{
+    check_seat, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError,
+};
+pub use action::Play;
+pub use card::{Card, DECK, DECK_SIZE};
+use card::{Hand, Pile};
+pub use event::LoveLetterEvent;
+pub use observation::{LoveLetterObservation, SeatView};
+pub use variant::{LoveLetterVariant, WINS_NEEDED};
+
+/// Most seats a game may have.
+pub const MAX_SEATS: usize = 4;
+
+fn bit(seat: Seat) -> u8 {
+    1 << seat.0
+}
+
+/// A game (match) of Love Letter.
+#[derive(Clone, Debug)]
+pub struct LoveLetter {
+    variant: LoveLetterVariant,
+    rng: GameRng,
+    seats: u8,
+    /// Current round, from 0.
+    round: u32,
+    wins: [u8; MAX_SEATS],
+    /// The round's first player.
+    first: Seat,
+    /// The seat whose turn it is.
+    current: Seat,
+    /// The deck; the top card is the last one.
+    deck: Pile,
+    set_aside: Option<Card>,
+    hands: [Hand; MAX_SEATS],
+    /// Cards each seat played or discarded face up this round.
+    played: [Pile; MAX_SEATS],
+    /// Cards each seat showed when it went out this round.
+    out_cards: [Hand; MAX_SEATS],
+    /// Seats still in the round (bit per seat).
+    in_round: u8,
+    /// Seats protected by a Priestess (bit per seat).
+    protected: u8,
+    /// `known[o][s]`: the card seat `o` has seen in seat `s`'s hand and knows
+    /// is still there.
+    known: [[Option<Card>; MAX_SEATS]; MAX_SEATS],
+    events: Vec<LoveLetterEvent>,
+    over: bool,
+}
+
+impl LoveLetter {
+    /// A table with no round dealt yet.
+    fn blank(variant: &LoveLetterVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
+        if !(2..=MAX_SEATS).contains(&seats) {
+            return Err(SetupError::SeatCount {
+                game: Self::NAME,
+                allowed: "2 to 4",
+                given: seats,
+            });
+        }
+        Ok(LoveLetter {
+            variant: variant.clone(),
+            rng: game_rng(seed),
+            seats: seats as u8,
+            round: 0,
+            wins: [0; MAX_SEATS],
+            first: Seat(0),
+            current: Seat(0),
+            deck: Pile::EMPTY,
+            set_aside: None,
+            hands: [Hand::EMPTY; MAX_SEATS],
+            played: [Pile::EMPTY; MAX_SEATS],
+            out_cards: [Hand::EMPTY; MAX_SEATS],
+            in_round: 0,
+            protected: 0,
+            known: [[None; MAX_SEATS]; MAX_SEATS],
+            events: Vec::with_capacity(512),
+            over: false,
+        })
+    }
+
+    /// Round wins so far, per seat.
+    pub fn wins(&self) -> &[u8] {
+        &self.wins[..usize::from(self.seats)]
+    }
+
+    /// The current round, from 0.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn n(&self) -> usize {
+        usize::from(self.seats)
+    }
+
+    fn is_in(&self, seat: Seat) -> bool {
+        self.in_round & bit(seat) != 0
+    }
+
+    fn is_protected(&self, seat: Seat) -> bool {
+        self.protected & bit(seat) != 0
+    }
+
+    /// The seat `k` places after `seat` in seat order.
+    fn after(&self, seat: Seat, k: u8) -> Seat {
+        Seat((seat.0 + k) % self.seats)
+    }
+
+    /// The next seat after `seat` that is still in the round.
+    fn next_in(&self, seat: Seat) -> Seat {
+        (1..=self.seats)
+            .map(|k| self.after(seat, k))
+            .find(|s| self.is_in(*s))
+            .unwrap_or(seat)
+    }
+
+    /// Shuffles the full deck and deals a round led by `first`.
+    fn start_round(&mut self, first: Seat) {
+        self.deck = Pile::from_array(DECK);
+        self.deck.as_mut_slice().shuffle(&mut self.rng);
+        self.deal(first);
+    }
+
+    /// Deals a round from `self.deck` as it lies: the top card is set aside,
+    /// then one card to each player in turn order from `first`.
+    fn deal(&mut self, first: Seat) {
+        self.first = first;
+        self.current = first;
+        self.hands = [Hand::EMPTY; MAX_SEATS];
+        self.played = [Pile::EMPTY; MAX_SEATS];
+        self.out_cards = [Hand::EMPTY; MAX_SEATS];
+        self.in_round = ((1u16 << self.seats) - 1) as u8;
+        self.protected = 0;
+        self.known = [[None; MAX_SEATS]; MAX_SEATS];
+        self.events.push(LoveLetterEvent::RoundStart {
+            round: self.round,
+            first,
+        });
+        self.set_aside = self.deck.pop();
+        for k in 0..self.seats {
+            let seat = self.after(first, k);
+            self.draw_from_deck(seat);
+        }
+    }
+
+    /// `seat` takes the top card of the deck (if any) into its hand.
+    fn draw_from_deck(&mut self, seat: Seat) {
+        if let Some(card) = self.deck.pop() {
+            self.hands[seat.index()].push(card);
+            self.events.push(LoveLetterEvent::Draw { seat, card });
+        }
+    }
+
+    /// Starts turns from `seat` until a seat can act or the match is over.
+    fn advance(&mut self, mut seat: Seat) {
+        loop {
+            if self.begin_turn(seat) {
+                return;
+            }
+            match self.after_turn() {
+                Some(next) => seat = next,
+                None => return,
+            }
+        }
+    }
+
+    /// Begins `seat`'s turn: its protection ends and it draws. Returns
+    /// whether it may act (false when the Minister put it out).
+    fn begin_turn(&mut self, seat: Seat) -> bool {
+        self.current = seat;
+        self.protected &= !bit(seat);
+        self.events.push(LoveLetterEvent::Turn { seat });
+        self.draw_from_deck(seat);
+        let hand = &self.hands[seat.index()];
+        if hand.contains(Card::Minister) && hand.total() >= 12 {
+            self.knock_out(seat);
+            return false;
+        }
+        true
+    }
+
+    /// After the current turn: ends the round if it is over (and deals the
+    /// next). Returns whose turn begins next, or `None` if the match is over.
+    fn after_turn(&mut self) -> Option<Seat> {
+        if self.in_round.count_ones() <= 1 || self.deck.is_empty() {
+            self.end_round()
+        } else {
+            Some(self.next_in(self.current))
+        }
+    }
+
+    /// Scores the round and deals the next one. Returns its first player,
+    /// or `None` if the match is over.
+    fn end_round(&mut self) -> Option<Seat> {
+        let mut best: Option<(Seat, Option<Card>, u32)> = None;
+        let mut hands = Vec::with_capacity(self.n() + 1);
+        for k in 0..self.seats {
+            let seat = self.after(self.first, k);
+            if !self.is_in(seat) {
+                continue;
+            }
+            let hand = &self.hands[seat.index()];
+            hands.extend(hand.as_slice().iter().map(|c| (seat, *c)));
+            let key = (hand.max(), self.played[seat.index()].total());
+            // Strictly better only: on a full tie the earlier seat in turn
+            // order keeps the lead.
+            if best.is_none_or(|(_, c, t)| key > (c, t)) {
+                best = Some((seat, key.0, key.1));
+            }
+        }
+        let winner = best.map_or(self.current, |b| b.0);
+        self.events
+            .push(LoveLetterEvent::RoundEnd { winner, hands });
+        self.wins[winner.index()] += 1;
+        if self.wins[winner.index()] >= self.variant.wins_needed() {
+            self.events.push(LoveLetterEvent::MatchEnd { winner });
+            self.over = true;
+            return None;
+        }
+        self.round += 1;
+        self.start_round(winner);
+        Some(winner)
+    }
+
+    /// Puts `seat` out of the round, showing its hand.
+    fn knock_out(&mut self, seat: Seat) {
+        let s = seat.index();
+        let hand = self.hands[s];
+        self.hands[s].clear();
+        self.out_cards[s] = hand;
+        self.in_round &= !bit(seat);
+        self.protected &= !bit(seat);
+        self.forget(seat);
+        self.events.push(LoveLetterEvent::Out {
+            seat,
+            cards: hand.as_slice().to_vec(),
+        });
+    }
+
+    /// Nobody knows `seat`'s hand any more.
+    fn forget(&mut self, seat: Seat) {
+        for row in &mut self.known {
+            row[seat.index()] = None;
+        }
+    }
+
+    /// Whether `target` is a legal target for `seat` playing `card`.
+    fn valid_target(&self, seat: Seat, card: Card, target: Seat) -> bool {
+        if target == seat {
+            card == Card::Wizard
+        } else {
+            target.index() < self.n() && self.is_in(target) && !self.is_protected(target)
+        }
+    }
+
+    /// Whether `seat` has any legal target for `card`.
+    fn has_target(&self, seat: Seat, card: Card) -> bool {
+        (0..self.seats).any(|t| self.valid_target(seat, card, Seat(t)))
+    }
+
+    /// The single card `seat` holds when it is not its turn.
+    fn only_card(&self, seat: Seat) -> Option<Card> {
+        self.hands[seat.index()].as_slice().first().copied()
+    }
+
+    /// Plays a checked card and applies its effect.
+    fn play(&mut self, seat: Seat, card: Card, target: Option<Seat>, guess: Option<Card>) {
+        let s = seat.index();
+        self.hands[s].remove(card);
+        self.played[s].push(card);
+        // Whoever knew `seat` held `card` can no longer tell which copy went.
+        for row in &mut self.known {
+            if row[s] == Some(card) {
+                row[s] = None;
+            }
+        }
+        self.events.push(LoveLetterEvent::Played {
+            seat,
+            card,
+            target,
+            guess,
+        });
+        match (card, target) {
+            (Card::Princess, _) => self.knock_out(seat),
+            (Card::Priestess, _) => self.protected |= bit(seat),
+            (Card::Minister, _) | (_, None) => {}
+            (Card::Soldier, Some(t)) => {
+                if guess.is_some() && self.only_card(t) == guess {
+                    self.knock_out(t);
+                }
+            }
+            (Card::Clown, Some(t)) => {
+                if let Some(theirs) = self.only_card(t) {
+                    self.events.push(LoveLetterEvent::Reveal {
+                        to: seat,
+                        of: t,
+                        card: theirs,
+                    });
+                    self.known[s][t.index()] = Some(theirs);
+                }
+            }
+            (Card::Knight, Some(t)) => self.knight(seat, t),
+            (Card::General, Some(t)) => self.general(seat, t),
+            (Card::Wizard, Some(t)) => self.wizard(t),
+        }
+    }
+
+    fn knight(&mut self, seat: Seat, t: Seat) {
+        let (Some(mine), Some(theirs)) = (self.only_card(seat), self.only_card(t)) else {
+            return;
+        };
+        self.events.push(LoveLetterEvent::Reveal {
+            to: t,
+            of: seat,
+            card: mine,
+        });
+        self.events.push(LoveLetterEvent::Reveal {
+            to: seat,
+            of: t,
+            card: theirs,
+        });
+        self.known[t.index()][seat.index()] = Some(mine);
+        self.known[seat.index()][t.index()] = Some(theirs);
+        match mine.cmp(&theirs) {
+            std::cmp::Ordering::Less => self.knock_out(seat),
+            std::cmp::Ordering::Greater => self.knock_out(t),
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+
+    fn general(&mut self, seat: Seat, t: Seat) {
+        let (s, ti) = (seat.index(), t.index());
+        let (Some(mine), Some(theirs)) = (self.only_card(seat), self.only_card(t)) else {
+            return;
+        };
+        self.hands.swap(s, ti);
+        self.events
+            .push(LoveLetterEvent::Swap { seat, card: theirs });
+        self.events.push(LoveLetterEvent::Swap {
+            seat: t,
+            card: mine,
+        });
+        // What anyone knew about either hand now applies to the other seat.
+        for row in &mut self.known {
+            row.swap(s, ti);
+        }
+        self.known[s][ti] = Some(mine);
+        self.known[ti][s] = Some(theirs);
+        self.known[s][s] = None;
+        self.known[ti][ti] = None;
+    }
+
+    fn wizard(&mut self, t: Seat) {
+        let ti = t.index();
+        let Some(discarded) = self.hands[ti].pop() else {
+            return;
+        };
+        self.played[ti].push(discarded);
+        self.forget(t);
+        self.events.push(LoveLetterEvent::Discard {
+            seat: t,
+            card: discarded,
+        });
+        if discarded == Card::Princess {
+            self.knock_out(t);
+        } else if !self.deck.is_empty() {
+            self.draw_from_deck(t);
+        } else if let Some(card) = self.set_aside.take() {
+            self.events.push(LoveLetterEvent::SetAsideTaken { seat: t });
+            self.hands[ti].push(card);
+            self.events.push(LoveLetterEvent::Draw { seat: t, card });
+        }
+    }
+}
+
+impl Game for LoveLetter {
+    const NAME: &'static str = "loveletter";
+    const RULES_VERSION: u32 = 1;
+    type Variant = LoveLetterVariant;
+    type Action = Play;
+    type Observation = LoveLetterObservation;
+    type Event = LoveLetterEvent;
+
+    fn new(variant: &LoveLetterVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
+        let mut g = Self::blank(variant, seats, seed)?;
+        let first = Seat(g.rng.random_range(0..g.seats));
+        g.start_round(first);
+        g.advance(first);
+        Ok(g)
+    }
+
+    fn num_seats(&self) -> usize {
+        self.n()
+    }
+
+    fn variant(&self) -> &LoveLetterVariant {
+        &self.variant
+    }
+
+    fn to_act(&self) -> SeatSet {
+        if self.over {
+            SeatSet::EMPTY
+        } else {
+            SeatSet::only(self.current)
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat, out: &mut Vec<Play>) {
+        if self.over || seat != self.current {
+            return;
+        }
+        let hand = self.hands[seat.index()].as_slice();
+        for (i, &card) in hand.iter().enumerate() {
+            if i > 0 && hand[..i].contains(&card) {
+                continue;
+            }
+            if !card.takes_target() {
+                out.push(Play::card(card));
+                continue;
+            }
+            let mut any = false;
+            for t in (0..self.seats).map(Seat) {
+                if !self.valid_target(seat, card, t) {
+                    continue;
+                }
+                any = true;
+                if card == Card::Soldier {
+                    out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
+                } else {
+                    out.push(Play::on(card, t));
+                }
+            }
+            if !any {
+                out.push(Play::card(card));
+            }
+        }
+    }
+
+    fn check(&self, seat: Seat, action: Play) -> Result<(), RuleError> {
+        check_seat(seat, self.n())?;
+        if self.over {
+            return Err(RuleError::GameOver);
+        }
+        if seat != self.current {
+            return Err(RuleError::NotYourTurn);
+        }
+        let Play::Play {
+            card,
+            target,
+            guess,
+        } = action
+        else {
+            return Ok(());
+        };
+        if !self.hands[seat.index()].contains(card) {
+            return Err(RuleError::illegal(format!("you do not hold the {card}")));
+        }
+        if guess.is_some() && card != Card::Soldier {
+            return Err(RuleError::illegal("only the soldier names a guess"));
+        }
+        if !card.takes_target() {
+            if target.is_some() {
+                return Err(RuleError::illegal(format!("the {card} takes no target")));
+            }
+            return Ok(());
+        }
+        let Some(t) = target else {
+            if guess.is_some() {
+                return Err(RuleError::illegal("a guess needs a target"));
+            }
+            if self.has_target(seat, card) {
+                return Err(RuleError::illegal(format!(
+                    "the {card} needs a target while a legal one exists"
+                )));
+            }
+            return Ok(());
+        };
+        if t.index() >= self.n() {
+            return Err(RuleError::illegal(format!("there is no seat {t}")));
+        }
+        if t == seat && card != Card::Wizard {
+            return Err(RuleError::illegal("only the wizard may target yourself"));
+        }
+        if !self.is_in(t) {
+            return Err(RuleError::illegal(format!("seat {t} is out of the round")));
+        }
+        if self.is_protected(t) {
+            return Err(RuleError::illegal("the target is protected"));
+        }
+        if card == Card::Soldier {
+            match guess {
+                None => return Err(RuleError::illegal("the soldier must name a card")),
+                Some(Card::Soldier) => {
+                    return Err(RuleError::illegal("a soldier cannot guess soldier"))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, seat: Seat, action: Play) -> Result<(), RuleError> {
+        self.check(seat, action)?;
+        match action {
+            Play::Forfeit => {
+                self.events.push(LoveLetterEvent::Forfeit { seat });
+                self.knock_out(seat);
+            }
+            Play::Play {
+                card,
+                target,
+                guess,
+            } => self.play(seat, card, target, guess),
+        }
+        if let Some(next) = self.after_turn() {
+            self.advance(next);
+        }
+        Ok(())
+    }
+
+    fn forfeit(&mut self, seat: Seat) -> Result<(), RuleError> {
+        check_seat(seat, self.n())?;
+        if self.over {
+            return Err(RuleError::GameOver);
+        }
+        if !self.is_in(seat) {
+            return Err(RuleError::illegal(format!(
+                "seat {seat} is already out of the round"
+            )));
+        }
+        self.events.push(LoveLetterEvent::Forfeit { seat });
+        self.knock_out(seat);
+        // The turn ends if it was this seat's; the round ends at once if only
+        // one player is left.
+        if seat == self.current || self.in_round.count_ones() <= 1 {
+            if let Some(next) = self.after_turn() {
+                self.advance(next);
+            }
+        }
+        Ok(())
+    }
+
+    fn observation(&self, seat: Seat) -> LoveLetterObservation {
+        let n = self.n();
+        let me = seat.index().min(n - 1);
+        let players = (0..n)
+            .map(|i| {
+                let s = Seat(i as u8);
+                SeatView {
+                    in_round: self.is_in(s),
+                    protected: self.is_protected(s),
+                    played: self.played[i].as_slice().to_vec(),
+                    out_hand: self.out_cards[i].as_slice().to_vec(),
+                }
+            })
+            .collect();
+        let known = (0..n)
+            .filter_map(|i| self.known[me][i].map(|c| (Seat(i as u8), c)))
+            .collect();
+        LoveLetterObservation {
+            seat,
+            round: self.round,
+            wins: self.wins().to_vec(),
+            wins_needed: self.variant.wins_needed(),
+            hand: self.hands[me].as_slice().to_vec(),
+            players,
+            deck: self.deck.len() as u8,
+            to_act: (!self.over).then_some(self.current),
+            first: self.first,
+            known,
+        }
+    }
+
+    fn events(&self) -> &[LoveLetterEvent] {
+        &self.events
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.over
+            .then(|| Outcome::from_scores(self.wins().iter().map(|w| i64::from(*w)).collect()))
+    }
+}
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;

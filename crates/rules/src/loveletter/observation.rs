@@ -1,0 +1,47 @@
+//! What one seat may see of a Love Letter game.
+
+use serde::Serialize;
+
+use super::card::Card;
+use crate::core::Seat;
+
+/// The public state of one seat, as any seat sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeatView {
+    /// Whether the seat is still in the round.
+    pub in_round: bool,
+    /// Whether a Priestess protects it (until the start of its next turn).
+    pub protected: bool,
+    /// The cards it played or discarded face up this round, in order (a
+    /// card a Wizard made it discard counts; these break ties at round end).
+    pub played: Vec<Card>,
+    /// The cards it showed when it went out this round (0 to 2).
+    pub out_hand: Vec<Card>,
+}
+
+/// What one seat sees: never another player's hand (unless it has seen it),
+/// never the set-aside card, never the order of the deck.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LoveLetterObservation {
+    /// The observing seat.
+    pub seat: Seat,
+    /// The current round, from 0.
+    pub round: u32,
+    /// Rounds won so far, per seat.
+    pub wins: Vec<u8>,
+    /// Round wins needed to win the match.
+    pub wins_needed: u8,
+    /// This seat's hand: one card, two while it is to act, none once out.
+    pub hand: Vec<Card>,
+    /// Every seat's public state, by seat.
+    pub players: Vec<SeatView>,
+    /// Cards left in the deck (the set-aside card is not counted).
+    pub deck: u8,
+    /// The seat to act, if the match is not over.
+    pub to_act: Option<Seat>,
+    /// The round's first player.
+    pub first: Seat,
+    /// Cards of other players still in that this seat has seen (Clown,
+    /// Knight, its own General) and that are certainly still in their hands.
+    pub known: Vec<(Seat, Card)>,
+}
