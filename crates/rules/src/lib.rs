@@ -25,6 +25,8 @@ pub mod goofspiel;
 pub mod loveletter;
 pub mod record;
 pub mod skullwhist;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 pub use crate::any::{GameKind, GameVisitor, UnknownGame};
 pub use crate::core::{

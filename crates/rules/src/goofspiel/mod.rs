@@ -495,3 +495,6 @@ impl fmt::Display for GoofspielEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod props;

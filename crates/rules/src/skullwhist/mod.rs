@@ -564,3 +564,6 @@ impl SkullWhist {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod props;
