@@ -23,7 +23,7 @@ pub struct ReplayArgs {
 struct Transcript<'a>(&'a Record);
 
 impl GameVisitor for Transcript<'_> {
-    type Output = Result<String, croupier_rules::ReplayError>;
+    type Output = (String, Result<(), croupier_rules::ReplayError>);
     fn visit<G: Game>(self) -> Self::Output {
         self.0.transcript::<G>()
     }
@@ -44,9 +44,12 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
             .game
             .parse()
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
-        match kind.visit(Transcript(&record)) {
-            Ok(_) if args.quiet => println!("{}: ok", path.display()),
-            Ok(t) => print!("{t}"),
+        let (text, result) = kind.visit(Transcript(&record));
+        if !args.quiet {
+            print!("{text}");
+        }
+        match result {
+            Ok(()) => println!("{}: ok", path.display()),
             Err(e) => {
                 failed += 1;
                 println!("{}: DOES NOT REPLAY: {e}", path.display());

@@ -195,9 +195,7 @@ impl Record {
                 G::RULES_VERSION
             )));
         }
-        let variant: G::Variant = serde_json::from_value(self.variant.clone())
-            .map_err(|e| ReplayError::Format(format!("bad variant: {e}")))?;
-        let mut game = G::new(&variant, self.seats.len(), self.seed)?;
+        let mut game = self.setup::<G>()?;
         for (i, step) in self.steps.iter().enumerate() {
             let result = match &step.kind {
                 StepKind::Action(text) => game
@@ -232,8 +230,10 @@ impl Record {
     }
 
     /// Re-plays the record and returns a readable transcript of every event
-    /// (all hidden information included), with faults and the outcome.
-    pub fn transcript<G: Game>(&self) -> Result<String, ReplayError> {
+    /// (all hidden information included), with faults and the outcome, and
+    /// whether the record reproduces. The transcript runs as far as the
+    /// record replays, so a broken record still shows where it breaks.
+    pub fn transcript<G: Game>(&self) -> (String, Result<(), ReplayError>) {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -245,23 +245,23 @@ impl Record {
             let _ = writeln!(out, "seat {i}: {}", s.name);
         }
         let mut shown = 0;
-        let mut header = |out: &mut String, g: &G| {
+        let mut new_events = |out: &mut String, g: &G| {
             for e in &g.events()[shown..] {
                 let _ = writeln!(out, "  {e}");
             }
             shown = g.events().len();
         };
-        let variant: Result<G::Variant, _> = serde_json::from_value(self.variant.clone());
-        if let Ok(v) = variant {
-            if let Ok(g) = G::new(&v, self.seats.len(), self.seed) {
-                header(&mut out, &g);
+        let result = self.replay_with::<G>(|i, step, g| {
+            if i == 0 {
+                // Events of the deal, before the first step.
+                if let Ok(first) = self.setup::<G>() {
+                    new_events(&mut out, &first);
+                }
             }
-        }
-        let game = self.replay_with::<G>(|_, step, g| {
             if let Some(f) = &step.fault {
                 let what = match &step.kind {
                     StepKind::Action(a) => format!("'{a}' played for it"),
-                    StepKind::Forfeit(_) => "forfeit".to_string(),
+                    StepKind::Forfeit(_) => "it forfeits".to_string(),
                 };
                 let _ = writeln!(
                     out,
@@ -269,19 +269,34 @@ impl Record {
                     step.seat, f.kind, f.detail
                 );
             }
-            header(&mut out, g);
-        })?;
-        let o = game.outcome().ok_or(ReplayError::Unfinished)?;
-        let _ = writeln!(
-            out,
-            "outcome: scores {:?}, ranks {:?}{}",
-            o.scores,
-            o.ranks,
-            o.forfeited_by
-                .map(|s| format!(", forfeited by seat {s}"))
-                .unwrap_or_default()
-        );
-        Ok(out)
+            new_events(&mut out, g);
+        });
+        match &result {
+            Ok(game) => {
+                if let Some(o) = game.outcome() {
+                    let _ = writeln!(
+                        out,
+                        "outcome: scores {:?}, ranks {:?}{}",
+                        o.scores,
+                        o.ranks,
+                        o.forfeited_by
+                            .map(|s| format!(", forfeited by seat {s}"))
+                            .unwrap_or_default()
+                    );
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "replay failed: {e}");
+            }
+        }
+        (out, result.map(|_| ()))
+    }
+
+    /// The game as set up by the record, before any step.
+    fn setup<G: Game>(&self) -> Result<G, ReplayError> {
+        let variant: G::Variant = serde_json::from_value(self.variant.clone())
+            .map_err(|e| ReplayError::Format(format!("bad variant: {e}")))?;
+        Ok(G::new(&variant, self.seats.len(), self.seed)?)
     }
 }
 

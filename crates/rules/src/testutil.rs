@@ -26,11 +26,15 @@ pub fn random_playout<G: Game>(
             break;
         }
         let legal = g.legal_vec(seat);
-        assert!(!legal.is_empty(), "seat {seat} must act but has no legal action");
+        assert!(
+            !legal.is_empty(),
+            "seat {seat} must act but has no legal action"
+        );
         let a = legal[rng.random_range(0..legal.len())];
         // The text form round-trips and validates to the same action.
         assert_eq!(g.validate(seat, &a.to_string()), Ok(a), "text form of {a}");
-        g.apply(seat, a).unwrap_or_else(|e| panic!("legal action {a} refused: {e}"));
+        g.apply(seat, a)
+            .unwrap_or_else(|e| panic!("legal action {a} refused: {e}"));
         steps.push((seat, a));
         assert!(steps.len() < MAX_ACTIONS, "game does not terminate");
     }
@@ -48,11 +52,18 @@ pub fn record_of<G: Game>(
     let mut r = Record::begin::<G>(
         variant,
         seed,
-        (0..seats).map(|i| SeatInfo::named(format!("random{i}"))).collect(),
+        (0..seats)
+            .map(|i| SeatInfo::named(format!("random{i}")))
+            .collect(),
     );
     r.steps = steps
         .iter()
-        .map(|(s, a)| RecordedStep { seat: *s, kind: StepKind::Action(a.to_string()), ms: None, fault: None })
+        .map(|(s, a)| RecordedStep {
+            seat: *s,
+            kind: StepKind::Action(a.to_string()),
+            ms: None,
+            fault: None,
+        })
         .collect();
     r.outcome = game.outcome().expect("finished");
     r

@@ -13,7 +13,11 @@ fn variants() -> impl Strategy<Value = GoofspielVariant> {
     )
         .prop_map(|(rounds, carry, preview)| GoofspielVariant {
             rounds,
-            ties: if carry { TieRule::Carry } else { TieRule::Discard },
+            ties: if carry {
+                TieRule::Carry
+            } else {
+                TieRule::Discard
+            },
             preview,
         })
 }

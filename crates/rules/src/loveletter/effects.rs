@@ -46,7 +46,13 @@ impl LoveLetter {
     }
 
     /// Plays a checked card and applies its effect.
-    pub(super) fn play(&mut self, seat: Seat, card: Card, target: Option<Seat>, guess: Option<Card>) {
+    pub(super) fn play(
+        &mut self,
+        seat: Seat,
+        card: Card,
+        target: Option<Seat>,
+        guess: Option<Card>,
+    ) {
         let s = seat.index();
         self.hands[s].remove(card);
         self.played[s].push(card);

@@ -81,10 +81,17 @@ fn perturb_hidden(g: &mut LoveLetter, other: Seat, rng: &mut GameRng) {
     rand::seq::SliceRandom::shuffle(g.deck.as_mut_slice(), rng);
 }
 
+/// What a playout did: a seat's action, or `None` for an arena forfeit.
+type Step = (Seat, Option<Play>);
+
 /// Plays a whole match at random (sometimes forfeiting, sometimes applying
 /// an arena forfeit to any seat), checking the invariants at every step.
 /// Returns the actions taken, with `None` for an arena forfeit of the seat.
-fn playout(seats: usize, seed: u64, choices: u64) -> Result<(LoveLetter, Vec<(Seat, Option<Play>)>), TestCaseError> {
+fn playout(
+    seats: usize,
+    seed: u64,
+    choices: u64,
+) -> Result<(LoveLetter, Vec<Step>), TestCaseError> {
     let mut g = LoveLetter::new(&LoveLetterVariant::default(), seats, seed)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut rng = game_rng(choices);
@@ -124,7 +131,8 @@ fn playout(seats: usize, seed: u64, choices: u64) -> Result<(LoveLetter, Vec<(Se
         if roll == 0 {
             let victim = Seat(rng.random_range(0..seats as u8));
             if g.is_in(victim) {
-                g.forfeit(victim).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                g.forfeit(victim)
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 log.push((victim, None));
                 continue;
             }
