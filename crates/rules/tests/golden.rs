@@ -35,7 +35,12 @@ fn check_game(game: &str) -> usize {
         let record: Record = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let kind: GameKind = record.game.parse().unwrap();
-        assert_eq!(kind.name(), game, "{} is in the wrong folder", path.display());
+        assert_eq!(
+            kind.name(),
+            game,
+            "{} is in the wrong folder",
+            path.display()
+        );
         let (text, result) = kind.visit(Transcript(&record));
         if let Err(e) = result {
             panic!("{} does not replay: {e}\n{text}", path.display());

@@ -407,9 +407,11 @@ impl Game for LoveLetter {
         Ok(())
     }
 
+    /// A seat that is not at the table gets the public view (no hand, no
+    /// known cards).
     fn observation(&self, seat: Seat) -> LoveLetterObservation {
         let n = self.n();
-        let me = seat.index().min(n - 1);
+        let me = (seat.index() < n).then_some(seat.index());
         let players = (0..n)
             .map(|i| {
                 let s = Seat(i as u8);
@@ -421,15 +423,17 @@ impl Game for LoveLetter {
                 }
             })
             .collect();
-        let known = (0..n)
-            .filter_map(|i| self.known[me][i].map(|c| (Seat(i as u8), c)))
-            .collect();
+        let known = me.map_or_else(Vec::new, |me| {
+            (0..n)
+                .filter_map(|i| self.known[me][i].map(|c| (Seat(i as u8), c)))
+                .collect()
+        });
         LoveLetterObservation {
             seat,
             round: self.round,
             wins: self.wins().to_vec(),
             wins_needed: self.variant.wins_needed(),
-            hand: self.hands[me].as_slice().to_vec(),
+            hand: me.map_or_else(Vec::new, |me| self.hands[me].as_slice().to_vec()),
             players,
             deck: self.deck.len() as u8,
             to_act: (!self.over).then_some(self.current),

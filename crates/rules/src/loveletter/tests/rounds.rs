@@ -325,6 +325,9 @@ fn observation_shows_nothing_hidden() {
     );
     assert_eq!(o.deck, 11);
     assert_eq!(o.wins, vec![0, 0, 0]);
+    let spectator = g.observation(Seat(7));
+    assert!(spectator.hand.is_empty() && spectator.known.is_empty());
+    assert_eq!(spectator.players, o.players);
 }
 
 #[test]

@@ -1,0 +1,151 @@
+//! End-to-end tests of the `croupier` binary.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn croupier(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_croupier")).args(args).output().expect("run croupier")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(o).trim()).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+#[test]
+fn planner_beats_random_clearly_at_goofspiel() {
+    let o = croupier(&["play", "goofspiel", "builtin:planner", "builtin:random", "--games", "2000", "--seed", "7", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["game"], "goofspiel");
+    assert_eq!(v["games"], 2000);
+    let bots = v["bots"].as_array().unwrap();
+    assert_eq!(bots[0]["name"], "builtin:planner");
+    let (pw, rw) = (bots[0]["wins"].as_u64().unwrap(), bots[1]["wins"].as_u64().unwrap());
+    assert_eq!(pw + bots[0]["draws"].as_u64().unwrap() + bots[0]["losses"].as_u64().unwrap(), 2000);
+    assert_eq!(bots[0]["wins"], bots[1]["losses"], "two players: one's win is the other's loss");
+    assert!(pw > rw + 200, "planner {pw} vs random {rw}");
+    assert!(bots[0]["mean_score"].as_f64().unwrap() > bots[1]["mean_score"].as_f64().unwrap());
+}
+
+#[test]
+fn same_seed_gives_the_same_series() {
+    let args = ["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "50", "--seed", "99", "--json"];
+    assert_eq!(stdout(&croupier(&args)), stdout(&croupier(&args)));
+    let other = ["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "50", "--seed", "100", "--json"];
+    assert_ne!(stdout(&croupier(&args)), stdout(&croupier(&other)));
+}
+
+#[test]
+fn bad_input_gets_one_error_line_and_exit_code_2() {
+    let cases: &[&[&str]] = &[
+        &["play", "chess", "builtin:random", "builtin:random"],
+        &["play", "goofspiel", "builtin:nobody", "builtin:random"],
+        &["play", "goofspiel", "builtin:planner", "builtin:random", "--variant", "poker"],
+        &["play", "goofspiel", "builtin:random", "builtin:random", "builtin:random"],
+        &["play", "skullwhist", "builtin:planner", "builtin:random"],
+        &["play", "goofspiel", "builtin:random", "builtin:random", "--games", "0"],
+        &["play", "goofspiel", "random", "builtin:random"],
+        &["bench", "nothing"],
+    ];
+    for args in cases {
+        let o = croupier(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(stdout(&o).is_empty());
+    }
+}
+
+#[test]
+fn every_record_written_replays_and_a_tampered_one_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = croupier(&["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "30", "--seed", "3", "--records", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 30);
+    let mut args = vec!["replay".to_string(), "--quiet".to_string()];
+    args.extend(files.iter().map(|p| p.to_string_lossy().into_owned()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = croupier(&refs);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(stdout(&o).matches(": ok").count(), 30);
+
+    // Full transcript of one record.
+    let one = files[0].to_str().unwrap();
+    let o = croupier(&["replay", one]);
+    assert!(stdout(&o).contains("is dealt") && stdout(&o).contains("outcome: scores"));
+
+    // A changed outcome, or a changed action, no longer replays.
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut wrong_score = original.clone();
+    wrong_score["outcome"]["scores"][0] = serde_json::json!(12345);
+    let mut wrong_move = original.clone();
+    wrong_move["steps"][5]["action"] = serde_json::json!("play X99");
+    for (name, rec) in [("score", wrong_score), ("move", wrong_move)] {
+        let bad = dir.path().join(format!("bad-{name}.json"));
+        std::fs::write(&bad, rec.to_string()).unwrap();
+        let o = croupier(&["replay", "-q", bad.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert!(stdout(&o).contains("DOES NOT REPLAY"), "{name}");
+    }
+}
+
+#[test]
+fn replay_refuses_files_that_are_not_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"hello\": 1}").unwrap();
+    for p in [junk.as_path(), Path::new("/nonexistent/record.json")] {
+        let o = croupier(&["replay", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1);
+    }
+}
+
+#[test]
+fn golden_records_replay_through_the_cli() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/goofspiel/gops-13-discard.json");
+    let o = croupier(&["replay", dir.to_str().unwrap()]);
+    assert!(o.status.success());
+    let golden = std::fs::read_to_string(dir.with_extension("txt")).unwrap();
+    assert!(stdout(&o).starts_with(&golden));
+}
+
+#[test]
+fn bench_prints_one_json_line_per_game() {
+    let o = croupier(&["bench", "--seconds", "0.05"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let games: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["bench"], "rules");
+            assert!(v["games_per_sec"].as_f64().unwrap() > 0.0);
+            v["game"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert!(games.contains(&"goofspiel-13".to_string()));
+    assert!(games.contains(&"skullwhist".to_string()));
+}
+
+#[test]
+fn jujitsu_variant_with_rounds_is_played() {
+    let o = croupier(&["play", "goofspiel", "builtin:planner", "builtin:random", "--variant", "jujitsu rounds=5,6,7,8", "--games", "10", "--seed", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    // Points per match are at most the victory cards dealt: 15+21+28+36.
+    for b in v["bots"].as_array().unwrap() {
+        assert!(b["mean_score"].as_f64().unwrap() <= 100.0);
+    }
+}
