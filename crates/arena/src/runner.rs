@@ -191,3 +191,89 @@ fn deliver_events<G: Game>(game: &G, players: &mut [Player<G>], seen: &mut [usiz
         seen[i] = events.len();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_bots::{Builtins, RandomBot};
+    use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielVariant};
+    use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant};
+
+    /// Always bids 99, which nobody holds.
+    struct Cheater;
+    impl Strategy<Goofspiel> for Cheater {
+        fn act(&mut self, _: &GoofspielObservation, _: &[Bid], _: &mut BotRng) -> Bid {
+            Bid(99)
+        }
+    }
+
+    struct BadBidder;
+    impl Strategy<SkullWhist> for BadBidder {
+        fn act(
+            &mut self,
+            _: &croupier_rules::skullwhist::SkullWhistObservation,
+            _: &[SkullWhistAction],
+            _: &mut BotRng,
+        ) -> SkullWhistAction {
+            SkullWhistAction::Bid(0)
+        }
+    }
+
+    fn player<G: Game>(name: &str, s: Box<dyn Strategy<G>>) -> Player<G> {
+        Player {
+            info: SeatInfo::named(name),
+            strategy: s,
+        }
+    }
+
+    #[test]
+    fn illegal_goofspiel_bid_gets_a_random_card_and_a_recorded_fault() {
+        let mut players = vec![
+            player("cheater", Box::new(Cheater)),
+            player("random", Box::new(RandomBot)),
+        ];
+        let r = play_match::<Goofspiel>(&GoofspielVariant::gops(), 5, &mut players).unwrap();
+        let faults: Vec<_> = r.steps.iter().filter(|s| s.fault.is_some()).collect();
+        assert_eq!(faults.len(), 13, "every bid of seat 0 was substituted");
+        assert!(faults.iter().all(|s| s.seat == Seat(0)));
+        assert!(faults[0].fault.as_ref().unwrap().detail.contains("'99'"));
+        r.verify::<Goofspiel>().unwrap();
+    }
+
+    #[test]
+    fn illegal_skullwhist_bid_forfeits_the_game() {
+        let mut players = vec![
+            player("random", Box::new(RandomBot)),
+            player("bad", Box::new(BadBidder) as Box<dyn Strategy<SkullWhist>>),
+        ];
+        let r = play_match::<SkullWhist>(&SkullWhistVariant {}, 5, &mut players).unwrap();
+        assert_eq!(r.outcome.forfeited_by, Some(Seat(1)));
+        assert!(matches!(
+            r.steps.last().unwrap().kind,
+            StepKind::Forfeit(true)
+        ));
+        r.verify::<SkullWhist>().unwrap();
+    }
+
+    #[test]
+    fn a_match_is_a_function_of_its_seed() {
+        let play = |seed| {
+            let mut p = vec![
+                player("a", SkullWhist::builtin("heuristic").unwrap()),
+                player("b", SkullWhist::builtin("random").unwrap()),
+            ];
+            play_match::<SkullWhist>(&SkullWhistVariant {}, seed, &mut p).unwrap()
+        };
+        let (a, b, c) = (play(1), play(1), play(2));
+        let actions = |r: &Record| r.steps.iter().map(|s| s.kind.clone()).collect::<Vec<_>>();
+        assert_eq!(actions(&a), actions(&b));
+        assert_ne!(actions(&a), actions(&c));
+    }
+
+    #[test]
+    fn seeds_differ_per_game_and_seat() {
+        assert_ne!(seeds::game(1, 0), seeds::game(1, 1));
+        assert_ne!(seeds::bot(5, 0), seeds::bot(5, 1));
+        assert_ne!(seeds::arena(5), seeds::bot(5, 0));
+    }
+}

@@ -91,12 +91,23 @@ impl Builtins for croupier_rules::goofspiel::Goofspiel {
     }
 }
 
+impl Builtins for croupier_rules::loveletter::LoveLetter {
+    const NAMES: &'static [&'static str] = &["random", "heuristic"];
+    fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        match name {
+            "random" => Some(Box::new(RandomBot)),
+            "heuristic" => Some(Box::new(loveletter::Heuristic)),
+            _ => None,
+        }
+    }
+}
+
 impl Builtins for croupier_rules::skullwhist::SkullWhist {
     const NAMES: &'static [&'static str] = &["random", "heuristic"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
-            "heuristic" => Some(Box::new(skullwhist::Heuristic::default())),
+            "heuristic" => Some(Box::new(skullwhist::Heuristic)),
             _ => None,
         }
     }

@@ -108,7 +108,7 @@ impl Strategy<SkullWhist> for Heuristic {
                             .of_suit(c.suit())
                             .iter()
                             .all(|o| o.value() < c.value())
-                            && (c.suit() == Suit::Spades || others.of_suit(c.suit()).len() >= 1)
+                            && (c.suit() == Suit::Spades || !others.of_suit(c.suit()).is_empty())
                     })
                     .max_by_key(|c| (c.suit() != Suit::Spades, c.value()));
                 master.or_else(|| lowest(playable.iter().copied()))

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::Game;
 use rand::{Rng, SeedableRng};
@@ -95,6 +96,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     let lines = [
         line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, args.seconds),
         line::<SkullWhist>("skullwhist", &SkullWhistVariant {}, 2, args.seconds),
+        line::<LoveLetter>("loveletter-4p", &LoveLetterVariant {}, 4, args.seconds),
     ];
     for l in lines {
         println!(

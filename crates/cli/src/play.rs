@@ -7,11 +7,10 @@ use clap::Args;
 use croupier_arena::series::{run_series, SeriesConfig, SeriesError, SeriesSummary};
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
-// LL-PENDING
-type LoveLetter = Goofspiel;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::CliError;

@@ -1,10 +1,15 @@
 //! End-to-end tests of the `croupier` binary.
 
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn croupier(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_croupier")).args(args).output().expect("run croupier")
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .output()
+        .expect("run croupier")
 }
 
 fn stdout(o: &Output) -> String {
@@ -21,25 +26,64 @@ fn json(o: &Output) -> serde_json::Value {
 
 #[test]
 fn planner_beats_random_clearly_at_goofspiel() {
-    let o = croupier(&["play", "goofspiel", "builtin:planner", "builtin:random", "--games", "2000", "--seed", "7", "--json"]);
+    let o = croupier(&[
+        "play",
+        "goofspiel",
+        "builtin:planner",
+        "builtin:random",
+        "--games",
+        "2000",
+        "--seed",
+        "7",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["game"], "goofspiel");
     assert_eq!(v["games"], 2000);
     let bots = v["bots"].as_array().unwrap();
     assert_eq!(bots[0]["name"], "builtin:planner");
-    let (pw, rw) = (bots[0]["wins"].as_u64().unwrap(), bots[1]["wins"].as_u64().unwrap());
-    assert_eq!(pw + bots[0]["draws"].as_u64().unwrap() + bots[0]["losses"].as_u64().unwrap(), 2000);
-    assert_eq!(bots[0]["wins"], bots[1]["losses"], "two players: one's win is the other's loss");
+    let (pw, rw) = (
+        bots[0]["wins"].as_u64().unwrap(),
+        bots[1]["wins"].as_u64().unwrap(),
+    );
+    assert_eq!(
+        pw + bots[0]["draws"].as_u64().unwrap() + bots[0]["losses"].as_u64().unwrap(),
+        2000
+    );
+    assert_eq!(
+        bots[0]["wins"], bots[1]["losses"],
+        "two players: one's win is the other's loss"
+    );
     assert!(pw > rw + 200, "planner {pw} vs random {rw}");
     assert!(bots[0]["mean_score"].as_f64().unwrap() > bots[1]["mean_score"].as_f64().unwrap());
 }
 
 #[test]
 fn same_seed_gives_the_same_series() {
-    let args = ["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "50", "--seed", "99", "--json"];
+    let args = [
+        "play",
+        "skullwhist",
+        "builtin:heuristic",
+        "builtin:random",
+        "--games",
+        "50",
+        "--seed",
+        "99",
+        "--json",
+    ];
     assert_eq!(stdout(&croupier(&args)), stdout(&croupier(&args)));
-    let other = ["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "50", "--seed", "100", "--json"];
+    let other = [
+        "play",
+        "skullwhist",
+        "builtin:heuristic",
+        "builtin:random",
+        "--games",
+        "50",
+        "--seed",
+        "100",
+        "--json",
+    ];
     assert_ne!(stdout(&croupier(&args)), stdout(&croupier(&other)));
 }
 
@@ -48,10 +92,30 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
     let cases: &[&[&str]] = &[
         &["play", "chess", "builtin:random", "builtin:random"],
         &["play", "goofspiel", "builtin:nobody", "builtin:random"],
-        &["play", "goofspiel", "builtin:planner", "builtin:random", "--variant", "poker"],
-        &["play", "goofspiel", "builtin:random", "builtin:random", "builtin:random"],
+        &[
+            "play",
+            "goofspiel",
+            "builtin:planner",
+            "builtin:random",
+            "--variant",
+            "poker",
+        ],
+        &[
+            "play",
+            "goofspiel",
+            "builtin:random",
+            "builtin:random",
+            "builtin:random",
+        ],
         &["play", "skullwhist", "builtin:planner", "builtin:random"],
-        &["play", "goofspiel", "builtin:random", "builtin:random", "--games", "0"],
+        &[
+            "play",
+            "goofspiel",
+            "builtin:random",
+            "builtin:random",
+            "--games",
+            "0",
+        ],
         &["play", "goofspiel", "random", "builtin:random"],
         &["bench", "nothing"],
     ];
@@ -69,9 +133,23 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
 fn every_record_written_replays_and_a_tampered_one_fails() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let o = croupier(&["play", "skullwhist", "builtin:heuristic", "builtin:random", "--games", "30", "--seed", "3", "--records", d]);
+    let o = croupier(&[
+        "play",
+        "skullwhist",
+        "builtin:heuristic",
+        "builtin:random",
+        "--games",
+        "30",
+        "--seed",
+        "3",
+        "--records",
+        d,
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(files.len(), 30);
     let mut args = vec!["replay".to_string(), "--quiet".to_string()];
     args.extend(files.iter().map(|p| p.to_string_lossy().into_owned()));
@@ -115,7 +193,8 @@ fn replay_refuses_files_that_are_not_records() {
 
 #[test]
 fn golden_records_replay_through_the_cli() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/goofspiel/gops-13-discard.json");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/goofspiel/gops-13-discard.json");
     let o = croupier(&["replay", dir.to_str().unwrap()]);
     assert!(o.status.success());
     let golden = std::fs::read_to_string(dir.with_extension("txt")).unwrap();
@@ -141,7 +220,19 @@ fn bench_prints_one_json_line_per_game() {
 
 #[test]
 fn jujitsu_variant_with_rounds_is_played() {
-    let o = croupier(&["play", "goofspiel", "builtin:planner", "builtin:random", "--variant", "jujitsu rounds=5,6,7,8", "--games", "10", "--seed", "1", "--json"]);
+    let o = croupier(&[
+        "play",
+        "goofspiel",
+        "builtin:planner",
+        "builtin:random",
+        "--variant",
+        "jujitsu rounds=5,6,7,8",
+        "--games",
+        "10",
+        "--seed",
+        "1",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
     // Points per match are at most the victory cards dealt: 15+21+28+36.

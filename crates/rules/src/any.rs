@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::Game;
 use crate::goofspiel::Goofspiel;
-// LL-PENDING use crate::loveletter::LoveLetter;
+use crate::loveletter::LoveLetter;
 use crate::skullwhist::SkullWhist;
 
 /// The games Croupier knows.
@@ -35,7 +35,7 @@ impl GameKind {
     pub fn name(self) -> &'static str {
         match self {
             GameKind::SkullWhist => SkullWhist::NAME,
-            GameKind::LoveLetter => "loveletter", // LL-PENDING
+            GameKind::LoveLetter => LoveLetter::NAME,
             GameKind::Goofspiel => Goofspiel::NAME,
         }
     }
@@ -44,7 +44,7 @@ impl GameKind {
     pub fn visit<V: GameVisitor>(self, visitor: V) -> V::Output {
         match self {
             GameKind::SkullWhist => visitor.visit::<SkullWhist>(),
-            GameKind::LoveLetter => visitor.visit::<Goofspiel>(), // LL-PENDING
+            GameKind::LoveLetter => visitor.visit::<LoveLetter>(),
             GameKind::Goofspiel => visitor.visit::<Goofspiel>(),
         }
     }

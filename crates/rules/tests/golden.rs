@@ -6,6 +6,8 @@
 //! with `CROUPIER_BLESS=1 cargo test -p croupier-rules --test golden` and
 //! review the diff; outcomes in the JSON files are never regenerated.
 
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
 use std::path::{Path, PathBuf};
 
 use croupier_rules::{Game, GameKind, GameVisitor, Record, ReplayError};
