@@ -148,6 +148,43 @@ pub struct GoofspielObservation {
     pub history: Vec<Vec<TurnResult>>,
 }
 
+/// Up to 32 small cards inline (no heap allocation on the hot path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cards {
+    cards: [u8; 32],
+    len: u8,
+}
+
+impl Cards {
+    const EMPTY: Cards = Cards { cards: [0; 32], len: 0 };
+
+    fn push(&mut self, c: u8) {
+        self.cards[usize::from(self.len)] = c;
+        self.len += 1;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn sum(&self) -> u32 {
+        self.iter().map(|c| u32::from(*c)).sum()
+    }
+}
+
+impl std::ops::Deref for Cards {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.cards[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::DerefMut for Cards {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.cards[..usize::from(self.len)]
+    }
+}
+
 /// A game of Goofspiel.
 #[derive(Clone, Debug)]
 pub struct Goofspiel {
@@ -155,14 +192,15 @@ pub struct Goofspiel {
     rng: GameRng,
     round: usize,
     /// Victory cards of this round in draw order; `deck[turn]` is current.
-    deck: Vec<u8>,
+    deck: Cards,
     turn: usize,
     hands: [u32; 2],
-    lot: Vec<u8>,
+    lot: Cards,
     sealed: [Option<u8>; 2],
     points: [u32; 2],
     round_points: [u32; 2],
-    history: Vec<Vec<TurnResult>>,
+    /// Resolved turns of every round, one after the other.
+    history: Vec<TurnResult>,
     events: Vec<GoofspielEvent>,
     over: bool,
     forfeited_by: Option<Seat>,
@@ -181,13 +219,14 @@ impl Goofspiel {
     fn start_round(&mut self) {
         let n = self.variant.rounds[self.round];
         self.deck.clear();
-        self.deck.extend(1..=n);
+        for c in 1..=n {
+            self.deck.push(c);
+        }
         self.deck.shuffle(&mut self.rng);
         self.turn = 0;
         self.hands = [full_hand(n); 2];
         self.lot.clear();
         self.round_points = [0; 2];
-        self.history.push(Vec::with_capacity(usize::from(n)));
         self.events.push(GoofspielEvent::RoundStart {
             round: self.round,
             cards: n,
@@ -210,7 +249,7 @@ impl Goofspiel {
         self.hands[0] &= !(1 << bids[0]);
         self.hands[1] &= !(1 << bids[1]);
         let drawn = self.deck[self.turn];
-        let lot_value: u32 = self.lot.iter().map(|c| u32::from(*c)).sum();
+        let lot_value = self.lot.sum();
         let winner = match bids[0].cmp(&bids[1]) {
             std::cmp::Ordering::Greater => Some(0),
             std::cmp::Ordering::Less => Some(1),
@@ -235,20 +274,14 @@ impl Goofspiel {
             winner: winner.map(|w| Seat(w as u8)),
             points: if winner.is_some() { lot_value } else { 0 },
         });
-        if let Some(h) = self.history.last_mut() {
-            h.push(TurnResult {
-                drawn,
-                bids,
-                gained,
-            });
-        }
+        self.history.push(TurnResult { drawn, bids, gained });
         self.sealed = [None; 2];
         self.turn += 1;
         if self.turn < self.deck.len() {
             self.draw();
             return;
         }
-        let discarded = self.lot.iter().map(|c| u32::from(*c)).sum();
+        let discarded = self.lot.sum();
         self.lot.clear();
         self.events.push(GoofspielEvent::RoundEnd {
             points: self.round_points,
@@ -289,14 +322,14 @@ impl Game for Goofspiel {
             variant: variant.clone(),
             rng: game_rng(seed),
             round: 0,
-            deck: Vec::with_capacity(usize::from(MAX_CARDS)),
+            deck: Cards::EMPTY,
             turn: 0,
             hands: [0; 2],
-            lot: Vec::with_capacity(usize::from(MAX_CARDS)),
+            lot: Cards::EMPTY,
             sealed: [None; 2],
             points: [0; 2],
             round_points: [0; 2],
-            history: Vec::with_capacity(variant.rounds.len()),
+            history: Vec::with_capacity(variant.rounds.iter().map(|n| usize::from(*n)).sum()),
             events: Vec::with_capacity(
                 variant.rounds.iter().map(|n| 3 * usize::from(*n) + 2).sum(),
             ),
@@ -397,26 +430,28 @@ impl Game for Goofspiel {
         } else {
             None
         };
-        let history = self
-            .history
-            .iter()
-            .map(|r| {
-                r.iter()
+        let mut rest = &self.history[..];
+        let mut history = Vec::with_capacity(self.round + 1);
+        for n in self.variant.rounds.iter().take(self.round + 1) {
+            let (this, later) = rest.split_at(usize::from(*n).min(rest.len()));
+            rest = later;
+            history.push(
+                this.iter()
                     .map(|t| TurnResult {
                         drawn: t.drawn,
                         bids: [t.bids[me], t.bids[opp]],
                         gained: [t.gained[me], t.gained[opp]],
                     })
-                    .collect()
-            })
-            .collect();
+                    .collect(),
+            );
+        }
         GoofspielObservation {
             seat,
             rounds: self.variant.rounds.clone(),
             round: self.round.min(self.variant.rounds.len() - 1),
             hand: mask_to_vec(self.hands[me]),
             opponent_hand: mask_to_vec(self.hands[opp]),
-            lot: self.lot.clone(),
+            lot: self.lot.to_vec(),
             current,
             next,
             undrawn,

@@ -38,7 +38,7 @@ proptest! {
             _ => 0,
         }).sum();
         let tie_discards: i64 = if v.ties == TieRule::Discard {
-            g.history.iter().flatten().filter(|t| t.bids[0] == t.bids[1]).map(|t| i64::from(t.drawn)).sum()
+            g.history.iter().filter(|t| t.bids[0] == t.bids[1]).map(|t| i64::from(t.drawn)).sum()
         } else { 0 };
         prop_assert_eq!(o.scores[0] + o.scores[1] + discarded + tie_discards, dealt);
     }
