@@ -160,7 +160,7 @@ pub fn play_match<G: Game>(
             .map_err(|e| MatchError::Stuck(e.to_string()))?;
         record
             .steps
-            .push(step(seat, StepKind::Forfeit(true), ms, Some(fault)));
+            .push(step(seat, StepKind::Forfeit, ms, Some(fault)));
     }
     deliver_events(&game, players, &mut seen);
     record.outcome = game
@@ -248,10 +248,7 @@ mod tests {
         ];
         let r = play_match::<SkullWhist>(&SkullWhistVariant {}, 5, &mut players).unwrap();
         assert_eq!(r.outcome.forfeited_by, Some(Seat(1)));
-        assert!(matches!(
-            r.steps.last().unwrap().kind,
-            StepKind::Forfeit(true)
-        ));
+        assert!(matches!(r.steps.last().unwrap().kind, StepKind::Forfeit));
         r.verify::<SkullWhist>().unwrap();
     }
 

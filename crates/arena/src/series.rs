@@ -37,12 +37,15 @@ pub struct BotSummary {
     pub draws: u64,
     /// Games it did not finish first in.
     pub losses: u64,
-    /// Mean score per game.
+    /// Mean score per game, over the games that were scored (a game ended by
+    /// forfeit has no scores).
     pub mean_score: f64,
     /// Faults it committed (refused answers).
     pub faults: u64,
     #[serde(skip)]
     total_score: i64,
+    #[serde(skip)]
+    scored_games: u64,
 }
 
 /// The result of a series.
@@ -124,7 +127,10 @@ pub fn run_series<G: Builtins>(
             } else {
                 s.losses += 1;
             }
-            s.total_score += o.scores[seat];
+            if o.forfeited_by.is_none() {
+                s.total_score += o.scores[seat];
+                s.scored_games += 1;
+            }
             s.faults += record
                 .steps
                 .iter()

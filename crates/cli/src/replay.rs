@@ -30,20 +30,27 @@ impl GameVisitor for Transcript<'_> {
 }
 
 /// Runs `croupier replay`: exit 0 if every record reproduces its outcome,
-/// 1 if any does not, 2 if a file cannot be read as a record.
+/// 1 if any does not, 2 if any file cannot be read as a record. Every file is
+/// checked either way.
 pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
-    let mut failed = 0usize;
+    let (mut failed, mut unreadable) = (0usize, 0usize);
     for path in &args.files {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))
-            .map_err(|e| CliError::Usage(format!("{e:#}")))?;
-        let record: Record = serde_json::from_str(&text).map_err(|e| {
-            CliError::Usage(format!("{} is not a game record: {e}", path.display()))
-        })?;
-        let kind: GameKind = record
-            .game
-            .parse()
-            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        let record = match read_record(path) {
+            Ok(r) => r,
+            Err(e) => {
+                unreadable += 1;
+                eprintln!("error: {e:#}");
+                continue;
+            }
+        };
+        let kind: GameKind = match record.game.parse() {
+            Ok(k) => k,
+            Err(e) => {
+                unreadable += 1;
+                eprintln!("error: {}: {e}", path.display());
+                continue;
+            }
+        };
         let (text, result) = kind.visit(Transcript(&record));
         if !args.quiet {
             print!("{text}");
@@ -56,6 +63,9 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
+    if unreadable > 0 {
+        return Ok(ExitCode::from(2));
+    }
     if failed > 0 {
         eprintln!(
             "error: {failed} of {} records do not reproduce",
@@ -64,4 +74,10 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_record(path: &std::path::Path) -> anyhow::Result<Record> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a game record", path.display()))
 }

@@ -189,6 +189,17 @@ fn replay_refuses_files_that_are_not_records() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert_eq!(stderr(&o).lines().count(), 1);
     }
+    // A bad file among good ones: the good ones are still checked.
+    let good =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/goofspiel/gops-13-discard.json");
+    let o = croupier(&[
+        "replay",
+        "-q",
+        junk.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("gops-13-discard.json: ok"));
 }
 
 #[test]

@@ -140,7 +140,9 @@ pub trait Variant:
 
 /// An event in a game's log, with the rule of who may see it. `Display` gives
 /// the line a transcript shows for it.
-pub trait Event: Clone + Debug + Display + Serialize + Send + Sync + 'static {
+pub trait Event:
+    Clone + Debug + Display + Serialize + DeserializeOwned + Send + Sync + 'static
+{
     /// Whether `seat` may see this event.
     fn visible_to(&self, seat: Seat) -> bool;
 }
@@ -206,7 +208,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// A legal-shaped action, with a text form that round-trips.
     type Action: Copy + Eq + Debug + Display + FromStr<Err = RuleError> + Send + Sync + 'static;
     /// What one seat may see.
-    type Observation: Clone + Debug + PartialEq + Serialize + Send + Sync + 'static;
+    type Observation: Clone
+        + Debug
+        + PartialEq
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
     /// An entry of the game's log.
     type Event: Event;
 

@@ -61,29 +61,80 @@ pub struct Fault {
 }
 
 /// What a step did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepKind {
-    /// An action in the game's text form.
+    /// An action in the game's text form (`"action": "..."`).
     Action(String),
-    /// A forfeit ruling (its meaning is the game's: see [`Game::forfeit`]).
-    Forfeit(bool),
+    /// A forfeit ruling (`"forfeit": true`; its meaning is the game's: see
+    /// [`Game::forfeit`]).
+    Forfeit,
 }
 
-/// One step of a recorded game.
+/// One step of a recorded game. In JSON it holds exactly one of `action`
+/// and `"forfeit": true`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawStep", into = "RawStep")]
 pub struct RecordedStep {
     /// Who acted.
     pub seat: Seat,
     /// What was done.
-    #[serde(flatten)]
     pub kind: StepKind,
     /// Thinking time in milliseconds, when measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<f64>,
     /// The fault that led to this step (a substituted move or a forfeit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+}
+
+/// The JSON shape of a step.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    seat: Seat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    forfeit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fault: Option<Fault>,
+}
+
+impl TryFrom<RawStep> for RecordedStep {
+    type Error = String;
+    fn try_from(raw: RawStep) -> Result<Self, String> {
+        let kind = match (raw.action, raw.forfeit) {
+            (Some(a), None) => StepKind::Action(a),
+            (None, Some(true)) => StepKind::Forfeit,
+            (None, Some(false)) => return Err("\"forfeit\" may only be true".into()),
+            (Some(_), Some(_)) => {
+                return Err("a step has either an action or a forfeit, not both".into())
+            }
+            (None, None) => return Err("a step needs an \"action\" or \"forfeit\": true".into()),
+        };
+        Ok(RecordedStep {
+            seat: raw.seat,
+            kind,
+            ms: raw.ms,
+            fault: raw.fault,
+        })
+    }
+}
+
+impl From<RecordedStep> for RawStep {
+    fn from(s: RecordedStep) -> RawStep {
+        let (action, forfeit) = match s.kind {
+            StepKind::Action(a) => (Some(a), None),
+            StepKind::Forfeit => (None, Some(true)),
+        };
+        RawStep {
+            seat: s.seat,
+            action,
+            forfeit,
+            ms: s.ms,
+            fault: s.fault,
+        }
+    }
 }
 
 /// A complete game record.
@@ -201,14 +252,14 @@ impl Record {
                 StepKind::Action(text) => game
                     .validate(step.seat, text)
                     .and_then(|a| game.apply(step.seat, a)),
-                StepKind::Forfeit(_) => game.forfeit(step.seat),
+                StepKind::Forfeit => game.forfeit(step.seat),
             };
             result.map_err(|error| ReplayError::Step {
                 index: i + 1,
                 seat: step.seat,
                 what: match &step.kind {
                     StepKind::Action(t) => t.clone(),
-                    StepKind::Forfeit(_) => "forfeit".into(),
+                    StepKind::Forfeit => "forfeit".into(),
                 },
                 error,
             })?;
@@ -261,7 +312,7 @@ impl Record {
             if let Some(f) = &step.fault {
                 let what = match &step.kind {
                     StepKind::Action(a) => format!("'{a}' played for it"),
-                    StepKind::Forfeit(_) => "it forfeits".to_string(),
+                    StepKind::Forfeit => "it forfeits".to_string(),
                 };
                 let _ = writeln!(
                     out,
@@ -305,5 +356,54 @@ pub fn parse_variant<G: Game>(text: Option<&str>) -> Result<G::Variant, SetupErr
     match text {
         None => Ok(G::Variant::default()),
         Some(t) => G::Variant::parse(t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(json: &str) -> Result<RecordedStep, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn a_step_is_an_action_or_a_forfeit() {
+        assert_eq!(
+            step(r#"{"seat":0,"action":"7","ms":1.5}"#).unwrap().kind,
+            StepKind::Action("7".into())
+        );
+        assert_eq!(
+            step(r#"{"seat":1,"forfeit":true}"#).unwrap().kind,
+            StepKind::Forfeit
+        );
+        for bad in [
+            r#"{"seat":1,"forfeit":false}"#,
+            r#"{"seat":1,"forfeit":true,"action":"7"}"#,
+            r#"{"seat":1}"#,
+            r#"{"seat":1,"action":"7","extra":1}"#,
+            r#"{"seat":-1,"action":"7"}"#,
+        ] {
+            assert!(step(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn steps_round_trip_through_json() {
+        let s = RecordedStep {
+            seat: Seat(1),
+            kind: StepKind::Forfeit,
+            ms: Some(2.0),
+            fault: Some(Fault {
+                kind: "timeout".into(),
+                detail: "late".into(),
+            }),
+        };
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(
+            text,
+            r#"{"seat":1,"forfeit":true,"ms":2.0,"fault":{"kind":"timeout","detail":"late"}}"#
+        );
+        assert_eq!(step(&text).unwrap(), s);
     }
 }

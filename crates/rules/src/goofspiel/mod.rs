@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use rand::seq::SliceRandom;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::core::{
     check_seat, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError,
@@ -31,18 +31,25 @@ impl fmt::Display for Bid {
 
 impl FromStr for Bid {
     type Err = RuleError;
-    /// Accepts `7` or `bid 7`.
+    /// Accepts `7` or `bid 7` (the keyword in any case).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        let s = s.strip_prefix("bid").map(str::trim_start).unwrap_or(s);
-        s.parse::<u8>()
-            .map(Bid)
-            .map_err(|_| RuleError::malformed("a goofspiel action is a card number such as 7"))
+        let bad = || RuleError::malformed("a goofspiel action is a card number such as 7");
+        let mut words = s.split_whitespace();
+        let number = match (words.next(), words.next(), words.next()) {
+            (Some(n), None, None) => n,
+            (Some(w), Some(n), None) if w.eq_ignore_ascii_case("bid") => n,
+            _ => return Err(bad()),
+        };
+        if !number.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        // Digits beyond a u8 are still a well-formed bid of a card nobody holds.
+        Ok(Bid(number.parse::<u8>().unwrap_or(u8::MAX)))
     }
 }
 
 /// One resolved turn.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnResult {
     /// The victory card drawn into the lot this turn.
     pub drawn: u8,
@@ -53,7 +60,7 @@ pub struct TurnResult {
 }
 
 /// The game's log.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum GoofspielEvent {
     /// A round begins with `cards` cards per hand.
@@ -115,7 +122,7 @@ impl crate::core::Event for GoofspielEvent {
 }
 
 /// What one seat sees.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoofspielObservation {
     /// The observing seat.
     pub seat: Seat,
@@ -156,7 +163,10 @@ struct Cards {
 }
 
 impl Cards {
-    const EMPTY: Cards = Cards { cards: [0; 32], len: 0 };
+    const EMPTY: Cards = Cards {
+        cards: [0; 32],
+        len: 0,
+    };
 
     fn push(&mut self, c: u8) {
         self.cards[usize::from(self.len)] = c;
@@ -274,7 +284,11 @@ impl Goofspiel {
             winner: winner.map(|w| Seat(w as u8)),
             points: if winner.is_some() { lot_value } else { 0 },
         });
-        self.history.push(TurnResult { drawn, bids, gained });
+        self.history.push(TurnResult {
+            drawn,
+            bids,
+            gained,
+        });
         self.sealed = [None; 2];
         self.turn += 1;
         if self.turn < self.deck.len() {
@@ -414,7 +428,9 @@ impl Game for Goofspiel {
         Ok(())
     }
 
+    /// A seat that is not at the table (a spectator) sees no sealed bid.
     fn observation(&self, seat: Seat) -> GoofspielObservation {
+        let seated = seat.index() < 2;
         let me = seat.index().min(1);
         let opp = 1 - me;
         let current = (!self.over).then(|| self.deck[self.turn]);
@@ -455,7 +471,7 @@ impl Game for Goofspiel {
             current,
             next,
             undrawn,
-            my_bid: self.sealed[me],
+            my_bid: if seated { self.sealed[me] } else { None },
             opponent_has_bid: self.sealed[opp].is_some(),
             my_points: self.points[me],
             opponent_points: self.points[opp],

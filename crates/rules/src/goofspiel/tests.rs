@@ -210,3 +210,11 @@ fn victory_cards_are_a_permutation_each_round() {
     seen.sort_unstable();
     assert_eq!(seen, vec![1, 2, 3, 4, 5]);
 }
+
+#[test]
+fn a_spectator_sees_no_sealed_bid() {
+    let mut g = game(GoofspielVariant::gops(), 14);
+    g.apply(Seat(0), Bid(4)).unwrap();
+    assert_eq!(g.observation(Seat(0)).my_bid, Some(4));
+    assert_eq!(g.observation(Seat(5)).my_bid, None);
+}

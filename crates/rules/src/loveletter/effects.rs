@@ -144,6 +144,7 @@ impl LoveLetter {
             return;
         };
         self.played[ti].push(discarded);
+        self.forced_discards[ti] += u32::from(discarded.value());
         self.forget(t);
         self.events.push(LoveLetterEvent::Discard {
             seat: t,

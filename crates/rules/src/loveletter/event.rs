@@ -7,13 +7,13 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::card::Card;
 use crate::core::Seat;
 
 /// An entry of the Love Letter log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LoveLetterEvent {
     /// A round begins (public). The set-aside card is never shown.

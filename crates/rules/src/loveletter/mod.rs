@@ -52,6 +52,9 @@ pub struct LoveLetter {
     hands: [Hand; MAX_SEATS],
     /// Cards each seat played or discarded face up this round.
     played: [Pile; MAX_SEATS],
+    /// Value of the cards in `played` that a Wizard made the seat discard:
+    /// they lie face up but were not *played*, so they do not break ties.
+    forced_discards: [u32; MAX_SEATS],
     /// Cards each seat showed when it went out this round.
     out_cards: [Hand; MAX_SEATS],
     /// Seats still in the round (bit per seat).
@@ -66,6 +69,39 @@ pub struct LoveLetter {
 }
 
 impl LoveLetter {
+    /// A game whose first round comes off the deck in `top` order: `top[0]`
+    /// is set aside, then one card to each player in turn order from `first`,
+    /// then the draws; the rest of the deck follows in canonical order. For
+    /// tests and worked examples (later rounds are shuffled from `seed`).
+    pub fn with_top_cards(
+        seats: usize,
+        first: Seat,
+        top: &[Card],
+        seed: u64,
+    ) -> Result<Self, SetupError> {
+        let mut g = LoveLetter::blank(&LoveLetterVariant::default(), seats, seed)?;
+        if first.index() >= seats {
+            return Err(SetupError::Variant(format!("there is no seat {first}")));
+        }
+        let mut order = top.to_vec();
+        let mut rest = DECK.to_vec();
+        for c in top {
+            let i = rest.iter().position(|r| r == c).ok_or_else(|| {
+                SetupError::Variant(format!("the deck has no more copies of the {c}"))
+            })?;
+            rest.remove(i);
+        }
+        order.extend(rest);
+        order.reverse(); // the top of the deck is its last card
+        let cards: [Card; DECK_SIZE] = order
+            .try_into()
+            .map_err(|_| SetupError::Variant("the deck must have 16 cards".into()))?;
+        g.deck = Pile::from_array(cards);
+        g.deal(first);
+        g.advance(first);
+        Ok(g)
+    }
+
     /// A table with no round dealt yet.
     fn blank(variant: &LoveLetterVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
         if !(2..=MAX_SEATS).contains(&seats) {
@@ -87,6 +123,7 @@ impl LoveLetter {
             set_aside: None,
             hands: [Hand::EMPTY; MAX_SEATS],
             played: [Pile::EMPTY; MAX_SEATS],
+            forced_discards: [0; MAX_SEATS],
             out_cards: [Hand::EMPTY; MAX_SEATS],
             in_round: 0,
             protected: 0,
@@ -145,6 +182,7 @@ impl LoveLetter {
         self.current = first;
         self.hands = [Hand::EMPTY; MAX_SEATS];
         self.played = [Pile::EMPTY; MAX_SEATS];
+        self.forced_discards = [0; MAX_SEATS];
         self.out_cards = [Hand::EMPTY; MAX_SEATS];
         self.in_round = ((1u16 << self.seats) - 1) as u8;
         self.protected = 0;
@@ -218,7 +256,9 @@ impl LoveLetter {
             }
             let hand = &self.hands[seat.index()];
             hands.extend(hand.as_slice().iter().map(|c| (seat, *c)));
-            let key = (hand.max(), self.played[seat.index()].total());
+            let played_total =
+                self.played[seat.index()].total() - self.forced_discards[seat.index()];
+            let key = (hand.max(), played_total);
             // Strictly better only: on a full tie the earlier seat in turn
             // order keeps the lead.
             if best.is_none_or(|(_, c, t)| key > (c, t)) {

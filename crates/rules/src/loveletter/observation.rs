@@ -1,12 +1,12 @@
 //! What one seat may see of a Love Letter game.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::card::Card;
 use crate::core::Seat;
 
 /// The public state of one seat, as any seat sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
     /// Whether the seat is still in the round.
     pub in_round: bool,
@@ -21,7 +21,7 @@ pub struct SeatView {
 
 /// What one seat sees: never another player's hand (unless it has seen it),
 /// never the set-aside card, never the order of the deck.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoveLetterObservation {
     /// The observing seat.
     pub seat: Seat,

@@ -1,4 +1,3 @@
-use super::card::Pile;
 use super::*;
 use crate::core::{Event as _, Variant as _};
 
@@ -6,27 +5,10 @@ use Card::*;
 
 mod rounds;
 
-/// A game whose first round comes off the deck in `top` order: `top[0]` is
-/// set aside, then one card to each player in turn order from `first`, then
-/// the draws. The rest of the deck follows in canonical order (soldiers
-/// first).
+/// A game whose first round comes off the deck in `top` order (see
+/// [`LoveLetter::with_top_cards`]).
 fn rigged(seats: usize, first: u8, top: &[Card]) -> LoveLetter {
-    let mut g = LoveLetter::blank(&LoveLetterVariant::default(), seats, 7).expect("2 to 4 seats");
-    let mut order = top.to_vec();
-    let mut rest = DECK.to_vec();
-    for c in top {
-        let i = rest
-            .iter()
-            .position(|r| r == c)
-            .expect("the deck holds that many copies");
-        rest.remove(i);
-    }
-    order.extend(rest);
-    order.reverse(); // the top of the deck is its last card
-    g.deck = Pile::from_array(order.try_into().expect("16 cards"));
-    g.deal(Seat(first));
-    g.advance(Seat(first));
-    g
+    LoveLetter::with_top_cards(seats, Seat(first), top, 7).expect("valid rigged deck")
 }
 
 fn act(g: &mut LoveLetter, seat: u8, action: &str) {

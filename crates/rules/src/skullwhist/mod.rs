@@ -54,14 +54,16 @@ impl fmt::Display for SkullWhistAction {
 
 impl FromStr for SkullWhistAction {
     type Err = RuleError;
-    /// `bid 5`, `play H05`, or a bare card `H05`.
+    /// `bid 5`, `play H05`, or a bare card `H05` (keywords in any case).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut words = s.split_whitespace();
         match (words.next(), words.next(), words.next()) {
-            (Some(w), Some(n), None) if w.eq_ignore_ascii_case("bid") => n
-                .parse::<u8>()
-                .map(SkullWhistAction::Bid)
-                .map_err(|_| RuleError::malformed(format!("'{n}' is not a bid (1 to 13)"))),
+            (Some(w), Some(n), None) if w.eq_ignore_ascii_case("bid") => match n.parse::<u8>() {
+                Ok(v) if n.bytes().all(|b| b.is_ascii_digit()) => Ok(SkullWhistAction::Bid(v)),
+                _ => Err(RuleError::malformed(format!(
+                    "'{n}' is not a bid (1 to 13)"
+                ))),
+            },
             (Some(w), Some(c), None) if w.eq_ignore_ascii_case("play") => {
                 c.parse().map(SkullWhistAction::Play)
             }
@@ -74,7 +76,7 @@ impl FromStr for SkullWhistAction {
 }
 
 /// One finished trick.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trick {
     /// Who led.
     pub leader: Seat,
@@ -113,7 +115,7 @@ pub fn score(bid: u8, tricks: u8) -> i64 {
 }
 
 /// The game's log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SkullWhistEvent {
     /// A seat is dealt its hand (seen by that seat only).
@@ -213,7 +215,7 @@ impl fmt::Display for SkullWhistEvent {
 }
 
 /// Where the game stands.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Waiting for sealed bids.
@@ -225,7 +227,7 @@ pub enum Phase {
 }
 
 /// What one seat sees.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkullWhistObservation {
     /// The observing seat.
     pub seat: Seat,
@@ -513,7 +515,9 @@ impl Game for SkullWhist {
         Ok(())
     }
 
+    /// A seat that is not at the table (a spectator) sees only public play.
     fn observation(&self, seat: Seat) -> SkullWhistObservation {
+        let seated = seat.index() < 2;
         let me = seat.index().min(1);
         let opp = 1 - me;
         let both_bid = self.bids[0].is_some() && self.bids[1].is_some();
@@ -521,9 +525,17 @@ impl Game for SkullWhist {
         SkullWhistObservation {
             seat,
             phase: self.phase,
-            hand: self.hands[me].to_vec(),
-            my_bid: self.bids[me],
-            opponent_bid: if both_bid { self.bids[opp] } else { None },
+            hand: if seated {
+                self.hands[me].to_vec()
+            } else {
+                Vec::new()
+            },
+            my_bid: if seated { self.bids[me] } else { None },
+            opponent_bid: if seated && both_bid {
+                self.bids[opp]
+            } else {
+                None
+            },
             trick: if playing {
                 self.history.len() as u8 + 1
             } else {

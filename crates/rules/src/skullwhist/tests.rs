@@ -269,3 +269,13 @@ fn from_hands_refuses_overlapping_or_short_hands() {
     let h = set("H01 H02");
     assert!(SkullWhist::from_hands([h, h], Seat(0)).is_err());
 }
+
+#[test]
+fn a_spectator_sees_no_hand_and_no_bids() {
+    let mut g = mixed(0);
+    bid_both(&mut g, 2, 3);
+    let o = g.observation(Seat(7));
+    assert!(o.hand.is_empty());
+    assert_eq!((o.my_bid, o.opponent_bid), (None, None));
+    assert!(!o.to_act);
+}

@@ -141,6 +141,30 @@ fn round_ends_when_only_one_player_is_left() {
 }
 
 #[test]
+fn cards_a_wizard_discarded_do_not_count_as_played_in_the_tie_break() {
+    let mut g = rigged(3, 0, &[]);
+    for i in 0..3 {
+        g.hands[i] = Hand::EMPTY;
+        g.played[i] = Pile::EMPTY;
+    }
+    g.hands[0].push(Knight);
+    g.hands[1].push(Knight);
+    g.hands[2].push(Clown);
+    // Seat 0 played a clown (2); seat 1 played a soldier (1) and was made to
+    // discard a general (6) by a wizard: only the soldier counts.
+    g.played[0].push(Clown);
+    g.played[1].push(Soldier);
+    g.played[1].push(General);
+    g.forced_discards[1] = 6;
+    g.end_round();
+    let winner = g.events().iter().find_map(|e| match e {
+        LoveLetterEvent::RoundEnd { winner, .. } => Some(*winner),
+        _ => None,
+    });
+    assert_eq!(winner, Some(Seat(0)));
+}
+
+#[test]
 fn round_tie_broken_by_played_total_then_turn_order() {
     fn winner(first: u8, hands: [Card; 3], played: [&[Card]; 3]) -> Seat {
         let mut g = rigged(3, first, &[]);

@@ -1,0 +1,163 @@
+//! Dialects: how a game's messages are written for a bot and how its answers
+//! are read back. Pure encode/decode, no I/O: a transport (pipes, HTTP) moves
+//! the lines, a dialect decides what they say.
+//!
+//! | dialect | games | origin |
+//! |---|---|---|
+//! | `croupier` | every game | Croupier's own JSON lines (`croupier/1`) |
+//! | `gops` | goofspiel | the GOPS quiz runner (seed 004) |
+//! | `loveletter` | loveletter | the HackSoc Love Letter manager (seed 001) |
+//! | `loveletter-postman` | loveletter | the later revision of that manager |
+//!
+//! The manager side implements [`Dialect`]; the bot side (for `croupier bot`)
+//! lives in [`client`].
+
+pub mod client;
+pub mod croupier;
+pub mod gops;
+pub mod loveletter;
+
+use std::fmt;
+use std::str::FromStr;
+
+use croupier_rules::{Game, GameKind, RuleError, Seat};
+
+/// The dialects Croupier speaks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DialectKind {
+    /// JSON lines, every game.
+    Croupier,
+    /// The GOPS quiz's text lines.
+    Gops,
+    /// The Love Letter manager's text lines.
+    LoveLetter,
+    /// The later "postman" revision of the Love Letter manager.
+    LoveLetterPostman,
+}
+
+impl DialectKind {
+    /// Every dialect.
+    pub const ALL: [DialectKind; 4] =
+        [DialectKind::Croupier, DialectKind::Gops, DialectKind::LoveLetter, DialectKind::LoveLetterPostman];
+
+    /// The dialect's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            DialectKind::Croupier => "croupier",
+            DialectKind::Gops => "gops",
+            DialectKind::LoveLetter => "loveletter",
+            DialectKind::LoveLetterPostman => "loveletter-postman",
+        }
+    }
+
+    /// Whether this dialect can carry `game`.
+    pub fn supports(self, game: GameKind) -> bool {
+        match self {
+            DialectKind::Croupier => true,
+            DialectKind::Gops => game == GameKind::Goofspiel,
+            DialectKind::LoveLetter | DialectKind::LoveLetterPostman => game == GameKind::LoveLetter,
+        }
+    }
+
+    /// The dialect a bot of `game` speaks unless told otherwise: Love Letter
+    /// bots speak the manager's protocol, GOPS-variant Goofspiel bots the
+    /// quiz runner's, everything else Croupier JSON.
+    pub fn default_for(game: GameKind, gops_variant: bool) -> DialectKind {
+        match game {
+            GameKind::LoveLetter => DialectKind::LoveLetter,
+            GameKind::Goofspiel if gops_variant => DialectKind::Gops,
+            GameKind::Goofspiel | GameKind::SkullWhist => DialectKind::Croupier,
+        }
+    }
+}
+
+impl fmt::Display for DialectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dialect name Croupier does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect '{0}' (known: croupier, gops, loveletter, loveletter-postman)")]
+pub struct UnknownDialect(pub String);
+
+impl FromStr for DialectKind {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        DialectKind::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownDialect(s.to_string()))
+    }
+}
+
+/// What the transport must do after the lines of an event are sent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep the bot running.
+    Continue,
+    /// Stop the bot (SIGTERM): it is out, or the round is over.
+    Stop,
+    /// Stop the bot if it runs, then start it anew (a new Love Letter round).
+    Restart,
+}
+
+/// A decoded answer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reply<A> {
+    /// A legal action.
+    Action(A),
+    /// The bot gave up (the dialect's `forfeit`).
+    Forfeit,
+    /// A line to skip (an answer to an earlier, already ruled decision).
+    Ignore,
+}
+
+/// The manager side of a dialect for game `G`: one instance per seat.
+pub trait Dialect<G: Game>: Send {
+    /// Which dialect this is.
+    fn kind(&self) -> DialectKind;
+
+    /// Whether the bot is started anew for every round (Love Letter), in
+    /// which case it is started on [`Flow::Restart`] rather than at the
+    /// start of the match.
+    fn starts_per_round(&self) -> bool {
+        false
+    }
+
+    /// Lines sent when the bot starts.
+    fn hello(&mut self, game: &G, seat: Seat, out: &mut Vec<String>);
+
+    /// Whether the bot answers `hello` with one line (its name).
+    fn expects_hello_reply(&self) -> bool {
+        false
+    }
+
+    /// Lines for one event this seat may see, and what to do next.
+    fn event(&mut self, game: &G, seat: Seat, event: &G::Event, out: &mut Vec<String>) -> Flow;
+
+    /// Lines sent when the seat must decide.
+    fn prompt(&mut self, game: &G, seat: Seat, legal: &[G::Action], deadline_ms: u64, out: &mut Vec<String>);
+
+    /// Reads the bot's answer: a legal action, a forfeit, a line to skip, or
+    /// the reason it is malformed or illegal.
+    fn decode(&mut self, game: &G, seat: Seat, line: &str) -> Result<Reply<G::Action>, RuleError>;
+
+    /// Lines sent when the match is over.
+    fn goodbye(&mut self, game: &G, seat: Seat, out: &mut Vec<String>);
+}
+
+/// Makes the manager side of `kind` for game `G`, if it carries that game.
+pub fn make<G: Game>(kind: DialectKind) -> Option<Box<dyn Dialect<G>>> {
+    let game: GameKind = G::NAME.parse().ok()?;
+    if !kind.supports(game) {
+        return None;
+    }
+    match kind {
+        DialectKind::Croupier => Some(Box::new(croupier::CroupierDialect::default())),
+        DialectKind::Gops => gops::make::<G>(),
+        DialectKind::LoveLetter => loveletter::make::<G>(loveletter::Style::Classic),
+        DialectKind::LoveLetterPostman => loveletter::make::<G>(loveletter::Style::Postman),
+    }
+}
