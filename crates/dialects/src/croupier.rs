@@ -102,7 +102,14 @@ impl<G: Game> Dialect<G> for CroupierDialect {
         Flow::Continue
     }
 
-    fn prompt(&mut self, game: &G, seat: Seat, legal: &[G::Action], deadline_ms: u64, out: &mut Vec<String>) {
+    fn prompt(
+        &mut self,
+        game: &G,
+        seat: Seat,
+        legal: &[G::Action],
+        deadline_ms: u64,
+        out: &mut Vec<String>,
+    ) {
         self.decision += 1;
         let msg = ToBot::<G::Observation, ()>::Act {
             decision: self.decision,
@@ -115,7 +122,9 @@ impl<G: Game> Dialect<G> for CroupierDialect {
 
     fn decode(&mut self, game: &G, seat: Seat, line: &str) -> Result<Reply<G::Action>, RuleError> {
         let answer: FromBot = serde_json::from_str(line.trim()).map_err(|e| {
-            RuleError::malformed(format!("expected {{\"action\": \"...\"}}, got invalid JSON ({e})"))
+            RuleError::malformed(format!(
+                "expected {{\"action\": \"...\"}}, got invalid JSON ({e})"
+            ))
         })?;
         match answer.decision {
             Some(d) if d < self.decision => return Ok(Reply::Ignore),
@@ -168,9 +177,15 @@ mod tests {
         let mut out = Vec::new();
         let legal = g.legal_vec(Seat(0));
         Dialect::<Goofspiel>::prompt(&mut d, &g, Seat(0), &legal, 2500, &mut out);
-        let msg: ToBot<GoofspielObservation, serde_json::Value> = serde_json::from_str(&out[0]).unwrap();
+        let msg: ToBot<GoofspielObservation, serde_json::Value> =
+            serde_json::from_str(&out[0]).unwrap();
         match msg {
-            ToBot::Act { decision, observation, legal, deadline_ms } => {
+            ToBot::Act {
+                decision,
+                observation,
+                legal,
+                deadline_ms,
+            } => {
                 assert_eq!(decision, 1);
                 assert_eq!(observation, g.observation(Seat(0)));
                 assert_eq!(legal.len(), 13);
@@ -188,10 +203,21 @@ mod tests {
         Dialect::<Goofspiel>::prompt(&mut d, &g, Seat(0), &[], 1, &mut Vec::new());
         let ok = Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"7"}"#);
         assert_eq!(ok, Ok(Reply::Action(Bid(7))));
-        let echoed = Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"7","decision":1}"#);
+        let echoed =
+            Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"7","decision":1}"#);
         assert_eq!(echoed, Ok(Reply::Action(Bid(7))));
-        for bad in ["7", "{}", r#"{"action":7}"#, "", "{\"action\":\"x\"}", r#"{"action":"7","decision":9}"#] {
-            assert!(Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), bad).is_err(), "{bad}");
+        for bad in [
+            "7",
+            "{}",
+            r#"{"action":7}"#,
+            "",
+            "{\"action\":\"x\"}",
+            r#"{"action":"7","decision":9}"#,
+        ] {
+            assert!(
+                Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), bad).is_err(),
+                "{bad}"
+            );
         }
         assert!(matches!(
             Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"99"}"#),
@@ -206,16 +232,23 @@ mod tests {
         for _ in 0..2 {
             Dialect::<Goofspiel>::prompt(&mut d, &g, Seat(0), &[], 1, &mut Vec::new());
         }
-        let stale = Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"7","decision":1}"#);
+        let stale =
+            Dialect::<Goofspiel>::decode(&mut d, &g, Seat(0), r#"{"action":"7","decision":1}"#);
         assert_eq!(stale, Ok(Reply::Ignore));
     }
 
     #[test]
     fn events_are_the_games_own_json() {
         let g = game();
-        let e = g.events().iter().find(|e| e.visible_to(Seat(0))).unwrap().clone();
+        let e = g
+            .events()
+            .iter()
+            .find(|e| e.visible_to(Seat(0)))
+            .unwrap()
+            .clone();
         let mut out = Vec::new();
-        let flow = Dialect::<Goofspiel>::event(&mut CroupierDialect::default(), &g, Seat(0), &e, &mut out);
+        let flow =
+            Dialect::<Goofspiel>::event(&mut CroupierDialect::default(), &g, Seat(0), &e, &mut out);
         assert_eq!(flow, Flow::Continue);
         let v: serde_json::Value = serde_json::from_str(&out[0]).unwrap();
         assert_eq!(v["type"], "event");

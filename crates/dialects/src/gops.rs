@@ -26,7 +26,11 @@ pub fn opponents_bid(v: u8) -> String {
 /// The first run of digits in a line, as a number.
 pub fn first_number(line: &str) -> Option<u64> {
     let start = line.find(|c: char| c.is_ascii_digit())?;
-    let digits: String = line[start..].chars().take_while(char::is_ascii_digit).take(21).collect();
+    let digits: String = line[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(21)
+        .collect();
     // More digits than a u64 holds: far beyond any card.
     Some(digits.parse().unwrap_or(u64::MAX))
 }
@@ -42,7 +46,13 @@ impl Dialect<Goofspiel> for GopsDialect {
 
     fn hello(&mut self, _game: &Goofspiel, _seat: Seat, _out: &mut Vec<String>) {}
 
-    fn event(&mut self, _game: &Goofspiel, seat: Seat, event: &GoofspielEvent, out: &mut Vec<String>) -> Flow {
+    fn event(
+        &mut self,
+        _game: &Goofspiel,
+        seat: Seat,
+        event: &GoofspielEvent,
+        out: &mut Vec<String>,
+    ) -> Flow {
         match event {
             GoofspielEvent::Draw { card, .. } => out.push(competition_card(*card)),
             GoofspielEvent::Reveal { bids, .. } => {
@@ -56,12 +66,26 @@ impl Dialect<Goofspiel> for GopsDialect {
         Flow::Continue
     }
 
-    fn prompt(&mut self, _: &Goofspiel, _: Seat, _: &[<Goofspiel as Game>::Action], _: u64, _: &mut Vec<String>) {}
+    fn prompt(
+        &mut self,
+        _: &Goofspiel,
+        _: Seat,
+        _: &[<Goofspiel as Game>::Action],
+        _: u64,
+        _: &mut Vec<String>,
+    ) {
+    }
 
-    fn decode(&mut self, game: &Goofspiel, seat: Seat, line: &str) -> Result<Reply<<Goofspiel as Game>::Action>, RuleError> {
+    fn decode(
+        &mut self,
+        game: &Goofspiel,
+        seat: Seat,
+        line: &str,
+    ) -> Result<Reply<<Goofspiel as Game>::Action>, RuleError> {
         let n = first_number(line)
             .ok_or_else(|| RuleError::malformed(format!("no bid in '{}'", truncate(line))))?;
-        let n = u8::try_from(n).map_err(|_| RuleError::illegal(format!("you do not hold card {n}")))?;
+        let n =
+            u8::try_from(n).map_err(|_| RuleError::illegal(format!("you do not hold card {n}")))?;
         game.validate(seat, &n.to_string()).map(Reply::Action)
     }
 
@@ -118,10 +142,22 @@ mod tests {
         assert_eq!(d.decode(&g, Seat(0), "12"), Ok(Reply::Action(Bid(12))));
         assert_eq!(d.decode(&g, Seat(0), "  5\r"), Ok(Reply::Action(Bid(5))));
         assert_eq!(d.decode(&g, Seat(0), "I bid 4."), Ok(Reply::Action(Bid(4))));
-        assert!(matches!(d.decode(&g, Seat(0), "pass"), Err(RuleError::Malformed(_))));
-        assert!(matches!(d.decode(&g, Seat(0), "14"), Err(RuleError::Illegal(_))));
-        assert!(matches!(d.decode(&g, Seat(0), "99999999999999999999999"), Err(RuleError::Illegal(_))));
-        assert!(matches!(d.decode(&g, Seat(0), "0"), Err(RuleError::Illegal(_))));
+        assert!(matches!(
+            d.decode(&g, Seat(0), "pass"),
+            Err(RuleError::Malformed(_))
+        ));
+        assert!(matches!(
+            d.decode(&g, Seat(0), "14"),
+            Err(RuleError::Illegal(_))
+        ));
+        assert!(matches!(
+            d.decode(&g, Seat(0), "99999999999999999999999"),
+            Err(RuleError::Illegal(_))
+        ));
+        assert!(matches!(
+            d.decode(&g, Seat(0), "0"),
+            Err(RuleError::Illegal(_))
+        ));
     }
 
     #[test]

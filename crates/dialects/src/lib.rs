@@ -10,9 +10,8 @@
 //! | `loveletter-postman` | loveletter | the later revision of that manager |
 //!
 //! The manager side implements [`Dialect`]; the bot side (for `croupier bot`)
-//! lives in [`client`].
+//! lives in the arena crate's `client` module.
 
-pub mod client;
 pub mod croupier;
 pub mod gops;
 pub mod loveletter;
@@ -37,8 +36,12 @@ pub enum DialectKind {
 
 impl DialectKind {
     /// Every dialect.
-    pub const ALL: [DialectKind; 4] =
-        [DialectKind::Croupier, DialectKind::Gops, DialectKind::LoveLetter, DialectKind::LoveLetterPostman];
+    pub const ALL: [DialectKind; 4] = [
+        DialectKind::Croupier,
+        DialectKind::Gops,
+        DialectKind::LoveLetter,
+        DialectKind::LoveLetterPostman,
+    ];
 
     /// The dialect's name on the command line.
     pub fn name(self) -> &'static str {
@@ -55,7 +58,9 @@ impl DialectKind {
         match self {
             DialectKind::Croupier => true,
             DialectKind::Gops => game == GameKind::Goofspiel,
-            DialectKind::LoveLetter | DialectKind::LoveLetterPostman => game == GameKind::LoveLetter,
+            DialectKind::LoveLetter | DialectKind::LoveLetterPostman => {
+                game == GameKind::LoveLetter
+            }
         }
     }
 
@@ -138,7 +143,14 @@ pub trait Dialect<G: Game>: Send {
     fn event(&mut self, game: &G, seat: Seat, event: &G::Event, out: &mut Vec<String>) -> Flow;
 
     /// Lines sent when the seat must decide.
-    fn prompt(&mut self, game: &G, seat: Seat, legal: &[G::Action], deadline_ms: u64, out: &mut Vec<String>);
+    fn prompt(
+        &mut self,
+        game: &G,
+        seat: Seat,
+        legal: &[G::Action],
+        deadline_ms: u64,
+        out: &mut Vec<String>,
+    );
 
     /// Reads the bot's answer: a legal action, a forfeit, a line to skip, or
     /// the reason it is malformed or illegal.

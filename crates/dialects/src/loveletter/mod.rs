@@ -44,7 +44,10 @@ pub struct LoveLetterDialect {
 impl LoveLetterDialect {
     /// A dialect of the given style.
     pub fn new(style: Style) -> Self {
-        LoveLetterDialect { style, last_played: None }
+        LoveLetterDialect {
+            style,
+            last_played: None,
+        }
     }
 
     fn player(&self, seat: Seat) -> u8 {
@@ -60,7 +63,10 @@ impl LoveLetterDialect {
             Style::Classic => name,
             Style::Postman => {
                 let mut chars = name.chars();
-                chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+                chars
+                    .next()
+                    .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                    .unwrap_or_default()
             }
         }
     }
@@ -70,9 +76,15 @@ impl LoveLetterDialect {
         let bad = |why: &str| RuleError::malformed(format!("{why} in '{}'", truncate(line)));
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.first() {
-            Some(w) if w.eq_ignore_ascii_case("forfeit") && words.len() == 1 => return Ok(Reply::Forfeit),
+            Some(w) if w.eq_ignore_ascii_case("forfeit") && words.len() == 1 => {
+                return Ok(Reply::Forfeit)
+            }
             Some(w) if w.eq_ignore_ascii_case("play") => {}
-            _ => return Err(bad("expected 'play <card> [<player>] [<guess>]' or 'forfeit'")),
+            _ => {
+                return Err(bad(
+                    "expected 'play <card> [<player>] [<guess>]' or 'forfeit'",
+                ))
+            }
         }
         if words.len() < 2 || words.len() > 4 {
             return Err(bad("wrong number of words"));
@@ -81,7 +93,9 @@ impl LoveLetterDialect {
         let target = match words.get(2) {
             None => None,
             Some(w) => {
-                let n: u8 = w.parse().map_err(|_| bad("the target must be a player number"))?;
+                let n: u8 = w
+                    .parse()
+                    .map_err(|_| bad("the target must be a player number"))?;
                 let seat = match self.style {
                     Style::Classic => n.checked_sub(1),
                     Style::Postman => Some(n),
@@ -94,9 +108,16 @@ impl LoveLetterDialect {
         };
         let guess = match words.get(3) {
             None => None,
-            Some(w) => Some(w.parse::<Card>().map_err(|_| bad("unknown card for the guess"))?),
+            Some(w) => Some(
+                w.parse::<Card>()
+                    .map_err(|_| bad("unknown card for the guess"))?,
+            ),
         };
-        Ok(Reply::Action(Play::Play { card, target, guess }))
+        Ok(Reply::Action(Play::Play {
+            card,
+            target,
+            guess,
+        }))
     }
 }
 
@@ -126,8 +147,18 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
         self.style == Style::Postman
     }
 
-    fn event(&mut self, _game: &LoveLetter, seat: Seat, event: &LoveLetterEvent, out: &mut Vec<String>) -> Flow {
-        let p = |s: Seat| self.player(s);
+    fn event(
+        &mut self,
+        _game: &LoveLetter,
+        seat: Seat,
+        event: &LoveLetterEvent,
+        out: &mut Vec<String>,
+    ) -> Flow {
+        let style = self.style;
+        let p = |s: Seat| match style {
+            Style::Classic => s.0 + 1,
+            Style::Postman => s.0,
+        };
         match event {
             LoveLetterEvent::RoundStart { first, .. } => {
                 self.last_played = None;
@@ -138,7 +169,12 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
             }
             LoveLetterEvent::Turn { seat: s } => out.push(format!("player {}", p(*s))),
             LoveLetterEvent::Draw { card, .. } => out.push(format!("draw {}", self.card(*card))),
-            LoveLetterEvent::Played { seat: a, card, target, guess } => {
+            LoveLetterEvent::Played {
+                seat: a,
+                card,
+                target,
+                guess,
+            } => {
                 let mut l = format!("played {} {}", p(*a), self.card(*card));
                 if let Some(b) = target {
                     l += &format!(" {}", p(*b));
@@ -187,7 +223,12 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
 
     fn prompt(&mut self, _: &LoveLetter, _: Seat, _: &[Play], _: u64, _: &mut Vec<String>) {}
 
-    fn decode(&mut self, game: &LoveLetter, seat: Seat, line: &str) -> Result<Reply<Play>, RuleError> {
+    fn decode(
+        &mut self,
+        game: &LoveLetter,
+        seat: Seat,
+        line: &str,
+    ) -> Result<Reply<Play>, RuleError> {
         let reply = self.parse(line, game.num_seats())?;
         if let Reply::Action(play) = reply {
             game.check(seat, play)?;
