@@ -2,6 +2,8 @@
 //! answer is refused, the record of every game, and series of games with
 //! rotated seats and a per-bot summary.
 
+pub mod client;
+pub mod process;
 pub mod runner;
 pub mod series;
 

@@ -1,0 +1,321 @@
+//! A bot program as a child process, behind an actor-style handle.
+//!
+//! The child gets piped stdin/stdout, runs in its own process group (so a bot
+//! that forks is stopped whole), and has its stderr drained into a bounded
+//! log that is never mixed with its answers. A reader task splits stdout into
+//! lines of bounded length. Dropping the handle kills the whole group; the
+//! polite way out is [`BotProcess::terminate`]: SIGTERM, a grace period, then
+//! SIGKILL, and the child is reaped.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use tokio::time::{timeout_at, Instant};
+
+/// Limits for a bot process.
+#[derive(Clone, Debug)]
+pub struct ProcessLimits {
+    /// Longest line a bot may write (bytes, newline excluded).
+    pub max_line: usize,
+    /// Bytes of stderr kept (the most recent ones).
+    pub stderr_keep: usize,
+    /// Time between SIGTERM and SIGKILL.
+    pub grace: Duration,
+}
+
+impl Default for ProcessLimits {
+    fn default() -> Self {
+        ProcessLimits {
+            max_line: 64 * 1024,
+            stderr_keep: 64 * 1024,
+            grace: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What went wrong talking to a bot process.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// No answer before the deadline.
+    #[error("no answer within the time limit")]
+    Timeout,
+    /// The bot closed its output or exited.
+    #[error("the bot closed its output{0}")]
+    Closed(String),
+    /// The bot wrote a line longer than the limit.
+    #[error("the bot wrote a line longer than {0} bytes")]
+    LineTooLong(usize),
+    /// The bot could not be started or written to.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl TransportError {
+    /// The fault kind recorded for this error.
+    pub fn fault_kind(&self) -> &'static str {
+        match self {
+            TransportError::Timeout => "timeout",
+            TransportError::Closed(_) => "crash",
+            TransportError::LineTooLong(_) => "malformed",
+            TransportError::Io(_) => "crash",
+        }
+    }
+}
+
+enum Line {
+    Text(String),
+    TooLong,
+    Eof,
+}
+
+/// The most recent bytes a bot wrote to stderr.
+#[derive(Debug, Default)]
+pub struct StderrLog {
+    bytes: VecDeque<u8>,
+    total: u64,
+}
+
+impl StderrLog {
+    fn push(&mut self, chunk: &[u8], keep: usize) {
+        self.total += chunk.len() as u64;
+        self.bytes.extend(chunk);
+        let excess = self.bytes.len().saturating_sub(keep);
+        self.bytes.drain(..excess);
+    }
+
+    /// The kept tail as text.
+    pub fn tail(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        let mut v = a.to_vec();
+        v.extend_from_slice(b);
+        String::from_utf8_lossy(&v).into_owned()
+    }
+
+    /// Bytes written in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+/// A running bot program.
+#[derive(Debug)]
+pub struct BotProcess {
+    child: Child,
+    pgid: Option<Pid>,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Line>,
+    stderr: Arc<Mutex<StderrLog>>,
+    limits: ProcessLimits,
+    closed: bool,
+}
+
+impl BotProcess {
+    /// Starts `argv` (program and arguments) with piped stdio in its own
+    /// process group.
+    pub fn spawn(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| TransportError::Io("empty command".into()))?;
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+        let pgid = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+        let (tx, rx) = mpsc::channel(16);
+        if let Some(out) = stdout {
+            tokio::spawn(read_lines(BufReader::new(out), tx, limits.max_line));
+        }
+        let stderr = Arc::new(Mutex::new(StderrLog::default()));
+        if let Some(mut err) = stderr_pipe {
+            let log = Arc::clone(&stderr);
+            let keep = limits.stderr_keep;
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut l) = log.lock() {
+                        l.push(&buf[..n], keep);
+                    }
+                }
+            });
+        }
+        Ok(BotProcess {
+            child,
+            pgid,
+            stdin,
+            lines: rx,
+            stderr,
+            limits: limits.clone(),
+            closed: false,
+        })
+    }
+
+    /// Writes lines to the bot's stdin, each followed by a newline; gives up
+    /// at `deadline` (a bot that does not read its input cannot stall us).
+    pub async fn send(
+        &mut self,
+        lines: &[String],
+        deadline: Instant,
+    ) -> Result<(), TransportError> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(TransportError::Closed(String::new()));
+        };
+        let mut buf = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for l in lines {
+            buf.extend_from_slice(l.as_bytes());
+            buf.push(b'\n');
+        }
+        let write = async {
+            stdin.write_all(&buf).await?;
+            stdin.flush().await
+        };
+        match timeout_at(deadline, write).await {
+            Err(_) => Err(TransportError::Timeout),
+            Ok(Err(e)) => {
+                self.stdin = None;
+                Err(TransportError::Closed(format!(" (write failed: {e})")))
+            }
+            Ok(Ok(())) => Ok(()),
+        }
+    }
+
+    /// Reads the next line the bot writes, waiting until `deadline`.
+    pub async fn recv(&mut self, deadline: Instant) -> Result<String, TransportError> {
+        if self.closed {
+            return Err(TransportError::Closed(self.exit_note()));
+        }
+        match timeout_at(deadline, self.lines.recv()).await {
+            Err(_) => Err(TransportError::Timeout),
+            Ok(Some(Line::Text(t))) => Ok(t),
+            Ok(Some(Line::TooLong)) => Err(TransportError::LineTooLong(self.limits.max_line)),
+            Ok(Some(Line::Eof)) | Ok(None) => {
+                self.closed = true;
+                Err(TransportError::Closed(self.exit_note()))
+            }
+        }
+    }
+
+    fn exit_note(&mut self) -> String {
+        match self.child.try_wait() {
+            Ok(Some(status)) => format!(" ({status})"),
+            _ => String::new(),
+        }
+    }
+
+    /// The tail of what the bot wrote to stderr.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|l| l.tail()).unwrap_or_default()
+    }
+
+    /// Stops the bot: closes its stdin, SIGTERM to its process group, waits
+    /// for the grace period, then SIGKILL; the child is always reaped.
+    pub async fn terminate(mut self) {
+        self.stdin = None;
+        self.signal(Signal::SIGTERM);
+        let grace = self.limits.grace;
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.signal(Signal::SIGKILL);
+            let _ = self.child.wait().await;
+        }
+        // The group may hold children the bot forked; they go too.
+        self.signal(Signal::SIGKILL);
+    }
+
+    fn signal(&self, sig: Signal) {
+        if let Some(pgid) = self.pgid {
+            // ESRCH (group already gone) is the normal case after an exit.
+            let _ = killpg(pgid, sig);
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        // Whatever happened, nothing of the bot outlives its handle; tokio
+        // reaps the child (kill_on_drop).
+        self.signal(Signal::SIGKILL);
+    }
+}
+
+/// Splits the bot's stdout into lines of at most `max` bytes. A longer line
+/// is reported once and skipped up to its newline.
+async fn read_lines<R: AsyncBufReadExt + Unpin>(mut r: R, tx: mpsc::Sender<Line>, max: usize) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = match r.fill_buf().await {
+            Ok(b) => b,
+            Err(_) => break,
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > max {
+                too_long = true;
+                line.clear();
+                if tx.send(Line::TooLong).await.is_err() {
+                    return;
+                }
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = found.unwrap_or(buf.len());
+        r.consume(used);
+        if found.is_some() {
+            if !too_long {
+                let mut text = String::from_utf8_lossy(&line).into_owned();
+                if text.ends_with('\r') {
+                    text.pop();
+                }
+                if tx.send(Line::Text(text)).await.is_err() {
+                    return;
+                }
+            }
+            line.clear();
+            too_long = false;
+        }
+    }
+    if !line.is_empty() && !too_long {
+        // A last line without its newline still counts.
+        let _ = tx
+            .send(Line::Text(String::from_utf8_lossy(&line).into_owned()))
+            .await;
+    }
+    let _ = tx.send(Line::Eof).await;
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,172 @@
+use super::*;
+
+fn sh(script: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), script.into()]
+}
+
+fn soon(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}
+
+fn alive(pid: i32) -> bool {
+    // Signal 0 checks existence; a zombie still "exists", so look at /proc.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.split_whitespace().nth(2).is_some_and(|s| s == "Z"),
+        Err(_) => false,
+    }
+}
+
+fn limits() -> ProcessLimits {
+    ProcessLimits {
+        grace: Duration::from_millis(200),
+        ..ProcessLimits::default()
+    }
+}
+
+#[tokio::test]
+async fn lines_go_both_ways() {
+    let mut p =
+        BotProcess::spawn(&sh("while read l; do echo \"got $l\"; done"), &limits()).unwrap();
+    p.send(&["a".into(), "b".into()], soon(1000)).await.unwrap();
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "got a");
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "got b");
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn silence_times_out_at_the_deadline() {
+    let mut p = BotProcess::spawn(&sh("sleep 5"), &limits()).unwrap();
+    let start = Instant::now();
+    assert_eq!(p.recv(soon(150)).await, Err(TransportError::Timeout));
+    assert!(start.elapsed() < Duration::from_secs(2));
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_crash_is_reported_with_its_exit_status() {
+    let mut p = BotProcess::spawn(&sh("echo bye >&2; exit 3"), &limits()).unwrap();
+    match p.recv(soon(2000)).await {
+        Err(TransportError::Closed(_)) => {}
+        other => panic!("{other:?}"),
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(p.stderr_tail().contains("bye"));
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_missing_program_is_an_error_not_a_panic() {
+    let err = BotProcess::spawn(&["/nonexistent/bot".to_string()], &limits()).unwrap_err();
+    assert!(matches!(err, TransportError::Io(_)));
+    assert!(BotProcess::spawn(&[], &limits()).is_err());
+}
+
+#[tokio::test]
+async fn an_overlong_line_is_refused_and_the_next_line_still_read() {
+    let l = ProcessLimits {
+        max_line: 1000,
+        ..limits()
+    };
+    let mut p = BotProcess::spawn(
+        &sh("head -c 5000 /dev/zero | tr '\\\\0' x; echo; echo ok"),
+        &l,
+    )
+    .unwrap();
+    assert_eq!(
+        p.recv(soon(2000)).await,
+        Err(TransportError::LineTooLong(1000))
+    );
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "ok");
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_ten_megabyte_line_costs_bounded_memory() {
+    let mut p = BotProcess::spawn(
+        &sh("head -c 10000000 /dev/zero | tr '\\\\0' x; echo; echo after"),
+        &limits(),
+    )
+    .unwrap();
+    assert!(matches!(
+        p.recv(soon(5000)).await,
+        Err(TransportError::LineTooLong(_))
+    ));
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "after");
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn stderr_floods_are_kept_bounded_and_apart_from_answers() {
+    let l = ProcessLimits {
+        stderr_keep: 1000,
+        ..limits()
+    };
+    let mut p = BotProcess::spawn(&sh("head -c 3000000 /dev/zero >&2; echo answer"), &l).unwrap();
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "answer");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(p.stderr_tail().len() <= 1000);
+    assert!(p.stderr.lock().unwrap().total() >= 1_000_000);
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_bot_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let mut p = BotProcess::spawn(
+        &sh("trap '' TERM; echo ready; while true; do sleep 0.05; done"),
+        &limits(),
+    )
+    .unwrap();
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "ready");
+    let pid = p.child.id().unwrap() as i32;
+    let start = Instant::now();
+    p.terminate().await;
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(!alive(pid));
+}
+
+#[tokio::test]
+async fn children_the_bot_forks_are_stopped_with_it() {
+    let mut p = BotProcess::spawn(&sh("sleep 60 & echo $!; wait"), &limits()).unwrap();
+    let grandchild: i32 = p.recv(soon(2000)).await.unwrap().trim().parse().unwrap();
+    assert!(alive(grandchild));
+    p.terminate().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!alive(grandchild), "the forked child outlived the bot");
+}
+
+#[tokio::test]
+async fn dropping_the_handle_kills_the_bot() {
+    let mut p = BotProcess::spawn(&sh("echo $$; sleep 60"), &limits()).unwrap();
+    let pid: i32 = p.recv(soon(2000)).await.unwrap().trim().parse().unwrap();
+    drop(p);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!alive(pid));
+}
+
+#[tokio::test]
+async fn a_bot_that_closes_stdout_is_seen_as_closed() {
+    let mut p = BotProcess::spawn(&sh("exec 1>&-; sleep 60"), &limits()).unwrap();
+    assert!(matches!(
+        p.recv(soon(2000)).await,
+        Err(TransportError::Closed(_))
+    ));
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_bot_that_never_reads_cannot_block_our_writes() {
+    let mut p = BotProcess::spawn(&sh("sleep 60"), &limits()).unwrap();
+    let big: Vec<String> = (0..20_000)
+        .map(|i| format!("line {i} of padding padding padding"))
+        .collect();
+    let r = p.send(&big, soon(300)).await;
+    assert_eq!(r, Err(TransportError::Timeout));
+    p.terminate().await;
+}
+
+#[tokio::test]
+async fn a_last_line_without_newline_still_counts() {
+    let mut p = BotProcess::spawn(&sh("printf 7"), &limits()).unwrap();
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "7");
+    p.terminate().await;
+}
