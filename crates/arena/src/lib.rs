@@ -3,9 +3,13 @@
 //! rotated seats and a per-bot summary.
 
 pub mod client;
+pub mod live;
 pub mod process;
 pub mod runner;
 pub mod series;
+pub mod spec;
+pub mod tournament;
 
+pub use live::{play_live, Driver, LiveConfig, LiveSeat, ProgramSeat};
 pub use runner::{play_match, seeds, MatchError, Player, Ruling};
 pub use series::{run_series, BotSummary, SeriesConfig, SeriesSummary};

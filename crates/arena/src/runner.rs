@@ -82,7 +82,7 @@ pub mod seeds {
     }
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
@@ -101,7 +101,6 @@ pub fn play_match<G: Game>(
         players.iter().map(|p| p.info.clone()).collect(),
     );
     record.started = Some(now_rfc3339());
-    let ruling = Ruling::for_game(G::NAME);
     let mut rngs: Vec<BotRng> = (0..players.len())
         .map(|i| bot_rng(seeds::bot(seed, i as u8)))
         .collect();
@@ -143,34 +142,63 @@ pub fn play_match<G: Game>(
             kind: "illegal".into(),
             detail: format!("'{}': {}", refused.0, refused.1),
         };
-        if ruling == Ruling::RandomMove {
-            if let Some(&sub) = legal.choose(&mut arena_rng) {
-                if game.apply(seat, sub).is_ok() {
-                    record.steps.push(step(
-                        seat,
-                        StepKind::Action(sub.to_string()),
-                        ms,
-                        Some(fault),
-                    ));
-                    continue;
-                }
-            }
-        }
-        game.forfeit(seat)
-            .map_err(|e| MatchError::Stuck(e.to_string()))?;
-        record
-            .steps
-            .push(step(seat, StepKind::Forfeit, ms, Some(fault)));
+        apply_ruling(
+            &mut game,
+            seat,
+            fault,
+            &legal,
+            &mut arena_rng,
+            &mut record,
+            ms,
+        )?;
     }
     deliver_events(&game, players, &mut seen);
+    finish(&game, &mut record)?;
+    Ok(record)
+}
+
+/// Applies the game's fault ruling for `seat` (a random legal action, or a
+/// forfeit) and records it with the fault.
+pub(crate) fn apply_ruling<G: Game>(
+    game: &mut G,
+    seat: Seat,
+    fault: Fault,
+    legal: &[G::Action],
+    rng: &mut GameRng,
+    record: &mut Record,
+    ms: f64,
+) -> Result<(), MatchError> {
+    if Ruling::for_game(G::NAME) == Ruling::RandomMove {
+        if let Some(&sub) = legal.choose(rng) {
+            if game.apply(seat, sub).is_ok() {
+                record.steps.push(step(
+                    seat,
+                    StepKind::Action(sub.to_string()),
+                    ms,
+                    Some(fault),
+                ));
+                return Ok(());
+            }
+        }
+    }
+    game.forfeit(seat)
+        .map_err(|e| MatchError::Stuck(e.to_string()))?;
+    record
+        .steps
+        .push(step(seat, StepKind::Forfeit, ms, Some(fault)));
+    Ok(())
+}
+
+/// Stores the outcome and finish time of a played game in its record.
+pub(crate) fn finish<G: Game>(game: &G, record: &mut Record) -> Result<(), MatchError> {
     record.outcome = game
         .outcome()
         .ok_or_else(|| MatchError::Stuck("no seat to act but no outcome".into()))?;
     record.finished = Some(now_rfc3339());
-    Ok(record)
+    Ok(())
 }
 
-fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> RecordedStep {
+pub(crate) fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> RecordedStep {
     RecordedStep {
         seat,
         kind,

@@ -1,36 +1,46 @@
-//! A series of games between built-in strategies, with seats rotated between
-//! games, optional records on disk, and a per-bot summary.
+//! A series of games between bots, with seats rotated between games,
+//! optional records on disk, and a per-bot summary. Games between built-in
+//! strategies only are played directly; games with programs run on a Tokio
+//! runtime through the live runner.
 
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use croupier_bots::Builtins;
-use croupier_rules::{Record, SeatInfo};
+use croupier_rules::{Record, Seat, SeatInfo};
 use serde::Serialize;
 
+use crate::live::{play_live, LiveConfig};
 use crate::runner::{play_match, seeds, MatchError, Player};
+use crate::spec::{BotSpec, SpecError};
 
 /// What to play.
 #[derive(Debug, Clone)]
 pub struct SeriesConfig<V> {
     /// Rules variant.
     pub variant: V,
-    /// Built-in strategy names, one per bot (the table has this many seats).
-    pub bots: Vec<String>,
+    /// The bots, one per seat (the table has this many seats).
+    pub bots: Vec<BotSpec>,
     /// Number of games.
     pub games: u64,
     /// Base seed; game `i` uses [`seeds::game`]`(seed, i)`.
     pub seed: u64,
     /// Directory for one JSON record per game, if any.
     pub records: Option<PathBuf>,
+    /// Deadlines and process limits for bot programs.
+    pub live: LiveConfig,
+    /// The croupier binary, to run built-in strategies as processes.
+    pub exe: PathBuf,
 }
 
-/// One bot's results over a series.
+/// One bot's results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BotSummary {
-    /// The bot's name as given.
+    /// The bot as given.
     pub name: String,
+    /// Games it played.
+    pub games: u64,
     /// Games it won outright.
     pub wins: u64,
     /// Games where it shared first place.
@@ -40,12 +50,46 @@ pub struct BotSummary {
     /// Mean score per game, over the games that were scored (a game ended by
     /// forfeit has no scores).
     pub mean_score: f64,
-    /// Faults it committed (refused answers).
+    /// Faults it committed (timeouts, crashes, malformed or illegal answers).
     pub faults: u64,
     #[serde(skip)]
     total_score: i64,
     #[serde(skip)]
     scored_games: u64,
+}
+
+impl BotSummary {
+    /// An empty summary for a bot.
+    pub fn new(name: impl Into<String>) -> Self {
+        BotSummary {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Counts one game in which this bot held `seat`.
+    pub fn add(&mut self, seat: usize, record: &Record) {
+        let o = &record.outcome;
+        let id = Seat(seat as u8);
+        self.games += 1;
+        if o.is_sole_winner(id) {
+            self.wins += 1;
+        } else if o.is_shared_first(id) {
+            self.draws += 1;
+        } else {
+            self.losses += 1;
+        }
+        if o.forfeited_by.is_none() {
+            self.total_score += o.scores[seat];
+            self.scored_games += 1;
+            self.mean_score = self.total_score as f64 / self.scored_games as f64;
+        }
+        self.faults += record
+            .steps
+            .iter()
+            .filter(|st| st.seat == id && st.fault.is_some())
+            .count() as u64;
+    }
 }
 
 /// The result of a series.
@@ -62,9 +106,12 @@ pub struct SeriesSummary {
 /// Why a series stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum SeriesError {
-    /// A bot name is unknown.
+    /// A bot specification cannot be used.
     #[error(transparent)]
-    UnknownBot(#[from] croupier_bots::UnknownBot),
+    Spec(#[from] SpecError),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
     /// A game could not be played.
     #[error(transparent)]
     Match(#[from] MatchError),
@@ -78,77 +125,119 @@ pub enum SeriesError {
     },
 }
 
+/// Plays single games of `G` between given bots: directly when every bot is
+/// in-process, otherwise on its own Tokio runtime.
+pub struct Table<'a, G: Builtins> {
+    variant: &'a G::Variant,
+    live: &'a LiveConfig,
+    exe: &'a Path,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("live", &self.live)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, G: Builtins> Table<'a, G> {
+    /// Checks every bot and prepares to play.
+    pub fn new(
+        variant: &'a G::Variant,
+        bots: &[BotSpec],
+        live: &'a LiveConfig,
+        exe: &'a Path,
+    ) -> Result<Self, SeriesError> {
+        for b in bots {
+            b.check::<G>(variant)?;
+        }
+        let runtime = if bots.iter().all(BotSpec::is_in_process) {
+            None
+        } else {
+            Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                    .map_err(SeriesError::Runtime)?,
+            )
+        };
+        Ok(Table {
+            variant,
+            live,
+            exe,
+            runtime,
+        })
+    }
+
+    /// Plays one game from `seed` with `seating[s]` in seat `s`.
+    pub fn play(&self, seating: &[&BotSpec], seed: u64) -> Result<Record, SeriesError> {
+        let n = seating.len();
+        let record = match &self.runtime {
+            None => {
+                let mut players = seating
+                    .iter()
+                    .map(|spec| match spec {
+                        BotSpec::Builtin {
+                            name,
+                            dialect: None,
+                        } => Ok(Player {
+                            info: SeatInfo::named(spec.to_string()),
+                            strategy: G::builtin(name)?,
+                        }),
+                        other => Err(SpecError::NotInProcess(other.to_string())),
+                    })
+                    .collect::<Result<Vec<Player<G>>, SpecError>>()?;
+                play_match::<G>(self.variant, seed, &mut players)?
+            }
+            Some(rt) => {
+                let mut seats = seating
+                    .iter()
+                    .enumerate()
+                    .map(|(i, spec)| {
+                        spec.seat::<G>(self.variant, n, self.exe, seeds::bot(seed, i as u8))
+                    })
+                    .collect::<Result<Vec<_>, SpecError>>()?;
+                rt.block_on(play_live::<G>(self.variant, seed, &mut seats, self.live))?
+            }
+        };
+        Ok(record)
+    }
+}
+
 /// Plays a series; `on_game` is called after each game (for progress).
 pub fn run_series<G: Builtins>(
     config: &SeriesConfig<G::Variant>,
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
-    let n = config.bots.len();
-    // Check every name before the first game.
-    for name in &config.bots {
-        G::builtin(name)?;
-    }
+    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
     if let Some(dir) = &config.records {
         fs::create_dir_all(dir).map_err(|source| SeriesError::Io {
             path: dir.clone(),
             source,
         })?;
     }
+    let n = config.bots.len();
     let mut bots: Vec<BotSummary> = config
         .bots
         .iter()
-        .map(|b| BotSummary {
-            name: format!("builtin:{b}"),
-            ..Default::default()
-        })
+        .map(|b| BotSummary::new(b.to_string()))
         .collect();
     for i in 0..config.games {
         // Rotate seats: in game i, seat s is played by bot (s + i) mod n.
         let order: Vec<usize> = (0..n).map(|s| (s + i as usize) % n.max(1)).collect();
-        let mut players = order
-            .iter()
-            .map(|&b| {
-                Ok(Player {
-                    info: SeatInfo::named(format!("builtin:{}", config.bots[b])),
-                    strategy: G::builtin(&config.bots[b])?,
-                })
-            })
-            .collect::<Result<Vec<Player<G>>, croupier_bots::UnknownBot>>()?;
-        let seed = seeds::game(config.seed, i);
-        let record = play_match::<G>(&config.variant, seed, &mut players)?;
+        let seating: Vec<&BotSpec> = order.iter().map(|&b| &config.bots[b]).collect();
+        let record = table.play(&seating, seeds::game(config.seed, i))?;
         for (seat, &b) in order.iter().enumerate() {
-            let s = &mut bots[b];
-            let o = &record.outcome;
-            let seat_id = croupier_rules::Seat(seat as u8);
-            if o.is_sole_winner(seat_id) {
-                s.wins += 1;
-            } else if o.is_shared_first(seat_id) {
-                s.draws += 1;
-            } else {
-                s.losses += 1;
-            }
-            if o.forfeited_by.is_none() {
-                s.total_score += o.scores[seat];
-                s.scored_games += 1;
-            }
-            s.faults += record
-                .steps
-                .iter()
-                .filter(|st| st.seat == seat_id && st.fault.is_some())
-                .count() as u64;
+            bots[b].add(seat, &record);
         }
         if let Some(dir) = &config.records {
             let path = dir.join(format!("{}-s{}-g{:05}.json", G::NAME, config.seed, i));
             write_record(&path, &record)?;
         }
         on_game(i, &record);
-    }
-    for s in &mut bots {
-        s.mean_score = if config.games == 0 {
-            0.0
-        } else {
-            s.total_score as f64 / config.games as f64
-        };
     }
     Ok(SeriesSummary {
         game: G::NAME.to_string(),

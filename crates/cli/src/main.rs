@@ -2,8 +2,10 @@
 //! game records, and measures the rules engines.
 
 mod bench;
+mod bot;
 mod play;
 mod replay;
+mod tournament;
 
 use std::process::ExitCode;
 
@@ -21,8 +23,12 @@ struct Cli {
 enum Command {
     /// Play a series of games between bots and print a summary per bot.
     Play(play::PlayArgs),
+    /// Play a round-robin tournament with duplicate deals.
+    Tournament(tournament::TournamentArgs),
     /// Re-play a game record through the rules, print it, and verify it.
     Replay(replay::ReplayArgs),
+    /// Run a built-in strategy as a bot program over stdin/stdout.
+    Bot(bot::BotArgs),
     /// Measure how fast the rules engines play random games.
     Bench(bench::BenchArgs),
 }
@@ -46,7 +52,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(args) => play::run(args),
+        Command::Tournament(args) => tournament::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Bot(args) => bot::run(args),
         Command::Bench(args) => bench::run(args),
     };
     match result {

@@ -4,7 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use std::time::Duration;
+
 use croupier_arena::series::{run_series, SeriesConfig, SeriesError, SeriesSummary};
+use croupier_arena::spec::BotSpec;
+use croupier_arena::LiveConfig;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -20,7 +24,9 @@ use crate::CliError;
 pub struct PlayArgs {
     /// The game: skullwhist, loveletter or goofspiel.
     game: String,
-    /// The bots, one per seat: `builtin:NAME` (e.g. builtin:random, builtin:planner).
+    /// The bots, one per seat: a program with its arguments (`./ai`,
+    /// `"python3 bot.py"`) or `builtin:NAME`, each with an optional
+    /// `@DIALECT` (croupier, gops, loveletter, loveletter-postman).
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
     /// Rules variant, e.g. `gops`, `jujitsu`, `jujitsu rounds=5,6,7,8`.
@@ -38,6 +44,9 @@ pub struct PlayArgs {
     /// Print the summary as one JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// Seconds a bot program has for each decision.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    move_time: f64,
 }
 
 /// Runs `croupier play`.
@@ -53,28 +62,46 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
     }
 }
 
-/// Strips `builtin:` from each bot spec; other specs are not playable here yet.
-fn builtin_names(specs: &[String]) -> Result<Vec<String>, CliError> {
+/// Parses every bot specification.
+pub fn parse_specs(specs: &[String]) -> Result<Vec<BotSpec>, CliError> {
     specs
         .iter()
-        .map(|s| match s.strip_prefix("builtin:") {
-            Some(name) if !name.is_empty() => Ok(name.to_string()),
-            _ => Err(CliError::Usage(format!(
-                "unknown bot '{s}': give a built-in strategy as builtin:NAME"
-            ))),
+        .map(|s| {
+            s.parse::<BotSpec>()
+                .map_err(|e| CliError::Usage(format!("bot '{s}': {e}")))
         })
         .collect()
+}
+
+/// The live-match settings from a move time in seconds.
+pub fn live_config(move_time: f64) -> Result<LiveConfig, CliError> {
+    if !(move_time > 0.0 && move_time <= 3600.0) {
+        return Err(CliError::Usage(
+            "--move-time must be between 0 and 3600 seconds".into(),
+        ));
+    }
+    Ok(LiveConfig {
+        move_time: Duration::from_secs_f64(move_time),
+        ..LiveConfig::default()
+    })
+}
+
+/// This program, to run built-in strategies as bot processes.
+pub fn current_exe() -> Result<PathBuf, CliError> {
+    std::env::current_exe()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot find the croupier binary: {e}")))
 }
 
 /// Plays the series for a game with built-in bots.
 pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
     let variant = parse_variant::<G>(args.variant.as_deref())
         .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
-    let bots = builtin_names(&args.bots)?;
-    // Check the table size and bot names before playing anything.
+    let bots = parse_specs(&args.bots)?;
+    // Check the table size and bots before playing anything.
     G::new(&variant, bots.len(), 0).map_err(|e| CliError::Usage(e.to_string()))?;
-    for b in &bots {
-        G::builtin(b).map_err(|e| CliError::Usage(e.to_string()))?;
+    for (text, b) in args.bots.iter().zip(&bots) {
+        b.check::<G>(&variant)
+            .map_err(|e| CliError::Usage(format!("bot '{text}': {e}")))?;
     }
     if args.games == 0 {
         return Err(CliError::Usage("--games must be at least 1".into()));
@@ -86,6 +113,8 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         games: args.games,
         seed,
         records: args.records.clone(),
+        live: live_config(args.move_time)?,
+        exe: current_exe()?,
     };
     let bar = if args.games >= 50 {
         ProgressBar::new(args.games)
@@ -97,7 +126,7 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(|e| match e {
-        SeriesError::UnknownBot(u) => CliError::Usage(u.to_string()),
+        SeriesError::Spec(u) => CliError::Usage(u.to_string()),
         other => CliError::Failed(other.into()),
     })?;
     bar.finish_and_clear();

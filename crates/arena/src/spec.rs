@@ -1,0 +1,320 @@
+//! Bot specifications as given on the command line:
+//!
+//! * `builtin:NAME`: a built-in strategy, played in this process;
+//! * `builtin:NAME@DIALECT`: the same strategy run as a separate process
+//!   (`croupier bot NAME --dialect DIALECT`), speaking that dialect;
+//! * a program with its arguments (`./ai`, `"python3 bots/x.py"`), with an
+//!   optional `@DIALECT` suffix; without one, the game's default dialect.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use croupier_bots::Builtins;
+use croupier_dialects::{DialectKind, UnknownDialect};
+use croupier_rules::goofspiel::GoofspielVariant;
+use croupier_rules::{Game, GameKind, SeatInfo};
+
+use crate::live::LiveSeat;
+
+/// What plays a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotSpec {
+    /// A built-in strategy; with a dialect, run as a child process.
+    Builtin {
+        /// Strategy name.
+        name: String,
+        /// Dialect, when run as a process.
+        dialect: Option<DialectKind>,
+    },
+    /// A program and its arguments.
+    Program {
+        /// Program and arguments.
+        argv: Vec<String>,
+        /// Dialect, unless the game's default.
+        dialect: Option<DialectKind>,
+    },
+}
+
+/// A bot specification that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Empty text.
+    #[error("empty bot specification")]
+    Empty,
+    /// Unbalanced quotes and the like.
+    #[error("cannot split '{0}' into a command: {1}")]
+    Split(String, String),
+    /// An HTTP bot (not supported by this command yet).
+    #[error("'{0}': HTTP bots are not supported here yet; give a program or builtin:NAME")]
+    Http(String),
+    /// Unknown dialect after `@`.
+    #[error(transparent)]
+    Dialect(#[from] UnknownDialect),
+    /// The dialect does not carry this game.
+    #[error("the {dialect} dialect cannot play {game}")]
+    Unsupported {
+        /// The dialect.
+        dialect: DialectKind,
+        /// The game.
+        game: &'static str,
+    },
+    /// A bot that needs a process where none can run.
+    #[error("'{0}' must run as a process")]
+    NotInProcess(String),
+    /// Unknown built-in strategy.
+    #[error(transparent)]
+    UnknownBot(#[from] croupier_bots::UnknownBot),
+}
+
+impl FromStr for BotSpec {
+    type Err = SpecError;
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        let (body, dialect) = match text.rsplit_once('@') {
+            Some((body, d))
+                if !d.is_empty() && !d.contains(char::is_whitespace) && !d.contains('/') =>
+            {
+                (body, Some(d.parse::<DialectKind>()?))
+            }
+            _ => (text, None),
+        };
+        if body.starts_with("http://") || body.starts_with("https://") {
+            return Err(SpecError::Http(text.to_string()));
+        }
+        if let Some(name) = body.strip_prefix("builtin:") {
+            if name.is_empty() {
+                return Err(SpecError::Empty);
+            }
+            return Ok(BotSpec::Builtin {
+                name: name.to_string(),
+                dialect,
+            });
+        }
+        let argv = shell_words::split(body)
+            .map_err(|e| SpecError::Split(body.to_string(), e.to_string()))?;
+        if argv.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        Ok(BotSpec::Program { argv, dialect })
+    }
+}
+
+impl fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BotSpec::Builtin {
+                name,
+                dialect: None,
+            } => write!(f, "builtin:{name}"),
+            BotSpec::Builtin {
+                name,
+                dialect: Some(d),
+            } => write!(f, "builtin:{name}@{d}"),
+            BotSpec::Program { argv, dialect } => {
+                write!(f, "{}", shell_words::join(argv))?;
+                if let Some(d) = dialect {
+                    write!(f, "@{d}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The dialect a program plays `G` in by default under `variant`.
+pub fn default_dialect<G: Game>(variant: &G::Variant) -> DialectKind {
+    let game: GameKind = G::NAME.parse().unwrap_or(GameKind::SkullWhist);
+    let gops = game == GameKind::Goofspiel
+        && serde_json::to_value(variant).ok()
+            == serde_json::to_value(GoofspielVariant::gops()).ok();
+    DialectKind::default_for(game, gops)
+}
+
+impl BotSpec {
+    /// Whether this seat runs in this process.
+    pub fn is_in_process(&self) -> bool {
+        matches!(self, BotSpec::Builtin { dialect: None, .. })
+    }
+
+    /// Checks the spec against game `G` (strategy names, dialects) without
+    /// starting anything.
+    pub fn check<G: Builtins>(&self, variant: &G::Variant) -> Result<(), SpecError> {
+        if let BotSpec::Builtin { name, .. } = self {
+            G::builtin(name)?;
+        }
+        let dialect = match self {
+            BotSpec::Builtin { dialect: None, .. } => return Ok(()),
+            BotSpec::Builtin {
+                dialect: Some(d), ..
+            } => *d,
+            BotSpec::Program { dialect, .. } => {
+                dialect.unwrap_or_else(|| default_dialect::<G>(variant))
+            }
+        };
+        let game: GameKind = G::NAME.parse().unwrap_or(GameKind::SkullWhist);
+        if !dialect.supports(game) {
+            return Err(SpecError::Unsupported {
+                dialect,
+                game: G::NAME,
+            });
+        }
+        Ok(())
+    }
+
+    /// A fresh seat for one game of `G` with `seats` players. `exe` is the
+    /// croupier binary, used to run built-in strategies as processes, seeded
+    /// with `bot_seed`.
+    pub fn seat<G: Builtins>(
+        &self,
+        variant: &G::Variant,
+        seats: usize,
+        exe: &Path,
+        bot_seed: u64,
+    ) -> Result<LiveSeat<G>, SpecError> {
+        self.check::<G>(variant)?;
+        let info = SeatInfo::named(self.to_string());
+        match self {
+            BotSpec::Builtin {
+                name,
+                dialect: None,
+            } => Ok(LiveSeat::builtin(info, G::builtin(name)?)),
+            BotSpec::Builtin {
+                name,
+                dialect: Some(d),
+            } => {
+                let argv = vec![
+                    exe.to_string_lossy().into_owned(),
+                    "bot".into(),
+                    name.clone(),
+                    "--game".into(),
+                    G::NAME.into(),
+                    "--dialect".into(),
+                    d.name().into(),
+                    "--variant".into(),
+                    serde_json::to_string(variant).unwrap_or_default(),
+                    "--players".into(),
+                    seats.to_string(),
+                    "--seed".into(),
+                    bot_seed.to_string(),
+                ];
+                Ok(program_seat::<G>(info, argv, *d))
+            }
+            BotSpec::Program { argv, dialect } => {
+                let d = dialect.unwrap_or_else(|| default_dialect::<G>(variant));
+                Ok(program_seat::<G>(
+                    SeatInfo {
+                        dialect: Some(d.name().into()),
+                        ..info
+                    },
+                    argv.clone(),
+                    d,
+                ))
+            }
+        }
+    }
+}
+
+fn program_seat<G: Game>(mut info: SeatInfo, argv: Vec<String>, d: DialectKind) -> LiveSeat<G> {
+    info.dialect = Some(d.name().into());
+    match croupier_dialects::make::<G>(d) {
+        Some(dialect) => LiveSeat::program(info, argv, dialect),
+        // `check` has made sure the dialect carries the game.
+        None => LiveSeat::program(
+            info,
+            argv,
+            Box::new(croupier_dialects::croupier::CroupierDialect::default()),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_programs_builtins_and_dialects() {
+        assert_eq!(
+            "builtin:planner".parse(),
+            Ok(BotSpec::Builtin {
+                name: "planner".into(),
+                dialect: None
+            })
+        );
+        assert_eq!(
+            "builtin:random@gops".parse(),
+            Ok(BotSpec::Builtin {
+                name: "random".into(),
+                dialect: Some(DialectKind::Gops)
+            })
+        );
+        assert_eq!(
+            "python3 bots/x.py".parse(),
+            Ok(BotSpec::Program {
+                argv: vec!["python3".into(), "bots/x.py".into()],
+                dialect: None
+            })
+        );
+        assert_eq!(
+            "'ruby' \"my planner.rb\"@gops".parse(),
+            Ok(BotSpec::Program {
+                argv: vec!["ruby".into(), "my planner.rb".into()],
+                dialect: Some(DialectKind::Gops)
+            })
+        );
+        assert_eq!(
+            "./ai@loveletter-postman".parse(),
+            Ok(BotSpec::Program {
+                argv: vec!["./ai".into()],
+                dialect: Some(DialectKind::LoveLetterPostman)
+            })
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_a_reason() {
+        assert!(matches!("".parse::<BotSpec>(), Err(SpecError::Empty)));
+        assert!(matches!(
+            "./ai@klingon".parse::<BotSpec>(),
+            Err(SpecError::Dialect(_))
+        ));
+        assert!(matches!(
+            "python3 'x.py".parse::<BotSpec>(),
+            Err(SpecError::Split(..))
+        ));
+        assert!(matches!(
+            "http://localhost:1/bot".parse::<BotSpec>(),
+            Err(SpecError::Http(_))
+        ));
+        assert!(matches!(
+            "builtin:".parse::<BotSpec>(),
+            Err(SpecError::Empty)
+        ));
+    }
+
+    #[test]
+    fn dialects_must_carry_the_game() {
+        use croupier_rules::goofspiel::Goofspiel;
+        use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+        let gops: BotSpec = "./bot@gops".parse().unwrap();
+        assert!(gops.check::<Goofspiel>(&GoofspielVariant::gops()).is_ok());
+        assert!(gops
+            .check::<LoveLetter>(&LoveLetterVariant::default())
+            .is_err());
+        assert_eq!(
+            default_dialect::<Goofspiel>(&GoofspielVariant::gops()),
+            DialectKind::Gops
+        );
+        assert_eq!(
+            default_dialect::<Goofspiel>(&GoofspielVariant::jujitsu(vec![5])),
+            DialectKind::Croupier
+        );
+        assert_eq!(
+            default_dialect::<LoveLetter>(&LoveLetterVariant::default()),
+            DialectKind::LoveLetter
+        );
+    }
+}

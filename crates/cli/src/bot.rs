@@ -1,0 +1,127 @@
+//! `croupier bot`: a built-in strategy as a bot program of any dialect, over
+//! stdin/stdout, so it can be entered into other managers (and ours).
+
+use std::io::{BufRead, Read};
+use std::process::ExitCode;
+
+use clap::Args;
+use croupier_arena::client::{self, ClientOptions};
+use croupier_bots::Builtins;
+use croupier_dialects::loveletter::Style;
+use croupier_dialects::DialectKind;
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::record::parse_variant;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::GameKind;
+
+use crate::CliError;
+
+/// Arguments of `croupier bot`.
+#[derive(Debug, Args)]
+pub struct BotArgs {
+    /// The built-in strategy (random, planner, heuristic).
+    strategy: String,
+    /// The dialect to speak: croupier, gops, loveletter, loveletter-postman.
+    #[arg(long, default_value = "croupier")]
+    dialect: String,
+    /// The game; implied by the gops and loveletter dialects, and read from
+    /// the start message in the croupier dialect.
+    #[arg(long)]
+    game: Option<String>,
+    /// Rules variant (the gops dialect uses its number of cards).
+    #[arg(long)]
+    variant: Option<String>,
+    /// Number of players (needed by the loveletter dialect, which does not say).
+    #[arg(long)]
+    players: Option<usize>,
+    /// Seed of the strategy's random choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// Runs `croupier bot` on stdin/stdout.
+pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
+    let dialect: DialectKind = args
+        .dialect
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{e}")))?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut first = String::new();
+    let game: GameKind = match (&args.game, dialect) {
+        (Some(g), _) => g.parse().map_err(|e| CliError::Usage(format!("{e}")))?,
+        (None, DialectKind::Gops) => GameKind::Goofspiel,
+        (None, DialectKind::LoveLetter | DialectKind::LoveLetterPostman) => GameKind::LoveLetter,
+        (None, DialectKind::Croupier) => {
+            // The start message names the game.
+            input
+                .read_line(&mut first)
+                .map_err(|e| CliError::Failed(e.into()))?;
+            let v: serde_json::Value = serde_json::from_str(&first).map_err(|e| {
+                CliError::Failed(anyhow::anyhow!(
+                    "the first line is not a start message: {e}"
+                ))
+            })?;
+            v["game"]
+                .as_str()
+                .ok_or_else(|| {
+                    CliError::Failed(anyhow::anyhow!("the start message names no game"))
+                })?
+                .parse()
+                .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?
+        }
+    };
+    if !dialect.supports(game) {
+        return Err(CliError::Usage(format!(
+            "the {dialect} dialect cannot play {game}"
+        )));
+    }
+    let input = std::io::Cursor::new(first.into_bytes()).chain(input);
+    let output = std::io::stdout().lock();
+    let mut opts = ClientOptions {
+        seed: args.seed,
+        players: args.players,
+        goofspiel_cards: 13,
+    };
+    let result = match game {
+        GameKind::SkullWhist => client::run_croupier::<SkullWhist>(
+            strategy::<SkullWhist>(&args.strategy)?,
+            &opts,
+            input,
+            output,
+        ),
+        GameKind::LoveLetter => {
+            let s = strategy::<LoveLetter>(&args.strategy)?;
+            match dialect {
+                DialectKind::LoveLetter => {
+                    client::run_loveletter(s, Style::Classic, &opts, input, output)
+                }
+                DialectKind::LoveLetterPostman => {
+                    client::run_loveletter(s, Style::Postman, &opts, input, output)
+                }
+                DialectKind::Croupier | DialectKind::Gops => {
+                    client::run_croupier::<LoveLetter>(s, &opts, input, output)
+                }
+            }
+        }
+        GameKind::Goofspiel => {
+            let s = strategy::<Goofspiel>(&args.strategy)?;
+            match dialect {
+                DialectKind::Gops => {
+                    let v: GoofspielVariant = parse_variant::<Goofspiel>(args.variant.as_deref())
+                        .map_err(|e| CliError::Usage(e.to_string()))?;
+                    opts.goofspiel_cards = v.rounds.first().copied().unwrap_or(13);
+                    client::run_gops(s, &opts, input, output)
+                }
+                _ => client::run_croupier::<Goofspiel>(s, &opts, input, output),
+            }
+        }
+    };
+    result.map_err(CliError::Failed)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn strategy<G: Builtins>(name: &str) -> Result<Box<dyn croupier_bots::Strategy<G>>, CliError> {
+    G::builtin(name).map_err(|e| CliError::Usage(e.to_string()))
+}

@@ -1,0 +1,191 @@
+//! `croupier tournament`: round-robin (or rotating tables) with duplicate
+//! deals, a progress bar, and a final table with a head-to-head matrix.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use croupier_arena::series::SeriesError;
+use croupier_arena::tournament::{run_tournament, total_games, TournamentConfig, TournamentResult};
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::record::parse_variant;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::GameKind;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::play::{current_exe, live_config, parse_specs};
+use crate::CliError;
+
+/// Arguments of `croupier tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The game: skullwhist, loveletter or goofspiel.
+    game: String,
+    /// A bot (repeat for each): a program with arguments or builtin:NAME,
+    /// with an optional @DIALECT.
+    #[arg(long = "bot", required = true, value_name = "SPEC")]
+    bots: Vec<String>,
+    /// Deals each pair (or table) plays; each deal is played under every
+    /// seating unless --no-duplicate.
+    #[arg(long, default_value_t = 10)]
+    games_per_pair: u64,
+    /// Players per table (Love Letter: 2 to 4; default: all bots, at most 4).
+    #[arg(long)]
+    players: Option<usize>,
+    /// Play each deal once, rotating seats from deal to deal instead.
+    #[arg(long)]
+    no_duplicate: bool,
+    /// Rules variant, e.g. `gops`, `jujitsu rounds=5,6,7,8`.
+    #[arg(long)]
+    variant: Option<String>,
+    /// Seed of the whole tournament (random if not given).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write one JSON record per game into this directory.
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
+    /// Seconds a bot program has for each decision.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    move_time: f64,
+    /// Print the final table as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `croupier tournament`.
+pub fn run(args: TournamentArgs) -> Result<ExitCode, CliError> {
+    let kind: GameKind = args
+        .game
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{e}")))?;
+    match kind {
+        GameKind::SkullWhist => tournament::<SkullWhist>(args, 2),
+        GameKind::LoveLetter => tournament::<LoveLetter>(args, 4),
+        GameKind::Goofspiel => tournament::<Goofspiel>(args, 2),
+    }
+}
+
+fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<ExitCode, CliError> {
+    let variant = parse_variant::<G>(args.variant.as_deref())
+        .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
+    let bots = parse_specs(&args.bots)?;
+    if bots.len() < 2 {
+        return Err(CliError::Usage(
+            "a tournament needs at least two --bot".into(),
+        ));
+    }
+    let players = args.players.unwrap_or(bots.len().min(max_players));
+    if players > bots.len() {
+        return Err(CliError::Usage(format!(
+            "--players {players} needs at least {players} bots"
+        )));
+    }
+    G::new(&variant, players, 0).map_err(|e| CliError::Usage(e.to_string()))?;
+    for (text, b) in args.bots.iter().zip(&bots) {
+        b.check::<G>(&variant)
+            .map_err(|e| CliError::Usage(format!("bot '{text}': {e}")))?;
+    }
+    if args.games_per_pair == 0 {
+        return Err(CliError::Usage(
+            "--games-per-pair must be at least 1".into(),
+        ));
+    }
+    let seed = args.seed.unwrap_or_else(rand::random);
+    let config = TournamentConfig {
+        variant,
+        bots,
+        players,
+        deals: args.games_per_pair,
+        duplicate: !args.no_duplicate,
+        seed,
+        records: args.records.clone(),
+        live: live_config(args.move_time)?,
+        exe: current_exe()?,
+    };
+    let total = total_games(&config);
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(|e| match e {
+        SeriesError::Spec(u) => CliError::Usage(u.to_string()),
+        other => CliError::Failed(other.into()),
+    })?;
+    bar.finish_and_clear();
+    if args.json {
+        let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;
+        v["seed"] = seed.into();
+        println!("{v}");
+    } else {
+        print_table(&result, seed);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(r: &TournamentResult, seed: u64) {
+    println!(
+        "{} games of {} ({} per table, {} deals, seed {seed})",
+        r.games,
+        r.game,
+        r.players,
+        if r.duplicate { "duplicate" } else { "single" }
+    );
+    let width = r
+        .bots
+        .iter()
+        .map(|b| b.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>10} {:>6}",
+        "#", "bot", "games", "wins", "draws", "losses", "win %", "mean score", "faults"
+    );
+    let mut order: Vec<usize> = (0..r.bots.len()).collect();
+    order.sort_by(|a, b| {
+        let (x, y) = (&r.bots[*a], &r.bots[*b]);
+        let score = |s: &croupier_arena::series::BotSummary| {
+            (s.wins as f64 + 0.5 * s.draws as f64) / s.games.max(1) as f64
+        };
+        score(y)
+            .total_cmp(&score(x))
+            .then(y.mean_score.total_cmp(&x.mean_score))
+    });
+    // Best first; `#` is the bot's number in the head-to-head matrix.
+    for &i in &order {
+        let b = &r.bots[i];
+        println!(
+            "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>10.2} {:>6}",
+            format!("#{}", i + 1),
+            b.name,
+            b.games,
+            b.wins,
+            b.draws,
+            b.losses,
+            100.0 * b.wins as f64 / b.games.max(1) as f64,
+            b.mean_score,
+            b.faults
+        );
+    }
+    println!();
+    println!("head to head (row against column: wins-draws-losses)");
+    print!("{:>3} ", "");
+    for j in 0..r.bots.len() {
+        print!("{:>12}", format!("#{}", j + 1));
+    }
+    println!();
+    for (i, row) in r.head_to_head.iter().enumerate() {
+        print!("{:>3} ", format!("#{}", i + 1));
+        for (j, c) in row.iter().enumerate() {
+            if i == j {
+                print!("{:>12}", "-");
+            } else {
+                print!("{:>12}", format!("{}-{}-{}", c.wins, c.draws, c.losses));
+            }
+        }
+        println!("  {}", r.bots[i].name);
+    }
+}
