@@ -55,7 +55,7 @@ pub enum Driver<G: Game> {
     /// A strategy in this process.
     Builtin(Box<dyn Strategy<G>>),
     /// A program speaking a dialect.
-    Program(ProgramSeat<G>),
+    Program(Box<ProgramSeat<G>>),
 }
 
 /// A bot program and its dialect.
@@ -93,7 +93,7 @@ impl<G: Game> LiveSeat<G> {
     pub fn program(info: SeatInfo, argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
         LiveSeat {
             info,
-            driver: Driver::Program(ProgramSeat::new(argv, dialect)),
+            driver: Driver::Program(Box::new(ProgramSeat::new(argv, dialect))),
         }
     }
 }

@@ -244,14 +244,14 @@ mod tests {
             .events()
             .iter()
             .find(|e| e.visible_to(Seat(0)))
-            .unwrap()
-            .clone();
+            .copied()
+            .unwrap();
         let mut out = Vec::new();
         let flow =
             Dialect::<Goofspiel>::event(&mut CroupierDialect::default(), &g, Seat(0), &e, &mut out);
         assert_eq!(flow, Flow::Continue);
         let v: serde_json::Value = serde_json::from_str(&out[0]).unwrap();
         assert_eq!(v["type"], "event");
-        assert_eq!(v["event"], serde_json::to_value(&e).unwrap());
+        assert_eq!(v["event"], serde_json::to_value(e).unwrap());
     }
 }

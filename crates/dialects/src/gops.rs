@@ -126,7 +126,7 @@ mod tests {
         g.apply(Seat(0), Bid(3)).unwrap();
         g.apply(Seat(1), Bid(9)).unwrap();
         let mut lines = Vec::new();
-        for e in &g.events()[..] {
+        for e in g.events() {
             d.event(&g, Seat(0), e, &mut lines);
         }
         assert!(start > 0);

@@ -269,11 +269,7 @@ impl Drop for BotProcess {
 async fn read_lines<R: AsyncBufReadExt + Unpin>(mut r: R, tx: mpsc::Sender<Line>, max: usize) {
     let mut line: Vec<u8> = Vec::new();
     let mut too_long = false;
-    loop {
-        let buf = match r.fill_buf().await {
-            Ok(b) => b,
-            Err(_) => break,
-        };
+    while let Ok(buf) = r.fill_buf().await {
         if buf.is_empty() {
             break;
         }

@@ -11,7 +11,7 @@ fn soon(ms: u64) -> Instant {
 fn alive(pid: i32) -> bool {
     // Signal 0 checks existence; a zombie still "exists", so look at /proc.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.split_whitespace().nth(2).is_some_and(|s| s == "Z"),
+        Ok(stat) => stat.split_whitespace().nth(2).is_none_or(|s| s != "Z"),
         Err(_) => false,
     }
 }

@@ -1,0 +1,478 @@
+//! The bot side of the Love Letter manager's protocol (seed 001) and of its
+//! "postman" revision, mirroring `croupier_dialects::loveletter`.
+//!
+//! The client rebuilds a [`LoveLetterObservation`] from the lines it reads
+//! and computes the legal plays the way the rules engine does; the strategy
+//! chooses among them. It acts when its own `player` line is directly
+//! followed by its `draw` (it then holds two cards), unless the Minister puts
+//! it out at once (hand worth 12 or more), in which case the manager answers
+//! with `out` and no play is due.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{anyhow, bail, Context as _};
+use croupier_bots::{bot_rng, Strategy};
+use croupier_dialects::loveletter::Style;
+use croupier_rules::loveletter::{
+    Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant, Play, SeatView,
+    DECK_SIZE, MAX_SEATS, WINS_NEEDED,
+};
+use croupier_rules::Seat;
+
+use super::{answer, shown, ClientOptions, Lines};
+
+/// The name a postman bot gives when greeted with `ident`.
+pub const POSTMAN_NAME: &str = "croupier";
+
+/// What the bot knows of the table, as the manager's lines tell it.
+#[derive(Debug)]
+pub(super) struct Table {
+    style: Style,
+    /// Number of players, once known.
+    players: Option<usize>,
+    /// This bot's seat, once known.
+    me: Option<Seat>,
+    /// Rounds begun (postman; classic bots live for one round).
+    rounds: u32,
+    hand: Vec<Card>,
+    views: Vec<SeatView>,
+    /// Cards left in the deck: the deal and each turn's draw are counted, as
+    /// are the draws after a Wizard.
+    deck: u8,
+    to_act: Option<Seat>,
+    first: Option<Seat>,
+    /// The card this bot knows each seat holds.
+    known: Vec<Option<Card>>,
+    /// The previous line was this bot's own `player` line.
+    my_turn: bool,
+    started: bool,
+}
+
+/// What one manager line asks of the bot.
+#[derive(Debug, Default)]
+pub(super) struct Step {
+    /// Events for the strategy's `notify`.
+    pub events: Vec<LoveLetterEvent>,
+    /// Whether the bot must now play.
+    pub act: bool,
+    /// A line to send at once (the postman name).
+    pub reply: Option<String>,
+    /// The bot now knows its seat and the table size: start the strategy.
+    pub new_game: bool,
+}
+
+impl Table {
+    pub(super) fn new(style: Style, players: Option<usize>) -> Self {
+        Table {
+            style,
+            players,
+            me: None,
+            rounds: 0,
+            hand: Vec::new(),
+            views: Vec::new(),
+            deck: 0,
+            to_act: None,
+            first: None,
+            known: Vec::new(),
+            my_turn: false,
+            started: false,
+        }
+    }
+
+    pub(super) fn me(&self) -> anyhow::Result<Seat> {
+        self.me
+            .ok_or_else(|| anyhow!("the manager has not told the bot its player number yet"))
+    }
+
+    fn n(&self) -> anyhow::Result<usize> {
+        self.players
+            .ok_or_else(|| anyhow!("the number of players is not known"))
+    }
+
+    pub(super) fn seats(&self) -> usize {
+        self.players.unwrap_or(0)
+    }
+
+    /// A fresh round: everyone in and unprotected, nothing played or known.
+    fn begin_round(&mut self, first: Option<Seat>) -> anyhow::Result<()> {
+        let n = self.n()?;
+        self.rounds += 1;
+        self.hand.clear();
+        self.views = vec![
+            SeatView {
+                in_round: true,
+                protected: false,
+                played: Vec::new(),
+                out_hand: Vec::new(),
+            };
+            n
+        ];
+        // One card set aside, one dealt to each player.
+        self.deck = (DECK_SIZE - 1 - n) as u8;
+        self.to_act = None;
+        self.first = first;
+        self.known = vec![None; n];
+        self.my_turn = false;
+        Ok(())
+    }
+
+    /// A player number of the protocol as a seat.
+    fn seat(&self, word: &str) -> anyhow::Result<Seat> {
+        let n: u8 = word
+            .parse()
+            .map_err(|_| anyhow!("'{word}' is not a player number"))?;
+        let seat = match self.style {
+            Style::Classic => n.checked_sub(1),
+            Style::Postman => Some(n),
+        };
+        match seat {
+            Some(s) if self.players.is_none_or(|p| usize::from(s) < p) => Ok(Seat(s)),
+            _ => bail!("there is no player {n}"),
+        }
+    }
+
+    /// A seat as a player number of the protocol.
+    fn number(&self, seat: Seat) -> u8 {
+        match self.style {
+            Style::Classic => seat.0 + 1,
+            Style::Postman => seat.0,
+        }
+    }
+
+    fn card_name(&self, card: Card) -> String {
+        let name = card.name();
+        match self.style {
+            Style::Classic => name.to_string(),
+            Style::Postman => name[..1].to_ascii_uppercase() + &name[1..],
+        }
+    }
+
+    fn view(&mut self, seat: Seat) -> anyhow::Result<&mut SeatView> {
+        self.views
+            .get_mut(seat.index())
+            .ok_or_else(|| anyhow!("no round has begun"))
+    }
+
+    fn set_known(&mut self, seat: Seat, card: Option<Card>) {
+        if let Some(k) = self.known.get_mut(seat.index()) {
+            *k = card;
+        }
+    }
+
+    fn remove_from_hand(&mut self, card: Card) {
+        if let Some(i) = self.hand.iter().position(|c| *c == card) {
+            self.hand.remove(i);
+        }
+    }
+
+    /// Reads one manager line.
+    pub(super) fn handle(&mut self, line: &str) -> anyhow::Result<Step> {
+        let mut step = Step::default();
+        let was_my_turn = std::mem::take(&mut self.my_turn);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&keyword) = words.first() else {
+            return Ok(step);
+        };
+        let args = &words[1..];
+        let card_at = |i: usize| -> anyhow::Result<Card> {
+            let w = args
+                .get(i)
+                .ok_or_else(|| anyhow!("a card name is missing"))?;
+            w.parse::<Card>().map_err(|_| anyhow!("unknown card '{w}'"))
+        };
+        let arg = |i: usize| -> anyhow::Result<&str> {
+            args.get(i)
+                .copied()
+                .ok_or_else(|| anyhow!("a player number is missing"))
+        };
+        // Classic: the first line is the bare player number.
+        if self.style == Style::Classic && self.me.is_none() {
+            let seat = self
+                .seat(keyword)
+                .context("expected the player number first")?;
+            self.me = Some(seat);
+            self.begin_round(None)?;
+            step.new_game = true;
+            return Ok(step);
+        }
+        match keyword.to_ascii_lowercase().as_str() {
+            "ident" => {
+                self.me = Some(Seat(arg(0)?.parse().context("bad ident")?));
+                step.reply = Some(POSTMAN_NAME.to_string());
+            }
+            "players" => {
+                let n: usize = arg(0)?.parse().context("bad number of players")?;
+                if !(2..=MAX_SEATS).contains(&n) {
+                    bail!("love letter needs 2 to {MAX_SEATS} players, not {n}");
+                }
+                self.players = Some(n);
+                step.new_game = self.me.is_some() && !self.started;
+            }
+            "start" => {
+                let first = self.seat(arg(0)?)?;
+                step.new_game = !self.started;
+                self.me()?;
+                self.begin_round(Some(first))?;
+                step.events.push(LoveLetterEvent::RoundStart {
+                    round: self.rounds - 1,
+                    first,
+                });
+            }
+            "player" => {
+                let seat = self.seat(arg(0)?)?;
+                self.view(seat)?.protected = false;
+                self.to_act = Some(seat);
+                self.first.get_or_insert(seat);
+                self.deck = self.deck.saturating_sub(1);
+                self.my_turn = Some(seat) == self.me;
+                step.events.push(LoveLetterEvent::Turn { seat });
+            }
+            "draw" => {
+                let card = card_at(0)?;
+                let me = self.me()?;
+                self.hand.push(card);
+                step.events.push(LoveLetterEvent::Draw { seat: me, card });
+                let total: u8 = self.hand.iter().map(|c| c.value()).sum();
+                let minister_bites = self.hand.contains(&Card::Minister) && total >= 12;
+                step.act = was_my_turn && !minister_bites;
+            }
+            "played" => {
+                let seat = self.seat(arg(0)?)?;
+                let card = card_at(1)?;
+                let target = args.get(2).map(|w| self.seat(w)).transpose()?;
+                let guess = args.get(3).map(|_| card_at(3)).transpose()?;
+                self.played(seat, card, target)?;
+                step.events.push(LoveLetterEvent::Played {
+                    seat,
+                    card,
+                    target,
+                    guess,
+                });
+            }
+            "swap" => {
+                let card = card_at(0)?;
+                self.hand = vec![card];
+                step.events.push(LoveLetterEvent::Swap {
+                    seat: self.me()?,
+                    card,
+                });
+            }
+            "reveal" => {
+                let of = self.seat(arg(0)?)?;
+                let card = card_at(1)?;
+                if Some(of) != self.me {
+                    self.set_known(of, Some(card));
+                }
+                step.events.push(LoveLetterEvent::Reveal {
+                    to: self.me()?,
+                    of,
+                    card,
+                });
+            }
+            "discard" => {
+                let seat = self.seat(arg(0)?)?;
+                let card = card_at(1)?;
+                self.view(seat)?.played.push(card);
+                if Some(seat) == self.me {
+                    self.remove_from_hand(card);
+                }
+                self.set_known(seat, None);
+                // The target draws anew (from the deck, or the set-aside card
+                // once the deck is empty), unless the Princess put it out.
+                if card != Card::Princess {
+                    self.deck = self.deck.saturating_sub(1);
+                }
+                step.events.push(LoveLetterEvent::Discard { seat, card });
+            }
+            "out" => {
+                let seat = self.seat(arg(0)?)?;
+                let cards = (1..args.len())
+                    .map(card_at)
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                let view = self.view(seat)?;
+                view.in_round = false;
+                view.protected = false;
+                view.out_hand = cards.clone();
+                self.set_known(seat, None);
+                if Some(seat) == self.me {
+                    self.hand.clear();
+                }
+                step.events.push(LoveLetterEvent::Out { seat, cards });
+            }
+            "protected" => {
+                let seat = self.seat(arg(0)?)?;
+                self.view(seat)?.protected = true;
+            }
+            // Lines of a revision this client does not know are skipped.
+            _ => {}
+        }
+        if step.new_game {
+            self.started = true;
+        }
+        Ok(step)
+    }
+
+    /// `seat` played `card` face up, on `target` if any.
+    fn played(&mut self, seat: Seat, card: Card, target: Option<Seat>) -> anyhow::Result<()> {
+        self.view(seat)?.played.push(card);
+        let me = self.me()?;
+        if seat == me {
+            self.remove_from_hand(card);
+        }
+        if self.known.get(seat.index()).copied().flatten() == Some(card) {
+            self.set_known(seat, None);
+        }
+        match (card, target) {
+            (Card::Priestess, _) => self.view(seat)?.protected = true,
+            (Card::General, Some(t)) if t != seat => {
+                if me == seat || me == t {
+                    // The other side of the swap now holds this bot's card.
+                    let other = if me == seat { t } else { seat };
+                    let mine = self.hand.first().copied();
+                    self.set_known(other, mine);
+                } else if seat.index() < self.known.len() && t.index() < self.known.len() {
+                    self.known.swap(seat.index(), t.index());
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// What the strategy sees now.
+    pub(super) fn observation(&self) -> anyhow::Result<LoveLetterObservation> {
+        let me = self.me()?;
+        let n = self.n()?;
+        Ok(LoveLetterObservation {
+            seat: me,
+            round: self.rounds.saturating_sub(1),
+            wins: vec![0; n],
+            wins_needed: WINS_NEEDED,
+            hand: self.hand.clone(),
+            players: self.views.clone(),
+            deck: self.deck,
+            to_act: self.to_act,
+            first: self.first.unwrap_or(me),
+            known: self
+                .known
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != me.index())
+                .filter_map(|(i, c)| c.map(|c| (Seat(i as u8), c)))
+                .collect(),
+        })
+    }
+
+    fn valid_target(&self, me: Seat, card: Card, t: Seat) -> bool {
+        if t == me {
+            return card == Card::Wizard;
+        }
+        self.views
+            .get(t.index())
+            .is_some_and(|v| v.in_round && !v.protected)
+    }
+
+    /// The legal plays, as the rules engine lists them.
+    pub(super) fn legal(&self) -> anyhow::Result<Vec<Play>> {
+        let me = self.me()?;
+        let mut out = Vec::new();
+        for (i, &card) in self.hand.iter().enumerate() {
+            if self.hand[..i].contains(&card) {
+                continue;
+            }
+            if !card.takes_target() {
+                out.push(Play::card(card));
+                continue;
+            }
+            let targets: Vec<Seat> = (0..self.views.len() as u8)
+                .map(Seat)
+                .filter(|t| self.valid_target(me, card, *t))
+                .collect();
+            if targets.is_empty() {
+                out.push(Play::card(card));
+            }
+            for t in targets {
+                if card == Card::Soldier {
+                    out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
+                } else {
+                    out.push(Play::on(card, t));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A play in the protocol's words.
+    pub(super) fn format(&self, play: Play) -> String {
+        match play {
+            Play::Forfeit => "forfeit".to_string(),
+            Play::Play {
+                card,
+                target,
+                guess,
+            } => {
+                let mut l = format!("play {}", self.card_name(card));
+                if let Some(t) = target {
+                    l += &format!(" {}", self.number(t));
+                }
+                if let Some(g) = guess {
+                    l += &format!(" {}", self.card_name(g));
+                }
+                l
+            }
+        }
+    }
+}
+
+/// Runs `strategy` as a Love Letter AI of the given protocol style.
+///
+/// Classic: the manager starts the AI anew for every round and does not say
+/// how many play, so `opts.players` must give it (an error otherwise).
+/// Postman: one run for the match; the AI answers `ident` with its name
+/// ([`POSTMAN_NAME`]). Either way the run ends, with `Ok`, at the end of
+/// input (the manager stops its AIs with SIGTERM).
+pub fn run_loveletter(
+    mut strategy: Box<dyn Strategy<LoveLetter>>,
+    style: Style,
+    opts: &ClientOptions,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> anyhow::Result<()> {
+    if style == Style::Classic {
+        match opts.players {
+            Some(n) if (2..=MAX_SEATS).contains(&n) => {}
+            Some(n) => bail!("love letter needs 2 to {MAX_SEATS} players, not {n}"),
+            None => bail!(
+                "the classic love letter protocol does not announce the number of players: \
+                 give it (2 to {MAX_SEATS})"
+            ),
+        }
+    }
+    let mut rng = bot_rng(opts.seed);
+    let mut table = Table::new(style, opts.players);
+    let mut lines = Lines::new(input);
+    while let Some((number, line)) = lines.next_line()? {
+        let step = table
+            .handle(line)
+            .with_context(|| format!("line {number} '{}'", shown(line)))?;
+        if let Some(reply) = &step.reply {
+            answer(&mut output, reply)?;
+        }
+        if step.new_game {
+            strategy.new_game(table.me()?, &LoveLetterVariant::default(), table.seats());
+        }
+        for e in &step.events {
+            strategy.notify(e);
+        }
+        if step.act {
+            let obs = table.observation()?;
+            let legal = table.legal()?;
+            if legal.is_empty() {
+                bail!("line {number}: the bot must play but holds no card");
+            }
+            let play = strategy.act(&obs, &legal, &mut rng);
+            answer(&mut output, &table.format(play))?;
+        }
+    }
+    Ok(())
+}
