@@ -211,11 +211,11 @@ mod tests {
             *seeds_seen.entry(rec.seed).or_insert(0) += 1;
         })
         .unwrap();
-        assert_eq!(r.games, 3 * 10 * 2);
+        assert_eq!(r.games, 3 * 200 * 2);
         assert_eq!(r.games, total_games(&c));
         assert!(seeds_seen.values().all(|n| *n == 2), "each deal twice");
-        // Each bot met two others, 20 games each.
-        assert!(r.bots.iter().all(|b| b.games == 40));
+        // Each bot met two others, 400 games each.
+        assert!(r.bots.iter().all(|b| b.games == 800));
         // Head-to-head is antisymmetric.
         for i in 0..3 {
             for j in 0..3 {
