@@ -204,7 +204,7 @@ mod tests {
             GoofspielVariant::gops(),
             &["builtin:planner", "builtin:random", "builtin:random"],
             2,
-            10,
+            200,
         );
         let mut seeds_seen = std::collections::HashMap::new();
         let r = run_tournament::<Goofspiel>(&c, |rec| {
