@@ -5,6 +5,7 @@ mod bench;
 mod bot;
 mod play;
 mod replay;
+mod serve;
 mod tournament;
 
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the server (SkullWhist REST API, house bots) on SQLite by default.
+    Serve(serve::ServeArgs),
     /// Play a series of games between bots and print a summary per bot.
     Play(play::PlayArgs),
     /// Play a round-robin tournament with duplicate deals.
@@ -51,6 +54,7 @@ impl From<anyhow::Error> for CliError {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve(args) => serve::run(args),
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament::run(args),
         Command::Replay(args) => replay::run(args),

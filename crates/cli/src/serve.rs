@@ -1,0 +1,128 @@
+//! `croupier serve`: the server, on an embedded SQLite file by default.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use croupier_server::{HubConfig, ServerConfig};
+
+use crate::CliError;
+
+/// Arguments of `croupier serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "CROUPIER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Database URL.
+    #[arg(
+        long,
+        env = "CROUPIER_DATABASE",
+        default_value = "sqlite://croupier.db"
+    )]
+    database: String,
+    /// House bot strategies, comma-separated (empty for none).
+    #[arg(long, default_value = "random,heuristic")]
+    house_bots: String,
+    /// Milliseconds a house bot waits before each move.
+    #[arg(long, default_value_t = 300)]
+    house_pause_ms: u64,
+    /// Seconds a due bot may stay silent before it forfeits.
+    #[arg(long, default_value_t = 120.0)]
+    move_timeout: f64,
+    /// Seconds without a request after which a session expires.
+    #[arg(long, default_value_t = 300.0)]
+    session_idle: f64,
+    /// Seconds new-game waits for an opponent before answering retry.
+    #[arg(long, default_value_t = 30.0)]
+    poll_timeout: f64,
+}
+
+fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
+    if v > 0.0 && v <= 86_400.0 {
+        Ok(Duration::from_secs_f64(v))
+    } else {
+        Err(CliError::Usage(format!(
+            "--{name} must be between 0 and 86400 seconds"
+        )))
+    }
+}
+
+/// Runs the server until Ctrl-C or SIGTERM.
+pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
+    let config = ServerConfig {
+        hub: HubConfig {
+            session_idle: seconds("session-idle", args.session_idle)?,
+            move_timeout: seconds("move-timeout", args.move_timeout)?,
+            poll_timeout: seconds("poll-timeout", args.poll_timeout)?,
+        },
+        house_bots: args
+            .house_bots
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect(),
+        house_pause: Duration::from_millis(args.house_pause_ms),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(e.into()))?;
+    rt.block_on(async move {
+        let store = croupier_store::open(&args.database)
+            .await
+            .map_err(|e| CliError::Usage(format!("database {}: {e}", args.database)))?;
+        let (state, house) = croupier_server::prepare(store, &config)
+            .await
+            .map_err(CliError::Usage)?;
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", args.listen)))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| CliError::Failed(e.into()))?;
+        tracing::info!(
+            "croupier serving SkullWhist on http://{addr}/ (API: http://{addr}/api/), database {}",
+            args.database
+        );
+        if !config.house_bots.is_empty() {
+            tracing::info!("house bots playing: {}", config.house_bots.join(", "));
+        }
+        croupier_server::run(listener, state, house, &config, shutdown_signal())
+            .await
+            .map_err(|e| CliError::Failed(e.into()))?;
+        tracing::info!("stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

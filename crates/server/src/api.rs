@@ -1,0 +1,345 @@
+//! The SkullWhist REST API of 2014: POST JSON to `/api/<method>/`, get HTTP
+//! 200 and a JSON object whose `result` is `success`, `failure` (with a
+//! `reason`) or `retry`. GET on the same URL returns its documentation.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use croupier_rules::skullwhist::{SkullWhist, Trick};
+use croupier_rules::{Game, Record, Seat};
+use serde_json::{json, Map, Value};
+
+use crate::auth;
+use crate::docs;
+use crate::hub::{NewGame, Refusal};
+use crate::AppState;
+
+/// The API methods.
+pub const METHODS: [&str; 8] = [
+    "register", "login", "new-game", "bid", "status", "play", "old-game", "jsonp",
+];
+
+type Obj = Map<String, Value>;
+
+fn failure(reason: impl Into<String>) -> Value {
+    json!({"result": "failure", "reason": reason.into()})
+}
+
+fn success(mut fields: Obj) -> Value {
+    fields.insert("result".into(), "success".into());
+    Value::Object(fields)
+}
+
+fn str_field<'a>(body: &'a Obj, key: &str) -> Result<&'a str, Refusal> {
+    match body.get(key) {
+        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(Refusal(format!("key '{key}' must be a string"))),
+    }
+}
+
+/// An integer, also when sent as a numeric string.
+fn int_field(body: &Obj, key: &str) -> Result<i64, Refusal> {
+    let bad = || Refusal(format!("key '{key}' must be an integer"));
+    match body.get(key) {
+        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
+        Some(Value::Number(n)) => n.as_i64().ok_or_else(bad),
+        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad()),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// Runs one API method on a parsed body.
+pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
+    match dispatch(state, method, body).await {
+        Ok(v) => v,
+        Err(Refusal(reason)) => failure(reason),
+    }
+}
+
+async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
+    match method {
+        "register" => register(state, body).await,
+        "login" => login(state, body).await,
+        "new-game" => {
+            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            match state.hub.new_game(bot).await? {
+                NewGame::Retry => {
+                    Ok(json!({"result": "retry", "reason": "no opponent yet; call new-game again"}))
+                }
+                NewGame::Game {
+                    game,
+                    opponent,
+                    cards,
+                } => {
+                    let cards: Vec<String> = cards.iter().map(ToString::to_string).collect();
+                    Ok(success(obj(
+                        json!({"game": game, "opponent": opponent, "cards": cards}),
+                    )))
+                }
+            }
+        }
+        "bid" => {
+            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let bid = int_field(body, "bid")?;
+            state.hub.bid(bot, bid).await?;
+            Ok(success(Obj::new()))
+        }
+        "play" | "play-card" => {
+            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let card = str_field(body, "card")?;
+            state.hub.play(bot, card).await?;
+            Ok(success(Obj::new()))
+        }
+        "status" => {
+            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let s = state.hub.status(bot).await;
+            Ok(success(obj(json!({
+                "game": s.game,
+                "round": s.round,
+                "your-turn": s.your_turn,
+                "opponent": s.opponent,
+                "opponent-bid": s.opponent_bid,
+                "opponent-previous-card": s.opponent_previous_card.map(|c| c.to_string()),
+                "opponent-current-card": s.opponent_current_card.map(|c| c.to_string()),
+                "you-won-previous-round": s.you_won_previous_round,
+            }))))
+        }
+        "old-game" => {
+            state.hub.session_bot(str_field(body, "session")?)?;
+            let id = int_field(body, "game")?;
+            old_game(state, id).await
+        }
+        other => Err(Refusal(format!("unknown method '{other}'"))),
+    }
+}
+
+fn obj(v: Value) -> Obj {
+    match v {
+        Value::Object(m) => m,
+        _ => Obj::new(),
+    }
+}
+
+async fn register(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
+    let name = str_field(body, "name")?;
+    let password = str_field(body, "password")?;
+    if !auth::valid_name(name) {
+        return Err(Refusal(
+            "a name is 1 to 32 characters of letters, digits, '-' and '_'".into(),
+        ));
+    }
+    if !auth::valid_password(password) {
+        return Err(Refusal("a password is 1 to 255 characters".into()));
+    }
+    let pw = password.to_string();
+    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&pw))
+        .await
+        .map_err(|_| Refusal("internal error".into()))?
+        .map_err(|_| Refusal("internal error".into()))?;
+    match state.hub.store().create_bot(name, &hash, false).await {
+        Ok(id) => Ok(success(obj(json!({"id": id})))),
+        Err(croupier_store::StoreError::NameTaken) => {
+            Err(Refusal(format!("the name '{name}' is taken")))
+        }
+        Err(e) => {
+            tracing::error!("register: {e}");
+            Err(Refusal("internal error".into()))
+        }
+    }
+}
+
+async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
+    let name = str_field(body, "name")?;
+    let password = str_field(body, "password")?.to_string();
+    let row = state.hub.store().bot_by_name(name).await.map_err(|e| {
+        tracing::error!("login: {e}");
+        Refusal("internal error".into())
+    })?;
+    let wrong = || Refusal("wrong name or password".into());
+    let row = row.ok_or_else(wrong)?;
+    let hash = row.password_hash.clone();
+    let ok = tokio::task::spawn_blocking(move || auth::verify_password(&password, &hash))
+        .await
+        .unwrap_or(false);
+    if !ok || row.house {
+        return Err(wrong());
+    }
+    let token = auth::new_session().map_err(|_| Refusal("internal error".into()))?;
+    state.hub.login(row.id, token.clone()).await;
+    Ok(success(obj(json!({"session": token, "id": row.id}))))
+}
+
+/// The finished game's record in the 2014 shape, with every trick.
+async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
+    let row = state.hub.store().game(id).await.map_err(|e| {
+        tracing::error!("old-game: {e}");
+        Refusal("internal error".into())
+    })?;
+    let row = row.ok_or_else(|| Refusal(format!("no game {id}")))?;
+    match row.status.as_str() {
+        "finished" => {}
+        "aborted" => {
+            return Err(Refusal(format!(
+                "game {id} was aborted: {}",
+                row.reason.unwrap_or_else(|| "no reason given".into())
+            )))
+        }
+        _ => return Err(Refusal(format!("game {id} is not over"))),
+    }
+    let record: Record = row
+        .record
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok())
+        .ok_or_else(|| Refusal("internal error: the record is unreadable".into()))?;
+    let game = record
+        .verify::<SkullWhist>()
+        .map_err(|e| Refusal(format!("internal error: {e}")))?;
+    let bots = [row.bot1, row.bot2];
+    let hands: Vec<Vec<String>> = (0..2u8)
+        .map(|s| {
+            game.events()
+                .iter()
+                .find_map(|e| match e {
+                    croupier_rules::skullwhist::SkullWhistEvent::Deal { seat, hand }
+                        if *seat == Seat(s) =>
+                    {
+                        Some(hand.iter().map(ToString::to_string).collect())
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let bids = game.bids();
+    let tricks = game.tricks_won();
+    let rounds: Vec<Value> = game
+        .history()
+        .iter()
+        .enumerate()
+        .map(|(i, t): (usize, &Trick)| {
+            json!({
+                "round": i + 1,
+                "leader": bots[t.leader.index()],
+                "follower": bots[1 - t.leader.index()],
+                "leader-card": t.lead.to_string(),
+                "follower-card": t.follow.to_string(),
+                "winner": bots[t.winner.index()],
+            })
+        })
+        .collect();
+    Ok(success(obj(json!({
+        "game": id,
+        "bot1": row.bot1,
+        "bot2": row.bot2,
+        "bid1": bids[0],
+        "bid2": bids[1],
+        "score1": row.score1,
+        "score2": row.score2,
+        "hand1": hands[0],
+        "hand2": hands[1],
+        "started": row.started,
+        "finished": row.finished,
+        "round": game.history().len(),
+        "tricks1": tricks[0],
+        "tricks2": tricks[1],
+        "forfeited_by": row.forfeited_by,
+        "rounds": rounds,
+    }))))
+}
+
+/// `POST /api/<method>/`.
+pub async fn post(
+    State(state): State<Arc<AppState>>,
+    Path(method): Path<String>,
+    body: Bytes,
+) -> Response {
+    let method = method.trim_end_matches('/');
+    if !METHODS.contains(&method) || method == "jsonp" {
+        return Json(failure(format!("unknown method '{method}'"))).into_response();
+    }
+    let parsed: Result<Value, _> = serde_json::from_slice(&body);
+    let reply = match parsed {
+        _ if body.iter().all(u8::is_ascii_whitespace) => {
+            failure("empty request body: send a JSON object")
+        }
+        Err(e) => failure(format!("bad JSON: {e}")),
+        Ok(Value::Object(o)) => call(&state, method, &o).await,
+        Ok(_) => failure("the request body must be a JSON object"),
+    };
+    Json(reply).into_response()
+}
+
+/// `GET /api/<method>/`: the method's documentation.
+pub async fn get(Path(method): Path<String>) -> Response {
+    let method = method.trim_end_matches('/');
+    match docs::page(method) {
+        Some(html) => Html(html).into_response(),
+        None => (StatusCode::NOT_FOUND, Html(docs::not_found(method))).into_response(),
+    }
+}
+
+/// `GET /api/`: the index of the API documentation.
+pub async fn index() -> Html<String> {
+    Html(docs::index())
+}
+
+/// `GET /api/jsonp?callback=F&method=M&key=value...`.
+pub async fn jsonp(
+    State(state): State<Arc<AppState>>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let get = |k: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let callback = get("callback").unwrap_or_default();
+    let valid_callback = !callback.is_empty()
+        && callback.len() <= 64
+        && callback
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$');
+    if !valid_callback {
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "text/plain")],
+            "callback must be 1 to 64 characters of letters, digits, '_', '.' or '$'",
+        )
+            .into_response();
+    }
+    let method = get("method").unwrap_or_default();
+    let reply = if [
+        "register",
+        "login",
+        "new-game",
+        "bid",
+        "status",
+        "play",
+        "play-card",
+    ]
+    .contains(&method.as_str())
+    {
+        let mut body = Obj::new();
+        for (k, v) in &params {
+            if k != "callback" && k != "method" {
+                body.insert(k.clone(), Value::String(v.clone()));
+            }
+        }
+        call(&state, &method, &body).await
+    } else {
+        failure(format!(
+            "jsonp cannot call '{method}' (register, login, new-game, bid, status, play)"
+        ))
+    };
+    (
+        [(header::CONTENT_TYPE, "application/javascript")],
+        format!("{callback}({reply});"),
+    )
+        .into_response()
+}

@@ -1,0 +1,84 @@
+//! Passwords (argon2id) and session tokens (128 bits from the OS CSPRNG).
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use rand::TryRngCore;
+
+/// Hashes a password with argon2id and a random salt (PHC string).
+pub fn hash_password(password: &str) -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    let salt = SaltString::encode_b64(&bytes).map_err(|e| e.to_string())?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Checks a password against a stored hash.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash)
+        .map(|parsed| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+        })
+        .unwrap_or(false)
+}
+
+/// A new session token: 128 random bits from the OS, as 32 hex characters.
+pub fn new_session() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(hex::encode(bytes))
+}
+
+/// Whether a bot name is 1 to 32 characters of `[-_a-zA-Z0-9]`.
+pub fn valid_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Whether a password is 1 to 255 characters.
+pub fn valid_password(password: &str) -> bool {
+    (1..=255).contains(&password.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_verify_only_against_their_hash() {
+        let h = hash_password("secret").unwrap();
+        assert!(h.starts_with("$argon2id$"));
+        assert!(verify_password("secret", &h));
+        assert!(!verify_password("Secret", &h));
+        assert!(!verify_password("secret", "not a hash"));
+    }
+
+    #[test]
+    fn sessions_are_32_hex_chars_and_differ() {
+        let a = new_session().unwrap();
+        let b = new_session().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn names_and_passwords_have_limits() {
+        assert!(valid_name("bot_1-A"));
+        for bad in ["", "has space", "é", &"x".repeat(33), "a/b"] {
+            assert!(!valid_name(bad), "{bad}");
+        }
+        assert!(valid_password("p") && valid_password(&"p".repeat(255)));
+        assert!(!valid_password("") && !valid_password(&"p".repeat(256)));
+    }
+}

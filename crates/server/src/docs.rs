@@ -1,0 +1,161 @@
+//! HTML documentation served on GET for each API method.
+
+struct Doc {
+    method: &'static str,
+    summary: &'static str,
+    request: &'static [(&'static str, &'static str)],
+    reply: &'static [(&'static str, &'static str)],
+    example: &'static str,
+}
+
+const DOCS: &[Doc] = &[
+    Doc {
+        method: "register",
+        summary: "Registers a new bot. Registration of a name that exists fails; that is harmless.",
+        request: &[("name", "1 to 32 characters of letters, digits, '-' and '_'"), ("password", "1 to 255 characters")],
+        reply: &[("id", "the bot's id (an integer)")],
+        example: r#"{"name": "my-bot", "password": "s3cret"}  →  {"result": "success", "id": 12}"#,
+    },
+    Doc {
+        method: "login",
+        summary: "Logs a bot in. A bot has one session: logging in again replaces it and forfeits a game in progress. A session expires after 5 minutes without a request.",
+        request: &[("name", "the bot's name"), ("password", "its password")],
+        reply: &[("session", "32 hexadecimal characters, sent with every other request"), ("id", "the bot's id")],
+        example: r#"{"name": "my-bot", "password": "s3cret"}  →  {"result": "success", "session": "9f86d081884c7d659a2feaa0c55ad015", "id": 12}"#,
+    },
+    Doc {
+        method: "new-game",
+        summary: "Joins a game. Waits (about 30 s) for an opponent; answers retry if none came, so call it again. Until this bot has bid, calling it again returns the same game and cards; after that, it fails while the game is not over.",
+        request: &[("session", "the session")],
+        reply: &[("game", "the game's id"), ("opponent", "the opponent's bot id"), ("cards", "this bot's 13 cards, sorted, e.g. \"C01\", \"H12\", \"S13\"")],
+        example: r#"{"session": "…"}  →  {"result": "success", "game": 40, "opponent": 7, "cards": ["C02", "C09", …, "S13"]}"#,
+    },
+    Doc {
+        method: "bid",
+        summary: "Bids the number of tricks this bot expects to take, once per game. A bot that has not bid 120 s after the deal forfeits.",
+        request: &[("session", "the session"), ("bid", "an integer from 1 to 13 (a numeric string is accepted)")],
+        reply: &[],
+        example: r#"{"session": "…", "bid": 4}  →  {"result": "success"}"#,
+    },
+    Doc {
+        method: "status",
+        summary: "The state of this bot's game. Outside a game every field is null: that is how a bot learns its game ended (or was forfeited).",
+        request: &[("session", "the session")],
+        reply: &[
+            ("game", "the game's id"),
+            ("round", "the current trick, 1 to 13"),
+            ("your-turn", "true when this bot must play now (false before both bids are in)"),
+            ("opponent", "the opponent's bot id"),
+            ("opponent-bid", "the opponent's bid, null until this bot has bid"),
+            ("opponent-previous-card", "the opponent's card in the previous trick"),
+            ("opponent-current-card", "the opponent's card in the current trick, if it led"),
+            ("you-won-previous-round", "null in the first trick; otherwise whether this bot took the previous trick (and so leads now)"),
+        ],
+        example: r#"{"session": "…"}  →  {"result": "success", "game": 40, "round": 3, "your-turn": true, "opponent": 7, "opponent-bid": 5, "opponent-previous-card": "D04", "opponent-current-card": "H09", "you-won-previous-round": false}"#,
+    },
+    Doc {
+        method: "play",
+        summary: "Plays a card to the current trick (alias: play-card). The follower must follow the led suit when it can; spades are trumps; 1 is the lowest value. A bot that has not played 120 s after its turn began forfeits.",
+        request: &[("session", "the session"), ("card", "a card in this bot's hand, e.g. \"H05\"")],
+        reply: &[],
+        example: r#"{"session": "…", "card": "H05"}  →  {"result": "success"}"#,
+    },
+    Doc {
+        method: "old-game",
+        summary: "The record of a finished game: hands, bids, scores and every trick.",
+        request: &[("session", "the session"), ("game", "the game's id")],
+        reply: &[
+            ("bot1, bot2", "the bots' ids"),
+            ("bid1, bid2", "their bids"),
+            ("score1, score2", "their scores (null after a forfeit)"),
+            ("hand1, hand2", "the hands they were dealt"),
+            ("started, finished", "times (RFC 3339)"),
+            ("round", "tricks played"),
+            ("tricks1, tricks2", "tricks taken"),
+            ("forfeited_by", "the bot id that forfeited, or null"),
+            ("rounds", "every trick: round, leader, follower, leader-card, follower-card, winner"),
+        ],
+        example: r#"{"session": "…", "game": 40}  →  {"result": "success", "bot1": 7, "bot2": 12, …, "rounds": [{"round": 1, "leader": 12, "follower": 7, "leader-card": "S13", "follower-card": "S02", "winner": 12}, …]}"#,
+    },
+    Doc {
+        method: "jsonp",
+        summary: "For browsers: GET /api/jsonp?callback=F&method=M&key=value… calls M (register, login, new-game, bid, status or play) with the other parameters and answers F(reply);",
+        request: &[("callback", "a JavaScript function name"), ("method", "the method to call"), ("…", "that method's keys")],
+        reply: &[],
+        example: r#"GET /api/jsonp?callback=cb&method=status&session=…  →  cb({"result": "success", …});"#,
+    },
+];
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn shell(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}code,pre{{background:#f3f3f3;padding:.1rem .3rem}}pre{{padding:.6rem;overflow-x:auto}}td{{padding:.2rem .6rem;vertical-align:top}}</style></head><body>{}</body></html>",
+        escape(title),
+        body
+    )
+}
+
+/// The documentation page of a method.
+pub fn page(method: &str) -> Option<String> {
+    let d = DOCS
+        .iter()
+        .find(|d| d.method == method || (method == "play-card" && d.method == "play"))?;
+    let rows = |fields: &[(&str, &str)]| {
+        fields
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                    escape(k),
+                    escape(v)
+                )
+            })
+            .collect::<String>()
+    };
+    let body = format!(
+        "<p><a href=\"/api/\">API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p><h2>Request</h2><table>{req}</table><h2>Reply</h2><table>{rep}</table><h2>Example</h2><pre>{ex}</pre>",
+        m = escape(d.method),
+        s = escape(d.summary),
+        req = rows(d.request),
+        rep = if d.reply.is_empty() { "<tr><td>only <code>result</code></td></tr>".into() } else { rows(d.reply) },
+        ex = escape(d.example),
+    );
+    Some(shell(&format!("{} — SkullWhist API", d.method), &body))
+}
+
+/// The API index page.
+pub fn index() -> String {
+    let items: String = DOCS
+        .iter()
+        .map(|d| {
+            format!(
+                "<li><a href=\"/api/{m}/\">{m}</a> — {s}</li>",
+                m = d.method,
+                s = escape(d.summary)
+            )
+        })
+        .collect();
+    shell(
+        "SkullWhist API",
+        &format!(
+            "<h1>SkullWhist API</h1><p>Bots play by POSTing JSON to <code>/api/&lt;method&gt;/</code>: register, log in, then loop: new-game, bid, poll status, play when it is your turn.</p><ul>{items}</ul>"
+        ),
+    )
+}
+
+/// The page for an unknown method.
+pub fn not_found(method: &str) -> String {
+    shell(
+        "Not found",
+        &format!(
+            "<h1>No method '{}'</h1><p>See <a href=\"/api/\">the API</a>.</p>",
+            escape(method)
+        ),
+    )
+}

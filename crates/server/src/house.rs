@@ -1,0 +1,67 @@
+//! House bots: built-in strategies inside the server that join matchmaking
+//! like any bot, so a lone bot always finds an opponent (like the NPC bots of
+//! the original event).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_bots::{bot_rng, Builtins};
+use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant};
+use croupier_rules::Seat;
+use croupier_store::BotId;
+
+use crate::hub::{Hub, NewGame};
+
+/// Registers (or finds) the house bot `house-<strategy>` and returns its id.
+pub async fn ensure_bot(hub: &Hub, strategy: &str) -> Result<BotId, String> {
+    let name = format!("house-{strategy}");
+    if let Some(row) = hub
+        .store()
+        .bot_by_name(&name)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        return Ok(row.id);
+    }
+    // House bots cannot log in: their "hash" is no valid PHC string.
+    hub.store()
+        .create_bot(&name, "!house", true)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Plays forever as `bot` with `strategy`, waiting `pause` between moves so
+/// that games between house bots go at a watchable pace.
+pub async fn run(hub: Arc<Hub>, bot: BotId, strategy: String, pause: Duration) {
+    let Ok(mut s) = SkullWhist::builtin(&strategy) else {
+        tracing::error!("unknown house strategy {strategy}");
+        return;
+    };
+    let mut rng = bot_rng(bot as u64 ^ 0x4055E);
+    loop {
+        match hub.new_game(bot).await {
+            Ok(NewGame::Game { .. }) => {}
+            Ok(NewGame::Retry) => continue,
+            Err(e) => {
+                tracing::warn!("house bot {bot}: {}", e.0);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        }
+        s.new_game(Seat(0), &SkullWhistVariant {}, 2);
+        while let Some((obs, legal)) = hub.observation(bot).await {
+            if !obs.to_act || legal.is_empty() {
+                tokio::time::sleep(pause.max(Duration::from_millis(5))).await;
+                continue;
+            }
+            tokio::time::sleep(pause).await;
+            let result = match s.act(&obs, &legal, &mut rng) {
+                SkullWhistAction::Bid(n) => hub.bid(bot, i64::from(n)).await,
+                SkullWhistAction::Play(c) => hub.play(bot, &c.to_string()).await,
+            };
+            if let Err(e) = result {
+                tracing::warn!("house bot {bot} refused: {}", e.0);
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The Croupier server: the SkullWhist REST API of the 2014 SkullSpace event
+//! (bots unchanged but for the address), matchmaking, move clocks, house
+//! bots, and durable game records.
+//!
+//! [`app`] builds the router for socket-free tests; [`run`] serves it on a
+//! listener until a shutdown signal.
+
+pub mod api;
+pub mod auth;
+mod docs;
+pub mod house;
+pub mod hub;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+
+pub use hub::{Hub, HubConfig};
+
+/// Largest request body accepted.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// What the handlers share.
+#[derive(Debug)]
+pub struct AppState {
+    /// Sessions, matchmaking and games.
+    pub hub: Arc<Hub>,
+}
+
+/// The server's settings.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Clocks and limits.
+    pub hub: HubConfig,
+    /// House bot strategies to run (one bot each).
+    pub house_bots: Vec<String>,
+    /// Pause before each house bot move.
+    pub house_pause: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            hub: HubConfig::default(),
+            house_bots: vec!["random".into(), "heuristic".into()],
+            house_pause: Duration::from_millis(300),
+        }
+    }
+}
+
+/// The router.
+pub fn app(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(home))
+        .route("/api", get(api::index))
+        .route("/api/", get(api::index))
+        .route("/api/jsonp", get(api::jsonp))
+        .route("/api/jsonp/", get(api::jsonp))
+        .route("/api/{method}", get(api::get).post(api::post))
+        .route("/api/{method}/", get(api::get).post(api::post))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+async fn home(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
+) -> axum::response::Html<String> {
+    let (live, waiting) = state.hub.counts();
+    let finished = state.hub.store().count_games("finished").await.unwrap_or(0);
+    axum::response::Html(format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Croupier</title></head><body><h1>Croupier</h1><p>SkullWhist server: {live} games in progress, {waiting} bots waiting for an opponent, {finished} games finished.</p><p>Bots play through <a href=\"/api/\">the API</a>.</p></body></html>"
+    ))
+}
+
+/// Prepares the server state: closes games a previous run left in progress,
+/// and registers the house bots.
+pub async fn prepare(
+    store: Arc<dyn croupier_store::Store>,
+    config: &ServerConfig,
+) -> Result<(Arc<AppState>, Vec<(i64, String)>), String> {
+    let now = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    let aborted = store
+        .abort_running("the server restarted while the game was in progress", &now)
+        .await
+        .map_err(|e| e.to_string())?;
+    if aborted > 0 {
+        tracing::warn!("closed {aborted} games left in progress as aborted");
+    }
+    let hub = Arc::new(Hub::new(store, config.hub.clone()));
+    let mut house = Vec::new();
+    for strategy in &config.house_bots {
+        croupier_bots::Builtins::builtin(strategy)
+            .map(|_: Box<dyn croupier_bots::Strategy<croupier_rules::skullwhist::SkullWhist>>| ())
+            .map_err(|e| e.to_string())?;
+        house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
+    }
+    Ok((Arc::new(AppState { hub }), house))
+}
+
+/// Serves the API on `listener` with the house bots playing, until
+/// `shutdown` completes; then stops accepting and lets requests finish.
+pub async fn run(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    house: Vec<(i64, String)>,
+    config: &ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let mut tasks = JoinSet::new();
+    let hub = Arc::clone(&state.hub);
+    tasks.spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            tick.tick().await;
+            hub.sweep().await;
+        }
+    });
+    for (bot, strategy) in house {
+        tasks.spawn(house::run(
+            Arc::clone(&state.hub),
+            bot,
+            strategy,
+            config.house_pause,
+        ));
+    }
+    let result = axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    tasks.shutdown().await;
+    result
+}

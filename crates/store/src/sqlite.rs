@@ -1,0 +1,239 @@
+//! The SQLite store: one file, WAL journal, migrations applied on open.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, SqlitePool};
+
+use crate::{BotId, BotRow, GameEnd, GameId, GameRow, Store, StoreError};
+
+/// SQLite storage.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `url` and migrates it.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // WAL with FULL: a committed transaction survives a crash of the
+            // process and of the machine.
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(Duration::from_secs(10))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        Ok(SqliteStore { pool })
+    }
+}
+
+fn game_row(r: &sqlx::sqlite::SqliteRow) -> Result<GameRow, sqlx::Error> {
+    Ok(GameRow {
+        id: r.try_get("id")?,
+        game: r.try_get("game")?,
+        status: r.try_get("status")?,
+        bot1: r.try_get("bot1")?,
+        bot2: r.try_get("bot2")?,
+        seed: r.try_get("seed")?,
+        started: r.try_get("started")?,
+        finished: r.try_get("finished")?,
+        score1: r.try_get("score1")?,
+        score2: r.try_get("score2")?,
+        forfeited_by: r.try_get("forfeited_by")?,
+        reason: r.try_get("reason")?,
+        record: r.try_get("record")?,
+    })
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create_bot(
+        &self,
+        name: &str,
+        password_hash: &str,
+        house: bool,
+    ) -> Result<BotId, StoreError> {
+        let now = now();
+        let r = sqlx::query(
+            "INSERT INTO bots (name, password_hash, house, created_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(name)
+        .bind(password_hash)
+        .bind(house)
+        .bind(now)
+        .execute(&self.pool)
+        .await;
+        match r {
+            Ok(done) => Ok(done.last_insert_rowid()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
+        let row = sqlx::query("SELECT id, name, password_hash, house FROM bots WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            None => None,
+            Some(r) => Some(BotRow {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                password_hash: r.try_get("password_hash")?,
+                house: r.try_get("house")?,
+            }),
+        })
+    }
+
+    async fn start_game(
+        &self,
+        game: &str,
+        bots: [BotId; 2],
+        seed: i64,
+        started: &str,
+    ) -> Result<GameId, StoreError> {
+        let r = sqlx::query(
+            "INSERT INTO games (game, status, bot1, bot2, seed, started) VALUES (?, 'running', ?, ?, ?, ?)",
+        )
+        .bind(game)
+        .bind(bots[0])
+        .bind(bots[1])
+        .bind(seed)
+        .bind(started)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.last_insert_rowid())
+    }
+
+    async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ?",
+        )
+        .bind(&end.finished)
+        .bind(end.scores[0])
+        .bind(end.scores[1])
+        .bind(end.forfeited_by)
+        .bind(&end.record)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE id = ? AND status = 'running'")
+            .bind(reason)
+            .bind(at)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
+        let r = sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE status = 'running'")
+            .bind(reason)
+            .bind(at)
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected())
+    }
+
+    async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query("SELECT * FROM games WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| game_row(&r)).transpose().map_err(Into::into)
+    }
+
+    async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE status = ?")
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n)
+    }
+}
+
+fn now() -> String {
+    // Seconds since the epoch is enough for the creation stamp of a bot.
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    secs.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        (dir, SqliteStore::open(&url).await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn bot_names_are_unique() {
+        let (_d, s) = store().await;
+        let id = s.create_bot("alice", "h", false).await.unwrap();
+        assert!(matches!(
+            s.create_bot("alice", "h2", false).await,
+            Err(StoreError::NameTaken)
+        ));
+        let row = s.bot_by_name("alice").await.unwrap().unwrap();
+        assert_eq!((row.id, row.password_hash.as_str()), (id, "h"));
+        assert!(s.bot_by_name("bob").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn games_run_then_finish_or_abort() {
+        let (_d, s) = store().await;
+        let a = s.create_bot("a", "h", false).await.unwrap();
+        let b = s.create_bot("b", "h", false).await.unwrap();
+        let g1 = s.start_game("skullwhist", [a, b], 7, "t0").await.unwrap();
+        let g2 = s.start_game("skullwhist", [b, a], 8, "t0").await.unwrap();
+        let end = GameEnd {
+            finished: "t1".into(),
+            scores: [Some(20), Some(-10)],
+            forfeited_by: None,
+            record: "{}".into(),
+        };
+        s.finish_game(g1, &end).await.unwrap();
+        assert_eq!(s.abort_running("restart", "t2").await.unwrap(), 1);
+        let r1 = s.game(g1).await.unwrap().unwrap();
+        assert_eq!(
+            (r1.status.as_str(), r1.score1, r1.record.as_deref()),
+            ("finished", Some(20), Some("{}"))
+        );
+        let r2 = s.game(g2).await.unwrap().unwrap();
+        assert_eq!(
+            (r2.status.as_str(), r2.reason.as_deref()),
+            ("aborted", Some("restart"))
+        );
+        assert_eq!(s.count_games("finished").await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn data_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        {
+            let s = SqliteStore::open(&url).await.unwrap();
+            s.create_bot("kept", "h", false).await.unwrap();
+        }
+        let s = SqliteStore::open(&url).await.unwrap();
+        assert!(s.bot_by_name("kept").await.unwrap().is_some());
+    }
+}
