@@ -5,6 +5,7 @@
 pub mod client;
 pub mod live;
 pub mod process;
+pub mod rest;
 pub mod runner;
 pub mod series;
 pub mod spec;

@@ -240,8 +240,23 @@ async fn run<G: Game>(
                 _ => None,
             });
         answers.extend(futures::future::join_all(asks).await);
+        // A bot that can no longer be asked is stopped now, not at the end.
+        for s in seats.iter_mut() {
+            if let Driver::Program(p) = &mut s.driver {
+                if p.broken.is_some() {
+                    if let Some(proc) = p.process.take() {
+                        reaper.spawn(proc.terminate());
+                    }
+                }
+            }
+        }
         answers.sort_by_key(|(i, _, _)| *i);
         for (i, decision, ms) in answers {
+            // An earlier answer of this decision may have ended the game (a
+            // forfeit during sealed bids): the rest are moot.
+            if game.is_over() {
+                break;
+            }
             let seat = Seat(i as u8);
             match decision {
                 Decision::Action(a) => match game.apply(seat, a) {

@@ -16,13 +16,17 @@ use crate::CliError;
 /// Arguments of `croupier bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// What to measure: `rules` (random playouts per second per game) or
-    /// `subprocess` (the cost of talking to bot programs).
+    /// What to measure: `rules` (random playouts per second per game),
+    /// `subprocess` (the cost of talking to bot programs) or `server` (REST
+    /// bots playing full games against `croupier serve`).
     #[arg(default_value = "rules")]
     what: String,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
+    /// Concurrent REST bots (`bench server`).
+    #[arg(long, default_value_t = 200)]
+    bots: usize,
 }
 
 #[derive(Serialize)]
@@ -90,13 +94,20 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     }
     match args.what.as_str() {
         "rules" => {}
+        "server" => {
+            if !(2..=5000).contains(&args.bots) {
+                return Err(CliError::Usage("--bots must be between 2 and 5000".into()));
+            }
+            crate::bench_server::run(args.bots, args.seconds, &crate::play::current_exe()?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         "subprocess" => {
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server)"
             )))
         }
     }

@@ -38,10 +38,25 @@ pub struct BotArgs {
     /// Seed of the strategy's random choices.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Play SkullWhist on a server through its REST API instead of stdin/stdout.
+    #[arg(long, value_name = "URL")]
+    connect: Option<String>,
+    /// Bot name on the server (registered on first use; default: croupier-STRATEGY).
+    #[arg(long, requires = "connect")]
+    name: Option<String>,
+    /// Password on the server.
+    #[arg(long, requires = "connect", default_value = "croupier")]
+    password: String,
+    /// Games to play on the server (default: until stopped).
+    #[arg(long, requires = "connect")]
+    games: Option<u64>,
 }
 
 /// Runs `croupier bot` on stdin/stdout.
 pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
+    if let Some(url) = &args.connect {
+        return connect(&args, url);
+    }
     let dialect: DialectKind = args
         .dialect
         .parse()
@@ -124,4 +139,26 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
 
 fn strategy<G: Builtins>(name: &str) -> Result<Box<dyn croupier_bots::Strategy<G>>, CliError> {
     G::builtin(name).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// `croupier bot STRATEGY --connect URL`: plays through the REST API.
+fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
+    if args.game.as_deref().is_some_and(|g| g != "skullwhist") {
+        return Err(CliError::Usage("--connect plays skullwhist only".into()));
+    }
+    let strategy = strategy::<SkullWhist>(&args.strategy)?;
+    let opts = croupier_arena::rest::RestOptions {
+        url: url.to_string(),
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("croupier-{}", args.strategy)),
+        password: args.password.clone(),
+        games: args.games,
+        seed: args.seed,
+    };
+    let summary = croupier_arena::rest::play_rest(strategy, &opts, |line| eprintln!("{line}"))
+        .map_err(CliError::Failed)?;
+    println!("{summary}");
+    Ok(ExitCode::SUCCESS)
 }

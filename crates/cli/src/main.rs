@@ -2,6 +2,7 @@
 //! game records, and measures the rules engines.
 
 mod bench;
+mod bench_server;
 mod bot;
 mod play;
 mod replay;
@@ -11,6 +12,11 @@ mod tournament;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+// mimalloc gives memory back after the server's large, short-lived argon2
+// buffers, where the system allocator keeps hundreds of MiB.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Croupier runs competitions between game-playing programs.
 #[derive(Debug, Parser)]

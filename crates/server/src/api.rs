@@ -137,9 +137,9 @@ async fn register(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
         return Err(Refusal("a password is 1 to 255 characters".into()));
     }
     let pw = password.to_string();
-    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&pw))
+    let hash = auth::hashing(move || auth::hash_password(&pw))
         .await
-        .map_err(|_| Refusal("internal error".into()))?
+        .ok_or_else(|| Refusal("the server is busy: try again".into()))?
         .map_err(|_| Refusal("internal error".into()))?;
     match state.hub.store().create_bot(name, &hash, false).await {
         Ok(id) => Ok(success(obj(json!({"id": id})))),
@@ -163,7 +163,7 @@ async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
     let wrong = || Refusal("wrong name or password".into());
     let row = row.ok_or_else(wrong)?;
     let hash = row.password_hash.clone();
-    let ok = tokio::task::spawn_blocking(move || auth::verify_password(&password, &hash))
+    let ok = auth::hashing(move || auth::verify_password(&password, &hash))
         .await
         .unwrap_or(false);
     if !ok || row.house {
@@ -259,8 +259,15 @@ pub async fn post(
     body: Bytes,
 ) -> Response {
     let method = method.trim_end_matches('/');
-    if !METHODS.contains(&method) || method == "jsonp" {
+    if !(METHODS.contains(&method) || method == "play-card") {
         return Json(failure(format!("unknown method '{method}'"))).into_response();
+    }
+    if body.len() > crate::MAX_BODY {
+        return Json(failure(format!(
+            "the request body is larger than {} bytes",
+            crate::MAX_BODY
+        )))
+        .into_response();
     }
     let parsed: Result<Value, _> = serde_json::from_slice(&body);
     let reply = match parsed {
@@ -299,6 +306,10 @@ pub async fn jsonp(
             .find(|(key, _)| key == k)
             .map(|(_, v)| v.clone())
     };
+    if params.is_empty() {
+        // A plain visit: the documentation, like every other method.
+        return Html(docs::page("jsonp").unwrap_or_default()).into_response();
+    }
     let callback = get("callback").unwrap_or_default();
     let valid_callback = !callback.is_empty()
         && callback.len() <= 64
@@ -342,4 +353,11 @@ pub async fn jsonp(
         format!("{callback}({reply});"),
     )
         .into_response()
+}
+
+/// `POST /api/jsonp/`: jsonp is for GET only.
+pub async fn jsonp_post() -> Json<Value> {
+    Json(failure(
+        "unknown method 'jsonp' for POST: call GET /api/jsonp?callback=F&method=M&...",
+    ))
 }

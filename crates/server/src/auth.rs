@@ -4,6 +4,47 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 use rand::TryRngCore;
 
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Argon2 work (memory-hard: about 19 MiB a hash) runs on two dedicated
+/// threads behind a bounded queue, so a burst of registrations or logins
+/// neither exhausts memory nor starves the request workers.
+fn hashing_queue() -> &'static std::sync::mpsc::SyncSender<Job> {
+    static QUEUE: std::sync::OnceLock<std::sync::mpsc::SyncSender<Job>> =
+        std::sync::OnceLock::new();
+    QUEUE.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(512);
+        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        for i in 0..2 {
+            let rx = std::sync::Arc::clone(&rx);
+            let _ = std::thread::Builder::new()
+                .name(format!("argon2-{i}"))
+                .spawn(move || loop {
+                    let job = match rx.lock() {
+                        Ok(r) => r.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        Err(_) => return,
+                    }
+                });
+        }
+        tx
+    })
+}
+
+/// Runs a password hash or check on the hashing threads; `None` when the
+/// queue is full (the server is overloaded) or the work failed.
+pub async fn hashing<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let _ = tx.send(work());
+    });
+    hashing_queue().try_send(job).ok()?;
+    rx.await.ok()
+}
+
 /// Hashes a password with argon2id and a random salt (PHC string).
 pub fn hash_password(password: &str) -> Result<String, String> {
     let mut bytes = [0u8; 16];

@@ -579,18 +579,30 @@ impl Hub {
                 let _ = self.close(&mut g).await;
             }
         }
+        // Expired sessions are kept an hour longer, so that a bot using one
+        // is told it expired rather than that it is unknown; a waiting bot
+        // whose session expired stops waiting at once.
         let idle = self.config.session_idle;
+        let forget = idle + Duration::from_secs(3600);
         let mut inner = self.lock();
+        let lapsed: Vec<BotId> = inner
+            .sessions
+            .values()
+            .filter(|s| s.last_seen.elapsed() > idle)
+            .map(|s| s.bot)
+            .collect();
+        inner.waiting.retain(|w| !lapsed.contains(&w.bot));
         let expired: Vec<String> = inner
             .sessions
             .iter()
-            .filter(|(_, s)| s.last_seen.elapsed() > idle)
+            .filter(|(_, s)| s.last_seen.elapsed() > forget)
             .map(|(t, _)| t.clone())
             .collect();
         for t in expired {
             if let Some(s) = inner.sessions.remove(&t) {
-                inner.session_of.remove(&s.bot);
-                inner.waiting.retain(|w| w.bot != s.bot);
+                if inner.session_of.get(&s.bot) == Some(&t) {
+                    inner.session_of.remove(&s.bot);
+                }
             }
         }
     }

@@ -60,11 +60,13 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/", get(home))
         .route("/api", get(api::index))
         .route("/api/", get(api::index))
-        .route("/api/jsonp", get(api::jsonp))
-        .route("/api/jsonp/", get(api::jsonp))
+        .route("/api/jsonp", get(api::jsonp).post(api::jsonp_post))
+        .route("/api/jsonp/", get(api::jsonp).post(api::jsonp_post))
         .route("/api/{method}", get(api::get).post(api::post))
         .route("/api/{method}/", get(api::get).post(api::post))
-        .layer(DefaultBodyLimit::max(MAX_BODY))
+        // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
+        // API's own JSON failure; beyond that the connection gets HTTP 413.
+        .layer(DefaultBodyLimit::max(1024 * 1024))
         .with_state(state)
 }
 

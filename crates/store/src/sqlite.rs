@@ -9,10 +9,13 @@ use sqlx::{Row, SqlitePool};
 
 use crate::{BotId, BotRow, GameEnd, GameId, GameRow, Store, StoreError};
 
-/// SQLite storage.
+/// SQLite storage. Writes go through one connection (SQLite has one writer
+/// at a time; a pool of writers would only contend and back off), reads
+/// through a small pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    writer: SqlitePool,
 }
 
 impl SqliteStore {
@@ -21,17 +24,22 @@ impl SqliteStore {
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            // WAL with FULL: a committed transaction survives a crash of the
-            // process and of the machine.
-            .synchronous(SqliteSynchronous::Full)
+            // In WAL mode, NORMAL makes every committed transaction survive a
+            // crash of the process (kill -9); only a power cut can lose the
+            // latest ones. FULL would add an fsync to every commit.
+            .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await?;
-        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore { pool, writer })
     }
 }
 
@@ -69,7 +77,7 @@ impl Store for SqliteStore {
         .bind(password_hash)
         .bind(house)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await;
         match r {
             Ok(done) => Ok(done.last_insert_rowid()),
@@ -109,7 +117,7 @@ impl Store for SqliteStore {
         .bind(bots[1])
         .bind(seed)
         .bind(started)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(r.last_insert_rowid())
     }
@@ -124,7 +132,7 @@ impl Store for SqliteStore {
         .bind(end.forfeited_by)
         .bind(&end.record)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
@@ -134,7 +142,7 @@ impl Store for SqliteStore {
             .bind(reason)
             .bind(at)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }
@@ -143,7 +151,7 @@ impl Store for SqliteStore {
         let r = sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE status = 'running'")
             .bind(reason)
             .bind(at)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(r.rows_affected())
     }

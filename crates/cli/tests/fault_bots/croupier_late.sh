@@ -1,10 +1,13 @@
 #!/bin/sh
 # croupier/1 bot that answers every decision at once with the lowest legal
 # action, except decision 3: that one it answers with the highest legal action
-# after sleeping 0.7 s, past a 0.5 s move time (but in time for decision 4). Each answer is logged to LOG as
-# "<decision> <action>" once written.
+# after sleeping 0.7 s, past a 0.5 s move time (but in time for decision 4).
+# It logs "start" to LOG when started, and "<decision> <action>" for every
+# answer just before writing it (the match may end, and the bot be stopped,
+# as soon as the answer is read).
 # Usage: croupier_late.sh MARKER LOG
 log=$2
+echo "start" >>"$log"
 while IFS= read -r line; do
   case $line in
     '{"type":"act"'*)
@@ -16,8 +19,8 @@ while IFS= read -r line; do
       else
         a=${legal%%,*}
       fi
-      printf '{"action":%s,"decision":%s}\n' "$a" "$d"
       echo "$d $a" >>"$log"
+      printf '{"action":%s,"decision":%s}\n' "$a" "$d"
       ;;
   esac
 done

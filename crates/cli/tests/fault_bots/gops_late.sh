@@ -1,10 +1,14 @@
 #!/bin/sh
-# GOPS bot that bids 1 and 2 on time, sleeps past the deadline before its third
-# bid, then answers that bid late and goes on answering promptly. Every
-# competition card it is sent is logged to LOG, so the test can see whether
-# the runner stopped feeding it.
+# GOPS bot that bids 1 and 2 on time, then sleeps 0.8 s (past a 0.5 s move
+# time) before bidding 3, and goes on bidding 4, 5, ... promptly if it is still
+# asked. It ignores SIGTERM, so the late answer is written even if the runner
+# stops it at once (SIGKILL comes only after the grace period). It logs to LOG
+# "start" when started, "card <n>" for every competition card it is sent and
+# "late <n>" just before the late answer is written.
 # Usage: gops_late.sh MARKER LOG
+trap '' TERM
 log=$2
+echo "start" >>"$log"
 n=0
 while IFS= read -r line; do
   case $line in
@@ -12,10 +16,12 @@ while IFS= read -r line; do
       n=$((n + 1))
       echo "card $n" >>"$log"
       if [ "$n" -eq 3 ]; then
-        sleep 1.5
+        sleep 0.8
         echo "late $n" >>"$log"
+        echo "$n"
+      else
+        echo "$n"
       fi
-      echo "$n"
       ;;
   esac
 done
