@@ -468,6 +468,11 @@ impl Hub {
             record: serde_json::to_string(&g.record).unwrap_or_default(),
         };
         let stored = self.store.finish_game(g.id, &end).await;
+        match (forfeited_by, scores) {
+            (Some(f), _) => tracing::info!("game {}: bot {} forfeited against bot {}", g.id, f, g.bots.iter().find(|b| **b != f).copied().unwrap_or(f)),
+            (None, [Some(a), Some(b)]) => tracing::info!("game {}: bot {} {a} to bot {} {b}", g.id, g.bots[0], g.bots[1]),
+            _ => {}
+        }
         {
             let mut inner = self.lock();
             inner.games.remove(&g.id);
