@@ -13,11 +13,18 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn croupier(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_croupier")).current_dir(root()).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// Whether `interpreter` runs here; under CI its absence is a failure.
@@ -29,7 +36,10 @@ fn have(interpreter: &str) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        assert!(std::env::var("CI").is_err(), "{interpreter} is missing under CI: .ci/run should install it");
+        assert!(
+            std::env::var("CI").is_err(),
+            "{interpreter} is missing under CI: .ci/run should install it"
+        );
         eprintln!("SKIPPED: {interpreter} is not installed");
     }
     ok
@@ -37,8 +47,13 @@ fn have(interpreter: &str) -> bool {
 
 fn summary(args: &[&str]) -> serde_json::Value {
     let o = croupier(args);
-    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&o.stdout)))
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&o.stdout)))
 }
 
 fn assert_no_faults(v: &serde_json::Value, games: u64) {
@@ -54,10 +69,21 @@ fn the_quiz_planner_in_ruby_plays_unchanged_and_beats_random() {
         return;
     }
     let v = summary(&[
-        "play", "goofspiel", "ruby examples/bots/gops/planner.rb", "builtin:random", "--games", "200", "--seed", "1", "--json",
+        "play",
+        "goofspiel",
+        "ruby examples/bots/gops/planner.rb",
+        "builtin:random",
+        "--games",
+        "200",
+        "--seed",
+        "1",
+        "--json",
     ]);
     assert_no_faults(&v, 200);
-    let (w, l) = (v["bots"][0]["wins"].as_u64().unwrap(), v["bots"][0]["losses"].as_u64().unwrap());
+    let (w, l) = (
+        v["bots"][0]["wins"].as_u64().unwrap(),
+        v["bots"][0]["losses"].as_u64().unwrap(),
+    );
     assert!(w > l + 20, "planner {w} wins, {l} losses: {v}");
 }
 
@@ -67,12 +93,32 @@ fn the_ruby_planner_and_our_builtin_planner_play_identically() {
         return;
     }
     let ruby = summary(&[
-        "play", "goofspiel", "ruby examples/bots/gops/planner.rb", "builtin:random", "--games", "50", "--seed", "9", "--json",
+        "play",
+        "goofspiel",
+        "ruby examples/bots/gops/planner.rb",
+        "builtin:random",
+        "--games",
+        "50",
+        "--seed",
+        "9",
+        "--json",
     ]);
-    let ours =
-        summary(&["play", "goofspiel", "builtin:planner", "builtin:random", "--games", "50", "--seed", "9", "--json"]);
+    let ours = summary(&[
+        "play",
+        "goofspiel",
+        "builtin:planner",
+        "builtin:random",
+        "--games",
+        "50",
+        "--seed",
+        "9",
+        "--json",
+    ]);
     for key in ["wins", "draws", "losses", "mean_score"] {
-        assert_eq!(ruby["bots"][0][key], ours["bots"][0][key], "{key}: {ruby} vs {ours}");
+        assert_eq!(
+            ruby["bots"][0][key], ours["bots"][0][key],
+            "{key}: {ruby} vs {ours}"
+        );
     }
 }
 
@@ -83,7 +129,18 @@ fn gops_random_bots_in_python_and_javascript_play_without_faults() {
             continue;
         }
         let bot = format!("{interp} examples/bots/gops/{file}");
-        assert_no_faults(&summary(&["play", "goofspiel", &bot, "builtin:random", "--games", "20", "--json"]), 20);
+        assert_no_faults(
+            &summary(&[
+                "play",
+                "goofspiel",
+                &bot,
+                "builtin:random",
+                "--games",
+                "20",
+                "--json",
+            ]),
+            20,
+        );
     }
 }
 
@@ -110,9 +167,11 @@ fn croupier_protocol_random_bots_play_every_game_without_faults() {
             continue;
         }
         let bot = format!("{interp} examples/bots/croupier/{file}@croupier");
-        for (game, opponents) in
-            [("skullwhist", vec!["builtin:heuristic"]), ("goofspiel", vec!["builtin:planner"]), ("loveletter", vec!["builtin:random", "builtin:heuristic"])]
-        {
+        for (game, opponents) in [
+            ("skullwhist", vec!["builtin:heuristic"]),
+            ("goofspiel", vec!["builtin:planner"]),
+            ("loveletter", vec!["builtin:random", "builtin:heuristic"]),
+        ] {
             let mut args = vec!["play", game, bot.as_str()];
             args.extend(opponents);
             args.extend(["--games", "4", "--json"]);
@@ -132,9 +191,19 @@ impl Drop for Server {
 }
 
 fn server(dir: &Path) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--house-pause-ms", "1"])
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--house-pause-ms",
+            "1",
+        ])
         .arg("--database")
         .arg(format!("sqlite://{}", dir.join("db").display()))
         .stdout(Stdio::null())
@@ -144,7 +213,10 @@ fn server(dir: &Path) -> Server {
     let url = format!("http://127.0.0.1:{port}");
     let start = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "server did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "server did not start"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     Server(child, url)
@@ -154,17 +226,32 @@ fn server(dir: &Path) -> Server {
 fn skullwhist_rest_bots_in_three_languages_play_against_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let srv = server(dir.path());
-    for (interp, file) in [("python3", "random_bot.py"), ("node", "random_bot.js"), ("ruby", "random_bot.rb")] {
+    for (interp, file) in [
+        ("python3", "random_bot.py"),
+        ("node", "random_bot.js"),
+        ("ruby", "random_bot.rb"),
+    ] {
         if !have(interp) {
             continue;
         }
         let o = Command::new(interp)
             .current_dir(root())
             .arg(format!("examples/bots/skullwhist/{file}"))
-            .args([srv.1.as_str(), &format!("example-{interp}"), "pw", "--games", "2"])
+            .args([
+                srv.1.as_str(),
+                &format!("example-{interp}"),
+                "pw",
+                "--games",
+                "2",
+            ])
             .output()
             .unwrap();
-        assert!(o.status.success(), "{file}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{file}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let o = croupier(&["bot", "heuristic", "--connect", &srv.1, "--games", "2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

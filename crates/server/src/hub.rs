@@ -469,8 +469,18 @@ impl Hub {
         };
         let stored = self.store.finish_game(g.id, &end).await;
         match (forfeited_by, scores) {
-            (Some(f), _) => tracing::info!("game {}: bot {} forfeited against bot {}", g.id, f, g.bots.iter().find(|b| **b != f).copied().unwrap_or(f)),
-            (None, [Some(a), Some(b)]) => tracing::info!("game {}: bot {} {a} to bot {} {b}", g.id, g.bots[0], g.bots[1]),
+            (Some(f), _) => tracing::info!(
+                "game {}: bot {} forfeited against bot {}",
+                g.id,
+                f,
+                g.bots.iter().find(|b| **b != f).copied().unwrap_or(f)
+            ),
+            (None, [Some(a), Some(b)]) => tracing::info!(
+                "game {}: bot {} {a} to bot {} {b}",
+                g.id,
+                g.bots[0],
+                g.bots[1]
+            ),
             _ => {}
         }
         {
