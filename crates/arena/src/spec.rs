@@ -62,6 +62,9 @@ pub enum SpecError {
     /// A bot that needs a process where none can run.
     #[error("'{0}' must run as a process")]
     NotInProcess(String),
+    /// The program cannot be found or run.
+    #[error("program '{0}' not found{1}")]
+    NoProgram(String, String),
     /// Unknown built-in strategy.
     #[error(transparent)]
     UnknownBot(#[from] croupier_bots::UnknownBot),
@@ -125,6 +128,29 @@ impl fmt::Display for BotSpec {
     }
 }
 
+/// Where `program` would be run from: a path with a slash as it is, a bare
+/// name looked up in `PATH`; `None` if there is no executable file there.
+pub fn find_program(program: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.is_empty() {
+        return None;
+    }
+    if program.contains('/') {
+        let p = Path::new(program);
+        return runnable(p).then(|| p.to_path_buf());
+    }
+    std::env::var_os("PATH")
+        .map(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| runnable(p))
+        })
+        .unwrap_or(None)
+}
+
 /// The dialect a program plays `G` in by default under `variant`.
 pub fn default_dialect<G: Game>(variant: &G::Variant) -> DialectKind {
     let game: GameKind = G::NAME.parse().unwrap_or(GameKind::SkullWhist);
@@ -143,8 +169,21 @@ impl BotSpec {
     /// Checks the spec against game `G` (strategy names, dialects) without
     /// starting anything.
     pub fn check<G: Builtins>(&self, variant: &G::Variant) -> Result<(), SpecError> {
-        if let BotSpec::Builtin { name, .. } = self {
-            G::builtin(name)?;
+        match self {
+            BotSpec::Builtin { name, .. } => {
+                G::builtin(name)?;
+            }
+            BotSpec::Program { argv, .. } => {
+                let program = argv.first().map(String::as_str).unwrap_or_default();
+                if find_program(program).is_none() {
+                    let hint = if G::make(program).is_some() {
+                        format!(" (did you mean builtin:{program}?)")
+                    } else {
+                        String::new()
+                    };
+                    return Err(SpecError::NoProgram(program.to_string(), hint));
+                }
+            }
         }
         let dialect = match self {
             BotSpec::Builtin { dialect: None, .. } => return Ok(()),
@@ -296,10 +335,32 @@ mod tests {
     }
 
     #[test]
+    fn programs_must_exist() {
+        use croupier_rules::goofspiel::Goofspiel;
+        let v = GoofspielVariant::gops();
+        assert!("sh -c true"
+            .parse::<BotSpec>()
+            .unwrap()
+            .check::<Goofspiel>(&v)
+            .is_ok());
+        let e = "random"
+            .parse::<BotSpec>()
+            .unwrap()
+            .check::<Goofspiel>(&v)
+            .unwrap_err();
+        assert!(e.to_string().contains("did you mean builtin:random"), "{e}");
+        assert!("./no/such/bot"
+            .parse::<BotSpec>()
+            .unwrap()
+            .check::<Goofspiel>(&v)
+            .is_err());
+    }
+
+    #[test]
     fn dialects_must_carry_the_game() {
         use croupier_rules::goofspiel::Goofspiel;
         use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-        let gops: BotSpec = "./bot@gops".parse().unwrap();
+        let gops: BotSpec = "/bin/sh@gops".parse().unwrap();
         assert!(gops.check::<Goofspiel>(&GoofspielVariant::gops()).is_ok());
         assert!(gops
             .check::<LoveLetter>(&LoveLetterVariant::default())

@@ -140,7 +140,8 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
 }
 
 fn print_table(s: &SeriesSummary, seed: u64, records: Option<&std::path::Path>) {
-    println!("{} games of {} (seed {seed})", s.games, s.game);
+    let plural = if s.games == 1 { "" } else { "s" };
+    println!("{} game{plural} of {} (seed {seed})", s.games, s.game);
     let width = s
         .bots
         .iter()
