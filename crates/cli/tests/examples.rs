@@ -150,8 +150,13 @@ fn loveletter_random_bots_play_without_faults_at_every_table_size() {
         if !have(interp) {
             continue;
         }
-        let bot = format!("{interp} examples/bots/loveletter/{file}");
         for others in [1usize, 2, 3] {
+            // The classic protocol never says how many play: the bots take it
+            // as an argument (see examples/bots/loveletter/README.md).
+            let bot = format!(
+                "{interp} examples/bots/loveletter/{file} --players {}",
+                others + 1
+            );
             let mut args = vec!["play", "loveletter", bot.as_str()];
             args.extend(std::iter::repeat_n("builtin:random", others));
             args.extend(["--games", "3", "--json"]);
