@@ -67,6 +67,13 @@ impl BotSummary {
         }
     }
 
+    /// Empty summaries for a list of bots, in order.
+    pub fn for_bots(bots: &[BotSpec]) -> Vec<BotSummary> {
+        bots.iter()
+            .map(|b| BotSummary::new(b.to_string()))
+            .collect()
+    }
+
     /// Counts one game in which this bot held `seat`.
     pub fn add(&mut self, seat: usize, record: &Record) {
         let o = &record.outcome;
@@ -213,18 +220,9 @@ pub fn run_series<G: Builtins>(
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
-    if let Some(dir) = &config.records {
-        fs::create_dir_all(dir).map_err(|source| SeriesError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-    }
+    prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
-    let mut bots: Vec<BotSummary> = config
-        .bots
-        .iter()
-        .map(|b| BotSummary::new(b.to_string()))
-        .collect();
+    let mut bots = BotSummary::for_bots(&config.bots);
     for i in 0..config.games {
         // Rotate seats: in game i, seat s is played by bot (s + i) mod n.
         let order: Vec<usize> = (0..n).map(|s| (s + i as usize) % n.max(1)).collect();
@@ -244,6 +242,17 @@ pub fn run_series<G: Builtins>(
         games: config.games,
         bots,
     })
+}
+
+/// Creates the records directory, if one is wanted.
+pub fn prepare_records(dir: Option<&Path>) -> Result<(), SeriesError> {
+    match dir {
+        Some(d) => fs::create_dir_all(d).map_err(|source| SeriesError::Io {
+            path: d.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Writes a record as pretty JSON, atomically (temporary file, then rename).

@@ -6,7 +6,6 @@
 //! plays `deals` deals; with duplicate deals each deal is played once under
 //! every rotation of the seats (for two players: again with seats swapped).
 
-use std::fs;
 use std::path::PathBuf;
 
 use croupier_bots::Builtins;
@@ -15,7 +14,7 @@ use serde::Serialize;
 
 use crate::live::LiveConfig;
 use crate::runner::seeds;
-use crate::series::{write_record, BotSummary, SeriesError, Table};
+use crate::series::{prepare_records, write_record, BotSummary, SeriesError, Table};
 use crate::spec::BotSpec;
 
 /// What to play.
@@ -106,18 +105,9 @@ pub fn run_tournament<G: Builtins>(
     mut on_game: impl FnMut(&Record),
 ) -> Result<TournamentResult, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
-    if let Some(dir) = &config.records {
-        fs::create_dir_all(dir).map_err(|source| SeriesError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-    }
+    prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
-    let mut bots: Vec<BotSummary> = config
-        .bots
-        .iter()
-        .map(|b| BotSummary::new(b.to_string()))
-        .collect();
+    let mut bots = BotSummary::for_bots(&config.bots);
     let mut h2h = vec![vec![HeadToHead::default(); n]; n];
     let mut games = 0u64;
     for (t, members) in combinations(n, config.players).iter().enumerate() {

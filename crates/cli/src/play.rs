@@ -29,24 +29,31 @@ pub struct PlayArgs {
     /// `@DIALECT` (croupier, gops, loveletter, loveletter-postman).
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
-    /// Rules variant, e.g. `gops`, `jujitsu`, `jujitsu rounds=5,6,7,8`.
-    #[arg(long)]
-    variant: Option<String>,
-    /// Seed of the whole series (random if not given; the summary shows it).
-    #[arg(long)]
-    seed: Option<u64>,
     /// Number of games; seats rotate between games.
     #[arg(long, default_value_t = 1)]
     games: u64,
+    #[command(flatten)]
+    common: MatchArgs,
+}
+
+/// Options shared by `play` and `tournament`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// Rules variant, e.g. `gops`, `jujitsu`, `jujitsu rounds=5,6,7,8`.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Seed of the whole run (random if not given; the summary shows it).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Write one JSON record per game into this directory.
     #[arg(long, value_name = "DIR")]
-    records: Option<PathBuf>,
-    /// Print the summary as one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    pub records: Option<PathBuf>,
     /// Seconds a bot program has for each decision.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-    move_time: f64,
+    pub move_time: f64,
+    /// Print the result as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `croupier play`.
@@ -94,7 +101,7 @@ pub fn current_exe() -> Result<PathBuf, CliError> {
 
 /// Plays the series for a game with built-in bots.
 pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
-    let variant = parse_variant::<G>(args.variant.as_deref())
+    let variant = parse_variant::<G>(args.common.variant.as_deref())
         .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
     let bots = parse_specs(&args.bots)?;
     // Check the table size and bots before playing anything.
@@ -106,14 +113,14 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
     if args.games == 0 {
         return Err(CliError::Usage("--games must be at least 1".into()));
     }
-    let seed = args.seed.unwrap_or_else(rand::random);
+    let seed = args.common.seed.unwrap_or_else(rand::random);
     let config = SeriesConfig {
         variant,
         bots,
         games: args.games,
         seed,
-        records: args.records.clone(),
-        live: live_config(args.move_time)?,
+        records: args.common.records.clone(),
+        live: live_config(args.common.move_time)?,
         exe: current_exe()?,
     };
     let bar = if args.games >= 50 {
@@ -130,11 +137,11 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         other => CliError::Failed(other.into()),
     })?;
     bar.finish_and_clear();
-    if args.json {
+    if args.common.json {
         let json = serde_json::to_string(&summary).map_err(|e| CliError::Failed(e.into()))?;
         println!("{json}");
     } else {
-        print_table(&summary, seed, args.records.as_deref());
+        print_table(&summary, seed, args.common.records.as_deref());
     }
     Ok(ExitCode::SUCCESS)
 }

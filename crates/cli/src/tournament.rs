@@ -1,7 +1,6 @@
 //! `croupier tournament`: round-robin (or rotating tables) with duplicate
 //! deals, a progress bar, and a final table with a head-to-head matrix.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -15,7 +14,7 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::play::{current_exe, live_config, parse_specs};
+use crate::play::{current_exe, live_config, parse_specs, MatchArgs};
 use crate::CliError;
 
 /// Arguments of `croupier tournament`.
@@ -37,21 +36,8 @@ pub struct TournamentArgs {
     /// Play each deal once, rotating seats from deal to deal instead.
     #[arg(long)]
     no_duplicate: bool,
-    /// Rules variant, e.g. `gops`, `jujitsu rounds=5,6,7,8`.
-    #[arg(long)]
-    variant: Option<String>,
-    /// Seed of the whole tournament (random if not given).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Write one JSON record per game into this directory.
-    #[arg(long, value_name = "DIR")]
-    records: Option<PathBuf>,
-    /// Seconds a bot program has for each decision.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
-    move_time: f64,
-    /// Print the final table as JSON on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    common: MatchArgs,
 }
 
 /// Runs `croupier tournament`.
@@ -68,7 +54,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode, CliError> {
 }
 
 fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<ExitCode, CliError> {
-    let variant = parse_variant::<G>(args.variant.as_deref())
+    let variant = parse_variant::<G>(args.common.variant.as_deref())
         .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
     let bots = parse_specs(&args.bots)?;
     if bots.len() < 2 {
@@ -92,7 +78,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
             "--games-per-pair must be at least 1".into(),
         ));
     }
-    let seed = args.seed.unwrap_or_else(rand::random);
+    let seed = args.common.seed.unwrap_or_else(rand::random);
     let config = TournamentConfig {
         variant,
         bots,
@@ -100,8 +86,8 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         deals: args.games_per_pair,
         duplicate: !args.no_duplicate,
         seed,
-        records: args.records.clone(),
-        live: live_config(args.move_time)?,
+        records: args.common.records.clone(),
+        live: live_config(args.common.move_time)?,
         exe: current_exe()?,
     };
     let total = total_games(&config);
@@ -115,7 +101,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         other => CliError::Failed(other.into()),
     })?;
     bar.finish_and_clear();
-    if args.json {
+    if args.common.json {
         let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;
         v["seed"] = seed.into();
         println!("{v}");
