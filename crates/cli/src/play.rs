@@ -69,6 +69,27 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, CliError> {
     }
 }
 
+/// A progress bar on stderr for `total` games (drawn only on a terminal).
+pub fn progress_bar(total: u64, visible: bool) -> ProgressBar {
+    if !visible {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Bad bots are the user's error (exit 2); anything else failed (exit 1).
+pub fn series_error(e: SeriesError) -> CliError {
+    match e {
+        SeriesError::Spec(u) => CliError::Usage(u.to_string()),
+        other => CliError::Failed(other.into()),
+    }
+}
+
 /// Parses every bot specification.
 pub fn parse_specs(specs: &[String]) -> Result<Vec<BotSpec>, CliError> {
     specs
@@ -123,19 +144,8 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         live: live_config(args.common.move_time)?,
         exe: current_exe()?,
     };
-    let bar = if args.games >= 50 {
-        ProgressBar::new(args.games)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(|e| match e {
-        SeriesError::Spec(u) => CliError::Usage(u.to_string()),
-        other => CliError::Failed(other.into()),
-    })?;
+    let bar = progress_bar(args.games, args.games >= 50);
+    let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(series_error)?;
     bar.finish_and_clear();
     if args.common.json {
         let json = serde_json::to_string(&summary).map_err(|e| CliError::Failed(e.into()))?;

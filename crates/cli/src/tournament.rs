@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use croupier_arena::series::SeriesError;
 use croupier_arena::tournament::{run_tournament, total_games, TournamentConfig, TournamentResult};
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
@@ -12,9 +11,8 @@ use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
-use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::play::{current_exe, live_config, parse_specs, MatchArgs};
+use crate::play::{current_exe, live_config, parse_specs, progress_bar, series_error, MatchArgs};
 use crate::CliError;
 
 /// Arguments of `croupier tournament`.
@@ -91,15 +89,8 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         exe: current_exe()?,
     };
     let total = total_games(&config);
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(|e| match e {
-        SeriesError::Spec(u) => CliError::Usage(u.to_string()),
-        other => CliError::Failed(other.into()),
-    })?;
+    let bar = progress_bar(total, true);
+    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(series_error)?;
     bar.finish_and_clear();
     if args.common.json {
         let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;

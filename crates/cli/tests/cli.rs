@@ -251,3 +251,57 @@ fn jujitsu_variant_with_rounds_is_played() {
         assert!(b["mean_score"].as_f64().unwrap() <= 100.0);
     }
 }
+
+#[test]
+fn tournament_plays_duplicate_deals_and_reports_a_head_to_head_matrix() {
+    let o = croupier(&[
+        "tournament",
+        "goofspiel",
+        "--bot",
+        "builtin:planner",
+        "--bot",
+        "builtin:random@gops",
+        "--bot",
+        "builtin:random",
+        "--games-per-pair",
+        "5",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["games"], 3 * 5 * 2, "3 pairs, 5 deals, both seatings");
+    assert_eq!(v["duplicate"], true);
+    assert_eq!(v["seed"], 3);
+    let h = v["head_to_head"].as_array().unwrap();
+    assert_eq!(h.len(), 3);
+    for i in 0..3 {
+        assert_eq!(v["bots"][i]["games"], 20);
+        for j in 0..3 {
+            if i != j {
+                let (a, b) = (&h[i][j], &h[j][i]);
+                assert_eq!(a["wins"], b["losses"]);
+                assert_eq!(
+                    a["wins"].as_u64().unwrap()
+                        + a["draws"].as_u64().unwrap()
+                        + a["losses"].as_u64().unwrap(),
+                    10
+                );
+            }
+        }
+    }
+    // Unknown bots and too few bots are usage errors.
+    let o = croupier(&["tournament", "goofspiel", "--bot", "builtin:planner"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = croupier(&[
+        "tournament",
+        "goofspiel",
+        "--bot",
+        "builtin:planner",
+        "--bot",
+        "no-such-program",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not found"));
+}
