@@ -253,6 +253,7 @@ fn jujitsu_variant_with_rounds_is_played() {
 }
 
 #[test]
+#[allow(clippy::needless_range_loop)] // the matrix is read as h[i][j] against h[j][i]
 fn tournament_plays_duplicate_deals_and_reports_a_head_to_head_matrix() {
     let o = croupier(&[
         "tournament",
