@@ -90,6 +90,11 @@ pub fn series_error(e: SeriesError) -> CliError {
     }
 }
 
+/// Width of the bot-name column of a summary table.
+pub fn name_width(bots: &[croupier_arena::series::BotSummary]) -> usize {
+    bots.iter().map(|b| b.name.len()).max().unwrap_or(0).max(4)
+}
+
 /// Parses every bot specification.
 pub fn parse_specs(specs: &[String]) -> Result<Vec<BotSpec>, CliError> {
     specs
@@ -159,13 +164,7 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
 fn print_table(s: &SeriesSummary, seed: u64, records: Option<&std::path::Path>) {
     let plural = if s.games == 1 { "" } else { "s" };
     println!("{} game{plural} of {} (seed {seed})", s.games, s.game);
-    let width = s
-        .bots
-        .iter()
-        .map(|b| b.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = name_width(&s.bots);
     println!(
         "{:width$}  {:>6} {:>6} {:>6} {:>8} {:>10} {:>6}",
         "bot", "wins", "draws", "losses", "win %", "mean score", "faults"

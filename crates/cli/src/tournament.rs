@@ -12,7 +12,9 @@ use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 
-use crate::play::{current_exe, live_config, parse_specs, progress_bar, series_error, MatchArgs};
+use crate::play::{
+    current_exe, live_config, name_width, parse_specs, progress_bar, series_error, MatchArgs,
+};
 use crate::CliError;
 
 /// Arguments of `croupier tournament`.
@@ -110,13 +112,7 @@ fn print_table(r: &TournamentResult, seed: u64) {
         r.players,
         if r.duplicate { "duplicate" } else { "single" }
     );
-    let width = r
-        .bots
-        .iter()
-        .map(|b| b.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = name_width(&r.bots);
     println!(
         "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>10} {:>6}",
         "#", "bot", "games", "wins", "draws", "losses", "win %", "mean score", "faults"

@@ -84,12 +84,14 @@ impl SeatSet {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// The game does not support this many seats.
-    #[error("{game} needs {allowed} players, not {given}")]
+    #[error("{game} needs {} players, not {given}", seat_range(*min, *max))]
     SeatCount {
         /// The game's name.
         game: &'static str,
-        /// Human-readable allowed range.
-        allowed: &'static str,
+        /// Fewest seats.
+        min: usize,
+        /// Most seats.
+        max: usize,
         /// What was asked for.
         given: usize,
     },
@@ -271,6 +273,31 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         let mut out = Vec::new();
         self.legal_actions(seat, &mut out);
         out
+    }
+}
+
+/// Checks a table size against the sizes a game allows.
+pub(crate) fn check_seat_count(
+    game: &'static str,
+    allowed: std::ops::RangeInclusive<usize>,
+    seats: usize,
+) -> Result<(), SetupError> {
+    if allowed.contains(&seats) {
+        return Ok(());
+    }
+    Err(SetupError::SeatCount {
+        game,
+        min: *allowed.start(),
+        max: *allowed.end(),
+        given: seats,
+    })
+}
+
+fn seat_range(min: usize, max: usize) -> String {
+    if min == max {
+        format!("exactly {min}")
+    } else {
+        format!("{min} to {max}")
     }
 }
 

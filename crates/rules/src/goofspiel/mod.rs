@@ -15,7 +15,8 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    check_seat, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError,
+    check_seat, check_seat_count, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet,
+    SetupError,
 };
 pub use variant::{GoofspielVariant, TieRule, MAX_CARDS, MAX_ROUNDS};
 
@@ -324,13 +325,7 @@ impl Game for Goofspiel {
     type Event = GoofspielEvent;
 
     fn new(variant: &GoofspielVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        if seats != 2 {
-            return Err(SetupError::SeatCount {
-                game: Self::NAME,
-                allowed: "exactly 2",
-                given: seats,
-            });
-        }
+        check_seat_count(Self::NAME, 2..=2, seats)?;
         variant.validate()?;
         let mut g = Goofspiel {
             variant: variant.clone(),

@@ -50,17 +50,6 @@ impl GoofspielVariant {
         }
     }
 
-    /// The preset this variant equals, if any (`gops`, `jujitsu`).
-    pub fn preset_name(&self) -> Option<&'static str> {
-        if *self == Self::gops() {
-            Some("gops")
-        } else if self.ties == TieRule::Carry && self.preview {
-            Some("jujitsu")
-        } else {
-            None
-        }
-    }
-
     /// Checks the limits: at least one round, 3..=31 cards per round.
     pub fn validate(&self) -> Result<(), SetupError> {
         if self.rounds.is_empty() || self.rounds.len() > MAX_ROUNDS {

@@ -104,13 +104,7 @@ impl LoveLetter {
 
     /// A table with no round dealt yet.
     fn blank(variant: &LoveLetterVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        if !(2..=MAX_SEATS).contains(&seats) {
-            return Err(SetupError::SeatCount {
-                game: Self::NAME,
-                allowed: "2 to 4",
-                given: seats,
-            });
-        }
+        crate::core::check_seat_count(Self::NAME, 2..=MAX_SEATS, seats)?;
         Ok(LoveLetter {
             variant: variant.clone(),
             rng: game_rng(seed),

@@ -11,7 +11,8 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
-    check_seat, game_rng, Game, Outcome, RuleError, Seat, SeatSet, SetupError, Variant,
+    check_seat, check_seat_count, game_rng, Game, Outcome, RuleError, Seat, SeatSet, SetupError,
+    Variant,
 };
 pub use card::{Card, CardSet, Suit};
 
@@ -390,13 +391,7 @@ impl Game for SkullWhist {
     type Event = SkullWhistEvent;
 
     fn new(_variant: &SkullWhistVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        if seats != 2 {
-            return Err(SetupError::SeatCount {
-                game: Self::NAME,
-                allowed: "exactly 2",
-                given: seats,
-            });
-        }
+        check_seat_count(Self::NAME, 2..=2, seats)?;
         let mut rng = game_rng(seed);
         let mut deck: [u8; 52] = std::array::from_fn(|i| i as u8);
         deck.shuffle(&mut rng);
