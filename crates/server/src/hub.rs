@@ -367,7 +367,7 @@ impl Hub {
         let started = now_rfc3339();
         let id = self
             .store
-            .start_game(SkullWhist::NAME, bots, seed as i64, &started)
+            .start_game(SkullWhist::NAME, &bots, seed as i64, &started)
             .await
             .map_err(|e| {
                 tracing::error!("cannot store a new game: {e}");
@@ -457,16 +457,8 @@ impl Hub {
             .as_ref()
             .and_then(|o| o.forfeited_by)
             .map(|s| g.bots[s.index()]);
-        let scores = match &outcome {
-            Some(o) if o.forfeited_by.is_none() => [Some(o.scores[0]), Some(o.scores[1])],
-            _ => [None, None],
-        };
-        let end = GameEnd {
-            finished: g.record.finished.clone().unwrap_or_default(),
-            scores,
-            forfeited_by,
-            record: serde_json::to_string(&g.record).unwrap_or_default(),
-        };
+        let end = game_end(&g.record, &g.bots);
+        let scores = [end.scores[0], end.scores[1]];
         let stored = self.store.finish_game(g.id, &end).await;
         match (forfeited_by, scores) {
             (Some(f), _) => tracing::info!(
@@ -641,4 +633,29 @@ fn dealt_hand(engine: &SkullWhist, seat: Seat) -> Vec<Card> {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// What the store keeps of a finished game: scores (none for the seats of a
+/// forfeited SkullWhist game, as the 2014 API reported), ranks and record.
+pub fn game_end(record: &croupier_rules::Record, bots: &[BotId]) -> GameEnd {
+    let o = &record.outcome;
+    let forfeited_by = o.forfeited_by.and_then(|s| bots.get(s.index()).copied());
+    let scores = bots
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            if o.forfeited_by.is_some() && record.game == SkullWhist::NAME {
+                None
+            } else {
+                o.scores.get(i).copied()
+            }
+        })
+        .collect();
+    GameEnd {
+        finished: record.finished.clone().unwrap_or_default(),
+        scores,
+        ranks: o.ranks.clone(),
+        forfeited_by,
+        record: serde_json::to_string(record).unwrap_or_default(),
+    }
 }

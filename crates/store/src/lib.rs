@@ -13,6 +13,8 @@ pub use sqlite::SqliteStore;
 
 /// A bot's id.
 pub type BotId = i64;
+/// An owner's id.
+pub type OwnerId = i64;
 /// A game's id.
 pub type GameId = i64;
 
@@ -83,12 +85,115 @@ pub struct GameRow {
 pub struct GameEnd {
     /// End time (RFC 3339).
     pub finished: String,
-    /// Scores by seat.
-    pub scores: [Option<i64>; 2],
+    /// Scores by seat (`None` where the game scores nobody, e.g. a
+    /// SkullWhist forfeit).
+    pub scores: Vec<Option<i64>>,
+    /// Ranks by seat (1 = best; equal ranks are a tie).
+    pub ranks: Vec<u8>,
     /// The bot that forfeited, if any.
     pub forfeited_by: Option<BotId>,
     /// The complete record (JSON).
     pub record: String,
+}
+
+/// An owner of HTTP bots.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OwnerRow {
+    /// Id.
+    pub id: OwnerId,
+    /// Unique name.
+    pub name: String,
+    /// PHC-format password hash (argon2id).
+    #[serde(skip)]
+    pub password_hash: String,
+}
+
+/// How a bot reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BotKind {
+    /// A SkullWhist bot of the 2014 REST API.
+    Rest,
+    /// A built-in strategy inside the server.
+    House,
+    /// An HTTP server that Croupier calls.
+    Push,
+    /// A client of the `/v1` pull API.
+    Pull,
+}
+
+impl BotKind {
+    /// The kind's name in the database and the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            BotKind::Rest => "rest",
+            BotKind::House => "house",
+            BotKind::Push => "push",
+            BotKind::Pull => "pull",
+        }
+    }
+
+    /// Reads a kind's name.
+    pub fn parse(s: &str) -> Option<BotKind> {
+        [BotKind::Rest, BotKind::House, BotKind::Push, BotKind::Pull]
+            .into_iter()
+            .find(|k| k.name() == s)
+    }
+}
+
+/// A new bot registered by an owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewBot {
+    /// Unique name.
+    pub name: String,
+    /// The game it plays.
+    pub game: String,
+    /// Push or pull.
+    pub kind: BotKind,
+    /// Its owner.
+    pub owner: OwnerId,
+    /// A push bot's URL.
+    pub endpoint: Option<String>,
+    /// Its dialect.
+    pub dialect: String,
+    /// Basic-auth user name Croupier sends to a push bot.
+    pub auth_user: Option<String>,
+    /// Basic-auth password Croupier sends to a push bot.
+    pub auth_password: Option<String>,
+    /// SHA-256 (hex) of a pull bot's bearer token.
+    pub token_hash: Option<String>,
+}
+
+/// A bot as the ladder and the owner API see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BotInfo {
+    /// Id.
+    pub id: BotId,
+    /// Unique name.
+    pub name: String,
+    /// The game it plays.
+    pub game: String,
+    /// How it connects.
+    pub kind: BotKind,
+    /// Its owner, if registered by one.
+    pub owner: Option<OwnerId>,
+    /// A push bot's URL.
+    pub endpoint: Option<String>,
+    /// Its dialect (push and pull bots).
+    pub dialect: Option<String>,
+    /// Basic-auth user name Croupier sends.
+    pub auth_user: Option<String>,
+    /// Basic-auth password Croupier sends.
+    #[serde(skip)]
+    pub auth_password: Option<String>,
+    /// Consecutive faulty matches.
+    pub strikes: i64,
+    /// Paused until this time (unix seconds).
+    pub paused_until: Option<i64>,
+    /// Why it was paused.
+    pub pause_reason: Option<String>,
+    /// Whether its owner has it switched on.
+    pub enabled: bool,
 }
 
 /// Storage behind the server.
@@ -103,11 +208,12 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<BotId, StoreError>;
     /// Finds a bot by name.
     async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError>;
-    /// Records a game that has just been dealt; returns its id.
+    /// Records a game that has just been dealt, with its bots by seat (at
+    /// least two); returns its id.
     async fn start_game(
         &self,
         game: &str,
-        bots: [BotId; 2],
+        bots: &[BotId],
         seed: i64,
         started: &str,
     ) -> Result<GameId, StoreError>;
@@ -121,6 +227,34 @@ pub trait Store: Send + Sync + 'static {
     async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError>;
     /// Number of games by status.
     async fn count_games(&self, status: &str) -> Result<i64, StoreError>;
+    /// The bots of a game, by seat.
+    async fn game_bots(&self, id: GameId) -> Result<Vec<BotId>, StoreError>;
+
+    /// Registers (or finds) the house bot `name` of `game`.
+    async fn ensure_house_bot(&self, name: &str, game: &str) -> Result<BotId, StoreError>;
+    /// Creates an owner; fails with [`StoreError::NameTaken`] if the name exists.
+    async fn create_owner(&self, name: &str, password_hash: &str) -> Result<OwnerId, StoreError>;
+    /// Finds an owner by name.
+    async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError>;
+    /// Registers a push or pull bot; fails with [`StoreError::NameTaken`] if
+    /// a bot of that name exists.
+    async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError>;
+    /// Every push and pull bot.
+    async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError>;
+    /// A bot by id.
+    async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError>;
+    /// The pull bot whose token hashes to `token_hash`.
+    async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError>;
+    /// Records a bot's strikes and pause.
+    async fn set_bot_health(
+        &self,
+        id: BotId,
+        strikes: i64,
+        paused_until: Option<i64>,
+        pause_reason: Option<&str>,
+    ) -> Result<(), StoreError>;
+    /// Switches a bot on or off.
+    async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError>;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing).

@@ -7,7 +7,10 @@ use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
 
-use crate::{BotId, BotRow, GameEnd, GameId, GameRow, Store, StoreError};
+use crate::{
+    BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
+    StoreError,
+};
 
 /// SQLite storage. Writes go through one connection (SQLite has one writer
 /// at a time; a pool of writers would only contend and back off), reads
@@ -71,11 +74,12 @@ impl Store for SqliteStore {
     ) -> Result<BotId, StoreError> {
         let now = now();
         let r = sqlx::query(
-            "INSERT INTO bots (name, password_hash, house, created_at) VALUES (?, ?, ?, ?)",
+            "INSERT INTO bots (name, password_hash, house, kind, created_at) VALUES (?, ?, ?, ?, ?)",
         )
         .bind(name)
         .bind(password_hash)
         .bind(house)
+        .bind(if house { "house" } else { "rest" })
         .bind(now)
         .execute(&self.writer)
         .await;
@@ -105,35 +109,66 @@ impl Store for SqliteStore {
     async fn start_game(
         &self,
         game: &str,
-        bots: [BotId; 2],
+        bots: &[BotId],
         seed: i64,
         started: &str,
     ) -> Result<GameId, StoreError> {
+        if bots.len() < 2 {
+            return Err(StoreError::Db(sqlx::Error::Protocol(
+                "a game needs at least two bots".into(),
+            )));
+        }
+        let mut tx = self.writer.begin().await?;
         let r = sqlx::query(
-            "INSERT INTO games (game, status, bot1, bot2, seed, started) VALUES (?, 'running', ?, ?, ?, ?)",
+            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
         )
         .bind(game)
         .bind(bots[0])
         .bind(bots[1])
+        .bind(bots.len() as i64)
         .bind(seed)
         .bind(started)
-        .execute(&self.writer)
+        .execute(&mut *tx)
         .await?;
-        Ok(r.last_insert_rowid())
+        let id = r.last_insert_rowid();
+        for (seat, bot) in bots.iter().enumerate() {
+            sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES (?, ?, ?)")
+                .bind(id)
+                .bind(seat as i64)
+                .bind(bot)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(id)
     }
 
     async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await?;
         sqlx::query(
             "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ?",
         )
         .bind(&end.finished)
-        .bind(end.scores[0])
-        .bind(end.scores[1])
+        .bind(end.scores.first().copied().flatten())
+        .bind(end.scores.get(1).copied().flatten())
         .bind(end.forfeited_by)
         .bind(&end.record)
         .bind(id)
-        .execute(&self.writer)
+        .execute(&mut *tx)
         .await?;
+        for (seat, rank) in end.ranks.iter().enumerate() {
+            sqlx::query(
+                "UPDATE game_seats SET score = ?, rank = ?, forfeited = (bot IS ?) WHERE game_id = ? AND seat = ?",
+            )
+            .bind(end.scores.get(seat).copied().flatten())
+            .bind(i64::from(*rank))
+            .bind(end.forfeited_by)
+            .bind(id)
+            .bind(seat as i64)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -171,6 +206,160 @@ impl Store for SqliteStore {
             .await?;
         Ok(n)
     }
+
+    async fn game_bots(&self, id: GameId) -> Result<Vec<BotId>, StoreError> {
+        let bots: Vec<i64> =
+            sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = ? ORDER BY seat")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(bots)
+    }
+
+    async fn ensure_house_bot(&self, name: &str, game: &str) -> Result<BotId, StoreError> {
+        // House bots cannot log in: their "hash" is no valid PHC string.
+        sqlx::query(
+            "INSERT INTO bots (name, password_hash, house, kind, game, created_at) VALUES (?, '!house', 1, 'house', ?, ?) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(game)
+        .bind(now())
+        .execute(&self.writer)
+        .await?;
+        let id: i64 = sqlx::query_scalar("SELECT id FROM bots WHERE name = ? AND kind = 'house'")
+            .bind(name)
+            .fetch_optional(&self.writer)
+            .await?
+            .ok_or(StoreError::NameTaken)?;
+        Ok(id)
+    }
+
+    async fn create_owner(&self, name: &str, password_hash: &str) -> Result<OwnerId, StoreError> {
+        let r =
+            sqlx::query("INSERT INTO owners (name, password_hash, created_at) VALUES (?, ?, ?)")
+                .bind(name)
+                .bind(password_hash)
+                .bind(now())
+                .execute(&self.writer)
+                .await;
+        match r {
+            Ok(done) => Ok(done.last_insert_rowid()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError> {
+        let row = sqlx::query("SELECT id, name, password_hash FROM owners WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            None => None,
+            Some(r) => Some(OwnerRow {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                password_hash: r.try_get("password_hash")?,
+            }),
+        })
+    }
+
+    async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError> {
+        let r = sqlx::query(
+            "INSERT INTO bots (name, password_hash, house, kind, game, owner, endpoint, dialect, auth_user, auth_password, token_hash, created_at) VALUES (?, '!remote', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&bot.name)
+        .bind(bot.kind.name())
+        .bind(&bot.game)
+        .bind(bot.owner)
+        .bind(&bot.endpoint)
+        .bind(&bot.dialect)
+        .bind(&bot.auth_user)
+        .bind(&bot.auth_password)
+        .bind(&bot.token_hash)
+        .bind(now())
+        .execute(&self.writer)
+        .await;
+        match r {
+            Ok(done) => Ok(done.last_insert_rowid()),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull') ORDER BY id"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(bot_info).collect()
+    }
+
+    async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {BOT_INFO} FROM bots WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(bot_info).transpose()
+    }
+
+    async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {BOT_INFO} FROM bots WHERE token_hash = ? AND kind = 'pull'"
+        ))
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(bot_info).transpose()
+    }
+
+    async fn set_bot_health(
+        &self,
+        id: BotId,
+        strikes: i64,
+        paused_until: Option<i64>,
+        pause_reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE bots SET strikes = ?, paused_until = ?, pause_reason = ? WHERE id = ?")
+            .bind(strikes)
+            .bind(paused_until)
+            .bind(pause_reason)
+            .bind(id)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError> {
+        sqlx::query("UPDATE bots SET enabled = ? WHERE id = ?")
+            .bind(enabled)
+            .bind(id)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+}
+
+const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
+
+fn bot_info(r: &sqlx::sqlite::SqliteRow) -> Result<BotInfo, StoreError> {
+    let kind: String = r.try_get("kind")?;
+    Ok(BotInfo {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        game: r.try_get("game")?,
+        kind: BotKind::parse(&kind).unwrap_or(BotKind::Rest),
+        owner: r.try_get("owner")?,
+        endpoint: r.try_get("endpoint")?,
+        dialect: r.try_get("dialect")?,
+        auth_user: r.try_get("auth_user")?,
+        auth_password: r.try_get("auth_password")?,
+        strikes: r.try_get("strikes")?,
+        paused_until: r.try_get("paused_until")?,
+        pause_reason: r.try_get("pause_reason")?,
+        enabled: r.try_get("enabled")?,
+    })
 }
 
 fn now() -> String {
@@ -210,11 +399,13 @@ mod tests {
         let (_d, s) = store().await;
         let a = s.create_bot("a", "h", false).await.unwrap();
         let b = s.create_bot("b", "h", false).await.unwrap();
-        let g1 = s.start_game("skullwhist", [a, b], 7, "t0").await.unwrap();
-        let g2 = s.start_game("skullwhist", [b, a], 8, "t0").await.unwrap();
+        let g1 = s.start_game("skullwhist", &[a, b], 7, "t0").await.unwrap();
+        let g2 = s.start_game("skullwhist", &[b, a], 8, "t0").await.unwrap();
+        assert_eq!(s.game_bots(g2).await.unwrap(), vec![b, a]);
         let end = GameEnd {
             finished: "t1".into(),
-            scores: [Some(20), Some(-10)],
+            scores: vec![Some(20), Some(-10)],
+            ranks: vec![1, 2],
             forfeited_by: None,
             record: "{}".into(),
         };
