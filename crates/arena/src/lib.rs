@@ -3,6 +3,7 @@
 //! rotated seats and a per-bot summary.
 
 pub mod client;
+pub mod http;
 pub mod live;
 pub mod process;
 pub mod rest;
@@ -10,6 +11,7 @@ pub mod runner;
 pub mod series;
 pub mod spec;
 pub mod tournament;
+pub mod transport;
 
 pub use live::{play_live, Driver, LiveConfig, LiveSeat, ProgramSeat};
 pub use runner::{play_match, seeds, MatchError, Player, Ruling};

@@ -13,14 +13,19 @@ use croupier_rules::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::process::{BotProcess, ProcessLimits, TransportError};
+use crate::process::{ProcessLimits, TransportError};
 use crate::runner::{apply_ruling, finish, now_rfc3339, seeds, step, MatchError};
+use crate::transport::{Conn, Link};
 
 /// How a live match is run.
 #[derive(Clone, Debug)]
 pub struct LiveConfig {
     /// Time a bot has for each decision.
     pub move_time: Duration,
+    /// Thinking time each bot has for the whole match (`None` = unlimited).
+    /// Once it is spent, the bot is no longer asked: every decision left
+    /// gets its dialect's fault ruling (a random card in Goofspiel).
+    pub budget: Option<Duration>,
     /// Limits of bot processes.
     pub limits: ProcessLimits,
 }
@@ -29,6 +34,7 @@ impl Default for LiveConfig {
     fn default() -> Self {
         LiveConfig {
             move_time: Duration::from_secs(10),
+            budget: None,
             limits: ProcessLimits::default(),
         }
     }
@@ -54,15 +60,16 @@ impl<G: Game> std::fmt::Debug for LiveSeat<G> {
 pub enum Driver<G: Game> {
     /// A strategy in this process.
     Builtin(Box<dyn Strategy<G>>),
-    /// A program speaking a dialect.
+    /// A remote bot (a program, an HTTP bot, a pull client) speaking a
+    /// dialect.
     Program(Box<ProgramSeat<G>>),
 }
 
-/// A bot program and its dialect.
+/// A remote bot and its dialect.
 pub struct ProgramSeat<G: Game> {
-    argv: Vec<String>,
+    link: Link,
     dialect: Box<dyn Dialect<G>>,
-    process: Option<BotProcess>,
+    process: Option<Box<dyn Conn>>,
     /// Why the bot can no longer be asked (it crashed, or missed a deadline
     /// in a dialect that cannot tell a late answer from the next one).
     broken: Option<Fault>,
@@ -71,8 +78,13 @@ pub struct ProgramSeat<G: Game> {
 impl<G: Game> ProgramSeat<G> {
     /// A program (`argv[0]` and its arguments) speaking `dialect`.
     pub fn new(argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
+        Self::with_link(Link::Process(argv), dialect)
+    }
+
+    /// A bot reached through `link`, speaking `dialect`.
+    pub fn with_link(link: Link, dialect: Box<dyn Dialect<G>>) -> Self {
         ProgramSeat {
-            argv,
+            link,
             dialect,
             process: None,
             broken: None,
@@ -91,9 +103,14 @@ impl<G: Game> LiveSeat<G> {
 
     /// A seat played by a program.
     pub fn program(info: SeatInfo, argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
+        Self::remote(info, Link::Process(argv), dialect)
+    }
+
+    /// A seat played by a bot reached through `link`.
+    pub fn remote(info: SeatInfo, link: Link, dialect: Box<dyn Dialect<G>>) -> Self {
         LiveSeat {
             info,
-            driver: Driver::Program(Box::new(ProgramSeat::new(argv, dialect))),
+            driver: Driver::Program(Box::new(ProgramSeat::with_link(link, dialect))),
         }
     }
 }
@@ -110,7 +127,7 @@ impl<G: Game> std::fmt::Debug for Driver<G> {
 impl<G: Game> std::fmt::Debug for ProgramSeat<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProgramSeat")
-            .field("argv", &self.argv)
+            .field("link", &self.link)
             .field("running", &self.process.is_some())
             .field("broken", &self.broken)
             .finish_non_exhaustive()
@@ -127,6 +144,35 @@ fn fault(kind: &str, detail: impl Into<String>) -> Fault {
     Fault {
         kind: kind.to_string(),
         detail: detail.into(),
+    }
+}
+
+/// Thinking time left per seat in a match with a budget.
+struct Clocks {
+    left: Vec<Option<Duration>>,
+}
+
+impl Clocks {
+    fn ms(&self) -> Vec<Option<u64>> {
+        self.left
+            .iter()
+            .map(|c| c.map(|d| d.as_millis().try_into().unwrap_or(u64::MAX)))
+            .collect()
+    }
+
+    fn spent(&self, i: usize) -> bool {
+        self.left[i].is_some_and(|d| d.is_zero())
+    }
+
+    /// The time seat `i` may think now.
+    fn limit(&self, i: usize, move_time: Duration) -> Duration {
+        self.left[i].map_or(move_time, |d| d.min(move_time))
+    }
+
+    fn charge(&mut self, i: usize, used: Duration) {
+        if let Some(d) = &mut self.left[i] {
+            *d = d.saturating_sub(used);
+        }
     }
 }
 
@@ -150,20 +196,27 @@ pub async fn play_live<G: Game>(
     let mut arena_rng: GameRng = game_rng(seeds::arena(seed));
     let mut reaper = JoinSet::new();
     let n = seats.len();
+    // Names this match to HTTP bots (X-Croupier-Match), unique per run.
+    let tag = format!("{:016x}", rand::random::<u64>());
     for (i, s) in seats.iter_mut().enumerate() {
         match &mut s.driver {
             Driver::Builtin(b) => b.new_game(Seat(i as u8), variant, n),
             Driver::Program(p) if !p.dialect.starts_per_round() => {
-                start(p, &game, Seat(i as u8), config, &mut reaper).await;
+                start(p, &game, Seat(i as u8), config, &tag, &mut reaper).await;
             }
             Driver::Program(_) => {}
         }
     }
     let mut seen = vec![0usize; n];
+    let mut clocks = Clocks {
+        left: vec![config.budget; n],
+    };
     let result = run(
         &mut game,
         seats,
         config,
+        &tag,
+        &mut clocks,
         &mut rngs,
         &mut arena_rng,
         &mut record,
@@ -172,17 +225,28 @@ pub async fn play_live<G: Game>(
     )
     .await;
     // Goodbye and stop, whatever happened.
-    for (i, s) in seats.iter_mut().enumerate() {
-        if let Driver::Program(p) = &mut s.driver {
-            if let Some(mut proc) = p.process.take() {
+    let remaining = clocks.ms();
+    let grace = config
+        .limits
+        .grace
+        .max(config.move_time.min(Duration::from_secs(5)));
+    let goodbyes = seats
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, s)| match &mut s.driver {
+            Driver::Program(p) => p.process.take().map(|mut conn| {
                 let mut lines = Vec::new();
+                p.dialect.clocks(&remaining);
                 p.dialect.goodbye(&game, Seat(i as u8), &mut lines);
-                let _ = proc
-                    .send(&lines, Instant::now() + config.limits.grace)
-                    .await;
-                reaper.spawn(proc.terminate());
-            }
-        }
+                async move {
+                    let _ = conn.send(&lines, Instant::now() + grace).await;
+                    conn
+                }
+            }),
+            Driver::Builtin(_) => None,
+        });
+    for conn in futures::future::join_all(goodbyes).await {
+        reaper.spawn(conn.close());
     }
     while reaper.join_next().await.is_some() {}
     result?;
@@ -195,6 +259,8 @@ async fn run<G: Game>(
     game: &mut G,
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
+    tag: &str,
+    clocks: &mut Clocks,
     rngs: &mut [BotRng],
     arena_rng: &mut GameRng,
     record: &mut Record,
@@ -202,7 +268,7 @@ async fn run<G: Game>(
     reaper: &mut JoinSet<()>,
 ) -> Result<(), MatchError> {
     loop {
-        deliver(game, seats, seen, config, reaper).await;
+        deliver(game, seats, seen, config, tag, reaper).await;
         let to_act = game.to_act();
         if to_act.is_empty() {
             return Ok(());
@@ -219,33 +285,60 @@ async fn run<G: Game>(
                     let obs = game.observation(seat);
                     let t = std::time::Instant::now();
                     let a = strategy.act(&obs, &legal[i], &mut rngs[i]);
+                    clocks.charge(i, t.elapsed());
                     answers.push((i, Decision::Action(a), t.elapsed().as_secs_f64() * 1000.0));
                 }
             }
         }
-        // Programs are asked together and answer concurrently.
+        // Remote bots are asked together and answer concurrently; one whose
+        // thinking time is spent is not asked at all.
         let g: &G = game;
+        let remaining = clocks.ms();
+        let limits: Vec<Duration> = (0..seats.len())
+            .map(|i| clocks.limit(i, config.move_time))
+            .collect();
+        let spent: Vec<bool> = (0..seats.len()).map(|i| clocks.spent(i)).collect();
         let asks = seats
             .iter_mut()
             .enumerate()
             .filter_map(|(i, s)| match &mut s.driver {
                 Driver::Program(p) if to_act.contains(Seat(i as u8)) => {
                     let legal = &legal[i];
+                    let (limit, spent) = (limits[i], spent[i]);
+                    let remaining = &remaining;
                     Some(async move {
+                        if spent {
+                            let f = fault("budget", "the bot's thinking time is spent");
+                            return (i, Decision::Fault(f), Duration::ZERO, true);
+                        }
+                        p.dialect.clocks(remaining);
                         let t = Instant::now();
-                        let d = decide(g, Seat(i as u8), p, legal, config).await;
-                        (i, d, t.elapsed().as_secs_f64() * 1000.0)
+                        let d = decide(g, Seat(i as u8), p, legal, limit).await;
+                        (i, d, t.elapsed(), false)
                     })
                 }
                 _ => None,
             });
-        answers.extend(futures::future::join_all(asks).await);
+        for (i, mut d, used, skipped) in futures::future::join_all(asks).await {
+            if !skipped {
+                clocks.charge(i, used);
+                // A timeout that used up the budget is a spent budget.
+                if clocks.spent(i) {
+                    if let Decision::Fault(f) = &mut d {
+                        if f.kind == "timeout" {
+                            *f = fault("budget", "the bot's thinking time ran out");
+                        }
+                    }
+                }
+            }
+            answers.push((i, d, used.as_secs_f64() * 1000.0));
+        }
         // A bot that can no longer be asked is stopped now, not at the end.
         for s in seats.iter_mut() {
             if let Driver::Program(p) = &mut s.driver {
                 if p.broken.is_some() {
-                    if let Some(proc) = p.process.take() {
-                        reaper.spawn(proc.terminate());
+                    if let Some(conn) = p.process.take() {
+                        reaper.spawn(conn.close());
                     }
                 }
             }
@@ -258,53 +351,55 @@ async fn run<G: Game>(
                 break;
             }
             let seat = Seat(i as u8);
-            match decision {
+            let f = match decision {
                 Decision::Action(a) => match game.apply(seat, a) {
                     Ok(()) => {
                         record
                             .steps
-                            .push(step(seat, StepKind::Action(a.to_string()), ms, None))
+                            .push(step(seat, StepKind::Action(a.to_string()), ms, None));
+                        continue;
                     }
-                    Err(e) => {
-                        let f = fault("illegal", format!("'{a}': {e}"));
-                        apply_ruling(game, seat, f, &legal[i], arena_rng, record, ms)?;
-                    }
+                    Err(e) => fault("illegal", format!("'{a}': {e}")),
                 },
-                Decision::Fault(f) => {
-                    apply_ruling(game, seat, f, &legal[i], arena_rng, record, ms)?
-                }
-            }
+                Decision::Fault(f) => f,
+            };
+            tell_fault(game, seats, seat);
+            apply_ruling(game, seat, f, &legal[i], arena_rng, record, ms)?;
         }
     }
 }
 
-/// Asks a program for its decision, within the move time.
+/// Tells every remote seat's dialect that `faulty` faulted.
+fn tell_fault<G: Game>(game: &G, seats: &mut [LiveSeat<G>], faulty: Seat) {
+    for (j, s) in seats.iter_mut().enumerate() {
+        if let Driver::Program(p) = &mut s.driver {
+            p.dialect.fault_ruled(game, Seat(j as u8), faulty);
+        }
+    }
+}
+
+/// Asks a remote bot for its decision, within `limit`.
 async fn decide<G: Game>(
     game: &G,
     seat: Seat,
     p: &mut ProgramSeat<G>,
     legal: &[G::Action],
-    config: &LiveConfig,
+    limit: Duration,
 ) -> Decision<G::Action> {
     if let Some(f) = &p.broken {
         return Decision::Fault(f.clone());
     }
-    let Some(proc) = p.process.as_mut() else {
+    let Some(conn) = p.process.as_mut() else {
         return Decision::Fault(fault("crash", "the bot is not running"));
     };
-    let deadline = Instant::now() + config.move_time;
+    let deadline = Instant::now() + limit;
     let mut lines = Vec::new();
-    p.dialect.prompt(
-        game,
-        seat,
-        legal,
-        config.move_time.as_millis() as u64,
-        &mut lines,
-    );
-    let outcome: Result<(), TransportError> = match proc.send(&lines, deadline).await {
+    p.dialect
+        .prompt(game, seat, legal, limit.as_millis() as u64, &mut lines);
+    let outcome: Result<(), TransportError> = match conn.send(&lines, deadline).await {
         Err(e) => Err(e),
         Ok(()) => loop {
-            match proc.recv(deadline).await {
+            match conn.recv(deadline).await {
                 Err(e) => break Err(e),
                 Ok(line) => match p.dialect.decode(game, seat, &line) {
                     Ok(Reply::Action(a)) => return Decision::Action(a),
@@ -324,15 +419,17 @@ async fn decide<G: Game>(
         return Decision::Fault(fault("crash", "no answer"));
     };
     let mut detail = e.to_string();
-    let tail = proc.stderr_tail();
+    let tail = conn.diagnostics();
     if matches!(e, TransportError::Closed(_)) && !tail.trim().is_empty() {
         detail += &format!("; stderr: {}", clip(tail.trim()));
     }
     let f = fault(e.fault_kind(), detail);
-    // A crashed bot cannot answer again. One that missed a deadline can stay
-    // only in a dialect that tells late answers from new ones (decision ids).
-    let keep = matches!(e, TransportError::Timeout | TransportError::LineTooLong(_))
-        && p.dialect.kind() == DialectKind::Croupier;
+    // A crashed program cannot answer again. One that missed a deadline can
+    // stay only in a dialect that tells late answers from new ones (decision
+    // ids). HTTP bots are asked afresh each time.
+    let keep = conn.survives_faults()
+        || (matches!(e, TransportError::Timeout | TransportError::LineTooLong(_))
+            && p.dialect.kind() == DialectKind::Croupier);
     if !keep {
         p.broken = Some(f.clone());
     }
@@ -347,20 +444,24 @@ fn clip(text: &str) -> String {
     s
 }
 
-/// Starts a program and greets it.
+/// Connects to a remote bot (starting a program) and greets it.
 async fn start<G: Game>(
     p: &mut ProgramSeat<G>,
     game: &G,
     seat: Seat,
     config: &LiveConfig,
+    tag: &str,
     reaper: &mut JoinSet<()>,
 ) {
     if let Some(old) = p.process.take() {
-        reaper.spawn(old.terminate());
+        reaper.spawn(old.close());
     }
     p.broken = None;
-    let mut proc = match BotProcess::spawn(&p.argv, &config.limits) {
-        Ok(proc) => proc,
+    let mut conn = match p
+        .link
+        .open(&config.limits, &format!("{tag}-{}", seat.index()))
+    {
+        Ok(conn) => conn,
         Err(e) => {
             p.broken = Some(fault("crash", e.to_string()));
             return;
@@ -369,14 +470,14 @@ async fn start<G: Game>(
     let deadline = Instant::now() + config.move_time;
     let mut lines = Vec::new();
     p.dialect.hello(game, seat, &mut lines);
-    let mut greeted = proc.send(&lines, deadline).await;
+    let mut greeted = conn.send(&lines, deadline).await;
     if greeted.is_ok() && p.dialect.expects_hello_reply() {
-        greeted = proc.recv(deadline).await.map(|_name| ());
+        greeted = conn.recv(deadline).await.map(|_name| ());
     }
     if let Err(e) = greeted {
         p.broken = Some(fault(e.fault_kind(), format!("at start: {e}")));
     }
-    p.process = Some(proc);
+    p.process = Some(conn);
 }
 
 /// Tells every seat the events it may see, starting and stopping programs
@@ -386,6 +487,7 @@ async fn deliver<G: Game>(
     seats: &mut [LiveSeat<G>],
     seen: &mut [usize],
     config: &LiveConfig,
+    tag: &str,
     reaper: &mut JoinSet<()>,
 ) {
     let events = game.events();
@@ -400,19 +502,19 @@ async fn deliver<G: Game>(
                 Driver::Program(p) => {
                     let mut lines = Vec::new();
                     match p.dialect.event(game, seat, e, &mut lines) {
-                        Flow::Restart => start(p, game, seat, config, reaper).await,
+                        Flow::Restart => start(p, game, seat, config, tag, reaper).await,
                         flow => {
-                            if let Some(proc) = p.process.as_mut() {
+                            if let Some(conn) = p.process.as_mut() {
                                 let deadline = Instant::now() + config.move_time;
-                                if let Err(e) = proc.send(&lines, deadline).await {
+                                if let Err(e) = conn.send(&lines, deadline).await {
                                     p.broken.get_or_insert_with(|| {
                                         fault(e.fault_kind(), e.to_string())
                                     });
                                 }
                             }
                             if flow == Flow::Stop {
-                                if let Some(proc) = p.process.take() {
-                                    reaper.spawn(proc.terminate());
+                                if let Some(conn) = p.process.take() {
+                                    reaper.spawn(conn.close());
                                 }
                             }
                         }

@@ -66,6 +66,11 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
     let mut first = String::new();
     let game: GameKind = match (&args.game, dialect) {
         (Some(g), _) => g.parse().map_err(|e| CliError::Usage(format!("{e}")))?,
+        (_, DialectKind::Jujitsu) => {
+            return Err(CliError::Usage(
+                "the jujitsu dialect is spoken over HTTP: add --serve ADDR".into(),
+            ))
+        }
         (None, DialectKind::Gops) => GameKind::Goofspiel,
         (None, DialectKind::LoveLetter | DialectKind::LoveLetterPostman) => GameKind::LoveLetter,
         (None, DialectKind::Croupier) => {
@@ -115,7 +120,7 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
                 DialectKind::LoveLetterPostman => {
                     client::run_loveletter(s, Style::Postman, &opts, input, output)
                 }
-                DialectKind::Croupier | DialectKind::Gops => {
+                DialectKind::Croupier | DialectKind::Gops | DialectKind::Jujitsu => {
                     client::run_croupier::<LoveLetter>(s, &opts, input, output)
                 }
             }

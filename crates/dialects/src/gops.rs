@@ -93,7 +93,7 @@ impl Dialect<Goofspiel> for GopsDialect {
 }
 
 /// A bot line shortened for an error message.
-pub(crate) fn truncate(line: &str) -> String {
+pub fn truncate(line: &str) -> String {
     let mut s: String = line.chars().take(60).collect();
     if s.len() < line.len() {
         s.push('…');

@@ -8,12 +8,14 @@
 //! | `gops` | goofspiel | the GOPS quiz runner (seed 004) |
 //! | `loveletter` | loveletter | the HackSoc Love Letter manager (seed 001) |
 //! | `loveletter-postman` | loveletter | the later revision of that manager |
+//! | `jujitsu` | goofspiel | Psychological Jujitsu's HTTP bots (seed 002) |
 //!
 //! The manager side implements [`Dialect`]; the bot side (for `croupier bot`)
 //! lives in the arena crate's `client` module.
 
 pub mod croupier;
 pub mod gops;
+pub mod jujitsu;
 pub mod loveletter;
 
 use std::fmt;
@@ -32,15 +34,18 @@ pub enum DialectKind {
     LoveLetter,
     /// The later "postman" revision of the Love Letter manager.
     LoveLetterPostman,
+    /// Psychological Jujitsu's JSON documents (HTTP push bots).
+    Jujitsu,
 }
 
 impl DialectKind {
     /// Every dialect.
-    pub const ALL: [DialectKind; 4] = [
+    pub const ALL: [DialectKind; 5] = [
         DialectKind::Croupier,
         DialectKind::Gops,
         DialectKind::LoveLetter,
         DialectKind::LoveLetterPostman,
+        DialectKind::Jujitsu,
     ];
 
     /// The dialect's name on the command line.
@@ -50,6 +55,7 @@ impl DialectKind {
             DialectKind::Gops => "gops",
             DialectKind::LoveLetter => "loveletter",
             DialectKind::LoveLetterPostman => "loveletter-postman",
+            DialectKind::Jujitsu => "jujitsu",
         }
     }
 
@@ -57,10 +63,25 @@ impl DialectKind {
     pub fn supports(self, game: GameKind) -> bool {
         match self {
             DialectKind::Croupier => true,
-            DialectKind::Gops => game == GameKind::Goofspiel,
+            DialectKind::Gops | DialectKind::Jujitsu => game == GameKind::Goofspiel,
             DialectKind::LoveLetter | DialectKind::LoveLetterPostman => {
                 game == GameKind::LoveLetter
             }
+        }
+    }
+
+    /// Whether this dialect is spoken over HTTP only (one request per
+    /// decision) rather than as lines over a byte stream.
+    pub fn http_only(self) -> bool {
+        self == DialectKind::Jujitsu
+    }
+
+    /// The dialect an HTTP bot of `game` speaks unless told otherwise:
+    /// Psychological Jujitsu documents for Goofspiel, Croupier JSON otherwise.
+    pub fn default_for_http(game: GameKind) -> DialectKind {
+        match game {
+            GameKind::Goofspiel => DialectKind::Jujitsu,
+            GameKind::LoveLetter | GameKind::SkullWhist => DialectKind::Croupier,
         }
     }
 
@@ -84,7 +105,7 @@ impl fmt::Display for DialectKind {
 
 /// A dialect name Croupier does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown dialect '{0}' (known: croupier, gops, loveletter, loveletter-postman)")]
+#[error("unknown dialect '{0}' (known: croupier, gops, loveletter, loveletter-postman, jujitsu)")]
 pub struct UnknownDialect(pub String);
 
 impl FromStr for DialectKind {
@@ -158,6 +179,14 @@ pub trait Dialect<G: Game>: Send {
 
     /// Lines sent when the match is over.
     fn goodbye(&mut self, game: &G, seat: Seat, out: &mut Vec<String>);
+
+    /// Told, before the ruling is applied, that `faulty` (this seat or
+    /// another) faulted on its current decision. Most dialects say nothing.
+    fn fault_ruled(&mut self, _game: &G, _seat: Seat, _faulty: Seat) {}
+
+    /// Told, before each prompt and the goodbye, every seat's thinking time
+    /// left in the match (`None` = unlimited).
+    fn clocks(&mut self, _remaining_ms: &[Option<u64>]) {}
 }
 
 /// Makes the manager side of `kind` for game `G`, if it carries that game.
@@ -171,5 +200,6 @@ pub fn make<G: Game>(kind: DialectKind) -> Option<Box<dyn Dialect<G>>> {
         DialectKind::Gops => gops::make::<G>(),
         DialectKind::LoveLetter => loveletter::make::<G>(loveletter::Style::Classic),
         DialectKind::LoveLetterPostman => loveletter::make::<G>(loveletter::Style::Postman),
+        DialectKind::Jujitsu => jujitsu::make::<G>(),
     }
 }

@@ -55,6 +55,15 @@ pub enum TransportError {
     /// The bot could not be started or written to.
     #[error("{0}")]
     Io(String),
+    /// An HTTP bot could not be reached, or dropped the connection.
+    #[error("{0}")]
+    Disconnected(String),
+    /// An HTTP bot answered with an error status.
+    #[error("the bot answered HTTP {0}")]
+    Status(String),
+    /// The answer is not text.
+    #[error("{0}")]
+    Garbled(String),
 }
 
 impl TransportError {
@@ -65,6 +74,9 @@ impl TransportError {
             TransportError::Closed(_) => "crash",
             TransportError::LineTooLong(_) => "malformed",
             TransportError::Io(_) => "crash",
+            TransportError::Disconnected(_) => "disconnect",
+            TransportError::Status(_) => "crash",
+            TransportError::Garbled(_) => "malformed",
         }
     }
 }
