@@ -139,6 +139,7 @@ pub struct Table<'a, G: Builtins> {
     live: &'a LiveConfig,
     exe: &'a Path,
     runtime: Option<tokio::runtime::Runtime>,
+    http: std::sync::Arc<crate::http::HttpClient>,
 }
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
@@ -171,11 +172,14 @@ impl<'a, G: Builtins> Table<'a, G> {
                     .map_err(SeriesError::Runtime)?,
             )
         };
+        let http = crate::http::HttpClient::new(crate::http::HttpLimits::default())
+            .map_err(|e| SeriesError::Runtime(std::io::Error::other(e.to_string())))?;
         Ok(Table {
             variant,
             live,
             exe,
             runtime,
+            http: std::sync::Arc::new(http),
         })
     }
 
@@ -204,7 +208,13 @@ impl<'a, G: Builtins> Table<'a, G> {
                     .iter()
                     .enumerate()
                     .map(|(i, spec)| {
-                        spec.seat::<G>(self.variant, n, self.exe, seeds::bot(seed, i as u8))
+                        spec.seat::<G>(
+                            self.variant,
+                            n,
+                            self.exe,
+                            seeds::bot(seed, i as u8),
+                            &self.http,
+                        )
                     })
                     .collect::<Result<Vec<_>, SpecError>>()?;
                 rt.block_on(play_live::<G>(self.variant, seed, &mut seats, self.live))?

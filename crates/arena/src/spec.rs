@@ -4,18 +4,25 @@
 //! * `builtin:NAME@DIALECT`: the same strategy run as a separate process
 //!   (`croupier bot NAME --dialect DIALECT`), speaking that dialect;
 //! * a program with its arguments (`./ai`, `"python3 bots/x.py"`), with an
-//!   optional `@DIALECT` suffix; without one, the game's default dialect.
+//!   optional `@DIALECT` suffix; without one, the game's default dialect;
+//! * an HTTP bot server, `http://host:port/path` or `https://...`, with an
+//!   optional `@DIALECT` suffix (`jujitsu` or `croupier`; without one,
+//!   `jujitsu` for Goofspiel and `croupier` otherwise). Basic-auth
+//!   credentials can be written in the URL: `http://user:pass@host/`.
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use croupier_bots::Builtins;
 use croupier_dialects::{DialectKind, UnknownDialect};
 use croupier_rules::goofspiel::GoofspielVariant;
 use croupier_rules::{Game, GameKind, SeatInfo};
 
+use crate::http::{BadUrl, HttpClient, HttpEndpoint};
 use crate::live::LiveSeat;
+use crate::transport::Link;
 
 /// What plays a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +41,13 @@ pub enum BotSpec {
         /// Dialect, unless the game's default.
         dialect: Option<DialectKind>,
     },
+    /// An HTTP bot server.
+    Http {
+        /// Its URL and credentials.
+        endpoint: HttpEndpoint,
+        /// Dialect, unless the game's default for HTTP bots.
+        dialect: Option<DialectKind>,
+    },
 }
 
 /// A bot specification that cannot be used.
@@ -45,9 +59,12 @@ pub enum SpecError {
     /// Unbalanced quotes and the like.
     #[error("cannot split '{0}' into a command: {1}")]
     Split(String, String),
-    /// An HTTP bot (not supported by this command yet).
-    #[error("'{0}': HTTP bots are not supported here yet; give a program or builtin:NAME")]
-    Http(String),
+    /// A bad HTTP bot URL.
+    #[error(transparent)]
+    Url(#[from] BadUrl),
+    /// A dialect that needs HTTP given to a program.
+    #[error("the {0} dialect is spoken by HTTP bots only: give an http:// URL")]
+    HttpOnly(DialectKind),
     /// Unknown dialect after `@`.
     #[error(transparent)]
     Dialect(#[from] UnknownDialect),
@@ -77,6 +94,18 @@ impl FromStr for BotSpec {
         if text.is_empty() {
             return Err(SpecError::Empty);
         }
+        if text.starts_with("http://") || text.starts_with("https://") {
+            // `@` also separates credentials from the host: only a known
+            // dialect name after the last one is a dialect.
+            let (url, dialect) = match text.rsplit_once('@') {
+                Some((url, d)) if d.parse::<DialectKind>().is_ok() => (url, d.parse().ok()),
+                _ => (text, None),
+            };
+            return Ok(BotSpec::Http {
+                endpoint: HttpEndpoint::parse(url, None)?,
+                dialect,
+            });
+        }
         let (body, dialect) = match text.rsplit_once('@') {
             Some((body, d))
                 if !d.is_empty() && !d.contains(char::is_whitespace) && !d.contains('/') =>
@@ -85,9 +114,6 @@ impl FromStr for BotSpec {
             }
             _ => (text, None),
         };
-        if body.starts_with("http://") || body.starts_with("https://") {
-            return Err(SpecError::Http(text.to_string()));
-        }
         if let Some(name) = body.strip_prefix("builtin:") {
             if name.is_empty() {
                 return Err(SpecError::Empty);
@@ -119,6 +145,14 @@ impl fmt::Display for BotSpec {
             } => write!(f, "builtin:{name}@{d}"),
             BotSpec::Program { argv, dialect } => {
                 write!(f, "{}", shell_words::join(argv))?;
+                if let Some(d) = dialect {
+                    write!(f, "@{d}")?;
+                }
+                Ok(())
+            }
+            BotSpec::Http { endpoint, dialect } => {
+                // Credentials are not shown.
+                write!(f, "{}", endpoint.url)?;
                 if let Some(d) = dialect {
                     write!(f, "@{d}")?;
                 }
@@ -184,6 +218,7 @@ impl BotSpec {
                     return Err(SpecError::NoProgram(program.to_string(), hint));
                 }
             }
+            BotSpec::Http { .. } => {}
         }
         let dialect = match self {
             BotSpec::Builtin { dialect: None, .. } => return Ok(()),
@@ -193,7 +228,11 @@ impl BotSpec {
             BotSpec::Program { dialect, .. } => {
                 dialect.unwrap_or_else(|| default_dialect::<G>(variant))
             }
+            BotSpec::Http { dialect, .. } => dialect.unwrap_or_else(|| http_dialect::<G>()),
         };
+        if dialect.http_only() && !matches!(self, BotSpec::Http { .. }) {
+            return Err(SpecError::HttpOnly(dialect));
+        }
         let game: GameKind = G::NAME.parse().unwrap_or(GameKind::SkullWhist);
         if !dialect.supports(game) {
             return Err(SpecError::Unsupported {
@@ -206,13 +245,14 @@ impl BotSpec {
 
     /// A fresh seat for one game of `G` with `seats` players. `exe` is the
     /// croupier binary, used to run built-in strategies as processes, seeded
-    /// with `bot_seed`.
+    /// with `bot_seed`; HTTP bots are called through `http`.
     pub fn seat<G: Builtins>(
         &self,
         variant: &G::Variant,
         seats: usize,
         exe: &Path,
         bot_seed: u64,
+        http: &Arc<HttpClient>,
     ) -> Result<LiveSeat<G>, SpecError> {
         self.check::<G>(variant)?;
         let info = SeatInfo::named(self.to_string());
@@ -244,12 +284,13 @@ impl BotSpec {
             }
             BotSpec::Program { argv, dialect } => {
                 let d = dialect.unwrap_or_else(|| default_dialect::<G>(variant));
-                Ok(program_seat::<G>(
-                    SeatInfo {
-                        dialect: Some(d.name().into()),
-                        ..info
-                    },
-                    argv.clone(),
+                Ok(program_seat::<G>(info, argv.clone(), d))
+            }
+            BotSpec::Http { endpoint, dialect } => {
+                let d = dialect.unwrap_or_else(|| http_dialect::<G>());
+                Ok(remote_seat::<G>(
+                    info,
+                    Link::Http(Arc::clone(http), endpoint.clone()),
                     d,
                 ))
             }
@@ -257,14 +298,24 @@ impl BotSpec {
     }
 }
 
-fn program_seat<G: Game>(mut info: SeatInfo, argv: Vec<String>, d: DialectKind) -> LiveSeat<G> {
+/// The dialect an HTTP bot of `G` speaks unless told otherwise.
+pub fn http_dialect<G: Game>() -> DialectKind {
+    DialectKind::default_for_http(G::NAME.parse().unwrap_or(GameKind::SkullWhist))
+}
+
+fn program_seat<G: Game>(info: SeatInfo, argv: Vec<String>, d: DialectKind) -> LiveSeat<G> {
+    remote_seat(info, Link::Process(argv), d)
+}
+
+/// A seat for a bot reached through `link` and speaking `d`.
+pub fn remote_seat<G: Game>(mut info: SeatInfo, link: Link, d: DialectKind) -> LiveSeat<G> {
     info.dialect = Some(d.name().into());
     match croupier_dialects::make::<G>(d) {
-        Some(dialect) => LiveSeat::program(info, argv, dialect),
-        // `check` has made sure the dialect carries the game.
-        None => LiveSeat::program(
+        Some(dialect) => LiveSeat::remote(info, link, dialect),
+        // Callers have made sure the dialect carries the game.
+        None => LiveSeat::remote(
             info,
-            argv,
+            link,
             Box::new(croupier_dialects::croupier::CroupierDialect::default()),
         ),
     }
@@ -314,6 +365,29 @@ mod tests {
     }
 
     #[test]
+    fn http_specs_keep_credentials_out_of_the_dialect() {
+        let spec: BotSpec = "http://me:pw@127.0.0.1:9000/bot@jujitsu".parse().unwrap();
+        let BotSpec::Http { endpoint, dialect } = &spec else {
+            panic!("{spec:?}");
+        };
+        assert_eq!(endpoint.url, "http://127.0.0.1:9000/bot");
+        assert_eq!(endpoint.auth, Some(("me".into(), "pw".into())));
+        assert_eq!(*dialect, Some(DialectKind::Jujitsu));
+        assert_eq!(spec.to_string(), "http://127.0.0.1:9000/bot@jujitsu");
+        // `@host` is credentials, not a dialect.
+        let spec: BotSpec = "http://u:p@localhost:8080".parse().unwrap();
+        let BotSpec::Http { endpoint, dialect } = &spec else {
+            panic!("{spec:?}");
+        };
+        assert_eq!(endpoint.url, "http://localhost:8080/");
+        assert_eq!(*dialect, None);
+        assert_eq!(
+            http_dialect::<croupier_rules::goofspiel::Goofspiel>(),
+            DialectKind::Jujitsu
+        );
+    }
+
+    #[test]
     fn bad_specs_are_refused_with_a_reason() {
         assert!(matches!("".parse::<BotSpec>(), Err(SpecError::Empty)));
         assert!(matches!(
@@ -325,8 +399,24 @@ mod tests {
             Err(SpecError::Split(..))
         ));
         assert!(matches!(
-            "http://localhost:1/bot".parse::<BotSpec>(),
-            Err(SpecError::Http(_))
+            "http://".parse::<BotSpec>(),
+            Err(SpecError::Url(_))
+        ));
+        use croupier_rules::goofspiel::Goofspiel;
+        let v = GoofspielVariant::gops();
+        assert!(matches!(
+            "./ai@jujitsu"
+                .parse::<BotSpec>()
+                .unwrap()
+                .check::<Goofspiel>(&v),
+            Err(SpecError::HttpOnly(DialectKind::Jujitsu))
+        ));
+        assert!(matches!(
+            "http://h/@jujitsu"
+                .parse::<BotSpec>()
+                .unwrap()
+                .check::<croupier_rules::skullwhist::SkullWhist>(&Default::default()),
+            Err(SpecError::Unsupported { .. })
         ));
         assert!(matches!(
             "builtin:".parse::<BotSpec>(),

@@ -22,7 +22,8 @@ use crate::CliError;
 pub struct BotArgs {
     /// The built-in strategy (random, planner, heuristic).
     strategy: String,
-    /// The dialect to speak: croupier, gops, loveletter, loveletter-postman.
+    /// The dialect to speak: croupier, gops, loveletter, loveletter-postman,
+    /// or jujitsu (with --serve).
     #[arg(long, default_value = "croupier")]
     dialect: String,
     /// The game; implied by the gops and loveletter dialects, and read from
@@ -50,6 +51,14 @@ pub struct BotArgs {
     /// Games to play on the server (default: until stopped).
     #[arg(long, requires = "connect")]
     games: Option<u64>,
+    /// Serve as an HTTP bot on this address (`127.0.0.1:8001`, `:8001`), in
+    /// the jujitsu or croupier dialect.
+    #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
+    serve: Option<String>,
+    /// Basic-auth credentials (`USER:PASSWORD`) that requests to --serve
+    /// must carry.
+    #[arg(long, value_name = "USER:PASSWORD", requires = "serve")]
+    auth: Option<String>,
 }
 
 /// Runs `croupier bot` on stdin/stdout.
@@ -61,6 +70,22 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
         .dialect
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
+    if let Some(addr) = &args.serve {
+        let game = args
+            .game
+            .as_deref()
+            .map(str::parse::<GameKind>)
+            .transpose()
+            .map_err(|e| CliError::Usage(format!("{e}")))?;
+        return crate::bot_serve::run(crate::bot_serve::ServeOptions {
+            addr: addr.clone(),
+            strategy: args.strategy.clone(),
+            dialect,
+            game,
+            seed: args.seed,
+            auth: args.auth.clone(),
+        });
+    }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut first = String::new();

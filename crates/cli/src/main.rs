@@ -4,6 +4,7 @@
 mod bench;
 mod bench_server;
 mod bot;
+mod bot_serve;
 mod play;
 mod replay;
 mod serve;
@@ -36,7 +37,8 @@ enum Command {
     Tournament(tournament::TournamentArgs),
     /// Re-play a game record through the rules, print it, and verify it.
     Replay(replay::ReplayArgs),
-    /// Run a built-in strategy as a bot program over stdin/stdout.
+    /// Run a built-in strategy as a bot: over stdin/stdout, as an HTTP bot
+    /// server (--serve), or as a client of a SkullWhist server (--connect).
     Bot(bot::BotArgs),
     /// Measure how fast the rules engines play random games.
     Bench(bench::BenchArgs),

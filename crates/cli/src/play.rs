@@ -25,8 +25,9 @@ pub struct PlayArgs {
     /// The game: skullwhist, loveletter or goofspiel.
     game: String,
     /// The bots, one per seat: a program with its arguments (`./ai`,
-    /// `"python3 bot.py"`) or `builtin:NAME`, each with an optional
-    /// `@DIALECT` (croupier, gops, loveletter, loveletter-postman).
+    /// `"python3 bot.py"`), `builtin:NAME`, or an HTTP bot server URL
+    /// (`http://user:pass@host:port/path`), each with an optional `@DIALECT`
+    /// (croupier, gops, loveletter, loveletter-postman, jujitsu).
     #[arg(required = true, num_args = 1..)]
     bots: Vec<String>,
     /// Number of games; seats rotate between games.
@@ -48,9 +49,14 @@ pub struct MatchArgs {
     /// Write one JSON record per game into this directory.
     #[arg(long, value_name = "DIR")]
     pub records: Option<PathBuf>,
-    /// Seconds a bot program has for each decision.
+    /// Seconds a bot has for each decision.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     pub move_time: f64,
+    /// Thinking time each bot has for a whole game, in seconds (default:
+    /// unlimited). Once spent, the bot is no longer asked and its moves are
+    /// ruled as faults (random cards in Goofspiel).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_budget: Option<f64>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -106,15 +112,25 @@ pub fn parse_specs(specs: &[String]) -> Result<Vec<BotSpec>, CliError> {
         .collect()
 }
 
-/// The live-match settings from a move time in seconds.
-pub fn live_config(move_time: f64) -> Result<LiveConfig, CliError> {
-    if !(move_time > 0.0 && move_time <= 3600.0) {
+/// The live-match settings from the shared options.
+pub fn live_config(args: &MatchArgs) -> Result<LiveConfig, CliError> {
+    if !(args.move_time > 0.0 && args.move_time <= 3600.0) {
         return Err(CliError::Usage(
             "--move-time must be between 0 and 3600 seconds".into(),
         ));
     }
+    let budget = match args.time_budget {
+        None => None,
+        Some(b) if b >= 0.0 && b <= 86_400.0 => Some(Duration::from_secs_f64(b)),
+        Some(_) => {
+            return Err(CliError::Usage(
+                "--time-budget must be between 0 and 86400 seconds".into(),
+            ))
+        }
+    };
     Ok(LiveConfig {
-        move_time: Duration::from_secs_f64(move_time),
+        move_time: Duration::from_secs_f64(args.move_time),
+        budget,
         ..LiveConfig::default()
     })
 }
@@ -146,7 +162,7 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         games: args.games,
         seed,
         records: args.common.records.clone(),
-        live: live_config(args.common.move_time)?,
+        live: live_config(&args.common)?,
         exe: current_exe()?,
     };
     let bar = progress_bar(args.games, args.games >= 50);

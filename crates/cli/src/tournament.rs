@@ -87,7 +87,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         duplicate: !args.no_duplicate,
         seed,
         records: args.common.records.clone(),
-        live: live_config(args.common.move_time)?,
+        live: live_config(&args.common)?,
         exe: current_exe()?,
     };
     let total = total_games(&config);

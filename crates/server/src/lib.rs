@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
+use axum::serve::ListenerExt as _;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -131,6 +132,10 @@ pub async fn run(
             config.house_pause,
         ));
     }
+    let listener = listener.tap_io(|tcp| {
+        // Replies go out at once, not after Nagle's 40 ms.
+        let _ = tcp.set_nodelay(true);
+    });
     let result = axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
         .await;

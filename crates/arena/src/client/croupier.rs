@@ -13,35 +13,56 @@ use super::{answer, shown, ClientOptions, Lines};
 /// later protocol revision may add messages without breaking old bots.
 const KNOWN_TYPES: [&str; 4] = ["start", "event", "act", "end"];
 
-/// Runs `strategy` as a `croupier/1` bot of game `G`.
-///
-/// `start` begins the game (its variant is read as `G::Variant`), `event`
-/// lines are passed to the strategy when they read as `G::Event`, every `act`
-/// is answered with `{"action": "<text>", "decision": n}`, and `end` or the
-/// end of input ends the run. A line that is not JSON, a known message that
-/// does not read, or an `act` with no legal action this game understands is
-/// an error naming the line.
-pub fn run_croupier<G: Game>(
-    mut strategy: Box<dyn Strategy<G>>,
-    opts: &ClientOptions,
-    input: impl BufRead,
-    mut output: impl Write,
-) -> anyhow::Result<()> {
-    let mut rng = bot_rng(opts.seed);
-    let mut lines = Lines::new(input);
-    while let Some((number, line)) = lines.next_line()? {
-        if line.trim().is_empty() {
-            continue;
+/// What a bot does with one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handled {
+    /// Nothing to say.
+    Quiet,
+    /// The answer line to an `act`.
+    Answer(String),
+    /// The match is over (`end`).
+    End,
+}
+
+/// A built-in strategy behind `croupier/1` messages, one message at a time
+/// (the same state machine serves stdin/stdout and HTTP).
+pub struct CroupierBot<G: Game> {
+    strategy: Box<dyn Strategy<G>>,
+    rng: croupier_bots::BotRng,
+}
+
+impl<G: Game> std::fmt::Debug for CroupierBot<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CroupierBot")
+            .field("game", &G::NAME)
+            .finish()
+    }
+}
+
+impl<G: Game> CroupierBot<G> {
+    /// `strategy` with its generator seeded from `seed`.
+    pub fn new(strategy: Box<dyn Strategy<G>>, seed: u64) -> Self {
+        CroupierBot {
+            strategy,
+            rng: bot_rng(seed),
         }
-        let at = || format!("line {number} '{}'", shown(line));
-        let value: serde_json::Value =
-            serde_json::from_str(line).with_context(|| format!("{} is not JSON", at()))?;
+    }
+
+    /// Handles one message. A message of an unknown type is skipped, so a
+    /// later protocol revision may add messages without breaking old bots.
+    /// A line that is not JSON, a known message that does not read, or an
+    /// `act` with no legal action this game understands is an error.
+    pub fn handle(&mut self, line: &str) -> anyhow::Result<Handled> {
+        if line.trim().is_empty() {
+            return Ok(Handled::Quiet);
+        }
+        let value: serde_json::Value = serde_json::from_str(line).context("not JSON")?;
         let kind = value.get("type").and_then(serde_json::Value::as_str);
         if !kind.is_some_and(|k| KNOWN_TYPES.contains(&k)) {
-            continue;
+            return Ok(Handled::Quiet);
         }
         let msg: ToBot<G::Observation, serde_json::Value> = serde_json::from_value(value)
-            .with_context(|| format!("{} is not a croupier/1 message for {}", at(), G::NAME))?;
+            .with_context(|| format!("not a croupier/1 message for {}", G::NAME))?;
         match msg {
             ToBot::Start {
                 game,
@@ -53,15 +74,17 @@ pub fn run_croupier<G: Game>(
                 if game != G::NAME {
                     bail!("this bot plays {}, but the manager runs {game}", G::NAME);
                 }
-                let variant: G::Variant = serde_json::from_value(variant)
-                    .with_context(|| format!("{}: the variant does not read", at()))?;
-                strategy.new_game(seat, &variant, seats);
+                let variant: G::Variant =
+                    serde_json::from_value(variant).context("the variant does not read")?;
+                self.strategy.new_game(seat, &variant, seats);
+                Ok(Handled::Quiet)
             }
             ToBot::Event { event } => {
                 // Events of a newer revision that do not read are skipped.
                 if let Ok(event) = serde_json::from_value::<G::Event>(event) {
-                    strategy.notify(&event);
+                    self.strategy.notify(&event);
                 }
+                Ok(Handled::Quiet)
             }
             ToBot::Act {
                 decision,
@@ -74,10 +97,10 @@ pub fn run_croupier<G: Game>(
                     .filter_map(|text| text.parse::<G::Action>().ok().map(|a| (a, text)))
                     .collect();
                 if parsed.is_empty() {
-                    return Err(anyhow!("{}: no legal action this bot understands", at()));
+                    return Err(anyhow!("no legal action this bot understands"));
                 }
                 let actions: Vec<G::Action> = parsed.iter().map(|(a, _)| *a).collect();
-                let chosen = strategy.act(&observation, &actions, &mut rng);
+                let chosen = self.strategy.act(&observation, &actions, &mut self.rng);
                 // Answer with the manager's own text for the action.
                 let text = parsed
                     .iter()
@@ -87,9 +110,37 @@ pub fn run_croupier<G: Game>(
                     action: text,
                     decision: Some(decision),
                 };
-                answer(&mut output, &serde_json::to_string(&reply)?)?;
+                Ok(Handled::Answer(serde_json::to_string(&reply)?))
             }
-            ToBot::End { .. } => return Ok(()),
+            ToBot::End { .. } => Ok(Handled::End),
+        }
+    }
+}
+
+/// Runs `strategy` as a `croupier/1` bot of game `G`.
+///
+/// `start` begins the game (its variant is read as `G::Variant`), `event`
+/// lines are passed to the strategy when they read as `G::Event`, every `act`
+/// is answered with `{"action": "<text>", "decision": n}`, and `end` or the
+/// end of input ends the run. A line that is not JSON, a known message that
+/// does not read, or an `act` with no legal action this game understands is
+/// an error naming the line.
+pub fn run_croupier<G: Game>(
+    strategy: Box<dyn Strategy<G>>,
+    opts: &ClientOptions,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> anyhow::Result<()> {
+    let mut bot = CroupierBot::new(strategy, opts.seed);
+    let mut lines = Lines::new(input);
+    while let Some((number, line)) = lines.next_line()? {
+        match bot
+            .handle(line)
+            .with_context(|| format!("line {number} '{}'", shown(line)))?
+        {
+            Handled::Quiet => {}
+            Handled::Answer(reply) => answer(&mut output, &reply)?,
+            Handled::End => return Ok(()),
         }
     }
     Ok(())

@@ -15,14 +15,16 @@
 
 mod croupier;
 mod gops;
+mod jujitsu;
 mod loveletter;
 
 use std::io::{BufRead, Write};
 
 use anyhow::Context as _;
 
-pub use self::croupier::run_croupier;
+pub use self::croupier::{run_croupier, CroupierBot, Handled};
 pub use self::gops::run_gops;
+pub use self::jujitsu::jujitsu_bid;
 pub use self::loveletter::{run_loveletter, POSTMAN_NAME};
 
 /// Options for a stdio bot.
