@@ -82,7 +82,7 @@ pub mod seeds {
     }
 }
 
-pub(crate) fn now_rfc3339() -> String {
+pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 

@@ -37,6 +37,29 @@ pub struct ServeArgs {
     /// Seconds new-game waits for an opponent before answering retry.
     #[arg(long, default_value_t = 30.0)]
     poll_timeout: f64,
+    /// Ladder settings (TOML: per-game variant, move time, time budget,
+    /// house bots; see docs/ladder.md). Default: built-in settings.
+    #[arg(long, value_name = "FILE")]
+    ladder: Option<std::path::PathBuf>,
+    /// Run no ladder (only SkullWhist REST games and their house bots).
+    #[arg(long, conflicts_with = "ladder")]
+    no_ladder: bool,
+}
+
+fn ladder_config(
+    args: &ServeArgs,
+) -> Result<Option<croupier_server::ladder::LadderConfig>, CliError> {
+    if args.no_ladder {
+        return Ok(None);
+    }
+    let Some(path) = &args.ladder else {
+        return Ok(Some(Default::default()));
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    croupier_server::settings::parse_ladder(&text)
+        .map(Some)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
 fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
@@ -65,6 +88,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .map(String::from)
             .collect(),
         house_pause: Duration::from_millis(args.house_pause_ms),
+        ladder: ladder_config(&args)?,
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(

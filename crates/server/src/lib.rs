@@ -10,6 +10,10 @@ pub mod auth;
 mod docs;
 pub mod house;
 pub mod hub;
+pub mod ladder;
+pub mod mailbox;
+pub mod settings;
+pub mod v1;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -32,6 +36,10 @@ pub const MAX_BODY: usize = 64 * 1024;
 pub struct AppState {
     /// Sessions, matchmaking and games.
     pub hub: Arc<Hub>,
+    /// Pull bots' mailboxes.
+    pub mailboxes: Arc<mailbox::Mailboxes>,
+    /// The ladder, when it runs.
+    pub ladder: Option<Arc<ladder::Ladder>>,
 }
 
 /// The server's settings.
@@ -43,6 +51,8 @@ pub struct ServerConfig {
     pub house_bots: Vec<String>,
     /// Pause before each house bot move.
     pub house_pause: Duration,
+    /// The ladder's settings; `None` runs no ladder.
+    pub ladder: Option<ladder::LadderConfig>,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +61,7 @@ impl Default for ServerConfig {
             hub: HubConfig::default(),
             house_bots: vec!["random".into(), "heuristic".into()],
             house_pause: Duration::from_millis(300),
+            ladder: Some(ladder::LadderConfig::default()),
         }
     }
 }
@@ -65,6 +76,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/jsonp/", get(api::jsonp).post(api::jsonp_post))
         .route("/api/{method}", get(api::get).post(api::post))
         .route("/api/{method}/", get(api::get).post(api::post))
+        .merge(v1::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(1024 * 1024))
@@ -95,7 +107,19 @@ pub async fn prepare(
     if aborted > 0 {
         tracing::warn!("closed {aborted} games left in progress as aborted");
     }
-    let hub = Arc::new(Hub::new(store, config.hub.clone()));
+    let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
+    let mailboxes = Arc::new(mailbox::Mailboxes::default());
+    let ladder = match &config.ladder {
+        None => None,
+        Some(l) => {
+            let http = croupier_arena::http::HttpClient::new(Default::default())
+                .map_err(|e| e.to_string())?;
+            Some(Arc::new(
+                ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())
+                    .await?,
+            ))
+        }
+    };
     let mut house = Vec::new();
     for strategy in &config.house_bots {
         croupier_bots::Builtins::builtin(strategy)
@@ -103,7 +127,14 @@ pub async fn prepare(
             .map_err(|e| e.to_string())?;
         house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
     }
-    Ok((Arc::new(AppState { hub }), house))
+    Ok((
+        Arc::new(AppState {
+            hub,
+            mailboxes,
+            ladder,
+        }),
+        house,
+    ))
 }
 
 /// Serves the API on `listener` with the house bots playing, until
@@ -124,6 +155,9 @@ pub async fn run(
             hub.sweep().await;
         }
     });
+    if let Some(ladder) = &state.ladder {
+        tasks.spawn(Arc::clone(ladder).run());
+    }
     for (bot, strategy) in house {
         tasks.spawn(house::run(
             Arc::clone(&state.hub),

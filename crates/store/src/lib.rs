@@ -253,8 +253,11 @@ pub trait Store: Send + Sync + 'static {
         paused_until: Option<i64>,
         pause_reason: Option<&str>,
     ) -> Result<(), StoreError>;
-    /// Switches a bot on or off.
+    /// Switches a bot on or off; switching it on also clears its strikes
+    /// and pause (its owner says it is fixed).
     async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError>;
+    /// Replaces a pull bot's token hash.
+    async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError>;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing).

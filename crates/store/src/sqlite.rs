@@ -332,8 +332,18 @@ impl Store for SqliteStore {
     }
 
     async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError> {
-        sqlx::query("UPDATE bots SET enabled = ? WHERE id = ?")
-            .bind(enabled)
+        let sql = if enabled {
+            "UPDATE bots SET enabled = 1, strikes = 0, paused_until = NULL, pause_reason = NULL WHERE id = ?"
+        } else {
+            "UPDATE bots SET enabled = 0 WHERE id = ?"
+        };
+        sqlx::query(sql).bind(id).execute(&self.writer).await?;
+        Ok(())
+    }
+
+    async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE bots SET token_hash = ? WHERE id = ? AND kind = 'pull'")
+            .bind(token_hash)
             .bind(id)
             .execute(&self.writer)
             .await?;

@@ -25,6 +25,7 @@ pub fn config() -> ServerConfig {
         },
         house_bots: Vec::new(),
         house_pause: Duration::from_millis(1),
+        ladder: None,
     }
 }
 

@@ -1,0 +1,181 @@
+//! The ladder's settings file (TOML), for `croupier serve --ladder FILE`.
+//!
+//! ```toml
+//! rest = "500ms"          # a bot's rest between two of its matches
+//! house_pause = "3s"      # between house-only matches of a game
+//! strikes = 3             # faulty matches in a row that pause a bot
+//! pause = "10m"           # how long such a bot is paused
+//! max_matches = 64        # ladder matches in progress at once
+//!
+//! [goofspiel]
+//! variant = "jujitsu rounds=5,6,7,8"
+//! move_time = "5s"
+//! budget = "60s"          # thinking time per bot per match, or "unlimited"
+//! house = ["random", "planner"]
+//! house_games = true      # house bots play each other when nobody else does
+//!
+//! [loveletter]
+//! max_seats = 4
+//!
+//! [skullwhist]
+//! enabled = false         # no ladder for this game
+//! ```
+//!
+//! Every key is optional; a game not named keeps its defaults.
+
+use std::time::Duration;
+
+use croupier_rules::GameKind;
+use serde::Deserialize;
+
+use crate::ladder::{check_game, GameLadder, LadderConfig};
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct File {
+    rest: Option<String>,
+    house_pause: Option<String>,
+    strikes: Option<u32>,
+    pause: Option<String>,
+    max_matches: Option<usize>,
+    goofspiel: Option<GameSection>,
+    loveletter: Option<GameSection>,
+    skullwhist: Option<GameSection>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct GameSection {
+    enabled: Option<bool>,
+    variant: Option<String>,
+    move_time: Option<String>,
+    budget: Option<String>,
+    house: Option<Vec<String>>,
+    house_games: Option<bool>,
+    max_seats: Option<usize>,
+}
+
+fn duration(key: &str, text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|e| format!("{key} = \"{text}\": {e} (write e.g. \"500ms\", \"5s\", \"10m\")"))
+}
+
+/// Reads ladder settings from TOML text.
+pub fn parse_ladder(text: &str) -> Result<LadderConfig, String> {
+    let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+    let mut config = LadderConfig::default();
+    if let Some(v) = &file.rest {
+        config.rest = duration("rest", v)?;
+    }
+    if let Some(v) = &file.house_pause {
+        config.house_pause = duration("house_pause", v)?;
+    }
+    if let Some(v) = &file.pause {
+        config.pause_for = duration("pause", v)?;
+    }
+    if let Some(v) = file.strikes {
+        if v == 0 {
+            return Err("strikes must be at least 1".into());
+        }
+        config.strikes = v;
+    }
+    if let Some(v) = file.max_matches {
+        if v == 0 {
+            return Err("max_matches must be at least 1".into());
+        }
+        config.max_matches = v;
+    }
+    let sections = [
+        (GameKind::Goofspiel, file.goofspiel),
+        (GameKind::LoveLetter, file.loveletter),
+        (GameKind::SkullWhist, file.skullwhist),
+    ];
+    config.games.clear();
+    for (game, section) in sections {
+        let s = section.unwrap_or_default();
+        if s.enabled == Some(false) {
+            continue;
+        }
+        let mut g = GameLadder::default_for(game);
+        let key = |k: &str| format!("{game}.{k}");
+        if let Some(v) = s.variant {
+            g.variant = Some(v);
+        }
+        if let Some(v) = &s.move_time {
+            g.move_time = duration(&key("move_time"), v)?;
+        }
+        if let Some(v) = &s.budget {
+            g.budget = if v.trim() == "unlimited" {
+                None
+            } else {
+                Some(duration(&key("budget"), v)?)
+            };
+        }
+        if let Some(v) = s.house {
+            g.house = v;
+        }
+        if let Some(v) = s.house_games {
+            g.house_games = v;
+        }
+        if let Some(v) = s.max_seats {
+            g.max_seats = v;
+        }
+        check_game(&g)?;
+        config.games.push(g);
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_keeps_the_defaults() {
+        assert_eq!(parse_ladder("").unwrap(), LadderConfig::default());
+    }
+
+    #[test]
+    fn settings_are_read_per_game() {
+        let c = parse_ladder(
+            r#"
+            strikes = 2
+            pause = "1m"
+            [goofspiel]
+            variant = "jujitsu rounds=5,6"
+            budget = "unlimited"
+            move_time = "750ms"
+            [skullwhist]
+            enabled = false
+            [loveletter]
+            max_seats = 3
+            house = ["heuristic"]
+            "#,
+        )
+        .unwrap();
+        assert_eq!((c.strikes, c.pause_for), (2, Duration::from_secs(60)));
+        let games: Vec<GameKind> = c.games.iter().map(|g| g.game).collect();
+        assert_eq!(games, vec![GameKind::Goofspiel, GameKind::LoveLetter]);
+        let g = &c.games[0];
+        assert_eq!(g.variant.as_deref(), Some("jujitsu rounds=5,6"));
+        assert_eq!((g.budget, g.move_time), (None, Duration::from_millis(750)));
+        assert_eq!(c.games[1].max_seats, 3);
+        assert_eq!(c.games[1].house, vec!["heuristic".to_string()]);
+    }
+
+    #[test]
+    fn bad_settings_say_what_is_wrong() {
+        for (text, needle) in [
+            ("[goofspiel]\nmove_time = \"soon\"", "goofspiel.move_time"),
+            ("[goofspiel]\nvariant = \"rounds=1\"", "goofspiel"),
+            ("[loveletter]\nmax_seats = 5", "5 seats"),
+            ("[goofspiel]\nhouse = [\"genius\"]", "genius"),
+            ("[chess]\n", "chess"),
+            ("strikes = 0", "strikes"),
+            ("rest = 5", "rest"),
+        ] {
+            let e = parse_ladder(text).unwrap_err();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+}
