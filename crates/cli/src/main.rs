@@ -6,6 +6,7 @@ mod bench_server;
 mod bot;
 mod bot_serve;
 mod play;
+mod remote;
 mod replay;
 mod serve;
 mod tournament;
@@ -42,6 +43,10 @@ enum Command {
     Bot(bot::BotArgs),
     /// Measure how fast the rules engines play random games.
     Bench(bench::BenchArgs),
+    /// Create an owner account on a server (owners register HTTP bots).
+    Owner(remote::OwnerArgs),
+    /// Register and manage your HTTP bots (push or pull) on a server.
+    Bots(remote::BotsArgs),
 }
 
 /// An error with the exit code it deserves.
@@ -68,6 +73,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Bot(args) => bot::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Owner(args) => remote::owner(args),
+        Command::Bots(args) => remote::bots(args),
     };
     match result {
         Ok(code) => code,

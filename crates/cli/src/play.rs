@@ -121,7 +121,7 @@ pub fn live_config(args: &MatchArgs) -> Result<LiveConfig, CliError> {
     }
     let budget = match args.time_budget {
         None => None,
-        Some(b) if b >= 0.0 && b <= 86_400.0 => Some(Duration::from_secs_f64(b)),
+        Some(b) if (0.0..=86_400.0).contains(&b) => Some(Duration::from_secs_f64(b)),
         Some(_) => {
             return Err(CliError::Usage(
                 "--time-budget must be between 0 and 86400 seconds".into(),

@@ -108,6 +108,9 @@ pub struct LadderConfig {
     pub tick: Duration,
     /// A pull bot counts as waiting this long after its last poll.
     pub poll_grace: Duration,
+    /// How long a bot waits for a busy opponent it has met less often than
+    /// the available ones, before it plays whoever is there.
+    pub patience: Duration,
 }
 
 impl Default for LadderConfig {
@@ -128,6 +131,7 @@ impl Default for LadderConfig {
             max_matches: 64,
             tick: Duration::from_millis(200),
             poll_grace: Duration::from_secs(3),
+            patience: Duration::from_secs(3),
         }
     }
 }
@@ -320,10 +324,29 @@ impl Ladder {
         out
     }
 
+    /// Bots of `g` in a ladder match or resting after one: they will be
+    /// available again soon.
+    fn busy_ids(&self, g: &GameLadder, remote: &[BotInfo], s: &State) -> Vec<BotId> {
+        let now = unix_now();
+        remote
+            .iter()
+            .filter(|b| b.game == g.game.name() && b.enabled)
+            .filter(|b| b.paused_until.is_none_or(|t| t <= now))
+            .filter(|b| {
+                s.busy.contains(&b.id)
+                    || s.last_played
+                        .get(&b.id)
+                        .is_some_and(|t| t.elapsed() < self.config.rest + self.config.tick)
+            })
+            .map(|b| b.id)
+            .collect()
+    }
+
     /// The tables to start now for `g`, marking their bots busy.
     fn tables(&self, g: &GameLadder, remote: &[BotInfo]) -> Vec<Vec<Entrant>> {
         let mut s = self.lock();
         let mut pool = self.available(g, remote, &s);
+        let busy = self.busy_ids(g, remote, &s);
         let mut rng = rand::rng();
         pool.shuffle(&mut rng);
         // Longest-waiting first (never played counts as longest).
@@ -338,7 +361,12 @@ impl Ladder {
             if s.running >= self.config.max_matches {
                 break;
             }
-            let Some(first) = pool.iter().position(|e| !e.is_house()) else {
+            // The first remote bot that need not wait for a busy opponent
+            // it has met less often than everyone available.
+            let Some(first) = pool
+                .iter()
+                .position(|e| !e.is_house() && !self.should_wait(e.id(), &pool, &busy, &s))
+            else {
                 break;
             };
             let first = pool.remove(first);
@@ -380,6 +408,31 @@ impl Ladder {
             tables.push(table);
         }
         tables
+    }
+
+    /// Whether `bot` should rather wait for a busy bot it has met less often
+    /// than any available one (within its patience).
+    fn should_wait(&self, bot: BotId, pool: &[Entrant], busy: &[BotId], s: &State) -> bool {
+        let waited = s
+            .last_played
+            .get(&bot)
+            .is_none_or(|t| t.elapsed() >= self.config.patience);
+        if waited {
+            return false;
+        }
+        let met = |other: BotId| {
+            s.met
+                .get(&(bot.min(other), bot.max(other)))
+                .copied()
+                .unwrap_or(0)
+        };
+        let best_here = pool
+            .iter()
+            .filter(|e| e.id() != bot)
+            .map(|e| met(e.id()))
+            .min();
+        let best_busy = busy.iter().filter(|b| **b != bot).map(|b| met(*b)).min();
+        matches!((best_here, best_busy), (Some(h), Some(b)) if b < h)
     }
 
     /// The index in `pool` of the bot that has met `table` least.

@@ -244,6 +244,8 @@ impl Api {
 /// temporary database; stopped when dropped.
 pub struct TestServer {
     pub api: Api,
+    /// The database URL (`sqlite://...`).
+    pub db: String,
     rt: Option<tokio::runtime::Runtime>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     _dir: tempfile::TempDir,
@@ -266,6 +268,7 @@ impl TestServer {
     pub fn with_config(config: ServerConfig) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("croupier.db").display());
+        let db = url.clone();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -289,6 +292,7 @@ impl TestServer {
         });
         TestServer {
             api: Api::new(format!("http://{addr}")),
+            db,
             rt: Some(rt),
             shutdown: Some(tx),
             _dir: dir,
