@@ -22,9 +22,11 @@ use crate::transport::{Conn, Link};
 pub struct LiveConfig {
     /// Time a bot has for each decision.
     pub move_time: Duration,
-    /// Thinking time each bot has for the whole match (`None` = unlimited).
-    /// Once it is spent, the bot is no longer asked: every decision left
-    /// gets its dialect's fault ruling (a random card in Goofspiel).
+    /// Thinking time each remote bot has for the whole match (`None` =
+    /// unlimited). Once it is spent, the bot is no longer asked: every
+    /// decision left gets its game's fault ruling (a random card in
+    /// Goofspiel). Built-in strategies are charged their (tiny) time, so that
+    /// opponents see it, but never cut off.
     pub budget: Option<Duration>,
     /// Limits of bot processes.
     pub limits: ProcessLimits,
