@@ -37,7 +37,9 @@ impl Default for HttpLimits {
         HttpLimits {
             connect_timeout: Duration::from_secs(3),
             max_body: 64 * 1024,
-            max_in_flight: 256,
+            // Above what the ladder can use at once (64 matches of up to 4
+            // seats, one request each), so a slow bot never starves others.
+            max_in_flight: 1024,
             idle_timeout: Duration::from_secs(60),
         }
     }
@@ -208,12 +210,12 @@ impl HttpClient {
             }
             let max = self.limits.max_body;
             if resp.content_length().is_some_and(|n| n > max as u64) {
-                return Err(TransportError::LineTooLong(max));
+                return Err(TransportError::TooLarge(max));
             }
             let mut body = Vec::new();
             while let Some(chunk) = resp.chunk().await.map_err(request_error)? {
                 if body.len() + chunk.len() > max {
-                    return Err(TransportError::LineTooLong(max));
+                    return Err(TransportError::TooLarge(max));
                 }
                 body.extend_from_slice(&chunk);
             }

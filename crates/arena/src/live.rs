@@ -506,7 +506,8 @@ async fn deliver<G: Game>(
                     match p.dialect.event(game, seat, e, &mut lines) {
                         Flow::Restart => start(p, game, seat, config, tag, reaper).await,
                         flow => {
-                            if let Some(conn) = p.process.as_mut() {
+                            // A bot that can no longer be asked is not told more.
+                            if let (Some(conn), None) = (p.process.as_mut(), &p.broken) {
                                 let deadline = Instant::now() + config.move_time;
                                 if let Err(e) = conn.send(&lines, deadline).await {
                                     p.broken.get_or_insert_with(|| {

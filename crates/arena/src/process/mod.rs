@@ -64,6 +64,9 @@ pub enum TransportError {
     /// The answer is not text.
     #[error("{0}")]
     Garbled(String),
+    /// An HTTP reply body over the limit.
+    #[error("the bot's reply is larger than {0} bytes")]
+    TooLarge(usize),
 }
 
 impl TransportError {
@@ -76,7 +79,7 @@ impl TransportError {
             TransportError::Io(_) => "crash",
             TransportError::Disconnected(_) => "disconnect",
             TransportError::Status(_) => "crash",
-            TransportError::Garbled(_) => "malformed",
+            TransportError::Garbled(_) | TransportError::TooLarge(_) => "malformed",
         }
     }
 }
