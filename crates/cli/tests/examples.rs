@@ -262,3 +262,104 @@ fn skullwhist_rest_bots_in_three_languages_play_against_the_server() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("2 games"));
 }
+
+/// An example HTTP bot server on a free port, killed on drop.
+struct BotServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for BotServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `interpreter file --port 0 args…` and waits for its
+/// `listening on PORT` line.
+fn bot_server(interpreter: &str, file: &str, args: &[&str]) -> BotServer {
+    use std::io::BufRead as _;
+    let mut child = Command::new(interpreter)
+        .current_dir(root())
+        .arg(file)
+        .args(["--port", "0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    // Killed on drop, also when the ready line never comes.
+    let mut server = BotServer { child, port: 0 };
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{interpreter} {file}: no ready line in 20 s"));
+    server.port = line
+        .trim()
+        .strip_prefix("listening on ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{interpreter} {file}: ready line {line:?}"));
+    server
+}
+
+#[test]
+fn jujitsu_bot_servers_play_with_basic_auth_without_faults() {
+    for (interp, file) in [("python3", "bot.py"), ("node", "bot.js")] {
+        if !have(interp) {
+            continue;
+        }
+        let bot = bot_server(
+            interp,
+            &format!("examples/bots/jujitsu/{file}"),
+            &["--user", "me", "--password", "s3cret"],
+        );
+        let url = format!("http://me:s3cret@127.0.0.1:{}/@jujitsu", bot.port);
+        let args = [
+            "play",
+            "goofspiel",
+            url.as_str(),
+            "builtin:planner",
+            "--variant",
+            "jujitsu rounds=5,6",
+            "--games",
+            "3",
+            "--json",
+        ];
+        assert_no_faults(&summary(&args), 3);
+        // A wrong password is refused (401): every bid is a fault.
+        let wrong = format!("http://me:wrong@127.0.0.1:{}/@jujitsu", bot.port);
+        let mut args = args;
+        args[2] = wrong.as_str();
+        let v = summary(&args);
+        assert_eq!(v["bots"][0]["faults"], 3 * 11, "{file}: {v}");
+    }
+}
+
+#[test]
+fn croupier_push_bot_servers_play_every_game_without_faults() {
+    for (interp, file) in [("python3", "push_bot.py"), ("node", "push_bot.js")] {
+        if !have(interp) {
+            continue;
+        }
+        let bot = bot_server(interp, &format!("examples/bots/croupier-http/{file}"), &[]);
+        let url = format!("http://127.0.0.1:{}/@croupier", bot.port);
+        for (game, opponents) in [
+            ("skullwhist", vec!["builtin:heuristic"]),
+            ("goofspiel", vec!["builtin:planner"]),
+            ("loveletter", vec!["builtin:random", "builtin:heuristic"]),
+        ] {
+            let mut args = vec!["play", game, url.as_str()];
+            args.extend(opponents);
+            args.extend(["--games", "3", "--json"]);
+            assert_no_faults(&summary(&args), 3);
+        }
+    }
+}
