@@ -483,7 +483,9 @@ async fn start<G: Game>(
 }
 
 /// Tells every seat the events it may see, starting and stopping programs
-/// as their dialects require.
+/// as their dialects require. The lines of consecutive events go out in one
+/// send with one deadline, so a slow HTTP bot costs at most one move time
+/// per step, not one per event.
 async fn deliver<G: Game>(
     game: &G,
     seats: &mut [LiveSeat<G>],
@@ -495,6 +497,7 @@ async fn deliver<G: Game>(
     let events = game.events();
     for (i, s) in seats.iter_mut().enumerate() {
         let seat = Seat(i as u8);
+        let mut pending: Vec<String> = Vec::new();
         for e in &events[seen[i]..] {
             if !e.visible_to(seat) {
                 continue;
@@ -504,27 +507,41 @@ async fn deliver<G: Game>(
                 Driver::Program(p) => {
                     let mut lines = Vec::new();
                     match p.dialect.event(game, seat, e, &mut lines) {
-                        Flow::Restart => start(p, game, seat, config, tag, reaper).await,
-                        flow => {
-                            // A bot that can no longer be asked is not told more.
-                            if let (Some(conn), None) = (p.process.as_mut(), &p.broken) {
-                                let deadline = Instant::now() + config.move_time;
-                                if let Err(e) = conn.send(&lines, deadline).await {
-                                    p.broken.get_or_insert_with(|| {
-                                        fault(e.fault_kind(), e.to_string())
-                                    });
-                                }
-                            }
-                            if flow == Flow::Stop {
-                                if let Some(conn) = p.process.take() {
-                                    reaper.spawn(conn.close());
-                                }
+                        Flow::Continue => pending.append(&mut lines),
+                        Flow::Restart => {
+                            flush(p, &mut pending, config).await;
+                            start(p, game, seat, config, tag, reaper).await;
+                        }
+                        Flow::Stop => {
+                            pending.append(&mut lines);
+                            flush(p, &mut pending, config).await;
+                            if let Some(conn) = p.process.take() {
+                                reaper.spawn(conn.close());
                             }
                         }
                     }
                 }
             }
         }
+        if let Driver::Program(p) = &mut s.driver {
+            flush(p, &mut pending, config).await;
+        }
         seen[i] = events.len();
     }
+}
+
+/// Sends the lines waiting for a remote bot, unless it can no longer be
+/// asked (then it is not told more).
+async fn flush<G: Game>(p: &mut ProgramSeat<G>, pending: &mut Vec<String>, config: &LiveConfig) {
+    if pending.is_empty() {
+        return;
+    }
+    if let (Some(conn), None) = (p.process.as_mut(), &p.broken) {
+        let deadline = Instant::now() + config.move_time;
+        if let Err(e) = conn.send(pending, deadline).await {
+            p.broken
+                .get_or_insert_with(|| fault(e.fault_kind(), format!("delivering events: {e}")));
+        }
+    }
+    pending.clear();
 }

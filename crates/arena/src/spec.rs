@@ -405,7 +405,7 @@ mod tests {
         use croupier_rules::goofspiel::Goofspiel;
         let v = GoofspielVariant::gops();
         assert!(matches!(
-            "./ai@jujitsu"
+            "/bin/sh@jujitsu"
                 .parse::<BotSpec>()
                 .unwrap()
                 .check::<Goofspiel>(&v),

@@ -17,8 +17,9 @@ use crate::CliError;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to measure: `rules` (random playouts per second per game),
-    /// `subprocess` (the cost of talking to bot programs) or `server` (REST
-    /// bots playing full games against `croupier serve`).
+    /// `subprocess` (the cost of talking to bot programs), `server` (REST
+    /// bots playing full games against `croupier serve`) or `http` (the cost
+    /// of calling HTTP bot servers, and of Nagle's algorithm).
     #[arg(default_value = "rules")]
     what: String,
     /// Seconds to measure each game for.
@@ -105,9 +106,13 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        "http" => {
+            crate::bench_http::run(args.seconds)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http)"
             )))
         }
     }

@@ -181,6 +181,12 @@ async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
         Refusal("internal error".into())
     })?;
     let row = row.ok_or_else(|| Refusal(format!("no game {id}")))?;
+    if row.game != SkullWhist::NAME {
+        return Err(Refusal(format!(
+            "game {id} is a {} game of the ladder, not SkullWhist",
+            row.game
+        )));
+    }
     match row.status.as_str() {
         "finished" => {}
         "aborted" => {

@@ -29,13 +29,20 @@ use crate::AppState;
 /// The OpenAPI document of `/v1`.
 pub const OPENAPI: &str = include_str!("openapi.json");
 
-/// A failure: a status and a reason.
+/// A failure: a status and a reason (and, for 401, the scheme to use).
 #[derive(Debug)]
-pub struct V1Error(StatusCode, String);
+pub struct V1Error(StatusCode, String, &'static str);
 
 impl V1Error {
     fn new(status: StatusCode, why: impl Into<String>) -> Self {
-        V1Error(status, why.into())
+        V1Error(status, why.into(), "Basic realm=\"croupier\"")
+    }
+    fn bearer(why: &str) -> Self {
+        V1Error(
+            StatusCode::UNAUTHORIZED,
+            why.into(),
+            "Bearer realm=\"croupier\"",
+        )
     }
     fn bad(why: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, why)
@@ -48,7 +55,7 @@ impl IntoResponse for V1Error {
         if self.0 == StatusCode::UNAUTHORIZED {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Basic realm=\"croupier\""),
+                header::HeaderValue::from_static(self.2),
             );
         }
         r
@@ -142,7 +149,7 @@ async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, V1Erro
 
 /// The pull bot named by the request's bearer token.
 async fn pull_bot(state: &AppState, headers: &HeaderMap) -> Result<BotInfo, V1Error> {
-    let unauthorized = |why: &str| V1Error::new(StatusCode::UNAUTHORIZED, why);
+    let unauthorized = V1Error::bearer;
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

@@ -95,7 +95,13 @@ impl Served {
         let child = Command::new(bin)
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .args(["--database", &format!("sqlite://{}", db.display())])
-            .args(["--house-bots", house, "--house-pause-ms", "1"])
+            .args([
+                "--house-bots",
+                house,
+                "--house-pause-ms",
+                "1",
+                "--no-ladder",
+            ])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
