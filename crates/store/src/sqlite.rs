@@ -17,8 +17,8 @@ use crate::{
 /// through a small pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    pool: SqlitePool,
-    writer: SqlitePool,
+    pub(crate) pool: SqlitePool,
+    pub(crate) writer: SqlitePool,
 }
 
 impl SqliteStore {
@@ -168,6 +168,8 @@ impl Store for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
+        // Ratings, counts and head-to-head of the website (issue 6).
+        crate::ratings::record_result(&mut tx, id, end).await?;
         tx.commit().await?;
         Ok(())
     }
