@@ -268,14 +268,16 @@ impl WebReads for SqliteStore {
                 .fetch_all(&self.pool)
                 .await?
             }
-            (Some(game), None) => sqlx::query(&format!(
+            (Some(game), None) => {
+                sqlx::query(&format!(
                 "{GAMES} WHERE game = ? AND status = 'finished' ORDER BY id DESC LIMIT ? OFFSET ?"
             ))
-            .bind(game)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await?,
+                .bind(game)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&self.pool)
+                .await?
+            }
             (game, Some(bot)) => {
                 sqlx::query(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s

@@ -1,4 +1,5 @@
 //! The website's reads and the ratings kept by `finish_game`.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
 use croupier_store::web::{GameFilter, ImportGame};
 use croupier_store::{GameEnd, SqliteStore, Store, WebReads};
