@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_server;
+mod bench_web;
 mod bot;
 mod play;
 mod replay;
