@@ -258,32 +258,59 @@ impl WebReads for SqliteStore {
         offset: i64,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        let rows = match (&filter.game, filter.bot) {
+        // A bot that played only the filtered game needs no game filter.
+        let mut game = filter.game.clone();
+        if let (Some(g), Some(bot)) = (&game, filter.bot) {
+            let others: i64 =
+                sqlx::query_scalar("SELECT COUNT(*) FROM bot_stats WHERE bot = ? AND game != ?")
+                    .bind(bot)
+                    .bind(g)
+                    .fetch_one(&self.pool)
+                    .await?;
+            if others == 0 {
+                game = None;
+            }
+        }
+        let rows = match (game, filter.bot) {
             (None, None) => {
                 sqlx::query(&format!(
-                    "{GAMES} WHERE status = 'finished' ORDER BY id DESC LIMIT ? OFFSET ?"
+                    "{GAMES} INDEXED BY games_finished_by_id WHERE status = 'finished'
+                     ORDER BY id DESC LIMIT ? OFFSET ?"
                 ))
                 .bind(limit)
                 .bind(offset)
                 .fetch_all(&self.pool)
                 .await?
             }
-            (Some(game), None) => {
-                sqlx::query(&format!(
-                "{GAMES} WHERE game = ? AND status = 'finished' ORDER BY id DESC LIMIT ? OFFSET ?"
+            (Some(game), None) => sqlx::query(&format!(
+                "{GAMES} INDEXED BY games_finished_by_game WHERE game = ? AND status = 'finished'
+                     ORDER BY id DESC LIMIT ? OFFSET ?"
             ))
-                .bind(game)
+            .bind(game)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&self.pool)
+            .await?,
+            (None, Some(bot)) => {
+                // The page's ids from the covering index first, then their rows.
+                sqlx::query(
+                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                        SELECT game_id FROM game_seats INDEXED BY game_seats_finished_by_bot
+                        WHERE bot = ? AND rank IS NOT NULL ORDER BY game_id DESC LIMIT ? OFFSET ?
+                     ) p JOIN games g ON g.id = p.game_id ORDER BY g.id DESC",
+                )
+                .bind(bot)
                 .bind(limit)
                 .bind(offset)
                 .fetch_all(&self.pool)
                 .await?
             }
-            (game, Some(bot)) => {
+            (Some(game), Some(bot)) => {
                 sqlx::query(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
                      JOIN games g ON g.id = s.game_id
-                     WHERE s.bot = ?1 AND g.status = 'finished' AND (?2 IS NULL OR g.game = ?2)
-                     ORDER BY s.game_id DESC LIMIT ?3 OFFSET ?4",
+                     WHERE s.bot = ? AND s.rank IS NOT NULL AND g.status = 'finished' AND g.game = ?
+                     ORDER BY s.game_id DESC LIMIT ? OFFSET ?",
                 )
                 .bind(bot)
                 .bind(game)
@@ -358,7 +385,8 @@ impl WebReads for SqliteStore {
 
     async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError> {
         let rows = sqlx::query(
-            "SELECT substr(finished, 1, 16) AS minute, game, COUNT(*) AS games FROM games
+            "SELECT substr(finished, 1, 16) AS minute, game, COUNT(*) AS games
+             FROM games INDEXED BY games_finished_at
              WHERE status = 'finished' AND finished >= ? GROUP BY minute, game ORDER BY minute",
         )
         .bind(since)

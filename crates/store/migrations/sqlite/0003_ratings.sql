@@ -52,9 +52,11 @@ CREATE TABLE game_totals (
     games INTEGER NOT NULL DEFAULT 0
 );
 
--- The activity chart and "recent results" read games by finish time; the
--- versus page walks the games two bots shared.
-CREATE INDEX games_by_finished ON games (finished) WHERE status = 'finished';
+-- The activity chart counts games by finish time (covering: no table
+-- reads); lists page through finished games by id, per game kind and per
+-- bot (covering, so a deep OFFSET walks the index only). Queries name these
+-- indexes (INDEXED BY), so the plan cannot fall back to a scan.
+CREATE INDEX games_finished_at ON games (finished, game) WHERE status = 'finished';
 CREATE INDEX games_finished_by_id ON games (id) WHERE status = 'finished';
-CREATE INDEX games_running ON games (id) WHERE status = 'running';
 CREATE INDEX games_finished_by_game ON games (game, id) WHERE status = 'finished';
+CREATE INDEX game_seats_finished_by_bot ON game_seats (bot, game_id, rank) WHERE rank IS NOT NULL;
