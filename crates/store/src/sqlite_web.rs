@@ -282,15 +282,17 @@ impl WebReads for SqliteStore {
                 .fetch_all(&self.pool)
                 .await?
             }
-            (Some(game), None) => sqlx::query(&format!(
+            (Some(game), None) => {
+                sqlx::query(&format!(
                 "{GAMES} INDEXED BY games_finished_by_game WHERE game = ? AND status = 'finished'
                      ORDER BY id DESC LIMIT ? OFFSET ?"
             ))
-            .bind(game)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await?,
+                .bind(game)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&self.pool)
+                .await?
+            }
             (None, Some(bot)) => {
                 // The page's ids from the covering index first, then their rows.
                 sqlx::query(
