@@ -80,33 +80,35 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
         game.legal_actions(seat, &mut legal);
         let ms = Some((chance.random_range(0.2f64..6.0)).powi(3));
         let i = seat.index();
-        if chance.random_range(0..6000) == 0 {
-            let fault = Some(Fault {
-                kind: "timeout".into(),
-                detail: "no answer within 10 s".into(),
-            });
-            if G::NAME == Goofspiel::NAME && !legal.is_empty() {
-                let a = legal[chance.random_range(0..legal.len())];
-                game.apply(seat, a).ok()?;
-                record.steps.push(RecordedStep {
-                    seat,
-                    kind: StepKind::Action(a.to_string()),
-                    ms: Some(10_000.0),
-                    fault,
-                });
-            } else {
-                game.forfeit(seat).ok()?;
-                record.steps.push(RecordedStep {
-                    seat,
-                    kind: StepKind::Forfeit,
-                    ms: Some(10_000.0),
-                    fault,
-                });
-            }
-            continue;
-        }
         let obs = game.observation(seat);
-        let a = strategies.get_mut(i)?.act(&obs, &legal, rngs.get_mut(i)?);
+        let chosen = if legal.is_empty() {
+            None
+        } else {
+            Some(strategies.get_mut(i)?.act(&obs, &legal, rngs.get_mut(i)?))
+        };
+        let fault = match chosen {
+            None => Some(("illegal", "no legal action".to_string())),
+            Some(_) if chance.random_range(0..6000) == 0 => {
+                Some(("timeout", "no answer within 10 s".to_string()))
+            }
+            Some(a) => game
+                .check(seat, a)
+                .err()
+                .map(|e| ("illegal", format!("'{a}': {e}"))),
+        };
+        let (Some(a), None) = (chosen, &fault) else {
+            let (kind, detail) = fault.unwrap_or(("illegal", String::new()));
+            rule_fault(
+                &mut game,
+                &mut record,
+                seat,
+                &legal,
+                &mut chance,
+                kind,
+                detail,
+            )?;
+            continue;
+        };
         game.apply(seat, a).ok()?;
         record.steps.push(RecordedStep {
             seat,
@@ -117,6 +119,42 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
     }
     record.outcome = game.outcome()?;
     Some(record)
+}
+
+/// Applies the game's ruling for a fault of `seat`: a random legal move in
+/// Goofspiel, a forfeit otherwise.
+fn rule_fault<G: Game>(
+    game: &mut G,
+    record: &mut Record,
+    seat: Seat,
+    legal: &[G::Action],
+    chance: &mut BotRng,
+    kind: &str,
+    detail: String,
+) -> Option<()> {
+    let fault = Some(Fault {
+        kind: kind.into(),
+        detail,
+    });
+    if G::NAME == Goofspiel::NAME && !legal.is_empty() {
+        let a = legal[chance.random_range(0..legal.len())];
+        game.apply(seat, a).ok()?;
+        record.steps.push(RecordedStep {
+            seat,
+            kind: StepKind::Action(a.to_string()),
+            ms: Some(10_000.0),
+            fault,
+        });
+    } else {
+        game.forfeit(seat).ok()?;
+        record.steps.push(RecordedStep {
+            seat,
+            kind: StepKind::Forfeit,
+            ms: Some(10_000.0),
+            fault,
+        });
+    }
+    Some(())
 }
 
 fn rfc3339(t: SystemTime) -> String {
@@ -209,4 +247,31 @@ pub async fn seed(
         start = stop;
     }
     Ok(stored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_games_are_complete_records_that_replay() {
+        let ids: Vec<BotId> = (1..=BOTS.len() as i64).collect();
+        let games = play_games(0..300, 300, Duration::from_secs(1), SystemTime::now(), &ids);
+        assert_eq!(games.len(), 300, "every demo game is played to its end");
+        for g in &games {
+            let record: Record = serde_json::from_str(&g.end.record).unwrap();
+            let replayed = match record.game.parse::<GameKind>().unwrap() {
+                GameKind::SkullWhist => record.verify::<SkullWhist>().map(|_| ()),
+                GameKind::LoveLetter => record.verify::<LoveLetter>().map(|_| ()),
+                GameKind::Goofspiel => record.verify::<Goofspiel>().map(|_| ()),
+            };
+            assert!(replayed.is_ok(), "{}: {replayed:?}", record.game);
+            assert_eq!(g.bots.len(), record.seats.len());
+            assert!(g.started < g.end.finished);
+        }
+        assert!(
+            games.iter().any(|g| g.bots.len() == 4),
+            "some 4-seat Love Letter"
+        );
+    }
 }
