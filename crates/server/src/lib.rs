@@ -1,6 +1,6 @@
 //! The Croupier server: the SkullWhist REST API of the 2014 SkullSpace event
 //! (bots unchanged but for the address), matchmaking, move clocks, house
-//! bots, and durable game records.
+//! bots, durable game records, and the website ([`web`]).
 //!
 //! [`app`] builds the router for socket-free tests; [`run`] serves it on a
 //! listener until a shutdown signal.
