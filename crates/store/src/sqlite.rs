@@ -42,7 +42,10 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        Ok(SqliteStore { pool, writer })
+        let store = SqliteStore { pool, writer };
+        // Games finished before ratings existed (issue 6) are rated once.
+        store.rate_backlog().await?;
+        Ok(store)
     }
 }
 

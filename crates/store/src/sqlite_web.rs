@@ -109,6 +109,56 @@ impl SqliteStore {
         Ok(games)
     }
 
+    /// Rates the games finished before ratings existed (listed by migration
+    /// 0003 in `ratings_backlog`), oldest first, in transactions of 1,000.
+    pub(crate) async fn rate_backlog(&self) -> Result<u64, StoreError> {
+        let mut rated = 0;
+        loop {
+            let mut tx = self.writer.begin().await?;
+            let ids: Vec<GameId> = sqlx::query_scalar(
+                "SELECT game_id FROM ratings_backlog ORDER BY game_id LIMIT 1000",
+            )
+            .fetch_all(&mut *tx)
+            .await?;
+            if ids.is_empty() {
+                return Ok(rated);
+            }
+            for id in ids {
+                let row: Option<(Option<String>, Option<BotId>)> =
+                    sqlx::query_as("SELECT finished, forfeited_by FROM games WHERE id = ?")
+                        .bind(id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let ranks: Vec<Option<i64>> = sqlx::query_scalar(
+                    "SELECT rank FROM game_seats WHERE game_id = ? ORDER BY seat",
+                )
+                .bind(id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let ranks: Option<Vec<u8>> = ranks
+                    .into_iter()
+                    .map(|r| r.and_then(|r| u8::try_from(r).ok()))
+                    .collect();
+                if let (Some((finished, forfeited_by)), Some(ranks)) = (row, ranks) {
+                    let end = crate::GameEnd {
+                        finished: finished.unwrap_or_default(),
+                        scores: Vec::new(),
+                        ranks,
+                        forfeited_by,
+                        record: String::new(),
+                    };
+                    ratings::record_result(&mut tx, id, &end).await?;
+                    rated += 1;
+                }
+                sqlx::query("DELETE FROM ratings_backlog WHERE game_id = ?")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        }
+    }
+
     /// Stores finished games in one transaction, rating each in order, as
     /// `start_game` followed by `finish_game` would. Returns their ids.
     pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {

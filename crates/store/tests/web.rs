@@ -114,3 +114,43 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online() {
     assert_eq!(vs.len(), 1);
     assert_eq!(vs[0].seats.len(), 4);
 }
+
+#[tokio::test]
+async fn games_finished_before_ratings_are_rated_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (a, b, g) = {
+        let s = SqliteStore::open(&url).await.unwrap();
+        let a = s.create_bot("old-a", "h", false).await.unwrap();
+        let b = s.create_bot("old-b", "h", false).await.unwrap();
+        let g = s.start_game("goofspiel", &[a, b], 1, "t0").await.unwrap();
+        (a, b, g)
+    };
+    // As an older version stored it: finished, ranked, never rated.
+    let raw = sqlx::SqlitePool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE games SET status = 'finished', finished = 't1' WHERE id = ?")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE game_seats SET rank = seat + 1 WHERE game_id = ?")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO ratings_backlog (game_id) VALUES (?)")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    raw.close().await;
+    let s = SqliteStore::open(&url).await.unwrap();
+    let board = s.leaderboard("goofspiel").await.unwrap();
+    let ids: Vec<i64> = board.iter().map(|r| r.bot).collect();
+    assert_eq!(ids, [a, b]);
+    assert_eq!((board[0].wins, board[1].losses), (1, 1));
+    // Once only.
+    drop(s);
+    let s = SqliteStore::open(&url).await.unwrap();
+    assert_eq!(s.leaderboard("goofspiel").await.unwrap()[0].games, 1);
+}

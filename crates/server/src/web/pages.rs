@@ -43,6 +43,7 @@ pub struct Leaders {
 
 #[derive(Serialize)]
 pub struct HomeData {
+    games_in_progress: i64,
     skullwhist_live: usize,
     skullwhist_waiting: usize,
     finished_games: i64,
@@ -65,6 +66,7 @@ async fn home_data(state: &AppState) -> Result<HomeData, WebError> {
         });
     }
     Ok(HomeData {
+        games_in_progress: store.count_games("running").await?,
         skullwhist_live: live,
         skullwhist_waiting: waiting,
         finished_games: store.count_finished(&GameFilter::default()).await?,
@@ -83,7 +85,7 @@ pub async fn home(State(state): State<Arc<AppState>>, fmt: Fmt) -> Response {
 <div class=\"grid\"><div class=\"panel\"><div class=\"stat\">{}<small>games in progress</small></div></div>\
 <div class=\"panel\"><div class=\"stat\">{}<small>SkullWhist bots waiting for an opponent</small></div></div>\
 <div class=\"panel\"><div class=\"stat\">{}<small>games finished</small></div></div></div>",
-            d.running.len().max(d.skullwhist_live),
+            d.games_in_progress,
             d.skullwhist_waiting,
             d.finished_games
         );
@@ -117,7 +119,10 @@ pub async fn home(State(state): State<Arc<AppState>>, fmt: Fmt) -> Response {
         for (date, text) in &d.news {
             let _ = write!(body, "<li><b>{}</b> {}</li>", esc(date), esc(text));
         }
-        body.push_str("</ul>");
+        body.push_str("</ul><h2>Bring your own bot</h2><div class=\"grid\">\
+<a class=\"panel\" href=\"/api/\"><h3>SkullWhist REST API</h3><p>The 2014 SkullSpace API: bots written for the hackathon play unchanged.</p></a>\
+<a class=\"panel\" href=\"/docs\"><h3>Every dialect</h3><p>Croupier JSON for any game, the GOPS runner, the Love Letter manager.</p></a>\
+<a class=\"panel\" href=\"/rules\"><h3>Rules for bot authors</h3><p>What a bot sees, what it may do, how it scores.</p></a></div>");
         layout("Home", Some("/json/home"), &body)
     })
 }

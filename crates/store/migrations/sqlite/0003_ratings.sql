@@ -60,3 +60,8 @@ CREATE INDEX games_finished_at ON games (finished, game) WHERE status = 'finishe
 CREATE INDEX games_finished_by_id ON games (id) WHERE status = 'finished';
 CREATE INDEX games_finished_by_game ON games (game, id) WHERE status = 'finished';
 CREATE INDEX game_seats_finished_by_bot ON game_seats (bot, game_id, rank) WHERE rank IS NOT NULL;
+
+-- Games finished before this migration: SqliteStore::open rates them, in
+-- id order, and empties this table.
+CREATE TABLE ratings_backlog (game_id INTEGER PRIMARY KEY);
+INSERT INTO ratings_backlog SELECT id FROM games WHERE status = 'finished';
