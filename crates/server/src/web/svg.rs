@@ -13,7 +13,8 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 28.0;
 
-fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
+/// Round tick values between `lo` and `hi`, at least `min_step` apart.
+fn nice_ticks(lo: f64, hi: f64, min_step: f64) -> Vec<f64> {
     let span = (hi - lo).max(1e-9);
     let raw = span / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
@@ -21,7 +22,8 @@ fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
         .into_iter()
         .map(|m| m * mag)
         .find(|s| span / s <= 6.0)
-        .unwrap_or(10.0 * mag);
+        .unwrap_or(10.0 * mag)
+        .max(min_step);
     let mut t = (lo / step).ceil() * step;
     let mut out = Vec::new();
     while t <= hi + 1e-9 && out.len() < 12 {
@@ -57,7 +59,7 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
         "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
         esc(label)
     );
-    for t in nice_ticks(lo, hi) {
+    for t in nice_ticks(lo, hi, 1.0) {
         let _ = write!(
             out,
             "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e0d8\"/>\
@@ -117,7 +119,7 @@ pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]
     let mut out = format!(
         "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"games per minute\">"
     );
-    for t in nice_ticks(0.0, max) {
+    for t in nice_ticks(0.0, max, 1.0) {
         let _ = write!(
             out,
             "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e0d8\"/>\
@@ -182,5 +184,11 @@ mod tests {
         );
         assert!(bars.contains("<rect") && !bars.contains("NaN"));
         assert!(bar_chart(&[], &[], &[]).ends_with("</svg>"));
+        // Counts get whole, distinct ticks.
+        assert_eq!(nice_ticks(0.0, 3.0, 1.0), [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            nice_ticks(0.0, 60.0, 1.0),
+            [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+        );
     }
 }
