@@ -334,9 +334,10 @@ impl Show for LoveLetter {
             } else {
                 ""
             };
+            let held = if view.in_round { "hand" } else { "showed" };
             let _ = write!(
                 out,
-                "<div class=\"panel\"><h3>{} {status}</h3><p>rounds won: {}</p><p>hand {}</p><p>played {}</p></div>",
+                "<div class=\"panel\"><h3>{} {status}</h3><p>rounds won: {}</p><p>{held} {}</p><p>played {}</p></div>",
                 n.of(seat),
                 o.wins.get(s).copied().unwrap_or(0),
                 hand(o.hand.iter().chain(&view.out_hand).map(|c| ll_card(*c))),
