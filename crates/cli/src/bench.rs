@@ -18,8 +18,9 @@ use crate::CliError;
 pub struct BenchArgs {
     /// What to measure: `rules` (random playouts per second per game),
     /// `subprocess` (the cost of talking to bot programs), `server` (REST
-    /// bots playing full games against `croupier serve`) or `http` (the cost
-    /// of calling HTTP bot servers, and of Nagle's algorithm).
+    /// bots playing full games against `croupier serve`), `http` (the cost
+    /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
+    /// (website pages over a seeded database).
     #[arg(default_value = "rules")]
     what: String,
     /// Seconds to measure each game for.
@@ -28,6 +29,12 @@ pub struct BenchArgs {
     /// Concurrent REST bots (`bench server`).
     #[arg(long, default_value_t = 200)]
     bots: usize,
+    /// Finished games to seed (`bench web`).
+    #[arg(long, default_value_t = 100_000)]
+    games: u64,
+    /// SQLite file to seed and keep (`bench web`; reused if it holds games).
+    #[arg(long)]
+    db: Option<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -110,9 +117,13 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             crate::bench_http::run(args.seconds)?;
             return Ok(ExitCode::SUCCESS);
         }
+        "web" => {
+            crate::bench_web::run(args.games, args.db)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web)"
             )))
         }
     }

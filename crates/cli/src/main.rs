@@ -4,6 +4,7 @@
 mod bench;
 mod bench_http;
 mod bench_server;
+mod bench_web;
 mod bot;
 mod bot_serve;
 mod play;

@@ -1,6 +1,6 @@
 //! The Croupier server: the SkullWhist REST API of the 2014 SkullSpace event
 //! (bots unchanged but for the address), matchmaking, move clocks, house
-//! bots, and durable game records.
+//! bots, durable game records, and the website ([`web`]).
 //!
 //! [`app`] builds the router for socket-free tests; [`run`] serves it on a
 //! listener until a shutdown signal.
@@ -14,6 +14,7 @@ pub mod ladder;
 pub mod mailbox;
 pub mod settings;
 pub mod v1;
+pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -69,7 +70,7 @@ impl Default for ServerConfig {
 /// The router.
 pub fn app(state: Arc<AppState>) -> Router {
     Router::new()
-        .route("/", get(home))
+        .merge(web::routes())
         .route("/api", get(api::index))
         .route("/api/", get(api::index))
         .route("/api/jsonp", get(api::jsonp).post(api::jsonp_post))
@@ -81,16 +82,6 @@ pub fn app(state: Arc<AppState>) -> Router {
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(1024 * 1024))
         .with_state(state)
-}
-
-async fn home(
-    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
-) -> axum::response::Html<String> {
-    let (live, waiting) = state.hub.counts();
-    let finished = state.hub.store().count_games("finished").await.unwrap_or(0);
-    axum::response::Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Croupier</title></head><body><h1>Croupier</h1><p>SkullWhist server: {live} games in progress, {waiting} bots waiting for an opponent, {finished} games finished.</p><p>Bots play through <a href=\"/api/\">the API</a>.</p></body></html>"
-    ))
 }
 
 /// Prepares the server state: closes games a previous run left in progress,

@@ -4,12 +4,16 @@
 //! (an embedded file, WAL journal), and a PostgreSQL store can be added as
 //! another implementation without touching them.
 
+pub mod ratings;
 mod sqlite;
+mod sqlite_web;
+pub mod web;
 
 use async_trait::async_trait;
 use serde::Serialize;
 
 pub use sqlite::SqliteStore;
+pub use web::WebReads;
 
 /// A bot's id.
 pub type BotId = i64;
@@ -196,9 +200,9 @@ pub struct BotInfo {
     pub enabled: bool,
 }
 
-/// Storage behind the server.
+/// Storage behind the server (the website's reads are in [`WebReads`]).
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: WebReads + Send + Sync + 'static {
     /// Registers a bot; fails with [`StoreError::NameTaken`] if the name exists.
     async fn create_bot(
         &self,

@@ -17,8 +17,8 @@ use crate::{
 /// through a small pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    pool: SqlitePool,
-    writer: SqlitePool,
+    pub(crate) pool: SqlitePool,
+    pub(crate) writer: SqlitePool,
 }
 
 impl SqliteStore {
@@ -42,7 +42,10 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        Ok(SqliteStore { pool, writer })
+        let store = SqliteStore { pool, writer };
+        // Games finished before ratings existed (issue 6) are rated once.
+        store.rate_backlog().await?;
+        Ok(store)
     }
 }
 
@@ -168,6 +171,8 @@ impl Store for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
+        // Ratings, counts and head-to-head of the website (issue 6).
+        crate::ratings::record_result(&mut tx, id, end).await?;
         tx.commit().await?;
         Ok(())
     }

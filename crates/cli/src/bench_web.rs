@@ -1,0 +1,154 @@
+//! `croupier bench web`: seeds a SQLite database with finished games of all
+//! three games (real records played by the built-in strategies), then times
+//! every data page kind of the website in process (router and database, no
+//! socket) against a trivial route, and prints a table.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use croupier_server::web::seed;
+use croupier_server::ServerConfig;
+use croupier_store::web::GameFilter;
+use croupier_store::{SqliteStore, Store, WebReads};
+use tower::ServiceExt as _;
+
+/// Requests timed per page.
+const SAMPLES: usize = 30;
+
+/// Seeds (unless `db` already holds games) and measures.
+pub fn run(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(bench(games, db))
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(i).copied().unwrap_or(0.0)
+}
+
+async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = db.unwrap_or_else(|| dir.path().join("web.db"));
+    let url = format!("sqlite://{}", path.display());
+    let store = Arc::new(SqliteStore::open(&url).await?);
+    let have = store.count_games("finished").await?;
+    if have == 0 {
+        let t = Instant::now();
+        let n = seed::seed(&store, games, Duration::from_secs(1)).await?;
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "seeded {n} games in {s:.1} s ({:.0} games/s) into {}",
+            n as f64 / s,
+            path.display()
+        );
+    } else {
+        println!("using the {have} finished games in {}", path.display());
+    }
+    let config = ServerConfig {
+        house_bots: Vec::new(),
+        ..ServerConfig::default()
+    };
+    let dyn_store: Arc<dyn Store> = store.clone();
+    let (state, _) = croupier_server::prepare(dyn_store, &config)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    let app = croupier_server::app(state);
+
+    // Pick real targets: the busiest bots, a long game, the deepest pages.
+    let sw = store.leaderboard("skullwhist").await?;
+    let ll = store.leaderboard("loveletter").await?;
+    let top = sw.first().context("no rated SkullWhist bot")?;
+    let (a, b) = (
+        ll.first().context("no Love Letter bot")?,
+        ll.get(1).context("one Love Letter bot only")?,
+    );
+    let ll_filter = GameFilter {
+        game: Some("loveletter".into()),
+        bot: None,
+    };
+    let ll_game = store
+        .games_page(&ll_filter, 0, 1)
+        .await?
+        .first()
+        .map(|g| g.id)
+        .context("no Love Letter game")?;
+    let pages = |n: i64| ((n + 49) / 50).max(1);
+    let all_pages = pages(store.count_finished(&GameFilter::default()).await?);
+    let bot_pages = pages(top.games);
+    let ll_pages = pages(store.count_finished(&ll_filter).await?);
+    let targets: Vec<(&str, String)> = vec![
+        ("baseline: stylesheet", "/static/croupier.css".into()),
+        ("home", "/".into()),
+        ("home JSON", "/json/home".into()),
+        ("leaderboard skullwhist", "/leaderboard/skullwhist".into()),
+        ("leaderboard loveletter", "/leaderboard/loveletter".into()),
+        ("bots online", "/bots".into()),
+        ("bot page", format!("/bots/{}", top.name)),
+        ("bot JSON", format!("/json/bots/{}", top.name)),
+        ("versus", format!("/versus/{}/{}", a.name, b.name)),
+        ("games page 1", "/games".into()),
+        ("games last page", format!("/games?page={all_pages}")),
+        (
+            "games loveletter mid page",
+            format!("/games?game=loveletter&page={}", ll_pages / 2 + 1),
+        ),
+        (
+            "games of a bot, last page",
+            format!("/games?bot={}&page={bot_pages}", top.name),
+        ),
+        (
+            "game replay (love letter)",
+            format!("/games/{ll_game}?step=20"),
+        ),
+        ("game JSON", format!("/json/games/{ll_game}")),
+        ("activity", "/activity".into()),
+        ("rules page", "/rules/loveletter".into()),
+    ];
+    println!(
+        "\n{:<28} {:>9} {:>9} {:>9} {:>9}   ({SAMPLES} samples, in process)",
+        "page", "p50 ms", "p95 ms", "max ms", "KiB"
+    );
+    let mut worst = 0.0f64;
+    for (label, uri) in &targets {
+        let mut times = Vec::with_capacity(SAMPLES);
+        let mut size = 0;
+        for _ in 0..SAMPLES + 2 {
+            let req = Request::get(uri.as_str()).body(Body::empty())?;
+            let t = Instant::now();
+            let resp = app.clone().oneshot(req).await?;
+            let status = resp.status();
+            let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            anyhow::ensure!(status == StatusCode::OK, "{uri}: HTTP {status}");
+            size = body.len();
+            times.push(ms);
+        }
+        // The first two requests warm the caches.
+        let mut times = times.split_off(2);
+        times.sort_by(f64::total_cmp);
+        let (p50, p95, max) = (
+            percentile(&times, 0.5),
+            percentile(&times, 0.95),
+            percentile(&times, 1.0),
+        );
+        if !label.starts_with("baseline") {
+            worst = worst.max(p95);
+        }
+        println!(
+            "{label:<28} {p50:>9.2} {p95:>9.2} {max:>9.2} {:>9.1}   {uri}",
+            size as f64 / 1024.0
+        );
+    }
+    println!(
+        "\nslowest data page p95: {worst:.2} ms (goal: under 50 ms) - {}",
+        if worst < 50.0 { "met" } else { "NOT met" }
+    );
+    Ok(())
+}

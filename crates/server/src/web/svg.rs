@@ -1,0 +1,194 @@
+//! Charts as inline SVG, built on the server (no JavaScript).
+
+use std::fmt::Write as _;
+
+use croupier_store::web::HistoryPoint;
+
+use super::html::esc;
+
+const W: f64 = 720.0;
+const H: f64 = 260.0;
+const LEFT: f64 = 44.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 28.0;
+
+/// Round tick values between `lo` and `hi`, at least `min_step` apart.
+fn nice_ticks(lo: f64, hi: f64, min_step: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1e-9);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(10.0 * mag)
+        .max(min_step);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + 1e-9 && out.len() < 12 {
+        out.push(t);
+        t += step;
+    }
+    out
+}
+
+/// A bot's rating over its last games: the mean as a line, ±σ as a band,
+/// μ − 3σ dashed.
+pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
+    if points.is_empty() {
+        return "<p class=\"empty\">No rated games yet.</p>".into();
+    }
+    let lo = points
+        .iter()
+        .map(|p| p.mu - 3.0 * p.sigma)
+        .fold(f64::INFINITY, f64::min);
+    let hi = points
+        .iter()
+        .map(|p| p.mu + p.sigma)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if hi - lo < 1.0 {
+        (lo - 0.5, hi + 0.5)
+    } else {
+        (lo, hi)
+    };
+    let n = points.len();
+    let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64) / ((n.max(2) - 1) as f64);
+    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
+    let mut out = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
+        esc(label)
+    );
+    for t in nice_ticks(lo, hi, 1.0) {
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e0d8\"/>\
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{t:.0}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y(t) + 4.0,
+            y = y(t)
+        );
+    }
+    // The ±σ band: upper edge forwards, lower edge backwards.
+    let mut band = String::new();
+    for (i, p) in points.iter().enumerate() {
+        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu + p.sigma));
+    }
+    for (i, p) in points.iter().enumerate().rev() {
+        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu - p.sigma));
+    }
+    let line = |f: &dyn Fn(&HistoryPoint) -> f64| {
+        let mut s = String::new();
+        for (i, p) in points.iter().enumerate() {
+            let _ = write!(s, "{:.1},{:.1} ", x(i), y(f(p)));
+        }
+        s
+    };
+    let _ = write!(
+        out,
+        "<polygon points=\"{band}\" fill=\"#0f5132\" fill-opacity=\"0.12\"/>\
+<polyline points=\"{}\" fill=\"none\" stroke=\"#b3261e\" stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\
+<polyline points=\"{}\" fill=\"none\" stroke=\"#0f5132\" stroke-width=\"2\"/>",
+        line(&|p| p.mu - 3.0 * p.sigma),
+        line(&|p| p.mu)
+    );
+    let (first, last) = (points[0].game_id, points[n - 1].game_id);
+    let _ = write!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{}\">game #{first}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">game #{last}</text></svg>",
+        H - 8.0,
+        W - RIGHT,
+        H - 8.0
+    );
+    out
+}
+
+/// Stacked bars: `bars[i]` holds the count of each series in slot `i`;
+/// `labels` name a few slots along the axis.
+pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]) -> String {
+    let max = bars
+        .iter()
+        .map(|b| b.iter().sum::<i64>())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let n = bars.len().max(1) as f64;
+    let slot = (W - LEFT - RIGHT) / n;
+    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - v / max);
+    let mut out = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"games per minute\">"
+    );
+    for t in nice_ticks(0.0, max, 1.0) {
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e0d8\"/>\
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{t:.0}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y(t) + 4.0,
+            yy = y(t)
+        );
+    }
+    for (i, b) in bars.iter().enumerate() {
+        let mut base = 0.0;
+        let total: i64 = b.iter().sum();
+        for (s, v) in b.iter().enumerate() {
+            if *v <= 0 {
+                continue;
+            }
+            let top = base + *v as f64;
+            let _ = write!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{total} games</title></rect>",
+                LEFT + slot * i as f64 + 1.0,
+                y(top),
+                (slot - 2.0).max(1.0),
+                y(base) - y(top),
+                colours.get(s).copied().unwrap_or("#888")
+            );
+            base = top;
+        }
+    }
+    for (i, text) in labels {
+        let _ = write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            LEFT + slot * (*i as f64 + 0.5),
+            H - 8.0,
+            esc(text)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charts_are_svg_and_handle_single_points() {
+        let one = [HistoryPoint {
+            game_id: 3,
+            mu: 25.0,
+            sigma: 8.0,
+        }];
+        let svg = rating_chart(&one, "a <b>");
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(!svg.contains("NaN") && svg.contains("a &lt;b&gt;"));
+        let bars = bar_chart(
+            &[vec![0, 0], vec![3, 1]],
+            &["#111", "#222"],
+            &[(1, "now".into())],
+        );
+        assert!(bars.contains("<rect") && !bars.contains("NaN"));
+        assert!(bar_chart(&[], &[], &[]).ends_with("</svg>"));
+        // Counts get whole, distinct ticks.
+        assert_eq!(nice_ticks(0.0, 3.0, 1.0), [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            nice_ticks(0.0, 60.0, 1.0),
+            [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+        );
+    }
+}

@@ -1,0 +1,364 @@
+//! The website in a real browser: Debian's headless Chromium driven through
+//! chromedriver (WebDriver, fantoccini) against a server with seeded games.
+//! Visits every page kind and saves a screenshot of each in
+//! `target/screenshots/`, follows links leaderboard → bot → versus → replay,
+//! steps through a replay, fails on browser console errors, and crawls every
+//! same-site link for 4xx/5xx answers.
+//!
+//! Without chromedriver (`/usr/bin/chromedriver`, or `CHROMEDRIVER`) the test
+//! prints a notice and passes, unless `CI=true`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_server::web::seed;
+use croupier_server::ServerConfig;
+use croupier_store::web::GameFilter;
+use croupier_store::{SqliteStore, Store, WebReads};
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+/// chromedriver's (legacy, still supported) command for the browser log.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"type": "browser"}).to_string()),
+        )
+    }
+}
+
+fn executable(env: &str, default: &str) -> Option<PathBuf> {
+    let p = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    p.exists().then_some(p)
+}
+
+fn screenshots_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+        PathBuf::from,
+    );
+    let dir = target.join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Severe entries of the browser console since the last call.
+async fn console_errors(c: &Client) -> Vec<String> {
+    let Ok(Value::Array(entries)) = c.issue_cmd(BrowserLog).await else {
+        panic!("chromedriver did not return the browser log");
+    };
+    entries
+        .iter()
+        .filter(|e| e["level"] == "SEVERE")
+        .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+struct Page<'a> {
+    client: &'a Client,
+    base: String,
+    shots: PathBuf,
+}
+
+impl Page<'_> {
+    /// Opens `path`, checks it is a Croupier page without console errors,
+    /// and saves a screenshot as `name.png`.
+    async fn visit(&self, name: &str, path: &str) {
+        self.client
+            .goto(&format!("{}{path}", self.base))
+            .await
+            .unwrap();
+        self.check(name).await;
+    }
+
+    async fn check(&self, name: &str) {
+        let url = self.client.current_url().await.unwrap();
+        let brand = self.client.find(Locator::Css("header .brand")).await;
+        assert!(brand.is_ok(), "{name}: {url} is not a Croupier page");
+        // The 404 page itself is logged as a failed load; nothing else may be.
+        let own_404 =
+            format!("{url} - Failed to load resource: the server responded with a status of 404");
+        let errors: Vec<String> = console_errors(self.client)
+            .await
+            .into_iter()
+            .filter(|e| !(name == "not-found" && e.starts_with(&own_404)))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{name}: console errors at {url}: {errors:?}"
+        );
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(self.shots.join(format!("{name}.png")), png).unwrap();
+    }
+
+    async fn click(&self, css: &str) -> url::Url {
+        let from = self.client.current_url().await.unwrap();
+        let link = self
+            .client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|_| panic!("no link '{css}' on {from}"));
+        link.click().await.unwrap();
+        self.client.current_url().await.unwrap()
+    }
+
+    async fn text(&self, css: &str) -> String {
+        let e = self.client.find(Locator::Css(css)).await.unwrap();
+        e.text().await.unwrap()
+    }
+}
+
+/// Every `href="…"` of a page.
+fn hrefs(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(|h| h.replace("&amp;", "&"))
+        .collect()
+}
+
+/// Crawls every same-site link from `/`; returns the number of URLs checked.
+/// Replay steps (`?step=`) are checked but not expanded: they hold the
+/// links of their game page.
+async fn crawl(base: &str) -> usize {
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let mut seen = BTreeSet::from(["/".to_string()]);
+    let mut queue = VecDeque::from([("/".to_string(), "(start)".to_string())]);
+    let mut checked = 0;
+    while let Some((path, from)) = queue.pop_front() {
+        let resp = http.get(format!("{base}{path}")).send().await.unwrap();
+        let status = resp.status();
+        let kind = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = resp.text().await.unwrap();
+        checked += 1;
+        assert!(
+            status.is_success(),
+            "{path} (linked from {from}) answers {status}"
+        );
+        if !kind.starts_with("text/html") || path.contains("step=") {
+            continue;
+        }
+        for h in hrefs(&body) {
+            let h = h.split('#').next().unwrap_or_default().to_string();
+            if h.is_empty() || h.starts_with("data:") || h.contains("://") {
+                continue;
+            }
+            assert!(h.starts_with('/'), "relative link '{h}' on {path}");
+            if seen.insert(h.clone()) {
+                queue.push_back((h, path.clone()));
+            }
+        }
+    }
+    checked
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_kind_works_in_headless_chromium() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let (Some(driver), Some(chromium)) = (
+        executable("CHROMEDRIVER", "/usr/bin/chromedriver"),
+        executable("CHROMIUM", "/usr/bin/chromium"),
+    ) else {
+        assert!(!ci, "CI=true but chromium or chromedriver is missing");
+        eprintln!("SKIPPED: install chromium and chromium-driver to run the browser test");
+        return;
+    };
+
+    // A server with 90 demo games and one game in progress.
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("web.db").display());
+    let store = Arc::new(SqliteStore::open(&url).await.unwrap());
+    let stored = seed::seed(&store, 90, Duration::from_secs(20))
+        .await
+        .unwrap();
+    assert!(stored >= 85, "only {stored} demo games");
+    let ids = seed::demo_bots(store.as_ref()).await.unwrap();
+    let running = store
+        .start_game("skullwhist", &ids[..2], 1, "2026-01-01T00:00:00.000Z")
+        .await
+        .unwrap();
+    let config = ServerConfig {
+        house_bots: Vec::new(),
+        ..ServerConfig::default()
+    };
+    let dyn_store: Arc<dyn Store> = store.clone();
+    let (state, house) = croupier_server::prepare(dyn_store, &config).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        croupier_server::run(listener, state, house, &config, async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+
+    // chromedriver on a free port.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut driver = tokio::process::Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let caps = json!({
+        "goog:chromeOptions": {
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,1000",
+                     "--hide-scrollbars"]
+        },
+        "goog:loggingPrefs": {"browser": "ALL"}
+    });
+    let Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    let mut client = None;
+    for _ in 0..100 {
+        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        match b
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(c) => {
+                client = Some(c);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let client = client.expect("chromedriver does not answer");
+    let page = Page {
+        client: &client,
+        base: base.clone(),
+        shots: screenshots_dir(),
+    };
+
+    // Every page kind.
+    let mut first = Vec::new();
+    for game in ["skullwhist", "loveletter", "goofspiel"] {
+        let filter = GameFilter {
+            game: Some(game.into()),
+            bot: None,
+        };
+        first.push(store.games_page(&filter, 0, 1).await.unwrap()[0].clone());
+    }
+    let first_game = &first[0];
+    let bot_a = first_game.seats[0].name.clone();
+    let bot_b = first_game.seats[1].name.clone();
+    let kinds: Vec<(&str, String)> = vec![
+        ("home", "/".into()),
+        ("about", "/about".into()),
+        ("rules-index", "/rules".into()),
+        ("rules-skullwhist", "/rules/skullwhist".into()),
+        ("rules-loveletter", "/rules/loveletter".into()),
+        ("rules-goofspiel", "/rules/goofspiel".into()),
+        ("docs-index", "/docs".into()),
+        ("docs-croupier", "/docs/croupier".into()),
+        ("docs-gops", "/docs/gops".into()),
+        ("docs-jujitsu", "/docs/jujitsu".into()),
+        ("docs-croupier-http", "/docs/croupier-http".into()),
+        ("docs-ladder", "/docs/ladder".into()),
+        ("docs-loveletter", "/docs/loveletter".into()),
+        ("leaderboard-skullwhist", "/leaderboard/skullwhist".into()),
+        ("leaderboard-loveletter", "/leaderboard/loveletter".into()),
+        ("leaderboard-goofspiel", "/leaderboard/goofspiel".into()),
+        ("bots", "/bots".into()),
+        ("bot", format!("/bots/{bot_a}")),
+        ("versus", format!("/versus/{bot_a}/{bot_b}")),
+        ("games", "/games".into()),
+        (
+            "games-filtered",
+            format!("/games?game=loveletter&bot={}", seed::BOTS[4].0),
+        ),
+        ("game-skullwhist", format!("/games/{}?step=14", first[0].id)),
+        ("game-loveletter", format!("/games/{}?step=12", first[1].id)),
+        ("game-goofspiel", format!("/games/{}?step=10", first[2].id)),
+        ("game-running", format!("/games/{running}")),
+        ("activity", "/activity".into()),
+        ("not-found", "/games/999999".into()),
+    ];
+    for (name, path) in &kinds {
+        page.visit(name, path).await;
+    }
+    let title = client.title().await.unwrap();
+    assert!(title.starts_with("Not found"), "the 404 page says: {title}");
+
+    // On a phone.
+    client.set_window_size(390, 844).await.unwrap();
+    page.visit("phone-home", "/").await;
+    page.visit("phone-game", &format!("/games/{}?step=20", first[0].id))
+        .await;
+    page.visit("phone-leaderboard", "/leaderboard/loveletter")
+        .await;
+    client.set_window_size(1280, 1000).await.unwrap();
+
+    // Leaderboard → bot → versus → replay, then step through the replay.
+    page.visit("flow-leaderboard", "/leaderboard/loveletter")
+        .await;
+    let at = page.click("table a.bot").await;
+    assert!(at.path().starts_with("/bots/"), "{at}");
+    page.check("flow-bot").await;
+    let at = page.click("a[href^='/versus/']").await;
+    assert!(at.path().starts_with("/versus/"), "{at}");
+    page.check("flow-versus").await;
+    let at = page.click("table.games a[href^='/games/']").await;
+    assert!(at.path().starts_with("/games/"), "{at}");
+    page.check("flow-game").await;
+    assert!(page.text(".pager .current").await.starts_with("step 0 of"));
+    for n in 1..=3 {
+        page.click("a[rel='next']").await;
+        let step = page.text(".pager .current").await;
+        assert!(
+            step.starts_with(&format!("step {n} of")),
+            "after {n} clicks: {step}"
+        );
+        let current = page.text("tr.current td").await;
+        assert_eq!(
+            current,
+            n.to_string(),
+            "the step list marks the current step"
+        );
+    }
+    page.click("a[rel='prev']").await;
+    assert!(page.text(".pager .current").await.starts_with("step 2 of"));
+    page.check("flow-replay-step-2").await;
+
+    client.close().await.unwrap();
+    let _ = driver.kill().await;
+
+    // Every same-site link answers.
+    let checked = crawl(&base).await;
+    assert!(checked > 200, "the crawl found only {checked} pages");
+    eprintln!("browser test: crawled {checked} same-site URLs; screenshots in target/screenshots/");
+
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}

@@ -1,0 +1,256 @@
+//! Ratings and statistics kept beside every finished game: a Weng-Lin
+//! (Bayesian, TrueSkill-like) rating per bot and game kind, W/L/T/forfeit
+//! counts, head-to-head counts per pair, and a rating history.
+//!
+//! [`record_result`] runs inside the transaction of `finish_game`, so a
+//! stored game and its effect on the ratings are never apart.
+//!
+//! How a game counts:
+//! - ranks come from [`GameEnd::ranks`] (1 = best, equal ranks tie); each seat
+//!   is a one-player team of `weng_lin_multi_team`, so 2 to 4 seats work;
+//! - a forfeit: the forfeiting bot ranks last and every other seat ties for
+//!   first, whatever ranks the game reported (the rules already say so for
+//!   SkullWhist and Goofspiel: `Outcome::forfeit`), so it is a loss for the
+//!   forfeiting bot only;
+//! - win = sole first place; tie = first place shared; loss = otherwise;
+//! - head to head, every pair of seats counts once: the better rank wins.
+//!
+//! A game with the same bot in two seats, or with ranks that do not match
+//! its seats, is stored but not rated (a rating against oneself means
+//! nothing).
+
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
+use sqlx::SqliteConnection;
+
+use crate::{BotId, GameEnd, GameId};
+
+/// The rating a bot starts with.
+pub const START: (f64, f64) = (25.0, 25.0 / 3.0);
+
+/// The rank each seat counts with: a forfeit puts the forfeiting seat last
+/// and the others first together.
+pub fn effective_ranks(bots: &[BotId], end: &GameEnd) -> Vec<u8> {
+    match end.forfeited_by {
+        Some(f) if bots.contains(&f) => bots.iter().map(|b| if *b == f { 2 } else { 1 }).collect(),
+        _ => end.ranks.clone(),
+    }
+}
+
+/// New (mu, sigma) for every seat after a game with `ranks`.
+pub fn rate(before: &[(f64, f64)], ranks: &[u8]) -> Vec<(f64, f64)> {
+    let teams: Vec<[WengLinRating; 1]> = before
+        .iter()
+        .map(|(mu, sigma)| {
+            [WengLinRating {
+                rating: *mu,
+                uncertainty: *sigma,
+            }]
+        })
+        .collect();
+    let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+        .iter()
+        .zip(ranks)
+        .map(|(t, r)| (&t[..], MultiTeamOutcome::new(usize::from(*r))))
+        .collect();
+    weng_lin_multi_team(&input, &WengLinConfig::new())
+        .iter()
+        .map(|t| t.first().map_or(START, |r| (r.rating, r.uncertainty)))
+        .collect()
+}
+
+/// The conservative estimate leaderboards order by.
+pub fn conservative(mu: f64, sigma: f64) -> f64 {
+    mu - 3.0 * sigma
+}
+
+/// Wilson score interval (95 %) of a score fraction `score / n`, where a
+/// win counts 1 and a tie one half. `None` without games.
+pub fn wilson(score: f64, n: f64) -> Option<(f64, f64)> {
+    if n <= 0.0 {
+        return None;
+    }
+    let z = 1.959_964f64;
+    let p = (score / n).clamp(0.0, 1.0);
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let margin = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let denom = 1.0 + z2 / n;
+    Some(((centre - margin) / denom, (centre + margin) / denom))
+}
+
+/// Updates ratings, counts, head-to-head and history for finished game
+/// `id` (already marked finished in this transaction).
+pub(crate) async fn record_result(
+    tx: &mut SqliteConnection,
+    id: GameId,
+    end: &GameEnd,
+) -> Result<(), sqlx::Error> {
+    let game: Option<String> = sqlx::query_scalar("SELECT game FROM games WHERE id = ?")
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let Some(game) = game else { return Ok(()) };
+    let bots: Vec<BotId> =
+        sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = ? ORDER BY seat")
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+    let ranks = effective_ranks(&bots, end);
+    let distinct = bots.iter().enumerate().all(|(i, b)| !bots[..i].contains(b));
+    if bots.len() < 2 || ranks.len() != bots.len() || !distinct {
+        return Ok(());
+    }
+    let already: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = ? AND game_id = ?")
+            .bind(bots[0])
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if already.is_some() {
+        return Ok(());
+    }
+    let mut before = Vec::with_capacity(bots.len());
+    for bot in &bots {
+        let r: Option<(f64, f64)> =
+            sqlx::query_as("SELECT mu, sigma FROM bot_stats WHERE bot = ? AND game = ?")
+                .bind(bot)
+                .bind(&game)
+                .fetch_optional(&mut *tx)
+                .await?;
+        before.push(r.unwrap_or(START));
+    }
+    let after = rate(&before, &ranks);
+    let firsts = ranks.iter().filter(|r| **r == 1).count();
+    for (i, bot) in bots.iter().enumerate() {
+        let (mu, sigma) = after.get(i).copied().unwrap_or(START);
+        let (win, tie) = match ranks[i] {
+            1 if firsts == 1 => (1, 0),
+            1 => (0, 1),
+            _ => (0, 0),
+        };
+        let loss = 1 - win - tie;
+        let forfeit = i64::from(end.forfeited_by == Some(*bot));
+        sqlx::query(
+            "INSERT INTO bot_stats (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played)
+             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10, ?11)
+             ON CONFLICT (bot, game) DO UPDATE SET mu = ?3, sigma = ?4, conservative = ?5,
+                games = games + 1, wins = wins + ?6, losses = losses + ?7, ties = ties + ?8,
+                forfeits = forfeits + ?9, last_game = ?10, last_played = ?11",
+        )
+        .bind(bot)
+        .bind(&game)
+        .bind(mu)
+        .bind(sigma)
+        .bind(conservative(mu, sigma))
+        .bind(win)
+        .bind(loss)
+        .bind(tie)
+        .bind(forfeit)
+        .bind(id)
+        .bind(&end.finished)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO rating_history (bot, game_id, mu, sigma) VALUES (?, ?, ?, ?)")
+            .bind(bot)
+            .bind(id)
+            .bind(mu)
+            .bind(sigma)
+            .execute(&mut *tx)
+            .await?;
+        for (j, opponent) in bots.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let (w, l, t) = match ranks[i].cmp(&ranks[j]) {
+                std::cmp::Ordering::Less => (1, 0, 0),
+                std::cmp::Ordering::Greater => (0, 1, 0),
+                std::cmp::Ordering::Equal => (0, 0, 1),
+            };
+            sqlx::query(
+                "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties)
+                 VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
+                 ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
+                    wins = wins + ?4, losses = losses + ?5, ties = ties + ?6",
+            )
+            .bind(bot)
+            .bind(opponent)
+            .bind(&game)
+            .bind(w)
+            .bind(l)
+            .bind(t)
+            .execute(&mut *tx)
+            .await?;
+        }
+    }
+    sqlx::query(
+        "INSERT INTO game_totals (game, games) VALUES (?, 1)
+         ON CONFLICT (game) DO UPDATE SET games = games + 1",
+    )
+    .bind(&game)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end(ranks: Vec<u8>, forfeited_by: Option<BotId>) -> GameEnd {
+        GameEnd {
+            finished: "t".into(),
+            scores: vec![None; ranks.len()],
+            ranks,
+            forfeited_by,
+            record: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn the_winner_gains_and_the_loser_drops() {
+        let after = rate(&[START, START], &[1, 2]);
+        assert!(after[0].0 > START.0 && after[1].0 < START.0);
+        assert!(after[0].1 < START.1 && after[1].1 < START.1);
+    }
+
+    #[test]
+    fn four_seats_are_ordered_by_rank() {
+        let after = rate(&[START; 4], &[3, 1, 4, 2]);
+        let order: Vec<usize> = {
+            let mut idx: Vec<usize> = (0..4).collect();
+            idx.sort_by(|a, b| after[*b].0.total_cmp(&after[*a].0));
+            idx
+        };
+        assert_eq!(order, vec![1, 3, 0, 2]);
+    }
+
+    #[test]
+    fn a_tie_between_equals_keeps_their_means() {
+        let after = rate(&[START, START], &[1, 1]);
+        assert!((after[0].0 - START.0).abs() < 1e-9);
+        assert!((after[1].0 - START.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_forfeit_is_a_loss_for_the_forfeiting_bot_only() {
+        assert_eq!(
+            effective_ranks(&[7, 8, 9], &end(vec![1, 2, 3], Some(8))),
+            [1, 2, 1]
+        );
+        assert_eq!(effective_ranks(&[7, 8], &end(vec![2, 1], None)), [2, 1]);
+        // A forfeiting bot that is not seated changes nothing.
+        assert_eq!(effective_ranks(&[7, 8], &end(vec![2, 1], Some(3))), [2, 1]);
+    }
+
+    #[test]
+    fn wilson_interval_contains_the_fraction_and_narrows() {
+        let (lo, hi) = wilson(7.0, 10.0).unwrap();
+        assert!(lo < 0.7 && 0.7 < hi && lo > 0.3 && hi < 0.95);
+        let (lo2, hi2) = wilson(700.0, 1000.0).unwrap();
+        assert!(hi2 - lo2 < hi - lo);
+        assert_eq!(wilson(0.0, 0.0), None);
+        let (lo0, _) = wilson(0.0, 5.0).unwrap();
+        assert!(lo0.abs() < 1e-12);
+    }
+}

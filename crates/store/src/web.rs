@@ -1,0 +1,206 @@
+//! What the website reads: [`WebReads`], a supertrait of [`crate::Store`],
+//! and the rows it returns. Every query reads precomputed statistics
+//! (`bot_stats`, `pair_stats`, `game_totals`, kept by `finish_game`) or walks
+//! an index for one page of games; none scans all games.
+
+use async_trait::async_trait;
+use serde::Serialize;
+
+use crate::{BotId, GameEnd, GameId, StoreError};
+
+/// A bot as the website names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WebBot {
+    /// Id.
+    pub id: BotId,
+    /// Unique name.
+    pub name: String,
+    /// The game it was registered for.
+    pub game: String,
+    /// `rest`, `house`, `push` or `pull`.
+    pub kind: String,
+}
+
+/// A bot's rating and counts in one game.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BotStats {
+    /// The bot.
+    pub bot: BotId,
+    /// Its name.
+    pub name: String,
+    /// How it connects.
+    pub kind: String,
+    /// The game kind.
+    pub game: String,
+    /// Weng-Lin mean.
+    pub mu: f64,
+    /// Weng-Lin standard deviation.
+    pub sigma: f64,
+    /// `mu - 3 sigma`, the order of the leaderboard.
+    pub conservative: f64,
+    /// Finished games.
+    pub games: i64,
+    /// Sole first places.
+    pub wins: i64,
+    /// Games not in first place.
+    pub losses: i64,
+    /// Shared first places.
+    pub ties: i64,
+    /// Games it forfeited (also counted as losses).
+    pub forfeits: i64,
+    /// When it last finished a game (RFC 3339).
+    pub last_played: Option<String>,
+}
+
+/// Head-to-head counts of `bot` against `opponent` in one game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PairStats {
+    /// The bot.
+    pub bot: BotId,
+    /// Its name.
+    pub bot_name: String,
+    /// The opponent.
+    pub opponent: BotId,
+    /// The opponent's name.
+    pub opponent_name: String,
+    /// The game kind.
+    pub game: String,
+    /// Games both played.
+    pub games: i64,
+    /// Games `bot` ranked better.
+    pub wins: i64,
+    /// Games `bot` ranked worse.
+    pub losses: i64,
+    /// Games they ranked equal.
+    pub ties: i64,
+}
+
+/// One point of a rating history.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HistoryPoint {
+    /// The game after which the rating holds.
+    pub game_id: GameId,
+    /// Mean.
+    pub mu: f64,
+    /// Standard deviation.
+    pub sigma: f64,
+}
+
+/// A seat of a listed game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SeatSummary {
+    /// Seat index from 0.
+    pub seat: i64,
+    /// The bot.
+    pub bot: BotId,
+    /// Its name.
+    pub name: String,
+    /// Its score, if any.
+    pub score: Option<i64>,
+    /// Its rank (1 = best), once finished.
+    pub rank: Option<i64>,
+    /// Whether it forfeited.
+    pub forfeited: bool,
+}
+
+/// A game in a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameSummary {
+    /// Id.
+    pub id: GameId,
+    /// Game kind.
+    pub game: String,
+    /// `running`, `finished` or `aborted`.
+    pub status: String,
+    /// Start (RFC 3339).
+    pub started: String,
+    /// End (RFC 3339).
+    pub finished: Option<String>,
+    /// Seats in order.
+    pub seats: Vec<SeatSummary>,
+}
+
+/// Which games a list shows (finished games only).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Only this game kind.
+    pub game: Option<String>,
+    /// Only games this bot played.
+    pub bot: Option<BotId>,
+}
+
+/// Finished games in one minute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MinuteCount {
+    /// The minute, `YYYY-MM-DDTHH:MM`.
+    pub minute: String,
+    /// Game kind.
+    pub game: String,
+    /// Games finished in it.
+    pub games: i64,
+}
+
+/// A finished game to import in bulk (benchmarks, demos, tests).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportGame {
+    /// Game kind.
+    pub game: String,
+    /// Bots by seat.
+    pub bots: Vec<BotId>,
+    /// The deal's seed.
+    pub seed: i64,
+    /// Start (RFC 3339).
+    pub started: String,
+    /// The result and record.
+    pub end: GameEnd,
+}
+
+/// Reads for the website.
+#[async_trait]
+pub trait WebReads: Send + Sync {
+    /// A bot by name.
+    async fn web_bot(&self, name: &str) -> Result<Option<WebBot>, StoreError>;
+    /// Every bot with its ratings, by game then conservative rating.
+    async fn all_stats(&self) -> Result<Vec<BotStats>, StoreError>;
+    /// The rated bots of one game, best conservative rating first.
+    async fn leaderboard(&self, game: &str) -> Result<Vec<BotStats>, StoreError>;
+    /// A bot's ratings and counts (one row per game it played).
+    async fn bot_stats(&self, bot: BotId) -> Result<Vec<BotStats>, StoreError>;
+    /// A bot's last `limit` ratings in `game`, oldest first.
+    async fn rating_history(
+        &self,
+        bot: BotId,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<HistoryPoint>, StoreError>;
+    /// A bot's opponents, most frequent first.
+    async fn opponents(&self, bot: BotId, limit: i64) -> Result<Vec<PairStats>, StoreError>;
+    /// `a` against `b`, one row per game kind.
+    async fn pair(&self, a: BotId, b: BotId) -> Result<Vec<PairStats>, StoreError>;
+    /// Every pair of one game kind (the head-to-head matrix).
+    async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError>;
+    /// Finished games, newest first.
+    async fn games_page(
+        &self,
+        filter: &GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+    /// How many finished games `filter` matches (from the counters).
+    async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError>;
+    /// The last `limit` finished games both bots played, newest first.
+    async fn versus_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+    /// Games in progress, newest first.
+    async fn running_games(&self, limit: i64) -> Result<Vec<GameSummary>, StoreError>;
+    /// One game with its seats, any status.
+    async fn game_summary(&self, id: GameId) -> Result<Option<GameSummary>, StoreError>;
+    /// Finished games per minute and game kind since `since` (RFC 3339).
+    async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
+    /// Bots in a game now or that finished one since `since` (RFC 3339).
+    async fn online_bots(&self, since: &str) -> Result<Vec<(WebBot, bool)>, StoreError>;
+}
