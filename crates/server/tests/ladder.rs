@@ -641,6 +641,12 @@ fn a_bot_that_keeps_faulting_is_paused_with_the_reason() {
         "{reason}"
     );
     assert_eq!(bot["strikes"], 2);
+    // The website shows the pause and its reason to everyone.
+    let page = srv.get("/bots/broken");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Paused until"), "{}", page.body);
+    let twin: Value = serde_json::from_str(&srv.get("/json/bots/broken").body).unwrap();
+    assert_eq!(twin["health"]["pause_reason"], bot["pause_reason"]);
     // Paused: it plays no more.
     let played = |srv: &TestServer| {
         finished_games(srv)

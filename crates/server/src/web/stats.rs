@@ -8,7 +8,7 @@ use axum::response::Response;
 use croupier_rules::GameKind;
 use croupier_store::ratings::wilson;
 use croupier_store::web::{BotStats, GameFilter, GameSummary, HistoryPoint, PairStats, WebBot};
-use croupier_store::Store;
+use croupier_store::{BotKind, Store};
 use serde::Serialize;
 
 use super::html::{bot_link, esc, game_title, games_table, layout, pct, url, versus_href};
@@ -188,9 +188,21 @@ pub struct RatedGame {
     history: Vec<HistoryPoint>,
 }
 
+/// How a push or pull bot fares on the ladder.
+#[derive(Serialize)]
+pub struct Health {
+    enabled: bool,
+    strikes: i64,
+    paused_until: Option<i64>,
+    pause_reason: Option<String>,
+    in_match: bool,
+}
+
 #[derive(Serialize)]
 pub struct BotData {
     bot: WebBot,
+    /// Push and pull bots only.
+    health: Option<Health>,
     ratings: Vec<RatedGame>,
     opponents: Vec<Pair>,
     last_games: Vec<GameSummary>,
@@ -208,7 +220,23 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
         game: None,
         bot: Some(bot.id),
     };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let health = match store.bot_info(bot.id).await? {
+        Some(b) if matches!(b.kind, BotKind::Push | BotKind::Pull) => Some(Health {
+            enabled: b.enabled,
+            strikes: b.strikes,
+            paused_until: b.paused_until.filter(|t| *t > now),
+            pause_reason: b
+                .pause_reason
+                .filter(|_| b.paused_until.is_some_and(|t| t > now)),
+            in_match: state.ladder.as_ref().is_some_and(|l| l.is_busy(bot.id)),
+        }),
+        _ => None,
+    };
     Ok(BotData {
+        health,
         opponents: store
             .opponents(bot.id, 10)
             .await?
@@ -234,6 +262,26 @@ pub async fn bot(
             esc(&d.bot.kind),
             url(&d.bot.name)
         );
+        if let Some(h) = &d.health {
+            let note = if !h.enabled {
+                "Switched off by its owner: it plays no ladder matches.".to_string()
+            } else if let (Some(until), Some(why)) = (h.paused_until, &h.pause_reason) {
+                let until =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(until.max(0) as u64);
+                format!(
+                    "Paused until {}: {}",
+                    humantime::format_rfc3339_seconds(until),
+                    esc(why)
+                )
+            } else if h.in_match {
+                "Playing a ladder match now.".to_string()
+            } else if h.strikes > 0 {
+                format!("{} faulty match(es) in a row.", h.strikes)
+            } else {
+                "On the ladder.".to_string()
+            };
+            let _ = write!(body, "<p class=\"notice\">{note}</p>");
+        }
         if d.ratings.is_empty() {
             body.push_str("<p class=\"empty\">No finished games yet.</p>");
         }
