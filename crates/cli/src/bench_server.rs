@@ -204,6 +204,8 @@ pub fn run(bots: usize, seconds: f64, exe: &std::path::Path) -> anyhow::Result<(
             "",
             "--poll-timeout",
             "5",
+            // Only the REST bots under test play.
+            "--no-ladder",
         ])
         .arg("--database")
         .arg(format!(

@@ -53,6 +53,7 @@ async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
     }
     let config = ServerConfig {
         house_bots: Vec::new(),
+        ladder: None,
         ..ServerConfig::default()
     };
     let dyn_store: Arc<dyn Store> = store.clone();
