@@ -6,8 +6,6 @@
 //! the runner's lines. The bid reported to the opponent is the card actually
 //! played (a random legal card when the bot's own was refused).
 
-use std::any::Any;
-
 use croupier_rules::goofspiel::{Goofspiel, GoofspielEvent};
 use croupier_rules::{Game, RuleError, Seat};
 
@@ -103,8 +101,7 @@ pub fn truncate(line: &str) -> String {
 
 /// The GOPS dialect as a dialect of `G`, when `G` is Goofspiel.
 pub fn make<G: Game>() -> Option<Box<dyn Dialect<G>>> {
-    let boxed: Box<dyn Any> = Box::new(Box::new(GopsDialect) as Box<dyn Dialect<Goofspiel>>);
-    boxed.downcast::<Box<dyn Dialect<G>>>().ok().map(|b| *b)
+    crate::as_dialect_of::<G, Goofspiel>(Box::new(GopsDialect))
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@
 //!
 //! See `docs/protocol/jujitsu.md`.
 
-use std::any::Any;
 use std::collections::HashSet;
 
 use croupier_rules::goofspiel::{Goofspiel, GoofspielObservation, TieRule};
@@ -237,9 +236,7 @@ impl Dialect<Goofspiel> for JujitsuDialect {
 
 /// The Jujitsu dialect as a dialect of `G`, when `G` is Goofspiel.
 pub fn make<G: Game>() -> Option<Box<dyn Dialect<G>>> {
-    let boxed: Box<dyn Any> =
-        Box::new(Box::new(JujitsuDialect::default()) as Box<dyn Dialect<Goofspiel>>);
-    boxed.downcast::<Box<dyn Dialect<G>>>().ok().map(|b| *b)
+    crate::as_dialect_of::<G, Goofspiel>(Box::new(JujitsuDialect::default()))
 }
 
 #[cfg(test)]

@@ -189,6 +189,15 @@ pub trait Dialect<G: Game>: Send {
     fn clocks(&mut self, _remaining_ms: &[Option<u64>]) {}
 }
 
+/// `dialect`, a dialect of game `H`, as a dialect of `G` when `G` is `H`
+/// (how a game-specific dialect is offered through the generic [`make`]).
+pub(crate) fn as_dialect_of<G: Game, H: Game>(
+    dialect: Box<dyn Dialect<H>>,
+) -> Option<Box<dyn Dialect<G>>> {
+    let boxed: Box<dyn std::any::Any> = Box::new(dialect);
+    boxed.downcast::<Box<dyn Dialect<G>>>().ok().map(|b| *b)
+}
+
 /// Makes the manager side of `kind` for game `G`, if it carries that game.
 pub fn make<G: Game>(kind: DialectKind) -> Option<Box<dyn Dialect<G>>> {
     let game: GameKind = G::NAME.parse().ok()?;

@@ -86,11 +86,7 @@ impl Store for SqliteStore {
         .bind(now)
         .execute(&self.writer)
         .await;
-        match r {
-            Ok(done) => Ok(done.last_insert_rowid()),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
-            Err(e) => Err(e.into()),
-        }
+        inserted(r)
     }
 
     async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
@@ -247,11 +243,7 @@ impl Store for SqliteStore {
                 .bind(now())
                 .execute(&self.writer)
                 .await;
-        match r {
-            Ok(done) => Ok(done.last_insert_rowid()),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
-            Err(e) => Err(e.into()),
-        }
+        inserted(r)
     }
 
     async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError> {
@@ -285,11 +277,7 @@ impl Store for SqliteStore {
         .bind(now())
         .execute(&self.writer)
         .await;
-        match r {
-            Ok(done) => Ok(done.last_insert_rowid()),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
-            Err(e) => Err(e.into()),
-        }
+        inserted(r)
     }
 
     async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
@@ -375,6 +363,15 @@ fn bot_info(r: &sqlx::sqlite::SqliteRow) -> Result<BotInfo, StoreError> {
         pause_reason: r.try_get("pause_reason")?,
         enabled: r.try_get("enabled")?,
     })
+}
+
+/// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
+fn inserted(r: Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>) -> Result<i64, StoreError> {
+    match r {
+        Ok(done) => Ok(done.last_insert_rowid()),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn now() -> String {

@@ -16,8 +16,6 @@
 //! `start <i>` (the round's first player); player numbers are 0-based, card
 //! names capitalised, and `protected <n>` follows a played Priestess.
 
-use std::any::Any;
-
 use croupier_rules::loveletter::{Card, LoveLetter, LoveLetterEvent, Play};
 use croupier_rules::{Game, RuleError, Seat};
 
@@ -241,9 +239,7 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
 
 /// The Love Letter dialect as a dialect of `G`, when `G` is Love Letter.
 pub fn make<G: Game>(style: Style) -> Option<Box<dyn Dialect<G>>> {
-    let boxed: Box<dyn Any> =
-        Box::new(Box::new(LoveLetterDialect::new(style)) as Box<dyn Dialect<LoveLetter>>);
-    boxed.downcast::<Box<dyn Dialect<G>>>().ok().map(|b| *b)
+    crate::as_dialect_of::<G, LoveLetter>(Box::new(LoveLetterDialect::new(style)))
 }
 
 #[cfg(test)]
