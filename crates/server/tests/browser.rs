@@ -136,6 +136,28 @@ fn hrefs(html: &str) -> Vec<String> {
 /// Crawls every same-site link from `/`; returns the number of URLs checked.
 /// Replay steps (`?step=`) are checked but not expanded: they hold the
 /// links of their game page.
+/// Kills every process whose command line holds its marker, when dropped.
+struct Reaper(String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in dir.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&self.0) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// `want`, or the game's last step if it has fewer (seeded games differ in
 /// length).
 async fn step_within(store: &SqliteStore, id: i64, want: usize) -> usize {
@@ -235,12 +257,17 @@ async fn every_page_kind_works_in_headless_chromium() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
+    // The browser's profile directory marks its processes, so that they are
+    // stopped however the test ends (a failed assertion included).
+    let profile = tempfile::tempdir().unwrap();
+    let _reaper = Reaper(profile.path().display().to_string());
     let caps = json!({
         "goog:chromeOptions": {
             "binary": chromium,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
                      "--disable-dev-shm-usage", "--window-size=1280,1000",
-                     "--hide-scrollbars"]
+                     "--hide-scrollbars",
+                     format!("--user-data-dir={}", profile.path().display())]
         },
         "goog:loggingPrefs": {"browser": "ALL"}
     });
