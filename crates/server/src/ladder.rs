@@ -473,6 +473,8 @@ impl Ladder {
 
     /// Plays one match, stores it, and scores the bots' health.
     async fn play(&self, g: GameLadder, mut table: Vec<Entrant>) {
+        // The bots are released however the match ends, a panic included.
+        let _release = Release(self, g.game, table.clone());
         table.shuffle(&mut rand::rng());
         let ids: Vec<BotId> = table.iter().map(Entrant::id).collect();
         let seed: u64 = rand::rng().random();
@@ -513,7 +515,6 @@ impl Ladder {
         if let Err(e) = result {
             tracing::warn!("ladder {}: {e}", g.game);
         }
-        self.end(g.game, &table);
     }
 
     async fn play_game<G: Builtins>(
@@ -635,6 +636,15 @@ impl Ladder {
         if let Err(e) = result {
             tracing::warn!("ladder: cannot record the health of bot {}: {e}", b.name);
         }
+    }
+}
+
+/// Releases a table's bots when dropped.
+struct Release<'a>(&'a Ladder, GameKind, Vec<Entrant>);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.end(self.1, &self.2);
     }
 }
 
