@@ -268,6 +268,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         Ok(action)
     }
 
+    /// The variant to replay a record made under rules version `version`
+    /// with, or `None` if this build no longer has that version's rules. By
+    /// default only [`Game::RULES_VERSION`] replays; a game that keeps an
+    /// older version's rules returns a variant that applies them.
+    fn replay_variant(variant: Self::Variant, version: u32) -> Option<Self::Variant> {
+        (version == Self::RULES_VERSION).then_some(variant)
+    }
+
     /// The legal actions of `seat` as a new vector.
     fn legal_vec(&self, seat: Seat) -> Vec<Self::Action> {
         let mut out = Vec::new();

@@ -239,13 +239,6 @@ impl Record {
                 G::NAME
             )));
         }
-        if self.rules_version != G::RULES_VERSION {
-            return Err(ReplayError::Format(format!(
-                "recorded under rules version {}, this build has {}",
-                self.rules_version,
-                G::RULES_VERSION
-            )));
-        }
         let mut game = self.setup::<G>()?;
         for (i, step) in self.steps.iter().enumerate() {
             let result = match &step.kind {
@@ -347,6 +340,14 @@ impl Record {
     fn setup<G: Game>(&self) -> Result<G, ReplayError> {
         let variant: G::Variant = serde_json::from_value(self.variant.clone())
             .map_err(|e| ReplayError::Format(format!("bad variant: {e}")))?;
+        // A record replays under the rules of the version it was made with.
+        let variant = G::replay_variant(variant, self.rules_version).ok_or_else(|| {
+            ReplayError::Format(format!(
+                "recorded under rules version {}, this build has {}",
+                self.rules_version,
+                G::RULES_VERSION
+            ))
+        })?;
         Ok(G::new(&variant, self.seats.len(), self.seed)?)
     }
 }

@@ -26,20 +26,6 @@ impl LoveLetter {
         }
     }
 
-    /// Whether `target` is a legal target for `seat` playing `card`.
-    pub(super) fn valid_target(&self, seat: Seat, card: Card, target: Seat) -> bool {
-        if target == seat {
-            card == Card::Wizard
-        } else {
-            target.index() < self.n() && self.is_in(target) && !self.is_protected(target)
-        }
-    }
-
-    /// Whether `seat` has any legal target for `card`.
-    pub(super) fn has_target(&self, seat: Seat, card: Card) -> bool {
-        (0..self.seats).any(|t| self.valid_target(seat, card, Seat(t)))
-    }
-
     /// The single card `seat` holds when it is not its turn.
     pub(super) fn only_card(&self, seat: Seat) -> Option<Card> {
         self.hands[seat.index()].as_slice().first().copied()
@@ -68,6 +54,16 @@ impl LoveLetter {
             target,
             guess,
         });
+        if let Some(t) = target {
+            if let Some(reason) = self.no_effect(seat, t) {
+                self.events.push(LoveLetterEvent::NoEffect {
+                    seat,
+                    target: t,
+                    reason,
+                });
+                return;
+            }
+        }
         match (card, target) {
             (Card::Princess, _) => self.knock_out(seat),
             (Card::Priestess, _) => self.protected |= bit(seat),
@@ -150,10 +146,15 @@ impl LoveLetter {
             seat: t,
             card: discarded,
         });
-        if discarded == Card::Princess {
+        // Postman: discarding the Princess does not put her holder out, and
+        // with the deck empty the target is out (the set-aside card stays).
+        let postman = self.variant.is_postman();
+        if discarded == Card::Princess && !postman {
             self.knock_out(t);
         } else if !self.deck.is_empty() {
             self.draw_from_deck(t);
+        } else if postman {
+            self.knock_out(t);
         } else if let Some(card) = self.set_aside.take() {
             self.events.push(LoveLetterEvent::SetAsideTaken { seat: t });
             self.hands[ti].push(card);

@@ -2,8 +2,8 @@
 //!
 //! Events come in the order of the competition's message flow (seed 001): a
 //! turn is `Turn`, `Draw` (and `Out` at once if the Minister strikes), then
-//! `Played` followed by the card's consequences (`Reveal`, `Swap`,
-//! `Discard`, `SetAsideTaken`, `Draw`, `Out`).
+//! `Played` followed by the card's consequences (`NoEffect`, `Reveal`,
+//! `Swap`, `Discard`, `SetAsideTaken`, `Draw`, `Out`).
 
 use std::fmt;
 
@@ -46,6 +46,18 @@ pub enum LoveLetterEvent {
         target: Option<Seat>,
         /// The card a Soldier named.
         guess: Option<Card>,
+    },
+    /// `seat`'s card, aimed at `target`, has no effect (public; it follows
+    /// the `Played`): the target is protected by a Priestess or, under
+    /// Postman's rules, out of the round or the player itself. Nothing else
+    /// happens and nothing is revealed.
+    NoEffect {
+        /// Who played the card.
+        seat: Seat,
+        /// The player it was aimed at.
+        target: Seat,
+        /// Why it has no effect.
+        reason: NoEffectReason,
     },
     /// After a General, `seat` now holds `card` (seen by `seat` only; both
     /// players of the swap get one).
@@ -106,6 +118,18 @@ pub enum LoveLetterEvent {
     },
 }
 
+/// Why a card aimed at a player has no effect.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoEffectReason {
+    /// The target is protected by a Priestess.
+    Protected,
+    /// The target is out of the round (Postman's rules).
+    Out,
+    /// The player aimed it at itself (Postman's rules; the Wizard included).
+    Itself,
+}
+
 impl crate::core::Event for LoveLetterEvent {
     fn visible_to(&self, seat: Seat) -> bool {
         match self {
@@ -116,6 +140,7 @@ impl crate::core::Event for LoveLetterEvent {
             LoveLetterEvent::RoundStart { .. }
             | LoveLetterEvent::Turn { .. }
             | LoveLetterEvent::Played { .. }
+            | LoveLetterEvent::NoEffect { .. }
             | LoveLetterEvent::Discard { .. }
             | LoveLetterEvent::SetAsideTaken { .. }
             | LoveLetterEvent::Forfeit { .. }
@@ -148,6 +173,17 @@ impl fmt::Display for LoveLetterEvent {
                     (None, _) => Ok(()),
                 }
             }
+            LoveLetterEvent::NoEffect {
+                seat: _,
+                target,
+                reason,
+            } => match reason {
+                NoEffectReason::Protected => {
+                    write!(f, "no effect: seat {target} is protected by a priestess")
+                }
+                NoEffectReason::Out => write!(f, "no effect: seat {target} is out of the round"),
+                NoEffectReason::Itself => f.write_str("no effect: the card was aimed at its player"),
+            },
             LoveLetterEvent::Swap { seat, card } => {
                 write!(f, "seat {seat} receives the {card} in the swap")
             }

@@ -5,12 +5,19 @@
 //! One seat acts at a time. Advancing to a seat's turn includes its draw, so
 //! the seat to act always holds two cards. All chance (first player, the
 //! shuffle of each round) comes from the game's own seeded generator.
+//!
+//! Two rules variants ([`Rules`]): the standard rules of the competition's
+//! README, and those of its later manager, Postman. Under both, a card aimed
+//! at a player protected by a Priestess is played without effect
+//! ([`LoveLetterEvent::NoEffect`]); rules version 1 refused it, and records
+//! of that version replay under it ([`Game::replay_variant`]).
 
 mod action;
 mod card;
 mod effects;
 mod event;
 mod observation;
+mod targets;
 mod variant;
 
 use rand::seq::SliceRandom;
@@ -22,9 +29,9 @@ use crate::core::{
 pub use action::Play;
 pub use card::{Card, DECK, DECK_SIZE};
 use card::{Hand, Pile};
-pub use event::LoveLetterEvent;
+pub use event::{LoveLetterEvent, NoEffectReason};
 pub use observation::{LoveLetterObservation, SeatView};
-pub use variant::{LoveLetterVariant, WINS_NEEDED};
+pub use variant::{LoveLetterVariant, Rules, WINS_NEEDED};
 
 /// Most seats a game may have.
 pub const MAX_SEATS: usize = 4;
@@ -79,7 +86,18 @@ impl LoveLetter {
         top: &[Card],
         seed: u64,
     ) -> Result<Self, SetupError> {
-        let mut g = LoveLetter::blank(&LoveLetterVariant::default(), seats, seed)?;
+        Self::with_top_cards_under(&LoveLetterVariant::default(), seats, first, top, seed)
+    }
+
+    /// [`LoveLetter::with_top_cards`] under the rules of `variant`.
+    pub fn with_top_cards_under(
+        variant: &LoveLetterVariant,
+        seats: usize,
+        first: Seat,
+        top: &[Card],
+        seed: u64,
+    ) -> Result<Self, SetupError> {
+        let mut g = LoveLetter::blank(variant, seats, seed)?;
         if first.index() >= seats {
             return Err(SetupError::Variant(format!("there is no seat {first}")));
         }
@@ -219,9 +237,18 @@ impl LoveLetter {
         self.current = seat;
         self.protected &= !bit(seat);
         self.events.push(LoveLetterEvent::Turn { seat });
+        let drawn = self.deck.as_slice().last().copied();
         self.draw_from_deck(seat);
         let hand = &self.hands[seat.index()];
-        if hand.contains(Card::Minister) && hand.total() >= 12 {
+        // Standard: holding the Minister with 12 or more. Postman checks
+        // only when the card drawn is the Minister, and only above 12. (The
+        // other draws, the deal's and a Wizard's, leave a single card.)
+        let bites = if self.variant.is_postman() {
+            drawn == Some(Card::Minister) && hand.total() > 12
+        } else {
+            hand.contains(Card::Minister) && hand.total() >= 12
+        };
+        if bites {
             self.knock_out(seat);
             return false;
         }
@@ -241,6 +268,7 @@ impl LoveLetter {
     /// Scores the round and deals the next one. Returns its first player,
     /// or `None` if the match is over.
     fn end_round(&mut self) -> Option<Seat> {
+        let postman = self.variant.is_postman();
         let mut best: Option<(Seat, Option<Card>, u32)> = None;
         let mut hands = Vec::with_capacity(self.n() + 1);
         for k in 0..self.seats {
@@ -250,12 +278,19 @@ impl LoveLetter {
             }
             let hand = &self.hands[seat.index()];
             hands.extend(hand.as_slice().iter().map(|c| (seat, *c)));
-            let played_total =
-                self.played[seat.index()].total() - self.forced_discards[seat.index()];
+            // Postman compares the cards alone.
+            let played_total = if postman {
+                0
+            } else {
+                self.played[seat.index()].total() - self.forced_discards[seat.index()]
+            };
             let key = (hand.max(), played_total);
-            // Strictly better only: on a full tie the earlier seat in turn
-            // order keeps the lead.
-            if best.is_none_or(|(_, c, t)| key > (c, t)) {
+            // Strictly better only: on a full tie the earlier seat keeps the
+            // lead, in turn order (standard) or by seat index (Postman).
+            let better = best.is_none_or(|(s, c, t)| {
+                key > (c, t) || (postman && key == (c, t) && seat < s)
+            });
+            if better {
                 best = Some((seat, key.0, key.1));
             }
         }
@@ -269,14 +304,22 @@ impl LoveLetter {
             return None;
         }
         self.round += 1;
-        self.start_round(winner);
-        Some(winner)
+        // The winner leads the next round; Postman draws its first player.
+        let first = if postman {
+            Seat(self.rng.random_range(0..self.seats))
+        } else {
+            winner
+        };
+        self.start_round(first);
+        Some(first)
     }
 }
 
 impl Game for LoveLetter {
     const NAME: &'static str = "loveletter";
-    const RULES_VERSION: u32 = 1;
+    /// Version 2: a card aimed at a protected player is played without
+    /// effect (version 1 refused it); the Postman rules.
+    const RULES_VERSION: u32 = 2;
     type Variant = LoveLetterVariant;
     type Action = Play;
     type Observation = LoveLetterObservation;
@@ -288,6 +331,16 @@ impl Game for LoveLetter {
         g.start_round(first);
         g.advance(first);
         Ok(g)
+    }
+
+    /// Version 1 records replay with a card aimed at a protected player
+    /// refused, as it was then; version 1 knew only the standard rules.
+    fn replay_variant(variant: LoveLetterVariant, version: u32) -> Option<LoveLetterVariant> {
+        match version {
+            Self::RULES_VERSION => Some(variant),
+            1 if !variant.is_postman() => Some(LoveLetterVariant::standard_v1()),
+            _ => None,
+        }
     }
 
     fn num_seats(&self) -> usize {
@@ -315,25 +368,7 @@ impl Game for LoveLetter {
             if i > 0 && hand[..i].contains(&card) {
                 continue;
             }
-            if !card.takes_target() {
-                out.push(Play::card(card));
-                continue;
-            }
-            let mut any = false;
-            for t in (0..self.seats).map(Seat) {
-                if !self.valid_target(seat, card, t) {
-                    continue;
-                }
-                any = true;
-                if card == Card::Soldier {
-                    out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
-                } else {
-                    out.push(Play::on(card, t));
-                }
-            }
-            if !any {
-                out.push(Play::card(card));
-            }
+            self.legal_plays_of(seat, card, out);
         }
     }
 
@@ -356,48 +391,7 @@ impl Game for LoveLetter {
         if !self.hands[seat.index()].contains(card) {
             return Err(RuleError::illegal(format!("you do not hold the {card}")));
         }
-        if guess.is_some() && card != Card::Soldier {
-            return Err(RuleError::illegal("only the soldier names a guess"));
-        }
-        if !card.takes_target() {
-            if target.is_some() {
-                return Err(RuleError::illegal(format!("the {card} takes no target")));
-            }
-            return Ok(());
-        }
-        let Some(t) = target else {
-            if guess.is_some() {
-                return Err(RuleError::illegal("a guess needs a target"));
-            }
-            if self.has_target(seat, card) {
-                return Err(RuleError::illegal(format!(
-                    "the {card} needs a target while a legal one exists"
-                )));
-            }
-            return Ok(());
-        };
-        if t.index() >= self.n() {
-            return Err(RuleError::illegal(format!("there is no seat {t}")));
-        }
-        if t == seat && card != Card::Wizard {
-            return Err(RuleError::illegal("only the wizard may target yourself"));
-        }
-        if !self.is_in(t) {
-            return Err(RuleError::illegal(format!("seat {t} is out of the round")));
-        }
-        if self.is_protected(t) {
-            return Err(RuleError::illegal("the target is protected"));
-        }
-        if card == Card::Soldier {
-            match guess {
-                None => return Err(RuleError::illegal("the soldier must name a card")),
-                Some(Card::Soldier) => {
-                    return Err(RuleError::illegal("a soldier cannot guess soldier"))
-                }
-                Some(_) => {}
-            }
-        }
-        Ok(())
+        self.check_play(seat, card, target, guess)
     }
 
     fn apply(&mut self, seat: Seat, action: Play) -> Result<(), RuleError> {

@@ -84,15 +84,86 @@ fn perturb_hidden(g: &mut LoveLetter, other: Seat, rng: &mut GameRng) {
 /// What a playout did: a seat's action, or `None` for an arena forfeit.
 type Step = (Seat, Option<Play>);
 
+/// The rules variants under test: standard, Postman, and the standard rules
+/// as version 1 applied them.
+fn variants() -> impl Strategy<Value = LoveLetterVariant> {
+    prop_oneof![
+        Just(LoveLetterVariant::standard()),
+        Just(LoveLetterVariant::postman()),
+        Just(LoveLetterVariant::standard_v1()),
+    ]
+}
+
+/// Every listed play that names a player it cannot affect (protected; under
+/// Postman's rules also out, or the player itself), made on a copy: it adds
+/// exactly `Played` and `NoEffect` to the log, takes the card from the
+/// player's hand, and changes no other hand, who is in, who is protected,
+/// the deck or the set-aside card.
+fn no_effect_plays_change_nothing(
+    g: &LoveLetter,
+    seat: Seat,
+    legal: &[Play],
+) -> Result<(), TestCaseError> {
+    for a in legal {
+        let Play::Play {
+            card,
+            target: Some(t),
+            guess,
+        } = *a
+        else {
+            continue;
+        };
+        let Some(reason) = g.no_effect(seat, t) else {
+            continue;
+        };
+        if g.variant.refuse_protected {
+            return Err(TestCaseError::fail(format!("{a} listed under version 1")));
+        }
+        let mut copy = g.clone();
+        let n = copy.events.len();
+        copy.play(seat, card, Some(t), guess);
+        prop_assert_eq!(
+            &copy.events[n..],
+            &[
+                LoveLetterEvent::Played {
+                    seat,
+                    card,
+                    target: Some(t),
+                    guess
+                },
+                LoveLetterEvent::NoEffect {
+                    seat,
+                    target: t,
+                    reason
+                }
+            ]
+        );
+        for i in 0..g.n() {
+            let mut want = g.hands[i];
+            if i == seat.index() {
+                want.remove(card);
+            }
+            prop_assert_eq!(copy.hands[i], want, "{}: hand of seat {}", a, i);
+            prop_assert_eq!(copy.out_cards[i], g.out_cards[i]);
+        }
+        prop_assert_eq!(copy.in_round, g.in_round, "{}: who is in", a);
+        prop_assert_eq!(copy.protected, g.protected);
+        prop_assert_eq!(copy.deck, g.deck);
+        prop_assert_eq!(copy.set_aside, g.set_aside);
+    }
+    Ok(())
+}
+
 /// Plays a whole match at random (sometimes forfeiting, sometimes applying
 /// an arena forfeit to any seat), checking the invariants at every step.
 /// Returns the actions taken, with `None` for an arena forfeit of the seat.
 fn playout(
+    variant: &LoveLetterVariant,
     seats: usize,
     seed: u64,
     choices: u64,
 ) -> Result<(LoveLetter, Vec<Step>), TestCaseError> {
-    let mut g = LoveLetter::new(&LoveLetterVariant::default(), seats, seed)
+    let mut g = LoveLetter::new(variant, seats, seed)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut rng = game_rng(choices);
     let mut legal = Vec::new();
@@ -118,6 +189,7 @@ fn playout(
             let mut copy = g.clone();
             prop_assert_eq!(copy.apply(seat, a), Ok(()));
         }
+        no_effect_plays_change_nothing(&g, seat, &legal)?;
         // No seat's view depends on what it cannot see.
         for viewer in (0..seats as u8).map(Seat) {
             let before = g.observation(viewer);
@@ -154,11 +226,12 @@ proptest! {
 
     #[test]
     fn random_playouts_keep_every_rule_invariant(
+        variant in variants(),
         seats in 2usize..=4,
         seed in any::<u64>(),
         choices in any::<u64>(),
     ) {
-        let (g, _) = playout(seats, seed, choices)?;
+        let (g, _) = playout(&variant, seats, seed, choices)?;
         prop_assert!(g.is_over(), "the match did not end in {} steps", MAX_STEPS);
         let outcome = g.outcome().ok_or_else(|| TestCaseError::fail("no outcome"))?;
         let top = outcome.scores.iter().copied().max().unwrap_or(0);
@@ -176,13 +249,41 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
     #[test]
-    fn same_seed_and_actions_give_the_same_game(
+    fn a_play_at_a_player_it_cannot_affect_changes_no_hand_and_nobody_is_out(
+        postman in any::<bool>(),
         seats in 2usize..=4,
         seed in any::<u64>(),
         choices in any::<u64>(),
     ) {
-        let (g, log) = playout(seats, seed, choices)?;
-        let mut again = LoveLetter::new(&LoveLetterVariant::default(), seats, seed)
+        // Prefer such plays, so that many are made and checked.
+        let variant = if postman { LoveLetterVariant::postman() } else { LoveLetterVariant::standard() };
+        let mut g = LoveLetter::new(&variant, seats, seed)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut rng = game_rng(choices);
+        while let Some(seat) = g.to_act().first() {
+            let legal = g.legal_vec(seat);
+            no_effect_plays_change_nothing(&g, seat, &legal)?;
+            let aimless: Vec<Play> = legal
+                .iter()
+                .copied()
+                .filter(|a| matches!(a, Play::Play { target: Some(t), .. } if g.no_effect(seat, *t).is_some()))
+                .collect();
+            let pool = if aimless.is_empty() || rng.random_range(0..3) == 0 { &legal } else { &aimless };
+            let a = pool[rng.random_range(0..pool.len())];
+            g.apply(seat, a).map_err(|e| TestCaseError::fail(format!("{a}: {e}")))?;
+        }
+        prop_assert!(g.is_over());
+    }
+
+    #[test]
+    fn same_seed_and_actions_give_the_same_game(
+        variant in variants(),
+        seats in 2usize..=4,
+        seed in any::<u64>(),
+        choices in any::<u64>(),
+    ) {
+        let (g, log) = playout(&variant, seats, seed, choices)?;
+        let mut again = LoveLetter::new(&variant, seats, seed)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         for (seat, action) in log {
             match action {
@@ -197,11 +298,12 @@ proptest! {
 
     #[test]
     fn check_accepts_exactly_the_legal_actions(
+        variant in variants(),
         seats in 2usize..=4,
         seed in any::<u64>(),
         steps in 0usize..40,
     ) {
-        let mut g = LoveLetter::new(&LoveLetterVariant::default(), seats, seed)
+        let mut g = LoveLetter::new(&variant, seats, seed)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut rng = game_rng(seed ^ 0x5eed);
         for _ in 0..steps {

@@ -3,6 +3,8 @@ use crate::core::{Event as _, Variant as _};
 
 use Card::*;
 
+mod postman;
+mod protected;
 mod rounds;
 
 /// A game whose first round comes off the deck in `top` order (see
@@ -310,37 +312,13 @@ fn priestess_protects_until_her_player_next_turn() {
 }
 
 #[test]
-fn protected_player_cannot_be_targeted() {
-    let mut g = rigged(3, 0, &[Soldier, Priestess, Knight, Clown, Wizard, Soldier]);
-    act(&mut g, 0, "play priestess");
-    assert_eq!(to_act(&g), Some(Seat(1)));
-    assert_eq!(
-        refused(&g, 1, "play knight 0"),
-        RuleError::illegal("the target is protected")
-    );
-    let legal = g.legal_vec(Seat(1));
-    assert!(legal.contains(&Play::on(Knight, Seat(2))));
-    assert!(!legal.iter().any(|p| matches!(
-        p,
-        Play::Play {
-            target: Some(Seat(0)),
-            ..
-        }
-    )));
-}
-
-#[test]
-fn no_legal_target_plays_without_effect() {
+fn no_target_to_affect_plays_without_target_and_without_effect() {
     let mut g = rigged(2, 0, &[Soldier, Priestess, Knight, Clown, Soldier]);
     act(&mut g, 0, "play priestess");
-    assert_eq!(
-        g.legal_vec(Seat(1)),
-        vec![Play::card(Knight), Play::card(Soldier)]
-    );
-    assert_eq!(
-        refused(&g, 1, "play soldier 0 clown"),
-        RuleError::illegal("the target is protected")
-    );
+    let mut expected = vec![Play::on(Knight, Seat(0)), Play::card(Knight)];
+    expected.extend(Card::GUESSES.iter().map(|c| Play::soldier(Seat(0), *c)));
+    expected.push(Play::card(Soldier));
+    assert_eq!(g.legal_vec(Seat(1)), expected);
     assert!(matches!(
         refused(&g, 1, "play soldier clown"),
         RuleError::Illegal(_)

@@ -17,7 +17,7 @@ fn two_three_and_four_players_supported() {
         ));
     }
     assert_eq!(LoveLetter::NAME, "loveletter");
-    assert_eq!(LoveLetter::RULES_VERSION, 1);
+    assert_eq!(LoveLetter::RULES_VERSION, 2);
     assert_eq!(LoveLetterVariant::parse("standard"), Ok(v));
 }
 
