@@ -398,6 +398,8 @@ async fn decide<G: Game>(
     let mut lines = Vec::new();
     p.dialect
         .prompt(game, seat, legal, limit.as_millis() as u64, &mut lines);
+    // The last line the dialect skipped, to explain a timeout.
+    let mut skipped: Option<String> = None;
     let outcome: Result<(), TransportError> = match conn.send(&lines, deadline).await {
         Err(e) => Err(e),
         Ok(()) => loop {
@@ -405,7 +407,10 @@ async fn decide<G: Game>(
                 Err(e) => break Err(e),
                 Ok(line) => match p.dialect.decode(game, seat, &line) {
                     Ok(Reply::Action(a)) => return Decision::Action(a),
-                    Ok(Reply::Ignore) => continue,
+                    Ok(Reply::Ignore) => {
+                        skipped = Some(line);
+                        continue;
+                    }
                     Ok(Reply::Forfeit) => {
                         return Decision::Fault(fault("forfeit", "the bot forfeited"))
                     }
@@ -421,6 +426,12 @@ async fn decide<G: Game>(
         return Decision::Fault(fault("crash", "no answer"));
     };
     let mut detail = e.to_string();
+    if let Some(line) = skipped {
+        detail += &format!(
+            "; the last line it sent answered nothing and was skipped: '{}'",
+            clip(&line)
+        );
+    }
     let tail = conn.diagnostics();
     if matches!(e, TransportError::Closed(_)) && !tail.trim().is_empty() {
         detail += &format!("; stderr: {}", clip(tail.trim()));
@@ -511,6 +522,9 @@ async fn deliver<G: Game>(
                         Flow::Restart => {
                             flush(p, &mut pending, config).await;
                             start(p, game, seat, config, tag, reaper).await;
+                            // The rest of the greeting (Postman's `players`
+                            // and `start`) goes to the new process.
+                            pending.append(&mut lines);
                         }
                         Flow::Stop => {
                             pending.append(&mut lines);

@@ -95,8 +95,8 @@ impl Builtins for croupier_rules::loveletter::LoveLetter {
     const NAMES: &'static [&'static str] = &["random", "heuristic"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
         match name {
-            "random" => Some(Box::new(RandomBot)),
-            "heuristic" => Some(Box::new(loveletter::Heuristic)),
+            "random" => Some(Box::new(loveletter::Random::default())),
+            "heuristic" => Some(Box::new(loveletter::Heuristic::default())),
             _ => None,
         }
     }

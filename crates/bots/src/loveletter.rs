@@ -1,16 +1,65 @@
-//! Love Letter strategies: a card-counting heuristic.
+//! Love Letter strategies: uniform random and a card-counting heuristic.
+//! Both aim a targeting card at a player it can affect whenever there is
+//! one ([`preferred`]), under the rules of the game they play.
 
-use croupier_rules::loveletter::{Card, LoveLetter, LoveLetterObservation, Play, DECK};
+use croupier_rules::loveletter::{
+    Card, LoveLetter, LoveLetterObservation, LoveLetterVariant, Play, DECK,
+};
 use croupier_rules::Seat;
+use rand::seq::IndexedRandom;
 
 use crate::{BotRng, Strategy};
 
-/// Counts the cards it has not seen, then scores each legal play: keep the
-/// higher card, guess the likeliest card with the Soldier, duel with the
-/// Knight only when likely to win, use what Clown and Knight revealed, never
-/// play the Princess, and be rid of the Minister before it bites.
+/// The plays worth choosing among: the legal plays, less those that aim a
+/// card at a player it cannot affect (protected; under Postman's rules also
+/// out, or the player itself) when the same card has a play that can
+/// affect someone, or no target at all. A card with nothing else keeps them
+/// (Postman's rules want a target even then). The order is kept.
+pub fn preferred(
+    obs: &LoveLetterObservation,
+    legal: &[Play],
+    rules: &LoveLetterVariant,
+) -> Vec<Play> {
+    let aimless = |p: &Play| obs.no_effect(rules, *p).is_some();
+    legal
+        .iter()
+        .copied()
+        .filter(|p| {
+            !aimless(p)
+                || !legal
+                    .iter()
+                    .any(|q| q.played_card() == p.played_card() && !aimless(q))
+        })
+        .collect()
+}
+
+/// Plays a uniformly random play among the [`preferred`] ones (the seeds'
+/// example AIs do the same: a random card, at a player it can affect).
 #[derive(Debug, Default, Clone)]
-pub struct Heuristic;
+pub struct Random {
+    rules: LoveLetterVariant,
+}
+
+impl Strategy<LoveLetter> for Random {
+    fn new_game(&mut self, _seat: Seat, variant: &LoveLetterVariant, _seats: usize) {
+        self.rules = variant.clone();
+    }
+
+    fn act(&mut self, obs: &LoveLetterObservation, legal: &[Play], rng: &mut BotRng) -> Play {
+        let pool = preferred(obs, legal, &self.rules);
+        *pool.choose(rng).unwrap_or(&legal[0])
+    }
+}
+
+/// Counts the cards it has not seen, then scores each [`preferred`] play:
+/// keep the higher card, guess the likeliest card with the Soldier, duel
+/// with the Knight only when likely to win, use what Clown and Knight
+/// revealed, never play the Princess, and be rid of the Minister before it
+/// bites.
+#[derive(Debug, Default, Clone)]
+pub struct Heuristic {
+    rules: LoveLetterVariant,
+}
 
 /// Copies of each card (by value 1..=8) that this seat has not seen: the
 /// deck minus its hand and every card shown face up this round.
@@ -48,7 +97,12 @@ fn belief(obs: &LoveLetterObservation, target: Seat, unseen: &[u8; 9]) -> [f64; 
     p
 }
 
-fn score(obs: &LoveLetterObservation, play: Play, unseen: &[u8; 9]) -> f64 {
+fn score(
+    obs: &LoveLetterObservation,
+    play: Play,
+    unseen: &[u8; 9],
+    rules: &LoveLetterVariant,
+) -> f64 {
     let (card, target, guess) = match play {
         Play::Play {
             card,
@@ -72,7 +126,10 @@ fn score(obs: &LoveLetterObservation, play: Play, unseen: &[u8; 9]) -> f64 {
     if kept == Card::Princess {
         s += 2.0;
     }
-    let b = target.map(|t| belief(obs, t, unseen));
+    // A card that cannot affect its target is scored as having no target.
+    let b = target
+        .filter(|_| obs.no_effect(rules, play).is_none())
+        .map(|t| belief(obs, t, unseen));
     s += match (card, b) {
         (Card::Princess, _) => -1000.0,
         (Card::Soldier, Some(b)) => guess.map_or(0.0, |g| 10.0 * b[usize::from(g.value())]),
@@ -112,12 +169,15 @@ fn score(obs: &LoveLetterObservation, play: Play, unseen: &[u8; 9]) -> f64 {
 }
 
 impl Strategy<LoveLetter> for Heuristic {
+    fn new_game(&mut self, _seat: Seat, variant: &LoveLetterVariant, _seats: usize) {
+        self.rules = variant.clone();
+    }
+
     fn act(&mut self, obs: &LoveLetterObservation, legal: &[Play], _rng: &mut BotRng) -> Play {
         let unseen = unseen_counts(obs);
-        legal
-            .iter()
-            .copied()
-            .map(|p| (score(obs, p, &unseen), p))
+        preferred(obs, legal, &self.rules)
+            .into_iter()
+            .map(|p| (score(obs, p, &unseen, &self.rules), p))
             .fold(None, |best: Option<(f64, Play)>, (s, p)| match best {
                 Some((bs, _)) if bs >= s => best,
                 _ => Some((s, p)),

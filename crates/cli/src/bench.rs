@@ -130,7 +130,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     let lines = [
         line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, args.seconds),
         line::<SkullWhist>("skullwhist", &SkullWhistVariant {}, 2, args.seconds),
-        line::<LoveLetter>("loveletter-4p", &LoveLetterVariant {}, 4, args.seconds),
+        line::<LoveLetter>(
+            "loveletter-4p",
+            &LoveLetterVariant::default(),
+            4,
+            args.seconds,
+        ),
     ];
     for l in lines {
         println!(

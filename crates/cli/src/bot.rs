@@ -30,7 +30,9 @@ pub struct BotArgs {
     /// the start message in the croupier dialect.
     #[arg(long)]
     game: Option<String>,
-    /// Rules variant (the gops dialect uses its number of cards).
+    /// Rules variant (the gops dialect uses its number of cards; a Love
+    /// Letter AI follows `standard` or `postman`, by default the rules of
+    /// the manager its dialect names).
     #[arg(long)]
     variant: Option<String>,
     /// Number of players (needed by the loveletter dialect, which does not say).
@@ -138,12 +140,20 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
         ),
         GameKind::LoveLetter => {
             let s = strategy::<LoveLetter>(&args.strategy)?;
+            // The manager's rules: --variant, or those of the protocol.
+            let rules = |style: Style| match &args.variant {
+                Some(v) => parse_variant::<LoveLetter>(Some(v))
+                    .map_err(|e| CliError::Usage(format!("loveletter: {e}"))),
+                None => Ok(client::default_rules(style)),
+            };
             match dialect {
                 DialectKind::LoveLetter => {
-                    client::run_loveletter(s, Style::Classic, &opts, input, output)
+                    let v = rules(Style::Classic)?;
+                    client::run_loveletter(s, Style::Classic, &v, &opts, input, output)
                 }
                 DialectKind::LoveLetterPostman => {
-                    client::run_loveletter(s, Style::Postman, &opts, input, output)
+                    let v = rules(Style::Postman)?;
+                    client::run_loveletter(s, Style::Postman, &v, &opts, input, output)
                 }
                 DialectKind::Croupier | DialectKind::Gops | DialectKind::Jujitsu => {
                     client::run_croupier::<LoveLetter>(s, &opts, input, output)

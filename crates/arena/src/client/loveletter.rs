@@ -2,11 +2,19 @@
 //! "postman" revision, mirroring `croupier_dialects::loveletter`.
 //!
 //! The client rebuilds a [`LoveLetterObservation`] from the lines it reads
-//! and computes the legal plays the way the rules engine does; the strategy
-//! chooses among them. It acts when its own `player` line is directly
-//! followed by its `draw` (it then holds two cards), unless the Minister puts
-//! it out at once (hand worth 12 or more), in which case the manager answers
-//! with `out` and no play is due.
+//! and computes the legal plays the way the rules engine does under the
+//! manager's rules (standard for the classic protocol, Postman's for the
+//! Postman protocol, unless told otherwise); the strategy chooses among
+//! them. What it knows and may play is a function of the lines received and
+//! the rules alone.
+//!
+//! It answers whenever its own `player` line is directly followed by its
+//! `draw`, and never goes silent then: even when its own view says the
+//! Minister puts it out (a manager with other Minister rules waits for a
+//! play; one that agrees stops the AI and never reads the answer). Postman
+//! sends `out` instead of the `draw` when the Minister strikes, so no answer
+//! is due. A card that takes a target always names one under Postman's
+//! rules, even when nobody can be affected.
 
 use std::io::{BufRead, Write};
 
@@ -14,8 +22,8 @@ use anyhow::{anyhow, bail, Context as _};
 use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::loveletter::Style;
 use croupier_rules::loveletter::{
-    Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant, Play, SeatView,
-    DECK_SIZE, MAX_SEATS, WINS_NEEDED,
+    no_effect, Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant,
+    NoEffectReason, Play, Rules, SeatView, DECK_SIZE, MAX_SEATS, WINS_NEEDED,
 };
 use croupier_rules::Seat;
 
@@ -28,11 +36,13 @@ pub const POSTMAN_NAME: &str = "croupier";
 #[derive(Debug)]
 pub(super) struct Table {
     style: Style,
+    /// Whose rules the manager applies.
+    rules: Rules,
     /// Number of players, once known.
     players: Option<usize>,
     /// This bot's seat, once known.
     me: Option<Seat>,
-    /// Rounds begun (postman; classic bots live for one round).
+    /// Rounds begun (each AI lives for one round, in both revisions).
     rounds: u32,
     hand: Vec<Card>,
     views: Vec<SeatView>,
@@ -62,9 +72,10 @@ pub(super) struct Step {
 }
 
 impl Table {
-    pub(super) fn new(style: Style, players: Option<usize>) -> Self {
+    pub(super) fn new(style: Style, variant: &LoveLetterVariant, players: Option<usize>) -> Self {
         Table {
             style,
+            rules: variant.rules,
             players,
             me: None,
             rounds: 0,
@@ -128,22 +139,6 @@ impl Table {
         match seat {
             Some(s) if self.players.is_none_or(|p| usize::from(s) < p) => Ok(Seat(s)),
             _ => bail!("there is no player {n}"),
-        }
-    }
-
-    /// A seat as a player number of the protocol.
-    fn number(&self, seat: Seat) -> u8 {
-        match self.style {
-            Style::Classic => seat.0 + 1,
-            Style::Postman => seat.0,
-        }
-    }
-
-    fn card_name(&self, card: Card) -> String {
-        let name = card.name();
-        match self.style {
-            Style::Classic => name.to_string(),
-            Style::Postman => name[..1].to_ascii_uppercase() + &name[1..],
         }
     }
 
@@ -232,22 +227,31 @@ impl Table {
                 let me = self.me()?;
                 self.hand.push(card);
                 step.events.push(LoveLetterEvent::Draw { seat: me, card });
-                let total: u8 = self.hand.iter().map(|c| c.value()).sum();
-                let minister_bites = self.hand.contains(&Card::Minister) && total >= 12;
-                step.act = was_my_turn && !minister_bites;
+                // Answer even if the Minister should strike by our view: a
+                // manager that agrees stops us and never reads it; one that
+                // does not waits for a play.
+                step.act = was_my_turn;
             }
             "played" => {
                 let seat = self.seat(arg(0)?)?;
                 let card = card_at(1)?;
                 let target = args.get(2).map(|w| self.seat(w)).transpose()?;
                 let guess = args.get(3).map(|_| card_at(3)).transpose()?;
-                self.played(seat, card, target)?;
+                let no_effect = target.and_then(|t| self.no_effect(seat, t));
+                self.played(seat, card, target, no_effect.is_some())?;
                 step.events.push(LoveLetterEvent::Played {
                     seat,
                     card,
                     target,
                     guess,
                 });
+                if let (Some(target), Some(reason)) = (target, no_effect) {
+                    step.events.push(LoveLetterEvent::NoEffect {
+                        seat,
+                        target,
+                        reason,
+                    });
+                }
             }
             "swap" => {
                 let card = card_at(0)?;
@@ -278,8 +282,10 @@ impl Table {
                 }
                 self.set_known(seat, None);
                 // The target draws anew (from the deck, or the set-aside card
-                // once the deck is empty), unless the Princess put it out.
-                if card != Card::Princess {
+                // once the deck is empty), unless the Princess put it out
+                // (standard rules; Postman's target draws, or is out when
+                // the deck is empty).
+                if card != Card::Princess || self.postman() {
                     self.deck = self.deck.saturating_sub(1);
                 }
                 step.events.push(LoveLetterEvent::Discard { seat, card });
@@ -299,11 +305,14 @@ impl Table {
                 }
                 step.events.push(LoveLetterEvent::Out { seat, cards });
             }
+            // Postman: the card just played had no effect on this player,
+            // as the rules already told (`played`). Who is protected follows
+            // from the Priestesses played.
             "protected" => {
-                let seat = self.seat(arg(0)?)?;
-                self.view(seat)?.protected = true;
+                self.seat(arg(0)?)?;
             }
-            // Lines of a revision this client does not know are skipped.
+            // `won_round`, `won_game`, and lines of a revision this client
+            // does not know, are skipped.
             _ => {}
         }
         if step.new_game {
@@ -312,8 +321,15 @@ impl Table {
         Ok(step)
     }
 
-    /// `seat` played `card` face up, on `target` if any.
-    fn played(&mut self, seat: Seat, card: Card, target: Option<Seat>) -> anyhow::Result<()> {
+    /// `seat` played `card` face up, on `target` if any, with or without
+    /// effect.
+    fn played(
+        &mut self,
+        seat: Seat,
+        card: Card,
+        target: Option<Seat>,
+        without_effect: bool,
+    ) -> anyhow::Result<()> {
         self.view(seat)?.played.push(card);
         let me = self.me()?;
         if seat == me {
@@ -324,7 +340,7 @@ impl Table {
         }
         match (card, target) {
             (Card::Priestess, _) => self.view(seat)?.protected = true,
-            (Card::General, Some(t)) if t != seat => {
+            (Card::General, Some(t)) if t != seat && !without_effect => {
                 if me == seat || me == t {
                     // The other side of the swap now holds this bot's card.
                     let other = if me == seat { t } else { seat };
@@ -363,18 +379,38 @@ impl Table {
         })
     }
 
-    fn valid_target(&self, me: Seat, card: Card, t: Seat) -> bool {
-        if t == me {
+    fn postman(&self) -> bool {
+        self.rules == Rules::Postman
+    }
+
+    /// Whether `seat` may name `t` with `card` (as the engine's rules say).
+    fn may_name(&self, seat: Seat, card: Card, t: Seat) -> bool {
+        if t.index() >= self.views.len() {
+            return false;
+        }
+        if self.postman() {
+            return true;
+        }
+        if t == seat {
             return card == Card::Wizard;
         }
-        self.views
-            .get(t.index())
-            .is_some_and(|v| v.in_round && !v.protected)
+        self.views[t.index()].in_round
+    }
+
+    /// Why a card `seat` aims at `t` has no effect, if it has none.
+    fn no_effect(&self, seat: Seat, t: Seat) -> Option<NoEffectReason> {
+        let view = self.views.get(t.index())?;
+        no_effect(self.rules, seat, t, view.in_round, view.protected)
     }
 
     /// The legal plays, as the rules engine lists them.
     pub(super) fn legal(&self) -> anyhow::Result<Vec<Play>> {
         let me = self.me()?;
+        let guesses: &[Card] = if self.postman() {
+            &Card::ALL
+        } else {
+            &Card::GUESSES
+        };
         let mut out = Vec::new();
         for (i, &card) in self.hand.iter().enumerate() {
             if self.hand[..i].contains(&card) {
@@ -386,17 +422,18 @@ impl Table {
             }
             let targets: Vec<Seat> = (0..self.views.len() as u8)
                 .map(Seat)
-                .filter(|t| self.valid_target(me, card, *t))
+                .filter(|t| self.may_name(me, card, *t))
                 .collect();
-            if targets.is_empty() {
-                out.push(Play::card(card));
-            }
-            for t in targets {
+            let affects_one = targets.iter().any(|t| self.no_effect(me, *t).is_none());
+            for &t in &targets {
                 if card == Card::Soldier {
-                    out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
+                    out.extend(guesses.iter().map(|g| Play::soldier(t, *g)));
                 } else {
                     out.push(Play::on(card, t));
                 }
+            }
+            if !self.postman() && !affects_one {
+                out.push(Play::card(card));
             }
         }
         Ok(out)
@@ -404,36 +441,32 @@ impl Table {
 
     /// A play in the protocol's words.
     pub(super) fn format(&self, play: Play) -> String {
-        match play {
-            Play::Forfeit => "forfeit".to_string(),
-            Play::Play {
-                card,
-                target,
-                guess,
-            } => {
-                let mut l = format!("play {}", self.card_name(card));
-                if let Some(t) = target {
-                    l += &format!(" {}", self.number(t));
-                }
-                if let Some(g) = guess {
-                    l += &format!(" {}", self.card_name(g));
-                }
-                l
-            }
-        }
+        self.style.play_line(play)
     }
 }
 
-/// Runs `strategy` as a Love Letter AI of the given protocol style.
+/// The rules a manager of this protocol style applies unless told: the
+/// standard rules for the classic protocol, Postman's for Postman's.
+pub fn default_rules(style: Style) -> LoveLetterVariant {
+    match style {
+        Style::Classic => LoveLetterVariant::standard(),
+        Style::Postman => LoveLetterVariant::postman(),
+    }
+}
+
+/// Runs `strategy` as a Love Letter AI of the given protocol style, for a
+/// manager applying the rules of `variant` (see [`default_rules`]).
 ///
-/// Classic: the manager starts the AI anew for every round and does not say
+/// The manager starts the AI anew for every round. Classic: it does not say
 /// how many play, so `opts.players` must give it (an error otherwise).
-/// Postman: one run for the match; the AI answers `ident` with its name
-/// ([`POSTMAN_NAME`]). Either way the run ends, with `Ok`, at the end of
-/// input (the manager stops its AIs with SIGTERM).
+/// Postman: the AI answers `ident` with its name ([`POSTMAN_NAME`]) and is
+/// told the table size. Either way the run ends, with `Ok`, at the end of
+/// input or when the manager closes the AI's output (it stops its AIs with
+/// SIGTERM).
 pub fn run_loveletter(
     mut strategy: Box<dyn Strategy<LoveLetter>>,
     style: Style,
+    variant: &LoveLetterVariant,
     opts: &ClientOptions,
     input: impl BufRead,
     mut output: impl Write,
@@ -449,30 +482,60 @@ pub fn run_loveletter(
         }
     }
     let mut rng = bot_rng(opts.seed);
-    let mut table = Table::new(style, opts.players);
+    let mut table = Table::new(style, variant, opts.players);
     let mut lines = Lines::new(input);
     while let Some((number, line)) = lines.next_line()? {
         let step = table
             .handle(line)
             .with_context(|| format!("line {number} '{}'", shown(line)))?;
         if let Some(reply) = &step.reply {
-            answer(&mut output, reply)?;
+            if !sent(answer(&mut output, reply))? {
+                return Ok(());
+            }
         }
         if step.new_game {
-            strategy.new_game(table.me()?, &LoveLetterVariant::default(), table.seats());
+            strategy.new_game(table.me()?, variant, table.seats());
         }
         for e in &step.events {
             strategy.notify(e);
         }
         if step.act {
             let obs = table.observation()?;
-            let legal = table.legal()?;
+            let mut legal = table.legal()?;
+            // Postman's protocol always names a target: under the standard
+            // rules there is then always one (a protected player, or the
+            // Wizard's own player), with or without effect.
+            if style == Style::Postman {
+                legal.retain(|p| {
+                    !matches!(p, Play::Play { card, target: None, .. } if card.takes_target())
+                });
+            }
             if legal.is_empty() {
                 bail!("line {number}: the bot must play but holds no card");
             }
             let play = strategy.act(&obs, &legal, &mut rng);
-            answer(&mut output, &table.format(play))?;
+            if !sent(answer(&mut output, &table.format(play)))? {
+                return Ok(());
+            }
         }
     }
     Ok(())
+}
+
+/// Whether an answer went out: `false` when the manager has closed the
+/// AI's output (it stopped the AI: out of the round, or the round is over),
+/// an error for any other failure.
+fn sent(result: anyhow::Result<()>) -> anyhow::Result<bool> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }

@@ -25,7 +25,7 @@ use anyhow::Context as _;
 pub use self::croupier::{run_croupier, CroupierBot, Handled};
 pub use self::gops::run_gops;
 pub use self::jujitsu::jujitsu_bid;
-pub use self::loveletter::{run_loveletter, POSTMAN_NAME};
+pub use self::loveletter::{default_rules, run_loveletter, POSTMAN_NAME};
 
 /// Options for a stdio bot.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! The Love Letter manager's protocol (seed 001) and its later "postman"
-//! revision.
+//! The Love Letter manager's protocol (seed 001) and that of its later
+//! revision, Postman.
 //!
 //! Classic: every AI is started anew each round. It first receives its player
 //! number (1-based, a bare number), then `draw <card>` for its starting card.
@@ -8,13 +8,19 @@
 //! `played <a> <card> [<b>] [<guess>]` and the card's consequences (`swap`,
 //! `reveal`, `discard`, `draw`, `out`). An AI that is out, and every AI when
 //! the round ends, is stopped (SIGTERM). Card names are sent in lower case and
-//! read in any case.
+//! read in any case. A card aimed at a protected player is played and sends
+//! nothing more.
 //!
-//! Postman (best effort: the revision's own documents are not among our
-//! sources): one process per match, greeted with `ident <i>` (0-based; the AI
-//! answers with its name) and `players <n>`; each round opens with
-//! `start <i>` (the round's first player); player numbers are 0-based, card
-//! names capitalised, and `protected <n>` follows a played Priestess.
+//! Postman: every AI is also started anew each round, greeted with
+//! `ident <i>` (0-based; it answers with its name), then `players <n>` and
+//! `start <s>`. Player numbers are 0-based and card names capitalised, sent
+//! and read exactly so. When the Minister puts a player out at its draw, it
+//! gets `out` and no `draw`. A card aimed at a player it cannot affect is
+//! followed by `protected <t>`. The round ends with `won_round <w>` (and
+//! `won_game <w>` after the last) to the players still in. Its answers are
+//! read as Postman reads them ([`postman`]).
+
+mod postman;
 
 use croupier_rules::loveletter::{Card, LoveLetter, LoveLetterEvent, Play};
 use croupier_rules::{Game, RuleError, Seat};
@@ -22,13 +28,57 @@ use croupier_rules::{Game, RuleError, Seat};
 use crate::gops::truncate;
 use crate::{Dialect, DialectKind, Flow, Reply};
 
+pub use postman::{capitalised, parse_postman};
+
 /// Which revision of the protocol.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Style {
     /// Seed 001's manager.
     Classic,
-    /// The later postman revision.
+    /// The later Postman revision.
     Postman,
+}
+
+impl Style {
+    /// A seat as a player number of this revision (1-based classic, 0-based
+    /// Postman).
+    pub fn number(self, seat: Seat) -> u8 {
+        match self {
+            Style::Classic => seat.0 + 1,
+            Style::Postman => seat.0,
+        }
+    }
+
+    /// A card's name as this revision writes it (lower case classic,
+    /// capitalised Postman).
+    pub fn card(self, card: Card) -> String {
+        match self {
+            Style::Classic => card.name().to_string(),
+            Style::Postman => capitalised(card).to_string(),
+        }
+    }
+
+    /// A play in this revision's words: `play <card> [<b>] [<guess>]` or
+    /// `forfeit`.
+    pub fn play_line(self, play: Play) -> String {
+        match play {
+            Play::Forfeit => "forfeit".to_string(),
+            Play::Play {
+                card,
+                target,
+                guess,
+            } => {
+                let mut l = format!("play {}", self.card(card));
+                if let Some(t) = target {
+                    l += &format!(" {}", self.number(t));
+                }
+                if let Some(g) = guess {
+                    l += &format!(" {}", self.card(g));
+                }
+                l
+            }
+        }
+    }
 }
 
 /// The manager side of the Love Letter protocols.
@@ -37,6 +87,11 @@ pub struct LoveLetterDialect {
     style: Style,
     /// The last card played, to tell an `out` caused by playing the Princess.
     last_played: Option<(Seat, Card)>,
+    /// Postman: this seat's own turn has begun and its draw is not sent yet.
+    my_turn: bool,
+    /// Postman: the seat's turn draw, held back until it is known that the
+    /// Minister did not put it out (Postman then sends `out` and no `draw`).
+    held_draw: Option<String>,
 }
 
 impl LoveLetterDialect {
@@ -45,32 +100,17 @@ impl LoveLetterDialect {
         LoveLetterDialect {
             style,
             last_played: None,
+            my_turn: false,
+            held_draw: None,
         }
     }
 
-    fn player(&self, seat: Seat) -> u8 {
-        match self.style {
-            Style::Classic => seat.0 + 1,
-            Style::Postman => seat.0,
-        }
-    }
-
-    fn card(&self, card: Card) -> String {
-        let name = card.to_string();
-        match self.style {
-            Style::Classic => name,
-            Style::Postman => {
-                let mut chars = name.chars();
-                chars
-                    .next()
-                    .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
-                    .unwrap_or_default()
-            }
-        }
-    }
-
-    /// Parses `play <card> [<b>] [<guess>]` or `forfeit` (any case).
+    /// Parses `play <card> [<b>] [<guess>]` or `forfeit` (any case), the
+    /// classic way: anything else is malformed.
     pub fn parse(&self, line: &str, seats: usize) -> Result<Reply<Play>, RuleError> {
+        if self.style == Style::Postman {
+            return parse_postman(line, seats);
+        }
         let bad = |why: &str| RuleError::malformed(format!("{why} in '{}'", truncate(line)));
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.first() {
@@ -94,11 +134,7 @@ impl LoveLetterDialect {
                 let n: u8 = w
                     .parse()
                     .map_err(|_| bad("the target must be a player number"))?;
-                let seat = match self.style {
-                    Style::Classic => n.checked_sub(1),
-                    Style::Postman => Some(n),
-                };
-                match seat {
+                match n.checked_sub(1) {
                     Some(s) if usize::from(s) < seats => Some(Seat(s)),
                     _ => return Err(RuleError::illegal(format!("there is no player {n}"))),
                 }
@@ -117,7 +153,120 @@ impl LoveLetterDialect {
             guess,
         }))
     }
+
+    /// The lines of one event for a Postman AI, before the held draw rule.
+    fn lines(&mut self, game: &LoveLetter, seat: Seat, event: &LoveLetterEvent) -> Lines {
+        let style = self.style;
+        let p = |s: Seat| style.number(s);
+        let c = |card: Card| style.card(card);
+        let postman = style == Style::Postman;
+        let mut out = Vec::new();
+        let flow = match event {
+            LoveLetterEvent::RoundStart { first, .. } => {
+                self.last_played = None;
+                self.my_turn = false;
+                self.held_draw = None;
+                // Classic: the greeting (`hello`) is all. Postman: then the
+                // table size and the first player.
+                if postman {
+                    out.push(format!("players {}", game.num_seats()));
+                    out.push(format!("start {}", p(*first)));
+                }
+                Flow::Restart
+            }
+            LoveLetterEvent::Turn { seat: s } => {
+                self.my_turn = *s == seat;
+                out.push(format!("player {}", p(*s)));
+                Flow::Continue
+            }
+            LoveLetterEvent::Draw { card, .. } => {
+                let line = format!("draw {}", c(*card));
+                if postman && std::mem::take(&mut self.my_turn) {
+                    self.held_draw = Some(line);
+                } else {
+                    out.push(line);
+                }
+                Flow::Continue
+            }
+            LoveLetterEvent::Played {
+                seat: a,
+                card,
+                target,
+                guess,
+            } => {
+                let mut l = format!("played {} {}", p(*a), c(*card));
+                if let Some(b) = target {
+                    l += &format!(" {}", p(*b));
+                }
+                if let Some(g) = guess {
+                    l += &format!(" {}", c(*g));
+                }
+                out.push(l);
+                self.last_played = Some((*a, *card));
+                Flow::Continue
+            }
+            // Classic: the manager "discards messages as appropriate", so a
+            // card without effect sends nothing more. Postman says so.
+            LoveLetterEvent::NoEffect { target, .. } => {
+                if postman {
+                    out.push(format!("protected {}", p(*target)));
+                }
+                Flow::Continue
+            }
+            LoveLetterEvent::Swap { card, .. } => {
+                out.push(format!("swap {}", c(*card)));
+                Flow::Continue
+            }
+            LoveLetterEvent::Reveal { of, card, .. } => {
+                out.push(format!("reveal {} {}", p(*of), c(*card)));
+                Flow::Continue
+            }
+            LoveLetterEvent::Discard { seat: s, card } => {
+                out.push(format!("discard {} {}", p(*s), c(*card)));
+                Flow::Continue
+            }
+            LoveLetterEvent::Out { seat: s, cards } => {
+                let mut l = format!("out {}", p(*s));
+                // The classic manager lists no cards for a player who played
+                // the Princess (seed 001: "0 (if they played a princess)");
+                // Postman lists the card still held.
+                if postman || self.last_played != Some((*s, Card::Princess)) {
+                    for card in cards {
+                        l += &format!(" {}", c(*card));
+                    }
+                }
+                out.push(l);
+                // Out of the round: stopped, and told nothing more.
+                if *s == seat {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            }
+            LoveLetterEvent::RoundEnd { winner, .. } => {
+                if postman {
+                    out.push(format!("won_round {}", p(*winner)));
+                    Flow::Continue
+                } else {
+                    Flow::Stop
+                }
+            }
+            LoveLetterEvent::MatchEnd { winner } => {
+                if postman {
+                    out.push(format!("won_game {}", p(*winner)));
+                }
+                Flow::Stop
+            }
+            LoveLetterEvent::SetAsideTaken { .. } | LoveLetterEvent::Forfeit { .. } => {
+                Flow::Continue
+            }
+        };
+        (out, flow)
+    }
 }
+
+/// An event's lines and what to do after them.
+type Lines = (Vec<String>, Flow);
 
 impl Dialect<LoveLetter> for LoveLetterDialect {
     fn kind(&self) -> DialectKind {
@@ -128,16 +277,13 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
     }
 
     fn starts_per_round(&self) -> bool {
-        self.style == Style::Classic
+        true
     }
 
-    fn hello(&mut self, game: &LoveLetter, seat: Seat, out: &mut Vec<String>) {
+    fn hello(&mut self, _game: &LoveLetter, seat: Seat, out: &mut Vec<String>) {
         match self.style {
-            Style::Classic => out.push(self.player(seat).to_string()),
-            Style::Postman => {
-                out.push(format!("ident {}", self.player(seat)));
-                out.push(format!("players {}", game.num_seats()));
-            }
+            Style::Classic => out.push(self.style.number(seat).to_string()),
+            Style::Postman => out.push(format!("ident {}", self.style.number(seat))),
         }
     }
 
@@ -147,79 +293,28 @@ impl Dialect<LoveLetter> for LoveLetterDialect {
 
     fn event(
         &mut self,
-        _game: &LoveLetter,
+        game: &LoveLetter,
         seat: Seat,
         event: &LoveLetterEvent,
         out: &mut Vec<String>,
     ) -> Flow {
-        let style = self.style;
-        let p = |s: Seat| match style {
-            Style::Classic => s.0 + 1,
-            Style::Postman => s.0,
-        };
-        match event {
-            LoveLetterEvent::RoundStart { first, .. } => {
-                self.last_played = None;
-                match self.style {
-                    Style::Classic => return Flow::Restart,
-                    Style::Postman => out.push(format!("start {}", p(*first))),
-                }
+        // A held draw goes out before the next line, unless that line puts
+        // this player out (the Minister, at the draw).
+        let held = self.held_draw.take();
+        let (mut lines, flow) = self.lines(game, seat, event);
+        let own_out = matches!(event, LoveLetterEvent::Out { seat: s, .. } if *s == seat);
+        if let Some(draw) = held {
+            if !own_out {
+                out.push(draw);
             }
-            LoveLetterEvent::Turn { seat: s } => out.push(format!("player {}", p(*s))),
-            LoveLetterEvent::Draw { card, .. } => out.push(format!("draw {}", self.card(*card))),
-            LoveLetterEvent::Played {
-                seat: a,
-                card,
-                target,
-                guess,
-            } => {
-                let mut l = format!("played {} {}", p(*a), self.card(*card));
-                if let Some(b) = target {
-                    l += &format!(" {}", p(*b));
-                }
-                if let Some(g) = guess {
-                    l += &format!(" {}", self.card(*g));
-                }
-                out.push(l);
-                if self.style == Style::Postman && *card == Card::Priestess {
-                    out.push(format!("protected {}", p(*a)));
-                }
-                self.last_played = Some((*a, *card));
-            }
-            LoveLetterEvent::Swap { card, .. } => out.push(format!("swap {}", self.card(*card))),
-            LoveLetterEvent::Reveal { of, card, .. } => {
-                out.push(format!("reveal {} {}", p(*of), self.card(*card)))
-            }
-            LoveLetterEvent::Discard { seat: s, card } => {
-                out.push(format!("discard {} {}", p(*s), self.card(*card)))
-            }
-            LoveLetterEvent::Out { seat: s, cards } => {
-                let mut l = format!("out {}", p(*s));
-                // The manager lists no cards for a player who played the
-                // Princess (seed 001: "0 (if they played a princess)").
-                if self.last_played != Some((*s, Card::Princess)) {
-                    for c in cards {
-                        l += &format!(" {}", self.card(*c));
-                    }
-                }
-                out.push(l);
-                if *s == seat && self.style == Style::Classic {
-                    return Flow::Stop;
-                }
-            }
-            LoveLetterEvent::RoundEnd { .. } => {
-                if self.style == Style::Classic {
-                    return Flow::Stop;
-                }
-            }
-            LoveLetterEvent::SetAsideTaken { .. }
-            | LoveLetterEvent::Forfeit { .. }
-            | LoveLetterEvent::MatchEnd { .. } => {}
         }
-        Flow::Continue
+        out.append(&mut lines);
+        flow
     }
 
-    fn prompt(&mut self, _: &LoveLetter, _: Seat, _: &[Play], _: u64, _: &mut Vec<String>) {}
+    fn prompt(&mut self, _: &LoveLetter, _: Seat, _: &[Play], _: u64, out: &mut Vec<String>) {
+        out.extend(self.held_draw.take());
+    }
 
     fn decode(
         &mut self,

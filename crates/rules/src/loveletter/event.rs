@@ -182,7 +182,9 @@ impl fmt::Display for LoveLetterEvent {
                     write!(f, "no effect: seat {target} is protected by a priestess")
                 }
                 NoEffectReason::Out => write!(f, "no effect: seat {target} is out of the round"),
-                NoEffectReason::Itself => f.write_str("no effect: the card was aimed at its player"),
+                NoEffectReason::Itself => {
+                    f.write_str("no effect: the card was aimed at its player")
+                }
             },
             LoveLetterEvent::Swap { seat, card } => {
                 write!(f, "seat {seat} receives the {card} in the swap")

@@ -31,6 +31,7 @@ pub use card::{Card, DECK, DECK_SIZE};
 use card::{Hand, Pile};
 pub use event::{LoveLetterEvent, NoEffectReason};
 pub use observation::{LoveLetterObservation, SeatView};
+pub use targets::no_effect;
 pub use variant::{LoveLetterVariant, Rules, WINS_NEEDED};
 
 /// Most seats a game may have.
@@ -287,9 +288,8 @@ impl LoveLetter {
             let key = (hand.max(), played_total);
             // Strictly better only: on a full tie the earlier seat keeps the
             // lead, in turn order (standard) or by seat index (Postman).
-            let better = best.is_none_or(|(s, c, t)| {
-                key > (c, t) || (postman && key == (c, t) && seat < s)
-            });
+            let better =
+                best.is_none_or(|(s, c, t)| key > (c, t) || (postman && key == (c, t) && seat < s));
             if better {
                 best = Some((seat, key.0, key.1));
             }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
+use super::{no_effect, LoveLetterVariant, NoEffectReason, Play};
 use crate::core::Seat;
 
 /// The public state of one seat, as any seat sees it.
@@ -44,4 +45,20 @@ pub struct LoveLetterObservation {
     /// Cards of other players still in that this seat has seen (Clown,
     /// Knight, its own General) and that are certainly still in their hands.
     pub known: Vec<(Seat, Card)>,
+}
+
+impl LoveLetterObservation {
+    /// Why `play` by this seat would have no effect under `variant` (its
+    /// target protected; under Postman's rules also out, or this seat
+    /// itself), or `None` if it has a target it can affect or none at all.
+    pub fn no_effect(&self, variant: &LoveLetterVariant, play: Play) -> Option<NoEffectReason> {
+        let Play::Play {
+            target: Some(t), ..
+        } = play
+        else {
+            return None;
+        };
+        let view = self.players.get(t.index())?;
+        no_effect(variant.rules, self.seat, t, view.in_round, view.protected)
+    }
 }

@@ -163,8 +163,8 @@ fn playout(
     seed: u64,
     choices: u64,
 ) -> Result<(LoveLetter, Vec<Step>), TestCaseError> {
-    let mut g = LoveLetter::new(variant, seats, seed)
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut g =
+        LoveLetter::new(variant, seats, seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut rng = game_rng(choices);
     let mut legal = Vec::new();
     let mut log = Vec::new();

@@ -3,8 +3,32 @@
 //! (protected by a Priestess; under Postman's rules also out of the round,
 //! or the player itself) is a legal play that does nothing.
 
-use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
+use super::{Card, LoveLetter, NoEffectReason, Play, Rules, Seat};
 use crate::core::RuleError;
+
+/// Why a card `player` aims at `target` (who is in the round or not,
+/// protected or not) has no effect under `rules`, if it has none: the target
+/// is protected by a Priestess, or (Postman's rules) out of the round or the
+/// player itself, the Wizard included.
+pub fn no_effect(
+    rules: Rules,
+    player: Seat,
+    target: Seat,
+    target_in: bool,
+    target_protected: bool,
+) -> Option<NoEffectReason> {
+    if rules == Rules::Postman {
+        if target == player {
+            return Some(NoEffectReason::Itself);
+        }
+        if !target_in {
+            return Some(NoEffectReason::Out);
+        }
+    }
+    // A player's own protection ends as its turn begins, so it is never
+    // protected against itself.
+    (target != player && target_protected).then_some(NoEffectReason::Protected)
+}
 
 impl LoveLetter {
     /// Whether `seat` may name `target` with `card`. The play may still
@@ -24,17 +48,13 @@ impl LoveLetter {
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.
     pub(super) fn no_effect(&self, seat: Seat, target: Seat) -> Option<NoEffectReason> {
-        if self.variant.is_postman() {
-            if target == seat {
-                return Some(NoEffectReason::Itself);
-            }
-            if !self.is_in(target) {
-                return Some(NoEffectReason::Out);
-            }
-        }
-        // A player's own protection ends as its turn begins, so it is never
-        // protected against itself.
-        (target != seat && self.is_protected(target)).then_some(NoEffectReason::Protected)
+        no_effect(
+            self.variant.rules,
+            seat,
+            target,
+            self.is_in(target),
+            self.is_protected(target),
+        )
     }
 
     /// Whether `seat` may name a player on whom `card` has an effect.

@@ -124,7 +124,13 @@ mod tests {
 
     #[test]
     fn standard_and_postman_parse_by_name_and_as_json() {
-        for text in ["", " Standard ", "classic", "{}", "{\"rules\":\"standard\"}"] {
+        for text in [
+            "",
+            " Standard ",
+            "classic",
+            "{}",
+            "{\"rules\":\"standard\"}",
+        ] {
             assert_eq!(
                 LoveLetterVariant::parse(text),
                 Ok(LoveLetterVariant::standard()),
@@ -138,7 +144,13 @@ mod tests {
                 "{text}"
             );
         }
-        for bad in ["premium", "standard wins=5", "{\"wins\":5}", "[]", "{\"rules\":\"x\"}"] {
+        for bad in [
+            "premium",
+            "standard wins=5",
+            "{\"wins\":5}",
+            "[]",
+            "{\"rules\":\"x\"}",
+        ] {
             assert!(
                 matches!(LoveLetterVariant::parse(bad), Err(SetupError::Variant(_))),
                 "{bad} accepted"

@@ -254,6 +254,9 @@ impl Show for LoveLetter {
                     .map(|g| format!(", naming {}", ll_card(g)))
                     .unwrap_or_default()
             ),
+            LoveLetterEvent::NoEffect { target, .. } => {
+                format!("<em>without effect</em> on {}", n.of(*target))
+            }
             LoveLetterEvent::Swap { seat, card } => {
                 format!("{} now holds {}", n.of(*seat), ll_card(*card))
             }

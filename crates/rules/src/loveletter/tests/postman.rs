@@ -19,12 +19,14 @@ fn no_effect(seat: u8, target: u8, reason: NoEffectReason) -> LoveLetterEvent {
 fn holding_the_minister_and_drawing_a_big_card_is_not_checked() {
     let top = [Soldier, Minister, Soldier, General];
     let g = postman(2, 0, &top);
-    assert_eq!(to_act(&g), Some(Seat(0)), "7 + 6, but the general was drawn");
+    assert_eq!(
+        to_act(&g),
+        Some(Seat(0)),
+        "7 + 6, but the general was drawn"
+    );
     assert_eq!(hand(&g, 0), vec![Minister, General]);
     let standard = rigged(2, 0, &top);
-    assert!(standard
-        .events()
-        .contains(&out(0, &[Minister, General])));
+    assert!(standard.events().contains(&out(0, &[Minister, General])));
 }
 
 #[test]
@@ -186,7 +188,10 @@ fn the_soldier_may_name_the_soldier() {
     act(&mut g, 0, "play soldier 1 soldier");
     assert_eq!(
         since(&g, n)[..2],
-        [played(0, Soldier, Some(1), Some(Soldier)), out(1, &[Soldier])]
+        [
+            played(0, Soldier, Some(1), Some(Soldier)),
+            out(1, &[Soldier])
+        ]
     );
 }
 
@@ -199,8 +204,8 @@ fn ties_go_to_the_lowest_seat_index() {
         (LoveLetterVariant::standard(), Seat(1)),
         (LoveLetterVariant::postman(), Seat(0)),
     ] {
-        let mut g = LoveLetter::with_top_cards_under(&variant, 2, Seat(1), &top, 7)
-            .expect("rigged");
+        let mut g =
+            LoveLetter::with_top_cards_under(&variant, 2, Seat(1), &top, 7).expect("rigged");
         drain_deck_into(&mut g, 1);
         act(&mut g, 1, "play priestess");
         let end = g
@@ -221,8 +226,7 @@ fn every_round_has_a_random_first_player() {
     let (mut led_by_winner, mut led_by_other) = (0, 0);
     let mut firsts = [0u32; 4];
     for seed in 0..60 {
-        let (g, _) =
-            crate::testutil::random_playout::<LoveLetter>(&v, 4, seed, seed, usize::MAX);
+        let (g, _) = crate::testutil::random_playout::<LoveLetter>(&v, 4, seed, seed, usize::MAX);
         let mut last_winner = None;
         for e in g.events() {
             match e {
@@ -240,6 +244,9 @@ fn every_round_has_a_random_first_player() {
         }
     }
     // With 4 players a random first player is the last winner one time in 4.
-    assert!(led_by_other > 2 * led_by_winner, "{led_by_winner} {led_by_other}");
+    assert!(
+        led_by_other > 2 * led_by_winner,
+        "{led_by_winner} {led_by_other}"
+    );
     assert!(firsts.iter().all(|n| *n > 20), "{firsts:?}");
 }

@@ -52,19 +52,33 @@ fn every_targeting_card_aimed_at_a_protected_player_is_played_without_effect() {
             let guess = (card == Soldier).then_some(Clown);
             assert_eq!(
                 ev[..3],
-                [played(1, card, Some(0), guess), no_effect(1, 0), turn(2 % seats as u8)],
+                [
+                    played(1, card, Some(0), guess),
+                    no_effect(1, 0),
+                    turn(2 % seats as u8)
+                ],
                 "{at}"
             );
             for s in 0..seats as u8 {
-                assert!(g.observation(Seat(s)).players.iter().all(|p| p.in_round), "{at}");
-                assert!(g.observation(Seat(s)).known.is_empty(), "{at}: something was revealed");
+                assert!(
+                    g.observation(Seat(s)).players.iter().all(|p| p.in_round),
+                    "{at}"
+                );
+                assert!(
+                    g.observation(Seat(s)).known.is_empty(),
+                    "{at}: something was revealed"
+                );
             }
             // Seat 0 may have drawn since (its turn, with 2 players).
             assert_eq!(hand(&g, 0)[..1], hands_before[0][..], "{at}: seat 0's hand");
             for s in 2..seats as u8 {
                 assert_eq!(hand(&g, s)[..1], hands_before[usize::from(s)][..], "{at}");
             }
-            assert_eq!(hand(&g, 1), vec![Princess], "{at}: seat 1 kept the princess");
+            assert_eq!(
+                hand(&g, 1),
+                vec![Princess],
+                "{at}: seat 1 kept the princess"
+            );
             assert!(
                 !ev.iter().any(|e| matches!(
                     e,
