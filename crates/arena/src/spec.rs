@@ -18,7 +18,8 @@ use std::sync::Arc;
 use croupier_bots::Builtins;
 use croupier_dialects::{DialectKind, UnknownDialect};
 use croupier_rules::goofspiel::GoofspielVariant;
-use croupier_rules::{Game, GameKind, SeatInfo};
+use croupier_rules::loveletter::LoveLetterVariant;
+use croupier_rules::{Game, GameKind, SeatInfo, Variant as _};
 
 use crate::http::{BadUrl, HttpClient, HttpEndpoint};
 use crate::live::LiveSeat;
@@ -194,6 +195,26 @@ pub fn default_dialect<G: Game>(variant: &G::Variant) -> DialectKind {
     DialectKind::default_for(game, gops)
 }
 
+/// The variant a match of `G` between `bots` is played under when none is
+/// given: Love Letter follows Postman's rules when every bot that speaks a
+/// dialect speaks `loveletter-postman` (built-in strategies run in this
+/// process speak none, and follow any rules); otherwise the game's default.
+pub fn default_variant<G: Game>(bots: &[BotSpec]) -> G::Variant {
+    let postman = |b: &BotSpec| match b {
+        BotSpec::Builtin { dialect, .. }
+        | BotSpec::Program { dialect, .. }
+        | BotSpec::Http { dialect, .. } => *dialect == Some(DialectKind::LoveLetterPostman),
+    };
+    let speaks = |b: &&BotSpec| !b.is_in_process();
+    let all_postman = bots.iter().filter(speaks).all(postman) && bots.iter().any(|b| postman(b));
+    if G::NAME == GameKind::LoveLetter.name() && all_postman {
+        if let Ok(v) = G::Variant::parse(LoveLetterVariant::postman().rules.name()) {
+            return v;
+        }
+    }
+    G::Variant::default()
+}
+
 impl BotSpec {
     /// Whether this seat runs in this process.
     pub fn is_in_process(&self) -> bool {
@@ -324,6 +345,39 @@ pub fn remote_seat<G: Game>(mut info: SeatInfo, link: Link, d: DialectKind) -> L
 #[cfg(test)]
 mod tests {
     use super::*;
+    use croupier_rules::loveletter::LoveLetter;
+
+    fn specs(texts: &[&str]) -> Vec<BotSpec> {
+        texts.iter().map(|t| t.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn love_letter_follows_postman_when_every_speaking_bot_speaks_postman() {
+        let default = |t: &[&str]| default_variant::<LoveLetter>(&specs(t));
+        assert_eq!(
+            default(&[
+                "./a@loveletter-postman",
+                "builtin:random@loveletter-postman"
+            ]),
+            LoveLetterVariant::postman()
+        );
+        assert_eq!(
+            default(&["./a@loveletter-postman", "builtin:heuristic"]),
+            LoveLetterVariant::postman()
+        );
+        for standard in [
+            &["./a@loveletter-postman", "./b"][..],
+            &["./a@loveletter-postman", "builtin:random@loveletter"],
+            &["builtin:random", "builtin:heuristic"],
+            &["./a", "./b"],
+        ] {
+            assert_eq!(
+                default(standard),
+                LoveLetterVariant::standard(),
+                "{standard:?}"
+            );
+        }
+    }
 
     #[test]
     fn specs_parse_programs_builtins_and_dialects() {

@@ -7,7 +7,7 @@ use clap::Args;
 use std::time::Duration;
 
 use croupier_arena::series::{run_series, SeriesConfig, SeriesError, SeriesSummary};
-use croupier_arena::spec::BotSpec;
+use croupier_arena::spec::{default_variant, BotSpec};
 use croupier_arena::LiveConfig;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
@@ -143,9 +143,12 @@ pub fn current_exe() -> Result<PathBuf, CliError> {
 
 /// Plays the series for a game with built-in bots.
 pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
-    let variant = parse_variant::<G>(args.common.variant.as_deref())
-        .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
     let bots = parse_specs(&args.bots)?;
+    let variant = match args.common.variant.as_deref() {
+        Some(text) => parse_variant::<G>(Some(text))
+            .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?,
+        None => default_variant::<G>(&bots),
+    };
     // Check the table size and bots before playing anything.
     G::new(&variant, bots.len(), 0).map_err(|e| CliError::Usage(e.to_string()))?;
     for (text, b) in args.bots.iter().zip(&bots) {

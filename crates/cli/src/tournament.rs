@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use croupier_arena::spec::default_variant;
 use croupier_arena::tournament::{run_tournament, total_games, TournamentConfig, TournamentResult};
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
@@ -54,9 +55,12 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode, CliError> {
 }
 
 fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<ExitCode, CliError> {
-    let variant = parse_variant::<G>(args.common.variant.as_deref())
-        .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
     let bots = parse_specs(&args.bots)?;
+    let variant = match args.common.variant.as_deref() {
+        Some(text) => parse_variant::<G>(Some(text))
+            .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?,
+        None => default_variant::<G>(&bots),
+    };
     if bots.len() < 2 {
         return Err(CliError::Usage(
             "a tournament needs at least two --bot".into(),

@@ -4,25 +4,24 @@
 // It speaks the HackSoc Love Letter manager's protocol (Croupier's
 // `loveletter` dialect, seed 001): one line per message, players numbered
 // 1..n, card names in lower case. The AI is started anew for every round and
-// stopped (SIGTERM) when it is out or the round ends. It also understands the
-// later "postman" revision (`loveletter-postman` dialect: `ident`, `players`,
-// `start`, `protected`, players numbered from 0, capitalised card names, one
-// process per match), which it recognises by its first line.
+// stopped (SIGTERM) when it is out or the round ends. It also speaks the
+// protocol of the manager's later revision, Postman (`loveletter-postman`:
+// `ident`, `players`, `start`, players numbered from 0, capitalised card
+// names), which it recognises by its first line.
 //
 //   croupier play loveletter "node examples/bots/loveletter/random_bot.js" builtin:random builtin:random
+//   croupier play loveletter "node examples/bots/loveletter/random_bot.js@loveletter-postman" builtin:random
 //
-// The classic protocol never says how many players there are. The AI learns it
-// as the round goes (every player who exists either takes a turn or is named
-// before the turn order wraps around), and `--players N` tells it outright:
+// It aims a card at a player the card can affect when there is one (not out,
+// not protected by a Priestess). When there is none, it names a protected
+// player: the card is played without effect, which both managers accept. So
+// it never needs to know how many players there are, which the classic
+// protocol never says (`--players N` tells it anyway; it also learns it as
+// the turn order goes round).
 //
-//   croupier play loveletter "node examples/bots/loveletter/random_bot.js --players 3" builtin:random builtin:random
-//
-// Without `--players`, one situation cannot be decided from the messages: it is
-// this AI's turn before every player has been seen, every player it knows of is
-// out or protected, and both its cards need a target. It then guesses that there
-// are no other players and plays a card without target, which is right with two
-// players and may be an illegal play (out of the round) with three or four; see
-// README.md.
+// It answers every draw on its turn, even one that its view says the
+// Minister punishes: a manager that agrees stops it without reading the
+// answer.
 //
 // Node.js only, no packages.
 "use strict";
@@ -137,7 +136,7 @@ class Table {
       }
       case "draw": // `draw <card>`: into my hand
         this.hand.push(card(0));
-        if (wasMyTurn && !this.ministerStrikes()) return this.choose();
+        if (wasMyTurn) return this.choose();
         break;
       case "played": {
         // `played <a> <card> [<b>] [<guess>]`
@@ -148,8 +147,7 @@ class Table {
         if (c === "priestess") this.protected.add(a);
         break;
       }
-      case "protected": // postman: `protected <n>`
-        this.protected.add(num(0));
+      case "protected": // postman: the card just played did nothing to n
         break;
       case "swap": // `swap <card>`: a General gave me this card
         this.hand = [card(0)];
@@ -170,10 +168,7 @@ class Table {
         this.note(n);
         this.out.add(n);
         this.protected.delete(n);
-        if (n === this.me) {
-          this.hand = [];
-          if (!this.postman) process.exit(0); // the manager stops us anyway
-        }
+        if (n === this.me) process.exit(0); // the manager stops us anyway
         break;
       }
       default:
@@ -187,41 +182,43 @@ class Table {
     if (i >= 0) this.hand.splice(i, 1);
   }
 
-  // Minister with a card worth 5 or more: out before playing.
-  ministerStrikes() {
-    const total = this.hand.reduce((sum, c) => sum + VALUES[c], 0);
-    return this.hand.includes("minister") && total >= 12;
-  }
-
-  // Players `card` may legally name, among those known to exist.
+  // Players `card` can affect, among those known to exist. (Under
+  // Postman's rules a card aimed at oneself does nothing, the Wizard's
+  // included.)
   targets(card) {
     return this.knownPlayers().filter(
       (p) =>
-        !this.out.has(p) && !this.protected.has(p) && (p !== this.me || card === "wizard"),
+        !this.out.has(p) &&
+        !this.protected.has(p) &&
+        (p !== this.me || (card === "wizard" && !this.postman)),
     );
+  }
+
+  // Players a card may name without effect, when it can affect nobody: the
+  // protected ones (Postman also takes any player, itself included). If
+  // every other player it knows of is out, there is one it has not heard of
+  // yet, or the round would be over: the next number.
+  harmless() {
+    if (this.postman) return this.knownPlayers();
+    const protectedOthers = [...this.protected].filter((p) => p !== this.me).sort();
+    if (protectedOthers.length > 0) return protectedOthers;
+    return [Math.max(...this.knownPlayers()) + 1];
   }
 
   // Every play of `card` that is legal whatever the number of players.
   plays(card) {
     const c = this.name(card);
     if (!TARGETED.has(card)) return [`play ${c}`];
-    const targets = this.targets(card);
-    if (targets.length > 0 && card === "soldier") {
+    let targets = this.targets(card);
+    if (targets.length === 0) targets = this.harmless();
+    if (card === "soldier") {
       return targets.flatMap((t) => GUESSES.map((g) => `play ${c} ${t} ${this.name(g)}`));
     }
-    if (targets.length > 0) return targets.map((t) => `play ${c} ${t}`);
-    // Nobody may be named: the card is played without a target.
-    if (this.players !== null) return [`play ${c}`];
-    return []; // cannot tell: there may be players we have not seen yet
+    return targets.map((t) => `play ${c} ${t}`);
   }
 
   choose() {
-    const options = [...new Set(this.hand)].sort().flatMap((c) => this.plays(c));
-    if (options.length > 0) return pick(options);
-    // Both cards need a target, everyone we know of is out or protected,
-    // and we have not seen the whole table. Guess that there is nobody
-    // else (always right with two players): play a card without target.
-    return `play ${this.name(pick(this.hand))}`;
+    return pick([...new Set(this.hand)].sort().flatMap((c) => this.plays(c)));
   }
 }
 

@@ -4,25 +4,23 @@
 It speaks the HackSoc Love Letter manager's protocol (Croupier's
 `loveletter` dialect, seed 001): one line per message, players numbered
 1..n, card names in lower case. The AI is started anew for every round and
-stopped (SIGTERM) when it is out or the round ends. It also understands the
-later "postman" revision (`loveletter-postman` dialect: `ident`, `players`,
-`start`, `protected`, players numbered from 0, capitalised card names, one
-process per match), which it recognises by its first line.
+stopped (SIGTERM) when it is out or the round ends. It also speaks the
+protocol of the manager's later revision, Postman (`loveletter-postman`:
+`ident`, `players`, `start`, players numbered from 0, capitalised card
+names), which it recognises by its first line.
 
     croupier play loveletter "python3 examples/bots/loveletter/random_bot.py" builtin:random builtin:random
+    croupier play loveletter "python3 examples/bots/loveletter/random_bot.py@loveletter-postman" builtin:random
 
-The classic protocol never says how many players there are. The AI learns it
-as the round goes (every player who exists either takes a turn or is named
-before the turn order wraps around), and `--players N` tells it outright:
+It aims a card at a player the card can affect when there is one (not out,
+not protected by a Priestess). When there is none, it names a protected
+player: the card is played without effect, which both managers accept. So it
+never needs to know how many players there are, which the classic protocol
+never says (`--players N` tells it anyway; it also learns it as the turn
+order goes round).
 
-    croupier play loveletter "python3 examples/bots/loveletter/random_bot.py --players 3" builtin:random builtin:random
-
-Without `--players`, one situation cannot be decided from the messages: it is
-this AI's turn before every player has been seen, every player it knows of is
-out or protected, and both its cards need a target. It then guesses that there
-are no other players and plays a card without target, which is right with two
-players and may be an illegal play (out of the round) with three or four; see
-README.md.
+It answers every draw on its turn, even one that its view says the Minister
+punishes: a manager that agrees stops it without reading the answer.
 
 Python 3 standard library only.
 """
@@ -124,7 +122,7 @@ class Table:
             self.my_turn = n == self.me
         elif kind == "draw":  # `draw <card>`: into my hand
             self.hand.append(self.card(args[0]))
-            if was_my_turn and not self.minister_strikes():
+            if was_my_turn:
                 return self.choose()
         elif kind == "played":  # `played <a> <card> [<b>] [<guess>]`
             a, card = int(args[0]), self.card(args[1])
@@ -133,8 +131,8 @@ class Table:
                 self.hand.remove(card)
             if card == "priestess":
                 self.protected.add(a)
-        elif kind == "protected":  # postman: `protected <n>`
-            self.protected.add(int(args[0]))
+        elif kind == "protected":  # postman: the card just played did nothing to n
+            pass
         elif kind == "swap":  # `swap <card>`: a General gave me this card
             self.hand = [self.card(args[0])]
         elif kind == "reveal":  # `reveal <n> <card>`: I see n's card
@@ -150,49 +148,44 @@ class Table:
             self.out.add(n)
             self.protected.discard(n)
             if n == self.me:
-                self.hand = []
-                if not self.postman:
-                    sys.exit(0)  # the manager stops us anyway
+                sys.exit(0)  # the manager stops us anyway
         return None
-
-    def minister_strikes(self):
-        """Minister with a card worth 5 or more: out before playing."""
-        return "minister" in self.hand and sum(VALUES[c] for c in self.hand) >= 12
 
     # --- Choosing a play -------------------------------------------------
 
     def targets(self, card):
-        """Players `card` may legally name, among those known to exist."""
+        """Players `card` can affect, among those known to exist. (Under
+        Postman's rules a card aimed at oneself does nothing, the Wizard's
+        included.)"""
         return [
             p
             for p in self.known_players()
             if p not in self.out
             and p not in self.protected
-            and (p != self.me or card == "wizard")
+            and (p != self.me or (card == "wizard" and not self.postman))
         ]
+
+    def harmless(self):
+        """Players a card may name without effect, when it can affect nobody:
+        the protected ones (Postman also takes any player, itself included).
+        If every other player it knows of is out, there is one it has not
+        heard of yet, or the round would be over: the next number."""
+        if self.postman:
+            return self.known_players()
+        return sorted(self.protected - {self.me}) or [max(self.known_players()) + 1]
 
     def plays(self, card):
         """Every play of `card` that is legal whatever the number of players."""
         if card not in TARGETED:
             return [f"play {self.name(card)}"]
-        targets = self.targets(card)
-        if targets and card == "soldier":
+        targets = self.targets(card) or self.harmless()
+        if card == "soldier":
             return [f"play {self.name(card)} {t} {self.name(g)}" for t in targets for g in GUESSES]
-        if targets:
-            return [f"play {self.name(card)} {t}" for t in targets]
-        if self.players is not None:
-            # Nobody may be named: the card is played without a target.
-            return [f"play {self.name(card)}"]
-        return []  # cannot tell: there may be players we have not seen yet
+        return [f"play {self.name(card)} {t}" for t in targets]
 
     def choose(self):
         options = [p for card in sorted(set(self.hand)) for p in self.plays(card)]
-        if options:
-            return random.choice(options)
-        # Both cards need a target, everyone we know of is out or protected,
-        # and we have not seen the whole table. Guess that there is nobody
-        # else (always right with two players): play a card without target.
-        return f"play {self.name(random.choice(self.hand))}"
+        return random.choice(options)
 
 
 def main():

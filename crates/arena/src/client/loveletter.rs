@@ -506,9 +506,9 @@ pub fn run_loveletter(
             // rules there is then always one (a protected player, or the
             // Wizard's own player), with or without effect.
             if style == Style::Postman {
-                legal.retain(|p| {
-                    !matches!(p, Play::Play { card, target: None, .. } if card.takes_target())
-                });
+                legal.retain(
+                    |p| !matches!(p, Play::Play { card, target: None, .. } if card.takes_target()),
+                );
             }
             if legal.is_empty() {
                 bail!("line {number}: the bot must play but holds no card");
