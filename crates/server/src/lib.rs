@@ -12,6 +12,7 @@ pub mod house;
 pub mod hub;
 pub mod ladder;
 pub mod mailbox;
+mod paths;
 pub mod settings;
 pub mod v1;
 pub mod web;
@@ -67,9 +68,10 @@ impl Default for ServerConfig {
     }
 }
 
-/// The router.
+/// The router. Repeated slashes in a path are collapsed before routing, as
+/// the 2014 server did (see the `paths` module).
 pub fn app(state: Arc<AppState>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .merge(web::routes())
         .route("/api", get(api::index))
         .route("/api/", get(api::index))
@@ -81,7 +83,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(1024 * 1024))
-        .with_state(state)
+        .with_state(state);
+    paths::collapse_slashes(routes)
 }
 
 /// Prepares the server state: closes games a previous run left in progress,
