@@ -89,3 +89,58 @@ fn a_tampered_record_does_not_replay() {
         Err(ReplayError::Unfinished)
     ));
 }
+
+/// What each Love Letter golden of rules version 2 was hand-checked for:
+/// the lines that show a rule at work.
+#[test]
+fn loveletter_goldens_show_the_rules_they_were_checked_for() {
+    let text =
+        |name: &str| std::fs::read_to_string(testdata().join("loveletter").join(name)).unwrap();
+    let checks: [(&str, &[&str]); 4] = [
+        (
+            "standard-protected-target-3p.txt",
+            &[
+                // A Knight aimed at a protected player: played, no effect.
+                "seat 0 plays the knight on seat 1\n  no effect: seat 1 is protected by a priestess\n  seat 1's turn",
+                // Nobody to affect: no target.
+                "seat 1 plays the clown with no target",
+                // The standard Minister: holding it, drawing a big card.
+                "seat 0 draws the general\n  seat 0 is out, holding the minister and the general",
+            ],
+        ),
+        (
+            "postman-2p.txt",
+            &[
+                // A Soldier may name the Soldier.
+                "seat 1 plays the soldier on seat 0, naming the soldier\n  seat 0 is out, holding the soldier",
+                // Aimed at oneself: no effect.
+                "seat 0 plays the general on seat 0\n  no effect: the card was aimed at its player",
+                // The winner of round 1 does not lead round 2.
+                "seat 1 wins it (seat 1: knight)\n  round 2 begins; seat 0 plays first",
+                // A Princess discarded by a Wizard: still in, draws.
+                "seat 0 discards the princess\n  seat 0 draws the wizard",
+                // The Minister drawn with the General: 13, out.
+                "seat 1 draws the minister\n  seat 1 is out, holding the general and the minister",
+            ],
+        ),
+        (
+            "postman-4p-tie-goes-to-lowest-seat.txt",
+            &[
+                "seat 3 plays the general on seat 1\n  no effect: seat 1 is out of the round",
+                // Seat 3 comes before seat 0 in turn order from seat 1.
+                "round 4 begins; seat 1 plays first",
+                "the round ends; seat 0 wins it (seat 3: soldier, seat 0: soldier)",
+            ],
+        ),
+        (
+            "postman-4p-wizard-on-empty-deck.txt",
+            &["seat 3 discards the princess\n  seat 3 is out\n  the round ends"],
+        ),
+    ];
+    for (name, lines) in checks {
+        let t = text(name);
+        for l in lines {
+            assert!(t.contains(l), "{name} no longer shows:\n{l}");
+        }
+    }
+}
