@@ -8,16 +8,12 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use support::{have, root, serve};
 
 fn croupier(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_croupier"))
@@ -25,24 +21,6 @@ fn croupier(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-/// Whether `interpreter` runs here; under CI its absence is a failure.
-fn have(interpreter: &str) -> bool {
-    let ok = Command::new(interpreter)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").is_err(),
-            "{interpreter} is missing under CI: .ci/run should install it"
-        );
-        eprintln!("SKIPPED: {interpreter} is not installed");
-    }
-    ok
 }
 
 fn summary(args: &[&str]) -> serde_json::Value {
@@ -185,52 +163,10 @@ fn croupier_protocol_random_bots_play_every_game_without_faults() {
     }
 }
 
-/// A server on a free port with house bots, stopped on drop.
-struct Server(std::process::Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn server(dir: &Path) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--house-pause-ms",
-            "1",
-        ])
-        .arg("--database")
-        .arg(format!("sqlite://{}", dir.join("db").display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}");
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server(child, url)
-}
-
 #[test]
 fn skullwhist_rest_bots_in_three_languages_play_against_the_server() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = server(dir.path());
+    let srv = serve(dir.path(), &[]);
     for (interp, file) in [
         ("python3", "random_bot.py"),
         ("node", "random_bot.js"),
@@ -243,7 +179,7 @@ fn skullwhist_rest_bots_in_three_languages_play_against_the_server() {
             .current_dir(root())
             .arg(format!("examples/bots/skullwhist/{file}"))
             .args([
-                srv.1.as_str(),
+                srv.url.as_str(),
                 &format!("example-{interp}"),
                 "pw",
                 "--games",
@@ -258,7 +194,7 @@ fn skullwhist_rest_bots_in_three_languages_play_against_the_server() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let o = croupier(&["bot", "heuristic", "--connect", &srv.1, "--games", "2"]);
+    let o = croupier(&["bot", "heuristic", "--connect", &srv.url, "--games", "2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("2 games"));
 }

@@ -5,57 +5,18 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use support::Server;
 
-/// `croupier serve` on a free port with a house bot, stopped on drop.
-struct Server {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve() -> Server {
+/// `croupier serve` with a house bot to play against, and its directory.
+fn serve() -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .args([
-            "--house-bots",
-            "random",
-            "--house-pause-ms",
-            "1",
-            "--no-ladder",
-        ])
-        .arg("--database")
-        .arg(format!("sqlite://{}", dir.path().join("db").display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no server");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server {
-        child,
-        port,
-        _dir: dir,
-    }
+    let srv = support::serve(dir.path(), &["--house-bots", "random", "--no-ladder"]);
+    (srv, dir)
 }
 
 /// The SDK bot's requests: `$.getJSON(base + "/jsonp/?callback=?", data)`.
@@ -115,7 +76,7 @@ impl SdkBot {
 
 #[test]
 fn the_sdk_javascript_bot_plays_a_whole_game_through_jsonp() {
-    let srv = serve();
+    let (srv, _dir) = serve();
     let mut bot = SdkBot {
         http: reqwest::blocking::Client::builder()
             .no_proxy()
@@ -174,7 +135,7 @@ fn the_sdk_javascript_bot_plays_a_whole_game_through_jsonp() {
 
 #[test]
 fn every_endpoint_accepts_repeated_slashes() {
-    let srv = serve();
+    let (srv, _dir) = serve();
     let http = reqwest::blocking::Client::builder()
         .no_proxy()
         .build()

@@ -4,8 +4,10 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use croupier_rules::loveletter::{LoveLetter, LoveLetterEvent};
 use croupier_rules::{Game, Record};
@@ -13,30 +15,13 @@ use croupier_rules::{Game, Record};
 fn croupier(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(args)
-        .current_dir(workspace())
+        .current_dir(support::root())
         .output()
         .expect("run croupier")
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").is_err(),
-            "python3 is missing under CI: .ci/run should install it"
-        );
-        eprintln!("SKIPPED: python3 is not installed");
-    }
-    ok
+    support::have("python3")
 }
 
 /// Plays a series and returns its JSON summary and records.
