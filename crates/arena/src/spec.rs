@@ -206,7 +206,7 @@ pub fn default_variant<G: Game>(bots: &[BotSpec]) -> G::Variant {
         | BotSpec::Http { dialect, .. } => *dialect == Some(DialectKind::LoveLetterPostman),
     };
     let speaks = |b: &&BotSpec| !b.is_in_process();
-    let all_postman = bots.iter().filter(speaks).all(postman) && bots.iter().any(|b| postman(b));
+    let all_postman = bots.iter().filter(speaks).all(postman) && bots.iter().any(postman);
     if G::NAME == GameKind::LoveLetter.name() && all_postman {
         if let Ok(v) = G::Variant::parse(LoveLetterVariant::postman().rules.name()) {
             return v;

@@ -91,9 +91,9 @@ fn the_sdk_javascript_bot_plays_a_whole_game_through_jsonp() {
     bot.call("register", &[name.clone(), password.clone()]);
     let login = bot.call("login", &[name, password]);
     let session = ("session", login["session"].as_str().unwrap().to_string());
-    let mut game = bot.call("new-game", &[session.clone()]);
+    let mut game = bot.call("new-game", std::slice::from_ref(&session));
     while game["result"] == "retry" {
-        game = bot.call("new-game", &[session.clone()]);
+        game = bot.call("new-game", std::slice::from_ref(&session));
     }
     let mut hand: Vec<String> = game["cards"]
         .as_array()
@@ -110,7 +110,7 @@ fn the_sdk_javascript_bot_plays_a_whole_game_through_jsonp() {
             started.elapsed() < Duration::from_secs(60),
             "the game stalls"
         );
-        let status = bot.call("status", &[session.clone()]);
+        let status = bot.call("status", std::slice::from_ref(&session));
         if status["game"].is_null() {
             break; // the game is over
         }
