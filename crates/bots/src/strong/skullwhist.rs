@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use croupier_rules::skullwhist::{
-    score, CardSet, SkullWhist, SkullWhistAction, SkullWhistObservation, Suit, TRICKS,
+    score, CardSet, SkullWhist, SkullWhistAction, SkullWhistObservation, TRICKS,
 };
 use croupier_rules::Seat;
 use rand::Rng;
@@ -61,7 +61,7 @@ struct Deal {
 }
 
 impl Deal {
-    fn to_move(&self) -> usize {
+    fn mover(&self) -> usize {
         if self.lead.is_some() {
             1 - self.leader
         } else {
@@ -144,7 +144,7 @@ impl Deal {
 
     fn roll_out(&mut self) {
         while self.hands[0] | self.hands[1] != 0 {
-            let s = self.to_move();
+            let s = self.mover();
             if self.playable(s) == 0 {
                 return;
             }
@@ -158,7 +158,7 @@ impl Deal {
         if self.hands[0] | self.hands[1] == 0 {
             return self.tricks[me];
         }
-        let s = self.to_move();
+        let s = self.mover();
         let moves = self.playable(s);
         if moves == 0 {
             return self.tricks[me];
@@ -382,6 +382,7 @@ impl Strategy<SkullWhist> for Strong {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use croupier_rules::skullwhist::Suit;
 
     #[test]
     fn double_dummy_counts_top_tricks() {
