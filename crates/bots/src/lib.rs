@@ -11,6 +11,7 @@
 //! | skullwhist | `random`, `heuristic`, `strong` (determinized search) |
 //! | loveletter | `random`, `heuristic`, `strong` (determinized Monte Carlo) |
 
+pub mod duplicate;
 pub mod goofspiel;
 pub mod loveletter;
 pub mod skullwhist;
