@@ -38,6 +38,7 @@ pub struct PairLine {
 
 /// The outcome of one game for the seat under test: win credit, score
 /// difference against the mean of the others, and think times (µs).
+#[allow(clippy::too_many_arguments)]
 fn play_one<G: Builtins>(
     variant: &G::Variant,
     seats: usize,
@@ -109,6 +110,7 @@ fn play_one<G: Builtins>(
 }
 
 /// Plays `deals` duplicate deals of `strong` against `against`.
+#[allow(clippy::too_many_arguments)]
 pub fn pair<G: Builtins>(
     variant: &G::Variant,
     variant_text: &str,
