@@ -411,3 +411,45 @@ mod tests {
         assert!(worth(5, 3, 4) < 0.5);
     }
 }
+
+#[cfg(test)]
+mod hidden {
+    use super::*;
+    use croupier_rules::skullwhist::Card;
+    use croupier_rules::Game;
+
+    /// Two deals that agree on seat 0's hand but not on seat 1's.
+    fn deal(rotate: u8) -> SkullWhist {
+        let mine: u64 = (0..52u8).step_by(4).fold(0, |m, i| m | (1u64 << i));
+        let rest: Vec<u8> = (0..52u8).filter(|i| mine & (1u64 << i) == 0).collect();
+        let theirs = (0..13usize).fold(0u64, |m, k| {
+            m | (1u64 << rest[(k + usize::from(rotate) * 13) % rest.len()])
+        });
+        SkullWhist::from_hands([CardSet(mine), CardSet(theirs)], Seat(0)).unwrap()
+    }
+
+    #[test]
+    fn hidden_cards_of_the_opponent_do_not_change_its_choices() {
+        let (mut a, mut b) = (deal(0), deal(1));
+        assert_ne!(a.hand(Seat(1)), b.hand(Seat(1)));
+        for g in [&mut a, &mut b] {
+            g.apply(Seat(0), SkullWhistAction::Bid(4)).unwrap();
+            g.apply(Seat(1), SkullWhistAction::Bid(3)).unwrap();
+        }
+        let mut choices = vec![];
+        for g in [&a, &b] {
+            let obs = g.observation(Seat(0));
+            let legal = g.legal_vec(Seat(0));
+            let mut s = Strong::new(Budget::iterations(20));
+            let bid_obs = deal(0).observation(Seat(0));
+            let bid_legal = deal(0).legal_vec(Seat(0));
+            choices.push((
+                s.act(&obs, &legal, &mut crate::bot_rng(7)),
+                s.act(&bid_obs, &bid_legal, &mut crate::bot_rng(7)),
+            ));
+        }
+        assert_eq!(choices[0], choices[1]);
+        let first: Vec<Card> = a.hand(Seat(0)).to_vec();
+        assert!(matches!(choices[0].0, SkullWhistAction::Play(c) if first.contains(&c)));
+    }
+}
