@@ -1,17 +1,21 @@
 //! Rate limits (issue 18, item 3), in the Lichess manner.
 //!
-//! - Every request counts against its client address's budget (generous:
-//!   an honest bot polling in a loop, or many bots behind one address,
-//!   stay far below it).
+//! - Every request of a bot (by its 2014 session or `/v1` bearer token)
+//!   counts against that bot's budget: generous, an honest bot polling
+//!   `status` in a loop stays below it.
+//! - Every request from a non-loopback address counts against that
+//!   address's budget (many bots behind one address stay below it; local
+//!   clients are the operator's own and are not counted).
 //! - Registrations have their own, smaller budget per address.
 //! - Failed logins (`/api/login`, HTTP Basic auth of `/v1`) back off
 //!   exponentially, per client address and per account name: a few free
 //!   failures, then 1 s, 2 s, 4 s … (at most 5 minutes) before the next try;
 //!   a success clears the account's count.
 //!
-//! A throttled request gets HTTP 429 with `Retry-After` (seconds) and, in
-//! the 2014 API, `{"result":"retry","reason":…}` so that its bots wait and
-//! try again; in `/v1`, `{"error":…}`.
+//! A throttled request gets `Retry-After` (seconds) and: in the 2014 API,
+//! whose every answer is HTTP 200, `{"result":"retry","reason":…}` so that
+//! its bots wait and try again; elsewhere HTTP 429, in `/v1` with
+//! `{"error":…}`.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -35,6 +39,10 @@ use crate::shape::{api_of, Api};
 /// The limits.
 #[derive(Debug, Clone)]
 pub struct ThrottleConfig {
+    /// Requests per second per bot (sustained).
+    pub bot_requests_per_second: u32,
+    /// Requests one bot may send at once above the rate.
+    pub bot_requests_burst: u32,
     /// Requests per second per client address (sustained).
     pub requests_per_second: u32,
     /// Requests one address may send at once above the rate.
@@ -54,8 +62,10 @@ pub struct ThrottleConfig {
 impl Default for ThrottleConfig {
     fn default() -> Self {
         ThrottleConfig {
-            requests_per_second: 500,
-            requests_burst: 2000,
+            bot_requests_per_second: 500,
+            bot_requests_burst: 1000,
+            requests_per_second: 2000,
+            requests_burst: 4000,
             registrations_per_minute: 60,
             registrations_burst: 200,
             free_failures_per_name: 5,
@@ -106,6 +116,7 @@ pub fn backoff(extra: u32, max: Duration) -> Duration {
 pub struct Throttle {
     config: ThrottleConfig,
     requests: DefaultKeyedRateLimiter<IpAddr>,
+    bots: DefaultKeyedRateLimiter<String>,
     registrations: DefaultKeyedRateLimiter<IpAddr>,
     failures: Failures,
     seen: AtomicU64,
@@ -122,8 +133,11 @@ impl Throttle {
             .allow_burst(nz(config.requests_burst));
         let registrations = Quota::per_minute(nz(config.registrations_per_minute))
             .allow_burst(nz(config.registrations_burst));
+        let bots = Quota::per_second(nz(config.bot_requests_per_second))
+            .allow_burst(nz(config.bot_requests_burst));
         Throttle {
             requests: RateLimiter::keyed(requests),
+            bots: RateLimiter::keyed(bots),
             registrations: RateLimiter::keyed(registrations),
             failures: Failures::default(),
             seen: AtomicU64::new(0),
@@ -131,9 +145,12 @@ impl Throttle {
         }
     }
 
-    fn check(limiter: &DefaultKeyedRateLimiter<IpAddr>, ip: IpAddr) -> Result<(), Duration> {
+    fn check<K: std::hash::Hash + Eq + Clone>(
+        limiter: &DefaultKeyedRateLimiter<K>,
+        key: K,
+    ) -> Result<(), Duration> {
         limiter
-            .check_key(&ip)
+            .check_key(&key)
             .map_err(|e| e.wait_time_from(DefaultClock::default().now()))
     }
 
@@ -178,11 +195,11 @@ pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
     let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
     let reason = format!("{what}: wait {secs} s and try again");
     let mut r = match api {
-        Some(Api::Rest2014) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            axum::Json(json!({"result": "retry", "reason": reason})),
-        )
-            .into_response(),
+        // The 2014 API answers everything with HTTP 200 (its bots treat
+        // any other status as fatal): `retry` says wait and ask again.
+        Some(Api::Rest2014) => {
+            axum::Json(json!({"result": "retry", "reason": reason})).into_response()
+        }
         Some(Api::V1) => (
             StatusCode::TOO_MANY_REQUESTS,
             axum::Json(json!({ "error": reason })),
@@ -217,6 +234,7 @@ fn basic_name(req: &Request) -> Option<String> {
 pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) -> Response {
     if t.seen.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
         t.requests.retain_recent();
+        t.bots.retain_recent();
         t.registrations.retain_recent();
     }
     let ip = req
@@ -226,29 +244,50 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
         .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
     let path = req.uri().path().trim_end_matches('/').to_string();
     let api = api_of(&path);
-    if let Err(wait) = Throttle::check(&t.requests, ip) {
-        return too_many(api, wait, "too many requests from your address");
+    if !ip.is_loopback() {
+        if let Err(wait) = Throttle::check(&t.requests, ip) {
+            return too_many(api, wait, "too many requests from your address");
+        }
+    }
+    if let Some(bearer) = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        if let Err(wait) = Throttle::check(&t.bots, format!("bearer {}", bearer.trim())) {
+            return too_many(api, wait, "too many requests from this bot");
+        }
     }
     let post = req.method() == Method::POST;
     let (kind, req) = match path.as_str() {
         "/api/register" | "/v1/owners" if post => (Kind::Register, req),
-        "/api/login" if post => {
-            // Read the (small) body for the name, then hand it on.
+        p if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
+            // Read the (small) body for the name or session, then hand it on.
             let (parts, body) = req.into_parts();
-            let Ok(bytes) = axum::body::to_bytes(body, crate::MAX_BODY).await else {
+            let Ok(bytes) = axum::body::to_bytes(body, 1024 * 1024).await else {
                 return crate::shape::failure(
                     Api::Rest2014,
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "the request body is too large or stalled",
                 );
             };
-            let name = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("name").and_then(Value::as_str).map(str::to_string));
-            (
-                Kind::Login(name),
-                Request::from_parts(parts, Body::from(bytes)),
-            )
+            let v = serde_json::from_slice::<Value>(&bytes).ok();
+            let field = |k: &str| {
+                v.as_ref()
+                    .and_then(|v| v.get(k).and_then(Value::as_str).map(str::to_string))
+            };
+            if let Some(session) = field("session") {
+                if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
+                    return too_many(api, wait, "too many requests from this bot");
+                }
+            }
+            let kind = if p == "/api/login" {
+                Kind::Login(field("name"))
+            } else {
+                Kind::Other
+            };
+            (kind, Request::from_parts(parts, Body::from(bytes)))
         }
         _ if api == Some(Api::V1) && req.headers().contains_key(header::AUTHORIZATION) => {
             match basic_name(&req) {
@@ -315,6 +354,21 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bot_over_its_budget_waits() {
+        let t = Throttle::new(ThrottleConfig {
+            bot_requests_per_second: 1,
+            bot_requests_burst: 3,
+            ..ThrottleConfig::default()
+        });
+        for _ in 0..3 {
+            assert!(Throttle::check(&t.bots, "session a".to_string()).is_ok());
+        }
+        let wait = Throttle::check(&t.bots, "session a".to_string()).unwrap_err();
+        assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1));
+        assert!(Throttle::check(&t.bots, "session b".to_string()).is_ok());
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

@@ -1,5 +1,5 @@
 //! Issue 18, items 2, 3 and 6: connections are timed out and capped,
-//! failed logins back off, and malformed or oversized requests to the JSON
+//! failed logins back off (`retry` in the 2014 API, HTTP 429 in `/v1`), and malformed or oversized requests to the JSON
 //! APIs fail in each API's own shape.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
@@ -164,7 +164,7 @@ fn oversized_and_malformed_requests_fail_in_the_apis_own_shape() {
 }
 
 #[test]
-fn failed_logins_back_off_with_429_and_retry_after() {
+fn failed_logins_back_off_with_retry_and_retry_after() {
     let srv = TestServer::start();
     let bot = srv.bot("guessed");
     let mut accepted = 0;
@@ -179,8 +179,8 @@ fn failed_logins_back_off_with_429_and_retry_after() {
         let status = r.status().as_u16();
         let retry_after = r.headers().get("retry-after").cloned();
         let v: Value = r.json().unwrap();
-        if status == 429 {
-            assert_eq!(v["result"], "retry", "{v}");
+        assert_eq!(status, 200, "the 2014 API answers HTTP 200: {v}");
+        if v["result"] == "retry" {
             let secs: u64 = retry_after.unwrap().to_str().unwrap().parse().unwrap();
             assert!(secs >= 1);
             throttled = Some(i);
@@ -194,4 +194,23 @@ fn failed_logins_back_off_with_429_and_retry_after() {
     // the right password of another bot still logs in
     let other = srv.bot("honest");
     srv.login(&other.name, &other.password);
+    // /v1 Basic auth: HTTP 429 and {"error": …} once throttled
+    let mut last = 0;
+    for i in 0..30 {
+        let r = srv
+            .client
+            .get(format!("{}/v1/bots", srv.base))
+            .basic_auth("some-owner", Some(format!("guess {i}")))
+            .send()
+            .unwrap();
+        last = r.status().as_u16();
+        if last == 429 {
+            assert!(r.headers().get("retry-after").is_some());
+            let v: Value = r.json().unwrap();
+            assert!(v["error"].as_str().unwrap().contains("wait"), "{v}");
+            break;
+        }
+        assert_eq!(last, 401);
+    }
+    assert_eq!(last, 429, "30 wrong owner passwords, none throttled");
 }
