@@ -132,12 +132,22 @@ pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::
             }
         }
         let opened = start.elapsed().as_secs_f64();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        // Held: still open with nothing to read; the others were refused
+        // (a 503 to read, or closed).
+        let mut buf = [0u8; 512];
+        let still_held = held
+            .iter()
+            .filter(|s| {
+                matches!(s.try_read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+            })
+            .count();
         let rss_during = rss_mib(pid);
         let (p50, p99, failed) = normal_requests(&base, 200).await?;
         println!(
             "{}",
             json!({"bench": "flood", "phase": "during", "connections": connections, "addresses": addresses,
-                   "connect_errors": connect_errors, "seconds_to_open": (opened * 10.0).round() / 10.0,
+                   "connect_errors": connect_errors, "held_by_server": still_held, "refused": held.len() - still_held, "seconds_to_open": (opened * 10.0).round() / 10.0,
                    "normal_p50_ms": p50, "normal_p99_ms": p99, "normal_failed": failed,
                    "server_rss_mib": rss_during, "fd_limit": fd_limit})
         );

@@ -40,6 +40,7 @@ fn read_to_close(s: &mut TcpStream, limit: Duration) -> (String, Duration) {
 fn quick_net() -> NetConfig {
     NetConfig {
         header_timeout: Duration::from_secs(1),
+        crowded_timeout: Duration::from_secs(1),
         body_timeout: Duration::from_secs(1),
         max_connections: 64,
         max_per_address: 4,

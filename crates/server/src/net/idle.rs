@@ -53,14 +53,18 @@ impl Activity {
         self.start.elapsed().saturating_sub(last)
     }
 
-    /// Completes once the connection has been idle for `limit`.
-    pub async fn idle_for(&self, limit: Duration) {
+    /// Completes once the connection has been idle for `limit()`, which is
+    /// asked again at least every half second (it shrinks when the server
+    /// is crowded).
+    pub async fn idle_for(&self, limit: impl Fn() -> Duration) {
         loop {
             let idle = self.idle();
+            let limit = limit();
             if idle >= limit {
                 return;
             }
-            tokio::time::sleep((limit - idle).max(Duration::from_millis(100))).await;
+            let nap = (limit - idle).clamp(Duration::from_millis(100), Duration::from_millis(500));
+            tokio::time::sleep(nap).await;
         }
     }
 }

@@ -53,6 +53,11 @@ impl ConnectionLimits {
         })
     }
 
+    /// Whether three quarters of the overall cap are in use.
+    pub fn crowded(&self) -> bool {
+        self.open() * 4 >= self.max * 3
+    }
+
     /// Open connections now.
     pub fn open(&self) -> usize {
         self.open.lock().unwrap_or_else(|p| p.into_inner()).total
@@ -87,6 +92,7 @@ mod tests {
         let _b1 = l.admit(b).unwrap();
         assert!(l.admit(b).is_none(), "overall");
         assert_eq!(l.open(), 3);
+        assert!(l.crowded());
         drop(a1);
         assert_eq!(l.open(), 2);
         assert!(l.admit(a).is_some());

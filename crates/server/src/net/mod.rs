@@ -4,7 +4,8 @@
 //! (issue 18) a connection is closed when its client sends nothing for the
 //! header timeout while no request is being answered (an idle keep-alive
 //! connection, a head half sent, a connection that never speaks), when its
-//! body stalls (HTTP 408 in the API's shape), and connections are capped
+//! body stalls (HTTP 408 in the API's shape) — after only a second
+//! while three quarters of the overall cap are open — and connections are capped
 //! overall and per client address. A refused connection gets a short JSON
 //! HTTP 503 and is closed at once. Long polls are unaffected: while a
 //! request is being answered no head is awaited, and the poll bounds itself.
@@ -35,6 +36,9 @@ pub struct NetConfig {
     /// Time for a request head to arrive, counted from the end of the
     /// previous reply on a kept-alive connection (so also the idle timeout).
     pub header_timeout: Duration,
+    /// The header timeout while three quarters of `max_connections` are
+    /// open: a slow-connection flood is shed quickly.
+    pub crowded_timeout: Duration,
     /// Longest pause between two pieces of a request body.
     pub body_timeout: Duration,
     /// Open connections at most.
@@ -47,6 +51,7 @@ impl Default for NetConfig {
     fn default() -> Self {
         NetConfig {
             header_timeout: Duration::from_secs(20),
+            crowded_timeout: Duration::from_secs(1),
             body_timeout: Duration::from_secs(10),
             max_connections: 8192,
             max_per_address: 256,
@@ -143,7 +148,15 @@ pub async fn serve(
             .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
         let conn = graceful.watch(conn);
-        let limit = config.header_timeout;
+        let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
+        let limits = Arc::clone(&limits);
+        let limit = move || {
+            if limits.crowded() {
+                crowded.min(calm)
+            } else {
+                calm
+            }
+        };
         tokio::spawn(async move {
             let _slot: Slot = slot;
             // Closed when its client keeps it waiting for a request head
