@@ -144,3 +144,44 @@ impl Strategy<LoveLetter> for Strong {
         candidates[best]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_rules::loveletter::Rules;
+
+    /// Every sampled state shows the deciding seat exactly what it saw, at
+    /// every decision of heuristic games under both rule sets and all sizes.
+    #[test]
+    fn samples_agree_with_the_observation() {
+        let mut checked = 0;
+        for (seats, postman) in [(2, false), (3, true), (4, false), (4, true)] {
+            let variant = if postman {
+                LoveLetterVariant::postman()
+            } else {
+                LoveLetterVariant::standard()
+            };
+            assert_eq!(variant.rules == Rules::Postman, postman);
+            for seed in 0..4u64 {
+                let mut g = LoveLetter::new(&variant, seats, seed).unwrap();
+                let mut rng = crate::bot_rng(seed);
+                let mut h = Heuristic::default();
+                h.new_game(Seat(0), &variant, seats);
+                let strong = Strong {
+                    rules: variant.clone(),
+                    budget: Budget::iterations(1),
+                };
+                while let Some(seat) = g.to_act().first() {
+                    let obs = g.observation(seat);
+                    let state = strong.sample(&obs, &mut rng).expect("a consistent sample");
+                    assert_eq!(state.observation(seat), obs);
+                    checked += 1;
+                    let legal = g.legal_vec(seat);
+                    let a = h.act(&obs, &legal, &mut rng);
+                    g.apply(seat, a).unwrap();
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+}
