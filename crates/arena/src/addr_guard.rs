@@ -87,9 +87,9 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         return false; // ::/8 rest, 100::/64, fc00::/7, fe80::/10, ff00::/8, 64:ff9b:1::/48 ...
     }
     // ... minus its special-purpose blocks.
-    let refused = (s[0] == 0x2001 && s[1] < 0x0200) // 2001::/23 IETF: Teredo, ORCHID, benchmarking ...
-        || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-        || s[0] == 0x3fff; // documentation (2024)
+    // 2001::/23 (IETF: Teredo, ORCHID, benchmarking ...), 2001:db8::/32 and
+    // 3fff::/20 (documentation).
+    let refused = (s[0] == 0x2001 && (s[1] < 0x0200 || s[1] == 0x0db8)) || s[0] == 0x3fff;
     !refused
 }
 
