@@ -6,6 +6,11 @@
 //! connections are reused and use TCP_NODELAY, connecting and every request
 //! have time limits, reply bodies are capped, redirects are not followed, and
 //! the number of requests in flight is bounded.
+//!
+//! Unless [`HttpLimits::allow_private`] is set, the client only connects to
+//! public addresses (see [`crate::addr_guard`]), and its fault texts say
+//! "unreachable" without echoing what answered, so a bot URL cannot be used
+//! to scan the server's own network.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +20,7 @@ use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 use tokio::time::{timeout_at, Instant};
 
+use crate::addr_guard::{self, PublicOnlyResolver};
 use crate::process::TransportError;
 use crate::transport::Conn;
 
@@ -30,6 +36,11 @@ pub struct HttpLimits {
     pub max_in_flight: usize,
     /// How long an idle kept-alive connection is kept.
     pub idle_timeout: Duration,
+    /// Whether bot URLs may point at loopback, private, link-local and other
+    /// non-public addresses. On by default (for `croupier play`, tests and
+    /// bots on one's own machine); `croupier serve` turns it off unless the
+    /// organiser passes `--allow-private-bot-urls`.
+    pub allow_private: bool,
 }
 
 impl Default for HttpLimits {
@@ -41,6 +52,7 @@ impl Default for HttpLimits {
             // seats, one request each), so a slow bot never starves others.
             max_in_flight: 1024,
             idle_timeout: Duration::from_secs(60),
+            allow_private: true,
         }
     }
 }
@@ -148,7 +160,12 @@ pub struct HttpClient {
 impl HttpClient {
     /// A client with `limits`.
     pub fn new(limits: HttpLimits) -> Result<HttpClient, TransportError> {
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder();
+        if !limits.allow_private {
+            // Every connection to a host name resolves through the guard.
+            builder = builder.dns_resolver(Arc::new(PublicOnlyResolver));
+        }
+        let client = builder
             .tcp_nodelay(true)
             .connect_timeout(limits.connect_timeout)
             .pool_idle_timeout(limits.idle_timeout)
@@ -187,6 +204,11 @@ impl HttpClient {
         body: String,
         deadline: Instant,
     ) -> Result<String, TransportError> {
+        let guarded = !self.limits.allow_private;
+        if guarded && addr_guard::check_url(&endpoint.url).is_err() {
+            // Refused before any connection is opened.
+            return Err(unreachable());
+        }
         let work = async {
             let _slot = self
                 .slots
@@ -203,17 +225,21 @@ impl HttpClient {
             if let Some(a) = authorization {
                 req = req.header(reqwest::header::AUTHORIZATION, a);
             }
-            let mut resp = req.send().await.map_err(request_error)?;
+            let mut resp = req.send().await.map_err(|e| request_error(e, guarded))?;
             let status = resp.status();
             if !status.is_success() {
-                return Err(TransportError::Status(status.to_string()));
+                return Err(TransportError::Status(if guarded {
+                    "error status".to_string()
+                } else {
+                    status.to_string()
+                }));
             }
             let max = self.limits.max_body;
             if resp.content_length().is_some_and(|n| n > max as u64) {
                 return Err(TransportError::TooLarge(max));
             }
             let mut body = Vec::new();
-            while let Some(chunk) = resp.chunk().await.map_err(request_error)? {
+            while let Some(chunk) = resp.chunk().await.map_err(|e| request_error(e, guarded))? {
                 if body.len() + chunk.len() > max {
                     return Err(TransportError::TooLarge(max));
                 }
@@ -229,9 +255,22 @@ impl HttpClient {
     }
 }
 
-fn request_error(e: reqwest::Error) -> TransportError {
+/// The fault of a bot that cannot be called, saying nothing of what (if
+/// anything) answered at its address.
+fn unreachable() -> TransportError {
+    TransportError::Disconnected("the bot is unreachable".into())
+}
+
+fn request_error(e: reqwest::Error, guarded: bool) -> TransportError {
     if e.is_timeout() {
         return TransportError::Timeout;
+    }
+    if guarded {
+        return if e.is_connect() {
+            unreachable()
+        } else {
+            TransportError::Disconnected("the bot's server dropped the request".into())
+        };
     }
     let what = if e.is_connect() {
         "cannot connect to the bot"

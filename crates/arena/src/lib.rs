@@ -2,6 +2,7 @@
 //! answer is refused, the record of every game, and series of games with
 //! rotated seats and a per-bot summary.
 
+pub mod addr_guard;
 pub mod client;
 pub mod http;
 pub mod live;
