@@ -44,6 +44,12 @@ pub struct ServeArgs {
     /// Run no ladder (only SkullWhist REST games and their house bots).
     #[arg(long, conflicts_with = "ladder")]
     no_ladder: bool,
+    /// Let owners register push bots on loopback, private, link-local or
+    /// multicast addresses, and call them there. Off by default, so that
+    /// the server cannot be made to probe its own network; turn it on for
+    /// a private event whose bots run beside the server.
+    #[arg(long)]
+    allow_private_bot_urls: bool,
 }
 
 fn ladder_config(
@@ -89,6 +95,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .collect(),
         house_pause: Duration::from_millis(args.house_pause_ms),
         ladder: ladder_config(&args)?,
+        allow_private_bot_urls: args.allow_private_bot_urls,
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(

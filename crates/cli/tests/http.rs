@@ -211,7 +211,13 @@ fn owners_register_and_manage_bots_with_the_cli() {
                 "--database",
                 &db,
             ])
-            .args(["--house-bots", "", "--no-ladder"])
+            // The bots registered below point at loopback.
+            .args([
+                "--house-bots",
+                "",
+                "--no-ladder",
+                "--allow-private-bot-urls",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

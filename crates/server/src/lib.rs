@@ -45,6 +45,10 @@ pub struct AppState {
     pub mailboxes: Arc<mailbox::Mailboxes>,
     /// The ladder, when it runs.
     pub ladder: Option<Arc<ladder::Ladder>>,
+    /// Whether push bots may be registered at, and called on, loopback,
+    /// private, link-local or multicast addresses (see `croupier serve
+    /// --allow-private-bot-urls`).
+    pub allow_private_bot_urls: bool,
 }
 
 /// The server's settings.
@@ -58,6 +62,10 @@ pub struct ServerConfig {
     pub house_pause: Duration,
     /// The ladder's settings; `None` runs no ladder.
     pub ladder: Option<ladder::LadderConfig>,
+    /// Allow push-bot URLs on loopback, private, link-local and multicast
+    /// addresses. Off by default: otherwise an owner could make the server
+    /// probe its own network.
+    pub allow_private_bot_urls: bool,
 }
 
 impl Default for ServerConfig {
@@ -67,6 +75,7 @@ impl Default for ServerConfig {
             house_bots: vec!["random".into(), "heuristic".into()],
             house_pause: Duration::from_millis(300),
             ladder: Some(ladder::LadderConfig::default()),
+            allow_private_bot_urls: false,
         }
     }
 }
@@ -115,8 +124,11 @@ pub async fn prepare(
     let ladder = match &config.ladder {
         None => None,
         Some(l) => {
-            let http = croupier_arena::http::HttpClient::new(Default::default())
-                .map_err(|e| e.to_string())?;
+            let limits = croupier_arena::http::HttpLimits {
+                allow_private: config.allow_private_bot_urls,
+                ..Default::default()
+            };
+            let http = croupier_arena::http::HttpClient::new(limits).map_err(|e| e.to_string())?;
             Some(Arc::new(
                 ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())
                     .await?,
@@ -135,6 +147,7 @@ pub async fn prepare(
             hub,
             mailboxes,
             ladder,
+            allow_private_bot_urls: config.allow_private_bot_urls,
         }),
         house,
     ))

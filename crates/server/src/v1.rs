@@ -313,6 +313,13 @@ async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, byte
     let owner = owner(&state, &headers).await?;
     let request: BotRequest = body(&bytes)?;
     let (bot, token) = check_bot(request, owner.id)?;
+    if let (Some(url), false) = (&bot.endpoint, state.allow_private_bot_urls) {
+        // Refused before the bot exists, and before any connection to it:
+        // the ladder would only ever find it unreachable.
+        croupier_arena::addr_guard::check_url_resolving(url)
+            .await
+            .map_err(|e| V1Error::bad(e.to_string()))?;
+    }
     let id = state.hub.store().create_remote_bot(&bot).await?;
     let info = state
         .hub

@@ -671,3 +671,45 @@ fn a_bot_that_keeps_faulting_is_paused_with_the_reason() {
         "{b}"
     );
 }
+
+/// Issue 18, item 4: unless the organiser allows private bot URLs, a push
+/// bot cannot be registered at an address of the server's own network.
+/// Every URL here is refused by looking at it (no name is looked up and no
+/// connection is opened).
+#[test]
+fn push_bots_on_private_addresses_are_refused_unless_allowed() {
+    use reqwest::Method;
+    let mut config = config();
+    config.allow_private_bot_urls = false;
+    let srv = TestServer::with_config(config);
+    owner(&srv, "mallory");
+    for url in [
+        "http://127.0.0.1:9/",
+        "http://127.1:8080/bot",
+        "http://localhost:8080/",
+        "http://[::1]/",
+        "http://10.1.2.3/",
+        "http://192.168.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fe80::1]/",
+        "http://224.0.0.1/",
+        "http://[::ffff:127.0.0.1]/",
+    ] {
+        let (s, v) = v1(
+            &srv,
+            Method::POST,
+            "/v1/bots",
+            Some(("mallory", "pw")),
+            Some(json!({"name": "scan", "game": "goofspiel", "kind": "push", "url": url})),
+        );
+        assert_eq!(s, 400, "{url}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().contains("not a public"),
+            "{url}: {v}"
+        );
+    }
+    // Nothing was stored.
+    let (s, v) = v1(&srv, Method::GET, "/v1/bots", Some(("mallory", "pw")), None);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["bots"].as_array().map(Vec::len), Some(0), "{v}");
+}

@@ -26,6 +26,8 @@ pub fn config() -> ServerConfig {
         house_bots: Vec::new(),
         house_pause: Duration::from_millis(1),
         ladder: None,
+        // Test bots listen on loopback.
+        allow_private_bot_urls: true,
     }
 }
 
