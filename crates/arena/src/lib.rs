@@ -3,9 +3,7 @@
 //! rotated seats and a per-bot summary.
 
 pub mod client;
-pub mod http;
 pub mod live;
-pub mod process;
 pub mod rest;
 pub mod runner;
 pub mod series;

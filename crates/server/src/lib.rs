@@ -106,7 +106,7 @@ pub async fn prepare(
     let ladder = match &config.ladder {
         None => None,
         Some(l) => {
-            let http = croupier_arena::http::HttpClient::new(Default::default())
+            let http = croupier_arena::transport::http::HttpClient::new(Default::default())
                 .map_err(|e| e.to_string())?;
             Some(Arc::new(
                 ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())

@@ -15,8 +15,7 @@ use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 use tokio::time::{timeout_at, Instant};
 
-use crate::process::TransportError;
-use crate::transport::Conn;
+use super::{Conn, TransportError};
 
 /// Limits of the HTTP client.
 #[derive(Clone, Debug)]
