@@ -117,9 +117,9 @@ fn valid_answers_read<G: Game>(p: &mut Position<G>, cut: usize, answer: Answer<G
 fn croupier_answer<G: Game>(action: &G::Action, prompt: &[String]) -> String {
     let decision = prompt
         .iter()
+        .rev()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("decision").and_then(serde_json::Value::as_u64))
-        .last();
+        .find_map(|v| v.get("decision").and_then(serde_json::Value::as_u64));
     serde_json::json!({ "action": action.to_string(), "decision": decision }).to_string()
 }
 
