@@ -7,13 +7,15 @@
 //!
 //! | game | strategies |
 //! |---|---|
-//! | goofspiel | `random`, `planner` (seed 004's Planner) |
-//! | skullwhist | `random`, `heuristic` |
-//! | loveletter | `random`, `heuristic` |
+//! | goofspiel | `random`, `planner` (seed 004's Planner), `strong` (matrix games) |
+//! | skullwhist | `random`, `heuristic`, `strong` (determinized search) |
+//! | loveletter | `random`, `heuristic`, `strong` (determinized Monte Carlo) |
 
+pub mod duplicate;
 pub mod goofspiel;
 pub mod loveletter;
 pub mod skullwhist;
+pub mod strong;
 
 use croupier_rules::{Game, Seat};
 use rand::seq::IndexedRandom;
@@ -70,6 +72,25 @@ pub trait Builtins: Game + Sized {
     /// Makes a fresh strategy by name.
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>>;
 
+    /// Makes a fresh strategy by name with a thinking budget (only the
+    /// search-based `strong` strategies use it).
+    fn make_with(name: &str, _budget: &strong::Budget) -> Option<Box<dyn Strategy<Self>>> {
+        Self::make(name)
+    }
+
+    /// Makes a strategy by name with a thinking budget, or explains which
+    /// names exist.
+    fn builtin_with(
+        name: &str,
+        budget: &strong::Budget,
+    ) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
+        Self::make_with(name, budget).ok_or_else(|| UnknownBot {
+            name: name.to_string(),
+            game: Self::NAME,
+            available: Self::NAMES.join(", "),
+        })
+    }
+
     /// Makes a strategy by name, or explains which names exist.
     fn builtin(name: &str) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
         Self::make(name).ok_or_else(|| UnknownBot {
@@ -81,33 +102,42 @@ pub trait Builtins: Game + Sized {
 }
 
 impl Builtins for croupier_rules::goofspiel::Goofspiel {
-    const NAMES: &'static [&'static str] = &["random", "planner"];
+    const NAMES: &'static [&'static str] = &["random", "planner", "strong"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
             "planner" => Some(Box::new(goofspiel::Planner::default())),
+            "strong" => Some(Box::new(strong::goofspiel::Strong::default())),
             _ => None,
         }
     }
 }
 
 impl Builtins for croupier_rules::loveletter::LoveLetter {
-    const NAMES: &'static [&'static str] = &["random", "heuristic"];
+    const NAMES: &'static [&'static str] = &["random", "heuristic", "strong"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        Self::make_with(name, &strong::Budget::default())
+    }
+    fn make_with(name: &str, budget: &strong::Budget) -> Option<Box<dyn Strategy<Self>>> {
         match name {
             "random" => Some(Box::new(loveletter::Random::default())),
             "heuristic" => Some(Box::new(loveletter::Heuristic::default())),
+            "strong" => Some(Box::new(strong::loveletter::Strong::new(*budget))),
             _ => None,
         }
     }
 }
 
 impl Builtins for croupier_rules::skullwhist::SkullWhist {
-    const NAMES: &'static [&'static str] = &["random", "heuristic"];
+    const NAMES: &'static [&'static str] = &["random", "heuristic", "strong"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        Self::make_with(name, &strong::Budget::default())
+    }
+    fn make_with(name: &str, budget: &strong::Budget) -> Option<Box<dyn Strategy<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
             "heuristic" => Some(Box::new(skullwhist::Heuristic)),
+            "strong" => Some(Box::new(strong::skullwhist::Strong::new(*budget))),
             _ => None,
         }
     }

@@ -20,7 +20,8 @@ pub struct BenchArgs {
     /// `subprocess` (the cost of talking to bot programs), `server` (REST
     /// bots playing full games against `croupier serve`), `http` (the cost
     /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
-    /// (website pages over a seeded database).
+    /// (website pages over a seeded database), or `flood` (slow connections
+    /// and password guesses against `croupier serve`).
     #[arg(default_value = "rules")]
     what: String,
     /// Seconds to measure each game for.
@@ -35,6 +36,13 @@ pub struct BenchArgs {
     /// SQLite file to seed and keep (`bench web`; reused if it holds games).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// Slow connections to open (`bench flood`; fewer if the open-file
+    /// limit is lower).
+    #[arg(long, default_value_t = 21_000)]
+    connections: usize,
+    /// Loopback addresses (127.0.0.2 on) they come from (`bench flood`).
+    #[arg(long, default_value_t = 3)]
+    addresses: u8,
 }
 
 #[derive(Serialize)]
@@ -121,9 +129,22 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             crate::bench_web::run(args.games, args.db)?;
             return Ok(ExitCode::SUCCESS);
         }
+        "flood" => {
+            if !(1..=200).contains(&args.addresses) {
+                return Err(CliError::Usage(
+                    "--addresses must be between 1 and 200".into(),
+                ));
+            }
+            crate::bench_flood::run(
+                args.connections,
+                args.addresses,
+                &crate::play::current_exe()?,
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood)"
             )))
         }
     }

@@ -2,6 +2,7 @@
 //! game records, and measures the rules engines.
 
 mod bench;
+mod bench_flood;
 mod bench_http;
 mod bench_server;
 mod bench_web;

@@ -18,6 +18,7 @@ pub mod croupier;
 pub mod gops;
 pub mod jujitsu;
 pub mod loveletter;
+pub mod skullwhist_rest;
 
 use std::fmt;
 use std::str::FromStr;

@@ -161,11 +161,12 @@ async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
         Refusal("internal error".into())
     })?;
     let wrong = || Refusal("wrong name or password".into());
-    let row = row.ok_or_else(wrong)?;
-    let hash = row.password_hash.clone();
-    let ok = auth::hashing(move || auth::verify_password(&password, &hash))
+    // An unknown name costs a hash check too (constant time).
+    let hash = row.as_ref().map(|r| r.password_hash.clone());
+    let ok = auth::hashing(move || auth::verify_or_dummy(&password, hash.as_deref()))
         .await
         .unwrap_or(false);
+    let row = row.ok_or_else(wrong)?;
     if !ok || row.house {
         return Err(wrong());
     }

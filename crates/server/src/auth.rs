@@ -69,6 +69,30 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// A hash of a password nobody knows, made with the same parameters as
+/// real ones: checked against when a name is unknown, so that an unknown
+/// name takes as long to refuse as a wrong password (issue 18).
+pub fn dummy_hash() -> &'static str {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DUMMY.get_or_init(|| {
+        let mut bytes = [0u8; 24];
+        let _ = rand::rngs::OsRng.try_fill_bytes(&mut bytes);
+        hash_password(&hex::encode(bytes)).unwrap_or_default()
+    })
+}
+
+/// Checks `password` against `hash`, or against [`dummy_hash`] (always
+/// false, in the same time) when there is no account.
+pub fn verify_or_dummy(password: &str, hash: Option<&str>) -> bool {
+    match hash {
+        Some(h) => verify_password(password, h),
+        None => {
+            let _ = verify_password(password, dummy_hash());
+            false
+        }
+    }
+}
+
 /// A new session token: 128 random bits from the OS, as 32 hex characters.
 pub fn new_session() -> Result<String, String> {
     let mut bytes = [0u8; 16];
@@ -102,6 +126,14 @@ mod tests {
         assert!(verify_password("secret", &h));
         assert!(!verify_password("Secret", &h));
         assert!(!verify_password("secret", "not a hash"));
+    }
+
+    #[test]
+    fn unknown_accounts_are_checked_against_a_dummy_hash() {
+        assert!(dummy_hash().starts_with("$argon2id$"));
+        assert!(!verify_or_dummy("secret", None));
+        let h = hash_password("secret").unwrap();
+        assert!(verify_or_dummy("secret", Some(&h)));
     }
 
     #[test]

@@ -359,10 +359,11 @@ impl Hub {
 
     /// Deals a new game between two bots (seats in random order).
     async fn deal(&self, a: BotId, b: BotId) -> Result<GameId, Refusal> {
-        let (seed, bots) = {
-            let mut rng = rand::rng();
-            let seed: u64 = rng.random();
-            (seed, if rng.random::<bool>() { [a, b] } else { [b, a] })
+        let seed = crate::visibility::fresh_seed().map_err(Refusal)?;
+        let bots = if rand::rng().random::<bool>() {
+            [a, b]
+        } else {
+            [b, a]
         };
         let started = now_rfc3339();
         let id = self

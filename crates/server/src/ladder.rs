@@ -477,12 +477,17 @@ impl Ladder {
         let _release = Release(self, g.game, table.clone());
         table.shuffle(&mut rand::rng());
         let ids: Vec<BotId> = table.iter().map(Entrant::id).collect();
-        let seed: u64 = rand::rng().random();
         let started = croupier_arena::runner::now_rfc3339();
-        let stored = self
-            .store
-            .start_game(g.game.name(), &ids, seed as i64, &started)
-            .await;
+        let (seed, stored) = match crate::visibility::fresh_seed() {
+            Ok(seed) => (
+                seed,
+                self.store
+                    .start_game(g.game.name(), &ids, seed as i64, &started)
+                    .await
+                    .map_err(|e| e.to_string()),
+            ),
+            Err(e) => (0, Err(e)),
+        };
         let result = match stored {
             Err(e) => Err(format!("cannot store a new game: {e}")),
             Ok(id) => {

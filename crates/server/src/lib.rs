@@ -12,9 +12,13 @@ pub mod house;
 pub mod hub;
 pub mod ladder;
 pub mod mailbox;
+pub mod net;
 mod paths;
 pub mod settings;
+pub mod shape;
+pub mod throttle;
 pub mod v1;
+pub mod visibility;
 pub mod web;
 
 use std::future::Future;
@@ -23,7 +27,6 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -83,7 +86,13 @@ pub fn app(state: Arc<AppState>) -> Router {
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(1024 * 1024))
-        .with_state(state);
+        .with_state(state)
+        // Outermost last: failures get their API's shape, then the limits.
+        .layer(axum::middleware::from_fn(shape::json_failures))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default())),
+            throttle::throttle,
+        ));
     paths::collapse_slashes(routes)
 }
 
@@ -133,11 +142,26 @@ pub async fn prepare(
 
 /// Serves the API on `listener` with the house bots playing, until
 /// `shutdown` completes; then stops accepting and lets requests finish.
+/// Connections get the default timeouts and caps ([`net::NetConfig`]),
+/// the overall cap fitted under the open-file limit (raised at start).
 pub async fn run(
     listener: TcpListener,
     state: Arc<AppState>,
     house: Vec<(i64, String)>,
     config: &ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let net = net::NetConfig::default().fit_to_fd_limit(net::raise_fd_limit());
+    run_on(listener, state, house, config, net, shutdown).await
+}
+
+/// [`run`] with the given connection timeouts and caps.
+pub async fn run_on(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    house: Vec<(i64, String)>,
+    config: &ServerConfig,
+    net: net::NetConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let mut tasks = JoinSet::new();
@@ -160,13 +184,7 @@ pub async fn run(
             config.house_pause,
         ));
     }
-    let listener = listener.tap_io(|tcp| {
-        // Replies go out at once, not after Nagle's 40 ms.
-        let _ = tcp.set_nodelay(true);
-    });
-    let result = axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let result = net::serve(listener, app(state), net, shutdown).await;
     tasks.shutdown().await;
     result
 }

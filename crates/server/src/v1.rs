@@ -133,12 +133,11 @@ async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, V1Erro
         .split_once(':')
         .ok_or_else(|| unauthorized("malformed Basic credentials"))?;
     let row = state.hub.store().owner_by_name(name).await?;
-    let Some(row) = row else {
-        return Err(unauthorized("unknown owner or wrong password"));
-    };
-    let (hash, password) = (row.password_hash.clone(), password.to_string());
-    match auth::hashing(move || auth::verify_password(&password, &hash)).await {
-        Some(true) => Ok(row),
+    // An unknown owner costs a hash check too (constant time).
+    let hash = row.as_ref().map(|r| r.password_hash.clone());
+    let password = password.to_string();
+    match auth::hashing(move || auth::verify_or_dummy(&password, hash.as_deref())).await {
+        Some(true) => row.ok_or_else(|| unauthorized("unknown owner or wrong password")),
         Some(false) => Err(unauthorized("unknown owner or wrong password")),
         None => Err(V1Error::new(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -17,6 +17,7 @@ mod card;
 mod effects;
 mod event;
 mod observation;
+mod search;
 mod targets;
 mod variant;
 

@@ -168,7 +168,8 @@ pub async fn list(
 #[derive(Serialize)]
 pub struct GameData {
     game: GameSummary,
-    seed: i64,
+    /// Shown only once the deal is public (see [`crate::visibility`]).
+    seed: Option<i64>,
     reason: Option<String>,
     record: Option<serde_json::Value>,
     replay: Option<Replay>,
@@ -186,10 +187,10 @@ async fn game_data(
     let store = state.hub.store();
     let summary = store.game_summary(id).await?.ok_or_else(missing)?;
     let row = store.game(id).await?.ok_or_else(missing)?;
-    let record: Option<Record> = row
-        .record
-        .as_deref()
-        .and_then(|r| serde_json::from_str(r).ok());
+    // Nothing derived from the deal is shown before its time.
+    let public = crate::visibility::game_is_public(&row.status);
+    let raw_record = row.record.as_deref().filter(|_| public);
+    let record: Option<Record> = raw_record.and_then(|r| serde_json::from_str(r).ok());
     let step = match param(q, "step") {
         None => 0,
         Some(s) => s
@@ -208,12 +209,9 @@ async fn game_data(
     }
     Ok(GameData {
         game: summary,
-        seed: row.seed,
+        seed: public.then_some(row.seed),
         reason: row.reason,
-        record: row
-            .record
-            .as_deref()
-            .and_then(|r| serde_json::from_str(r).ok()),
+        record: raw_record.and_then(|r| serde_json::from_str(r).ok()),
         replay,
         step,
     })
@@ -223,13 +221,16 @@ fn game_html(d: &GameData) -> String {
     let g = &d.game;
     let id = g.id;
     let mut body = format!(
-        "<h1>{} game #{id}</h1><p class=\"lead\">{}</p><p>{} · started {} · {} · seed {} · <a href=\"/rules/{}\">rules</a></p>",
+        "<h1>{} game #{id}</h1><p class=\"lead\">{}</p><p>{} · started {} · {} · {} · <a href=\"/rules/{}\">rules</a></p>",
         game_title(&g.game),
         seats_line(&g.seats),
         esc(&g.status),
         time(&g.started),
         g.finished.as_deref().map(|f| format!("finished {}", time(f))).unwrap_or_default(),
-        d.seed,
+        match d.seed {
+            Some(seed) => format!("seed {seed}"),
+            None => "seed shown when the game is over".into(),
+        },
         esc(&g.game)
     );
     if let Some(r) = &d.reason {

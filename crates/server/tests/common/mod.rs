@@ -266,6 +266,11 @@ impl TestServer {
 
     /// A server with `config`.
     pub fn with_config(config: ServerConfig) -> TestServer {
+        TestServer::with_net(config, croupier_server::net::NetConfig::default())
+    }
+
+    /// A server with `config` and connection timeouts and caps `net`.
+    pub fn with_net(config: ServerConfig, net: croupier_server::net::NetConfig) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("croupier.db").display());
         let db = url.clone();
@@ -284,7 +289,7 @@ impl TestServer {
                 let shutdown = async move {
                     let _ = rx.await;
                 };
-                croupier_server::run(listener, state, house, &config, shutdown)
+                croupier_server::run_on(listener, state, house, &config, net, shutdown)
                     .await
                     .unwrap();
             });

@@ -1,0 +1,55 @@
+//! Duplicate matches of `strong` against another built-in, printed as one
+//! line: `cargo run --release -p croupier-bots --example strength -- GAME
+//! AGAINST DEALS THINK_MS [PLAYERS] [VARIANT]`.
+
+use croupier_bots::duplicate::pair;
+use croupier_bots::strong::Budget;
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::Variant;
+
+fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
+    let against = args.get(2).map_or("random", |s| s.as_str());
+    let deals: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let ms: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let players: usize = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(2);
+    let text = args.get(6).map_or("default", |s| s.as_str());
+    let variant = if text == "default" {
+        G::Variant::default()
+    } else {
+        G::Variant::parse(text).map_err(|e| e.to_string())?
+    };
+    let l = pair::<G>(
+        &variant,
+        text,
+        players,
+        deals,
+        1,
+        "strong",
+        against,
+        &Budget::think_ms(ms),
+    )?;
+    println!(
+        "{} {} ({}p, {}): strong vs {} {} deals {} games win {:.1}% ± {:.1} score diff {:+.2} think mean {:.2} ms p99 {:.2} ms max {:.2} ms",
+        l.game, l.variant, l.players, l.budget, l.against, l.deals, l.games,
+        l.win_rate * 100.0, l.ci95 * 100.0, l.mean_score_diff,
+        l.think_ms_mean, l.think_ms_p99, l.think_ms_max
+    );
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let r = match args.get(1).map(|s| s.as_str()) {
+        Some("goofspiel") => one::<Goofspiel>(&args),
+        Some("skullwhist") => one::<SkullWhist>(&args),
+        Some("loveletter") => one::<LoveLetter>(&args),
+        _ => Err("usage: strength GAME AGAINST DEALS THINK_MS [PLAYERS] [VARIANT]".into()),
+    };
+    if let Err(e) = r {
+        eprintln!("{e}");
+        std::process::exit(2);
+    }
+}

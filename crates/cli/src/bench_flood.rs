@@ -1,0 +1,188 @@
+//! `croupier bench flood`: the probes of issue 18 as figures. A `croupier
+//! serve` child on loopback gets many slow connections (half a request head
+//! each, from several 127.x addresses) while normal requests are timed;
+//! then one client guesses a bot's password as fast as it can.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context};
+use serde_json::json;
+use tokio::io::AsyncWriteExt as _;
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    (kib / 1024.0 * 10.0).round() / 10.0
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let v = sorted[((sorted.len() - 1) as f64 * q) as usize];
+    (v * 10.0).round() / 10.0
+}
+
+/// Times `n` normal requests (`GET /api/`, fresh connection each): (p50,
+/// p99 in ms, failures).
+async fn normal_requests(base: &str, n: usize) -> anyhow::Result<(f64, f64, usize)> {
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(10))
+        .build()?;
+    let mut ms = Vec::with_capacity(n);
+    let mut failures = 0;
+    for _ in 0..n {
+        let t = Instant::now();
+        match client.get(format!("{base}/api/")).send().await {
+            Ok(r) if r.status().is_success() => {
+                let _ = r.bytes().await;
+                ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            _ => failures += 1,
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok((percentile(&ms, 0.5), percentile(&ms, 0.99), failures))
+}
+
+/// Runs the benchmark and prints one JSON line per measurement.
+pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::Result<()> {
+    let fd_limit = croupier_server::net::raise_fd_limit();
+    let room = (fd_limit as usize).saturating_sub(300);
+    let connections = connections.min(room);
+    let dir = tempfile::tempdir()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let target = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let base = format!("http://{target}");
+    let child = Command::new(exe)
+        .args(["serve", "--listen", &target.to_string(), "--house-bots", ""])
+        .arg("--no-ladder")
+        .arg("--database")
+        .arg(format!(
+            "sqlite://{}",
+            dir.path().join("flood.db").display()
+        ))
+        .env("RUST_LOG", "error")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot start croupier serve")?;
+    let server = Server(child);
+    let pid = server.0.id();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let probe = reqwest::Client::builder().no_proxy().build()?;
+        let mut up = false;
+        for _ in 0..200 {
+            if probe.get(format!("{base}/api/")).send().await.is_ok() {
+                up = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !up {
+            return Err(anyhow!("the server did not come up"));
+        }
+        let (p50, p99, failed) = normal_requests(&base, 200).await?;
+        let rss_idle = rss_mib(pid);
+        println!(
+            "{}",
+            json!({"bench": "flood", "phase": "before", "normal_p50_ms": p50, "normal_p99_ms": p99, "normal_failed": failed, "server_rss_mib": rss_idle})
+        );
+        // The flood: half a request head per connection, then silence.
+        let start = Instant::now();
+        let mut held = Vec::with_capacity(connections);
+        let mut connect_errors = 0usize;
+        for i in 0..connections {
+            let source = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2 + (i % addresses as usize) as u8));
+            let sock = tokio::net::TcpSocket::new_v4()?;
+            if sock.bind(SocketAddr::new(source, 0)).is_err() {
+                connect_errors += 1;
+                continue;
+            }
+            match tokio::time::timeout(Duration::from_secs(2), sock.connect(target)).await {
+                Ok(Ok(mut s)) => {
+                    let _ = s.write_all(b"GET /api/ HTTP/1.1\r\nHost: x\r\n").await;
+                    held.push(s);
+                }
+                _ => connect_errors += 1,
+            }
+        }
+        let opened = start.elapsed().as_secs_f64();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        // Held: still open with nothing to read; the others were refused
+        // (a 503 to read, or closed).
+        let mut buf = [0u8; 512];
+        let still_held = held
+            .iter()
+            .filter(|s| {
+                matches!(s.try_read(&mut buf), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+            })
+            .count();
+        let rss_during = rss_mib(pid);
+        let (p50, p99, failed) = normal_requests(&base, 200).await?;
+        println!(
+            "{}",
+            json!({"bench": "flood", "phase": "during", "connections": connections, "addresses": addresses,
+                   "connect_errors": connect_errors, "held_by_server": still_held, "refused": held.len() - still_held, "seconds_to_open": (opened * 10.0).round() / 10.0,
+                   "normal_p50_ms": p50, "normal_p99_ms": p99, "normal_failed": failed,
+                   "server_rss_mib": rss_during, "fd_limit": fd_limit})
+        );
+        drop(held);
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let (p50, p99, failed) = normal_requests(&base, 200).await?;
+        println!(
+            "{}",
+            json!({"bench": "flood", "phase": "after", "normal_p50_ms": p50, "normal_p99_ms": p99, "normal_failed": failed, "server_rss_mib": rss_mib(pid)})
+        );
+        // Password guessing from one address, for 5 seconds.
+        let c = reqwest::Client::builder().no_proxy().build()?;
+        let reg = json!({"name": "flood-victim", "password": "a long secret"});
+        c.post(format!("{base}/api/register/")).json(&reg).send().await?;
+        let t = Instant::now();
+        let (mut answered, mut throttled) = (0u64, 0u64);
+        let mut i = 0u64;
+        while t.elapsed() < Duration::from_secs(5) {
+            i += 1;
+            let guess = json!({"name": "flood-victim", "password": format!("guess {i}")});
+            let r = c.post(format!("{base}/api/login/")).json(&guess).send().await?;
+            let v: serde_json::Value = r.json().await.unwrap_or_default();
+            if v["result"] == "retry" {
+                throttled += 1;
+            } else {
+                answered += 1;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{}",
+            json!({"bench": "flood", "phase": "login_guesses", "seconds": (secs * 10.0).round() / 10.0,
+                   "guesses_checked": answered, "throttled_retry": throttled,
+                   "checked_per_second": ((answered as f64 / secs) * 10.0).round() / 10.0})
+        );
+        Ok(())
+    })
+}

@@ -1,0 +1,363 @@
+//! The SkullWhist REST API of 2014, manager side, as a pure translation:
+//! a `bid`/`play` request's fields become a raw action checked by
+//! [`Game::validate`], and what a seat sees becomes the `status`,
+//! `new-game` and `old-game` replies. Every refusal keeps the wording the
+//! 2014 server used, so bots written against it see no change.
+//!
+//! No I/O and no clocks here: the server's hub owns sessions, games and the
+//! move clocks; it calls these functions with the game state it holds.
+
+use croupier_rules::skullwhist::{
+    Card, Phase, SkullWhist, SkullWhistAction, SkullWhistEvent, SkullWhistObservation, Trick,
+};
+use croupier_rules::{Game, RuleError, Seat};
+use serde_json::{json, Map, Value};
+
+/// A refusal with the reason shown to the bot (`{"result": "failure",
+/// "reason": ...}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl From<RuleError> for Refusal {
+    fn from(e: RuleError) -> Self {
+        Refusal(match e {
+            RuleError::Illegal(m) | RuleError::Malformed(m) => m.into_owned(),
+            RuleError::GameOver | RuleError::NoSuchSeat(_) | RuleError::NotYourTurn => {
+                e.to_string()
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A JSON object (request body or reply).
+pub type Obj = Map<String, Value>;
+
+/// `{"result": "failure", "reason": ...}`.
+pub fn failure(reason: impl Into<String>) -> Value {
+    json!({"result": "failure", "reason": reason.into()})
+}
+
+/// `{"result": "success", ...fields}`.
+pub fn success(mut fields: Obj) -> Value {
+    fields.insert("result".into(), "success".into());
+    Value::Object(fields)
+}
+
+/// `{"result": "retry", ...}`: `new-game` found no opponent in time.
+pub fn retry() -> Value {
+    json!({"result": "retry", "reason": "no opponent yet; call new-game again"})
+}
+
+/// A string field of a request.
+pub fn str_field<'a>(body: &'a Obj, key: &str) -> Result<&'a str, Refusal> {
+    match body.get(key) {
+        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(Refusal(format!("key '{key}' must be a string"))),
+    }
+}
+
+/// An integer field of a request, also when sent as a numeric string.
+pub fn int_field(body: &Obj, key: &str) -> Result<i64, Refusal> {
+    let bad = || Refusal(format!("key '{key}' must be an integer"));
+    match body.get(key) {
+        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
+        Some(Value::Number(n)) => n.as_i64().ok_or_else(bad),
+        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad()),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// The card of a `play` request. Checked before the bot's game is looked
+/// up, as in 2014 (a bot not in a game that sends `X99` is told it is not a
+/// card).
+pub fn parse_card(raw: &str) -> Result<Card, Refusal> {
+    raw.parse()
+        .map_err(|_| Refusal(format!("'{raw}' is not a card (expected e.g. H05)")))
+}
+
+/// Decodes a `bid` of `seat`: the raw action `bid N`, validated by the
+/// rules. A number that is no bid at all (negative, huge) is refused as out
+/// of range, after the "already bid" check, as in 2014.
+pub fn decode_bid(game: &SkullWhist, seat: Seat, bid: i64) -> Result<SkullWhistAction, Refusal> {
+    match u8::try_from(bid) {
+        Ok(n) => Ok(game.validate(seat, &format!("bid {n}"))?),
+        Err(_) => {
+            game.check(seat, SkullWhistAction::Bid(1))?;
+            Err(Refusal(format!("bid {bid} is out of range (1 to 13)")))
+        }
+    }
+}
+
+/// Decodes a `play` of `card` by `seat`: the raw action `play C`, validated
+/// by the rules ("play begins when both players have bid", "not your turn",
+/// "H05 is not in your hand", "you must follow suit").
+pub fn decode_play(game: &SkullWhist, seat: Seat, card: Card) -> Result<SkullWhistAction, Refusal> {
+    Ok(game.validate(seat, &format!("play {card}"))?)
+}
+
+/// The 13 cards `seat` was dealt, sorted (`None` before the deal).
+pub fn dealt_hand(events: &[SkullWhistEvent], seat: Seat) -> Option<Vec<Card>> {
+    events.iter().find_map(|e| match e {
+        SkullWhistEvent::Deal { seat: s, hand } if *s == seat => Some(hand.clone()),
+        SkullWhistEvent::Deal { .. }
+        | SkullWhistEvent::Sealed { .. }
+        | SkullWhistEvent::Bids { .. }
+        | SkullWhistEvent::Played { .. }
+        | SkullWhistEvent::TrickWon { .. }
+        | SkullWhistEvent::Scored { .. }
+        | SkullWhistEvent::Forfeit { .. } => None,
+    })
+}
+
+/// The `new-game` reply: the game, the opponent and the dealt cards.
+pub fn new_game_reply(game: i64, opponent: i64, cards: &[Card]) -> Value {
+    let cards: Vec<String> = cards.iter().map(ToString::to_string).collect();
+    success(obj(
+        json!({"game": game, "opponent": opponent, "cards": cards}),
+    ))
+}
+
+/// What `status` says about a seat's game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Status {
+    /// Game id (None: not in a game).
+    pub game: Option<i64>,
+    /// Current trick, 1..=13.
+    pub round: Option<u8>,
+    /// Whether this bot must play a card now.
+    pub your_turn: Option<bool>,
+    /// Opponent's bot id.
+    pub opponent: Option<i64>,
+    /// Opponent's bid, once this bot has bid too.
+    pub opponent_bid: Option<u8>,
+    /// Opponent's card in the previous trick.
+    pub opponent_previous_card: Option<Card>,
+    /// Opponent's card in the current trick.
+    pub opponent_current_card: Option<Card>,
+    /// Whether this bot took the previous trick (None in trick 1).
+    pub you_won_previous_round: Option<bool>,
+}
+
+impl Status {
+    /// The status of a seat of game `game` against `opponent`, from what the
+    /// seat observes.
+    pub fn of(game: i64, opponent: i64, obs: &SkullWhistObservation) -> Status {
+        let seat = obs.seat;
+        let opp = Seat(1 - seat.0);
+        let card_of = |t: &Trick, s: Seat| if t.leader == s { t.lead } else { t.follow };
+        let last = obs.history.last();
+        Status {
+            game: Some(game),
+            round: Some((obs.history.len() as u8 + 1).min(13)),
+            your_turn: Some(obs.to_act && obs.phase == Phase::Playing),
+            opponent: Some(opponent),
+            opponent_bid: obs.my_bid.and(obs.opponent_bid),
+            opponent_previous_card: last.map(|t| card_of(t, opp)),
+            opponent_current_card: match (obs.lead_card, obs.leader) {
+                (Some(c), Some(l)) if l == opp => Some(c),
+                _ => None,
+            },
+            you_won_previous_round: last.map(|t| t.winner == seat),
+        }
+    }
+
+    /// The `status` reply.
+    pub fn reply(&self) -> Value {
+        success(obj(json!({
+            "game": self.game,
+            "round": self.round,
+            "your-turn": self.your_turn,
+            "opponent": self.opponent,
+            "opponent-bid": self.opponent_bid,
+            "opponent-previous-card": self.opponent_previous_card.map(|c| c.to_string()),
+            "opponent-current-card": self.opponent_current_card.map(|c| c.to_string()),
+            "you-won-previous-round": self.you_won_previous_round,
+        })))
+    }
+}
+
+/// What the store knows of a finished game besides its record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedGame {
+    /// Game id.
+    pub id: i64,
+    /// Bots by seat.
+    pub bots: [i64; 2],
+    /// Scores by seat (none for a forfeited game).
+    pub scores: [Option<i64>; 2],
+    /// Start and end times (RFC 3339).
+    pub started: Option<String>,
+    /// End time.
+    pub finished: Option<String>,
+    /// The bot that forfeited.
+    pub forfeited_by: Option<i64>,
+}
+
+/// The `old-game` reply: the finished game in the 2014 shape, with every
+/// trick, from the game replayed from its record.
+pub fn old_game_reply(row: &FinishedGame, game: &SkullWhist) -> Result<Value, Refusal> {
+    let bots = row.bots;
+    let hand = |s: u8| {
+        dealt_hand(game.events(), Seat(s))
+            .map(|h| h.iter().map(ToString::to_string).collect::<Vec<_>>())
+            .ok_or_else(|| Refusal("internal error: the record has no deal".into()))
+    };
+    let (hand1, hand2) = (hand(0)?, hand(1)?);
+    let bids = game.bids();
+    let tricks = game.tricks_won();
+    let rounds: Vec<Value> = game
+        .history()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            json!({
+                "round": i + 1,
+                "leader": bots[t.leader.index()],
+                "follower": bots[1 - t.leader.index()],
+                "leader-card": t.lead.to_string(),
+                "follower-card": t.follow.to_string(),
+                "winner": bots[t.winner.index()],
+            })
+        })
+        .collect();
+    Ok(success(obj(json!({
+        "game": row.id,
+        "bot1": bots[0],
+        "bot2": bots[1],
+        "bid1": bids[0],
+        "bid2": bids[1],
+        "score1": row.scores[0],
+        "score2": row.scores[1],
+        "hand1": hand1,
+        "hand2": hand2,
+        "started": row.started,
+        "finished": row.finished,
+        "round": game.history().len(),
+        "tricks1": tricks[0],
+        "tricks2": tricks[1],
+        "forfeited_by": row.forfeited_by,
+        "rounds": rounds,
+    }))))
+}
+
+fn obj(v: Value) -> Obj {
+    match v {
+        Value::Object(m) => m,
+        other => {
+            let mut m = Obj::new();
+            m.insert("value".into(), other);
+            m
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_rules::skullwhist::SkullWhistVariant;
+
+    fn game() -> SkullWhist {
+        SkullWhist::new(&SkullWhistVariant {}, 2, 7).unwrap()
+    }
+
+    #[test]
+    fn bids_are_refused_with_the_2014_reasons() {
+        let mut g = game();
+        assert_eq!(
+            decode_bid(&g, Seat(0), 0),
+            Err(Refusal("bid 0 is out of range (1 to 13)".into()))
+        );
+        assert_eq!(
+            decode_bid(&g, Seat(0), -5),
+            Err(Refusal("bid -5 is out of range (1 to 13)".into()))
+        );
+        assert_eq!(
+            decode_bid(&g, Seat(0), 300),
+            Err(Refusal("bid 300 is out of range (1 to 13)".into()))
+        );
+        let a = decode_bid(&g, Seat(0), 4).unwrap();
+        assert_eq!(a, SkullWhistAction::Bid(4));
+        g.apply(Seat(0), a).unwrap();
+        for bid in [4, 300] {
+            assert_eq!(
+                decode_bid(&g, Seat(0), bid),
+                Err(Refusal("you have already bid".into()))
+            );
+        }
+    }
+
+    #[test]
+    fn plays_are_refused_with_the_2014_reasons() {
+        let mut g = game();
+        assert_eq!(
+            parse_card("X99"),
+            Err(Refusal("'X99' is not a card (expected e.g. H05)".into()))
+        );
+        let hand = dealt_hand(g.events(), Seat(0)).unwrap();
+        assert_eq!(
+            decode_play(&g, Seat(0), hand[0]),
+            Err(Refusal("play begins when both players have bid".into()))
+        );
+        g.apply(Seat(0), SkullWhistAction::Bid(3)).unwrap();
+        g.apply(Seat(1), SkullWhistAction::Bid(3)).unwrap();
+        let leader = g.to_act().first().unwrap();
+        let other = Seat(1 - leader.0);
+        let theirs = dealt_hand(g.events(), other).unwrap();
+        assert_eq!(
+            decode_play(&g, other, theirs[0]),
+            Err(Refusal("not your turn".into()))
+        );
+        assert_eq!(
+            decode_play(&g, leader, theirs[0]),
+            Err(Refusal(format!("{} is not in your hand", theirs[0])))
+        );
+        let mine = dealt_hand(g.events(), leader).unwrap();
+        assert_eq!(
+            decode_play(&g, leader, mine[0]),
+            Ok(SkullWhistAction::Play(mine[0]))
+        );
+    }
+
+    #[test]
+    fn status_shows_the_opponent_bid_only_after_own_bid() {
+        let mut g = game();
+        g.apply(Seat(1), SkullWhistAction::Bid(5)).unwrap();
+        let s = Status::of(9, 2, &g.observation(Seat(0)));
+        assert_eq!(s.opponent_bid, None);
+        assert_eq!(s.round, Some(1));
+        assert_eq!(s.your_turn, Some(false));
+        g.apply(Seat(0), SkullWhistAction::Bid(2)).unwrap();
+        let s = Status::of(9, 2, &g.observation(Seat(0)));
+        assert_eq!(s.opponent_bid, Some(5));
+        let reply = s.reply();
+        assert_eq!(reply["result"], "success");
+        assert_eq!(reply["opponent-bid"], 5);
+        assert_eq!(reply["game"], 9);
+    }
+
+    #[test]
+    fn request_fields_are_read_leniently() {
+        let body: Obj = serde_json::from_str(r#"{"a": " 12 ", "b": 3, "c": [1], "s": 4}"#).unwrap();
+        assert_eq!(int_field(&body, "a"), Ok(12));
+        assert_eq!(int_field(&body, "b"), Ok(3));
+        assert_eq!(
+            int_field(&body, "c"),
+            Err(Refusal("key 'c' must be an integer".into()))
+        );
+        assert_eq!(
+            int_field(&body, "z"),
+            Err(Refusal("missing key 'z'".into()))
+        );
+        assert_eq!(
+            str_field(&body, "s"),
+            Err(Refusal("key 's' must be a string".into()))
+        );
+    }
+}

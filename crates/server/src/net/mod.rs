@@ -1,0 +1,211 @@
+//! The server's own accept loop: every connection is timed out and counted.
+//!
+//! `axum::serve` keeps a connection for as long as the client likes; here
+//! (issue 18) a connection is closed when its client sends nothing for the
+//! header timeout while no request is being answered (an idle keep-alive
+//! connection, a head half sent, a connection that never speaks), when its
+//! body stalls (HTTP 408 in the API's shape) — after only a second
+//! while three quarters of the overall cap are open — and connections are capped
+//! overall and per client address. A refused connection gets a short JSON
+//! HTTP 503 and is closed at once. Long polls are unaffected: while a
+//! request is being answered no head is awaited, and the poll bounds itself.
+
+mod fdlimit;
+mod idle;
+mod limits;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tower::ServiceExt as _;
+
+pub use fdlimit::raise_fd_limit;
+pub use limits::{ConnectionLimits, Slot};
+
+/// Timeouts and caps of connections.
+#[derive(Debug, Clone)]
+pub struct NetConfig {
+    /// Time for a request head to arrive, counted from the end of the
+    /// previous reply on a kept-alive connection (so also the idle timeout).
+    pub header_timeout: Duration,
+    /// The header timeout while three quarters of `max_connections` are
+    /// open: a slow-connection flood is shed quickly.
+    pub crowded_timeout: Duration,
+    /// Longest pause between two pieces of a request body.
+    pub body_timeout: Duration,
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Open connections at most from one client address.
+    pub max_per_address: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            header_timeout: Duration::from_secs(20),
+            crowded_timeout: Duration::from_secs(1),
+            body_timeout: Duration::from_secs(10),
+            max_connections: 8192,
+            max_per_address: 256,
+        }
+    }
+}
+
+impl NetConfig {
+    /// Fits the overall cap under the open-file limit `nofile` (with room
+    /// for the database, bot processes and logs).
+    pub fn fit_to_fd_limit(mut self, nofile: u64) -> Self {
+        let room = nofile.saturating_sub(256).max(64);
+        self.max_connections = self.max_connections.min(room as usize);
+        self
+    }
+}
+
+/// What a refused connection is told before it is closed.
+const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\nconnection: close\r\ncontent-length: 69\r\n\r\n{\"result\":\"retry\",\"reason\":\"too many connections: try again shortly\"}";
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets the open
+/// connections finish their requests (for at most 5 s) and returns.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    config: NetConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let limits = Arc::new(ConnectionLimits::new(
+        config.max_connections,
+        config.max_per_address,
+    ));
+    let app = app.layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+        config.body_timeout,
+    ));
+    // HTTP/1.1 only: detecting HTTP/2 would wait for a first byte without
+    // a timeout (and bots speak HTTP/1.1).
+    let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_timeout)
+        .keep_alive(true);
+    let builder = Arc::new(builder);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    let mut last_warning: Option<tokio::time::Instant> = None;
+    loop {
+        let (tcp, peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // EMFILE and the like: wait for connections to close.
+                    let now = tokio::time::Instant::now();
+                    if last_warning.is_none_or(|t| now - t > Duration::from_secs(10)) {
+                        tracing::warn!("accept error: {e}");
+                        last_warning = Some(now);
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
+        let Some(slot) = limits.admit(peer.ip()) else {
+            // Non-blocking: a refused client that does not read gets nothing.
+            let _ = tcp.try_write(REFUSED);
+            drop(tcp);
+            continue;
+        };
+        // Replies go out at once, not after Nagle's 40 ms.
+        let _ = tcp.set_nodelay(true);
+        let activity = idle::Activity::new();
+        let (on_request, on_reply) = (Arc::clone(&activity), Arc::clone(&activity));
+        let service = app
+            .clone()
+            .map_request(move |r: hyper::Request<hyper::body::Incoming>| {
+                on_request.begin();
+                let mut r = r.map(axum::body::Body::new);
+                r.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
+                r
+            })
+            .map_response(move |r| {
+                on_reply.end();
+                r
+            });
+        let service = TowerToHyperService::new(service);
+        let builder = Arc::clone(&builder);
+        let io = idle::Watched {
+            inner: tcp,
+            activity: Arc::clone(&activity),
+        };
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(io), service)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
+        let limits = Arc::clone(&limits);
+        let limit = move || {
+            if limits.crowded() {
+                crowded.min(calm)
+            } else {
+                calm
+            }
+        };
+        tokio::spawn(async move {
+            let _slot: Slot = slot;
+            // Closed when its client keeps it waiting for a request head
+            // (idle, or a head half sent); never while a request is answered.
+            tokio::select! {
+                r = conn => if let Err(e) = r {
+                    tracing::debug!("connection from {peer}: {e}");
+                },
+                () = activity.idle_for(limit) => {
+                    tracing::debug!("connection from {peer}: idle, closed");
+                }
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(Duration::from_secs(5)) => {
+            tracing::warn!("connections still open 5 s after shutdown; closing them");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_is_well_formed() {
+        let text = std::str::from_utf8(REFUSED).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(v["result"], "retry");
+    }
+
+    #[test]
+    fn the_cap_fits_under_the_file_limit() {
+        assert_eq!(
+            NetConfig::default().fit_to_fd_limit(1024).max_connections,
+            768
+        );
+        assert_eq!(
+            NetConfig::default()
+                .fit_to_fd_limit(1 << 20)
+                .max_connections,
+            8192
+        );
+        assert_eq!(NetConfig::default().fit_to_fd_limit(10).max_connections, 64);
+    }
+}

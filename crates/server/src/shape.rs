@@ -1,0 +1,115 @@
+//! Failures in each JSON API's own shape (issue 18, item 6).
+//!
+//! Extractor and router rejections (a body over the limit, a stalled body,
+//! a wrong method, an unknown path) come out of axum as plain text. Under
+//! `/api` they become the 2014 API's `{"result":"failure","reason":…}`
+//! (HTTP 200, as all its answers); under `/v1` the `{"error":…}` of `/v1`,
+//! keeping the status. HTML documentation pages are left as they are.
+
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// Which JSON API a path belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// The 2014 SkullWhist API under `/api`.
+    Rest2014,
+    /// The bot owners' API under `/v1`.
+    V1,
+}
+
+/// The API of `path`, if any.
+pub fn api_of(path: &str) -> Option<Api> {
+    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    if under("/api") {
+        Some(Api::Rest2014)
+    } else if under("/v1") {
+        Some(Api::V1)
+    } else {
+        None
+    }
+}
+
+/// A failure of `api` with `status` (the 2014 API always answers HTTP 200).
+pub fn failure(api: Api, status: StatusCode, reason: &str) -> Response {
+    match api {
+        Api::Rest2014 => axum::Json(json!({"result": "failure", "reason": reason})).into_response(),
+        Api::V1 => (status, axum::Json(json!({ "error": reason }))).into_response(),
+    }
+}
+
+/// What a plain rejection means, in words a bot author can act on.
+fn reason(status: StatusCode, text: &str) -> String {
+    let text = text.trim();
+    match status {
+        StatusCode::PAYLOAD_TOO_LARGE => format!(
+            "the request body is too large (at most {} bytes)",
+            crate::MAX_BODY
+        ),
+        StatusCode::REQUEST_TIMEOUT => "the request body stalled: send it whole".into(),
+        StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here".into(),
+        StatusCode::NOT_FOUND => "no such endpoint".into(),
+        _ if text.is_empty() => status
+            .canonical_reason()
+            .unwrap_or("bad request")
+            .to_lowercase(),
+        _ => text.chars().take(300).collect(),
+    }
+}
+
+/// The middleware: rewrites plain-text failures under `/api` and `/v1`.
+pub async fn json_failures(req: Request, next: Next) -> Response {
+    // JSONP answers scripts, not JSON: its refusals stay as they are.
+    let path = req.uri().path();
+    let Some(api) = api_of(path).filter(|_| !path.starts_with("/api/jsonp")) else {
+        return next.run(req).await;
+    };
+    let response = next.run(req).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let kind = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    // `/api` has HTML documentation pages; `/v1` has none.
+    let html = kind.contains("html") && api == Api::Rest2014;
+    if kind.contains("json") || kind.contains("javascript") || html {
+        return response;
+    }
+    let retry_after = response.headers().get(header::RETRY_AFTER).cloned();
+    let text = match axum::body::to_bytes(response.into_body(), 4096).await {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(_) => String::new(),
+    };
+    let mut out = failure(api, status, &reason(status, &text));
+    if let Some(v) = retry_after {
+        out.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    // A partly read body is not read further: the connection closes.
+    if status == StatusCode::PAYLOAD_TOO_LARGE || status == StatusCode::REQUEST_TIMEOUT {
+        out.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_map_to_their_api() {
+        assert_eq!(api_of("/api"), Some(Api::Rest2014));
+        assert_eq!(api_of("/api/login/"), Some(Api::Rest2014));
+        assert_eq!(api_of("/v1/bots"), Some(Api::V1));
+        assert_eq!(api_of("/apix"), None);
+        assert_eq!(api_of("/games/1"), None);
+    }
+}

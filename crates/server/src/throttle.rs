@@ -1,0 +1,416 @@
+//! Rate limits (issue 18, item 3), in the Lichess manner.
+//!
+//! - Every request of a bot (by its 2014 session or `/v1` bearer token)
+//!   counts against that bot's budget: generous, an honest bot polling
+//!   `status` in a loop stays below it.
+//! - Every request from a non-loopback address counts against that
+//!   address's budget (many bots behind one address stay below it; local
+//!   clients are the operator's own and are not counted).
+//! - Registrations have their own, smaller budget per address.
+//! - Failed logins (`/api/login`, HTTP Basic auth of `/v1`) back off
+//!   exponentially, per client address and per account name: a few free
+//!   failures, then 1 s, 2 s, 4 s … (at most 5 minutes) before the next try;
+//!   a success clears the account's count.
+//!
+//! A throttled request gets `Retry-After` (seconds) and: in the 2014 API,
+//! whose every answer is HTTP 200, `{"result":"retry","reason":…}` so that
+//! its bots wait and try again; elsewhere HTTP 429, in `/v1` with
+//! `{"error":…}`.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde_json::{json, Value};
+
+use crate::shape::{api_of, Api};
+
+/// The limits.
+#[derive(Debug, Clone)]
+pub struct ThrottleConfig {
+    /// Requests per second per bot (sustained).
+    pub bot_requests_per_second: u32,
+    /// Requests one bot may send at once above the rate.
+    pub bot_requests_burst: u32,
+    /// Requests per second per client address (sustained).
+    pub requests_per_second: u32,
+    /// Requests one address may send at once above the rate.
+    pub requests_burst: u32,
+    /// Registrations per minute per client address (sustained).
+    pub registrations_per_minute: u32,
+    /// Registrations one address may make at once.
+    pub registrations_burst: u32,
+    /// Failed logins before the back-off starts, per account.
+    pub free_failures_per_name: u32,
+    /// Failed logins before the back-off starts, per client address.
+    pub free_failures_per_address: u32,
+    /// The longest back-off.
+    pub max_backoff: Duration,
+}
+
+impl Default for ThrottleConfig {
+    fn default() -> Self {
+        ThrottleConfig {
+            bot_requests_per_second: 500,
+            bot_requests_burst: 1000,
+            requests_per_second: 2000,
+            requests_burst: 4000,
+            registrations_per_minute: 60,
+            registrations_burst: 200,
+            free_failures_per_name: 5,
+            free_failures_per_address: 20,
+            max_backoff: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Consecutive failures per key, and when the last one was.
+#[derive(Debug, Default)]
+struct Failures(Mutex<HashMap<String, (u32, Instant)>>);
+
+impl Failures {
+    /// How long `key` must still wait, after `free` failures are spent.
+    fn wait(&self, key: &str, free: u32, max: Duration, now: Instant) -> Option<Duration> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (n, last) = *map.get(key)?;
+        if n < free {
+            return None;
+        }
+        let backoff = backoff(n - free, max);
+        (last + backoff).checked_duration_since(now)
+    }
+
+    fn fail(&self, key: String, now: Instant, max: Duration) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if map.len() > 100_000 {
+            map.retain(|_, (_, last)| now.duration_since(*last) < max);
+        }
+        let e = map.entry(key).or_insert((0, now));
+        e.0 = e.0.saturating_add(1);
+        e.1 = now;
+    }
+
+    fn clear(&self, key: &str) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+    }
+}
+
+/// The back-off after `extra` failures beyond the free ones: 1 s doubling.
+pub fn backoff(extra: u32, max: Duration) -> Duration {
+    Duration::from_secs(1u64 << extra.min(30)).min(max)
+}
+
+/// The limiters of one server.
+#[derive(Debug)]
+pub struct Throttle {
+    config: ThrottleConfig,
+    requests: DefaultKeyedRateLimiter<IpAddr>,
+    bots: DefaultKeyedRateLimiter<String>,
+    registrations: DefaultKeyedRateLimiter<IpAddr>,
+    failures: Failures,
+    seen: AtomicU64,
+}
+
+fn nz(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n.max(1)).unwrap_or(NonZeroU32::MIN)
+}
+
+impl Throttle {
+    /// Limiters with `config`.
+    pub fn new(config: ThrottleConfig) -> Self {
+        let requests = Quota::per_second(nz(config.requests_per_second))
+            .allow_burst(nz(config.requests_burst));
+        let registrations = Quota::per_minute(nz(config.registrations_per_minute))
+            .allow_burst(nz(config.registrations_burst));
+        let bots = Quota::per_second(nz(config.bot_requests_per_second))
+            .allow_burst(nz(config.bot_requests_burst));
+        Throttle {
+            requests: RateLimiter::keyed(requests),
+            bots: RateLimiter::keyed(bots),
+            registrations: RateLimiter::keyed(registrations),
+            failures: Failures::default(),
+            seen: AtomicU64::new(0),
+            config,
+        }
+    }
+
+    fn check<K: std::hash::Hash + Eq + Clone>(
+        limiter: &DefaultKeyedRateLimiter<K>,
+        key: K,
+    ) -> Result<(), Duration> {
+        limiter
+            .check_key(&key)
+            .map_err(|e| e.wait_time_from(DefaultClock::default().now()))
+    }
+
+    fn login_wait(&self, ip: IpAddr, name: Option<&str>) -> Option<Duration> {
+        let now = Instant::now();
+        let c = &self.config;
+        let by_ip = self.failures.wait(
+            &format!("ip {ip}"),
+            c.free_failures_per_address,
+            c.max_backoff,
+            now,
+        );
+        let by_name = name.and_then(|n| {
+            self.failures.wait(
+                &format!("name {n}"),
+                c.free_failures_per_name,
+                c.max_backoff,
+                now,
+            )
+        });
+        by_ip.max(by_name)
+    }
+
+    fn login_result(&self, ip: IpAddr, name: Option<&str>, ok: bool) {
+        let now = Instant::now();
+        let max = self.config.max_backoff;
+        if ok {
+            if let Some(n) = name {
+                self.failures.clear(&format!("name {n}"));
+            }
+        } else {
+            self.failures.fail(format!("ip {ip}"), now, max);
+            if let Some(n) = name {
+                self.failures.fail(format!("name {n}"), now, max);
+            }
+        }
+    }
+}
+
+/// A throttled request's answer.
+pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let reason = format!("{what}: wait {secs} s and try again");
+    let mut r = match api {
+        // The 2014 API answers everything with HTTP 200 (its bots treat
+        // any other status as fatal): `retry` says wait and ask again.
+        Some(Api::Rest2014) => {
+            axum::Json(json!({"result": "retry", "reason": reason})).into_response()
+        }
+        Some(Api::V1) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            axum::Json(json!({ "error": reason })),
+        )
+            .into_response(),
+        None => (StatusCode::TOO_MANY_REQUESTS, reason).into_response(),
+    };
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    r
+}
+
+/// What kind of request, for the limits.
+enum Kind {
+    Other,
+    Register,
+    /// A login by `name` (when it could be read).
+    Login(Option<String>),
+}
+
+fn basic_name(req: &Request) -> Option<String> {
+    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let encoded = v.strip_prefix("Basic ")?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    Some(text.split_once(':')?.0.to_string())
+}
+
+/// The middleware.
+pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) -> Response {
+    if t.seen.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
+        t.requests.retain_recent();
+        t.bots.retain_recent();
+        t.registrations.retain_recent();
+    }
+    let ip = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let path = req.uri().path().trim_end_matches('/').to_string();
+    let api = api_of(&path);
+    if !ip.is_loopback() {
+        if let Err(wait) = Throttle::check(&t.requests, ip) {
+            return too_many(api, wait, "too many requests from your address");
+        }
+    }
+    if let Some(bearer) = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        if let Err(wait) = Throttle::check(&t.bots, format!("bearer {}", bearer.trim())) {
+            return too_many(api, wait, "too many requests from this bot");
+        }
+    }
+    let post = req.method() == Method::POST;
+    let (kind, req) = match path.as_str() {
+        "/api/register" | "/v1/owners" if post => (Kind::Register, req),
+        p if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
+            // Read the (small) body for the name or session, then hand it on.
+            let (parts, body) = req.into_parts();
+            let Ok(bytes) = axum::body::to_bytes(body, 1024 * 1024).await else {
+                return crate::shape::failure(
+                    Api::Rest2014,
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request body is too large or stalled",
+                );
+            };
+            let v = serde_json::from_slice::<Value>(&bytes).ok();
+            let field = |k: &str| {
+                v.as_ref()
+                    .and_then(|v| v.get(k).and_then(Value::as_str).map(str::to_string))
+            };
+            if let Some(session) = field("session") {
+                if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
+                    return too_many(api, wait, "too many requests from this bot");
+                }
+            }
+            let kind = if p == "/api/login" {
+                Kind::Login(field("name"))
+            } else {
+                Kind::Other
+            };
+            (kind, Request::from_parts(parts, Body::from(bytes)))
+        }
+        _ if api == Some(Api::V1) && req.headers().contains_key(header::AUTHORIZATION) => {
+            match basic_name(&req) {
+                Some(name) => (Kind::Login(Some(name)), req),
+                None => (Kind::Other, req),
+            }
+        }
+        _ => (Kind::Other, req),
+    };
+    match &kind {
+        Kind::Other => return next.run(req).await,
+        Kind::Register => {
+            if let Err(wait) = Throttle::check(&t.registrations, ip) {
+                return too_many(api, wait, "too many registrations from your address");
+            }
+            return next.run(req).await;
+        }
+        Kind::Login(name) => {
+            if let Some(wait) = t.login_wait(ip, name.as_deref()) {
+                return too_many(api, wait, "too many failed logins");
+            }
+        }
+    }
+    let Kind::Login(name) = kind else {
+        return next.run(req).await;
+    };
+    let response = next.run(req).await;
+    let ok = match api {
+        Some(Api::V1) => {
+            if response.status() == StatusCode::UNAUTHORIZED {
+                Some(false)
+            } else if response.status().is_success() {
+                Some(true)
+            } else {
+                None
+            }
+        }
+        _ => {
+            // The 2014 API answers HTTP 200 either way: read the result.
+            let (parts, body) = response.into_parts();
+            let bytes = axum::body::to_bytes(body, 64 * 1024)
+                .await
+                .unwrap_or_default();
+            let result = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .and_then(|v| v.get("result").and_then(Value::as_str).map(str::to_string));
+            let ok = match result.as_deref() {
+                Some("success") => Some(true),
+                Some("failure") => Some(false),
+                _ => None,
+            };
+            if let Some(ok) = ok {
+                t.login_result(ip, name.as_deref(), ok);
+            }
+            return Response::from_parts(parts, Body::from(bytes));
+        }
+    };
+    if let Some(ok) = ok {
+        t.login_result(ip, name.as_deref(), ok);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_over_its_budget_waits() {
+        let t = Throttle::new(ThrottleConfig {
+            bot_requests_per_second: 1,
+            bot_requests_burst: 3,
+            ..ThrottleConfig::default()
+        });
+        for _ in 0..3 {
+            assert!(Throttle::check(&t.bots, "session a".to_string()).is_ok());
+        }
+        let wait = Throttle::check(&t.bots, "session a".to_string()).unwrap_err();
+        assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1));
+        assert!(Throttle::check(&t.bots, "session b".to_string()).is_ok());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let max = Duration::from_secs(300);
+        assert_eq!(backoff(0, max), Duration::from_secs(1));
+        assert_eq!(backoff(3, max), Duration::from_secs(8));
+        assert_eq!(backoff(20, max), max);
+        assert_eq!(backoff(u32::MAX, max), max);
+    }
+
+    #[test]
+    fn failures_wait_after_the_free_ones_and_clear_on_success() {
+        let t = Throttle::new(ThrottleConfig {
+            free_failures_per_name: 2,
+            free_failures_per_address: 100,
+            ..ThrottleConfig::default()
+        });
+        let ip: IpAddr = "127.0.0.9".parse().unwrap();
+        assert!(t.login_wait(ip, Some("a")).is_none());
+        t.login_result(ip, Some("a"), false);
+        t.login_result(ip, Some("a"), false);
+        assert!(t.login_wait(ip, Some("a")).is_some(), "third try waits");
+        assert!(
+            t.login_wait(ip, Some("b")).is_none(),
+            "another name does not"
+        );
+        t.login_result(ip, Some("a"), true);
+        assert!(t.login_wait(ip, Some("a")).is_none(), "a success clears");
+    }
+
+    #[test]
+    fn an_address_guessing_many_names_waits_too() {
+        let t = Throttle::new(ThrottleConfig {
+            free_failures_per_address: 3,
+            ..ThrottleConfig::default()
+        });
+        let ip: IpAddr = "127.0.0.9".parse().unwrap();
+        for i in 0..3 {
+            t.login_result(ip, Some(&format!("n{i}")), false);
+        }
+        assert!(t.login_wait(ip, Some("fresh")).is_some());
+        let other: IpAddr = "127.0.0.10".parse().unwrap();
+        assert!(t.login_wait(other, Some("fresh")).is_none());
+    }
+}

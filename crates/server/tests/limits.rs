@@ -1,0 +1,217 @@
+//! Issue 18, items 2, 3 and 6: connections are timed out and capped,
+//! failed logins back off (`retry` in the 2014 API, HTTP 429 in `/v1`), and malformed or oversized requests to the JSON
+//! APIs fail in each API's own shape.
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+mod common;
+
+use std::io::{Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use common::{config, TestServer};
+use croupier_server::net::NetConfig;
+use serde_json::{json, Value};
+
+fn addr(srv: &TestServer) -> SocketAddr {
+    srv.base.trim_start_matches("http://").parse().unwrap()
+}
+
+/// Reads until the server closes the connection (or `limit` passes);
+/// returns what was read and how long it took.
+fn read_to_close(s: &mut TcpStream, limit: Duration) -> (String, Duration) {
+    let start = Instant::now();
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+        if start.elapsed() > limit {
+            break;
+        }
+    }
+    (String::from_utf8_lossy(&out).into_owned(), start.elapsed())
+}
+
+fn quick_net() -> NetConfig {
+    NetConfig {
+        header_timeout: Duration::from_secs(1),
+        crowded_timeout: Duration::from_secs(1),
+        body_timeout: Duration::from_secs(1),
+        max_connections: 64,
+        max_per_address: 4,
+    }
+}
+
+#[test]
+fn idle_slow_head_and_stalled_body_connections_are_closed() {
+    let srv = TestServer::with_net(config(), quick_net());
+    // idle: nothing sent
+    let mut idle = TcpStream::connect(addr(&srv)).unwrap();
+    // a head that never ends
+    let mut head = TcpStream::connect(addr(&srv)).unwrap();
+    head.write_all(b"POST /api/status/ HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    // a body that stalls
+    let mut body = TcpStream::connect(addr(&srv)).unwrap();
+    body.write_all(b"POST /api/status/ HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"se")
+        .unwrap();
+    for (what, s) in [
+        ("idle", &mut idle),
+        ("head", &mut head),
+        ("body", &mut body),
+    ] {
+        let (text, took) = read_to_close(s, Duration::from_secs(20));
+        assert!(took < Duration::from_secs(10), "{what}: open for {took:?}");
+        if what == "body" {
+            assert!(text.contains("\"result\":\"failure\""), "{what}: {text}");
+        }
+    }
+    // a kept-alive connection is closed once idle
+    let mut kept = TcpStream::connect(addr(&srv)).unwrap();
+    kept.write_all(b"GET /api/ HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let (text, took) = read_to_close(&mut kept, Duration::from_secs(20));
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(took < Duration::from_secs(10), "kept alive for {took:?}");
+    // and the server still answers
+    assert_eq!(srv.get("/api/").status, 200);
+}
+
+#[test]
+fn connections_are_capped_per_address_and_others_are_still_served() {
+    let srv = TestServer::with_net(config(), quick_net());
+    let a = addr(&srv);
+    let held: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(a).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut refused = TcpStream::connect(a).unwrap();
+    let (text, _) = read_to_close(&mut refused, Duration::from_secs(5));
+    assert!(text.starts_with("HTTP/1.1 503"), "{text:?}");
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    let v: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(v["result"], "retry", "{v}");
+    // another loopback address is served meanwhile
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let reply = rt.block_on(async {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let sock = tokio::net::TcpSocket::new_v4().unwrap();
+        sock.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        let mut s = sock.connect(a).await.unwrap();
+        s.write_all(b"GET /api/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out).await;
+        out
+    });
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply:?}");
+    drop(held);
+}
+
+#[test]
+fn oversized_and_malformed_requests_fail_in_the_apis_own_shape() {
+    let srv = TestServer::start();
+    let big = "x".repeat(3 * 1024 * 1024);
+    // the 2014 API: HTTP 200 and a failure with a reason
+    let r = srv
+        .client
+        .post(format!("{}/api/status/", srv.base))
+        .body(big.clone())
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["result"], "failure", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("too large"), "{v}");
+    // /v1: its own {"error": …}, with the status
+    let r = srv
+        .client
+        .post(format!("{}/v1/bots", srv.base))
+        .body(big)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    let v: Value = r.json().unwrap();
+    assert!(v["error"].as_str().is_some(), "{v}");
+    for (method, path) in [("DELETE", "/v1/bots"), ("GET", "/v1/nothing-here")] {
+        let r = srv
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", srv.base))
+            .send()
+            .unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().unwrap();
+        let v: Value =
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: {text}"));
+        assert!(
+            v["error"].as_str().is_some(),
+            "{method} {path}: {status} {v}"
+        );
+    }
+    let r = srv
+        .client
+        .delete(format!("{}/api/status/", srv.base))
+        .send()
+        .unwrap();
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["result"], "failure", "{v}");
+}
+
+#[test]
+fn failed_logins_back_off_with_retry_and_retry_after() {
+    let srv = TestServer::start();
+    let bot = srv.bot("guessed");
+    let mut accepted = 0;
+    let mut throttled = None;
+    for i in 0..30 {
+        let r = srv
+            .client
+            .post(format!("{}/api/login/", srv.base))
+            .body(json!({"name": bot.name, "password": format!("guess {i}")}).to_string())
+            .send()
+            .unwrap();
+        let status = r.status().as_u16();
+        let retry_after = r.headers().get("retry-after").cloned();
+        let v: Value = r.json().unwrap();
+        assert_eq!(status, 200, "the 2014 API answers HTTP 200: {v}");
+        if v["result"] == "retry" {
+            let secs: u64 = retry_after.unwrap().to_str().unwrap().parse().unwrap();
+            assert!(secs >= 1);
+            throttled = Some(i);
+            break;
+        }
+        assert_eq!(v["result"], "failure", "{v}");
+        accepted += 1;
+    }
+    assert!(throttled.is_some(), "30 wrong guesses, none throttled");
+    assert!(accepted <= 6, "{accepted} guesses before throttling");
+    // the right password of another bot still logs in
+    let other = srv.bot("honest");
+    srv.login(&other.name, &other.password);
+    // /v1 Basic auth: HTTP 429 and {"error": …} once throttled
+    let mut last = 0;
+    for i in 0..30 {
+        let r = srv
+            .client
+            .get(format!("{}/v1/bots", srv.base))
+            .basic_auth("some-owner", Some(format!("guess {i}")))
+            .send()
+            .unwrap();
+        last = r.status().as_u16();
+        if last == 429 {
+            assert!(r.headers().get("retry-after").is_some());
+            let v: Value = r.json().unwrap();
+            assert!(v["error"].as_str().unwrap().contains("wait"), "{v}");
+            break;
+        }
+        assert_eq!(last, 401);
+    }
+    assert_eq!(last, 429, "30 wrong owner passwords, none throttled");
+}
