@@ -4,9 +4,7 @@
 
 pub mod addr_guard;
 pub mod client;
-pub mod http;
 pub mod live;
-pub mod process;
 pub mod rest;
 pub mod runner;
 pub mod series;

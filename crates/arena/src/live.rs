@@ -13,8 +13,8 @@ use croupier_rules::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::process::{ProcessLimits, TransportError};
 use crate::runner::{apply_ruling, finish, now_rfc3339, seeds, step, MatchError};
+use crate::transport::{process::ProcessLimits, TransportError};
 use crate::transport::{Conn, Link};
 
 /// How a live match is run.

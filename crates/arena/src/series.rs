@@ -139,7 +139,7 @@ pub struct Table<'a, G: Builtins> {
     live: &'a LiveConfig,
     exe: &'a Path,
     runtime: Option<tokio::runtime::Runtime>,
-    http: std::sync::Arc<crate::http::HttpClient>,
+    http: std::sync::Arc<crate::transport::http::HttpClient>,
 }
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
@@ -172,8 +172,9 @@ impl<'a, G: Builtins> Table<'a, G> {
                     .map_err(SeriesError::Runtime)?,
             )
         };
-        let http = crate::http::HttpClient::new(crate::http::HttpLimits::default())
-            .map_err(|e| SeriesError::Runtime(std::io::Error::other(e.to_string())))?;
+        let http =
+            crate::transport::http::HttpClient::new(crate::transport::http::HttpLimits::default())
+                .map_err(|e| SeriesError::Runtime(std::io::Error::other(e.to_string())))?;
         Ok(Table {
             variant,
             live,

@@ -21,8 +21,8 @@ use croupier_rules::goofspiel::GoofspielVariant;
 use croupier_rules::loveletter::LoveLetterVariant;
 use croupier_rules::{Game, GameKind, SeatInfo, Variant as _};
 
-use crate::http::{BadUrl, HttpClient, HttpEndpoint};
 use crate::live::LiveSeat;
+use crate::transport::http::{BadUrl, HttpClient, HttpEndpoint};
 use crate::transport::Link;
 
 /// What plays a seat.

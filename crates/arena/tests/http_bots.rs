@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use croupier_arena::http::{HttpClient, HttpEndpoint, HttpLimits};
-use croupier_arena::process::ProcessLimits;
+use croupier_arena::transport::http::{HttpClient, HttpEndpoint, HttpLimits};
+use croupier_arena::transport::process::ProcessLimits;
 use croupier_arena::transport::Link;
 use croupier_arena::{play_live, LiveConfig, LiveSeat};
 use croupier_bots::Builtins;

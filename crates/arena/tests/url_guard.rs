@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use croupier_arena::http::{HttpClient, HttpEndpoint, HttpLimits};
-use croupier_arena::process::TransportError;
+use croupier_arena::transport::http::{HttpClient, HttpEndpoint, HttpLimits};
+use croupier_arena::transport::TransportError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::time::Instant;

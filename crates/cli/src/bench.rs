@@ -174,8 +174,8 @@ mod subprocess {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
-    use croupier_arena::process::{BotProcess, ProcessLimits};
     use croupier_arena::series::{run_series, SeriesConfig};
+    use croupier_arena::transport::process::{BotProcess, ProcessLimits};
     use croupier_arena::LiveConfig;
     use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
     use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};

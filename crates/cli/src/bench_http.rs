@@ -12,9 +12,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use croupier_arena::http::{HttpClient, HttpEndpoint, HttpLimits};
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
+use croupier_arena::transport::http::{HttpClient, HttpEndpoint, HttpLimits};
 use croupier_arena::transport::Link;
 use croupier_bots::{bot_rng, Builtins};
 use croupier_dialects::DialectKind;

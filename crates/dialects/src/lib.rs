@@ -11,8 +11,9 @@
 //! | `jujitsu` | goofspiel | Psychological Jujitsu's HTTP bots (seed 002) |
 //!
 //! The manager side implements [`Dialect`]; the bot side (for `croupier bot`)
-//! lives in the arena crate's `client` module.
+//! is in [`bot`].
 
+pub mod bot;
 pub mod croupier;
 pub mod gops;
 pub mod jujitsu;

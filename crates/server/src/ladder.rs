@@ -14,9 +14,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use croupier_arena::http::{HttpClient, HttpEndpoint};
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
+use croupier_arena::transport::http::{HttpClient, HttpEndpoint};
 use croupier_arena::transport::Link;
 use croupier_bots::Builtins;
 use croupier_dialects::DialectKind;

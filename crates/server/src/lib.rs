@@ -124,11 +124,12 @@ pub async fn prepare(
     let ladder = match &config.ladder {
         None => None,
         Some(l) => {
-            let limits = croupier_arena::http::HttpLimits {
+            let limits = croupier_arena::transport::http::HttpLimits {
                 allow_private: config.allow_private_bot_urls,
                 ..Default::default()
             };
-            let http = croupier_arena::http::HttpClient::new(limits).map_err(|e| e.to_string())?;
+            let http = croupier_arena::transport::http::HttpClient::new(limits)
+                .map_err(|e| e.to_string())?;
             Some(Arc::new(
                 ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())
                     .await?,

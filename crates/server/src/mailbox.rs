@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use croupier_arena::process::TransportError;
+use croupier_arena::transport::TransportError;
 use croupier_arena::transport::{Conn, Connector};
 use croupier_store::BotId;
 use futures::future::BoxFuture;

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine as _;
-use croupier_arena::http::HttpEndpoint;
+use croupier_arena::transport::http::HttpEndpoint;
 use croupier_dialects::DialectKind;
 use croupier_rules::GameKind;
 use croupier_store::{BotInfo, BotKind, NewBot, OwnerRow, StoreError};

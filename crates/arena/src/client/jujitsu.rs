@@ -1,75 +1,10 @@
 //! The bot side of Psychological Jujitsu: a seed-002 document in, a bid out.
-//! Documents carry the whole match, so the bot keeps no state between them.
+//! What a document says is the dialect's bot side
+//! ([`croupier_dialects::bot::jujitsu`]).
 
-use anyhow::{bail, Context as _};
 use croupier_bots::{BotRng, Strategy};
-use croupier_dialects::jujitsu::Document;
-use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, TurnResult};
-use croupier_rules::Seat;
-
-/// Largest number of cards in a round that a document may ask about.
-const MAX_CARDS: u8 = croupier_rules::goofspiel::MAX_CARDS;
-
-/// The observation a document describes, from the bot's side (seat 0).
-pub fn observation(doc: &Document) -> anyhow::Result<GoofspielObservation> {
-    let Some(current) = doc.rounds.last() else {
-        bail!("the document has no rounds");
-    };
-    let round = doc.rounds.len() - 1;
-    let cards = *doc
-        .match_rounds
-        .get(round)
-        .context("more rounds than the match plans")?;
-    if cards == 0 || cards > MAX_CARDS {
-        bail!("a round of {cards} cards");
-    }
-    let full = |played: &mut dyn Iterator<Item = u8>| -> Vec<u8> {
-        let played: Vec<u8> = played.collect();
-        (1..=cards).filter(|c| !played.contains(c)).collect()
-    };
-    let hand = full(&mut current.turns.iter().map(|t| t.my_bid));
-    let opponent_hand = full(&mut current.turns.iter().map(|t| t.opponent_bid));
-    let lot = current.lot.clone();
-    // The lot holds the card drawn this turn last.
-    let now = lot.last().copied();
-    let undrawn = full(
-        &mut current
-            .turns
-            .iter()
-            .map(|t| t.drawn_victory_card)
-            .chain(now),
-    );
-    let history = doc
-        .rounds
-        .iter()
-        .map(|r| {
-            r.turns
-                .iter()
-                .map(|t| TurnResult {
-                    drawn: t.drawn_victory_card,
-                    bids: [t.my_bid, t.opponent_bid],
-                    gained: [t.my_points_gained, t.opponent_points_gained],
-                })
-                .collect()
-        })
-        .collect();
-    Ok(GoofspielObservation {
-        seat: Seat(0),
-        rounds: doc.match_rounds.clone(),
-        round,
-        hand,
-        opponent_hand,
-        lot,
-        current: now,
-        next: current.next_victory_card,
-        undrawn,
-        my_bid: None,
-        opponent_has_bid: false,
-        my_points: doc.my_points_total,
-        opponent_points: doc.opponent_points_total,
-        history,
-    })
-}
+use croupier_dialects::bot::jujitsu::decision;
+use croupier_rules::goofspiel::Goofspiel;
 
 /// The bid `strategy` makes for the document `body`.
 pub fn jujitsu_bid(
@@ -77,64 +12,22 @@ pub fn jujitsu_bid(
     body: &str,
     rng: &mut BotRng,
 ) -> anyhow::Result<u8> {
-    let doc: Document =
-        serde_json::from_str(body).context("not a Psychological Jujitsu document")?;
-    let obs = observation(&doc)?;
-    let legal: Vec<Bid> = obs.hand.iter().map(|c| Bid(*c)).collect();
-    if legal.is_empty() {
-        bail!("no card left to bid");
-    }
+    let (obs, legal) = decision(body)?;
     Ok(strategy.act(&obs, &legal, rng).0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use croupier_dialects::jujitsu::JujitsuDialect;
-    use croupier_dialects::Dialect;
-    use croupier_rules::goofspiel::GoofspielVariant;
-    use croupier_rules::Game;
-
-    /// The observation rebuilt from a document equals the engine's own,
-    /// but for what a document does not carry (the sealed-bid flags).
-    #[test]
-    fn documents_rebuild_the_engines_observation() {
-        let v = GoofspielVariant::jujitsu(vec![4, 5]);
-        let mut g = Goofspiel::new(&v, 2, 3).unwrap();
-        let mut d = JujitsuDialect::default();
-        let mut turn = 0u8;
-        while !g.is_over() {
-            for seat in [Seat(0), Seat(1)] {
-                let mut out = Vec::new();
-                d.prompt(&g, seat, &[], 100, &mut out);
-                let doc: Document = serde_json::from_str(&out[0]).unwrap();
-                let mut mine = observation(&doc).unwrap();
-                let mut theirs = g.observation(seat);
-                mine.seat = seat;
-                theirs.my_bid = None;
-                theirs.opponent_has_bid = false;
-                assert_eq!(mine, theirs, "turn {turn} seat {seat:?}");
-            }
-            let a = g.legal_vec(Seat(0))[usize::from(turn) % g.legal_vec(Seat(0)).len()];
-            let b = g.legal_vec(Seat(1))[0];
-            g.apply(Seat(0), a).unwrap();
-            g.apply(Seat(1), b).unwrap();
-            turn += 1;
-        }
-    }
 
     #[test]
-    fn bad_documents_are_errors() {
+    fn a_document_gets_a_bid_from_the_hand_and_bad_ones_are_errors() {
         let mut s: Box<dyn Strategy<Goofspiel>> =
             <Goofspiel as croupier_bots::Builtins>::builtin("random").unwrap();
         let mut rng = croupier_bots::bot_rng(1);
-        for bad in [
-            "",
-            "{}",
-            r#"{"match":[5],"myTimeRemainingMs":null,"opponentTimeRemainingMs":null,"rounds":[],"myPointsTotal":0,"opponentPointsTotal":0,"gameEnded":false}"#,
-            r#"{"match":[200],"myTimeRemainingMs":null,"opponentTimeRemainingMs":null,"rounds":[{"lot":[1],"nextVictoryCard":null,"turns":[]}],"myPointsTotal":0,"opponentPointsTotal":0,"gameEnded":false}"#,
-        ] {
-            assert!(jujitsu_bid(s.as_mut(), bad, &mut rng).is_err(), "{bad}");
-        }
+        let doc = r#"{"match":[5],"myTimeRemainingMs":null,"opponentTimeRemainingMs":null,"rounds":[{"lot":[3],"nextVictoryCard":null,"turns":[{"drawnVictoryCard":1,"myBid":2,"opponentBid":4,"myPointsGained":0,"opponentPointsGained":1,"myResponseLegal":true,"opponentResponseLegal":true}]}],"myPointsTotal":0,"opponentPointsTotal":1,"gameEnded":false}"#;
+        let bid = jujitsu_bid(s.as_mut(), doc, &mut rng).unwrap();
+        assert!([1, 3, 4, 5].contains(&bid), "{bid}");
+        assert!(jujitsu_bid(s.as_mut(), "{}", &mut rng).is_err());
     }
 }

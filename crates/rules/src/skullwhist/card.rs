@@ -167,6 +167,12 @@ impl CardSet {
     }
 }
 
+impl FromIterator<Card> for CardSet {
+    fn from_iter<I: IntoIterator<Item = Card>>(cards: I) -> Self {
+        CardSet(cards.into_iter().fold(0, |mask, c| mask | c.bit()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,6 +105,22 @@ pub fn trick_winner(leader: Seat, lead: Card, follow: Card) -> Seat {
     }
 }
 
+/// Cards that may be played from `hand`: the led suit if the hand holds
+/// any, else all; the leader (`lead == None`) plays any card.
+pub fn playable(hand: CardSet, lead: Option<Card>) -> CardSet {
+    match lead {
+        Some(lead) => {
+            let same = hand.of_suit(lead.suit());
+            if same.is_empty() {
+                hand
+            } else {
+                same
+            }
+        }
+        None => hand,
+    }
+}
+
 /// SkullWhist scoring: exact → 10×bid; short → −10×bid; over → 10×bid + overtricks.
 pub fn score(bid: u8, tricks: u8) -> i64 {
     let (bid, tricks) = (i64::from(bid), i64::from(tricks));
@@ -336,20 +352,10 @@ impl SkullWhist {
         self.phase
     }
 
-    /// Cards the follower may play: the led suit if it holds any, else all.
+    /// Cards `seat` may play now (see [`playable`]).
     fn playable(&self, seat: Seat) -> CardSet {
-        let hand = self.hands[seat.index()];
-        match self.lead_card {
-            Some(lead) if seat != self.leader => {
-                let same = hand.of_suit(lead.suit());
-                if same.is_empty() {
-                    hand
-                } else {
-                    same
-                }
-            }
-            _ => hand,
-        }
+        let lead = self.lead_card.filter(|_| seat != self.leader);
+        playable(self.hands[seat.index()], lead)
     }
 
     fn finish_trick(&mut self, lead: Card, follow: Card) {

@@ -20,9 +20,8 @@ use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 use tokio::time::{timeout_at, Instant};
 
+use super::{Conn, TransportError};
 use crate::addr_guard::{self, PublicOnlyResolver};
-use crate::process::TransportError;
-use crate::transport::Conn;
 
 /// Limits of the HTTP client.
 #[derive(Clone, Debug)]

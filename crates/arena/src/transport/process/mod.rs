@@ -12,12 +12,15 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
+
+use super::{Conn, TransportError};
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
@@ -36,50 +39,6 @@ impl Default for ProcessLimits {
             max_line: 64 * 1024,
             stderr_keep: 64 * 1024,
             grace: Duration::from_millis(500),
-        }
-    }
-}
-
-/// What went wrong talking to a bot process.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TransportError {
-    /// No answer before the deadline.
-    #[error("no answer within the time limit")]
-    Timeout,
-    /// The bot closed its output or exited.
-    #[error("the bot closed its output{0}")]
-    Closed(String),
-    /// The bot wrote a line longer than the limit.
-    #[error("the bot wrote a line longer than {0} bytes")]
-    LineTooLong(usize),
-    /// The bot could not be started or written to.
-    #[error("{0}")]
-    Io(String),
-    /// An HTTP bot could not be reached, or dropped the connection.
-    #[error("{0}")]
-    Disconnected(String),
-    /// An HTTP bot answered with an error status.
-    #[error("the bot answered HTTP {0}")]
-    Status(String),
-    /// The answer is not text.
-    #[error("{0}")]
-    Garbled(String),
-    /// An HTTP reply body over the limit.
-    #[error("the bot's reply is larger than {0} bytes")]
-    TooLarge(usize),
-}
-
-impl TransportError {
-    /// The fault kind recorded for this error.
-    pub fn fault_kind(&self) -> &'static str {
-        match self {
-            TransportError::Timeout => "timeout",
-            TransportError::Closed(_) => "crash",
-            TransportError::LineTooLong(_) => "malformed",
-            TransportError::Io(_) => "crash",
-            TransportError::Disconnected(_) => "disconnect",
-            TransportError::Status(_) => "crash",
-            TransportError::Garbled(_) | TransportError::TooLarge(_) => "malformed",
         }
     }
 }
@@ -326,6 +285,28 @@ async fn read_lines<R: AsyncBufReadExt + Unpin>(mut r: R, tx: mpsc::Sender<Line>
             .await;
     }
     let _ = tx.send(Line::Eof).await;
+}
+
+impl Conn for BotProcess {
+    fn send<'a>(
+        &'a mut self,
+        lines: &'a [String],
+        deadline: Instant,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(BotProcess::send(self, lines, deadline))
+    }
+
+    fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
+        Box::pin(BotProcess::recv(self, deadline))
+    }
+
+    fn diagnostics(&self) -> String {
+        self.stderr_tail()
+    }
+
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(self.terminate())
+    }
 }
 
 #[cfg(test)]

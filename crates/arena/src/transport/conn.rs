@@ -1,0 +1,38 @@
+//! What a live seat talks through: a connection that carries a dialect's
+//! lines to a bot and brings its answers back.
+
+use futures::future::BoxFuture;
+use tokio::time::Instant;
+
+use super::TransportError;
+
+/// An open connection to one bot for one match.
+pub trait Conn: Send {
+    /// Delivers lines to the bot, giving up at `deadline`.
+    fn send<'a>(
+        &'a mut self,
+        lines: &'a [String],
+        deadline: Instant,
+    ) -> BoxFuture<'a, Result<(), TransportError>>;
+    /// The bot's next answer, waiting until `deadline`.
+    fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>>;
+    /// Whether the connection survives a failed decision (a late or broken
+    /// answer does not desynchronise later ones). Pipes do not: a late line
+    /// would be read as the next answer.
+    fn survives_faults(&self) -> bool {
+        false
+    }
+    /// What the bot said on the side (a program's stderr), for fault details.
+    fn diagnostics(&self) -> String {
+        String::new()
+    }
+    /// Closes the connection (for a program: SIGTERM, then SIGKILL).
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// Opens connections to a bot that someone else reaches (the server's pull
+/// mailboxes); `match_tag` names the match and seat.
+pub trait Connector: Send + Sync {
+    /// Opens the connection for one match.
+    fn connect(&self, match_tag: &str) -> Result<Box<dyn Conn>, TransportError>;
+}

@@ -1,0 +1,49 @@
+//! How a live seat reaches its bot: a program, an HTTP bot server, or a
+//! connection another component makes; [`Link::open`] opens one per match.
+
+use std::sync::Arc;
+
+use super::http::{HttpClient, HttpEndpoint};
+use super::process::{BotProcess, ProcessLimits};
+use super::{Conn, Connector, TransportError};
+
+/// How a live seat reaches its bot.
+#[derive(Clone)]
+pub enum Link {
+    /// A program, started for the match (or for each round).
+    Process(Vec<String>),
+    /// An HTTP bot server that Croupier POSTs to.
+    Http(Arc<HttpClient>, HttpEndpoint),
+    /// A connection made by another component.
+    Custom(Arc<dyn Connector>),
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Link::Process(argv) => f.debug_tuple("Process").field(argv).finish(),
+            Link::Http(_, e) => f.debug_tuple("Http").field(&e.url).finish(),
+            Link::Custom(_) => f.write_str("Custom"),
+        }
+    }
+}
+
+impl Link {
+    /// Opens a connection for one match.
+    pub fn open(
+        &self,
+        limits: &ProcessLimits,
+        match_tag: &str,
+    ) -> Result<Box<dyn Conn>, TransportError> {
+        match self {
+            Link::Process(argv) => Ok(Box::new(BotProcess::spawn(argv, limits)?)),
+            Link::Http(client, endpoint) => Ok(Box::new(client.conn(endpoint, match_tag))),
+            Link::Custom(c) => c.connect(match_tag),
+        }
+    }
+
+    /// Whether this is an HTTP bot.
+    pub fn is_http(&self) -> bool {
+        matches!(self, Link::Http(..))
+    }
+}
