@@ -1,5 +1,7 @@
 //! HTML documentation served on GET for each API method.
 
+use crate::web::html::{esc as escape, layout};
+
 struct Doc {
     method: &'static str,
     summary: &'static str,
@@ -79,25 +81,20 @@ const DOCS: &[Doc] = &[
     },
     Doc {
         method: "jsonp",
-        summary: "For browsers: GET /api/jsonp?callback=F&method=M&key=value… calls M (register, login, new-game, bid, status or play) with the other parameters and answers F(reply);",
+        summary: "For browsers that cannot POST across sites. GET /api/jsonp?callback=F&method=M&key=value… calls M (register, login, new-game, bid, status or play) with the other parameters and answers with JavaScript that calls F with the reply object. The callback must be 1 to 64 letters, digits, '_', '.' or '$'.",
         request: &[("callback", "a JavaScript function name"), ("method", "the method to call"), ("…", "that method's keys")],
         reply: &[],
         example: r#"GET /api/jsonp?callback=cb&method=status&session=…  →  cb({"result": "success", …});"#,
     },
 ];
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
+/// The API's pages inside the site's layout, with a trail back to the API
+/// index and the documentation.
 fn shell(title: &str, body: &str) -> String {
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>body{{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}code,pre{{background:#f3f3f3;padding:.1rem .3rem}}pre{{padding:.6rem;overflow-x:auto}}td{{padding:.2rem .6rem;vertical-align:top}}</style></head><body>{}</body></html>",
-        escape(title),
-        body
+    layout(
+        title,
+        None,
+        &format!("<article class=\"doc api\">{body}</article>"),
     )
 }
 
@@ -119,11 +116,11 @@ pub fn page(method: &str) -> Option<String> {
             .collect::<String>()
     };
     let body = format!(
-        "<p><a href=\"/api/\">API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p><h2>Request</h2><table>{req}</table><h2>Reply</h2><table>{rep}</table><h2>Example</h2><pre>{ex}</pre>",
+        "<p><a href=\"/docs\">API documentation</a> › <a href=\"/api/\">SkullWhist REST API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p><h2>Request</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{req}</tbody></table><h2>Reply</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{rep}</tbody></table><h2>Example</h2><pre>{ex}</pre>",
         m = escape(d.method),
         s = escape(d.summary),
         req = rows(d.request),
-        rep = if d.reply.is_empty() { "<tr><td>only <code>result</code></td></tr>".into() } else { rows(d.reply) },
+        rep = if d.reply.is_empty() { "<tr><td colspan=\"2\">only <code>result</code></td></tr>".into() } else { rows(d.reply) },
         ex = escape(d.example),
     );
     Some(shell(&format!("{} — SkullWhist API", d.method), &body))
@@ -135,16 +132,22 @@ pub fn index() -> String {
         .iter()
         .map(|d| {
             format!(
-                "<li><a href=\"/api/{m}/\">{m}</a> — {s}</li>",
+                "<a class=\"panel\" href=\"/api/{m}/\"><h3>{m}</h3><p>{s}</p></a>",
                 m = d.method,
                 s = escape(d.summary)
             )
         })
         .collect();
     shell(
-        "SkullWhist API",
+        "SkullWhist REST API",
         &format!(
-            "<h1>SkullWhist API</h1><p>Bots play by POSTing JSON to <code>/api/&lt;method&gt;/</code>: register, log in, then loop: new-game, bid, poll status, play when it is your turn.</p><ul>{items}</ul>"
+            "<p><a href=\"/docs\">API documentation</a></p><h1>SkullWhist REST API</h1>\
+<p class=\"lead\">The 2014 SkullWhist API: a bot is a client that POSTs JSON to <code>/api/&lt;method&gt;/</code>.</p>\
+<p>Register once, log in, then loop: <code>new-game</code>, <code>bid</code>, poll <code>status</code>, \
+<code>play</code> when it is your turn, until <code>status</code> shows no game. \
+A complete bot to copy is on <a href=\"/start#skullwhist-rest\">Start here</a>; the game itself is on \
+<a href=\"/rules/skullwhist\">the SkullWhist rules page</a>. Bots for the other games use the \
+<a href=\"/docs/http-api\">HTTP API</a> instead.</p><div class=\"grid\">{items}</div>"
         ),
     )
 }
@@ -154,7 +157,7 @@ pub fn not_found(method: &str) -> String {
     shell(
         "Not found",
         &format!(
-            "<h1>No method '{}'</h1><p>See <a href=\"/api/\">the API</a>.</p>",
+            "<section class=\"error\"><h1>404 · No method '{}'</h1><p>See <a href=\"/api/\">the SkullWhist REST API</a>.</p></section>",
             escape(method)
         ),
     )

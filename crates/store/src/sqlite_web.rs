@@ -219,9 +219,11 @@ impl WebReads for SqliteStore {
     }
 
     async fn all_stats(&self) -> Result<Vec<BotStats>, StoreError> {
-        let rows = sqlx::query(&format!("{STATS} ORDER BY s.game, s.conservative DESC"))
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(&format!(
+            "{STATS} ORDER BY s.game, s.conservative DESC, b.name"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
     }
 
@@ -236,10 +238,12 @@ impl WebReads for SqliteStore {
     }
 
     async fn bot_stats(&self, bot: BotId) -> Result<Vec<BotStats>, StoreError> {
-        let rows = sqlx::query(&format!("{STATS} WHERE s.bot = ? ORDER BY s.games DESC"))
-            .bind(bot)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(&format!(
+            "{STATS} WHERE s.bot = ? ORDER BY s.games DESC, s.game"
+        ))
+        .bind(bot)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
     }
 
@@ -295,7 +299,7 @@ impl WebReads for SqliteStore {
     }
 
     async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError> {
-        let rows = sqlx::query(&format!("{PAIRS} WHERE p.game = ?"))
+        let rows = sqlx::query(&format!("{PAIRS} WHERE p.game = ? ORDER BY a.name, o.name"))
             .bind(game)
             .fetch_all(&self.pool)
             .await?;
@@ -324,8 +328,8 @@ impl WebReads for SqliteStore {
         let rows = match (game, filter.bot) {
             (None, None) => {
                 sqlx::query(&format!(
-                    "{GAMES} INDEXED BY games_finished_by_id WHERE status = 'finished'
-                     ORDER BY id DESC LIMIT ? OFFSET ?"
+                    "{GAMES} INDEXED BY games_finished_order WHERE status = 'finished'
+                     ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?"
                 ))
                 .bind(limit)
                 .bind(offset)
@@ -334,8 +338,8 @@ impl WebReads for SqliteStore {
             }
             (Some(game), None) => {
                 sqlx::query(&format!(
-                "{GAMES} INDEXED BY games_finished_by_game WHERE game = ? AND status = 'finished'
-                     ORDER BY id DESC LIMIT ? OFFSET ?"
+                "{GAMES} INDEXED BY games_finished_order_by_game WHERE game = ? AND status = 'finished'
+                     ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?"
             ))
                 .bind(game)
                 .bind(limit)
@@ -344,12 +348,14 @@ impl WebReads for SqliteStore {
                 .await?
             }
             (None, Some(bot)) => {
-                // The page's ids from the covering index first, then their rows.
+                // The bot's finished games from the covering index, sorted by
+                // finish time: this reads one bot's games, not all games.
                 sqlx::query(
-                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
-                        SELECT game_id FROM game_seats INDEXED BY game_seats_finished_by_bot
-                        WHERE bot = ? AND rank IS NOT NULL ORDER BY game_id DESC LIMIT ? OFFSET ?
-                     ) p JOIN games g ON g.id = p.game_id ORDER BY g.id DESC",
+                    "SELECT g.id, g.game, g.status, g.started, g.finished
+                     FROM game_seats s INDEXED BY game_seats_finished_by_bot
+                     JOIN games g ON g.id = s.game_id
+                     WHERE s.bot = ? AND s.rank IS NOT NULL AND g.status = 'finished'
+                     ORDER BY g.finished DESC, g.id DESC LIMIT ? OFFSET ?",
                 )
                 .bind(bot)
                 .bind(limit)
@@ -362,7 +368,7 @@ impl WebReads for SqliteStore {
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
                      JOIN games g ON g.id = s.game_id
                      WHERE s.bot = ? AND s.rank IS NOT NULL AND g.status = 'finished' AND g.game = ?
-                     ORDER BY s.game_id DESC LIMIT ? OFFSET ?",
+                     ORDER BY g.finished DESC, g.id DESC LIMIT ? OFFSET ?",
                 )
                 .bind(bot)
                 .bind(game)
@@ -407,7 +413,7 @@ impl WebReads for SqliteStore {
             "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
              JOIN game_seats t ON t.game_id = s.game_id AND t.bot = ?2
              JOIN games g ON g.id = s.game_id
-             WHERE s.bot = ?1 AND g.status = 'finished' ORDER BY s.game_id DESC LIMIT ?3",
+             WHERE s.bot = ?1 AND g.status = 'finished' ORDER BY g.finished DESC, g.id DESC LIMIT ?3",
         )
         .bind(a)
         .bind(b)

@@ -106,6 +106,88 @@ pub const DOCS: &[Doc] = &[
     },
 ];
 
+/// The "Start here" page for bot authors: `docs/start-here.md`, with each
+/// `{{include PATH}}` line replaced by the example bot at PATH (the same
+/// files `crates/cli/tests/examples.rs` plays against a real server).
+const START: &str = include_str!("../../../../docs/start-here.md");
+
+/// The example bots the start page shows, by path.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "examples/bots/skullwhist/random_bot.py",
+        include_str!("../../../../examples/bots/skullwhist/random_bot.py"),
+    ),
+    (
+        "examples/bots/skullwhist/random_bot.js",
+        include_str!("../../../../examples/bots/skullwhist/random_bot.js"),
+    ),
+    (
+        "examples/bots/croupier-http/pull_bot.py",
+        include_str!("../../../../examples/bots/croupier-http/pull_bot.py"),
+    ),
+    (
+        "examples/bots/croupier-http/pull_bot.js",
+        include_str!("../../../../examples/bots/croupier-http/pull_bot.js"),
+    ),
+    (
+        "examples/bots/croupier-http/push_bot.py",
+        include_str!("../../../../examples/bots/croupier-http/push_bot.py"),
+    ),
+    (
+        "examples/bots/croupier-http/push_bot.js",
+        include_str!("../../../../examples/bots/croupier-http/push_bot.js"),
+    ),
+    (
+        "examples/bots/croupier/random_bot.py",
+        include_str!("../../../../examples/bots/croupier/random_bot.py"),
+    ),
+    (
+        "examples/bots/croupier/random_bot.js",
+        include_str!("../../../../examples/bots/croupier/random_bot.js"),
+    ),
+];
+
+/// The start page's Markdown with the examples in place (an unknown include
+/// stays visible as text, so a test catches it).
+fn start_markdown() -> String {
+    let mut out = String::with_capacity(START.len() + 40_000);
+    for line in START.lines() {
+        let found = line
+            .strip_prefix("{{include ")
+            .and_then(|l| l.strip_suffix("}}"))
+            .and_then(|path| EXAMPLES.iter().find(|(p, _)| *p == path));
+        match found {
+            Some((path, code)) => {
+                let lang = if path.ends_with(".py") {
+                    "python"
+                } else {
+                    "javascript"
+                };
+                let file = path.rsplit('/').next().unwrap_or(path);
+                let _ = write!(
+                    out,
+                    "`{file}` (in the repository as `{path}`):\n\n````{lang}\n{}\n````\n",
+                    code.trim_end()
+                );
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+pub async fn start() -> Response {
+    let text = start_markdown();
+    let body = format!(
+        "<article class=\"doc start\">{}</article>",
+        render("", &text)
+    );
+    Html(layout("Start here", None, &body)).into_response()
+}
+
 fn index(title: &str, intro: &str, base: &str, docs: &[Doc], extra: &str) -> Response {
     let mut body = format!("<h1>{title}</h1><p class=\"lead\">{intro}</p><div class=\"grid\">");
     for d in docs {
@@ -177,7 +259,11 @@ fn slug(text: &str) -> String {
 /// Where a relative link of a document in `dir` points on this site, if
 /// anywhere (links to files outside the published documents are dropped).
 fn site_link(dir: &str, dest: &str) -> Option<String> {
-    if dest.starts_with('#') || dest.contains("://") || dest.starts_with("mailto:") {
+    if dest.starts_with('#')
+        || dest.starts_with('/')
+        || dest.contains("://")
+        || dest.starts_with("mailto:")
+    {
         return Some(dest.to_string());
     }
     let (path, fragment) = match dest.split_once('#') {
@@ -208,7 +294,12 @@ fn site_link(dir: &str, dest: &str) -> Option<String> {
 
 /// Renders a document: heading anchors, links rewritten to this site.
 pub fn markdown(doc: &Doc) -> String {
-    let mut events: Vec<Event> = Parser::new_ext(doc.text, Options::all()).collect();
+    render(doc.dir, doc.text)
+}
+
+/// Renders Markdown from a document in `dir` under `docs/`.
+fn render(dir: &str, text: &str) -> String {
+    let mut events: Vec<Event> = Parser::new_ext(text, Options::all()).collect();
     // Heading ids, from each heading's text.
     let mut i = 0;
     while i < events.len() {
@@ -240,7 +331,7 @@ pub fn markdown(doc: &Doc) -> String {
                 dest_url,
                 title,
                 id,
-            }) => match site_link(doc.dir, &dest_url) {
+            }) => match site_link(dir, &dest_url) {
                 Some(to) => out.push(Event::Start(Tag::Link {
                     link_type,
                     dest_url: CowStr::from(to),
@@ -300,5 +391,32 @@ mod tests {
             );
         }
         assert_eq!(slug("Faults and rulings"), "faults-and-rulings");
+    }
+
+    #[test]
+    fn the_start_page_shows_every_example_it_names() {
+        let text = start_markdown();
+        assert!(!text.contains("{{include"), "an include names no example");
+        for (path, code) in EXAMPLES {
+            assert!(
+                START.contains(&format!("{{{{include {path}}}}}")),
+                "{path} unused"
+            );
+            let first = code
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or_default();
+            assert!(text.contains(first), "{path} not on the page");
+        }
+        let html = render("", &text);
+        for anchor in [
+            "skullwhist-rest",
+            "pull-http",
+            "push-http",
+            "program-over-stdinstdout",
+        ] {
+            assert!(html.contains(&format!("id=\"{anchor}\"")), "{anchor}");
+        }
+        assert!(html.contains("href=\"/docs/http-api\""));
     }
 }

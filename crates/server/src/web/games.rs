@@ -11,7 +11,7 @@ use croupier_rules::{GameKind, Record};
 use croupier_store::web::{GameFilter, GameSummary};
 use serde::Serialize;
 
-use super::html::{esc, game_title, games_table, layout, seats_line, time, url};
+use super::html::{self, esc, game_title, games_table, layout, seats_line, time, url};
 use super::replay::{replay, Names, Replay};
 use super::{respond, Fmt, WebError};
 use crate::AppState;
@@ -168,8 +168,9 @@ pub async fn list(
 #[derive(Serialize)]
 pub struct GameData {
     game: GameSummary,
-    /// Shown only once the deal is public (see [`crate::visibility`]).
-    seed: Option<i64>,
+    /// Shown only once the deal is public (see [`crate::visibility`]), as
+    /// `croupier play --seed` and records write it (unsigned).
+    seed: Option<u64>,
     reason: Option<String>,
     record: Option<serde_json::Value>,
     replay: Option<Replay>,
@@ -209,7 +210,7 @@ async fn game_data(
     }
     Ok(GameData {
         game: summary,
-        seed: public.then_some(row.seed),
+        seed: public.then(|| html::seed(row.seed)),
         reason: row.reason,
         record: raw_record.and_then(|r| serde_json::from_str(r).ok()),
         replay,
@@ -250,8 +251,10 @@ fn game_html(d: &GameData) -> String {
         );
     }
     let n = replay.steps.len();
-    let step_href = |s: usize| format!("/games/{id}?step={s}#state");
-    let mut pager = String::from("<nav class=\"pager\" aria-label=\"steps\">");
+    // No fragment: the page opens at the top with the site's header, and
+    // the step controls sit at the same place on every step.
+    let step_href = |s: usize| format!("/games/{id}?step={s}");
+    let mut pager = String::from("<nav class=\"pager stepper\" aria-label=\"steps\">");
     let nav = |out: &mut String, ok: bool, s: usize, text: &str, rel: &str| {
         if ok {
             let _ = write!(out, "<a href=\"{}\" rel=\"{rel}\">{text}</a>", step_href(s));
@@ -310,9 +313,14 @@ fn game_html(d: &GameData) -> String {
                 )
             })
             .unwrap_or_default();
-        let ms =
-            s.ms.map(|m| format!("{m:.1} ms"))
-                .unwrap_or_else(|| "–".into());
+        let ms = match s.ms {
+            _ if s.builtin => {
+                "<span class=\"builtin\" title=\"an in-process built-in strategy\">built-in</span>"
+                    .into()
+            }
+            Some(m) => format!("{m:.1} ms"),
+            None => "–".into(),
+        };
         let _ = write!(
             body,
             "<tr id=\"step-{i}\"{cur}><td><a href=\"{href}\">{i}</a></td><td>{name}</td><td>{}</td><td class=\"num\">{ms}</td><td class=\"events\">{fault}{}</td></tr>",

@@ -76,7 +76,7 @@ pub fn layout(title: &str, json: Option<&str>, body: &str) -> String {
 <title>{title} · Croupier</title><link rel=\"stylesheet\" href=\"/static/croupier.css\">\
 <link rel=\"icon\" href=\"data:,\">{twin}</head><body>\
 <header class=\"top\"><a class=\"brand\" href=\"/\"><span class=\"suit red\">♥</span>Croupier</a>\
-<nav><a href=\"/games\">Games</a><a href=\"/bots\">Bots</a>{games}<a href=\"/activity\">Activity</a>\
+<nav><a href=\"/start\">Start here</a><a href=\"/games\">Games</a><a href=\"/bots\">Bots</a>{games}<a href=\"/activity\">Activity</a>\
 <a href=\"/rules\">Rules</a><a href=\"/docs\">API</a><a href=\"/about\">About</a></nav></header>\
 <main>{body}</main><footer>Croupier · card-game bot competitions{twin_link}</footer></body></html>",
         title = esc(title),
@@ -101,6 +101,13 @@ pub fn versus_href(a: &str, b: &str) -> String {
 pub fn time(t: &str) -> String {
     let short: String = t.chars().take(19).collect();
     esc(&short.replace('T', " "))
+}
+
+/// A game's seed as the store keeps it (the 64 bits in an SQLite integer)
+/// back as the unsigned number records hold and `croupier play --seed`
+/// takes.
+pub fn seed(stored: i64) -> u64 {
+    u64::from_ne_bytes(stored.to_ne_bytes())
 }
 
 /// A percentage of `part` in `whole`.
@@ -172,18 +179,20 @@ pub fn games_table(games: &[GameSummary]) -> String {
         return "<p class=\"empty\">No games yet.</p>".into();
     }
     let mut out = String::from(
-        "<div class=\"scroll\"><table class=\"games\"><thead><tr><th>Game</th><th>Kind</th>\
+        "<div class=\"scroll\"><table class=\"games\"><thead><tr><th>Game</th><th class=\"hide-narrow\">Kind</th>\
 <th>Bots and scores</th><th>Finished</th></tr></thead><tbody>",
     );
     for g in games {
+        // Date and time wrap between them on a phone, never inside.
         let when = g
             .finished
             .as_deref()
-            .map(time)
+            .map(|t| time(t).replacen(' ', "</span> <span>", 1))
+            .map(|t| format!("<span>{t}</span>"))
             .unwrap_or_else(|| esc(&g.status));
         let _ = write!(
             out,
-            "<tr><td><a href=\"/games/{id}\">#{id}</a></td><td>{kind}</td><td>{seats}</td>\
+            "<tr><td><a href=\"/games/{id}\">#{id}</a></td><td class=\"hide-narrow\">{kind}</td><td>{seats}</td>\
 <td class=\"when\">{when}</td></tr>",
             id = g.id,
             kind = game_title(&g.game),
@@ -206,6 +215,14 @@ mod tests {
         );
         assert_eq!(url("a b/c"), "a%20b%2Fc");
         assert_eq!(url("bot-1_x"), "bot-1_x");
+    }
+
+    #[test]
+    fn seeds_read_unsigned_as_records_write_them() {
+        let s: u64 = 0xDEAD_BEEF_0123_4567_u64 | (1 << 63);
+        assert_eq!(seed(s as i64), s);
+        assert_eq!(seed(-1), u64::MAX);
+        assert_eq!(seed(42), 42);
     }
 
     #[test]

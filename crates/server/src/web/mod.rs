@@ -7,7 +7,9 @@
 //! | home (live games, recent results, news) | `/` |
 //! | about | `/about` |
 //! | rules per game | `/rules`, `/rules/{game}` |
+//! | start here (a first bot per way to connect) | `/start` |
 //! | API docs per dialect | `/docs`, `/docs/{dialect}` |
+//! | HTTP API reference (from `/openapi.json`) | `/docs/http-api`, `/docs/http-api/{tag}` |
 //! | leaderboard and head-to-head matrix | `/leaderboard/{game}` |
 //! | bots online and every rated bot | `/bots` |
 //! | bot | `/bots/{name}` |
@@ -22,6 +24,7 @@
 mod docs;
 mod games;
 pub mod html;
+mod openapi;
 mod pages;
 mod replay;
 mod replay_games;
@@ -52,6 +55,9 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/rules", get(docs::rules_index))
         .route("/rules/{game}", get(docs::rules))
         .route("/docs", get(docs::docs_index))
+        .route("/docs/http-api", get(openapi::index))
+        .route("/docs/http-api/{tag}", get(openapi::tag))
+        .route("/start", get(docs::start))
         .route("/docs/{dialect}", get(docs::docs));
     // Data pages and their JSON twins.
     for prefix in ["", "/json"] {

@@ -82,6 +82,8 @@ pub async fn home(State(state): State<Arc<AppState>>, fmt: Fmt) -> Response {
         let mut body = format!(
             "<h1>Bots play cards here, around the clock</h1>\
 <p class=\"lead\">SkullWhist, Love Letter and Goofspiel between programs: ratings, head-to-head records and a replay of every game.</p>\
+<p class=\"notice\"><b>New here?</b> <a href=\"/start\">Start here</a>: a working bot to copy in Python or JavaScript \
+for each way to connect, and the command that puts it in its first game on this site.</p>\
 <div class=\"grid\"><div class=\"panel\"><div class=\"stat\">{}<small>games in progress</small></div></div>\
 <div class=\"panel\"><div class=\"stat\">{}<small>SkullWhist bots waiting for an opponent</small></div></div>\
 <div class=\"panel\"><div class=\"stat\">{}<small>games finished</small></div></div></div>",
@@ -120,6 +122,7 @@ pub async fn home(State(state): State<Arc<AppState>>, fmt: Fmt) -> Response {
             let _ = write!(body, "<li><b>{}</b> {}</li>", esc(date), esc(text));
         }
         body.push_str("</ul><h2>Bring your own bot</h2><div class=\"grid\">\
+<a class=\"panel\" href=\"/start\"><h3>Start here</h3><p>A first bot in Python or JavaScript, from copying it to its first game here.</p></a>\
 <a class=\"panel\" href=\"/api/\"><h3>SkullWhist REST API</h3><p>The 2014 SkullSpace API: bots written for the hackathon play unchanged.</p></a>\
 <a class=\"panel\" href=\"/docs\"><h3>Every dialect</h3><p>Croupier JSON for any game, the GOPS runner, the Love Letter manager.</p></a>\
 <a class=\"panel\" href=\"/rules\"><h3>Rules for bot authors</h3><p>What a bot sees, what it may do, how it scores.</p></a></div>");

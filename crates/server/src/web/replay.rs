@@ -6,7 +6,7 @@
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{Fault, Game, GameKind, Record, Seat, StepKind};
+use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo, StepKind};
 use serde::Serialize;
 
 use super::html::esc;
@@ -46,6 +46,9 @@ pub struct StepView {
     pub action: String,
     /// Thinking time in milliseconds, when measured.
     pub ms: Option<f64>,
+    /// The seat is an in-process built-in strategy: its time says nothing
+    /// about a bot (pages show "built-in" instead).
+    pub builtin: bool,
     /// The fault that led to it.
     pub fault: Option<Fault>,
     /// What happened, as text (hidden information included).
@@ -73,6 +76,13 @@ pub struct Replay {
     /// The state after step `at` (0 = the deal), drawn.
     #[serde(skip)]
     pub panel: String,
+}
+
+/// Whether a recorded seat was an in-process built-in strategy: every seat
+/// reached over a transport (a program, HTTP) records its dialect, and the
+/// SkullWhist REST hub names its seats `bot:{id}`.
+pub fn in_process(info: &SeatInfo) -> bool {
+    info.dialect.is_none() && !info.name.starts_with("bot:")
 }
 
 /// Replays `record`, drawing the state after step `at` (0 = the deal).
@@ -133,6 +143,7 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
             seat: step.seat,
             action,
             ms: step.ms,
+            builtin: record.seats.get(step.seat.index()).is_some_and(in_process),
             fault: step.fault.clone(),
             events: new.iter().map(|e| e.to_string()).collect(),
             action_html,

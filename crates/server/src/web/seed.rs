@@ -59,7 +59,17 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
         s.new_game(Seat(i as u8), variant, bots.len());
         strategies.push(s);
     }
-    let infos = bots.iter().map(|b| SeatInfo::named(BOTS[*b].0)).collect();
+    // The random bots stand for in-process house bots (no dialect, times
+    // near zero); the others for bots reached over a transport.
+    let builtin: Vec<bool> = bots.iter().map(|b| BOTS[*b].2 == "random").collect();
+    let infos = bots
+        .iter()
+        .zip(&builtin)
+        .map(|(b, inside)| SeatInfo {
+            dialect: (!inside).then(|| "croupier".to_string()),
+            ..SeatInfo::named(BOTS[*b].0)
+        })
+        .collect();
     let mut record = Record::begin::<G>(variant, seed, infos);
     let mut rngs: Vec<BotRng> = (0..bots.len())
         .map(|i| bot_rng(seed.wrapping_add(i as u64 + 1)))
@@ -78,8 +88,9 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
         }
         legal.clear();
         game.legal_actions(seat, &mut legal);
-        let ms = Some((chance.random_range(0.2f64..6.0)).powi(3));
         let i = seat.index();
+        let thought = chance.random_range(0.2f64..6.0).powi(3);
+        let ms = Some(if builtin[i] { 0.004 } else { thought });
         let obs = game.observation(seat);
         let chosen = if legal.is_empty() {
             None

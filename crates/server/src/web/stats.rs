@@ -11,7 +11,7 @@ use croupier_store::web::{BotStats, GameFilter, GameSummary, HistoryPoint, PairS
 use croupier_store::{BotKind, Store};
 use serde::Serialize;
 
-use super::html::{bot_link, esc, game_title, games_table, layout, pct, url, versus_href};
+use super::html::{bot_link, esc, game_title, games_table, layout, pct, time, url, versus_href};
 use super::{respond, svg, Fmt, WebError};
 use crate::AppState;
 
@@ -71,19 +71,50 @@ fn wlt(w: i64, l: i64, t: i64) -> String {
     )
 }
 
+/// Games on a leaderboard row's sparkline.
+const TREND: i64 = 30;
+/// A bot that finished a game this recently is marked active.
+const ACTIVE_SECS: u64 = 24 * 3600;
+
+/// A leaderboard row: the bot's stats, whether it is active and its recent
+/// rating trend.
+#[derive(Serialize)]
+pub struct LeaderRow {
+    #[serde(flatten)]
+    stats: BotStats,
+    /// It finished a game in the last 24 hours.
+    active: bool,
+    /// Its rating over its last games (oldest first).
+    trend: Vec<HistoryPoint>,
+}
+
 #[derive(Serialize)]
 pub struct LeaderboardData {
     game: &'static str,
-    bots: Vec<BotStats>,
+    bots: Vec<LeaderRow>,
     head_to_head: Vec<Pair>,
 }
 
 async fn leaderboard_data(state: &AppState, game: &str) -> Result<LeaderboardData, WebError> {
     let kind = parse_game(game)?;
     let store = state.hub.store();
+    let since = super::rfc3339_ago(ACTIVE_SECS);
+    let mut bots = Vec::new();
+    for stats in store.leaderboard(kind.name()).await? {
+        let trend = store.rating_history(stats.bot, kind.name(), TREND).await?;
+        let active = stats
+            .last_played
+            .as_deref()
+            .is_some_and(|t| t >= since.as_str());
+        bots.push(LeaderRow {
+            stats,
+            active,
+            trend,
+        });
+    }
     Ok(LeaderboardData {
         game: kind.name(),
-        bots: store.leaderboard(kind.name()).await?,
+        bots,
         head_to_head: store
             .pairs(kind.name())
             .await?
@@ -141,8 +172,10 @@ pub async fn leaderboard(
     respond(fmt, leaderboard_data(&state, &game).await, |d| {
         let title = game_title(d.game);
         let mut body = format!(
-            "<h1>{title} leaderboard</h1><p class=\"lead\">Weng-Lin rating μ ± σ, ordered by μ − 3σ. \
-<a href=\"/rules/{g}\">Rules</a> · <a href=\"/games?game={g}\">Games</a></p>",
+            "<h1>{title} leaderboard</h1><p class=\"lead\">Ordered by μ − 3σ: μ is a bot's estimated skill, \
+σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays \
+and wins). <a href=\"/docs/ladder#ratings\">How ratings work</a> · <a href=\"/rules/{g}\">Rules</a> · \
+<a href=\"/games?game={g}\">Games</a></p>",
             g = d.game
         );
         if d.bots.is_empty() {
@@ -150,12 +183,20 @@ pub async fn leaderboard(
         } else {
             body.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Bot</th>\
 <th class=\"num\">Rating</th><th class=\"num\">μ − 3σ</th><th class=\"num\">Games</th><th class=\"num\">W–L–T</th>\
-<th class=\"num\">Won</th><th class=\"num hide-narrow\">Forfeits</th></tr></thead><tbody>");
-            for (i, b) in d.bots.iter().enumerate() {
+<th class=\"num\">Won</th><th class=\"num hide-narrow\">Forfeits</th><th class=\"hide-narrow\">Trend</th>\
+<th class=\"hide-narrow\">Last played</th></tr></thead><tbody>");
+            for (i, row) in d.bots.iter().enumerate() {
+                let b = &row.stats;
+                let active = if row.active {
+                    " <span class=\"tag live\" title=\"finished a game in the last 24 hours\">active</span>"
+                } else {
+                    ""
+                };
                 let _ = write!(
                     body,
-                    "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td>\
-<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num hide-narrow\">{}</td></tr>",
+                    "<tr><td class=\"num\">{}</td><td class=\"name\">{}{active}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num hide-narrow\">{}</td>\
+<td class=\"hide-narrow\">{}</td><td class=\"when hide-narrow\">{}</td></tr>",
                     i + 1,
                     bot_link(&b.name),
                     rating(b),
@@ -163,7 +204,9 @@ pub async fn leaderboard(
                     b.games,
                     wlt(b.wins, b.losses, b.ties),
                     pct(b.wins, b.games),
-                    b.forfeits
+                    b.forfeits,
+                    svg::sparkline(&row.trend),
+                    b.last_played.as_deref().map(time).unwrap_or_default(),
                 );
             }
             body.push_str("</tbody></table></div>");
@@ -171,7 +214,8 @@ pub async fn leaderboard(
                 "<h2>Head to head</h2><p>Score of the row bot against the column bot \
 ((wins + ½ ties) / games) with its 95 % confidence interval. Open a cell for the versus page.</p>",
             );
-            body.push_str(&matrix(&d.bots, &d.head_to_head));
+            let stats: Vec<BotStats> = d.bots.iter().map(|r| r.stats.clone()).collect();
+            body.push_str(&matrix(&stats, &d.head_to_head));
         }
         layout(
             &format!("{title} leaderboard"),

@@ -33,6 +33,51 @@ fn nice_ticks(lo: f64, hi: f64, min_step: f64) -> Vec<f64> {
     out
 }
 
+/// A tick value without a sign on zero (`-0` reads as a bug).
+fn tick(t: f64) -> String {
+    let r = t.round();
+    if r == 0.0 {
+        "0".into()
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// A small line of μ − 3σ over a bot's last games, for leaderboard rows:
+/// green when it ends higher than it began, red when lower.
+pub fn sparkline(points: &[HistoryPoint]) -> String {
+    if points.len() < 2 {
+        return String::new();
+    }
+    let (w, h) = (80.0, 20.0);
+    let vals: Vec<f64> = points.iter().map(|p| p.mu - 3.0 * p.sigma).collect();
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = (hi - lo).max(1e-9);
+    let n = vals.len();
+    let mut pts = String::new();
+    for (i, v) in vals.iter().enumerate() {
+        let _ = write!(
+            pts,
+            "{:.1},{:.1} ",
+            w * i as f64 / (n - 1) as f64,
+            1.0 + (h - 2.0) * (hi - v) / span
+        );
+    }
+    let colour = if vals[n - 1] >= vals[0] {
+        "#1e7b45"
+    } else {
+        "#b3261e"
+    };
+    format!(
+        "<svg class=\"spark\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" \
+aria-label=\"μ − 3σ over the last {n} games: {:.1} to {:.1}\"><polyline points=\"{pts}\" fill=\"none\" \
+stroke=\"{colour}\" stroke-width=\"1.5\"/></svg>",
+        vals[0],
+        vals[n - 1]
+    )
+}
+
 /// A bot's rating over its last games: the mean as a line, ±σ as a band,
 /// μ − 3σ dashed.
 pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
@@ -63,10 +108,11 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
         let _ = write!(
             out,
             "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e0d8\"/>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{t:.0}</text>",
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             W - RIGHT,
             LEFT - 6.0,
             y(t) + 4.0,
+            tick(t),
             y = y(t)
         );
     }
@@ -93,14 +139,29 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
         line(&|p| p.mu - 3.0 * p.sigma),
         line(&|p| p.mu)
     );
-    let (first, last) = (points[0].game_id, points[n - 1].game_id);
-    let _ = write!(
-        out,
-        "<text x=\"{LEFT}\" y=\"{}\">game #{first}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">game #{last}</text></svg>",
-        H - 8.0,
-        W - RIGHT,
-        H - 8.0
-    );
+    // Up to six labels along the axis: the first and last game and evenly
+    // spaced ones between, each anchored so it stays inside the chart.
+    let labels = if n == 1 { 1 } else { n.min(6) };
+    for k in 0..labels {
+        let i = if labels == 1 {
+            0
+        } else {
+            k * (n - 1) / (labels - 1)
+        };
+        let anchor = match (k, labels - 1 - k) {
+            (0, _) => "start",
+            (_, 0) => "end",
+            _ => "middle",
+        };
+        let _ = write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"{anchor}\">#{}</text>",
+            x(i),
+            H - 8.0,
+            points[i].game_id
+        );
+    }
+    out.push_str("</svg>");
     out
 }
 
@@ -190,5 +251,27 @@ mod tests {
             nice_ticks(0.0, 60.0, 1.0),
             [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
         );
+    }
+
+    #[test]
+    fn rating_axes_read_zero_unsigned_and_label_several_games() {
+        assert_eq!(tick(-0.2), "0");
+        assert_eq!(tick(-5.0), "-5");
+        // μ − 3σ around zero: the axis crosses 0 and must not say "-0".
+        let points: Vec<HistoryPoint> = (0..40)
+            .map(|i| HistoryPoint {
+                game_id: 100 + i,
+                mu: 25.0 + i as f64 * 0.1,
+                sigma: 8.5 - i as f64 * 0.05,
+            })
+            .collect();
+        let svg = rating_chart(&points, "r");
+        assert!(!svg.contains(">-0<"), "{svg}");
+        assert!(svg.contains(">0<"));
+        assert_eq!(svg.matches(">#1").count(), 6, "six game labels");
+        assert!(svg.contains(">#100<") && svg.contains(">#139<"));
+        let spark = sparkline(&points);
+        assert!(spark.starts_with("<svg class=\"spark\"") && spark.contains("#1e7b45"));
+        assert!(sparkline(&points[..1]).is_empty());
     }
 }
