@@ -16,7 +16,7 @@ use croupier_rules::{Fault, Game, Record, RecordedStep, RuleError, Seat, SeatInf
 use croupier_store::{BotId, GameEnd, GameId, Store};
 use rand::seq::IndexedRandom;
 use rand::Rng;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 
 /// Clocks and limits of the server.
@@ -69,6 +69,10 @@ pub struct LiveGame {
     /// When each seat became due (deal, or the start of its turn).
     due: [Option<Instant>; 2],
     over: bool,
+    /// Once the game is over: turns true when its record is durable. The
+    /// game's lock is not held while the store writes; requests that would
+    /// tell a bot the game is over wait on this instead.
+    stored: Option<watch::Receiver<bool>>,
 }
 
 impl LiveGame {
@@ -283,7 +287,11 @@ impl Hub {
     pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
         if let Some(game) = self.current_game(bot) {
             let g = game.lock().await;
-            if !g.over {
+            if g.over {
+                let stored = g.stored.clone();
+                drop(g);
+                wait_stored(stored).await;
+            } else {
                 let seat = g
                     .seat_of(bot)
                     .ok_or_else(|| Refusal("internal: seat".into()))?;
@@ -391,6 +399,7 @@ impl Hub {
             record,
             due: [None; 2],
             over: false,
+            stored: None,
         };
         live.reset_clocks();
         let mut inner = self.lock();
@@ -441,14 +450,18 @@ impl Hub {
             return refuse("not your turn");
         }
         g.act(seat, SkullWhistAction::Play(card))?;
-        if g.over {
-            self.close(&mut g).await?;
+        let closing = g.over.then(|| self.close(&mut g));
+        drop(g);
+        match closing {
+            Some(closing) => self.closed(closing).await,
+            None => Ok(()),
         }
-        Ok(())
     }
 
-    /// Stores a finished game and releases its bots.
-    async fn close(&self, g: &mut LiveGame) -> Result<(), Refusal> {
+    /// Ends a finished game under its lock: what the store will keep, and
+    /// the signal that it is kept. [`Hub::closed`] then waits for the store
+    /// without the lock.
+    fn close(&self, g: &mut LiveGame) -> Closing {
         let outcome = g.engine.outcome();
         if let Some(o) = &outcome {
             g.record.outcome = o.clone();
@@ -460,7 +473,6 @@ impl Hub {
             .map(|s| g.bots[s.index()]);
         let end = game_end(&g.record, &g.bots);
         let scores = [end.scores[0], end.scores[1]];
-        let stored = self.store.finish_game(g.id, &end).await;
         match (forfeited_by, scores) {
             (Some(f), _) => tracing::info!(
                 "game {}: bot {} forfeited against bot {}",
@@ -476,17 +488,32 @@ impl Hub {
             ),
             _ => {}
         }
+        let (done, stored) = watch::channel(false);
+        g.stored = Some(stored);
+        Closing {
+            id: g.id,
+            bots: g.bots,
+            end,
+            done,
+        }
+    }
+
+    /// Stores a closed game (in the store's next group commit), then
+    /// releases its bots and wakes the requests waiting for it.
+    async fn closed(&self, c: Closing) -> Result<(), Refusal> {
+        let stored = self.store.finish_game(c.id, &c.end).await;
         {
             let mut inner = self.lock();
-            inner.games.remove(&g.id);
-            for b in g.bots {
-                if inner.game_of.get(&b) == Some(&g.id) {
+            inner.games.remove(&c.id);
+            for b in c.bots {
+                if inner.game_of.get(&b) == Some(&c.id) {
                     inner.game_of.remove(&b);
                 }
             }
         }
+        let _ = c.done.send(true);
         stored.map_err(|e| {
-            tracing::error!("cannot store finished game {}: {e}", g.id);
+            tracing::error!("cannot store finished game {}: {e}", c.id);
             Refusal("internal error: the game could not be stored".into())
         })
     }
@@ -503,7 +530,9 @@ impl Hub {
         }
         if let Some(seat) = g.seat_of(bot) {
             g.forfeit(seat, fault);
-            let _ = self.close(&mut g).await;
+            let closing = self.close(&mut g);
+            drop(g);
+            let _ = self.closed(closing).await;
         }
     }
 
@@ -517,6 +546,9 @@ impl Hub {
             return Status::default();
         };
         if g.over {
+            let stored = g.stored.clone();
+            drop(g);
+            wait_stored(stored).await;
             return Status::default();
         }
         let obs = g.engine.observation(seat);
@@ -567,6 +599,7 @@ impl Hub {
     pub async fn sweep(&self) {
         let limit = self.config.move_timeout;
         let games: Vec<_> = self.lock().games.values().cloned().collect();
+        let mut closings = Vec::new();
         for game in games {
             let mut g = game.lock().await;
             if g.over {
@@ -584,9 +617,11 @@ impl Hub {
                     detail: format!("no {what} within {} s of becoming due", limit.as_secs_f64()),
                 };
                 g.forfeit(Seat(i as u8), fault);
-                let _ = self.close(&mut g).await;
+                closings.push(self.close(&mut g));
             }
         }
+        // Stored together, in one group commit.
+        futures::future::join_all(closings.into_iter().map(|c| self.closed(c))).await;
         // Expired sessions are kept an hour longer, so that a bot using one
         // is told it expired rather than that it is unknown; a waiting bot
         // whose session expired stops waiting at once.
@@ -619,6 +654,22 @@ impl Hub {
     pub fn counts(&self) -> (usize, usize) {
         let inner = self.lock();
         (inner.games.len(), inner.waiting.len())
+    }
+}
+
+/// A finished game on its way to the store.
+struct Closing {
+    id: GameId,
+    bots: [BotId; 2],
+    end: GameEnd,
+    done: watch::Sender<bool>,
+}
+
+/// Waits until a finished game's record is durable (or its writer gave up),
+/// so that no bot is told a game is over before a crash would keep it.
+async fn wait_stored(stored: Option<watch::Receiver<bool>>) {
+    if let Some(mut rx) = stored {
+        let _ = rx.wait_for(|done| *done).await;
     }
 }
 

@@ -4,6 +4,7 @@
 //! (an embedded file, WAL journal), and a PostgreSQL store can be added as
 //! another implementation without touching them.
 
+pub mod group;
 pub mod ratings;
 mod sqlite;
 mod sqlite_web;
@@ -12,6 +13,7 @@ pub mod web;
 use async_trait::async_trait;
 use serde::Serialize;
 
+pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 pub use sqlite::SqliteStore;
 pub use web::WebReads;
 
@@ -37,6 +39,9 @@ pub enum StoreError {
     /// Migrations failed.
     #[error("migration error: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The store's writer task has stopped (its runtime is shutting down).
+    #[error("the store's writer has stopped")]
+    Closed,
 }
 
 /// A registered bot.
@@ -221,7 +226,9 @@ pub trait Store: WebReads + Send + Sync + 'static {
         seed: i64,
         started: &str,
     ) -> Result<GameId, StoreError>;
-    /// Stores a finished game and its record, durably, before returning.
+    /// Stores a finished game and its record, durably, before returning
+    /// (with its seats, ratings and statistics, in one transaction shared
+    /// with the other games that finish at the same time: see [`group`]).
     async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError>;
     /// Marks a running game aborted.
     async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError>;

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqlitePool};
+use sqlx::{Row, SqliteConnection, SqlitePool};
 
+use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 use crate::{
     BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
     StoreError,
@@ -14,11 +15,14 @@ use crate::{
 
 /// SQLite storage. Writes go through one connection (SQLite has one writer
 /// at a time; a pool of writers would only contend and back off), reads
-/// through a small pool.
+/// through a small pool. The writes of the hot paths (games started,
+/// finished and aborted, bots' health) go through a [`GroupCommit`] task,
+/// which commits those of many games in one transaction.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
     pub(crate) writer: SqlitePool,
+    group: GroupCommit,
 }
 
 impl SqliteStore {
@@ -42,7 +46,15 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        let store = SqliteStore { pool, writer };
+        let group = GroupCommit::spawn(
+            std::sync::Arc::new(SqliteBatch(writer.clone())),
+            GroupConfig::default(),
+        );
+        let store = SqliteStore {
+            pool,
+            writer,
+            group,
+        };
         // Games finished before ratings existed (issue 6) are rated once.
         store.rate_backlog().await?;
         Ok(store)
@@ -112,73 +124,28 @@ impl Store for SqliteStore {
         seed: i64,
         started: &str,
     ) -> Result<GameId, StoreError> {
-        if bots.len() < 2 {
-            return Err(StoreError::Db(sqlx::Error::Protocol(
-                "a game needs at least two bots".into(),
-            )));
+        let write = Write::StartGame {
+            game: game.to_string(),
+            bots: bots.to_vec(),
+            seed,
+            started: started.to_string(),
+        };
+        match self.group.write(write).await? {
+            Written::Game(id) => Ok(id),
+            Written::Done => Err(StoreError::Closed),
         }
-        let mut tx = self.writer.begin().await?;
-        let r = sqlx::query(
-            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
-        )
-        .bind(game)
-        .bind(bots[0])
-        .bind(bots[1])
-        .bind(bots.len() as i64)
-        .bind(seed)
-        .bind(started)
-        .execute(&mut *tx)
-        .await?;
-        let id = r.last_insert_rowid();
-        for (seat, bot) in bots.iter().enumerate() {
-            sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES (?, ?, ?)")
-                .bind(id)
-                .bind(seat as i64)
-                .bind(bot)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(id)
     }
 
     async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
-        let mut tx = self.writer.begin().await?;
-        sqlx::query(
-            "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ?",
-        )
-        .bind(&end.finished)
-        .bind(end.scores.first().copied().flatten())
-        .bind(end.scores.get(1).copied().flatten())
-        .bind(end.forfeited_by)
-        .bind(&end.record)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        for (seat, rank) in end.ranks.iter().enumerate() {
-            sqlx::query(
-                "UPDATE game_seats SET score = ?, rank = ?, forfeited = (bot IS ?) WHERE game_id = ? AND seat = ?",
-            )
-            .bind(end.scores.get(seat).copied().flatten())
-            .bind(i64::from(*rank))
-            .bind(end.forfeited_by)
-            .bind(id)
-            .bind(seat as i64)
-            .execute(&mut *tx)
-            .await?;
-        }
-        // Ratings, counts and head-to-head of the website (issue 6).
-        crate::ratings::record_result(&mut tx, id, end).await?;
-        tx.commit().await?;
+        let end = end.clone();
+        self.group.write(Write::FinishGame { id, end }).await?;
         Ok(())
     }
 
     async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE id = ? AND status = 'running'")
-            .bind(reason)
-            .bind(at)
-            .bind(id)
-            .execute(&self.writer)
+        let (reason, at) = (reason.to_string(), at.to_string());
+        self.group
+            .write(Write::AbortGame { id, reason, at })
             .await?;
         Ok(())
     }
@@ -314,13 +281,14 @@ impl Store for SqliteStore {
         paused_until: Option<i64>,
         pause_reason: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE bots SET strikes = ?, paused_until = ?, pause_reason = ? WHERE id = ?")
-            .bind(strikes)
-            .bind(paused_until)
-            .bind(pause_reason)
-            .bind(id)
-            .execute(&self.writer)
-            .await?;
+        let pause_reason = pause_reason.map(str::to_string);
+        let write = Write::BotHealth {
+            id,
+            strikes,
+            paused_until,
+            pause_reason,
+        };
+        self.group.write(write).await?;
         Ok(())
     }
 
@@ -342,6 +310,134 @@ impl Store for SqliteStore {
             .await?;
         Ok(())
     }
+}
+
+/// The writer connection, as the group-commit task sees it.
+struct SqliteBatch(SqlitePool);
+
+#[async_trait]
+impl BatchWrite for SqliteBatch {
+    async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
+        let mut tx = self.0.begin().await?;
+        let mut done = Vec::with_capacity(batch.len());
+        for w in batch {
+            done.push(apply(&mut tx, w).await?);
+        }
+        tx.commit().await?;
+        Ok(done)
+    }
+}
+
+/// One write inside a batch's transaction.
+async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreError> {
+    match w {
+        Write::StartGame {
+            game,
+            bots,
+            seed,
+            started,
+        } => start_game(tx, game, bots, *seed, started)
+            .await
+            .map(Written::Game),
+        Write::FinishGame { id, end } => {
+            finish_game(tx, *id, end).await?;
+            Ok(Written::Done)
+        }
+        Write::AbortGame { id, reason, at } => {
+            sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE id = ? AND status = 'running'")
+                .bind(reason)
+                .bind(at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            Ok(Written::Done)
+        }
+        Write::BotHealth {
+            id,
+            strikes,
+            paused_until,
+            pause_reason,
+        } => {
+            sqlx::query(
+                "UPDATE bots SET strikes = ?, paused_until = ?, pause_reason = ? WHERE id = ?",
+            )
+            .bind(strikes)
+            .bind(paused_until)
+            .bind(pause_reason)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            Ok(Written::Done)
+        }
+    }
+}
+
+async fn start_game(
+    tx: &mut SqliteConnection,
+    game: &str,
+    bots: &[BotId],
+    seed: i64,
+    started: &str,
+) -> Result<GameId, StoreError> {
+    if bots.len() < 2 {
+        return Err(StoreError::Db(sqlx::Error::Protocol(
+            "a game needs at least two bots".into(),
+        )));
+    }
+    let r = sqlx::query(
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
+    )
+    .bind(game)
+    .bind(bots[0])
+    .bind(bots[1])
+    .bind(bots.len() as i64)
+    .bind(seed)
+    .bind(started)
+    .execute(&mut *tx)
+    .await?;
+    let id = r.last_insert_rowid();
+    for (seat, bot) in bots.iter().enumerate() {
+        sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES (?, ?, ?)")
+            .bind(id)
+            .bind(seat as i64)
+            .bind(bot)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(id)
+}
+
+async fn finish_game(
+    tx: &mut SqliteConnection,
+    id: GameId,
+    end: &GameEnd,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ?",
+    )
+    .bind(&end.finished)
+    .bind(end.scores.first().copied().flatten())
+    .bind(end.scores.get(1).copied().flatten())
+    .bind(end.forfeited_by)
+    .bind(&end.record)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    for (seat, rank) in end.ranks.iter().enumerate() {
+        sqlx::query(
+            "UPDATE game_seats SET score = ?, rank = ?, forfeited = (bot IS ?) WHERE game_id = ? AND seat = ?",
+        )
+        .bind(end.scores.get(seat).copied().flatten())
+        .bind(i64::from(*rank))
+        .bind(end.forfeited_by)
+        .bind(id)
+        .bind(seat as i64)
+        .execute(&mut *tx)
+        .await?;
+    }
+    // Ratings, counts and head-to-head of the website (issue 6).
+    crate::ratings::record_result(tx, id, end).await?;
+    Ok(())
 }
 
 const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";

@@ -1,0 +1,308 @@
+//! Group commit: the writes of the hot paths (a game dealt, a game finished
+//! with its seats, ratings and statistics, a game aborted, a bot's health)
+//! go to one writer task, which commits whatever arrived within a short
+//! window (or up to a batch size) in one transaction and only then answers
+//! each caller. A caller's write is durable when its future resolves, as it
+//! was with one transaction per write, but many games share one commit and
+//! nothing waits for the disk while holding a game's lock.
+//!
+//! A store implements [`BatchWrite`] (apply a batch in one transaction, all
+//! or nothing) and keeps a [`GroupCommit`] handle in front of it: the SQLite
+//! store does, and a PostgreSQL store implements the same method.
+//!
+//! A batch that fails is retried one write at a time, so a bad write fails
+//! only its own caller. A write, once submitted, is committed even if its
+//! caller stops waiting (an HTTP client that hangs up).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::{BotId, GameEnd, GameId, StoreError};
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    /// A game just dealt, with its bots by seat (at least two).
+    StartGame {
+        /// Game name.
+        game: String,
+        /// Bots by seat.
+        bots: Vec<BotId>,
+        /// The deal's seed.
+        seed: i64,
+        /// Start time (RFC 3339).
+        started: String,
+    },
+    /// A game finished: its row, its seats, ratings and statistics.
+    FinishGame {
+        /// The game.
+        id: GameId,
+        /// How it ended.
+        end: GameEnd,
+    },
+    /// A running game aborted.
+    AbortGame {
+        /// The game.
+        id: GameId,
+        /// Why.
+        reason: String,
+        /// When (RFC 3339).
+        at: String,
+    },
+    /// A bot's strikes and pause.
+    BotHealth {
+        /// The bot.
+        id: BotId,
+        /// Consecutive faulty matches.
+        strikes: i64,
+        /// Paused until (unix seconds).
+        paused_until: Option<i64>,
+        /// Why it is paused.
+        pause_reason: Option<String>,
+    },
+}
+
+/// What a write produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The id of a game started.
+    Game(GameId),
+    /// Done.
+    Done,
+}
+
+/// A store that can apply several writes in one transaction.
+#[async_trait]
+pub trait BatchWrite: Send + Sync + 'static {
+    /// Applies `batch` in order in one transaction: every write or none.
+    /// Returns one [`Written`] per write.
+    async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError>;
+}
+
+/// How the writer groups writes.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupConfig {
+    /// A batch takes the writes submitted up to this long after its first
+    /// one (writes that queued while the previous batch was committing go
+    /// at once).
+    pub window: Duration,
+    /// At most this many writes per batch.
+    pub max_batch: usize,
+}
+
+impl Default for GroupConfig {
+    fn default() -> Self {
+        GroupConfig {
+            window: Duration::from_millis(2),
+            max_batch: 256,
+        }
+    }
+}
+
+struct Job {
+    write: Write,
+    submitted: Instant,
+    reply: oneshot::Sender<Result<Written, StoreError>>,
+}
+
+/// The handle of a group-commit writer task (cheap to clone). The task ends
+/// when the last handle is dropped, after committing what was submitted.
+#[derive(Clone)]
+pub struct GroupCommit {
+    tx: mpsc::Sender<Job>,
+}
+
+impl std::fmt::Debug for GroupCommit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupCommit").finish_non_exhaustive()
+    }
+}
+
+impl GroupCommit {
+    /// Starts the writer task over `target` (needs a tokio runtime).
+    pub fn spawn(target: Arc<dyn BatchWrite>, config: GroupConfig) -> GroupCommit {
+        let max = config.max_batch.max(1);
+        // Room for several batches: a burst waits here, not in the callers.
+        let (tx, rx) = mpsc::channel(max * 16);
+        tokio::spawn(run(
+            target,
+            rx,
+            GroupConfig {
+                max_batch: max,
+                ..config
+            },
+        ));
+        GroupCommit { tx }
+    }
+
+    /// Submits `write` and waits until its batch is committed.
+    pub async fn write(&self, write: Write) -> Result<Written, StoreError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job {
+            write,
+            submitted: Instant::now(),
+            reply,
+        };
+        self.tx.send(job).await.map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+async fn run(target: Arc<dyn BatchWrite>, mut rx: mpsc::Receiver<Job>, config: GroupConfig) {
+    let mut jobs: Vec<Job> = Vec::with_capacity(config.max_batch);
+    while let Some(first) = rx.recv().await {
+        let deadline = first.submitted + config.window;
+        jobs.push(first);
+        while jobs.len() < config.max_batch {
+            match rx.try_recv() {
+                Ok(job) => jobs.push(job),
+                Err(mpsc::error::TryRecvError::Disconnected) => break,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    match tokio::time::timeout_at(deadline, rx.recv()).await {
+                        Ok(Some(job)) => jobs.push(job),
+                        _ => break,
+                    }
+                }
+            }
+        }
+        commit(&*target, &mut jobs).await;
+    }
+}
+
+/// Commits `jobs` in one transaction and answers each; if that fails,
+/// commits them one by one so that each caller gets its own answer.
+async fn commit(target: &dyn BatchWrite, jobs: &mut Vec<Job>) {
+    let (writes, replies): (Vec<Write>, Vec<_>) =
+        jobs.drain(..).map(|j| (j.write, j.reply)).unzip();
+    match target.write_batch(&writes).await {
+        Ok(done) if done.len() == writes.len() => {
+            for (reply, d) in replies.into_iter().zip(done) {
+                let _ = reply.send(Ok(d));
+            }
+        }
+        first => {
+            if writes.len() == 1 {
+                let r = first.and_then(|d| d.into_iter().next().ok_or(StoreError::Closed));
+                if let Some(reply) = replies.into_iter().next() {
+                    let _ = reply.send(r);
+                }
+                return;
+            }
+            for (w, reply) in writes.iter().zip(replies) {
+                let r = target
+                    .write_batch(std::slice::from_ref(w))
+                    .await
+                    .and_then(|d| d.into_iter().next().ok_or(StoreError::Closed));
+                let _ = reply.send(r);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Records each batch; fails a batch holding an abort with reason "bad".
+    #[derive(Default)]
+    struct Log(Mutex<Vec<usize>>);
+
+    #[async_trait]
+    impl BatchWrite for Log {
+        async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let bad = batch
+                .iter()
+                .any(|w| matches!(w, Write::AbortGame { reason, .. } if reason == "bad"));
+            if bad {
+                return Err(StoreError::Db(sqlx::Error::Protocol("bad".into())));
+            }
+            self.0.lock().unwrap().push(batch.len());
+            Ok(batch
+                .iter()
+                .map(|w| match w {
+                    Write::StartGame { seed, .. } => Written::Game(*seed),
+                    _ => Written::Done,
+                })
+                .collect())
+        }
+    }
+
+    fn abort(reason: &str) -> Write {
+        Write::AbortGame {
+            id: 1,
+            reason: reason.into(),
+            at: "t".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn concurrent_writes_share_batches_and_get_their_own_answers() {
+        let log = Arc::new(Log::default());
+        let group = GroupCommit::spawn(log.clone(), GroupConfig::default());
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..100 {
+            let g = group.clone();
+            tasks.spawn(async move {
+                let w = Write::StartGame {
+                    game: "g".into(),
+                    bots: vec![1, 2],
+                    seed: i,
+                    started: "t".into(),
+                };
+                (i, g.write(w).await.unwrap())
+            });
+        }
+        while let Some(r) = tasks.join_next().await {
+            let (i, written) = r.unwrap();
+            assert_eq!(written, Written::Game(i));
+        }
+        let batches = log.0.lock().unwrap().clone();
+        assert_eq!(batches.iter().sum::<usize>(), 100);
+        assert!(batches.len() < 100, "no batching: {batches:?}");
+    }
+
+    #[tokio::test]
+    async fn a_bad_write_fails_alone() {
+        let log = Arc::new(Log::default());
+        let group = GroupCommit::spawn(log.clone(), GroupConfig::default());
+        let (a, b, c) = tokio::join!(
+            group.write(abort("ok")),
+            group.write(abort("bad")),
+            group.write(abort("ok"))
+        );
+        assert_eq!(a.unwrap(), Written::Done);
+        assert!(b.is_err());
+        assert_eq!(c.unwrap(), Written::Done);
+        let batches = log.0.lock().unwrap().clone();
+        assert_eq!(batches.iter().sum::<usize>(), 2, "{batches:?}");
+    }
+
+    #[tokio::test]
+    async fn batches_respect_the_maximum_size() {
+        let log = Arc::new(Log::default());
+        let config = GroupConfig {
+            window: Duration::from_millis(50),
+            max_batch: 4,
+        };
+        let group = GroupCommit::spawn(log.clone(), config);
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..10 {
+            let g = group.clone();
+            tasks.spawn(async move { g.write(abort("ok")).await });
+        }
+        while let Some(r) = tasks.join_next().await {
+            assert_eq!(r.unwrap().unwrap(), Written::Done);
+        }
+        let batches = log.0.lock().unwrap().clone();
+        assert_eq!(batches.iter().sum::<usize>(), 10);
+        assert!(batches.iter().all(|n| *n <= 4), "{batches:?}");
+    }
+}
