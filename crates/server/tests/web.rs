@@ -365,7 +365,7 @@ async fn bot_and_versus_pages_read_times_faults_margins_and_splits() {
         "median (p50)",
         "p99",
         "1.2.0",
-        "finished a game 2026-01-01 00:03:00",
+        "finished a game <span class=\"nowrap\">2026-01-01</span> <span class=\"nowrap\">00:03:00</span>",
         "no &lt;answer&gt; in time",
         "step=4\">#",
     ] {

@@ -83,7 +83,9 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
     let info = store.bot_info(bot.id).await?;
     let game = bot.game.parse::<GameKind>().ok();
     let move_limit = match info.as_ref().map(|b| b.kind) {
-        Some(BotKind::Push | BotKind::Pull) => state
+        // House bots that are timed (demo records) run under the ladder's
+        // limit like any other.
+        Some(BotKind::Push | BotKind::Pull | BotKind::House) => state
             .ladder
             .as_ref()
             .zip(game)
@@ -283,7 +285,10 @@ fn about_html(d: &BotData) -> String {
         "<div><dt>Last seen</dt><dd>{}</dd></div>",
         d.last_seen
             .as_deref()
-            .map(|t| format!("finished a game {}", time(t)))
+            .map(|t| {
+                let (day, at) = time(t).split_once(' ').map_or((String::new(), String::new()), |(d, a)| (d.to_string(), a.to_string()));
+                format!("finished a game <span class=\"nowrap\">{day}</span> <span class=\"nowrap\">{at}</span>")
+            })
             .unwrap_or_else(|| "no finished game yet".into())
     ));
     if let Some(h) = &d.health {
