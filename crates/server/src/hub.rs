@@ -216,6 +216,11 @@ impl Hub {
         &self.store
     }
 
+    /// Clocks and limits.
+    pub fn config(&self) -> &HubConfig {
+        &self.config
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock cannot leave the maps half-updated
         // in a way that matters more than stopping the server would.

@@ -262,6 +262,15 @@ impl Ladder {
         }
     }
 
+    /// The time a bot has for each decision in `game`'s ladder matches.
+    pub fn move_time(&self, game: GameKind) -> Option<Duration> {
+        self.config
+            .games
+            .iter()
+            .find(|g| g.game == game)
+            .map(|g| g.move_time)
+    }
+
     /// Whether `bot` is in a ladder match now.
     pub fn is_busy(&self, bot: BotId) -> bool {
         self.lock().busy.contains(&bot)

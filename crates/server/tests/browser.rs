@@ -97,7 +97,7 @@ impl Page<'_> {
         let errors: Vec<String> = console_errors(self.client)
             .await
             .into_iter()
-            .filter(|e| !(name == "not-found" && e.starts_with(&own_404)))
+            .filter(|e| !(name.ends_with("not-found") && e.starts_with(&own_404)))
             .collect();
         assert!(
             errors.is_empty(),
@@ -116,6 +116,64 @@ impl Page<'_> {
             .unwrap_or_else(|_| panic!("no link '{css}' on {from}"));
         link.click().await.unwrap();
         self.client.current_url().await.unwrap()
+    }
+
+    /// What is wrong with the page's layout at the current width: the page
+    /// wider than the window, a list of games cut off (it must fit, not
+    /// scroll), a bot name broken over lines.
+    async fn layout_problems(&self) -> Vec<String> {
+        let v = self
+            .client
+            .execute(
+                r#"
+const out = [];
+const w = window.innerWidth;
+if (document.documentElement.scrollWidth > w + 1)
+  out.push(`page is ${document.documentElement.scrollWidth}px wide in a ${w}px window`);
+for (const t of document.querySelectorAll('table.games')) {
+  const box = t.parentElement;
+  if (box.scrollWidth > box.clientWidth + 1)
+    out.push(`games table cut off: ${box.scrollWidth}px in ${box.clientWidth}px; columns ${
+      [...t.rows[0].cells].map(c => c.offsetWidth)}; rows: ${
+      [...t.rows].slice(1, 3).map(r => r.cells[2].innerHTML).join(' | ')}`);
+}
+for (const a of document.querySelectorAll('a.bot, .who')) {
+  if (a.getClientRects().length > 1) out.push(`bot name broken over lines: ${a.textContent}`);
+}
+// Inside a box that scrolls sideways (a wide table, code) is fine.
+const scrolls = e => {
+  for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
+    if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return true;
+  return false;
+};
+for (const e of document.querySelectorAll('main *')) {
+  const r = e.getBoundingClientRect();
+  if (r.width > 0 && r.right > w + 1 && !e.closest('svg') && !scrolls(e))
+    out.push(`${e.tagName.toLowerCase()}.${e.className} reaches ${Math.round(r.right)}px`);
+}
+return out.slice(0, 5);
+"#,
+                Vec::new(),
+            )
+            .await
+            .unwrap();
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// Opens `path`, checks it as [`Page::visit`] does and that its layout
+    /// fits the window.
+    async fn visit_fits(&self, name: &str, path: &str) {
+        self.visit(name, path).await;
+        let problems = self.layout_problems().await;
+        assert!(problems.is_empty(), "{name} ({path}): {problems:?}");
+    }
+
+    /// Runs `js` (an expression) and returns its value.
+    async fn eval(&self, js: &str) -> Value {
+        self.client
+            .execute(&format!("return {js};"), Vec::new())
+            .await
+            .unwrap()
     }
 
     async fn text(&self, css: &str) -> String {
@@ -266,7 +324,9 @@ async fn every_page_kind_works_in_headless_chromium() {
             "binary": chromium,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
                      "--disable-dev-shm-usage", "--window-size=1280,1000",
-                     "--hide-scrollbars",
+                     "--hide-scrollbars", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync",
                      format!("--user-data-dir={}", profile.path().display())]
         },
         "goog:loggingPrefs": {"browser": "ALL"}
@@ -316,6 +376,9 @@ async fn every_page_kind_works_in_headless_chromium() {
     let bot_b = first_game.seats[1].name.clone();
     let kinds: Vec<(&str, String)> = vec![
         ("home", "/".into()),
+        ("start", "/start".into()),
+        ("api", "/api/".into()),
+        ("http-api", "/docs/http-api".into()),
         ("about", "/about".into()),
         ("rules-index", "/rules".into()),
         ("rules-skullwhist", "/rules/skullwhist".into()),
@@ -356,21 +419,54 @@ async fn every_page_kind_works_in_headless_chromium() {
         ("not-found", "/games/999999".into()),
     ];
     for (name, path) in &kinds {
-        page.visit(name, path).await;
+        page.visit_fits(name, path).await;
     }
     let title = client.title().await.unwrap();
     assert!(title.starts_with("Not found"), "the 404 page says: {title}");
 
-    // On a phone.
+    // Every page again on a phone: nothing wider than the window, lists of
+    // games not cut off, names whole.
     client.set_window_size(390, 844).await.unwrap();
-    page.visit("phone-home", "/").await;
-    page.visit(
+    let inner = page.eval("window.innerWidth").await;
+    assert!(inner.as_i64().unwrap() <= 400, "window {inner} px wide");
+    for (name, path) in &kinds {
+        page.visit_fits(&format!("phone-{name}"), path).await;
+    }
+    page.visit_fits(
         "phone-game",
         &format!("/games/{}?step={}", first[0].id, steps[3]),
     )
     .await;
-    page.visit("phone-leaderboard", "/leaderboard/loveletter")
+
+    // A step link with the old fragment lands with the header in view, and
+    // the step controls stay at hand while scrolling through the steps.
+    for (width, height) in [(390, 844), (1280, 1000)] {
+        client.set_window_size(width, height).await.unwrap();
+        page.visit(
+            &format!("step-link-{width}"),
+            &format!("/games/{}?step={}#state", first[0].id, steps[3]),
+        )
         .await;
+        let header_top = page
+            .eval("document.querySelector('header.top').getBoundingClientRect().top")
+            .await;
+        assert!(
+            header_top.as_f64().unwrap() >= 0.0,
+            "{width} px: #state scrolled the header away ({header_top})"
+        );
+        page.eval("document.querySelector('table.steps tr:last-child').scrollIntoView()")
+            .await;
+        let stepper = page
+            .eval("document.querySelector('.pager.stepper').getBoundingClientRect().top")
+            .await
+            .as_f64()
+            .unwrap();
+        assert!(
+            (0.0..80.0).contains(&stepper),
+            "{width} px: the step controls are not at hand at the last step ({stepper})"
+        );
+        page.check(&format!("step-controls-{width}")).await;
+    }
     client.set_window_size(1280, 1000).await.unwrap();
 
     // Leaderboard → bot → versus → replay, then step through the replay.
@@ -379,9 +475,15 @@ async fn every_page_kind_works_in_headless_chromium() {
     let at = page.click("table a.bot").await;
     assert!(at.path().starts_with("/bots/"), "{at}");
     page.check("flow-bot").await;
+    page.eval("document.getElementById('thinking').scrollIntoView()")
+        .await;
+    page.check("flow-bot-thinking").await;
     let at = page.click("a[href^='/versus/']").await;
     assert!(at.path().starts_with("/versus/"), "{at}");
     page.check("flow-versus").await;
+    page.eval("document.querySelector('svg.strip').scrollIntoView()")
+        .await;
+    page.check("flow-versus-margins").await;
     let at = page.click("table.games a[href^='/games/']").await;
     assert!(at.path().starts_with("/games/"), "{at}");
     page.check("flow-game").await;

@@ -257,3 +257,176 @@ async fn leaderboards_order_by_conservative_rating_and_pages_hold_fifty() {
     let (_, _, html) = get(&s.app, "/games?page=2").await;
     assert!(html.contains("« first") && html.contains("older ›"));
 }
+
+/// A finished SkullWhist game of `a` (seat `seat_a`) against `b` with a
+/// hand-made record: `a` thinks `a_ms` per move, the first card is played
+/// by `leader`, and `fault` (if any) is `a`'s forfeit.
+#[allow(clippy::too_many_arguments)]
+async fn sw_game(
+    store: &SqliteStore,
+    (a, b): (i64, i64),
+    seat_a: usize,
+    a_ms: f64,
+    leader: usize,
+    scores: [i64; 2],
+    fault: Option<&str>,
+    at: &str,
+) {
+    let bots = if seat_a == 0 { [a, b] } else { [b, a] };
+    let g = store.start_game("skullwhist", &bots, 7, at).await.unwrap();
+    let mut seats = vec![
+        serde_json::json!({"name": "b"}),
+        serde_json::json!({"name": "b"}),
+    ];
+    seats[seat_a] = serde_json::json!({"name": "timer", "version": "1.2.0", "dialect": "croupier"});
+    let mut steps = vec![
+        serde_json::json!({"seat": seat_a, "action": "bid 3", "ms": a_ms}),
+        serde_json::json!({"seat": 1 - seat_a, "action": "bid 4", "ms": 0.004}),
+        serde_json::json!({"seat": leader, "action": "play C05", "ms": a_ms}),
+    ];
+    if let Some(kind) = fault {
+        steps.push(
+            serde_json::json!({"seat": seat_a, "forfeit": true, "ms": 10000.0,
+            "fault": {"kind": kind, "detail": "no <answer> in time"}}),
+        );
+    }
+    // Scores by seat; ranks from them.
+    let by_seat = if seat_a == 0 {
+        scores
+    } else {
+        [scores[1], scores[0]]
+    };
+    let ranks: Vec<u8> = (0..2)
+        .map(|i| if by_seat[i] >= by_seat[1 - i] { 1 } else { 2 })
+        .collect();
+    let record = serde_json::json!({
+        "format": "croupier-record/1", "game": "skullwhist", "rules_version": 1,
+        "variant": {}, "seed": 7, "seats": seats, "steps": steps,
+        "outcome": {"scores": by_seat, "ranks": ranks}
+    });
+    store
+        .finish_game(
+            g,
+            &croupier_store::GameEnd {
+                finished: at.into(),
+                scores: by_seat.iter().map(|s| Some(*s)).collect(),
+                ranks,
+                forfeited_by: None,
+                record: record.to_string(),
+            },
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_and_versus_pages_read_times_faults_margins_and_splits() {
+    let s = site(0).await;
+    let a = s.store.create_bot("timer", "h", false).await.unwrap();
+    let b = s.store.create_bot("rival", "h", false).await.unwrap();
+    // Four games: timer sits first in two, leads first in three, wins three
+    // (margins +70, +20, −50, +5) and times out once (a forfeit step).
+    let games = [
+        (0, 10.0, 0, [40, -30], None),
+        (1, 20.0, 1, [30, 10], None),
+        (0, 30.0, 0, [-20, 30], Some("timeout")),
+        (1, 40.0, 0, [15, 10], None),
+    ];
+    for (i, (seat, ms, lead_seat, scores, fault)) in games.into_iter().enumerate() {
+        sw_game(
+            &s.store,
+            (a, b),
+            seat,
+            ms,
+            lead_seat,
+            scores,
+            fault,
+            &format!("2026-01-01T00:0{i}:00.000Z"),
+        )
+        .await;
+    }
+    let (_, _, json) = get(&s.app, "/json/bots/timer").await;
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let p = &v["profile"];
+    assert_eq!(p["games"], 4);
+    assert_eq!(p["version"], "1.2.0");
+    // Its bids and the cards it led (10, 10, 20, 20, 30, 30, 40) and the
+    // 10 s of the forfeit step; the rival's steps are not its own.
+    assert_eq!(p["thinking"]["moves"], 8);
+    assert_eq!(p["thinking"]["p50"], 20.0);
+    assert_eq!(p["thinking"]["max"], 10000.0);
+    assert_eq!(p["faults"]["timeout"], 1);
+    assert_eq!(p["recent_faults"][0]["step"], 4);
+    assert_eq!(v["move_limit_ms"], 120_000.0, "a REST bot: the hub's limit");
+    assert_eq!(v["last_seen"], "2026-01-01T00:03:00.000Z");
+    let (_, _, html) = get(&s.app, "/bots/timer").await;
+    for says in [
+        "Thinking time",
+        "median (p50)",
+        "p99",
+        "1.2.0",
+        "finished a game <span class=\"nowrap\">2026-01-01</span> <span class=\"nowrap\">00:03:00</span>",
+        "no &lt;answer&gt; in time",
+        "step=4\">#",
+    ] {
+        assert!(html.contains(says), "the bot page lacks '{says}'");
+    }
+    // The rival's moves are not timed (in-process), and it has no faults.
+    let (_, _, rival) = get(&s.app, "/bots/rival").await;
+    assert!(rival.contains("moves are not timed") && rival.contains("No faults"));
+
+    let (_, _, json) = get(&s.app, "/json/versus/timer/rival").await;
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let sp = &v["splits"][0];
+    assert_eq!(sp["game"], "skullwhist");
+    assert_eq!(sp["margins"]["all"], serde_json::json!([70, 20, -50, 5]));
+    assert_eq!(sp["margins"]["best"], 70);
+    assert_eq!(sp["margins"]["worst"], -50);
+    assert_eq!(
+        sp["a_first_seat"],
+        serde_json::json!({"games": 2, "wins": 1, "losses": 1, "ties": 0})
+    );
+    assert_eq!(
+        sp["b_first_seat"],
+        serde_json::json!({"games": 2, "wins": 2, "losses": 0, "ties": 0})
+    );
+    // timer led the first trick in the first three games (from either
+    // seat), the rival in the last.
+    assert_eq!(
+        sp["a_led_first"],
+        serde_json::json!({"games": 3, "wins": 2, "losses": 1, "ties": 0})
+    );
+    assert_eq!(
+        sp["b_led_first"],
+        serde_json::json!({"games": 1, "wins": 1, "losses": 0, "ties": 0})
+    );
+    assert_eq!(v["history"][0]["a"].as_array().unwrap().len(), 4);
+    let (_, _, html) = get(&s.app, "/versus/timer/rival").await;
+    for says in [
+        "Score margins",
+        "+70",
+        "−50",
+        "By seat",
+        "By who led the first trick",
+        "Ratings over their shared games",
+    ] {
+        assert!(html.contains(says), "the versus page lacks '{says}'");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_pages_speak_to_bot_authors() {
+    let s = site(0).await;
+    for game in ["skullwhist", "loveletter", "goofspiel"] {
+        let (status, _, html) = get(&s.app, &format!("/rules/{game}")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(html.contains("What your bot sees and does"), "{game}");
+        assert!(
+            html.contains("href=\"/start\""),
+            "{game}: no link to Start here"
+        );
+        for dev in ["crates/", "testdata", "SPEC", "seed 00", ".json`", "golden"] {
+            assert!(!html.contains(dev), "{game}: the rules page says '{dev}'");
+        }
+    }
+}

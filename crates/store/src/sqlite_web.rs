@@ -218,6 +218,15 @@ impl WebReads for SqliteStore {
         Ok(row.as_ref().map(web_bot).transpose()?)
     }
 
+    async fn owner_name(&self, bot: BotId) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT o.name FROM bots b JOIN owners o ON o.id = b.owner WHERE b.id = ?",
+        )
+        .bind(bot)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
     async fn all_stats(&self) -> Result<Vec<BotStats>, StoreError> {
         let rows = sqlx::query(&format!(
             "{STATS} ORDER BY s.game, s.conservative DESC, b.name"
@@ -274,6 +283,40 @@ impl WebReads for SqliteStore {
             .collect::<Result<Vec<_>, sqlx::Error>>()?;
         points.reverse();
         Ok(points)
+    }
+
+    async fn rating_histories(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError> {
+        // Per bot, the correlated subquery walks its history backwards on
+        // the primary key and stops after `limit` rows of this game.
+        let rows = sqlx::query(
+            "SELECT h.bot, h.game_id, h.mu, h.sigma FROM bot_stats s
+             JOIN rating_history h ON h.bot = s.bot AND h.game_id IN (
+                 SELECT h2.game_id FROM rating_history h2 JOIN games g ON g.id = h2.game_id
+                 WHERE h2.bot = s.bot AND g.game = s.game ORDER BY h2.game_id DESC LIMIT ?2)
+             WHERE s.game = ?1 ORDER BY h.bot, h.game_id",
+        )
+        .bind(game)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out: Vec<(BotId, Vec<HistoryPoint>)> = Vec::new();
+        for r in &rows {
+            let bot: BotId = r.try_get("bot")?;
+            let point = HistoryPoint {
+                game_id: r.try_get("game_id")?,
+                mu: r.try_get("mu")?,
+                sigma: r.try_get("sigma")?,
+            };
+            match out.last_mut() {
+                Some((b, points)) if *b == bot => points.push(point),
+                _ => out.push((bot, vec![point])),
+            }
+        }
+        Ok(out)
     }
 
     async fn opponents(&self, bot: BotId, limit: i64) -> Result<Vec<PairStats>, StoreError> {

@@ -160,6 +160,8 @@ pub struct ImportGame {
 pub trait WebReads: Send + Sync {
     /// A bot by name.
     async fn web_bot(&self, name: &str) -> Result<Option<WebBot>, StoreError>;
+    /// The name of a bot's owner (push and pull bots have one).
+    async fn owner_name(&self, bot: BotId) -> Result<Option<String>, StoreError>;
     /// Every bot with its ratings, by game then conservative rating.
     async fn all_stats(&self) -> Result<Vec<BotStats>, StoreError>;
     /// The rated bots of one game, best conservative rating first.
@@ -173,6 +175,20 @@ pub trait WebReads: Send + Sync {
         game: &str,
         limit: i64,
     ) -> Result<Vec<HistoryPoint>, StoreError>;
+    /// The last `limit` ratings in `game` of every bot rated in it (one
+    /// query where the backend can; oldest first per bot), for the
+    /// leaderboard's trend lines.
+    async fn rating_histories(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError> {
+        let mut out = Vec::new();
+        for s in self.leaderboard(game).await? {
+            out.push((s.bot, self.rating_history(s.bot, game, limit).await?));
+        }
+        Ok(out)
+    }
     /// A bot's opponents, most frequent first.
     async fn opponents(&self, bot: BotId, limit: i64) -> Result<Vec<PairStats>, StoreError>;
     /// `a` against `b`, one row per game kind.

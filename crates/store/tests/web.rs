@@ -61,6 +61,16 @@ async fn finishing_games_rates_counts_and_pairs_the_bots() {
     let history = s.rating_history(a, "skullwhist", 3).await.unwrap();
     assert_eq!(history.len(), 3);
     assert!(history[0].game_id < history[2].game_id);
+    // The leaderboard's one query returns what the per-bot reads return.
+    let all = s.rating_histories("skullwhist", 3).await.unwrap();
+    assert_eq!(all.len(), 2);
+    for (bot, points) in &all {
+        assert_eq!(
+            points,
+            &s.rating_history(*bot, "skullwhist", 3).await.unwrap()
+        );
+    }
+    assert!(s.rating_histories("goofspiel", 3).await.unwrap().is_empty());
     let f = GameFilter {
         game: Some("skullwhist".into()),
         bot: Some(b),
@@ -153,4 +163,27 @@ async fn games_finished_before_ratings_are_rated_on_open() {
     drop(s);
     let s = SqliteStore::open(&url).await.unwrap();
     assert_eq!(s.leaderboard("goofspiel").await.unwrap()[0].games, 1);
+}
+
+#[tokio::test]
+async fn a_remote_bot_names_its_owner() {
+    let (_d, s) = store().await;
+    let owner = s.create_owner("olga", "h").await.unwrap();
+    let bot = s
+        .create_remote_bot(&croupier_store::NewBot {
+            name: "pusher".into(),
+            game: "goofspiel".into(),
+            kind: croupier_store::BotKind::Push,
+            owner,
+            endpoint: Some("http://127.0.0.1:9/".into()),
+            dialect: "croupier".into(),
+            auth_user: None,
+            auth_password: None,
+            token_hash: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(s.owner_name(bot).await.unwrap().as_deref(), Some("olga"));
+    let rest = s.create_bot("resty", "h", false).await.unwrap();
+    assert_eq!(s.owner_name(rest).await.unwrap(), None);
 }

@@ -21,16 +21,19 @@
 //! Pages read the store through [`croupier_store::WebReads`]; no query
 //! scans all games (see `bench web`).
 
+mod bot;
 mod docs;
 mod games;
 pub mod html;
 mod openapi;
 mod pages;
+mod profile;
 mod replay;
 mod replay_games;
 pub mod seed;
 mod stats;
 mod svg;
+mod versus;
 
 use std::sync::Arc;
 
@@ -70,8 +73,8 @@ pub fn routes() -> Router<Arc<AppState>> {
                 &format!("{prefix}/leaderboard/{{game}}"),
                 get(stats::leaderboard),
             )
-            .route(&format!("{prefix}/bots/{{name}}"), get(stats::bot))
-            .route(&format!("{prefix}/versus/{{a}}/{{b}}"), get(stats::versus))
+            .route(&format!("{prefix}/bots/{{name}}"), get(bot::bot))
+            .route(&format!("{prefix}/versus/{{a}}/{{b}}"), get(versus::versus))
             .route(&format!("{prefix}/games"), get(games::list))
             .route(&format!("{prefix}/games/{{id}}"), get(games::game));
     }

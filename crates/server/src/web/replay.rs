@@ -26,12 +26,16 @@ pub trait Show: Game {
 pub struct Names(pub Vec<String>);
 
 impl Names {
-    /// The name of `seat`, escaped.
+    /// The name of `seat`, escaped, in a span that never breaks it over
+    /// lines.
     pub fn of(&self, seat: Seat) -> String {
-        esc(self
-            .0
-            .get(seat.index())
-            .map_or(&format!("seat {seat}"), |n| n))
+        format!(
+            "<span class=\"who\">{}</span>",
+            esc(self
+                .0
+                .get(seat.index())
+                .map_or(&format!("seat {seat}"), |n| n))
+        )
     }
 }
 

@@ -1,4 +1,5 @@
-//! Leaderboards (with the head-to-head matrix), bot pages and versus pages.
+//! Leaderboards (with the head-to-head matrix) and what the bot and versus
+//! pages share with them.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -7,16 +8,16 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use croupier_rules::GameKind;
 use croupier_store::ratings::wilson;
-use croupier_store::web::{BotStats, GameFilter, GameSummary, HistoryPoint, PairStats, WebBot};
-use croupier_store::{BotKind, Store};
+use croupier_store::web::{BotStats, HistoryPoint, PairStats, WebBot};
+use croupier_store::Store;
 use serde::Serialize;
 
-use super::html::{bot_link, esc, game_title, games_table, layout, pct, time, url, versus_href};
+use super::html::{bot_link, game_title, layout, pct, time, versus_href};
 use super::{respond, svg, Fmt, WebError};
 use crate::AppState;
 
 /// Rating points shown on a bot's chart.
-const HISTORY: i64 = 500;
+pub(super) const HISTORY: i64 = 500;
 /// Bots in the head-to-head matrix (the top of the leaderboard).
 const MATRIX: usize = 12;
 
@@ -24,12 +25,12 @@ const MATRIX: usize = 12;
 #[derive(Debug, Serialize)]
 pub struct Pair {
     #[serde(flatten)]
-    stats: PairStats,
+    pub stats: PairStats,
     /// (wins + ties / 2) / games.
-    score: f64,
+    pub score: f64,
     /// Wilson interval of the score.
-    low: f64,
-    high: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 impl From<PairStats> for Pair {
@@ -51,21 +52,21 @@ fn parse_game(game: &str) -> Result<GameKind, WebError> {
         .map_err(|_| WebError::NotFound(format!("There is no game '{game}'.")))
 }
 
-async fn find_bot(store: &Arc<dyn Store>, name: &str) -> Result<WebBot, WebError> {
+pub(super) async fn find_bot(store: &Arc<dyn Store>, name: &str) -> Result<WebBot, WebError> {
     store
         .web_bot(name)
         .await?
         .ok_or_else(|| WebError::NotFound(format!("There is no bot named '{name}'.")))
 }
 
-fn rating(b: &BotStats) -> String {
+pub(super) fn rating(b: &BotStats) -> String {
     format!(
         "<span class=\"rating\">{:.1} <small>± {:.1}</small></span>",
         b.mu, b.sigma
     )
 }
 
-fn wlt(w: i64, l: i64, t: i64) -> String {
+pub(super) fn wlt(w: i64, l: i64, t: i64) -> String {
     format!(
         "<span class=\"w\">{w}</span>–<span class=\"l\">{l}</span>–<span class=\"t\">{t}</span>"
     )
@@ -99,9 +100,14 @@ async fn leaderboard_data(state: &AppState, game: &str) -> Result<LeaderboardDat
     let kind = parse_game(game)?;
     let store = state.hub.store();
     let since = super::rfc3339_ago(ACTIVE_SECS);
+    let mut trends: std::collections::HashMap<_, _> = store
+        .rating_histories(kind.name(), TREND)
+        .await?
+        .into_iter()
+        .collect();
     let mut bots = Vec::new();
     for stats in store.leaderboard(kind.name()).await? {
-        let trend = store.rating_history(stats.bot, kind.name(), TREND).await?;
+        let trend = trends.remove(&stats.bot).unwrap_or_default();
         let active = stats
             .last_played
             .as_deref()
@@ -220,253 +226,6 @@ and wins). <a href=\"/docs/ladder#ratings\">How ratings work</a> · <a href=\"/r
         layout(
             &format!("{title} leaderboard"),
             Some(&format!("/json/leaderboard/{}", d.game)),
-            &body,
-        )
-    })
-}
-
-#[derive(Serialize)]
-pub struct RatedGame {
-    #[serde(flatten)]
-    stats: BotStats,
-    history: Vec<HistoryPoint>,
-}
-
-/// How a push or pull bot fares on the ladder.
-#[derive(Serialize)]
-pub struct Health {
-    enabled: bool,
-    strikes: i64,
-    paused_until: Option<i64>,
-    pause_reason: Option<String>,
-    in_match: bool,
-}
-
-#[derive(Serialize)]
-pub struct BotData {
-    bot: WebBot,
-    /// Push and pull bots only.
-    health: Option<Health>,
-    ratings: Vec<RatedGame>,
-    opponents: Vec<Pair>,
-    last_games: Vec<GameSummary>,
-}
-
-async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
-    let store = state.hub.store();
-    let bot = find_bot(store, name).await?;
-    let mut ratings = Vec::new();
-    for stats in store.bot_stats(bot.id).await? {
-        let history = store.rating_history(bot.id, &stats.game, HISTORY).await?;
-        ratings.push(RatedGame { stats, history });
-    }
-    let filter = GameFilter {
-        game: None,
-        bot: Some(bot.id),
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let health = match store.bot_info(bot.id).await? {
-        Some(b) if matches!(b.kind, BotKind::Push | BotKind::Pull) => Some(Health {
-            enabled: b.enabled,
-            strikes: b.strikes,
-            paused_until: b.paused_until.filter(|t| *t > now),
-            pause_reason: b
-                .pause_reason
-                .filter(|_| b.paused_until.is_some_and(|t| t > now)),
-            in_match: state.ladder.as_ref().is_some_and(|l| l.is_busy(bot.id)),
-        }),
-        _ => None,
-    };
-    Ok(BotData {
-        health,
-        opponents: store
-            .opponents(bot.id, 10)
-            .await?
-            .into_iter()
-            .map(Pair::from)
-            .collect(),
-        last_games: store.games_page(&filter, 0, 50).await?,
-        ratings,
-        bot,
-    })
-}
-
-pub async fn bot(
-    State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
-    fmt: Fmt,
-) -> Response {
-    respond(fmt, bot_data(&state, &name).await, |d| {
-        let mut body = format!(
-            "<h1>{}</h1><p class=\"lead\">A {} bot ({}). <a href=\"/games?bot={}\">All its games</a></p>",
-            esc(&d.bot.name),
-            game_title(&d.bot.game),
-            esc(&d.bot.kind),
-            url(&d.bot.name)
-        );
-        if let Some(h) = &d.health {
-            let note = if !h.enabled {
-                "Switched off by its owner: it plays no ladder matches.".to_string()
-            } else if let (Some(until), Some(why)) = (h.paused_until, &h.pause_reason) {
-                let until =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(until.max(0) as u64);
-                format!(
-                    "Paused until {}: {}",
-                    humantime::format_rfc3339_seconds(until),
-                    esc(why)
-                )
-            } else if h.in_match {
-                "Playing a ladder match now.".to_string()
-            } else if h.strikes > 0 {
-                format!("{} faulty match(es) in a row.", h.strikes)
-            } else {
-                "On the ladder.".to_string()
-            };
-            let _ = write!(body, "<p class=\"notice\">{note}</p>");
-        }
-        if d.ratings.is_empty() {
-            body.push_str("<p class=\"empty\">No finished games yet.</p>");
-        }
-        for r in &d.ratings {
-            let s = &r.stats;
-            let _ = write!(
-                body,
-                "<h2><a href=\"/leaderboard/{}\">{}</a></h2><div class=\"grid\">\
-<div class=\"panel\"><div class=\"stat\">{:.1} ± {:.1}<small>rating μ ± σ (μ − 3σ = {:.1})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>games</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"w\">{}</span><small>won ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"l\">{}</span><small>lost ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"t\">{}</span><small>tied ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>forfeited ({}; counted as losses)</small></div></div></div>\
-<h3>Rating over its last {} games</h3>{}\
-<div class=\"legend\"><span><i style=\"background:#0f5132\"></i>μ</span><span><i style=\"background:#cfe0d6\"></i>μ ± σ</span><span><i style=\"background:#b3261e\"></i>μ − 3σ</span></div>",
-                esc(&s.game),
-                game_title(&s.game),
-                s.mu,
-                s.sigma,
-                s.conservative,
-                s.games,
-                s.wins,
-                pct(s.wins, s.games),
-                s.losses,
-                pct(s.losses, s.games),
-                s.ties,
-                pct(s.ties, s.games),
-                s.forfeits,
-                pct(s.forfeits, s.games),
-                r.history.len(),
-                svg::rating_chart(&r.history, &format!("rating of {}", s.name))
-            );
-        }
-        body.push_str("<h2>Most frequent opponents</h2>");
-        if d.opponents.is_empty() {
-            body.push_str("<p class=\"empty\">None yet.</p>");
-        } else {
-            body.push_str("<div class=\"scroll\"><table><thead><tr><th>Opponent</th><th>Game</th><th class=\"num\">Games</th>\
-<th class=\"num\">W–L–T</th><th class=\"num\">Score</th><th></th></tr></thead><tbody>");
-            for p in &d.opponents {
-                let _ = write!(
-                    body,
-                    "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-<td class=\"num\">{:.0}% <small>({:.0}–{:.0}%)</small></td><td><a href=\"{}\">versus</a></td></tr>",
-                    bot_link(&p.stats.opponent_name),
-                    game_title(&p.stats.game),
-                    p.stats.games,
-                    wlt(p.stats.wins, p.stats.losses, p.stats.ties),
-                    100.0 * p.score,
-                    100.0 * p.low,
-                    100.0 * p.high,
-                    versus_href(&d.bot.name, &p.stats.opponent_name)
-                );
-            }
-            body.push_str("</tbody></table></div>");
-        }
-        body.push_str("<h2>Last 50 games</h2>");
-        body.push_str(&games_table(&d.last_games));
-        layout(
-            &d.bot.name,
-            Some(&format!("/json/bots/{}", url(&d.bot.name))),
-            &body,
-        )
-    })
-}
-
-#[derive(Serialize)]
-pub struct VersusData {
-    a: WebBot,
-    b: WebBot,
-    results: Vec<Pair>,
-    last_games: Vec<GameSummary>,
-}
-
-async fn versus_data(state: &AppState, a: &str, b: &str) -> Result<VersusData, WebError> {
-    let store = state.hub.store();
-    let (a, b) = (find_bot(store, a).await?, find_bot(store, b).await?);
-    if a.id == b.id {
-        return Err(WebError::BadRequest(
-            "A versus page needs two different bots.".into(),
-        ));
-    }
-    let results: Vec<Pair> = store
-        .pair(a.id, b.id)
-        .await?
-        .into_iter()
-        .map(Pair::from)
-        .collect();
-    let last_games = if results.is_empty() {
-        Vec::new()
-    } else {
-        store.versus_games(a.id, b.id, 50).await?
-    };
-    Ok(VersusData {
-        a,
-        b,
-        results,
-        last_games,
-    })
-}
-
-pub async fn versus(
-    State(state): State<Arc<AppState>>,
-    Path((a, b)): Path<(String, String)>,
-    fmt: Fmt,
-) -> Response {
-    respond(fmt, versus_data(&state, &a, &b).await, |d| {
-        let mut body = format!(
-            "<h1>{} <span class=\"vs\">vs</span> {}</h1><p class=\"lead\">Head to head, from {}'s side. \
-<a href=\"{}\">Swap sides</a></p>",
-            bot_link(&d.a.name),
-            bot_link(&d.b.name),
-            esc(&d.a.name),
-            versus_href(&d.b.name, &d.a.name)
-        );
-        if d.results.is_empty() {
-            body.push_str("<p class=\"empty\">These bots have not played each other yet.</p>");
-        }
-        for p in &d.results {
-            let s = &p.stats;
-            let _ = write!(
-                body,
-                "<h2>{}</h2><div class=\"grid\"><div class=\"panel\"><div class=\"stat\">{}<small>games together</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>wins–losses–ties of {}</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{:.1}%<small>score, 95 % interval {:.1}–{:.1}%</small></div></div></div>",
-                game_title(&s.game),
-                s.games,
-                wlt(s.wins, s.losses, s.ties),
-                esc(&s.bot_name),
-                100.0 * p.score,
-                100.0 * p.low,
-                100.0 * p.high
-            );
-        }
-        body.push_str("<h2>Their last 50 games</h2>");
-        body.push_str(&games_table(&d.last_games));
-        let title = format!("{} vs {}", d.a.name, d.b.name);
-        layout(
-            &title,
-            Some(&format!("/json{}", versus_href(&d.a.name, &d.b.name))),
             &body,
         )
     })

@@ -104,33 +104,9 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
         "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
         esc(label)
     );
-    for t in nice_ticks(lo, hi, 1.0) {
-        let _ = write!(
-            out,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e3e0d8\"/>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            y(t) + 4.0,
-            tick(t),
-            y = y(t)
-        );
-    }
-    // The ±σ band: upper edge forwards, lower edge backwards.
-    let mut band = String::new();
-    for (i, p) in points.iter().enumerate() {
-        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu + p.sigma));
-    }
-    for (i, p) in points.iter().enumerate().rev() {
-        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu - p.sigma));
-    }
-    let line = |f: &dyn Fn(&HistoryPoint) -> f64| {
-        let mut s = String::new();
-        for (i, p) in points.iter().enumerate() {
-            let _ = write!(s, "{:.1},{:.1} ", x(i), y(f(p)));
-        }
-        s
-    };
+    y_grid(&mut out, lo, hi, &y);
+    let band = band(points, &x, &y);
+    let line = |f: &dyn Fn(&HistoryPoint) -> f64| polyline(points, &x, &y, f);
     let _ = write!(
         out,
         "<polygon points=\"{band}\" fill=\"#0f5132\" fill-opacity=\"0.12\"/>\
@@ -139,8 +115,31 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
         line(&|p| p.mu - 3.0 * p.sigma),
         line(&|p| p.mu)
     );
-    // Up to six labels along the axis: the first and last game and evenly
-    // spaced ones between, each anchored so it stays inside the chart.
+    x_labels(&mut out, points, &x);
+    out.push_str("</svg>");
+    out
+}
+
+/// Horizontal grid lines with their values, for a y scale over `lo..hi`.
+fn y_grid(out: &mut String, lo: f64, hi: f64, y: &dyn Fn(f64) -> f64) {
+    for t in nice_ticks(lo, hi, 1.0) {
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e0d8\"/>\
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y(t) + 4.0,
+            tick(t),
+            yy = y(t)
+        );
+    }
+}
+
+/// Up to six game labels along the x axis: the first and last game and
+/// evenly spaced ones between, each anchored so it stays inside the chart.
+fn x_labels(out: &mut String, points: &[HistoryPoint], x: &dyn Fn(usize) -> f64) {
+    let n = points.len();
     let labels = if n == 1 { 1 } else { n.min(6) };
     for k in 0..labels {
         let i = if labels == 1 {
@@ -159,6 +158,113 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
             x(i),
             H - 8.0,
             points[i].game_id
+        );
+    }
+}
+
+/// A polyline through `f` of each point.
+fn polyline(
+    points: &[HistoryPoint],
+    x: &dyn Fn(usize) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    f: &dyn Fn(&HistoryPoint) -> f64,
+) -> String {
+    let mut s = String::new();
+    for (i, p) in points.iter().enumerate() {
+        let _ = write!(s, "{:.1},{:.1} ", x(i), y(f(p)));
+    }
+    s
+}
+
+/// A ±σ band: upper edge forwards, lower edge backwards.
+fn band(points: &[HistoryPoint], x: &dyn Fn(usize) -> f64, y: &dyn Fn(f64) -> f64) -> String {
+    let mut band = String::new();
+    for (i, p) in points.iter().enumerate() {
+        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu + p.sigma));
+    }
+    for (i, p) in points.iter().enumerate().rev() {
+        let _ = write!(band, "{:.1},{:.1} ", x(i), y(p.mu - p.sigma));
+    }
+    band
+}
+
+/// The two colours of [`pair_chart`], first bot then second.
+pub const PAIR_COLOURS: [&str; 2] = ["#0f5132", "#8e3b6b"];
+
+/// Two bots' ratings over their shared games (`a[i]` and `b[i]` hold the
+/// ratings after the same game): each μ as a line with its ±σ band.
+pub fn pair_chart(a: &[HistoryPoint], b: &[HistoryPoint], label: &str) -> String {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return "<p class=\"empty\">No rated games together yet.</p>".into();
+    }
+    let (a, b) = (&a[..n], &b[..n]);
+    let both = || a.iter().chain(b.iter());
+    let lo = both().map(|p| p.mu - p.sigma).fold(f64::INFINITY, f64::min);
+    let hi = both()
+        .map(|p| p.mu + p.sigma)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if hi - lo < 1.0 {
+        (lo - 0.5, hi + 0.5)
+    } else {
+        (lo, hi)
+    };
+    let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64) / ((n.max(2) - 1) as f64);
+    let y = |v: f64| TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
+    let mut out = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
+        esc(label)
+    );
+    y_grid(&mut out, lo, hi, &y);
+    for (points, colour) in [(a, PAIR_COLOURS[0]), (b, PAIR_COLOURS[1])] {
+        let _ = write!(
+            out,
+            "<polygon points=\"{}\" fill=\"{colour}\" fill-opacity=\"0.10\"/>\
+<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
+            band(points, &x, &y),
+            polyline(points, &x, &y, &|p| p.mu)
+        );
+    }
+    x_labels(&mut out, a, &x);
+    out.push_str("</svg>");
+    out
+}
+
+/// Score margins as bars around a zero line, oldest game first: above for
+/// the first bot's wins, below for its losses.
+pub fn margin_strip(margins: &[i64], label: &str) -> String {
+    let (w, h) = (W, 90.0);
+    let max = margins.iter().map(|m| m.abs()).max().unwrap_or(0).max(1) as f64;
+    let n = margins.len().max(1) as f64;
+    let slot = (w - LEFT - RIGHT) / n;
+    let mid = h / 2.0;
+    let mut out = format!(
+        "<svg class=\"chart strip\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{}\">\
+<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{mid}\" y2=\"{mid}\" stroke=\"#c9c4b6\"/>\
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">+{max:.0}</text><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">0</text>\
+<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">−{max:.0}</text>",
+        esc(label),
+        w - RIGHT,
+        LEFT - 6.0,
+        8.0 + 4.0,
+        LEFT - 6.0,
+        mid + 4.0,
+        LEFT - 6.0,
+        h - 8.0 + 4.0,
+    );
+    for (i, m) in margins.iter().enumerate() {
+        let len = (mid - 8.0) * (*m as f64).abs() / max;
+        let (top, colour) = if *m >= 0 {
+            (mid - len, "#1e7b45")
+        } else {
+            (mid, "#b3261e")
+        };
+        let _ = write!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{colour}\"><title>{m:+}</title></rect>",
+            LEFT + slot * i as f64 + 1.0,
+            (slot - 2.0).max(1.0),
+            len.max(1.0)
         );
     }
     out.push_str("</svg>");
@@ -270,6 +376,16 @@ mod tests {
         assert!(svg.contains(">0<"));
         assert_eq!(svg.matches(">#1").count(), 6, "six game labels");
         assert!(svg.contains(">#100<") && svg.contains(">#139<"));
+        let pair = pair_chart(&points, &points[..20], "a and b");
+        assert_eq!(pair.matches("<polyline").count(), 2, "one μ line per bot");
+        assert!(
+            pair.contains(">#119<") && !pair.contains(">#139<"),
+            "shared games only"
+        );
+        assert!(pair_chart(&[], &points, "x").contains("No rated games"));
+        let strip = margin_strip(&[10, -30, 5], "m");
+        assert_eq!(strip.matches("<rect").count(), 3);
+        assert!(strip.contains(">+30<") && strip.contains(">−30<") && strip.contains("#b3261e"));
         let spark = sparkline(&points);
         assert!(spark.starts_with("<svg class=\"spark\"") && spark.contains("#1e7b45"));
         assert!(sparkline(&points[..1]).is_empty());
