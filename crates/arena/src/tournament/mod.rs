@@ -6,6 +6,9 @@
 //! plays `deals` deals; with duplicate deals each deal is played once under
 //! every rotation of the seats (for two players: again with seats swapped).
 
+pub mod standings;
+pub mod swiss;
+
 use std::path::PathBuf;
 
 use croupier_bots::Builtins;
