@@ -33,7 +33,7 @@ fn as_pairs(r: &Round) -> Vec<(Player, Player)> {
 /// players with the fewest byes (odd counts), the others paired.
 fn fewest_repeats(n: usize, h: &History) -> usize {
     let all: Vec<Player> = (0..n).collect();
-    let bye_options: Vec<Option<Player>> = if n % 2 == 0 {
+    let bye_options: Vec<Option<Player>> = if n.is_multiple_of(2) {
         vec![None]
     } else {
         let fewest = all.iter().map(|&p| h.byes(p)).min().unwrap();
