@@ -1,11 +1,15 @@
-//! `croupier tournament`: round-robin (or rotating tables) with duplicate
-//! deals, a progress bar, and a final table with a head-to-head matrix.
+//! `croupier tournament`: round-robin (or rotating tables) or Swiss, with
+//! duplicate deals, a progress bar, and a final table: for a round-robin
+//! with a head-to-head matrix, for a Swiss the standings with tie-breaks and
+//! the crosstable.
 
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use croupier_arena::spec::default_variant;
-use croupier_arena::tournament::{run_tournament, total_games, TournamentConfig, TournamentResult};
+use croupier_arena::tournament::{
+    run_tournament, total_games, Format, TournamentConfig, TournamentError, TournamentResult,
+};
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -17,6 +21,8 @@ use crate::play::{
     current_exe, live_config, name_width, parse_specs, progress_bar, series_error, MatchArgs,
 };
 use crate::CliError;
+
+mod swiss;
 
 /// Arguments of `croupier tournament`.
 #[derive(Debug, Args)]
@@ -37,8 +43,25 @@ pub struct TournamentArgs {
     /// Play each deal once, rotating seats from deal to deal instead.
     #[arg(long)]
     no_duplicate: bool,
+    /// round-robin: every table of bots once; swiss: rounds paired by score
+    /// (Love Letter: tables of up to --players, default 4).
+    #[arg(long, value_enum, default_value_t = FormatArg::RoundRobin)]
+    format: FormatArg,
+    /// Rounds of a Swiss (default: enough to separate the bots, the base-2
+    /// logarithm of their number, rounded up).
+    #[arg(long, value_name = "R")]
+    rounds: Option<u32>,
     #[command(flatten)]
     common: MatchArgs,
+}
+
+/// The tournament format on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// Every pair (or table) of bots.
+    RoundRobin,
+    /// Rounds paired by score.
+    Swiss,
 }
 
 /// Runs `croupier tournament`.
@@ -66,13 +89,41 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
             "a tournament needs at least two --bot".into(),
         ));
     }
-    let players = args.players.unwrap_or(bots.len().min(max_players));
-    if players > bots.len() {
+    let format = match (args.format, args.rounds) {
+        (FormatArg::RoundRobin, None) => Format::RoundRobin,
+        (FormatArg::RoundRobin, Some(_)) => {
+            return Err(CliError::Usage(
+                "--rounds is for --format swiss (a round-robin plays every table once)".into(),
+            ))
+        }
+        (FormatArg::Swiss, Some(0)) => {
+            return Err(CliError::Usage("--rounds must be at least 1".into()))
+        }
+        (FormatArg::Swiss, Some(rounds)) => Format::Swiss { rounds },
+        (FormatArg::Swiss, None) => Format::Swiss {
+            rounds: bots.len().next_power_of_two().trailing_zeros().max(1),
+        },
+    };
+    let players = match format {
+        Format::RoundRobin => args.players.unwrap_or(bots.len().min(max_players)),
+        Format::Swiss { .. } => args.players.unwrap_or(max_players),
+    };
+    if players > bots.len() && format == Format::RoundRobin {
         return Err(CliError::Usage(format!(
             "--players {players} needs at least {players} bots"
         )));
     }
+    if players < 2 {
+        return Err(CliError::Usage("--players must be at least 2".into()));
+    }
     G::new(&variant, players, 0).map_err(|e| CliError::Usage(e.to_string()))?;
+    if let Format::Swiss { .. } = format {
+        // Swiss tables may be smaller than --players: check every size used.
+        for k in croupier_arena::tournament::swiss_table_sizes(bots.len(), players) {
+            G::new(&variant, k, 0)
+                .map_err(|e| CliError::Usage(format!("a Swiss table of {k} players: {e}")))?;
+        }
+    }
     for (text, b) in args.bots.iter().zip(&bots) {
         b.check::<G>(&variant)
             .map_err(|e| CliError::Usage(format!("bot '{text}': {e}")))?;
@@ -86,6 +137,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
     let config = TournamentConfig {
         variant,
         bots,
+        format,
         players,
         deals: args.games_per_pair,
         duplicate: !args.no_duplicate,
@@ -96,12 +148,17 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
     };
     let total = total_games(&config);
     let bar = progress_bar(total, true);
-    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(series_error)?;
+    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(|e| match e {
+        TournamentError::Series(e) => series_error(e),
+        other => CliError::Failed(other.into()),
+    })?;
     bar.finish_and_clear();
     if args.common.json {
         let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;
         v["seed"] = seed.into();
         println!("{v}");
+    } else if let Some(swiss) = &result.swiss {
+        swiss::print_swiss(&result, swiss, seed);
     } else {
         print_table(&result, seed);
     }
@@ -118,8 +175,8 @@ fn print_table(r: &TournamentResult, seed: u64) {
     );
     let width = name_width(&r.bots);
     println!(
-        "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>10} {:>6}",
-        "#", "bot", "games", "wins", "draws", "losses", "win %", "mean score", "faults"
+        "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>10} {:>6} {:>11}",
+        "#", "bot", "games", "wins", "draws", "losses", "win %", "mean score", "faults", "rating"
     );
     let mut order: Vec<usize> = (0..r.bots.len()).collect();
     order.sort_by(|a, b| {
@@ -135,7 +192,7 @@ fn print_table(r: &TournamentResult, seed: u64) {
     for &i in &order {
         let b = &r.bots[i];
         println!(
-            "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>10.2} {:>6}",
+            "{:>3} {:width$}  {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>10.2} {:>6} {:>11}",
             format!("#{}", i + 1),
             b.name,
             b.games,
@@ -144,10 +201,21 @@ fn print_table(r: &TournamentResult, seed: u64) {
             b.losses,
             100.0 * b.wins as f64 / b.games.max(1) as f64,
             b.mean_score,
-            b.faults
+            b.faults,
+            rating(&r.ratings[i])
         );
     }
     println!();
+    print_head_to_head(r);
+}
+
+/// A rating as mean ± one standard deviation.
+pub fn rating(r: &croupier_arena::tournament::rating::Rating) -> String {
+    format!("{:.1}±{:.1}", r.mu, r.sigma)
+}
+
+/// The head-to-head matrix in games: row against column.
+pub fn print_head_to_head(r: &TournamentResult) {
     println!("head to head (row against column: wins-draws-losses)");
     print!("{:>3} ", "");
     for j in 0..r.bots.len() {

@@ -1,0 +1,465 @@
+//! Tournaments: every table of bots plays the same deals under every seating
+//! (duplicate deals), so the luck of the cards cancels out.
+//!
+//! Two formats:
+//! - round-robin: the tables are all pairs of bots (for a 2-player game) or
+//!   every combination of `players` bots;
+//! - Swiss ([`swiss`], [`standings`], `swiss_run`): a fixed number of rounds,
+//!   each paired by score; a table of a round is a match of `deals` deals.
+//!
+//! Each table plays `deals` deals; with duplicate deals each deal is played
+//! once under every rotation of the seats (for two players: again with seats
+//! swapped).
+
+pub mod rating;
+pub mod standings;
+pub mod swiss;
+mod swiss_run;
+
+use std::path::PathBuf;
+
+use croupier_bots::Builtins;
+use croupier_rules::Record;
+use serde::Serialize;
+
+use crate::live::LiveConfig;
+use crate::runner::seeds;
+use crate::series::{prepare_records, write_record, BotSummary, SeriesError, Table};
+use crate::spec::BotSpec;
+
+pub use swiss_run::{table_sizes as swiss_table_sizes, SwissReport};
+
+/// How tables are formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Every combination of `players` bots, once.
+    RoundRobin,
+    /// Rounds paired by score; `players` is the largest table.
+    Swiss {
+        /// Number of rounds.
+        rounds: u32,
+    },
+}
+
+/// What to play.
+#[derive(Debug, Clone)]
+pub struct TournamentConfig<V> {
+    /// Rules variant.
+    pub variant: V,
+    /// The bots.
+    pub bots: Vec<BotSpec>,
+    /// Round-robin or Swiss.
+    pub format: Format,
+    /// Players per table (Swiss: at most).
+    pub players: usize,
+    /// Deals per table.
+    pub deals: u64,
+    /// Play every deal under every rotation of the seats.
+    pub duplicate: bool,
+    /// Base seed.
+    pub seed: u64,
+    /// Directory for one JSON record per game, if any.
+    pub records: Option<PathBuf>,
+    /// Deadlines and process limits for bot programs.
+    pub live: LiveConfig,
+    /// The croupier binary, to run built-in strategies as processes.
+    pub exe: PathBuf,
+}
+
+/// How one bot fared against another in the games both played.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct HeadToHead {
+    /// Games it finished ahead.
+    pub wins: u64,
+    /// Games they finished level.
+    pub draws: u64,
+    /// Games it finished behind.
+    pub losses: u64,
+}
+
+/// The final table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TournamentResult {
+    /// Game name.
+    pub game: String,
+    /// `round-robin` or `swiss`.
+    pub format: &'static str,
+    /// Games played.
+    pub games: u64,
+    /// Players per table (Swiss: at most).
+    pub players: usize,
+    /// Whether deals were duplicated.
+    pub duplicate: bool,
+    /// One entry per bot, in the order given.
+    pub bots: Vec<BotSummary>,
+    /// A Weng-Lin rating per bot from the tournament's games, in the order given.
+    pub ratings: Vec<rating::Rating>,
+    /// `head_to_head[i][j]`: bot i against bot j.
+    pub head_to_head: Vec<Vec<HeadToHead>>,
+    /// Swiss only: rounds, standings and crosstable.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<SwissReport>,
+}
+
+/// Why a tournament stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// A game could not be played or recorded.
+    #[error(transparent)]
+    Series(#[from] SeriesError),
+    /// A round could not be paired.
+    #[error(transparent)]
+    Pairing(#[from] swiss::PairingError),
+}
+
+/// Every combination of `k` indices out of `n`, in lexicographic order.
+pub fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            cur.push(i);
+            go(i + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if k <= n {
+        go(0, n, k, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// How many games a tournament plays.
+pub fn total_games<V>(config: &TournamentConfig<V>) -> u64 {
+    let seatings = |k: usize| if config.duplicate { k as u64 } else { 1 };
+    match config.format {
+        Format::RoundRobin => {
+            let tables = combinations(config.bots.len(), config.players).len() as u64;
+            tables * config.deals * seatings(config.players)
+        }
+        Format::Swiss { rounds } => {
+            let per_round: u64 = swiss_run::table_sizes(config.bots.len(), config.players)
+                .into_iter()
+                .map(|k| config.deals * seatings(k))
+                .sum();
+            u64::from(rounds) * per_round
+        }
+    }
+}
+
+/// What every game adds up to: per-bot summaries, head-to-head, ratings.
+#[derive(Debug)]
+struct Tally {
+    bots: Vec<BotSummary>,
+    h2h: Vec<Vec<HeadToHead>>,
+    ratings: Vec<rating::Rating>,
+    games: u64,
+}
+
+impl Tally {
+    fn new(bots: &[BotSpec]) -> Tally {
+        let n = bots.len();
+        Tally {
+            bots: BotSummary::for_bots(bots),
+            h2h: vec![vec![HeadToHead::default(); n]; n],
+            ratings: vec![rating::Rating::default(); n],
+            games: 0,
+        }
+    }
+
+    /// Counts a game in which `order[s]` (a bot index) held seat `s`.
+    fn add(&mut self, order: &[usize], record: &Record) {
+        let ranks = &record.outcome.ranks;
+        for (seat, &b) in order.iter().enumerate() {
+            self.bots[b].add(seat, record);
+            for (other_seat, &o) in order.iter().enumerate() {
+                if o == b {
+                    continue;
+                }
+                let cell = &mut self.h2h[b][o];
+                match ranks[seat].cmp(&ranks[other_seat]) {
+                    std::cmp::Ordering::Less => cell.wins += 1,
+                    std::cmp::Ordering::Equal => cell.draws += 1,
+                    std::cmp::Ordering::Greater => cell.losses += 1,
+                }
+            }
+        }
+        rating::update(&mut self.ratings, order, ranks);
+        self.games += 1;
+    }
+
+    fn finish<G: Builtins>(self, config: &TournamentConfig<G::Variant>) -> TournamentResult {
+        TournamentResult {
+            game: G::NAME.to_string(),
+            format: match config.format {
+                Format::RoundRobin => "round-robin",
+                Format::Swiss { .. } => "swiss",
+            },
+            games: self.games,
+            players: config.players,
+            duplicate: config.duplicate,
+            bots: self.bots,
+            ratings: self.ratings,
+            head_to_head: self.h2h,
+            swiss: None,
+        }
+    }
+}
+
+/// One table: its bots (indices), the deals' seeds and the records' names.
+struct TablePlan<'a> {
+    members: &'a [usize],
+    /// Seed of deal `d`.
+    seed: &'a dyn Fn(u64) -> u64,
+    /// Record file name of deal `d` under rotation `r`.
+    name: &'a dyn Fn(u64, usize) -> String,
+    /// Rotation of the first deal without duplicate deals.
+    shift: usize,
+}
+
+/// Plays every deal of a table; returns each member's game points (2 per
+/// opponent finished ahead of in a game, 1 per opponent level).
+fn play_table<G: Builtins>(
+    table: &Table<G>,
+    config: &TournamentConfig<G::Variant>,
+    plan: &TablePlan,
+    tally: &mut Tally,
+    on_game: &mut dyn FnMut(&Record),
+) -> Result<Vec<u64>, SeriesError> {
+    let members = plan.members;
+    let k = members.len();
+    let mut points = vec![0u64; k];
+    for deal in 0..config.deals {
+        let seed = (plan.seed)(deal);
+        let rotations = if config.duplicate { k } else { 1 };
+        for r in 0..rotations {
+            // Without duplicates, rotate from deal to deal instead.
+            let shift = if config.duplicate {
+                r
+            } else {
+                (deal as usize + plan.shift) % k
+            };
+            let order: Vec<usize> = (0..k).map(|s| members[(s + shift) % k]).collect();
+            let seating: Vec<&BotSpec> = order.iter().map(|&b| &config.bots[b]).collect();
+            let record = table.play(&seating, seed)?;
+            let ranks = &record.outcome.ranks;
+            for (seat, &b) in order.iter().enumerate() {
+                let i = (seat + shift) % k;
+                debug_assert_eq!(members[i], b);
+                points[i] += ranks
+                    .iter()
+                    .enumerate()
+                    .filter(|(s, _)| *s != seat)
+                    .map(|(_, other)| match ranks[seat].cmp(other) {
+                        std::cmp::Ordering::Less => 2,
+                        std::cmp::Ordering::Equal => 1,
+                        std::cmp::Ordering::Greater => 0,
+                    })
+                    .sum::<u64>();
+            }
+            tally.add(&order, &record);
+            if let Some(dir) = &config.records {
+                write_record(&dir.join((plan.name)(deal, r)), &record)?;
+            }
+            on_game(&record);
+        }
+    }
+    Ok(points)
+}
+
+/// Plays a tournament; `on_game` is called after each game (for progress).
+pub fn run_tournament<G: Builtins>(
+    config: &TournamentConfig<G::Variant>,
+    mut on_game: impl FnMut(&Record),
+) -> Result<TournamentResult, TournamentError> {
+    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
+    prepare_records(config.records.as_deref())?;
+    let mut tally = Tally::new(&config.bots);
+    match config.format {
+        Format::RoundRobin => {
+            for (t, members) in combinations(config.bots.len(), config.players)
+                .iter()
+                .enumerate()
+            {
+                let seed = |deal: u64| seeds::game(config.seed, ((t as u64) << 32) | deal);
+                let name =
+                    |deal: u64, r: usize| format!("{}-t{t:03}-d{deal:04}-r{r}.json", G::NAME);
+                let plan = TablePlan {
+                    members,
+                    seed: &seed,
+                    name: &name,
+                    shift: 0,
+                };
+                play_table(&table, config, &plan, &mut tally, &mut on_game)?;
+            }
+            Ok(tally.finish::<G>(config))
+        }
+        Format::Swiss { rounds } => {
+            let report = swiss_run::run(&table, config, rounds, &mut tally, &mut on_game)?;
+            let mut result = tally.finish::<G>(config);
+            result.swiss = Some(report);
+            Ok(result)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+    use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+
+    fn config<V>(variant: V, bots: &[&str], players: usize, deals: u64) -> TournamentConfig<V> {
+        TournamentConfig {
+            variant,
+            bots: bots.iter().map(|b| b.parse().unwrap()).collect(),
+            format: Format::RoundRobin,
+            players,
+            deals,
+            duplicate: true,
+            seed: 5,
+            records: None,
+            live: LiveConfig::default(),
+            exe: PathBuf::from("croupier"),
+        }
+    }
+
+    #[test]
+    fn combinations_are_complete_and_ordered() {
+        assert_eq!(combinations(3, 2), vec![vec![0, 1], vec![0, 2], vec![1, 2]]);
+        assert_eq!(combinations(5, 4).len(), 5);
+        assert!(combinations(2, 3).is_empty());
+    }
+
+    #[test]
+    fn round_robin_with_duplicate_deals_plays_every_deal_both_ways() {
+        let c = config(
+            GoofspielVariant::gops(),
+            &["builtin:planner", "builtin:random", "builtin:random"],
+            2,
+            200,
+        );
+        let mut seeds_seen = std::collections::HashMap::new();
+        let r = run_tournament::<Goofspiel>(&c, |rec| {
+            *seeds_seen.entry(rec.seed).or_insert(0) += 1;
+        })
+        .unwrap();
+        assert_eq!(r.games, 3 * 200 * 2);
+        assert_eq!(r.games, total_games(&c));
+        assert!(seeds_seen.values().all(|n| *n == 2), "each deal twice");
+        // Each bot met two others, 400 games each.
+        assert!(r.bots.iter().all(|b| b.games == 800));
+        // Head-to-head is antisymmetric.
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_eq!(r.head_to_head[i][j].wins, r.head_to_head[j][i].losses);
+                assert_eq!(r.head_to_head[i][j].draws, r.head_to_head[j][i].draws);
+            }
+        }
+        assert!(
+            r.head_to_head[0][1].wins > r.head_to_head[0][1].losses,
+            "planner beats random"
+        );
+    }
+
+    #[test]
+    fn love_letter_tables_rotate_every_seat() {
+        let bots = [
+            "builtin:heuristic",
+            "builtin:random",
+            "builtin:random",
+            "builtin:random",
+            "builtin:random",
+        ];
+        let c = config(LoveLetterVariant::default(), &bots, 4, 2);
+        let r = run_tournament::<LoveLetter>(&c, |_| {}).unwrap();
+        assert_eq!(r.games, 5 * 2 * 4);
+        assert!(r.bots.iter().all(|b| b.games == 4 * 2 * 4));
+        assert_eq!(
+            r.bots.iter().map(|b| b.wins).sum::<u64>(),
+            r.games,
+            "one winner per game"
+        );
+    }
+
+    #[test]
+    fn swiss_pairs_by_score_with_byes_and_duplicate_deals() {
+        let mut c = config(
+            GoofspielVariant::gops(),
+            &[
+                "builtin:random",
+                "builtin:strong",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+            ],
+            2,
+            4,
+        );
+        c.format = Format::Swiss { rounds: 3 };
+        let mut games = 0;
+        let r = run_tournament::<Goofspiel>(&c, |_| games += 1).unwrap();
+        // 5 bots: two tables and a bye per round, 4 deals played both ways.
+        assert_eq!(r.games, 3 * 2 * 4 * 2);
+        assert_eq!(r.games, total_games(&c));
+        assert_eq!(games, r.games);
+        assert_eq!(r.format, "swiss");
+        let s = r.swiss.as_ref().unwrap();
+        assert_eq!(s.round_results.len(), 3);
+        assert!(s.round_results.iter().all(|round| round.byes.len() == 1));
+        let mut byes: Vec<usize> = s.round_results.iter().map(|r| r.byes[0]).collect();
+        byes.sort_unstable();
+        byes.dedup();
+        assert_eq!(byes.len(), 3, "three different bots had the byes");
+        // No pair met twice (5 bots, 3 rounds: always avoidable).
+        let mut met = std::collections::HashSet::new();
+        for round in &s.round_results {
+            for t in &round.tables {
+                let key = (t.bots[0].min(t.bots[1]), t.bots[0].max(t.bots[1]));
+                assert!(met.insert(key), "{key:?} met twice");
+            }
+        }
+        // One point per table and per bye each round.
+        let total: f64 = s.standings.iter().map(|row| row.points).sum();
+        assert_eq!(total, 3.0 * 3.0);
+        assert_eq!(
+            s.standings[0].bot, 1,
+            "the strong bot wins: {:?}",
+            s.standings
+        );
+        assert_eq!(s.standings[0].points, 3.0);
+        assert!(s.standings.iter().all(|row| row.rounds.len() == 3));
+        // Same seed, same tournament.
+        assert_eq!(run_tournament::<Goofspiel>(&c, |_| {}).unwrap(), r);
+    }
+
+    #[test]
+    fn love_letter_swiss_seats_tables_of_up_to_four() {
+        let bots = ["builtin:heuristic"]
+            .into_iter()
+            .chain(std::iter::repeat_n("builtin:random", 5))
+            .collect::<Vec<_>>();
+        let mut c = config(LoveLetterVariant::default(), &bots, 4, 2);
+        c.format = Format::Swiss { rounds: 2 };
+        let r = run_tournament::<LoveLetter>(&c, |_| {}).unwrap();
+        // Six bots: tables of 3 and 3, two deals under three rotations.
+        assert_eq!(r.games, 2 * 2 * 2 * 3);
+        assert_eq!(r.games, total_games(&c));
+        let s = r.swiss.unwrap();
+        for round in &s.round_results {
+            assert_eq!(
+                round
+                    .tables
+                    .iter()
+                    .map(|t| t.bots.len())
+                    .collect::<Vec<_>>(),
+                vec![3, 3]
+            );
+            assert!(round.byes.is_empty());
+        }
+        assert!(r.bots.iter().all(|b| b.games == 2 * 2 * 3));
+    }
+}
