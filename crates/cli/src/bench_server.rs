@@ -170,7 +170,7 @@ async fn play(
                 stats.refused_plays.fetch_add(1, Ordering::Relaxed);
             }
         }
-        if ended && finished % 5 == 0 && !stop.load(Ordering::Relaxed) {
+        if ended && finished.is_multiple_of(5) && !stop.load(Ordering::Relaxed) {
             let r = bot
                 .call(Endpoint::OldGame, json!({"session": session, "game": game}))
                 .await?;
