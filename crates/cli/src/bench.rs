@@ -30,6 +30,13 @@ pub struct BenchArgs {
     /// Concurrent REST bots (`bench server`).
     #[arg(long, default_value_t = 200)]
     bots: usize,
+    /// Print one JSON object instead of the table (`bench server`).
+    #[arg(long)]
+    json: bool,
+    /// The `croupier` binary to run as the server under test (`bench
+    /// server`; default: this binary), e.g. an older build to compare.
+    #[arg(long, value_name = "FILE")]
+    server_bin: Option<std::path::PathBuf>,
     /// Finished games to seed (`bench web`).
     #[arg(long, default_value_t = 100_000)]
     games: u64,
@@ -114,7 +121,22 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             if !(2..=5000).contains(&args.bots) {
                 return Err(CliError::Usage("--bots must be between 2 and 5000".into()));
             }
-            crate::bench_server::run(args.bots, args.seconds, &crate::play::current_exe()?)?;
+            let server = match args.server_bin {
+                Some(bin) if bin.is_file() => bin,
+                Some(bin) => {
+                    return Err(CliError::Usage(format!(
+                        "--server-bin {}: no such file",
+                        bin.display()
+                    )))
+                }
+                None => crate::play::current_exe()?,
+            };
+            crate::bench_server::run(crate::bench_server::Options {
+                bots: args.bots,
+                seconds: args.seconds,
+                json: args.json,
+                server,
+            })?;
             return Ok(ExitCode::SUCCESS);
         }
         "subprocess" => {

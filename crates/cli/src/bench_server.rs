@@ -2,44 +2,47 @@
 //! against a real `croupier serve` child process on loopback; the same load
 //! generator then hits a trivial axum endpoint in this process, which shows
 //! the limit of the machine and of the load generator itself.
+//!
+//! Latencies are kept per endpoint: status, bid, play and old-game are the
+//! server's service time; new-game is a long poll that waits for an opponent
+//! and is reported apart, as the matchmaking wait. The server's memory is
+//! sampled through the run, so a long run (`--seconds 600`) is a soak test.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
+use tokio::sync::Semaphore;
 
-/// Latencies (µs) and counts collected by the load generator.
-#[derive(Default)]
-struct Stats {
-    latencies: Mutex<Vec<u32>>,
-    requests: AtomicU64,
-    games: AtomicU64,
-    failures: AtomicU64,
-}
+use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 
-impl Stats {
-    fn record(&self, t: Instant) {
-        let us = t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut l) = self.latencies.lock() {
-            l.push(us);
-        }
-    }
+/// Bots per loopback source address: the server allows 200 registrations
+/// at once per address, loopback included.
+const BOTS_PER_ADDRESS: usize = 150;
+/// Registrations and logins in flight at once (argon2 runs on two threads
+/// behind a bounded queue on the server).
+const AUTH_IN_FLIGHT: usize = 32;
+/// The bare endpoint runs at most this long (a soak run needs no soak of
+/// the baseline).
+const BARE_SECONDS_MAX: f64 = 30.0;
 
-    fn percentiles(&self) -> (f64, f64) {
-        let mut l = self.latencies.lock().map(|l| l.clone()).unwrap_or_default();
-        if l.is_empty() {
-            return (0.0, 0.0);
-        }
-        l.sort_unstable();
-        let p = |q: f64| f64::from(l[((l.len() - 1) as f64 * q) as usize]) / 1000.0;
-        (p(0.50), p(0.99))
-    }
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Concurrent REST bots.
+    pub bots: usize,
+    /// Seconds measured after the warm-up.
+    pub seconds: f64,
+    /// One JSON object instead of the table.
+    pub json: bool,
+    /// The `croupier` binary to serve with (default: this one).
+    pub server: PathBuf,
 }
 
 struct Bot {
@@ -49,18 +52,41 @@ struct Bot {
 }
 
 impl Bot {
-    async fn call(&self, method: &str, body: Value) -> anyhow::Result<Value> {
+    async fn call(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
         let t = Instant::now();
         let reply: Value = self
             .client
-            .post(format!("{}/api/{method}/", self.base))
+            .post(format!("{}/api/{}/", self.base, endpoint.method()))
             .json(&body)
             .send()
             .await?
             .json()
             .await?;
-        self.stats.record(t);
+        self.stats.record(endpoint, t);
         Ok(reply)
+    }
+
+    /// Register or login, waiting out the throttle and a full hash queue.
+    async fn auth(
+        &self,
+        endpoint: Endpoint,
+        body: Value,
+        gate: &Semaphore,
+    ) -> anyhow::Result<Value> {
+        for _ in 0..600 {
+            let reply = {
+                let _permit = gate.acquire().await?;
+                self.call(endpoint, body.clone()).await?
+            };
+            let busy = reply["result"] == "retry"
+                || reply["reason"].as_str().is_some_and(|r| r.contains("busy"));
+            if !busy {
+                return ok(&reply).cloned();
+            }
+            self.stats.auth_retries.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        Err(anyhow!("{} kept answering retry", endpoint.method()))
     }
 }
 
@@ -71,24 +97,31 @@ fn ok(v: &Value) -> anyhow::Result<&Value> {
     }
 }
 
-/// One REST bot: plays random legal cards until `stop`.
-async fn play(bot: Bot, name: String, stop: Arc<AtomicBool>) -> anyhow::Result<()> {
-    ok(&bot
-        .call("register", json!({"name": name, "password": "pw"}))
-        .await?)?;
-    let login = bot
-        .call("login", json!({"name": name, "password": "pw"}))
-        .await?;
-    let session = ok(&login)?["session"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+/// One REST bot: plays random legal cards until `stop`; fetches every
+/// fifth finished game with old-game.
+async fn play(
+    bot: Bot,
+    name: String,
+    stop: Arc<AtomicBool>,
+    gate: Arc<Semaphore>,
+) -> anyhow::Result<()> {
+    let stats = Arc::clone(&bot.stats);
+    let creds = json!({"name": name, "password": "pw"});
+    bot.auth(Endpoint::Register, creds.clone(), &gate).await?;
+    let login = bot.auth(Endpoint::Login, creds, &gate).await?;
+    let session = login["session"].as_str().unwrap_or_default().to_string();
+    stats.logged_in.fetch_add(1, Ordering::Relaxed);
+    let mut finished = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        let g = bot.call("new-game", json!({"session": session})).await?;
+        let g = bot
+            .call(Endpoint::NewGame, json!({"session": session}))
+            .await?;
         if g["result"] == "retry" {
+            stats.new_game_retries.fetch_add(1, Ordering::Relaxed);
             continue;
         }
-        let mut hand: Vec<String> = ok(&g)?["cards"]
+        let game = ok(&g)?["game"].clone();
+        let mut hand: Vec<String> = g["cards"]
             .as_array()
             .map(|a| {
                 a.iter()
@@ -97,14 +130,19 @@ async fn play(bot: Bot, name: String, stop: Arc<AtomicBool>) -> anyhow::Result<(
             })
             .unwrap_or_default();
         ok(&bot
-            .call("bid", json!({"session": session, "bid": 3}))
+            .call(Endpoint::Bid, json!({"session": session, "bid": 3}))
             .await?)?;
-        loop {
-            let s = bot.call("status", json!({"session": session})).await?;
+        let mut ended = false;
+        while !ended {
+            let s = bot
+                .call(Endpoint::Status, json!({"session": session}))
+                .await?;
             if s["game"].is_null() {
                 // Both bots of a game see it end: count halves.
-                bot.stats.games.fetch_add(1, Ordering::Relaxed);
-                break;
+                stats.game_ends.fetch_add(1, Ordering::Relaxed);
+                finished += 1;
+                ended = true;
+                continue;
             }
             if s["your-turn"] != true {
                 tokio::time::sleep(Duration::from_millis(1)).await;
@@ -112,10 +150,10 @@ async fn play(bot: Bot, name: String, stop: Arc<AtomicBool>) -> anyhow::Result<(
             }
             let lead = s["opponent-current-card"]
                 .as_str()
-                .map(|c| c.chars().next());
+                .and_then(|c| c.chars().next());
             let follow: Vec<&String> = hand
                 .iter()
-                .filter(|c| lead.flatten().is_some_and(|l| c.starts_with(l)))
+                .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
                 .collect();
             let choice = if follow.is_empty() {
                 hand.choose(&mut rand::rng())
@@ -124,33 +162,52 @@ async fn play(bot: Bot, name: String, stop: Arc<AtomicBool>) -> anyhow::Result<(
             };
             let Some(card) = choice.cloned() else { break };
             let r = bot
-                .call("play", json!({"session": session, "card": card}))
+                .call(Endpoint::Play, json!({"session": session, "card": card}))
                 .await?;
             if r["result"] == "success" {
                 hand.retain(|c| *c != card);
             } else {
-                bot.stats.failures.fetch_add(1, Ordering::Relaxed);
+                stats.refused_plays.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if ended && finished.is_multiple_of(5) && !stop.load(Ordering::Relaxed) {
+            let r = bot
+                .call(Endpoint::OldGame, json!({"session": session, "game": game}))
+                .await?;
+            if r["result"] != "success" {
+                stats.old_game_refusals.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
     Ok(())
 }
 
-fn client() -> anyhow::Result<reqwest::Client> {
+/// A keep-alive client for bot `i`, from its loopback source address.
+fn client(i: usize) -> anyhow::Result<reqwest::Client> {
+    let host = 1 + (i / BOTS_PER_ADDRESS).min(250) as u8;
     Ok(reqwest::Client::builder()
+        .no_proxy()
         .tcp_nodelay(true)
-        .pool_max_idle_per_host(4)
+        .pool_max_idle_per_host(1)
+        // Below the server's 20 s keep-alive timeout, so that a bot waiting
+        // for its turn to log in never reuses a connection being closed.
+        .pool_idle_timeout(Duration::from_secs(10))
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, host)))
         .timeout(Duration::from_secs(60))
         .build()?)
 }
 
-fn rss_kib(pid: u32, field: &str) -> Option<u64> {
+fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
         .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    round(proc_status_kib(pid, "VmRSS:").unwrap_or(0) as f64 / 1024.0)
 }
 
 /// CPU time (user + system) a process has used, in seconds.
@@ -162,6 +219,16 @@ fn cpu_seconds(pid: u32) -> f64 {
     let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
         + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     ticks / 100.0
+}
+
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 struct Server(Child);
@@ -180,7 +247,7 @@ fn free_port() -> anyhow::Result<u16> {
 }
 
 async fn wait_up(base: &str) -> anyhow::Result<()> {
-    let c = client()?;
+    let c = client(0)?;
     for _ in 0..200 {
         if c.get(format!("{base}/api/")).send().await.is_ok() {
             return Ok(());
@@ -190,12 +257,50 @@ async fn wait_up(base: &str) -> anyhow::Result<()> {
     Err(anyhow!("the server did not come up"))
 }
 
-/// Runs the server benchmark and prints one JSON line per measurement.
-pub fn run(bots: usize, seconds: f64, exe: &std::path::Path) -> anyhow::Result<()> {
+/// Memory of the server through the measured time.
+#[derive(Debug, Default)]
+struct Memory {
+    idle_mib: f64,
+    after_warmup_mib: f64,
+    /// (seconds since the warm-up, RSS MiB).
+    samples: Vec<(f64, f64)>,
+}
+
+impl Memory {
+    fn json(&self, pid: u32) -> Value {
+        let rss: Vec<f64> = self.samples.iter().map(|s| s.1).collect();
+        let half = &rss[rss.len() / 2..];
+        let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+        let end = rss.last().copied().unwrap_or(0.0);
+        json!({
+            "idle_mib": self.idle_mib,
+            "after_warmup_mib": self.after_warmup_mib,
+            "end_mib": end,
+            "max_mib": max(&rss),
+            "max_second_half_mib": max(half),
+            "peak_mib": round(proc_status_kib(pid, "VmHWM:").unwrap_or(0) as f64 / 1024.0),
+            "growth_after_warmup_mib": round(end - self.after_warmup_mib),
+            "samples": self.samples.iter().map(|(t, m)| json!([round(*t), m])).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Runs the server benchmark and prints its table (or JSON).
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let fd_limit = croupier_server::net::raise_fd_limit() as usize;
+    // Each bot holds one connection here and one in the server (the child
+    // inherits the limit); both processes need some to spare.
+    if options.bots + 200 > fd_limit {
+        return Err(anyhow!(
+            "{} bots need about {} open files; the limit is {fd_limit} (raise it with ulimit -n)",
+            options.bots,
+            options.bots + 200
+        ));
+    }
     let dir = tempfile::tempdir()?;
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
-    let child = Command::new(exe)
+    let child = Command::new(&options.server)
         .args([
             "serve",
             "--listen",
@@ -217,84 +322,134 @@ pub fn run(bots: usize, seconds: f64, exe: &std::path::Path) -> anyhow::Result<(
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .context("cannot start croupier serve")?;
+        .with_context(|| format!("cannot start {} serve", options.server.display()))?;
     let server = Server(child);
     let pid = server.0.id();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let time = Duration::from_secs_f64(seconds);
+    let load_before = load_average();
     rt.block_on(async {
         wait_up(&base).await?;
-        let idle_rss = rss_kib(pid, "VmRSS:").unwrap_or(0);
+        let mut memory = Memory {
+            idle_mib: rss_mib(pid),
+            ..Memory::default()
+        };
         let stats = Arc::new(Stats::default());
         let stop = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
         let mut tasks = tokio::task::JoinSet::new();
         let run_id: u32 = rand::random();
-        for i in 0..bots {
+        for i in 0..options.bots {
             let bot = Bot {
-                client: client()?,
+                client: client(i)?,
                 base: base.clone(),
                 stats: Arc::clone(&stats),
             };
-            tasks.spawn(play(bot, format!("b{run_id:x}-{i}"), Arc::clone(&stop)));
+            tasks.spawn(play(
+                bot,
+                format!("b{run_id:x}-{i}"),
+                Arc::clone(&stop),
+                Arc::clone(&gate),
+            ));
         }
-        // Registration (argon2id) and logins happen first; measure after.
+        // Registrations and logins (argon2id) happen first; measure once
+        // every bot has logged in and, since, as many games have ended as
+        // there are bots (or after a generous while).
         let warm = Instant::now();
-        while stats.games.load(Ordering::Relaxed) < bots as u64 / 2
-            && warm.elapsed() < Duration::from_secs(60)
+        let warm_limit = Duration::from_secs(60 + options.bots as u64 / 2);
+        let bots = options.bots as u64;
+        let mut ends_at_login = None;
+        while warm.elapsed() < warm_limit
+            && !tasks.is_empty()
         {
+            if let Some(Ok(Err(e))) = tasks.try_join_next() {
+                stop.store(true, Ordering::Relaxed);
+                return Err(e.context("a benchmark bot failed during the warm-up"));
+            }
+            let ends = stats.game_ends.load(Ordering::Relaxed);
+            if stats.logged_in.load(Ordering::Relaxed) >= bots {
+                let at_login = *ends_at_login.get_or_insert(ends);
+                if ends >= at_login + bots {
+                    break;
+                }
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let warmup_secs = warm.elapsed().as_secs_f64();
+        if warm.elapsed() >= warm_limit {
+            eprintln!("bench server: the warm-up was cut short after {warmup_secs:.0} s");
+        }
+        // For a profiler attached to the server (docs/benchmarks.md).
+        eprintln!(
+            "bench server: warm-up over after {warmup_secs:.1} s; measuring server pid {pid} for {} s",
+            options.seconds
+        );
         let (g0, r0) = (
-            stats.games.load(Ordering::Relaxed),
+            stats.game_ends.load(Ordering::Relaxed),
             stats.requests.load(Ordering::Relaxed),
         );
         let cpu0 = cpu_seconds(pid);
-        let warm_rss = rss_kib(pid, "VmRSS:").unwrap_or(0);
-        if let Ok(mut l) = stats.latencies.lock() {
-            l.clear();
-        }
+        memory.after_warmup_mib = rss_mib(pid);
+        stats.clear_latencies();
         let start = Instant::now();
-        tokio::time::sleep(time).await;
+        let time = Duration::from_secs_f64(options.seconds);
+        let every = Duration::from_secs_f64((options.seconds / 20.0).clamp(0.5, 30.0));
+        while start.elapsed() < time {
+            tokio::time::sleep(every.min(time.saturating_sub(start.elapsed()))).await;
+            memory
+                .samples
+                .push((start.elapsed().as_secs_f64(), rss_mib(pid)));
+        }
         let secs = start.elapsed().as_secs_f64();
         let (g1, r1) = (
-            stats.games.load(Ordering::Relaxed),
+            stats.game_ends.load(Ordering::Relaxed),
             stats.requests.load(Ordering::Relaxed),
         );
         let cpu1 = cpu_seconds(pid);
-        let (p50, p99) = stats.percentiles();
-        let live_rss = rss_kib(pid, "VmRSS:").unwrap_or(0);
-        let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
+        let fds = open_fds(pid);
         stop.store(true, Ordering::Relaxed);
-        let mut errors = 0;
+        let mut errors = Vec::new();
         while let Some(r) = tasks.join_next().await {
-            if !matches!(r, Ok(Ok(()))) {
-                errors += 1;
+            match r {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => errors.push(format!("{e:#}")),
+                Err(e) => errors.push(e.to_string()),
             }
         }
-        println!(
-            "{}",
-            json!({
-                "bench": "server", "target": "croupier", "bots": bots, "seconds": round(secs),
-                "games_per_sec": round((g1 - g0) as f64 / 2.0 / secs),
-                "server_cpu_share": round((cpu1 - cpu0) / secs),
-                "requests_per_sec": round((r1 - r0) as f64 / secs),
-                "p50_ms": round(p50), "p99_ms": round(p99),
-                "server_rss_mib": round(live_rss as f64 / 1024.0),
-                "server_peak_rss_mib": round(peak_rss as f64 / 1024.0),
-                "server_idle_rss_mib": round(idle_rss as f64 / 1024.0),
-                "server_rss_after_logins_mib": round(warm_rss as f64 / 1024.0),
-                "refused_plays": stats.failures.load(Ordering::Relaxed),
-                "bot_errors": errors,
-            })
-        );
-        baseline(bots, time).await
+        let croupier = Measured {
+            seconds: secs,
+            requests_per_sec: (r1 - r0) as f64 / secs,
+            games_per_sec: (g1 - g0) as f64 / 2.0 / secs,
+            stats: Arc::clone(&stats),
+        };
+        let bare_time = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX));
+        let bare = baseline(options.bots, bare_time).await?;
+        let extra = json!({
+            "warmup_seconds": round(warmup_secs),
+            "server_cpu_cores": round((cpu1 - cpu0) / secs),
+            "server_open_fds": fds,
+            "memory": memory.json(pid),
+            "bot_errors": errors.len(),
+            "first_bot_error": errors.first(),
+            "load_average_before": load_before,
+            "load_average_after": load_average(),
+        });
+        report(&options, &croupier, &bare, extra);
+        Ok(())
     })
 }
 
+/// The figures of one target.
+struct Measured {
+    seconds: f64,
+    requests_per_sec: f64,
+    games_per_sec: f64,
+    stats: Arc<Stats>,
+}
+
 /// The same request loop against an endpoint that does nothing.
-async fn baseline(bots: usize, time: Duration) -> anyhow::Result<()> {
+async fn baseline(bots: usize, time: Duration) -> anyhow::Result<Measured> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr: SocketAddr = listener.local_addr()?;
     let app = axum::Router::new().route(
@@ -305,23 +460,17 @@ async fn baseline(bots: usize, time: Duration) -> anyhow::Result<()> {
     let stats = Arc::new(Stats::default());
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..bots {
+    for i in 0..bots {
         let bot = Bot {
-            client: client()?,
+            client: client(i)?,
             base: format!("http://{addr}"),
             stats: Arc::clone(&stats),
         };
         let stop = Arc::clone(&stop);
         tasks.spawn(async move {
             while !stop.load(Ordering::Relaxed) {
-                if bot
-                    .call(
-                        "status",
-                        json!({"session": "0123456789abcdef0123456789abcdef"}),
-                    )
-                    .await
-                    .is_err()
-                {
+                let body = json!({"session": "0123456789abcdef0123456789abcdef"});
+                if bot.call(Endpoint::Status, body).await.is_err() {
                     break;
                 }
             }
@@ -329,27 +478,137 @@ async fn baseline(bots: usize, time: Duration) -> anyhow::Result<()> {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let r0 = stats.requests.load(Ordering::Relaxed);
-    if let Ok(mut l) = stats.latencies.lock() {
-        l.clear();
-    }
+    stats.clear_latencies();
     let start = Instant::now();
     tokio::time::sleep(time).await;
     let secs = start.elapsed().as_secs_f64();
     let r1 = stats.requests.load(Ordering::Relaxed);
-    let (p50, p99) = stats.percentiles();
     stop.store(true, Ordering::Relaxed);
     while tasks.join_next().await.is_some() {}
     server.abort();
-    println!(
-        "{}",
-        json!({
-            "bench": "server", "target": "trivial-axum-endpoint", "bots": bots, "seconds": round(secs),
-            "requests_per_sec": round((r1 - r0) as f64 / secs), "p50_ms": round(p50), "p99_ms": round(p99),
-        })
-    );
-    Ok(())
+    Ok(Measured {
+        seconds: secs,
+        requests_per_sec: (r1 - r0) as f64 / secs,
+        games_per_sec: 0.0,
+        stats,
+    })
 }
 
-fn round(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// Prints the per-endpoint table and the ratios against the bare endpoint,
+/// or one JSON object with the same figures.
+fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value) {
+    let bare_all = bare.stats.summary(Endpoint::Status);
+    let service = croupier.stats.service();
+    let wait = croupier.stats.summary(Endpoint::NewGame);
+    let rows: Vec<(Endpoint, Summary)> = Endpoint::SERVICE
+        .iter()
+        .map(|&e| (e, croupier.stats.summary(e)))
+        .collect();
+    let rps_ratio = croupier.requests_per_sec / bare.requests_per_sec.max(1e-9);
+    let p99_ratio = |s: &Summary| s.p99_ms / bare_all.p99_ms.max(1e-9);
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    if options.json {
+        let mut endpoints = serde_json::Map::new();
+        for (e, s) in &rows {
+            let mut v = json!(s);
+            v["p99_over_bare_p99"] = json!(round(p99_ratio(s)));
+            endpoints.insert(e.method().to_string(), v);
+        }
+        let mut line = json!({
+            "bench": "server",
+            "bots": options.bots,
+            "server": options.server.display().to_string(),
+            "seconds": round(croupier.seconds),
+            "games_per_sec": round(croupier.games_per_sec),
+            "requests_per_sec": round(croupier.requests_per_sec),
+            "requests_per_sec_over_bare": round(rps_ratio),
+            "endpoints": endpoints,
+            "service": service,
+            "service_p99_over_bare_p99": round(p99_ratio(&service)),
+            "matchmaking_wait": wait,
+            "new_game_retries": count(&croupier.stats.new_game_retries),
+            "refused_plays": count(&croupier.stats.refused_plays),
+            "old_game_refusals": count(&croupier.stats.old_game_refusals),
+            "auth_retries": count(&croupier.stats.auth_retries),
+            "bare": {
+                "seconds": round(bare.seconds),
+                "requests_per_sec": round(bare.requests_per_sec),
+                "latency": bare_all,
+            },
+        });
+        if let (Some(l), Some(x)) = (line.as_object_mut(), extra.as_object()) {
+            l.extend(x.clone());
+        }
+        println!("{line}");
+        return;
+    }
+    println!(
+        "croupier bench server: {} REST bots, {:.1} s measured after a {} s warm-up; bare endpoint {:.1} s",
+        options.bots, croupier.seconds, extra["warmup_seconds"], bare.seconds
+    );
+    println!(
+        "server: {}; load average before {}, after {}",
+        options.server.display(),
+        extra["load_average_before"].as_str().unwrap_or(""),
+        extra["load_average_after"].as_str().unwrap_or("")
+    );
+    println!();
+    println!("| endpoint | calls | p50 ms | p90 ms | p99 ms | max ms | p99 / bare p99 | |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (e, s) in &rows {
+        let target = match e {
+            Endpoint::OldGame => "",
+            _ if p99_ratio(s) <= 2.0 => "target ≤ 2×: met",
+            _ => "target ≤ 2×: missed",
+        };
+        println!("{}", s.row(e.method(), bare_all.p99_ms, target));
+    }
+    println!("{}", service.row("**service calls**", bare_all.p99_ms, ""));
+    let retries = format!("{} retry answers", count(&croupier.stats.new_game_retries));
+    println!("{}", wait.row("new-game (matchmaking wait)", 0.0, &retries));
+    println!(
+        "{}",
+        bare_all.row("bare axum endpoint", bare_all.p99_ms, "")
+    );
+    println!();
+    println!(
+        "games/s {:.1}; requests/s {:.0} = {:.0}% of the bare endpoint's {:.0} (target ≥ 80%: {})",
+        croupier.games_per_sec,
+        croupier.requests_per_sec,
+        rps_ratio * 100.0,
+        bare.requests_per_sec,
+        if rps_ratio >= 0.8 { "met" } else { "missed" }
+    );
+    let m = &extra["memory"];
+    println!(
+        "server: {} CPU cores, {} open files; RSS MiB idle {}, after warm-up {}, end {} (max {}, max in the second half {}, peak {})",
+        extra["server_cpu_cores"],
+        extra["server_open_fds"],
+        m["idle_mib"],
+        m["after_warmup_mib"],
+        m["end_mib"],
+        m["max_mib"],
+        m["max_second_half_mib"],
+        m["peak_mib"]
+    );
+    if croupier.seconds >= 60.0 {
+        let samples: Vec<String> = m["samples"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| format!("{}s:{}", s[0].as_f64().unwrap_or(0.0).round(), s[1]))
+            .collect();
+        println!("RSS samples (MiB): {}", samples.join(" "));
+    }
+    println!(
+        "refused plays {}, old-game refusals {}, register/login retries {}, bot errors {}{}",
+        count(&croupier.stats.refused_plays),
+        count(&croupier.stats.old_game_refusals),
+        count(&croupier.stats.auth_retries),
+        extra["bot_errors"],
+        extra["first_bot_error"]
+            .as_str()
+            .map(|e| format!(" (first: {e})"))
+            .unwrap_or_default()
+    );
 }
