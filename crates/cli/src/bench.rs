@@ -36,6 +36,11 @@ pub struct BenchArgs {
     /// SQLite file to seed and keep (`bench web`; reused if it holds games).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// Database URL the server uses (`bench server`; default: a new SQLite
+    /// file in a temporary folder). A `postgres://` database should be
+    /// empty or used only by earlier runs of this benchmark.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -114,7 +119,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             if !(2..=5000).contains(&args.bots) {
                 return Err(CliError::Usage("--bots must be between 2 and 5000".into()));
             }
-            crate::bench_server::run(args.bots, args.seconds, &crate::play::current_exe()?)?;
+            crate::bench_server::run(
+                args.bots,
+                args.seconds,
+                args.database.as_deref(),
+                &crate::play::current_exe()?,
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         "subprocess" => {

@@ -191,8 +191,17 @@ async fn wait_up(base: &str) -> anyhow::Result<()> {
 }
 
 /// Runs the server benchmark and prints one JSON line per measurement.
-pub fn run(bots: usize, seconds: f64, exe: &std::path::Path) -> anyhow::Result<()> {
+pub fn run(
+    bots: usize,
+    seconds: f64,
+    database: Option<&str>,
+    exe: &std::path::Path,
+) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
+    let database = database.map_or_else(
+        || format!("sqlite://{}", dir.path().join("bench.db").display()),
+        String::from,
+    );
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
     let child = Command::new(exe)
@@ -208,10 +217,7 @@ pub fn run(bots: usize, seconds: f64, exe: &std::path::Path) -> anyhow::Result<(
             "--no-ladder",
         ])
         .arg("--database")
-        .arg(format!(
-            "sqlite://{}",
-            dir.path().join("bench.db").display()
-        ))
+        .arg(&database)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
