@@ -43,6 +43,11 @@ pub struct BenchArgs {
     /// SQLite file to seed and keep (`bench web`; reused if it holds games).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// Database URL the server uses (`bench server`; default: a new SQLite
+    /// file in a temporary folder). A `postgres://` database should be
+    /// empty or used only by earlier runs of this benchmark.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -136,6 +141,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 seconds: args.seconds,
                 json: args.json,
                 server,
+                database: args.database,
             })?;
             return Ok(ExitCode::SUCCESS);
         }

@@ -43,6 +43,8 @@ pub struct Options {
     pub json: bool,
     /// The `croupier` binary to serve with (default: this one).
     pub server: PathBuf,
+    /// The server's database URL (default: SQLite in a temporary folder).
+    pub database: Option<String>,
 }
 
 struct Bot {
@@ -298,6 +300,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         ));
     }
     let dir = tempfile::tempdir()?;
+    let database = options.database.clone().map_or_else(
+        || format!("sqlite://{}", dir.path().join("bench.db").display()),
+        String::from,
+    );
     let port = free_port()?;
     let base = format!("http://127.0.0.1:{port}");
     let child = Command::new(&options.server)
@@ -313,10 +319,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "--no-ladder",
         ])
         .arg("--database")
-        .arg(format!(
-            "sqlite://{}",
-            dir.path().join("bench.db").display()
-        ))
+        .arg(&database)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -1,4 +1,5 @@
-//! `croupier serve`: the server, on an embedded SQLite file by default.
+//! `croupier serve`: the server, on an embedded SQLite file by default or
+//! on PostgreSQL (`--database postgres://…`).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -15,7 +16,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "CROUPIER_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
-    /// Database URL.
+    /// Database URL: `sqlite://FILE` (created if missing) or
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also `postgresql://`;
+    /// the database must exist; a Unix socket folder goes in `?host=/path`).
     #[arg(
         long,
         env = "CROUPIER_DATABASE",

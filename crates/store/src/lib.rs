@@ -1,11 +1,13 @@
 //! Durable storage for the server: bots and game records.
 //!
 //! Handlers talk to the [`Store`] trait only; [`SqliteStore`] is the default
-//! (an embedded file, WAL journal), and a PostgreSQL store can be added as
-//! another implementation without touching them.
+//! (an embedded file, WAL journal) and [`PgStore`] keeps the same data in
+//! PostgreSQL. [`open`] picks one by the URL's scheme.
 
 pub mod group;
+mod postgres;
 pub mod ratings;
+pub mod scratch;
 mod sqlite;
 mod sqlite_web;
 pub mod web;
@@ -14,6 +16,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 pub use web::WebReads;
 
@@ -31,7 +34,7 @@ pub enum StoreError {
     #[error("the name is taken")]
     NameTaken,
     /// The database URL is not supported.
-    #[error("unsupported database URL '{0}' (use sqlite://FILE)")]
+    #[error("unsupported database URL '{0}' (use sqlite://FILE or postgres://USER@HOST/DB)")]
     Url(String),
     /// The database failed.
     #[error("database error: {0}")]
@@ -269,13 +272,65 @@ pub trait Store: WebReads + Send + Sync + 'static {
     async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError>;
     /// Replaces a pull bot's token hash.
     async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError>;
+
+    /// Stores finished games in one transaction, rating each in order, as
+    /// `start_game` followed by `finish_game` would (demo data, benchmarks);
+    /// games with fewer than two bots are skipped. Returns the ids stored.
+    async fn import_games(&self, games: &[web::ImportGame]) -> Result<Vec<GameId>, StoreError>;
 }
 
-/// Opens the store a URL names: `sqlite://FILE` (created if missing).
+/// Opens the store a URL names: `sqlite://FILE` (created if missing), or
+/// `postgres://…` / `postgresql://…` (the database must exist; its tables
+/// are created or migrated).
 pub async fn open(url: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
-    if url.starts_with("sqlite:") {
-        Ok(std::sync::Arc::new(SqliteStore::open(url).await?))
-    } else {
-        Err(StoreError::Url(url.to_string()))
+    match Backend::of(url) {
+        Some(Backend::Sqlite) => Ok(std::sync::Arc::new(SqliteStore::open(url).await?)),
+        Some(Backend::Postgres) => Ok(std::sync::Arc::new(PgStore::open(url).await?)),
+        None => Err(StoreError::Url(url.to_string())),
+    }
+}
+
+/// The database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded SQLite file (`sqlite:`).
+    Sqlite,
+    /// A PostgreSQL server (`postgres:` or `postgresql:`).
+    Postgres,
+}
+
+impl Backend {
+    /// The backend of `url`, by its scheme (case-insensitive), if supported.
+    pub fn of(url: &str) -> Option<Backend> {
+        let scheme = url.split_once(':')?.0.to_ascii_lowercase();
+        match scheme.as_str() {
+            "sqlite" => Some(Backend::Sqlite),
+            "postgres" | "postgresql" => Some(Backend::Postgres),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds since the epoch, the creation stamp of bots and owners.
+pub(crate) fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    secs.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_pick_their_backend() {
+        assert_eq!(Backend::of("sqlite://x.db"), Some(Backend::Sqlite));
+        assert_eq!(Backend::of("sqlite::memory:"), Some(Backend::Sqlite));
+        assert_eq!(Backend::of("postgres://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(Backend::of("PostgreSQL://u@h/db"), Some(Backend::Postgres));
+        assert_eq!(Backend::of("mysql://u@h/db"), None);
+        assert_eq!(Backend::of("croupier.db"), None);
     }
 }

@@ -79,8 +79,87 @@ pub fn wilson(score: f64, n: f64) -> Option<(f64, f64)> {
     Some(((centre - margin) / denom, (centre + margin) / denom))
 }
 
+/// A seat's new rating and the counts it adds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SeatUpdate {
+    pub bot: BotId,
+    pub mu: f64,
+    pub sigma: f64,
+    pub win: i64,
+    pub loss: i64,
+    pub tie: i64,
+    pub forfeit: i64,
+}
+
+/// The head-to-head counts one ordered pair of seats adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PairUpdate {
+    pub bot: BotId,
+    pub opponent: BotId,
+    pub win: i64,
+    pub loss: i64,
+    pub tie: i64,
+}
+
+/// The ranks a game with `bots` by seat counts with, or `None` if it is
+/// not rated (fewer than two seats, ranks that do not match, a bot twice).
+pub(crate) fn ratable(bots: &[BotId], end: &GameEnd) -> Option<Vec<u8>> {
+    let ranks = effective_ranks(bots, end);
+    let distinct = bots.iter().enumerate().all(|(i, b)| !bots[..i].contains(b));
+    (bots.len() >= 2 && ranks.len() == bots.len() && distinct).then_some(ranks)
+}
+
+/// What a rated game changes, given each seat's rating `before` (the
+/// same for every backend; each writes it in its own SQL).
+pub(crate) fn updates(
+    bots: &[BotId],
+    ranks: &[u8],
+    forfeited_by: Option<BotId>,
+    before: &[(f64, f64)],
+) -> (Vec<SeatUpdate>, Vec<PairUpdate>) {
+    let after = rate(before, ranks);
+    let firsts = ranks.iter().filter(|r| **r == 1).count();
+    let mut seats = Vec::with_capacity(bots.len());
+    let mut pairs = Vec::with_capacity(bots.len() * bots.len());
+    for (i, bot) in bots.iter().enumerate() {
+        let (mu, sigma) = after.get(i).copied().unwrap_or(START);
+        let (win, tie) = match ranks[i] {
+            1 if firsts == 1 => (1, 0),
+            1 => (0, 1),
+            _ => (0, 0),
+        };
+        seats.push(SeatUpdate {
+            bot: *bot,
+            mu,
+            sigma,
+            win,
+            loss: 1 - win - tie,
+            tie,
+            forfeit: i64::from(forfeited_by == Some(*bot)),
+        });
+        for (j, opponent) in bots.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let (win, loss, tie) = match ranks[i].cmp(&ranks[j]) {
+                std::cmp::Ordering::Less => (1, 0, 0),
+                std::cmp::Ordering::Greater => (0, 1, 0),
+                std::cmp::Ordering::Equal => (0, 0, 1),
+            };
+            pairs.push(PairUpdate {
+                bot: *bot,
+                opponent: *opponent,
+                win,
+                loss,
+                tie,
+            });
+        }
+    }
+    (seats, pairs)
+}
+
 /// Updates ratings, counts, head-to-head and history for finished game
-/// `id` (already marked finished in this transaction).
+/// `id` (already marked finished in this transaction), in SQLite.
 pub(crate) async fn record_result(
     tx: &mut SqliteConnection,
     id: GameId,
@@ -96,11 +175,9 @@ pub(crate) async fn record_result(
             .bind(id)
             .fetch_all(&mut *tx)
             .await?;
-    let ranks = effective_ranks(&bots, end);
-    let distinct = bots.iter().enumerate().all(|(i, b)| !bots[..i].contains(b));
-    if bots.len() < 2 || ranks.len() != bots.len() || !distinct {
+    let Some(ranks) = ratable(&bots, end) else {
         return Ok(());
-    }
+    };
     let already: Option<i64> =
         sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = ? AND game_id = ?")
             .bind(bots[0])
@@ -120,17 +197,8 @@ pub(crate) async fn record_result(
                 .await?;
         before.push(r.unwrap_or(START));
     }
-    let after = rate(&before, &ranks);
-    let firsts = ranks.iter().filter(|r| **r == 1).count();
-    for (i, bot) in bots.iter().enumerate() {
-        let (mu, sigma) = after.get(i).copied().unwrap_or(START);
-        let (win, tie) = match ranks[i] {
-            1 if firsts == 1 => (1, 0),
-            1 => (0, 1),
-            _ => (0, 0),
-        };
-        let loss = 1 - win - tie;
-        let forfeit = i64::from(end.forfeited_by == Some(*bot));
+    let (seats, pairs) = updates(&bots, &ranks, end.forfeited_by, &before);
+    for s in &seats {
         sqlx::query(
             "INSERT INTO bot_stats (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played)
              VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -138,50 +206,42 @@ pub(crate) async fn record_result(
                 games = games + 1, wins = wins + ?6, losses = losses + ?7, ties = ties + ?8,
                 forfeits = forfeits + ?9, last_game = ?10, last_played = ?11",
         )
-        .bind(bot)
+        .bind(s.bot)
         .bind(&game)
-        .bind(mu)
-        .bind(sigma)
-        .bind(conservative(mu, sigma))
-        .bind(win)
-        .bind(loss)
-        .bind(tie)
-        .bind(forfeit)
+        .bind(s.mu)
+        .bind(s.sigma)
+        .bind(conservative(s.mu, s.sigma))
+        .bind(s.win)
+        .bind(s.loss)
+        .bind(s.tie)
+        .bind(s.forfeit)
         .bind(id)
         .bind(&end.finished)
         .execute(&mut *tx)
         .await?;
         sqlx::query("INSERT INTO rating_history (bot, game_id, mu, sigma) VALUES (?, ?, ?, ?)")
-            .bind(bot)
+            .bind(s.bot)
             .bind(id)
-            .bind(mu)
-            .bind(sigma)
+            .bind(s.mu)
+            .bind(s.sigma)
             .execute(&mut *tx)
             .await?;
-        for (j, opponent) in bots.iter().enumerate() {
-            if i == j {
-                continue;
-            }
-            let (w, l, t) = match ranks[i].cmp(&ranks[j]) {
-                std::cmp::Ordering::Less => (1, 0, 0),
-                std::cmp::Ordering::Greater => (0, 1, 0),
-                std::cmp::Ordering::Equal => (0, 0, 1),
-            };
-            sqlx::query(
-                "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties)
-                 VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
-                 ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
-                    wins = wins + ?4, losses = losses + ?5, ties = ties + ?6",
-            )
-            .bind(bot)
-            .bind(opponent)
-            .bind(&game)
-            .bind(w)
-            .bind(l)
-            .bind(t)
-            .execute(&mut *tx)
-            .await?;
-        }
+    }
+    for p in &pairs {
+        sqlx::query(
+            "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties)
+             VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
+             ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
+                wins = wins + ?4, losses = losses + ?5, ties = ties + ?6",
+        )
+        .bind(p.bot)
+        .bind(p.opponent)
+        .bind(&game)
+        .bind(p.win)
+        .bind(p.loss)
+        .bind(p.tie)
+        .execute(&mut *tx)
+        .await?;
     }
     sqlx::query(
         "INSERT INTO game_totals (game, games) VALUES (?, 1)

@@ -9,8 +9,8 @@ use sqlx::{Row, SqliteConnection, SqlitePool};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 use crate::{
-    BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
-    StoreError,
+    now, BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow,
+    Store, StoreError,
 };
 
 /// SQLite storage. Writes go through one connection (SQLite has one writer
@@ -310,6 +310,13 @@ impl Store for SqliteStore {
             .await?;
         Ok(())
     }
+
+    async fn import_games(
+        &self,
+        games: &[crate::web::ImportGame],
+    ) -> Result<Vec<GameId>, StoreError> {
+        SqliteStore::import_games(self, games).await
+    }
 }
 
 /// The writer connection, as the group-commit task sees it.
@@ -467,80 +474,5 @@ fn inserted(r: Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>) -> Result<i
         Ok(done) => Ok(done.last_insert_rowid()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
         Err(e) => Err(e.into()),
-    }
-}
-
-fn now() -> String {
-    // Seconds since the epoch is enough for the creation stamp of a bot.
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    secs.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    async fn store() -> (tempfile::TempDir, SqliteStore) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        (dir, SqliteStore::open(&url).await.unwrap())
-    }
-
-    #[tokio::test]
-    async fn bot_names_are_unique() {
-        let (_d, s) = store().await;
-        let id = s.create_bot("alice", "h", false).await.unwrap();
-        assert!(matches!(
-            s.create_bot("alice", "h2", false).await,
-            Err(StoreError::NameTaken)
-        ));
-        let row = s.bot_by_name("alice").await.unwrap().unwrap();
-        assert_eq!((row.id, row.password_hash.as_str()), (id, "h"));
-        assert!(s.bot_by_name("bob").await.unwrap().is_none());
-    }
-
-    #[tokio::test]
-    async fn games_run_then_finish_or_abort() {
-        let (_d, s) = store().await;
-        let a = s.create_bot("a", "h", false).await.unwrap();
-        let b = s.create_bot("b", "h", false).await.unwrap();
-        let g1 = s.start_game("skullwhist", &[a, b], 7, "t0").await.unwrap();
-        let g2 = s.start_game("skullwhist", &[b, a], 8, "t0").await.unwrap();
-        assert_eq!(s.game_bots(g2).await.unwrap(), vec![b, a]);
-        let end = GameEnd {
-            finished: "t1".into(),
-            scores: vec![Some(20), Some(-10)],
-            ranks: vec![1, 2],
-            forfeited_by: None,
-            record: "{}".into(),
-        };
-        s.finish_game(g1, &end).await.unwrap();
-        assert_eq!(s.abort_running("restart", "t2").await.unwrap(), 1);
-        let r1 = s.game(g1).await.unwrap().unwrap();
-        assert_eq!(
-            (r1.status.as_str(), r1.score1, r1.record.as_deref()),
-            ("finished", Some(20), Some("{}"))
-        );
-        let r2 = s.game(g2).await.unwrap().unwrap();
-        assert_eq!(
-            (r2.status.as_str(), r2.reason.as_deref()),
-            ("aborted", Some("restart"))
-        );
-        assert_eq!(s.count_games("finished").await.unwrap(), 1);
-    }
-
-    #[tokio::test]
-    async fn data_survives_reopening() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        {
-            let s = SqliteStore::open(&url).await.unwrap();
-            s.create_bot("kept", "h", false).await.unwrap();
-        }
-        let s = SqliteStore::open(&url).await.unwrap();
-        assert!(s.bot_by_name("kept").await.unwrap().is_some());
     }
 }

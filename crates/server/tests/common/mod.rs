@@ -242,11 +242,30 @@ impl Api {
     }
 }
 
+/// With `CROUPIER_TEST_DATABASE=postgres`, the throw-away PostgreSQL
+/// cluster of this test binary (started once; each server gets a fresh
+/// database in it); otherwise `None` and servers use SQLite files.
+fn scratch_postgres() -> Option<&'static croupier_store::scratch::ScratchCluster> {
+    static CLUSTER: std::sync::OnceLock<Option<croupier_store::scratch::ScratchCluster>> =
+        std::sync::OnceLock::new();
+    CLUSTER
+        .get_or_init(|| {
+            let wanted = std::env::var("CROUPIER_TEST_DATABASE").ok()?;
+            assert_eq!(
+                wanted, "postgres",
+                "CROUPIER_TEST_DATABASE must be 'postgres'"
+            );
+            Some(croupier_store::scratch::ScratchCluster::start(false).unwrap())
+        })
+        .as_ref()
+}
+
 /// A real server on 127.0.0.1 (ephemeral port) with its own runtime and a
-/// temporary database; stopped when dropped.
+/// temporary database (SQLite, or PostgreSQL: see [`scratch_postgres`]);
+/// stopped when dropped.
 pub struct TestServer {
     pub api: Api,
-    /// The database URL (`sqlite://...`).
+    /// The database URL (`sqlite://...` or `postgres://...`).
     pub db: String,
     rt: Option<tokio::runtime::Runtime>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -274,13 +293,16 @@ impl TestServer {
     /// A server with `config` and connection timeouts and caps `net`.
     pub fn with_net(config: ServerConfig, net: croupier_server::net::NetConfig) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("croupier.db").display());
-        let db = url.clone();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .unwrap();
+        let url = match scratch_postgres() {
+            Some(cluster) => rt.block_on(cluster.create_database()).unwrap(),
+            None => format!("sqlite://{}", dir.path().join("croupier.db").display()),
+        };
+        let db = url.clone();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let addr = rt.block_on(async move {
             let store = croupier_store::open(&url).await.unwrap();

@@ -1,0 +1,477 @@
+//! The PostgreSQL store: a connection pool, migrations applied on open (the
+//! migrator takes an advisory lock, so instances may start together), and
+//! the hot-path writes through the same [`GroupCommit`] writer as SQLite.
+
+mod ratings;
+mod web;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
+use sqlx::{PgConnection, PgPool, Row};
+
+use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+use crate::{
+    BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
+    StoreError,
+};
+
+/// PostgreSQL storage. Reads and the rare writes (registrations, settings)
+/// use the pool; the writes of the hot paths (games started, finished and
+/// aborted, bots' health) go through a [`GroupCommit`] task, which commits
+/// those of many games in one transaction: one WAL flush for many games,
+/// and the rating updates of a bot's games never contend for its row.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pub(crate) pool: PgPool,
+    group: GroupCommit,
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://` or
+    /// `postgresql://`, libpq-style; a Unix socket folder goes in `host=`)
+    /// and migrates it.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = PgConnectOptions::from_str(url)?.application_name("croupier");
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        let group = GroupCommit::spawn(
+            std::sync::Arc::new(PgBatch(pool.clone())),
+            GroupConfig::default(),
+        );
+        Ok(PgStore { pool, group })
+    }
+
+    /// The connection pool (for tests and tools that read the tables).
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+fn game_row(r: &PgRow) -> Result<GameRow, sqlx::Error> {
+    Ok(GameRow {
+        id: r.try_get("id")?,
+        game: r.try_get("game")?,
+        status: r.try_get("status")?,
+        bot1: r.try_get("bot1")?,
+        bot2: r.try_get("bot2")?,
+        seed: r.try_get("seed")?,
+        started: r.try_get("started")?,
+        finished: r.try_get("finished")?,
+        score1: r.try_get("score1")?,
+        score2: r.try_get("score2")?,
+        forfeited_by: r.try_get("forfeited_by")?,
+        reason: r.try_get("reason")?,
+        record: r.try_get("record")?,
+    })
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn create_bot(
+        &self,
+        name: &str,
+        password_hash: &str,
+        house: bool,
+    ) -> Result<BotId, StoreError> {
+        let r = sqlx::query_scalar(
+            "INSERT INTO bots (name, password_hash, house, kind, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(name)
+        .bind(password_hash)
+        .bind(house)
+        .bind(if house { "house" } else { "rest" })
+        .bind(crate::now())
+        .fetch_one(&self.pool)
+        .await;
+        inserted(r)
+    }
+
+    async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
+        let row = sqlx::query("SELECT id, name, password_hash, house FROM bots WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            None => None,
+            Some(r) => Some(BotRow {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                password_hash: r.try_get("password_hash")?,
+                house: r.try_get("house")?,
+            }),
+        })
+    }
+
+    async fn start_game(
+        &self,
+        game: &str,
+        bots: &[BotId],
+        seed: i64,
+        started: &str,
+    ) -> Result<GameId, StoreError> {
+        let write = Write::StartGame {
+            game: game.to_string(),
+            bots: bots.to_vec(),
+            seed,
+            started: started.to_string(),
+        };
+        match self.group.write(write).await? {
+            Written::Game(id) => Ok(id),
+            Written::Done => Err(StoreError::Closed),
+        }
+    }
+
+    async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
+        let end = end.clone();
+        self.group.write(Write::FinishGame { id, end }).await?;
+        Ok(())
+    }
+
+    async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
+        let (reason, at) = (reason.to_string(), at.to_string());
+        self.group
+            .write(Write::AbortGame { id, reason, at })
+            .await?;
+        Ok(())
+    }
+
+    async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
+        let r = sqlx::query(
+            "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE status = 'running'",
+        )
+        .bind(reason)
+        .bind(at)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected())
+    }
+
+    async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, game, status, bot1, bot2, seed, started, finished, score1, score2, forfeited_by, reason, record
+             FROM games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| game_row(&r)).transpose().map_err(Into::into)
+    }
+
+    async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE status = $1")
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n)
+    }
+
+    async fn game_bots(&self, id: GameId) -> Result<Vec<BotId>, StoreError> {
+        let bots: Vec<i64> =
+            sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(bots)
+    }
+
+    async fn ensure_house_bot(&self, name: &str, game: &str) -> Result<BotId, StoreError> {
+        // House bots cannot log in: their "hash" is no valid PHC string.
+        sqlx::query(
+            "INSERT INTO bots (name, password_hash, house, kind, game, created_at) VALUES ($1, '!house', TRUE, 'house', $2, $3) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(game)
+        .bind(crate::now())
+        .execute(&self.pool)
+        .await?;
+        let id: i64 = sqlx::query_scalar("SELECT id FROM bots WHERE name = $1 AND kind = 'house'")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NameTaken)?;
+        Ok(id)
+    }
+
+    async fn create_owner(&self, name: &str, password_hash: &str) -> Result<OwnerId, StoreError> {
+        let r = sqlx::query_scalar(
+            "INSERT INTO owners (name, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
+        )
+        .bind(name)
+        .bind(password_hash)
+        .bind(crate::now())
+        .fetch_one(&self.pool)
+        .await;
+        inserted(r)
+    }
+
+    async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError> {
+        let row = sqlx::query("SELECT id, name, password_hash FROM owners WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            None => None,
+            Some(r) => Some(OwnerRow {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                password_hash: r.try_get("password_hash")?,
+            }),
+        })
+    }
+
+    async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError> {
+        let r = sqlx::query_scalar(
+            "INSERT INTO bots (name, password_hash, house, kind, game, owner, endpoint, dialect, auth_user, auth_password, token_hash, created_at)
+             VALUES ($1, '!remote', FALSE, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        )
+        .bind(&bot.name)
+        .bind(bot.kind.name())
+        .bind(&bot.game)
+        .bind(bot.owner)
+        .bind(&bot.endpoint)
+        .bind(&bot.dialect)
+        .bind(&bot.auth_user)
+        .bind(&bot.auth_password)
+        .bind(&bot.token_hash)
+        .bind(crate::now())
+        .fetch_one(&self.pool)
+        .await;
+        inserted(r)
+    }
+
+    async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull') ORDER BY id"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(bot_info).collect()
+    }
+
+    async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
+        let row = sqlx::query(&format!("SELECT {BOT_INFO} FROM bots WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(bot_info).transpose()
+    }
+
+    async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {BOT_INFO} FROM bots WHERE token_hash = $1 AND kind = 'pull'"
+        ))
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(bot_info).transpose()
+    }
+
+    async fn set_bot_health(
+        &self,
+        id: BotId,
+        strikes: i64,
+        paused_until: Option<i64>,
+        pause_reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let pause_reason = pause_reason.map(str::to_string);
+        let write = Write::BotHealth {
+            id,
+            strikes,
+            paused_until,
+            pause_reason,
+        };
+        self.group.write(write).await?;
+        Ok(())
+    }
+
+    async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError> {
+        let sql = if enabled {
+            "UPDATE bots SET enabled = TRUE, strikes = 0, paused_until = NULL, pause_reason = NULL WHERE id = $1"
+        } else {
+            "UPDATE bots SET enabled = FALSE WHERE id = $1"
+        };
+        sqlx::query(sql).bind(id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE bots SET token_hash = $1 WHERE id = $2 AND kind = 'pull'")
+            .bind(token_hash)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn import_games(
+        &self,
+        games: &[crate::web::ImportGame],
+    ) -> Result<Vec<GameId>, StoreError> {
+        PgStore::import_games(self, games).await
+    }
+}
+
+/// The pool, as the group-commit task sees it.
+struct PgBatch(PgPool);
+
+#[async_trait]
+impl BatchWrite for PgBatch {
+    async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
+        let mut tx = self.0.begin().await?;
+        let mut done = Vec::with_capacity(batch.len());
+        for w in batch {
+            done.push(apply(&mut tx, w).await?);
+        }
+        tx.commit().await?;
+        Ok(done)
+    }
+}
+
+/// One write inside a batch's transaction.
+async fn apply(tx: &mut PgConnection, w: &Write) -> Result<Written, StoreError> {
+    match w {
+        Write::StartGame {
+            game,
+            bots,
+            seed,
+            started,
+        } => start_game(tx, game, bots, *seed, started)
+            .await
+            .map(Written::Game),
+        Write::FinishGame { id, end } => {
+            finish_game(tx, *id, end).await?;
+            Ok(Written::Done)
+        }
+        Write::AbortGame { id, reason, at } => {
+            sqlx::query("UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE id = $3 AND status = 'running'")
+                .bind(reason)
+                .bind(at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            Ok(Written::Done)
+        }
+        Write::BotHealth {
+            id,
+            strikes,
+            paused_until,
+            pause_reason,
+        } => {
+            sqlx::query(
+                "UPDATE bots SET strikes = $1, paused_until = $2, pause_reason = $3 WHERE id = $4",
+            )
+            .bind(strikes)
+            .bind(paused_until)
+            .bind(pause_reason)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            Ok(Written::Done)
+        }
+    }
+}
+
+async fn start_game(
+    tx: &mut PgConnection,
+    game: &str,
+    bots: &[BotId],
+    seed: i64,
+    started: &str,
+) -> Result<GameId, StoreError> {
+    if bots.len() < 2 {
+        return Err(StoreError::Db(sqlx::Error::Protocol(
+            "a game needs at least two bots".into(),
+        )));
+    }
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES ($1, 'running', $2, $3, $4, $5, $6) RETURNING id",
+    )
+    .bind(game)
+    .bind(bots[0])
+    .bind(bots[1])
+    .bind(bots.len() as i64)
+    .bind(seed)
+    .bind(started)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO game_seats (game_id, seat, bot)
+         SELECT $1, t.seat - 1, t.bot FROM UNNEST($2::BIGINT[]) WITH ORDINALITY AS t(bot, seat)",
+    )
+    .bind(id)
+    .bind(bots)
+    .execute(&mut *tx)
+    .await?;
+    Ok(id)
+}
+
+async fn finish_game(tx: &mut PgConnection, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE games SET status = 'finished', finished = $1, score1 = $2, score2 = $3, forfeited_by = $4, record = $5 WHERE id = $6",
+    )
+    .bind(&end.finished)
+    .bind(end.scores.first().copied().flatten())
+    .bind(end.scores.get(1).copied().flatten())
+    .bind(end.forfeited_by)
+    .bind(&end.record)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    // Every seat that has a rank, in one statement.
+    let scores: Vec<Option<i64>> = (0..end.ranks.len())
+        .map(|seat| end.scores.get(seat).copied().flatten())
+        .collect();
+    let ranks: Vec<i64> = end.ranks.iter().map(|r| i64::from(*r)).collect();
+    sqlx::query(
+        "UPDATE game_seats s SET score = u.score, rank = u.rank,
+            forfeited = (s.bot IS NOT DISTINCT FROM $4)
+         FROM UNNEST($2::BIGINT[], $3::BIGINT[]) WITH ORDINALITY AS u(score, rank, seat)
+         WHERE s.game_id = $1 AND s.seat = u.seat - 1",
+    )
+    .bind(id)
+    .bind(&scores)
+    .bind(&ranks)
+    .bind(end.forfeited_by)
+    .execute(&mut *tx)
+    .await?;
+    // Ratings, counts and head-to-head of the website (issue 6).
+    ratings::record_result(tx, id, end).await?;
+    Ok(())
+}
+
+const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
+
+fn bot_info(r: &PgRow) -> Result<BotInfo, StoreError> {
+    let kind: String = r.try_get("kind")?;
+    Ok(BotInfo {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        game: r.try_get("game")?,
+        kind: BotKind::parse(&kind).unwrap_or(BotKind::Rest),
+        owner: r.try_get("owner")?,
+        endpoint: r.try_get("endpoint")?,
+        dialect: r.try_get("dialect")?,
+        auth_user: r.try_get("auth_user")?,
+        auth_password: r.try_get("auth_password")?,
+        strikes: r.try_get("strikes")?,
+        paused_until: r.try_get("paused_until")?,
+        pause_reason: r.try_get("pause_reason")?,
+        enabled: r.try_get("enabled")?,
+    })
+}
+
+/// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
+fn inserted(r: Result<i64, sqlx::Error>) -> Result<i64, StoreError> {
+    match r {
+        Ok(id) => Ok(id),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
+        Err(e) => Err(e.into()),
+    }
+}

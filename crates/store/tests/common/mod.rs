@@ -1,0 +1,90 @@
+//! The backends the store suite runs against: a fresh SQLite file, or a
+//! fresh database in one throw-away PostgreSQL cluster per test binary.
+#![allow(clippy::unwrap_used, dead_code)] // helpers of tests fail loudly by design
+
+use std::io::Write;
+use std::sync::{Arc, OnceLock};
+
+use croupier_store::scratch::{ScratchCluster, ScratchError};
+use croupier_store::Store;
+
+/// A fresh, empty database of one backend.
+pub struct Db {
+    /// Its URL (`sqlite://…` or `postgres://…`).
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Db {
+    /// Opens the store (again: a second open sees what the first stored).
+    pub async fn open(&self) -> Arc<dyn Store> {
+        croupier_store::open(&self.url).await.unwrap()
+    }
+}
+
+/// A fresh SQLite file.
+pub async fn sqlite() -> Option<Db> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    Some(Db {
+        url,
+        _dir: Some(dir),
+    })
+}
+
+/// The binary's cluster, started by the first test that needs it; `None`
+/// if PostgreSQL is not installed and we are not under CI.
+fn cluster() -> Option<&'static ScratchCluster> {
+    static CLUSTER: OnceLock<Option<ScratchCluster>> = OnceLock::new();
+    CLUSTER
+        .get_or_init(|| match ScratchCluster::start(false) {
+            Ok(c) => Some(c),
+            Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
+                // Straight to stderr, past the test harness's capture.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "PostgreSQL is not installed: skipping the PostgreSQL tests (they fail under CI=true)"
+                );
+                None
+            }
+            Err(e) => panic!("cannot start a PostgreSQL cluster: {e}"),
+        })
+        .as_ref()
+}
+
+/// A fresh PostgreSQL database, or `None` (the test then passes, having
+/// said it skipped) when PostgreSQL is not installed outside CI.
+pub async fn postgres() -> Option<Db> {
+    let cluster = tokio::task::spawn_blocking(cluster).await.unwrap()?;
+    let url = cluster.create_database().await.unwrap();
+    Some(Db { url, _dir: None })
+}
+
+/// Runs each named `async fn(Db)` of the calling file once per backend, as
+/// `sqlite::name` and `postgres::name`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let db = $crate::common::sqlite().await.unwrap();
+                    super::$name(db).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(db) = $crate::common::postgres().await else {
+                        eprintln!("skipped: no PostgreSQL");
+                        return;
+                    };
+                    super::$name(db).await;
+                }
+            )*
+        }
+    };
+}

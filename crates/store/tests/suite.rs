@@ -1,0 +1,645 @@
+//! The store suite: every test runs unchanged against SQLite and PostgreSQL
+//! (`sqlite::name` and `postgres::name`). Without PostgreSQL installed the
+//! PostgreSQL half says so and passes, except under CI=true, where it fails.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+mod common;
+
+use common::Db;
+use croupier_store::web::{GameFilter, ImportGame};
+use croupier_store::{BotKind, GameEnd, NewBot, SqliteStore, Store, StoreError, WebReads};
+
+on_both_backends!(
+    bot_names_are_unique,
+    games_run_then_finish_or_abort,
+    data_survives_reopening_and_running_games_are_aborted_after_a_crash,
+    owners_remote_bots_tokens_and_health,
+    house_bots_are_registered_once,
+    finishing_games_rates_counts_and_pairs_the_bots,
+    four_seat_games_count_every_pair_and_live_games_are_online,
+    forfeits_without_scores_are_stored,
+    concurrent_games_are_all_stored_and_rated,
+    a_bad_write_fails_alone,
+    game_lists_are_newest_finished_first_and_filter,
+    a_remote_bot_names_its_owner,
+);
+
+fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
+    GameEnd {
+        finished: at.into(),
+        scores: ranks.iter().map(|r| Some(10 - i64::from(*r))).collect(),
+        ranks,
+        forfeited_by,
+        record: "{}".into(),
+    }
+}
+
+async fn bot_names_are_unique(db: Db) {
+    let s = db.open().await;
+    let id = s.create_bot("alice", "h", false).await.unwrap();
+    assert!(matches!(
+        s.create_bot("alice", "h2", false).await,
+        Err(StoreError::NameTaken)
+    ));
+    let row = s.bot_by_name("alice").await.unwrap().unwrap();
+    assert_eq!(
+        (row.id, row.password_hash.as_str(), row.house),
+        (id, "h", false)
+    );
+    assert!(s.bot_by_name("bob").await.unwrap().is_none());
+    let o = s.create_owner("olga", "ph").await.unwrap();
+    assert!(matches!(
+        s.create_owner("olga", "x").await,
+        Err(StoreError::NameTaken)
+    ));
+    let row = s.owner_by_name("olga").await.unwrap().unwrap();
+    assert_eq!((row.id, row.password_hash.as_str()), (o, "ph"));
+    assert!(s.owner_by_name("nobody").await.unwrap().is_none());
+}
+
+async fn games_run_then_finish_or_abort(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let g1 = s.start_game("skullwhist", &[a, b], 7, "t0").await.unwrap();
+    let g2 = s.start_game("skullwhist", &[b, a], 8, "t0").await.unwrap();
+    let g3 = s.start_game("goofspiel", &[a, b], -9, "t0").await.unwrap();
+    assert_eq!(s.game_bots(g2).await.unwrap(), vec![b, a]);
+    let running = s.game(g1).await.unwrap().unwrap();
+    assert_eq!(
+        (running.status.as_str(), running.seed, running.record),
+        ("running", 7, None)
+    );
+    let e = GameEnd {
+        finished: "t1".into(),
+        scores: vec![Some(20), Some(-10)],
+        ranks: vec![1, 2],
+        forfeited_by: None,
+        record: "{\"moves\":[]}".into(),
+    };
+    s.finish_game(g1, &e).await.unwrap();
+    s.abort_game(g3, "bot vanished", "t2").await.unwrap();
+    // Aborting a finished game changes nothing.
+    s.abort_game(g1, "late", "t3").await.unwrap();
+    assert_eq!(s.abort_running("restart", "t2").await.unwrap(), 1);
+    let r1 = s.game(g1).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            r1.status.as_str(),
+            r1.score1,
+            r1.score2,
+            r1.finished.as_deref(),
+            r1.record.as_deref()
+        ),
+        (
+            "finished",
+            Some(20),
+            Some(-10),
+            Some("t1"),
+            Some("{\"moves\":[]}")
+        )
+    );
+    let r2 = s.game(g2).await.unwrap().unwrap();
+    assert_eq!(
+        (r2.status.as_str(), r2.reason.as_deref(), r2.bot1, r2.bot2),
+        ("aborted", Some("restart"), b, a)
+    );
+    let r3 = s.game(g3).await.unwrap().unwrap();
+    assert_eq!(
+        (r3.status.as_str(), r3.reason.as_deref(), r3.seed),
+        ("aborted", Some("bot vanished"), -9)
+    );
+    assert_eq!(s.count_games("finished").await.unwrap(), 1);
+    assert_eq!(s.count_games("aborted").await.unwrap(), 2);
+    assert_eq!(s.count_games("running").await.unwrap(), 0);
+    assert!(s.game(g3 + 100).await.unwrap().is_none());
+    assert!(s.game_bots(g3 + 100).await.unwrap().is_empty());
+}
+
+async fn data_survives_reopening_and_running_games_are_aborted_after_a_crash(db: Db) {
+    let (a, done, live) = {
+        let s = db.open().await;
+        let a = s.create_bot("kept", "h", false).await.unwrap();
+        let b = s.create_bot("other", "h", false).await.unwrap();
+        let done = s.start_game("skullwhist", &[a, b], 1, "t0").await.unwrap();
+        s.finish_game(done, &end(vec![1, 2], None, "t1"))
+            .await
+            .unwrap();
+        let live = s.start_game("skullwhist", &[a, b], 2, "t1").await.unwrap();
+        (a, done, live)
+        // Dropped here with a game still running, as a crash leaves it.
+    };
+    let s = db.open().await;
+    assert_eq!(s.bot_by_name("kept").await.unwrap().unwrap().id, a);
+    assert_eq!(s.running_games(10).await.unwrap()[0].id, live);
+    // What `serve` does on start.
+    assert_eq!(s.abort_running("server restarted", "t2").await.unwrap(), 1);
+    let g = s.game(live).await.unwrap().unwrap();
+    assert_eq!(
+        (g.status.as_str(), g.reason.as_deref()),
+        ("aborted", Some("server restarted"))
+    );
+    let g = s.game(done).await.unwrap().unwrap();
+    assert_eq!(
+        (g.status.as_str(), g.record.as_deref()),
+        ("finished", Some("{}"))
+    );
+    assert_eq!(s.leaderboard("skullwhist").await.unwrap()[0].bot, a);
+    // Ids keep growing after a reopen.
+    let b = s.bot_by_name("other").await.unwrap().unwrap().id;
+    let next = s.start_game("skullwhist", &[a, b], 3, "t3").await.unwrap();
+    assert!(next > live);
+}
+
+fn remote(name: &str, kind: BotKind, owner: i64, token: Option<&str>) -> NewBot {
+    NewBot {
+        name: name.into(),
+        game: "goofspiel".into(),
+        kind,
+        owner,
+        endpoint: (kind == BotKind::Push).then(|| "https://bot.example/play".into()),
+        dialect: "croupier".into(),
+        auth_user: (kind == BotKind::Push).then(|| "u".into()),
+        auth_password: (kind == BotKind::Push).then(|| "p".into()),
+        token_hash: token.map(str::to_string),
+    }
+}
+
+async fn owners_remote_bots_tokens_and_health(db: Db) {
+    let s = db.open().await;
+    let o = s.create_owner("olga", "ph").await.unwrap();
+    let push = s
+        .create_remote_bot(&remote("pusher", BotKind::Push, o, None))
+        .await
+        .unwrap();
+    let pull = s
+        .create_remote_bot(&remote("puller", BotKind::Pull, o, Some("aa11")))
+        .await
+        .unwrap();
+    s.create_bot("rest-bot", "h", false).await.unwrap();
+    assert!(matches!(
+        s.create_remote_bot(&remote("pusher", BotKind::Pull, o, Some("bb")))
+            .await,
+        Err(StoreError::NameTaken)
+    ));
+    // A token hash names one bot.
+    assert!(s
+        .create_remote_bot(&remote("thief", BotKind::Pull, o, Some("aa11")))
+        .await
+        .is_err());
+    let all = s.remote_bots().await.unwrap();
+    assert_eq!(
+        all.iter().map(|b| b.id).collect::<Vec<_>>(),
+        vec![push, pull]
+    );
+    let p = s.bot_info(push).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            p.name.as_str(),
+            p.game.as_str(),
+            p.kind,
+            p.owner,
+            p.endpoint.as_deref(),
+            p.dialect.as_deref(),
+            p.auth_user.as_deref(),
+            p.auth_password.as_deref(),
+            p.strikes,
+            p.enabled
+        ),
+        (
+            "pusher",
+            "goofspiel",
+            BotKind::Push,
+            Some(o),
+            Some("https://bot.example/play"),
+            Some("croupier"),
+            Some("u"),
+            Some("p"),
+            0,
+            true
+        )
+    );
+    assert_eq!(s.bot_by_token("aa11").await.unwrap().unwrap().id, pull);
+    assert!(s.bot_by_token("zz").await.unwrap().is_none());
+    s.set_bot_token(pull, "cc22").await.unwrap();
+    assert!(s.bot_by_token("aa11").await.unwrap().is_none());
+    assert_eq!(s.bot_by_token("cc22").await.unwrap().unwrap().id, pull);
+    // Only pull bots have tokens.
+    s.set_bot_token(push, "dd").await.unwrap();
+    assert!(s.bot_by_token("dd").await.unwrap().is_none());
+
+    s.set_bot_health(push, 3, Some(1_900_000_000), Some("timeouts"))
+        .await
+        .unwrap();
+    let p = s.bot_info(push).await.unwrap().unwrap();
+    assert_eq!(
+        (p.strikes, p.paused_until, p.pause_reason.as_deref()),
+        (3, Some(1_900_000_000), Some("timeouts"))
+    );
+    s.set_bot_enabled(push, false).await.unwrap();
+    let p = s.bot_info(push).await.unwrap().unwrap();
+    assert!(!p.enabled);
+    assert_eq!(p.strikes, 3, "switching off keeps the health");
+    s.set_bot_enabled(push, true).await.unwrap();
+    let p = s.bot_info(push).await.unwrap().unwrap();
+    assert_eq!(
+        (p.enabled, p.strikes, p.paused_until, p.pause_reason),
+        (true, 0, None, None)
+    );
+    assert!(s.bot_info(push + 100).await.unwrap().is_none());
+}
+
+async fn house_bots_are_registered_once(db: Db) {
+    let s = db.open().await;
+    let id = s.ensure_house_bot("random", "loveletter").await.unwrap();
+    assert_eq!(
+        s.ensure_house_bot("random", "loveletter").await.unwrap(),
+        id
+    );
+    let row = s.bot_by_name("random").await.unwrap().unwrap();
+    assert!(row.house);
+    let info = s.bot_info(id).await.unwrap().unwrap();
+    assert_eq!(
+        (info.kind, info.game.as_str()),
+        (BotKind::House, "loveletter")
+    );
+    // A house bot is not a remote bot, and its name cannot be taken over.
+    assert!(s.remote_bots().await.unwrap().is_empty());
+    s.create_bot("taken", "h", false).await.unwrap();
+    assert!(matches!(
+        s.ensure_house_bot("taken", "goofspiel").await,
+        Err(StoreError::NameTaken)
+    ));
+}
+
+async fn finishing_games_rates_counts_and_pairs_the_bots(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    for i in 0..5 {
+        let g = s.start_game("skullwhist", &[a, b], i, "t0").await.unwrap();
+        s.finish_game(g, &end(vec![1, 2], None, "2026-01-01T00:00:00Z"))
+            .await
+            .unwrap();
+    }
+    let g = s.start_game("skullwhist", &[a, b], 9, "t0").await.unwrap();
+    // b forfeits: a loss for b whatever ranks were reported.
+    s.finish_game(g, &end(vec![1, 1], Some(b), "2026-01-01T00:01:00Z"))
+        .await
+        .unwrap();
+    let g = s.start_game("skullwhist", &[a, b], 10, "t0").await.unwrap();
+    s.finish_game(g, &end(vec![1, 1], None, "2026-01-01T00:01:30Z"))
+        .await
+        .unwrap();
+    let board = s.leaderboard("skullwhist").await.unwrap();
+    assert_eq!(board.len(), 2);
+    assert_eq!(board[0].name, "a");
+    let (sa, sb) = (&board[0], &board[1]);
+    assert_eq!(
+        (sa.games, sa.wins, sa.losses, sa.ties, sa.forfeits),
+        (7, 6, 0, 1, 0)
+    );
+    assert_eq!(
+        (sb.games, sb.wins, sb.losses, sb.ties, sb.forfeits),
+        (7, 0, 6, 1, 1)
+    );
+    assert_eq!(sa.last_played.as_deref(), Some("2026-01-01T00:01:30Z"));
+    assert!(sa.mu > 25.0 && sb.mu < 25.0 && sa.conservative > sb.conservative);
+    assert!((sa.conservative - (sa.mu - 3.0 * sa.sigma)).abs() < 1e-9);
+    let pair = s.pair(b, a).await.unwrap();
+    assert_eq!(
+        (pair[0].games, pair[0].wins, pair[0].losses, pair[0].ties),
+        (7, 0, 6, 1)
+    );
+    assert_eq!(
+        (pair[0].bot_name.as_str(), pair[0].opponent_name.as_str()),
+        ("b", "a")
+    );
+    let history = s.rating_history(a, "skullwhist", 3).await.unwrap();
+    assert_eq!(history.len(), 3);
+    assert!(history[0].game_id < history[2].game_id);
+    assert!((history[2].mu - sa.mu).abs() < 1e-9);
+    // The leaderboard's one query returns what the per-bot reads return.
+    let all = s.rating_histories("skullwhist", 3).await.unwrap();
+    assert_eq!(all.len(), 2);
+    for (bot, points) in &all {
+        assert_eq!(
+            points,
+            &s.rating_history(*bot, "skullwhist", 3).await.unwrap()
+        );
+    }
+    assert!(s.rating_histories("goofspiel", 3).await.unwrap().is_empty());
+    let f = GameFilter {
+        game: Some("skullwhist".into()),
+        bot: Some(b),
+    };
+    assert_eq!(s.count_finished(&f).await.unwrap(), 7);
+    assert_eq!(s.count_finished(&GameFilter::default()).await.unwrap(), 7);
+    let none = GameFilter {
+        game: Some("goofspiel".into()),
+        bot: None,
+    };
+    assert_eq!(s.count_finished(&none).await.unwrap(), 0);
+    let page = s.games_page(&f, 5, 50).await.unwrap();
+    assert_eq!(page.len(), 2);
+    assert_eq!(page[0].seats.len(), 2);
+    let act = s.activity("2026-01-01T00:01:00Z").await.unwrap();
+    assert_eq!(act.len(), 1);
+    assert_eq!(
+        (act[0].minute.as_str(), act[0].game.as_str(), act[0].games),
+        ("2026-01-01T00:01", "skullwhist", 2)
+    );
+    let stats = s.bot_stats(b).await.unwrap();
+    assert_eq!((stats.len(), stats[0].games), (1, 7));
+    assert_eq!(s.all_stats().await.unwrap().len(), 2);
+    let web = s.web_bot("a").await.unwrap().unwrap();
+    assert_eq!((web.id, web.kind.as_str()), (a, "rest"));
+    assert!(s.web_bot("zz").await.unwrap().is_none());
+}
+
+async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
+    let s = db.open().await;
+    let mut bots = Vec::new();
+    for n in ["w", "x", "y", "z"] {
+        bots.push(s.create_bot(n, "h", false).await.unwrap());
+    }
+    let ids = s
+        .import_games(&[
+            ImportGame {
+                game: "loveletter".into(),
+                bots: bots.clone(),
+                seed: 1,
+                started: "2026-01-01T00:00:00Z".into(),
+                end: end(vec![2, 1, 4, 3], None, "2026-01-01T00:02:00Z"),
+            },
+            // Fewer than two bots: skipped.
+            ImportGame {
+                game: "loveletter".into(),
+                bots: bots[..1].to_vec(),
+                seed: 2,
+                started: "2026-01-01T00:00:00Z".into(),
+                end: end(vec![1], None, "2026-01-01T00:02:00Z"),
+            },
+        ])
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), 1);
+    let summary = s.game_summary(ids[0]).await.unwrap().unwrap();
+    let ranks: Vec<Option<i64>> = summary.seats.iter().map(|x| x.rank).collect();
+    assert_eq!(ranks, [Some(2), Some(1), Some(4), Some(3)]);
+    assert_eq!(s.game(ids[0]).await.unwrap().unwrap().status, "finished");
+    let opp = s.opponents(bots[1], 10).await.unwrap();
+    assert_eq!(opp.len(), 3);
+    assert!(opp.iter().all(|p| p.wins == 1 && p.games == 1));
+    assert_eq!(s.opponents(bots[1], 2).await.unwrap().len(), 2);
+    let board = s.leaderboard("loveletter").await.unwrap();
+    let names: Vec<&str> = board.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["x", "w", "z", "y"]);
+    assert_eq!(s.pairs("loveletter").await.unwrap().len(), 12);
+    let live = s
+        .start_game("loveletter", &bots[..2], 3, "t")
+        .await
+        .unwrap();
+    let online = s.online_bots("2027-01-01").await.unwrap();
+    assert_eq!(online.len(), 2);
+    assert!(online.iter().all(|(_, playing)| *playing));
+    let recent = s.online_bots("2026-01-01T00:01:00Z").await.unwrap();
+    assert_eq!(recent.len(), 4);
+    assert_eq!(recent.iter().filter(|(_, p)| *p).count(), 2);
+    let running = s.running_games(5).await.unwrap();
+    assert_eq!((running.len(), running[0].id), (1, live));
+    assert_eq!(running[0].seats.len(), 2);
+    let vs = s.versus_games(bots[0], bots[3], 10).await.unwrap();
+    assert_eq!(vs.len(), 1);
+    assert_eq!(vs[0].seats.len(), 4);
+}
+
+async fn forfeits_without_scores_are_stored(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let g = s.start_game("skullwhist", &[a, b], 5, "t0").await.unwrap();
+    let e = GameEnd {
+        finished: "2026-02-02T10:00:00Z".into(),
+        scores: vec![None, None],
+        ranks: vec![1, 2],
+        forfeited_by: Some(b),
+        record: "{\"forfeit\":true}".into(),
+    };
+    s.finish_game(g, &e).await.unwrap();
+    let row = s.game(g).await.unwrap().unwrap();
+    assert_eq!(
+        (row.score1, row.score2, row.forfeited_by),
+        (None, None, Some(b))
+    );
+    let seats = s.game_summary(g).await.unwrap().unwrap().seats;
+    assert_eq!(
+        seats
+            .iter()
+            .map(|x| (x.bot, x.score, x.rank, x.forfeited))
+            .collect::<Vec<_>>(),
+        vec![(a, None, Some(1), false), (b, None, Some(2), true)]
+    );
+    let board = s.leaderboard("skullwhist").await.unwrap();
+    assert_eq!((board[1].bot, board[1].forfeits), (b, 1));
+}
+
+async fn concurrent_games_are_all_stored_and_rated(db: Db) {
+    let s = db.open().await;
+    let mut bots = Vec::new();
+    for i in 0..8 {
+        bots.push(s.create_bot(&format!("c{i}"), "h", false).await.unwrap());
+    }
+    let n = 200;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..n {
+        let s = s.clone();
+        let (x, y) = (bots[i % 8], bots[(i + 1 + i / 8) % 8]);
+        let (x, y) = if x == y {
+            (x, bots[(i + 2) % 8])
+        } else {
+            (x, y)
+        };
+        tasks.spawn(async move {
+            let g = s
+                .start_game("goofspiel", &[x, y], i as i64, "t0")
+                .await
+                .unwrap();
+            let at = format!("2026-03-03T00:{:02}:{:02}Z", i / 60, i % 60);
+            s.finish_game(g, &end(vec![1, 2], None, &at)).await.unwrap();
+            g
+        });
+    }
+    let mut ids = Vec::new();
+    while let Some(r) = tasks.join_next().await {
+        ids.push(r.unwrap());
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n);
+    assert_eq!(s.count_games("finished").await.unwrap(), n as i64);
+    assert_eq!(
+        s.count_finished(&GameFilter::default()).await.unwrap(),
+        n as i64
+    );
+    let board = s.leaderboard("goofspiel").await.unwrap();
+    let games: i64 = board.iter().map(|b| b.games).sum();
+    let wins: i64 = board.iter().map(|b| b.wins).sum();
+    assert_eq!((games, wins), (2 * n as i64, n as i64));
+    for b in &bots {
+        let points = s.rating_history(*b, "goofspiel", 1000).await.unwrap();
+        let played = board.iter().find(|x| x.bot == *b).map_or(0, |x| x.games);
+        assert_eq!(points.len() as i64, played);
+    }
+}
+
+async fn a_bad_write_fails_alone(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    assert!(s.start_game("goofspiel", &[a], 1, "t").await.is_err());
+    let (ok1, missing, ok2) = ([a, b], [a, b + 1000], [b, a]);
+    let (good1, bad, good2) = tokio::join!(
+        s.start_game("goofspiel", &ok1, 1, "t"),
+        // No such bot: the foreign key refuses it.
+        s.start_game("goofspiel", &missing, 2, "t"),
+        s.start_game("goofspiel", &ok2, 3, "t"),
+    );
+    assert!(bad.is_err());
+    let (g1, g2) = (good1.unwrap(), good2.unwrap());
+    assert_eq!(s.game_bots(g1).await.unwrap(), vec![a, b]);
+    assert_eq!(s.game_bots(g2).await.unwrap(), vec![b, a]);
+    assert_eq!(s.count_games("running").await.unwrap(), 2);
+}
+
+async fn game_lists_are_newest_finished_first_and_filter(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let c = s.create_bot("c", "h", false).await.unwrap();
+    // Started in id order, finished in another order.
+    let plan = [
+        ("goofspiel", [a, b], "2026-01-01T00:00:05Z"),
+        ("skullwhist", [a, c], "2026-01-01T00:00:01Z"),
+        ("goofspiel", [b, c], "2026-01-01T00:00:09Z"),
+        ("skullwhist", [b, a], "2026-01-01T00:00:03Z"),
+    ];
+    let mut ids = Vec::new();
+    for (i, (game, seats, _)) in plan.iter().enumerate() {
+        ids.push(s.start_game(game, seats, i as i64, "t0").await.unwrap());
+    }
+    for (id, (_, _, at)) in ids.iter().zip(plan.iter()) {
+        s.finish_game(*id, &end(vec![1, 2], None, at))
+            .await
+            .unwrap();
+    }
+    s.start_game("goofspiel", &[a, c], 9, "t0").await.unwrap();
+    let page = |f: GameFilter, off, lim| {
+        let s = s.clone();
+        async move {
+            s.games_page(&f, off, lim)
+                .await
+                .unwrap()
+                .iter()
+                .map(|g| g.id)
+                .collect::<Vec<_>>()
+        }
+    };
+    let all = GameFilter::default();
+    assert_eq!(
+        page(all.clone(), 0, 10).await,
+        [ids[2], ids[0], ids[3], ids[1]]
+    );
+    assert_eq!(page(all, 1, 2).await, [ids[0], ids[3]]);
+    let goof = GameFilter {
+        game: Some("goofspiel".into()),
+        bot: None,
+    };
+    assert_eq!(page(goof, 0, 10).await, [ids[2], ids[0]]);
+    let of_a = GameFilter {
+        game: None,
+        bot: Some(a),
+    };
+    assert_eq!(page(of_a.clone(), 0, 10).await, [ids[0], ids[3], ids[1]]);
+    assert_eq!(s.count_finished(&of_a).await.unwrap(), 3);
+    let a_skull = GameFilter {
+        game: Some("skullwhist".into()),
+        bot: Some(a),
+    };
+    assert_eq!(page(a_skull.clone(), 0, 10).await, [ids[3], ids[1]]);
+    assert_eq!(s.count_finished(&a_skull).await.unwrap(), 2);
+    let vs: Vec<i64> = s
+        .versus_games(a, b, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(vs, [ids[0], ids[3]]);
+    let all_stats = s.all_stats().await.unwrap();
+    let games: Vec<&str> = all_stats.iter().map(|x| x.game.as_str()).collect();
+    assert_eq!(
+        games,
+        [
+            "goofspiel",
+            "goofspiel",
+            "goofspiel",
+            "skullwhist",
+            "skullwhist",
+            "skullwhist"
+        ]
+    );
+}
+
+/// SQLite only: databases made before ratings existed are rated on open.
+#[tokio::test]
+async fn sqlite_games_finished_before_ratings_are_rated_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let (a, b, g) = {
+        let s = SqliteStore::open(&url).await.unwrap();
+        let a = s.create_bot("old-a", "h", false).await.unwrap();
+        let b = s.create_bot("old-b", "h", false).await.unwrap();
+        let g = s.start_game("goofspiel", &[a, b], 1, "t0").await.unwrap();
+        (a, b, g)
+    };
+    // As an older version stored it: finished, ranked, never rated.
+    let raw = sqlx::SqlitePool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE games SET status = 'finished', finished = 't1' WHERE id = ?")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE game_seats SET rank = seat + 1 WHERE game_id = ?")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO ratings_backlog (game_id) VALUES (?)")
+        .bind(g)
+        .execute(&raw)
+        .await
+        .unwrap();
+    raw.close().await;
+    let s = SqliteStore::open(&url).await.unwrap();
+    let board = s.leaderboard("goofspiel").await.unwrap();
+    let ids: Vec<i64> = board.iter().map(|r| r.bot).collect();
+    assert_eq!(ids, [a, b]);
+    assert_eq!((board[0].wins, board[1].losses), (1, 1));
+    // Once only.
+    drop(s);
+    let s = SqliteStore::open(&url).await.unwrap();
+    assert_eq!(s.leaderboard("goofspiel").await.unwrap()[0].games, 1);
+}
+
+async fn a_remote_bot_names_its_owner(db: Db) {
+    let s = db.open().await;
+    let owner = s.create_owner("olga", "h").await.unwrap();
+    let bot = s
+        .create_remote_bot(&remote("pusher", BotKind::Push, owner, None))
+        .await
+        .unwrap();
+    assert_eq!(s.owner_name(bot).await.unwrap().as_deref(), Some("olga"));
+    let rest = s.create_bot("resty", "h", false).await.unwrap();
+    assert_eq!(s.owner_name(rest).await.unwrap(), None);
+}
