@@ -69,8 +69,23 @@ class Api {
     this.current = null; // the request in flight, aborted on a signal
   }
 
-  // Resolves to {status, reply}; rejects on network errors.
-  request(method, path, body) {
+  // Resolves to {status, reply}; rejects on network errors. A throttled
+  // request (HTTP 429, or 503 while the server is crowded) is sent again
+  // after the Retry-After header's seconds.
+  async request(method, path, body) {
+    for (;;) {
+      const { status, wait, reply } = await this.send(method, path, body);
+      if ((status === 429 || status === 503) && wait !== null) {
+        process.stderr.write(`pull_bot.js: ${status} ${reply.error}; waiting ${wait} s\n`);
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        continue;
+      }
+      return { status, reply };
+    }
+  }
+
+  // One request: {status, wait (Retry-After seconds or null), reply}.
+  send(method, path, body) {
     return new Promise((resolve, reject) => {
       const headers = { ...this.headers };
       let data = null;
@@ -95,7 +110,11 @@ class Api {
           } catch (e) {
             reply = { error: text.slice(0, 200) };
           }
-          resolve({ status: res.statusCode, reply });
+          if (reply === null || typeof reply !== "object") reply = { error: String(reply) };
+          const after = res.headers["retry-after"];
+          const n = parseInt(after, 10);
+          const wait = after === undefined ? null : Number.isNaN(n) ? 1 : Math.max(1, n);
+          resolve({ status: res.statusCode, wait, reply });
         });
       });
       this.current = req;

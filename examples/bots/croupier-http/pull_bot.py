@@ -64,7 +64,19 @@ class Api:
         self.conn = None
 
     def request(self, method, path, body=None):
-        """Returns (status, decoded JSON reply); raises on network errors."""
+        """Returns (status, decoded JSON reply); raises on network errors.
+        A throttled request (HTTP 429, or 503 while the server is crowded)
+        is sent again after the Retry-After header's seconds."""
+        while True:
+            status, wait, reply = self.send(method, path, body)
+            if status in (429, 503) and wait is not None:
+                print(f"pull_bot.py: {status} {reply.get('error')}; waiting {wait} s", file=sys.stderr)
+                time.sleep(wait)
+                continue
+            return status, reply
+
+    def send(self, method, path, body):
+        """One request: (status, Retry-After seconds or None, reply)."""
         if self.conn is None:
             self.conn = self.kind(self.host, self.port, timeout=self.timeout)
         headers = dict(self.headers)
@@ -85,7 +97,12 @@ class Api:
             reply = json.loads(text) if text else {}
         except ValueError:
             reply = {"error": text.decode("utf-8", "replace")[:200]}
-        return resp.status, reply
+        if not isinstance(reply, dict):
+            reply = {"error": str(reply)[:200]}
+        wait = resp.getheader("Retry-After")
+        if wait is not None:
+            wait = max(1, int(wait)) if wait.strip().isdigit() else 1
+        return resp.status, wait, reply
 
     def close(self):
         if self.conn is not None:

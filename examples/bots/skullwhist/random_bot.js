@@ -60,8 +60,39 @@ class Api {
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: 1 });
   }
 
-  call(method, fields) {
+  // The reply to `method`, after waiting out any "retry" that is not
+  // new-game's "no opponent yet".
+  async call(method, fields) {
     const body = JSON.stringify(fields);
+    for (;;) {
+      const { status, wait, text } = await this.post(method, body);
+      if ((status === 429 || status === 503) && wait !== null) {
+        // The server is busy (too many connections): wait, ask again.
+        await sleep(wait * 1000);
+        continue;
+      }
+      if (status !== 200) throw new Error(`${method}: HTTP ${status} from the server`);
+      let reply;
+      try {
+        reply = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`${method}: the reply is not JSON: ${e.message}`);
+      }
+      // "retry" from new-game without Retry-After means "no opponent yet":
+      // the caller asks again at once. Any other "retry" means the server
+      // throttles us (too many requests or failed logins): wait the
+      // Retry-After header's seconds and send the same request.
+      if (reply.result === 'retry' && (wait !== null || method !== 'new-game')) {
+        await sleep((wait === null ? 1 : wait) * 1000);
+        continue;
+      }
+      return reply;
+    }
+  }
+
+  // Sends one request: the HTTP status, Retry-After in seconds (null if
+  // absent) and the body.
+  post(method, body) {
     const options = {
       method: 'POST',
       hostname: this.url.hostname,
@@ -78,15 +109,11 @@ class Api {
         const chunks = [];
         response.on('data', (chunk) => chunks.push(chunk));
         response.on('end', () => {
-          if (response.statusCode !== 200) {
-            reject(new Error(`${method}: HTTP ${response.statusCode} from the server`));
-            return;
-          }
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          } catch (e) {
-            reject(new Error(`${method}: the reply is not JSON: ${e.message}`));
-          }
+          resolve({
+            status: response.statusCode,
+            wait: retryAfter(response.headers['retry-after']),
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
         });
       });
       request.on('socket', (socket) => socket.setNoDelay(true));
@@ -95,6 +122,13 @@ class Api {
       request.end(body);
     });
   }
+}
+
+// A Retry-After header's seconds (at least 1), or null without one.
+function retryAfter(value) {
+  if (value === undefined) return null;
+  const n = parseInt(value, 10);
+  return Number.isNaN(n) ? 1 : Math.max(1, n);
 }
 
 function sleep(ms) {

@@ -69,7 +69,30 @@ class Api:
         return conn
 
     def call(self, method, **fields):
+        """The reply to `method`, after waiting out any "retry" that is not
+        new-game's "no opponent yet" (see `retry_after`)."""
         body = json.dumps(fields)
+        while True:
+            status, wait, text = self.post(method, body)
+            if status in (429, 503) and wait is not None:
+                # The server is busy (too many connections): wait, ask again.
+                time.sleep(wait)
+                continue
+            if status != 200:
+                raise SystemExit("%s: HTTP %d from the server" % (method, status))
+            reply = json.loads(text)
+            # "retry" from new-game without Retry-After means "no opponent
+            # yet": the caller asks again at once. Any other "retry" means the
+            # server throttles us (too many requests or failed logins): wait
+            # the Retry-After header's seconds and send the same request.
+            if reply.get("result") == "retry" and (wait is not None or method != "new-game"):
+                time.sleep(wait if wait is not None else 1)
+                continue
+            return reply
+
+    def post(self, method, body):
+        """Sends one request: the HTTP status, Retry-After in seconds (None
+        if absent) and the body."""
         headers = {"Content-Type": "application/json"}
         path = "%s/api/%s/" % (self.base, method)
         # A kept-alive connection may have been closed by the server while
@@ -89,9 +112,17 @@ class Api:
                 self.conn = None
                 if fresh or attempt == 2:
                     raise
-        if response.status != 200:
-            raise SystemExit("%s: HTTP %d from the server" % (method, response.status))
-        return json.loads(text)
+        return response.status, retry_after(response.getheader("Retry-After")), text
+
+
+def retry_after(value):
+    """A Retry-After header's seconds (at least 1), or None without one."""
+    if value is None:
+        return None
+    try:
+        return max(1, int(value.strip()))
+    except ValueError:
+        return 1
 
 
 def describe(record, me):

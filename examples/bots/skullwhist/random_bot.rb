@@ -62,15 +62,40 @@ class Api
     io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io
   end
 
+  # The reply to `method`, after waiting out any "retry" that is not
+  # new-game's "no opponent yet".
   def call(method, fields)
-    request = Net::HTTP::Post.new("#{@base}/api/#{method}/", 'Content-Type' => 'application/json')
-    request.body = JSON.generate(fields)
-    # Net::HTTP reconnects by itself when the server closed the kept-alive
-    # connection; set TCP_NODELAY again on the new socket.
-    response = @http.request(request)
-    nodelay
-    abort "#{method}: HTTP #{response.code} from the server" unless response.code == '200'
-    JSON.parse(response.body)
+    loop do
+      request = Net::HTTP::Post.new("#{@base}/api/#{method}/", 'Content-Type' => 'application/json')
+      request.body = JSON.generate(fields)
+      # Net::HTTP reconnects by itself when the server closed the kept-alive
+      # connection; set TCP_NODELAY again on the new socket.
+      response = @http.request(request)
+      nodelay
+      wait = retry_after(response['Retry-After'])
+      if %w[429 503].include?(response.code) && wait
+        # The server is busy (too many connections): wait, ask again.
+        sleep wait
+        next
+      end
+      abort "#{method}: HTTP #{response.code} from the server" unless response.code == '200'
+      reply = JSON.parse(response.body)
+      # "retry" from new-game without Retry-After means "no opponent yet":
+      # the caller asks again at once. Any other "retry" means the server
+      # throttles us (too many requests or failed logins): wait the
+      # Retry-After header's seconds and send the same request.
+      if reply['result'] == 'retry' && (wait || method != 'new-game')
+        sleep(wait || 1)
+        next
+      end
+      return reply
+    end
+  end
+
+  # A Retry-After header's seconds (at least 1), or nil without one.
+  def retry_after(value)
+    return nil if value.nil?
+    [Integer(value.strip, exception: false) || 1, 1].max
   end
 end
 

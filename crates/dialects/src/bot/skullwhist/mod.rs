@@ -401,6 +401,13 @@ impl GameView {
             }
         }
         if status.your_turn {
+            if self.hand.is_empty() {
+                // Caught by the bot_skullwhist fuzz target's check: a "round 14" would ask
+                // a strategy to choose among no cards.
+                return Err(disagrees(format!(
+                    "status says it is this bot's turn in round {round}, but it has played all its cards"
+                )));
+            }
             if self.my_bid.is_none() {
                 return Err(disagrees(
                     "status says it is this bot's turn to play before it has bid",

@@ -369,6 +369,34 @@ fn the_view_refuses_a_server_that_disagrees() {
     assert!(v.record_play(c("S13")).is_err());
 }
 
+/// Caught by the `bot_skullwhist` fuzz target's check: after 13 tricks a server
+/// said it was the bot's turn in "round 14", and the bot asked its strategy
+/// to choose among no cards (the random strategy panicked).
+#[test]
+fn the_view_refuses_a_turn_after_the_last_card() {
+    let mut v = GameView::new(cards(HAND));
+    v.record_bid(2);
+    for round in 1..=14u8 {
+        let mut s = status(round, true);
+        if round > 1 {
+            s.opponent_previous_card = Some(c("C02"));
+        }
+        let updated = v.update(&s);
+        if round == 14 {
+            let e = updated.unwrap_err();
+            assert!(e.to_string().contains("played all its cards"), "{e}");
+            return;
+        }
+        updated.unwrap();
+        let (_, legal) = v.play_turn();
+        let Some(SkullWhistAction::Play(card)) = legal.first().copied() else {
+            panic!("no legal card in round {round}");
+        };
+        v.record_play(card).unwrap();
+    }
+    unreachable!("round 14 returns");
+}
+
 #[test]
 fn results_are_tallied_from_old_game() {
     let mut v = GameView::new(cards(HAND));
