@@ -7,12 +7,14 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
+use croupier_arena::runner::{finish, now_rfc3339, step};
+use croupier_dialects::skullwhist_rest::{self as rest, Status};
 use croupier_rules::skullwhist::{
     Card, SkullWhist, SkullWhistAction, SkullWhistObservation, SkullWhistVariant,
 };
-use croupier_rules::{Fault, Game, Record, RecordedStep, RuleError, Seat, SeatInfo, StepKind};
+use croupier_rules::{Fault, Game, Record, Seat, SeatInfo, StepKind};
 use croupier_store::{BotId, GameEnd, GameId, Store};
 use rand::seq::IndexedRandom;
 use rand::Rng;
@@ -40,18 +42,7 @@ impl Default for HubConfig {
     }
 }
 
-/// A refusal with the reason shown to the bot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal(pub String);
-
-impl From<RuleError> for Refusal {
-    fn from(e: RuleError) -> Self {
-        Refusal(match e {
-            RuleError::Illegal(m) | RuleError::Malformed(m) => m.into_owned(),
-            other => other.to_string(),
-        })
-    }
-}
+pub use croupier_dialects::skullwhist_rest::Refusal;
 
 fn refuse<T>(msg: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(msg.into()))
@@ -98,15 +89,17 @@ impl LiveGame {
         }
     }
 
+    /// Milliseconds since `seat` became due.
+    fn thinking_ms(&self, seat: Seat) -> f64 {
+        self.due[seat.index()].map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0)
+    }
+
     fn act(&mut self, seat: Seat, action: SkullWhistAction) -> Result<(), Refusal> {
         self.engine.apply(seat, action)?;
-        let ms = self.due[seat.index()].map(|t| t.elapsed().as_secs_f64() * 1000.0);
-        self.record.steps.push(RecordedStep {
-            seat,
-            kind: StepKind::Action(action.to_string()),
-            ms,
-            fault: None,
-        });
+        let ms = self.thinking_ms(seat);
+        self.record
+            .steps
+            .push(step(seat, StepKind::Action(action.to_string()), ms, None));
         self.due[seat.index()] = None;
         self.reset_clocks();
         self.over = self.engine.is_over();
@@ -115,13 +108,10 @@ impl LiveGame {
 
     fn forfeit(&mut self, seat: Seat, fault: Fault) {
         if self.engine.forfeit(seat).is_ok() {
-            let ms = self.due[seat.index()].map(|t| t.elapsed().as_secs_f64() * 1000.0);
-            self.record.steps.push(RecordedStep {
-                seat,
-                kind: StepKind::Forfeit,
-                ms,
-                fault: Some(fault),
-            });
+            let ms = self.thinking_ms(seat);
+            self.record
+                .steps
+                .push(step(seat, StepKind::Forfeit, ms, Some(fault)));
             self.over = true;
         }
     }
@@ -138,27 +128,6 @@ pub enum NewGame {
     },
     /// No opponent within the poll time.
     Retry,
-}
-
-/// The `status` of a bot.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Status {
-    /// Game id (None: not in a game).
-    pub game: Option<GameId>,
-    /// Current trick, 1..=13.
-    pub round: Option<u8>,
-    /// Whether this bot must play now.
-    pub your_turn: Option<bool>,
-    /// Opponent's bot id.
-    pub opponent: Option<BotId>,
-    /// Opponent's bid, once this bot has bid too.
-    pub opponent_bid: Option<u8>,
-    /// Opponent's card in the previous trick.
-    pub opponent_previous_card: Option<Card>,
-    /// Opponent's card in the current trick.
-    pub opponent_current_card: Option<Card>,
-    /// Whether this bot took the previous trick (None in trick 1).
-    pub you_won_previous_round: Option<bool>,
 }
 
 struct Waiter {
@@ -195,10 +164,6 @@ impl std::fmt::Debug for Hub {
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
-}
-
-fn now_rfc3339() -> String {
-    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
 impl Hub {
@@ -304,7 +269,7 @@ impl Hub {
                 return Ok(NewGame::Game {
                     game: g.id,
                     opponent: g.bots[1 - seat.index()],
-                    cards: dealt_hand(&g.engine, seat),
+                    cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
                 });
             }
         }
@@ -361,7 +326,7 @@ impl Hub {
         Ok(NewGame::Game {
             game: g.id,
             opponent: g.bots[1 - seat.index()],
-            cards: dealt_hand(&g.engine, seat),
+            cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
         })
     }
 
@@ -420,22 +385,14 @@ impl Hub {
         let seat = g
             .seat_of(bot)
             .ok_or_else(|| Refusal("you are not in this game".into()))?;
-        if g.engine.bids()[seat.index()].is_some() {
-            return refuse("you have already bid");
-        }
-        let n = u8::try_from(bid).ok().filter(|n| (1..=13).contains(n));
-        let Some(n) = n else {
-            return refuse(format!("bid {bid} is out of range (1 to 13)"));
-        };
-        g.act(seat, SkullWhistAction::Bid(n))
+        let action = rest::decode_bid(&g.engine, seat, bid)?;
+        g.act(seat, action)
     }
 
     /// `play`: plays a card; the game's record is stored before this returns
     /// when the card ends the game.
     pub async fn play(&self, bot: BotId, card: &str) -> Result<(), Refusal> {
-        let card: Card = card
-            .parse()
-            .map_err(|_| Refusal(format!("'{card}' is not a card (expected e.g. H05)")))?;
+        let card = rest::parse_card(card)?;
         let game = self
             .current_game(bot)
             .ok_or_else(|| Refusal("you are not in a game".into()))?;
@@ -443,13 +400,8 @@ impl Hub {
         let seat = g
             .seat_of(bot)
             .ok_or_else(|| Refusal("you are not in this game".into()))?;
-        if g.engine.bids().iter().any(Option::is_none) {
-            return refuse("play begins when both players have bid");
-        }
-        if !g.engine.to_act().contains(seat) {
-            return refuse("not your turn");
-        }
-        g.act(seat, SkullWhistAction::Play(card))?;
+        let action = rest::decode_play(&g.engine, seat, card)?;
+        g.act(seat, action)?;
         let closing = g.over.then(|| self.close(&mut g));
         drop(g);
         match closing {
@@ -462,18 +414,13 @@ impl Hub {
     /// the signal that it is kept. [`Hub::closed`] then waits for the store
     /// without the lock.
     fn close(&self, g: &mut LiveGame) -> Closing {
-        let outcome = g.engine.outcome();
-        if let Some(o) = &outcome {
-            g.record.outcome = o.clone();
-        }
-        g.record.finished = Some(now_rfc3339());
-        let forfeited_by = outcome
-            .as_ref()
-            .and_then(|o| o.forfeited_by)
-            .map(|s| g.bots[s.index()]);
-        let end = game_end(&g.record, &g.bots);
-        let scores = [end.scores[0], end.scores[1]];
-        match (forfeited_by, scores) {
+        let end = finish(&g.engine, &mut g.record)
+            .map_err(|e| e.to_string())
+            .and_then(|()| GameEnd::from_record(&g.record, &g.bots).map_err(|e| e.to_string()));
+        let summary = end.as_ref().map_or((None, [None, None]), |e| {
+            (e.forfeited_by, [e.scores[0], e.scores[1]])
+        });
+        match summary {
             (Some(f), _) => tracing::info!(
                 "game {}: bot {} forfeited against bot {}",
                 g.id,
@@ -486,7 +433,7 @@ impl Hub {
                 g.bots[0],
                 g.bots[1]
             ),
-            _ => {}
+            (None, _) => {}
         }
         let (done, stored) = watch::channel(false);
         g.stored = Some(stored);
@@ -501,7 +448,19 @@ impl Hub {
     /// Stores a closed game (in the store's next group commit), then
     /// releases its bots and wakes the requests waiting for it.
     async fn closed(&self, c: Closing) -> Result<(), Refusal> {
-        let stored = self.store.finish_game(c.id, &c.end).await;
+        let stored = match &c.end {
+            Ok(end) => self
+                .store
+                .finish_game(c.id, end)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => {
+                // A rules bug: the game is kept as aborted, with the reason.
+                let reason = format!("the game could not be closed: {e}");
+                let _ = self.store.abort_game(c.id, &reason, &now_rfc3339()).await;
+                Err(reason)
+            }
+        };
         {
             let mut inner = self.lock();
             inner.games.remove(&c.id);
@@ -551,33 +510,8 @@ impl Hub {
             wait_stored(stored).await;
             return Status::default();
         }
-        let obs = g.engine.observation(seat);
-        let history = g.engine.history();
-        let opp = Seat(1 - seat.0);
-        let card_of = |t: &croupier_rules::skullwhist::Trick, s: Seat| {
-            if t.leader == s {
-                t.lead
-            } else {
-                t.follow
-            }
-        };
-        Status {
-            game: Some(g.id),
-            round: Some((history.len() as u8 + 1).min(13)),
-            your_turn: Some(obs.to_act && obs.phase == croupier_rules::skullwhist::Phase::Playing),
-            opponent: Some(g.bots[opp.index()]),
-            opponent_bid: if obs.my_bid.is_some() {
-                obs.opponent_bid
-            } else {
-                None
-            },
-            opponent_previous_card: history.last().map(|t| card_of(t, opp)),
-            opponent_current_card: match (obs.lead_card, obs.leader) {
-                (Some(c), Some(l)) if l == opp => Some(c),
-                _ => None,
-            },
-            you_won_previous_round: history.last().map(|t| t.winner == seat),
-        }
+        let opponent = g.bots[1 - seat.index()];
+        Status::of(g.id, opponent, &g.engine.observation(seat))
     }
 
     /// What a bot sees of its game (for house bots).
@@ -661,7 +595,7 @@ impl Hub {
 struct Closing {
     id: GameId,
     bots: [BotId; 2],
-    end: GameEnd,
+    end: Result<GameEnd, String>,
     done: watch::Sender<bool>,
 }
 
@@ -670,44 +604,5 @@ struct Closing {
 async fn wait_stored(stored: Option<watch::Receiver<bool>>) {
     if let Some(mut rx) = stored {
         let _ = rx.wait_for(|done| *done).await;
-    }
-}
-
-/// The 13 cards a seat was dealt, sorted.
-fn dealt_hand(engine: &SkullWhist, seat: Seat) -> Vec<Card> {
-    engine
-        .events()
-        .iter()
-        .find_map(|e| match e {
-            croupier_rules::skullwhist::SkullWhistEvent::Deal { seat: s, hand } if *s == seat => {
-                Some(hand.clone())
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-/// What the store keeps of a finished game: scores (none for the seats of a
-/// forfeited SkullWhist game, as the 2014 API reported), ranks and record.
-pub fn game_end(record: &croupier_rules::Record, bots: &[BotId]) -> GameEnd {
-    let o = &record.outcome;
-    let forfeited_by = o.forfeited_by.and_then(|s| bots.get(s.index()).copied());
-    let scores = bots
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            if o.forfeited_by.is_some() && record.game == SkullWhist::NAME {
-                None
-            } else {
-                o.scores.get(i).copied()
-            }
-        })
-        .collect();
-    GameEnd {
-        finished: record.finished.clone().unwrap_or_default(),
-        scores,
-        ranks: o.ranks.clone(),
-        forfeited_by,
-        record: serde_json::to_string(record).unwrap_or_default(),
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod group;
 pub mod ratings;
+mod record;
 mod sqlite;
 mod sqlite_web;
 pub mod web;
@@ -14,6 +15,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+pub use record::RecordError;
 pub use sqlite::SqliteStore;
 pub use web::WebReads;
 
