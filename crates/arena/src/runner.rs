@@ -82,8 +82,15 @@ pub mod seeds {
     }
 }
 
+/// A time as records and the store write it: RFC 3339, UTC, milliseconds.
+/// The one timestamp format of Croupier.
+pub fn rfc3339(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
+/// Now, as [`rfc3339`] writes it.
 pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+    rfc3339(SystemTime::now())
 }
 
 /// Plays one game of `G` between `players` (in seat order) from `seed`, and
@@ -190,7 +197,7 @@ pub(crate) fn apply_ruling<G: Game>(
 }
 
 /// Stores the outcome and finish time of a played game in its record.
-pub(crate) fn finish<G: Game>(game: &G, record: &mut Record) -> Result<(), MatchError> {
+pub fn finish<G: Game>(game: &G, record: &mut Record) -> Result<(), MatchError> {
     record.outcome = game
         .outcome()
         .ok_or_else(|| MatchError::Stuck("no seat to act but no outcome".into()))?;
@@ -198,7 +205,9 @@ pub(crate) fn finish<G: Game>(game: &G, record: &mut Record) -> Result<(), Match
     Ok(())
 }
 
-pub(crate) fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> RecordedStep {
+/// A recorded step: who, what, thinking time (rounded to microseconds) and
+/// the fault that led to it.
+pub fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> RecordedStep {
     RecordedStep {
         seat,
         kind,

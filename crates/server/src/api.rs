@@ -9,9 +9,13 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
-use croupier_rules::skullwhist::{SkullWhist, Trick};
-use croupier_rules::{Game, Record, Seat};
-use serde_json::{json, Map, Value};
+use croupier_dialects::skullwhist_rest::{
+    failure, int_field, new_game_reply, old_game_reply, retry, str_field, success, FinishedGame,
+    Obj,
+};
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{Game, Record};
+use serde_json::{json, Value};
 
 use crate::auth;
 use crate::docs;
@@ -22,36 +26,6 @@ use crate::AppState;
 pub const METHODS: [&str; 8] = [
     "register", "login", "new-game", "bid", "status", "play", "old-game", "jsonp",
 ];
-
-type Obj = Map<String, Value>;
-
-fn failure(reason: impl Into<String>) -> Value {
-    json!({"result": "failure", "reason": reason.into()})
-}
-
-fn success(mut fields: Obj) -> Value {
-    fields.insert("result".into(), "success".into());
-    Value::Object(fields)
-}
-
-fn str_field<'a>(body: &'a Obj, key: &str) -> Result<&'a str, Refusal> {
-    match body.get(key) {
-        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(Refusal(format!("key '{key}' must be a string"))),
-    }
-}
-
-/// An integer, also when sent as a numeric string.
-fn int_field(body: &Obj, key: &str) -> Result<i64, Refusal> {
-    let bad = || Refusal(format!("key '{key}' must be an integer"));
-    match body.get(key) {
-        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
-        Some(Value::Number(n)) => n.as_i64().ok_or_else(bad),
-        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad()),
-        Some(_) => Err(bad()),
-    }
-}
 
 /// Runs one API method on a parsed body.
 pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
@@ -68,19 +42,12 @@ async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, R
         "new-game" => {
             let bot = state.hub.session_bot(str_field(body, "session")?)?;
             match state.hub.new_game(bot).await? {
-                NewGame::Retry => {
-                    Ok(json!({"result": "retry", "reason": "no opponent yet; call new-game again"}))
-                }
+                NewGame::Retry => Ok(retry()),
                 NewGame::Game {
                     game,
                     opponent,
                     cards,
-                } => {
-                    let cards: Vec<String> = cards.iter().map(ToString::to_string).collect();
-                    Ok(success(obj(
-                        json!({"game": game, "opponent": opponent, "cards": cards}),
-                    )))
-                }
+                } => Ok(new_game_reply(game, opponent, &cards)),
             }
         }
         "bid" => {
@@ -97,17 +64,7 @@ async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, R
         }
         "status" => {
             let bot = state.hub.session_bot(str_field(body, "session")?)?;
-            let s = state.hub.status(bot).await;
-            Ok(success(obj(json!({
-                "game": s.game,
-                "round": s.round,
-                "your-turn": s.your_turn,
-                "opponent": s.opponent,
-                "opponent-bid": s.opponent_bid,
-                "opponent-previous-card": s.opponent_previous_card.map(|c| c.to_string()),
-                "opponent-current-card": s.opponent_current_card.map(|c| c.to_string()),
-                "you-won-previous-round": s.you_won_previous_round,
-            }))))
+            Ok(state.hub.status(bot).await.reply())
         }
         "old-game" => {
             state.hub.session_bot(str_field(body, "session")?)?;
@@ -206,57 +163,15 @@ async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
     let game = record
         .verify::<SkullWhist>()
         .map_err(|e| Refusal(format!("internal error: {e}")))?;
-    let bots = [row.bot1, row.bot2];
-    let hands: Vec<Vec<String>> = (0..2u8)
-        .map(|s| {
-            game.events()
-                .iter()
-                .find_map(|e| match e {
-                    croupier_rules::skullwhist::SkullWhistEvent::Deal { seat, hand }
-                        if *seat == Seat(s) =>
-                    {
-                        Some(hand.iter().map(ToString::to_string).collect())
-                    }
-                    _ => None,
-                })
-                .unwrap_or_default()
-        })
-        .collect();
-    let bids = game.bids();
-    let tricks = game.tricks_won();
-    let rounds: Vec<Value> = game
-        .history()
-        .iter()
-        .enumerate()
-        .map(|(i, t): (usize, &Trick)| {
-            json!({
-                "round": i + 1,
-                "leader": bots[t.leader.index()],
-                "follower": bots[1 - t.leader.index()],
-                "leader-card": t.lead.to_string(),
-                "follower-card": t.follow.to_string(),
-                "winner": bots[t.winner.index()],
-            })
-        })
-        .collect();
-    Ok(success(obj(json!({
-        "game": id,
-        "bot1": row.bot1,
-        "bot2": row.bot2,
-        "bid1": bids[0],
-        "bid2": bids[1],
-        "score1": row.score1,
-        "score2": row.score2,
-        "hand1": hands[0],
-        "hand2": hands[1],
-        "started": row.started,
-        "finished": row.finished,
-        "round": game.history().len(),
-        "tricks1": tricks[0],
-        "tricks2": tricks[1],
-        "forfeited_by": row.forfeited_by,
-        "rounds": rounds,
-    }))))
+    let finished = FinishedGame {
+        id,
+        bots: [row.bot1, row.bot2],
+        scores: [row.score1, row.score2],
+        started: Some(row.started),
+        finished: row.finished,
+        forfeited_by: row.forfeited_by,
+    };
+    old_game_reply(&finished, &game)
 }
 
 /// `POST /api/<method>/`.

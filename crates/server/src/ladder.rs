@@ -25,7 +25,7 @@ use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Record, SeatInfo};
-use croupier_store::{BotId, BotInfo, BotKind, Store};
+use croupier_store::{BotId, BotInfo, BotKind, GameEnd, Store};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use tokio::time::Instant;
@@ -589,7 +589,8 @@ impl Ladder {
         table: &[Entrant],
         record: &Record,
     ) -> Result<(), String> {
-        let end = crate::hub::game_end(record, ids);
+        let end = GameEnd::from_record(record, ids)
+            .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
         self.store
             .finish_game(id, &end)
             .await

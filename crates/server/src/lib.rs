@@ -111,7 +111,7 @@ pub async fn prepare(
     store: Arc<dyn croupier_store::Store>,
     config: &ServerConfig,
 ) -> Result<(Arc<AppState>, Vec<(i64, String)>), String> {
-    let now = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    let now = croupier_arena::runner::now_rfc3339();
     let aborted = store
         .abort_running("the server restarted while the game was in progress", &now)
         .await

@@ -8,6 +8,7 @@ pub mod group;
 mod postgres;
 pub mod ratings;
 pub mod scratch;
+mod record;
 mod sqlite;
 mod sqlite_web;
 pub mod web;
@@ -17,6 +18,7 @@ use serde::Serialize;
 
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 pub use postgres::PgStore;
+pub use record::RecordError;
 pub use sqlite::SqliteStore;
 pub use web::WebReads;
 

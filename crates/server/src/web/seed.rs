@@ -5,14 +5,15 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use croupier_arena::runner::{rfc3339, step};
 use croupier_bots::{bot_rng, BotRng, Builtins};
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
-use croupier_rules::{Event as _, Fault, Game, GameKind, Record, RecordedStep, Seat, SeatInfo};
+use croupier_rules::{Event as _, Fault, Game, GameKind, Record, Seat, SeatInfo};
 use croupier_rules::{StepKind, Variant as _};
 use croupier_store::web::ImportGame;
-use croupier_store::{BotId, SqliteStore, Store, StoreError};
+use croupier_store::{BotId, GameEnd, SqliteStore, Store, StoreError};
 use rand::Rng;
 
 /// The demo bots: (name, game, built-in strategy).
@@ -90,7 +91,7 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
         game.legal_actions(seat, &mut legal);
         let i = seat.index();
         let thought = chance.random_range(0.2f64..6.0).powi(3);
-        let ms = Some(if builtin[i] { 0.004 } else { thought });
+        let ms = if builtin[i] { 0.004 } else { thought };
         let obs = game.observation(seat);
         let chosen = if legal.is_empty() {
             None
@@ -121,12 +122,9 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
             continue;
         };
         game.apply(seat, a).ok()?;
-        record.steps.push(RecordedStep {
-            seat,
-            kind: StepKind::Action(a.to_string()),
-            ms,
-            fault: None,
-        });
+        record
+            .steps
+            .push(step(seat, StepKind::Action(a.to_string()), ms, None));
     }
     record.outcome = game.outcome()?;
     Some(record)
@@ -147,29 +145,19 @@ fn rule_fault<G: Game>(
         kind: kind.into(),
         detail,
     });
+    // Faults stand for a bot that used its whole 10 s.
+    let ms = 10_000.0;
     if G::NAME == Goofspiel::NAME && !legal.is_empty() {
         let a = legal[chance.random_range(0..legal.len())];
         game.apply(seat, a).ok()?;
-        record.steps.push(RecordedStep {
-            seat,
-            kind: StepKind::Action(a.to_string()),
-            ms: Some(10_000.0),
-            fault,
-        });
+        record
+            .steps
+            .push(step(seat, StepKind::Action(a.to_string()), ms, fault));
     } else {
         game.forfeit(seat).ok()?;
-        record.steps.push(RecordedStep {
-            seat,
-            kind: StepKind::Forfeit,
-            ms: Some(10_000.0),
-            fault,
-        });
+        record.steps.push(step(seat, StepKind::Forfeit, ms, fault));
     }
     Some(())
-}
-
-fn rfc3339(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
 }
 
 /// Plays games `range` of a demo series; game `i` finishes `spacing` after
@@ -205,7 +193,13 @@ pub fn play_games(
         record.started = Some(rfc3339(started));
         record.finished = Some(rfc3339(finished));
         let bot_ids: Vec<BotId> = bots.iter().filter_map(|b| ids.get(*b).copied()).collect();
-        let end = crate::hub::game_end(&record, &bot_ids);
+        let end = match GameEnd::from_record(&record, &bot_ids) {
+            Ok(end) => end,
+            Err(e) => {
+                tracing::error!("demo game {i} cannot be stored: {e}");
+                continue;
+            }
+        };
         out.push(ImportGame {
             game: kind.name().to_string(),
             bots: bot_ids,

@@ -1,0 +1,167 @@
+//! Matchmaking: `new-game` is a long poll that pairs a bot with one that is
+//! waiting (chosen at random), or waits for one until the poll time, and
+//! deals the game (seats in random order).
+
+use std::sync::Arc;
+
+use croupier_arena::runner::now_rfc3339;
+use croupier_dialects::skullwhist_rest as rest;
+use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistVariant};
+use croupier_rules::{Game, Record, SeatInfo};
+use croupier_store::{BotId, GameId};
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use tokio::sync::oneshot;
+
+use super::game::{wait_stored, LiveGame};
+use super::{refuse, Hub, Refusal};
+
+/// What `new-game` returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewGame {
+    /// A game: its id, the opponent and this bot's 13 cards, sorted.
+    Game {
+        game: GameId,
+        opponent: BotId,
+        cards: Vec<Card>,
+    },
+    /// No opponent within the poll time.
+    Retry,
+}
+
+pub(super) struct Waiter {
+    pub(super) bot: BotId,
+    pub(super) ticket: u64,
+    pub(super) tx: oneshot::Sender<GameId>,
+}
+
+impl Hub {
+    /// `new-game`: the bot's game if it has not bid yet, else a new opponent
+    /// (matched as soon as one waits), else `Retry` after the poll time.
+    pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
+        if let Some(game) = self.current_game(bot) {
+            let g = game.lock().await;
+            if g.over {
+                let stored = g.stored.clone();
+                drop(g);
+                wait_stored(stored).await;
+            } else {
+                let seat = g
+                    .seat_of(bot)
+                    .ok_or_else(|| Refusal("internal: seat".into()))?;
+                if g.engine.bids()[seat.index()].is_some() {
+                    return refuse(format!(
+                        "you are in game {} and have bid; finish it first",
+                        g.id
+                    ));
+                }
+                return Ok(NewGame::Game {
+                    game: g.id,
+                    opponent: g.bots[1 - seat.index()],
+                    cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
+                });
+            }
+        }
+        let (partner, rx) = {
+            let mut inner = self.lock();
+            inner.waiting.retain(|w| w.bot != bot && !w.tx.is_closed());
+            let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
+            match candidates.choose(&mut rand::rng()).copied() {
+                Some(i) => (Some(inner.waiting.swap_remove(i)), None),
+                None => {
+                    let (tx, rx) = oneshot::channel();
+                    inner.next_ticket += 1;
+                    let ticket = inner.next_ticket;
+                    inner.waiting.push(Waiter { bot, ticket, tx });
+                    (None, Some((ticket, rx)))
+                }
+            }
+        };
+        if let Some(partner) = partner {
+            let id = self.deal(bot, partner.bot).await?;
+            let _ = partner.tx.send(id);
+            return self.game_for(bot, id).await;
+        }
+        let Some((ticket, rx)) = rx else {
+            return Ok(NewGame::Retry);
+        };
+        match tokio::time::timeout(self.config.poll_timeout, rx).await {
+            Ok(Ok(id)) => self.game_for(bot, id).await,
+            _ => {
+                let matched = {
+                    let mut inner = self.lock();
+                    inner
+                        .waiting
+                        .retain(|w| !(w.bot == bot && w.ticket == ticket));
+                    inner.game_of.get(&bot).copied()
+                };
+                match matched {
+                    Some(id) => self.game_for(bot, id).await,
+                    None => Ok(NewGame::Retry),
+                }
+            }
+        }
+    }
+
+    async fn game_for(&self, bot: BotId, id: GameId) -> Result<NewGame, Refusal> {
+        let game = self.lock().games.get(&id).cloned();
+        let Some(game) = game else {
+            return Ok(NewGame::Retry);
+        };
+        let g = game.lock().await;
+        let seat = g
+            .seat_of(bot)
+            .ok_or_else(|| Refusal("internal: seat".into()))?;
+        Ok(NewGame::Game {
+            game: g.id,
+            opponent: g.bots[1 - seat.index()],
+            cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
+        })
+    }
+
+    /// Deals a new game between two bots (seats in random order).
+    async fn deal(&self, a: BotId, b: BotId) -> Result<GameId, Refusal> {
+        let seed = crate::visibility::fresh_seed().map_err(Refusal)?;
+        let bots = if rand::rng().random::<bool>() {
+            [a, b]
+        } else {
+            [b, a]
+        };
+        let started = now_rfc3339();
+        let id = self
+            .store
+            .start_game(SkullWhist::NAME, &bots, seed as i64, &started)
+            .await
+            .map_err(|e| {
+                tracing::error!("cannot store a new game: {e}");
+                Refusal("internal error: the game could not be stored".into())
+            })?;
+        let engine =
+            SkullWhist::new(&SkullWhistVariant {}, 2, seed).map_err(|e| Refusal(e.to_string()))?;
+        let mut record = Record::begin::<SkullWhist>(
+            &SkullWhistVariant {},
+            seed,
+            bots.iter()
+                .map(|b| SeatInfo::named(format!("bot:{b}")))
+                .collect(),
+        );
+        record.started = Some(started);
+        let mut live = LiveGame {
+            id,
+            bots,
+            engine,
+            record,
+            due: [None; 2],
+            over: false,
+            stored: None,
+        };
+        live.reset_clocks();
+        let mut inner = self.lock();
+        inner
+            .games
+            .insert(id, Arc::new(tokio::sync::Mutex::new(live)));
+        inner.game_of.insert(a, id);
+        inner.game_of.insert(b, id);
+        Ok(id)
+    }
+}

@@ -1,0 +1,118 @@
+//! The live side of the SkullWhist server over the 2014 REST API. One room
+//! per concern: [`sessions`] (login, expiry), [`matchmaking`] (the
+//! `new-game` long poll, dealing), [`game`] (games in progress: bids, plays,
+//! status, closing and storing), [`sweep`] (move timeouts, idle sessions).
+//! Handlers and house bots call the same methods.
+//!
+//! Locking: `inner` (a std mutex) guards the maps and is never held across
+//! an await; each game has its own async mutex, so requests for one game are
+//! serialised (no double play, no lost update) while games run in parallel.
+
+mod game;
+mod matchmaking;
+mod sessions;
+mod sweep;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use croupier_store::{BotId, GameId, Store};
+
+pub use croupier_dialects::skullwhist_rest::Refusal;
+pub use game::LiveGame;
+pub use matchmaking::NewGame;
+use matchmaking::Waiter;
+use sessions::Session;
+
+/// Clocks and limits of the server.
+#[derive(Clone, Debug)]
+pub struct HubConfig {
+    /// A session expires after this long without a request.
+    pub session_idle: Duration,
+    /// A bot that is due and silent this long forfeits.
+    pub move_timeout: Duration,
+    /// How long `new-game` waits for an opponent before `retry`.
+    pub poll_timeout: Duration,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            session_idle: Duration::from_secs(300),
+            move_timeout: Duration::from_secs(120),
+            poll_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+fn refuse<T>(msg: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal(msg.into()))
+}
+
+#[derive(Default)]
+struct Inner {
+    sessions: HashMap<String, Session>,
+    session_of: HashMap<BotId, String>,
+    game_of: HashMap<BotId, GameId>,
+    waiting: Vec<Waiter>,
+    games: HashMap<GameId, Arc<tokio::sync::Mutex<LiveGame>>>,
+    next_ticket: u64,
+}
+
+/// Sessions, matchmaking and games in progress.
+pub struct Hub {
+    inner: Mutex<Inner>,
+    store: Arc<dyn Store>,
+    config: HubConfig,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Hub {
+    /// A hub over `store`.
+    pub fn new(store: Arc<dyn Store>, config: HubConfig) -> Hub {
+        Hub {
+            inner: Mutex::new(Inner::default()),
+            store,
+            config,
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Clocks and limits.
+    pub fn config(&self) -> &HubConfig {
+        &self.config
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the maps half-updated
+        // in a way that matters more than stopping the server would.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn current_game(&self, bot: BotId) -> Option<Arc<tokio::sync::Mutex<LiveGame>>> {
+        let inner = self.lock();
+        inner
+            .game_of
+            .get(&bot)
+            .and_then(|g| inner.games.get(g))
+            .cloned()
+    }
+
+    /// Games in progress and bots waiting, for monitoring.
+    pub fn counts(&self) -> (usize, usize) {
+        let inner = self.lock();
+        (inner.games.len(), inner.waiting.len())
+    }
+}
