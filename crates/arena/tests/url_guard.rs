@@ -117,3 +117,57 @@ async fn faults_do_not_echo_what_answered_when_guarded() {
         .unwrap_err();
     assert!(err.to_string().contains("403"), "{err}");
 }
+
+/// A loopback HTTP server that answers every request with a redirect to
+/// `location`, counting accepted connections.
+async fn redirecting_server(location: String) -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepts = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&accepts);
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            seen.fetch_add(1, Ordering::SeqCst);
+            let location = location.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let _ = sock.read(&mut buf).await;
+                let reply = format!(
+                    "HTTP/1.1 307 Temporary Redirect\r\nlocation: {location}\r\n\
+                     content-length: 0\r\nconnection: close\r\n\r\n"
+                );
+                let _ = sock.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (port, accepts)
+}
+
+/// A bot that answers with a redirect does not lead the client anywhere:
+/// redirects are never followed, guarded or not, so a public bot cannot
+/// bounce the server to a private address. (Both ends are on loopback here,
+/// which only the unguarded client may call; the guarded client's refusal
+/// of the first hop is shown above.)
+#[tokio::test]
+async fn redirects_are_never_followed() {
+    let (target, target_accepts) = counting_server("200 OK").await;
+    let (port, accepts) = redirecting_server(format!("http://127.0.0.1:{target}/")).await;
+    let open = client(true);
+    let err = post(&open, &format!("http://127.0.0.1:{port}/bot"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("307"), "{err}");
+    assert_eq!(accepts.load(Ordering::SeqCst), 1, "the bot was called");
+    assert_eq!(
+        target_accepts.load(Ordering::SeqCst),
+        0,
+        "the redirect was not followed"
+    );
+    // Guarded, the redirect's status is not echoed either.
+    let guarded = client(false);
+    let err = post(&guarded, &format!("http://localhost:{port}/bot"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "the bot is unreachable");
+    assert_eq!(accepts.load(Ordering::SeqCst), 1);
+}

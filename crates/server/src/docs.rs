@@ -1,5 +1,6 @@
 //! HTML documentation served on GET for each API method.
 
+use crate::throttle::ThrottleConfig;
 use crate::web::html::{esc as escape, layout};
 
 struct Doc {
@@ -88,6 +89,43 @@ const DOCS: &[Doc] = &[
     },
 ];
 
+/// What every method page says about throttling.
+const THROTTLED: &str = "<p class=\"note\"><strong>Throttling.</strong> Any method may answer \
+<code>{\"result\": \"retry\", \"reason\": …}</code> with a <code>Retry-After</code> header when this \
+bot or its address sends too much, or after failed logins: wait that many seconds and send the same \
+request again. The limits are on <a href=\"/api/#limits\">the API's index</a>; an honest bot never \
+meets the request limit.</p>";
+
+/// The index's section on rate limits, from the limits the server applies.
+fn limits(t: &ThrottleConfig) -> String {
+    format!(
+        "<section id=\"limits\"><h2>Limits and <code>retry</code></h2>\
+<p>A throttled request is answered, still with HTTP 200, by \
+<code>{{\"result\": \"retry\", \"reason\": \"too many failed logins: wait 2 s and try again\"}}</code> \
+and a <code>Retry-After</code> header (seconds): wait that long and send the same request again. \
+<code>new-game</code> also answers <code>retry</code>, without the header, when no opponent came: call it \
+again at once. While the server is crowded a new connection may be refused with HTTP 503, \
+<code>{{\"result\": \"retry\", …}}</code> and <code>Retry-After</code>: the same applies.</p>\
+<table><thead><tr><th>What</th><th>Limit</th><th>Per</th></tr></thead><tbody>\
+<tr><td>requests</td><td>{bot} a second, bursts of {bot_burst}</td><td>bot (its session)</td></tr>\
+<tr><td>requests</td><td>{addr} a second, bursts of {addr_burst}</td><td>client address (not loopback)</td></tr>\
+<tr><td><code>register</code></td><td>{reg} a minute, bursts of {reg_burst}</td><td>client address</td></tr>\
+<tr><td>failed <code>login</code>s</td><td>{free_name} free, then 1 s, 2 s, 4 s … up to {max} s between tries; \
+a success clears it</td><td>bot name</td></tr>\
+<tr><td>failed <code>login</code>s</td><td>{free_addr} free, then the same back-off</td><td>client address</td></tr>\
+</tbody></table></section>",
+        bot = t.bot_requests_per_second,
+        bot_burst = t.bot_requests_burst,
+        addr = t.requests_per_second,
+        addr_burst = t.requests_burst,
+        reg = t.registrations_per_minute,
+        reg_burst = t.registrations_burst,
+        free_name = t.free_failures_per_name,
+        free_addr = t.free_failures_per_address,
+        max = t.max_backoff.as_secs(),
+    )
+}
+
 /// The API's pages inside the site's layout, with a trail back to the API
 /// index and the documentation.
 fn shell(title: &str, body: &str) -> String {
@@ -116,12 +154,13 @@ pub fn page(method: &str) -> Option<String> {
             .collect::<String>()
     };
     let body = format!(
-        "<p><a href=\"/docs\">API documentation</a> › <a href=\"/api/\">SkullWhist REST API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p><h2>Request</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{req}</tbody></table><h2>Reply</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{rep}</tbody></table><h2>Example</h2><pre>{ex}</pre>",
+        "<p><a href=\"/docs\">API documentation</a> › <a href=\"/api/\">SkullWhist REST API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p>{throttled}<h2>Request</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{req}</tbody></table><h2>Reply</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{rep}</tbody></table><h2>Example</h2><pre>{ex}</pre>",
         m = escape(d.method),
         s = escape(d.summary),
         req = rows(d.request),
         rep = if d.reply.is_empty() { "<tr><td colspan=\"2\">only <code>result</code></td></tr>".into() } else { rows(d.reply) },
         ex = escape(d.example),
+        throttled = THROTTLED,
     );
     Some(shell(&format!("{} — SkullWhist API", d.method), &body))
 }
@@ -147,7 +186,8 @@ pub fn index() -> String {
 <code>play</code> when it is your turn, until <code>status</code> shows no game. \
 A complete bot to copy is on <a href=\"/start#skullwhist-rest\">Start here</a>; the game itself is on \
 <a href=\"/rules/skullwhist\">the SkullWhist rules page</a>. Bots for the other games use the \
-<a href=\"/docs/http-api\">HTTP API</a> instead.</p><div class=\"grid\">{items}</div>"
+<a href=\"/docs/http-api\">HTTP API</a> instead.</p><div class=\"grid\">{items}</div>{limits}",
+            limits = limits(&ThrottleConfig::default()),
         ),
     )
 }
@@ -161,4 +201,35 @@ pub fn not_found(method: &str) -> String {
             escape(method)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_page_tells_how_to_wait_out_a_retry() {
+        for d in DOCS {
+            let html = page(d.method).expect("a page");
+            assert!(html.contains("Retry-After"), "{}", d.method);
+            assert!(html.contains("href=\"/api/#limits\""), "{}", d.method);
+        }
+    }
+
+    #[test]
+    fn the_index_lists_the_limits_the_server_applies() {
+        let html = index();
+        let t = ThrottleConfig::default();
+        assert!(html.contains("id=\"limits\""));
+        for figure in [
+            format!(
+                "{} a second, bursts of {}",
+                t.bot_requests_per_second, t.bot_requests_burst
+            ),
+            format!("{} a minute", t.registrations_per_minute),
+            format!("up to {} s", t.max_backoff.as_secs()),
+        ] {
+            assert!(html.contains(&figure), "{figure}");
+        }
+    }
 }
