@@ -8,6 +8,7 @@ mod bench_server;
 mod bench_web;
 mod bot;
 mod bot_serve;
+mod interrupt;
 mod play;
 mod remote;
 mod replay;

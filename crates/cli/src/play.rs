@@ -168,8 +168,11 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         live: live_config(&args.common)?,
         exe: current_exe()?,
     };
+    crate::interrupt::guard_matches();
     let bar = progress_bar(args.games, args.games >= 50);
-    let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(series_error)?;
+    let summary = run_series::<G>(&config, |_, _| bar.inc(1));
+    crate::interrupt::hold_if_interrupted();
+    let summary = summary.map_err(series_error)?;
     bar.finish_and_clear();
     if args.common.json {
         let json = serde_json::to_string(&summary).map_err(|e| CliError::Failed(e.into()))?;

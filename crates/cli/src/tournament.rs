@@ -95,8 +95,11 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         exe: current_exe()?,
     };
     let total = total_games(&config);
+    crate::interrupt::guard_matches();
     let bar = progress_bar(total, true);
-    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(series_error)?;
+    let result = run_tournament::<G>(&config, |_| bar.inc(1));
+    crate::interrupt::hold_if_interrupted();
+    let result = result.map_err(series_error)?;
     bar.finish_and_clear();
     if args.common.json {
         let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;

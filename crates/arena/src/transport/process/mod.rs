@@ -5,7 +5,8 @@
 //! log that is never mixed with its answers. A reader task splits stdout into
 //! lines of bounded length. Dropping the handle kills the whole group; the
 //! polite way out is [`BotProcess::terminate`]: SIGTERM, a grace period, then
-//! SIGKILL, and the child is reaped.
+//! SIGKILL, and the child is reaped. [`lifetime`] makes sure that no bot
+//! outlives the process that started it.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -21,6 +22,9 @@ use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
 use super::{Conn, TransportError};
+
+mod lifetime;
+pub use lifetime::{adopt_orphans, stop_all, MARKER};
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
@@ -88,24 +92,33 @@ pub struct BotProcess {
     stderr: Arc<Mutex<StderrLog>>,
     limits: ProcessLimits,
     closed: bool,
+    /// Its number in the registry of live bots.
+    serial: u64,
 }
 
 impl BotProcess {
     /// Starts `argv` (program and arguments) with piped stdio in its own
-    /// process group.
+    /// process group, killed by the kernel if this process dies.
     pub fn spawn(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
-        let (program, args) = argv
+        let program = argv
+            .first()
+            .ok_or_else(|| TransportError::Io("empty command".into()))?;
+        if crate::spec::find_program(program).is_none() {
+            return Err(TransportError::Io(format!(
+                "cannot start '{program}': no such program"
+            )));
+        }
+        let full = lifetime::with_death_signal(argv);
+        let (first, args) = full
             .split_first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        let mut cmd = Command::new(program);
+        let mut cmd = Command::new(first);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        let mut child = cmd
-            .spawn()
+            .kill_on_drop(true);
+        let (mut child, serial) = lifetime::spawn(cmd)
             .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
         let pgid = child
             .id()
@@ -142,6 +155,7 @@ impl BotProcess {
             stderr,
             limits: limits.clone(),
             closed: false,
+            serial,
         })
     }
 
@@ -218,8 +232,10 @@ impl BotProcess {
             self.signal(Signal::SIGKILL);
             let _ = self.child.wait().await;
         }
-        // The group may hold children the bot forked; they go too.
+        // The group may hold children the bot forked; they go too, and so
+        // do the orphans it detached.
         self.signal(Signal::SIGKILL);
+        lifetime::forget(self.serial);
     }
 
     fn signal(&self, sig: Signal) {
@@ -235,6 +251,7 @@ impl Drop for BotProcess {
         // Whatever happened, nothing of the bot outlives its handle; tokio
         // reaps the child (kill_on_drop).
         self.signal(Signal::SIGKILL);
+        lifetime::forget(self.serial);
     }
 }
 
