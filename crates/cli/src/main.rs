@@ -12,6 +12,7 @@ mod interrupt;
 mod play;
 mod remote;
 mod replay;
+mod sandbox;
 mod serve;
 mod tournament;
 

@@ -50,6 +50,10 @@ pub struct ServeArgs {
     /// a private event whose bots run beside the server.
     #[arg(long)]
     allow_private_bot_urls: bool,
+    /// How bot programs the server starts are confined (`strict` or `off`;
+    /// docs/sandbox.md).
+    #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
+    sandbox: crate::sandbox::SandboxMode,
 }
 
 fn ladder_config(
@@ -96,6 +100,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         house_pause: Duration::from_millis(args.house_pause_ms),
         ladder: ladder_config(&args)?,
         allow_private_bot_urls: args.allow_private_bot_urls,
+        sandbox: crate::sandbox::resolve(args.sandbox)?,
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(

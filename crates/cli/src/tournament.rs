@@ -83,6 +83,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         ));
     }
     let seed = args.common.seed.unwrap_or_else(rand::random);
+    let live = live_config(&args.common, &bots)?;
     let config = TournamentConfig {
         variant,
         bots,
@@ -91,7 +92,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         duplicate: !args.no_duplicate,
         seed,
         records: args.common.records.clone(),
-        live: live_config(&args.common)?,
+        live,
         exe: current_exe()?,
     };
     let total = total_games(&config);

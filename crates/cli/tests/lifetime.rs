@@ -165,20 +165,23 @@ fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str
     );
 }
 
+// Without the sandbox the daemons are only reached through the subreaper.
+const OFF: &[&str] = &["--sandbox", "off"];
+
 #[test]
 fn sigint_stops_every_bot_and_its_daemon() {
-    stopped_by_a_handled_signal(Signal::SIGINT, 130, "int", &[]);
+    stopped_by_a_handled_signal(Signal::SIGINT, 130, "int", OFF);
 }
 
 #[test]
 fn sigterm_stops_every_bot_and_its_daemon() {
-    stopped_by_a_handled_signal(Signal::SIGTERM, 143, "term", &[]);
+    stopped_by_a_handled_signal(Signal::SIGTERM, 143, "term", OFF);
 }
 
 #[test]
 fn sigkill_of_the_manager_kills_every_bot() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let run = Run::start("kill", &[]);
+    let run = Run::start("kill", OFF);
     let bots: Vec<i32> = run
         .others()
         .into_iter()

@@ -24,7 +24,9 @@ use tokio::time::{timeout_at, Instant};
 use super::{Conn, TransportError};
 
 mod lifetime;
+mod sandbox;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
+pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxLimits};
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
@@ -35,6 +37,8 @@ pub struct ProcessLimits {
     pub stderr_keep: usize,
     /// Time between SIGTERM and SIGKILL.
     pub grace: Duration,
+    /// How the program is confined.
+    pub sandbox: Sandbox,
 }
 
 impl Default for ProcessLimits {
@@ -43,6 +47,7 @@ impl Default for ProcessLimits {
             max_line: 64 * 1024,
             stderr_keep: 64 * 1024,
             grace: Duration::from_millis(500),
+            sandbox: Sandbox::Off,
         }
     }
 }
@@ -98,7 +103,8 @@ pub struct BotProcess {
 
 impl BotProcess {
     /// Starts `argv` (program and arguments) with piped stdio in its own
-    /// process group, killed by the kernel if this process dies.
+    /// process group and in the sandbox of `limits`, killed by the kernel if
+    /// this process dies.
     pub fn spawn(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
         let program = argv
             .first()
@@ -108,7 +114,11 @@ impl BotProcess {
                 "cannot start '{program}': no such program"
             )));
         }
-        let full = lifetime::with_death_signal(argv);
+        let full = match &limits.sandbox {
+            Sandbox::Off => lifetime::with_death_signal(argv),
+            // bubblewrap dies with its parent, and its PID namespace with it.
+            Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
+        };
         let (first, args) = full
             .split_first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
