@@ -9,9 +9,11 @@ mod bench_server_stats;
 mod bench_web;
 mod bot;
 mod bot_serve;
+mod interrupt;
 mod play;
 mod remote;
 mod replay;
+mod sandbox;
 mod serve;
 mod tournament;
 

@@ -17,6 +17,7 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::sandbox::SandboxMode;
 use crate::CliError;
 
 /// Arguments of `croupier play`.
@@ -60,6 +61,11 @@ pub struct MatchArgs {
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+    /// How bot programs are confined: `strict` (bubblewrap: no network, own
+    /// PID namespace, read-only files, resource limits) or `off`; see
+    /// docs/sandbox.md.
+    #[arg(long, value_enum, default_value_t = SandboxMode::Strict)]
+    pub sandbox: SandboxMode,
 }
 
 /// Runs `croupier play`.
@@ -112,8 +118,9 @@ pub fn parse_specs(specs: &[String]) -> Result<Vec<BotSpec>, CliError> {
         .collect()
 }
 
-/// The live-match settings from the shared options.
-pub fn live_config(args: &MatchArgs) -> Result<LiveConfig, CliError> {
+/// The live-match settings from the shared options; the sandbox is checked
+/// when some bot runs as a program.
+pub fn live_config(args: &MatchArgs, bots: &[BotSpec]) -> Result<LiveConfig, CliError> {
     if !(args.move_time > 0.0 && args.move_time <= 3600.0) {
         return Err(CliError::Usage(
             "--move-time must be between 0 and 3600 seconds".into(),
@@ -128,11 +135,25 @@ pub fn live_config(args: &MatchArgs) -> Result<LiveConfig, CliError> {
             ))
         }
     };
-    Ok(LiveConfig {
+    let mut live = LiveConfig {
         move_time: Duration::from_secs_f64(args.move_time),
         budget,
         ..LiveConfig::default()
-    })
+    };
+    let programs = bots.iter().any(|b| {
+        matches!(
+            b,
+            BotSpec::Program { .. }
+                | BotSpec::Builtin {
+                    dialect: Some(_),
+                    ..
+                }
+        )
+    });
+    if programs {
+        live.limits.sandbox = crate::sandbox::resolve(args.sandbox)?;
+    }
+    Ok(live)
 }
 
 /// This program, to run built-in strategies as bot processes.
@@ -159,17 +180,21 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         return Err(CliError::Usage("--games must be at least 1".into()));
     }
     let seed = args.common.seed.unwrap_or_else(rand::random);
+    let live = live_config(&args.common, &bots)?;
     let config = SeriesConfig {
         variant,
         bots,
         games: args.games,
         seed,
         records: args.common.records.clone(),
-        live: live_config(&args.common)?,
+        live,
         exe: current_exe()?,
     };
+    crate::interrupt::guard_matches();
     let bar = progress_bar(args.games, args.games >= 50);
-    let summary = run_series::<G>(&config, |_, _| bar.inc(1)).map_err(series_error)?;
+    let summary = run_series::<G>(&config, |_, _| bar.inc(1));
+    crate::interrupt::hold_if_interrupted();
+    let summary = summary.map_err(series_error)?;
     bar.finish_and_clear();
     if args.common.json {
         let json = serde_json::to_string(&summary).map_err(|e| CliError::Failed(e.into()))?;

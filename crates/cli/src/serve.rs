@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// a private event whose bots run beside the server.
     #[arg(long)]
     allow_private_bot_urls: bool,
+    /// How bot programs the server starts are confined (`strict` or `off`;
+    /// docs/sandbox.md).
+    #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
+    sandbox: crate::sandbox::SandboxMode,
 }
 
 fn ladder_config(
@@ -99,6 +103,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         house_pause: Duration::from_millis(args.house_pause_ms),
         ladder: ladder_config(&args)?,
         allow_private_bot_urls: args.allow_private_bot_urls,
+        sandbox: crate::sandbox::resolve(args.sandbox)?,
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -106,6 +111,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         )
         .with_writer(std::io::stderr)
         .try_init();
+    croupier_arena::transport::process::adopt_orphans();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -130,33 +136,20 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         if !config.house_bots.is_empty() {
             tracing::info!("house bots playing: {}", config.house_bots.join(", "));
         }
-        croupier_server::run(listener, state, house, &config, shutdown_signal())
+        let mut signals = crate::interrupt::Signals::install()
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch for signals: {e}")))?;
+        croupier_server::run(listener, state, house, &config, async move {
+            let stop = signals.recv().await;
+            tracing::info!("{stop:?}: stopping");
+        })
+        .await
+        .map_err(|e| CliError::Failed(e.into()))?;
+        // Bot programs get SIGTERM, a grace, then SIGKILL; a server stopped
+        // by a signal has ended normally (exit 0).
+        let bots = tokio::task::spawn_blocking(crate::interrupt::stop_bots)
             .await
-            .map_err(|e| CliError::Failed(e.into()))?;
-        tracing::info!("stopped");
+            .unwrap_or(0);
+        tracing::info!("stopped ({bots} bot programs ended)");
         Ok(ExitCode::SUCCESS)
     })
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = ctrl_c.await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = ctrl_c => {},
-            _ = term.recv() => {},
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
 }

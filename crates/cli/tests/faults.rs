@@ -119,6 +119,10 @@ impl Fixture {
             "--records",
             records.to_str().unwrap(),
             "--json",
+            // These bots report to files of the test, outside any sandbox;
+            // tests/sandbox.rs covers the sandbox.
+            "--sandbox",
+            "off",
         ]);
         args.extend(extra);
         let start = Instant::now();

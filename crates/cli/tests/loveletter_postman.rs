@@ -30,7 +30,8 @@ fn play(bots: &[String], extra: &[&str]) -> (serde_json::Value, Vec<Record>) {
     let records = dir.path().to_str().unwrap().to_string();
     let mut args: Vec<&str> = vec!["play", "loveletter"];
     args.extend(bots.iter().map(String::as_str));
-    args.extend(["--json", "--records", &records]);
+    // The logging bot writes to a file of this test: no sandbox.
+    args.extend(["--json", "--records", &records, "--sandbox", "off"]);
     args.extend(extra);
     let o = croupier(&args);
     assert!(

@@ -66,6 +66,10 @@ pub struct ServerConfig {
     /// addresses. Off by default: otherwise an owner could make the server
     /// probe its own network.
     pub allow_private_bot_urls: bool,
+    /// How bot programs the server starts are confined (`croupier serve
+    /// --sandbox`; strict unless turned off). The server starts none yet:
+    /// hosted bots (issue 12) will run under it.
+    pub sandbox: croupier_arena::transport::process::Sandbox,
 }
 
 impl Default for ServerConfig {
@@ -76,6 +80,7 @@ impl Default for ServerConfig {
             house_pause: Duration::from_millis(300),
             ladder: Some(ladder::LadderConfig::default()),
             allow_private_bot_urls: false,
+            sandbox: croupier_arena::transport::process::Sandbox::Strict(Default::default()),
         }
     }
 }

@@ -134,6 +134,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         ));
     }
     let seed = args.common.seed.unwrap_or_else(rand::random);
+    let live = live_config(&args.common, &bots)?;
     let config = TournamentConfig {
         variant,
         bots,
@@ -143,12 +144,15 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         duplicate: !args.no_duplicate,
         seed,
         records: args.common.records.clone(),
-        live: live_config(&args.common)?,
+        live,
         exe: current_exe()?,
     };
     let total = total_games(&config);
+    crate::interrupt::guard_matches();
     let bar = progress_bar(total, true);
-    let result = run_tournament::<G>(&config, |_| bar.inc(1)).map_err(|e| match e {
+    let result = run_tournament::<G>(&config, |_| bar.inc(1));
+    crate::interrupt::hold_if_interrupted();
+    let result = result.map_err(|e| match e {
         TournamentError::Series(e) => series_error(e),
         other => CliError::Failed(other.into()),
     })?;

@@ -28,6 +28,7 @@ pub fn config() -> ServerConfig {
         ladder: None,
         // Test bots listen on loopback.
         allow_private_bot_urls: true,
+        sandbox: Default::default(),
     }
 }
 

@@ -5,7 +5,8 @@
 //! log that is never mixed with its answers. A reader task splits stdout into
 //! lines of bounded length. Dropping the handle kills the whole group; the
 //! polite way out is [`BotProcess::terminate`]: SIGTERM, a grace period, then
-//! SIGKILL, and the child is reaped.
+//! SIGKILL, and the child is reaped. [`lifetime`] makes sure that no bot
+//! outlives the process that started it.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -22,6 +23,11 @@ use tokio::time::{timeout_at, Instant};
 
 use super::{Conn, TransportError};
 
+mod lifetime;
+mod sandbox;
+pub use lifetime::{adopt_orphans, stop_all, MARKER};
+pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxLimits};
+
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
 pub struct ProcessLimits {
@@ -31,6 +37,8 @@ pub struct ProcessLimits {
     pub stderr_keep: usize,
     /// Time between SIGTERM and SIGKILL.
     pub grace: Duration,
+    /// How the program is confined.
+    pub sandbox: Sandbox,
 }
 
 impl Default for ProcessLimits {
@@ -39,6 +47,7 @@ impl Default for ProcessLimits {
             max_line: 64 * 1024,
             stderr_keep: 64 * 1024,
             grace: Duration::from_millis(500),
+            sandbox: Sandbox::Off,
         }
     }
 }
@@ -88,24 +97,38 @@ pub struct BotProcess {
     stderr: Arc<Mutex<StderrLog>>,
     limits: ProcessLimits,
     closed: bool,
+    /// Its number in the registry of live bots.
+    serial: u64,
 }
 
 impl BotProcess {
     /// Starts `argv` (program and arguments) with piped stdio in its own
-    /// process group.
+    /// process group and in the sandbox of `limits`, killed by the kernel if
+    /// this process dies.
     pub fn spawn(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
-        let (program, args) = argv
+        let program = argv
+            .first()
+            .ok_or_else(|| TransportError::Io("empty command".into()))?;
+        if crate::spec::find_program(program).is_none() {
+            return Err(TransportError::Io(format!(
+                "cannot start '{program}': no such program"
+            )));
+        }
+        let full = match &limits.sandbox {
+            Sandbox::Off => lifetime::with_death_signal(argv),
+            // bubblewrap dies with its parent, and its PID namespace with it.
+            Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
+        };
+        let (first, args) = full
             .split_first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        let mut cmd = Command::new(program);
+        let mut cmd = Command::new(first);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        let mut child = cmd
-            .spawn()
+            .kill_on_drop(true);
+        let (mut child, serial) = lifetime::spawn(cmd)
             .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
         let pgid = child
             .id()
@@ -142,6 +165,7 @@ impl BotProcess {
             stderr,
             limits: limits.clone(),
             closed: false,
+            serial,
         })
     }
 
@@ -218,8 +242,10 @@ impl BotProcess {
             self.signal(Signal::SIGKILL);
             let _ = self.child.wait().await;
         }
-        // The group may hold children the bot forked; they go too.
+        // The group may hold children the bot forked; they go too, and so
+        // do the orphans it detached.
         self.signal(Signal::SIGKILL);
+        lifetime::forget(self.serial);
     }
 
     fn signal(&self, sig: Signal) {
@@ -235,6 +261,7 @@ impl Drop for BotProcess {
         // Whatever happened, nothing of the bot outlives its handle; tokio
         // reaps the child (kill_on_drop).
         self.signal(Signal::SIGKILL);
+        lifetime::forget(self.serial);
     }
 }
 

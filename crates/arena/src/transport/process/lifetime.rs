@@ -1,0 +1,293 @@
+//! No bot outlives its manager.
+//!
+//! * Every bot program is started from one dedicated thread that lives as
+//!   long as the process, under `setpriv --pdeathsig KILL` (util-linux):
+//!   `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
+//!   so bots started from short-lived threads would be killed too early.
+//!   If this process is killed outright (SIGKILL), the kernel kills each bot.
+//! * Every live bot is in a registry (its process group), so that
+//!   [`stop_all`] can end them all when the manager is interrupted: SIGTERM,
+//!   a grace period, SIGKILL.
+//! * With [`adopt_orphans`] this process becomes a child subreaper: a bot's
+//!   daemonised (`setsid`) descendants re-parent to it instead of to PID 1,
+//!   and are killed and reaped when their bot ends or when [`stop_all`] runs.
+//!   Each bot's environment carries `CROUPIER_BOT=<manager pid>.<serial>`,
+//!   so that an orphan is only killed with the bot it came from (or when its
+//!   marker is gone, at the next bot's end).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::unistd::Pid;
+use tokio::process::{Child, Command};
+
+use super::super::TransportError;
+
+/// The environment variable that names a bot's manager and serial number.
+pub const MARKER: &str = "CROUPIER_BOT";
+
+/// Live bots: serial number → process id (also its process group id).
+static REGISTRY: Mutex<Option<HashMap<u64, Pid>>> = Mutex::new(None);
+static SERIAL: AtomicU64 = AtomicU64::new(1);
+static ADOPTING: AtomicBool = AtomicBool::new(false);
+/// Set by [`stop_all`]: no bot starts any more.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+type Job = Box<dyn FnOnce() + Send>;
+
+fn registry() -> MutexGuard<'static, Option<HashMap<u64, Pid>>> {
+    // A panic elsewhere while holding the lock leaves a usable map.
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The thread that starts every bot; it never exits before the process.
+fn spawner() -> &'static Mutex<mpsc::Sender<Job>> {
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    SPAWNER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let started = std::thread::Builder::new()
+            .name("croupier-spawner".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    job();
+                }
+            });
+        if let Err(e) = started {
+            eprintln!("warning: cannot start the bot spawner thread: {e}");
+        }
+        Mutex::new(tx)
+    })
+}
+
+/// `setpriv` if it can set a parent-death signal, checked once.
+fn setpriv() -> Option<&'static PathBuf> {
+    static SETPRIV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    SETPRIV
+        .get_or_init(|| {
+            let found = crate::spec::find_program("setpriv").filter(|p| {
+                std::process::Command::new(p)
+                    .args(["--pdeathsig", "KILL", "--", "true"])
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+            if found.is_none() {
+                eprintln!(
+                    "warning: setpriv (util-linux) with --pdeathsig not found: bot programs \
+                     will outlive croupier if croupier itself is killed with SIGKILL"
+                );
+            }
+            found
+        })
+        .as_ref()
+}
+
+/// `argv` prefixed so that the kernel kills the program when its parent
+/// thread (the spawner) dies: `setpriv --pdeathsig KILL -- argv`.
+pub fn with_death_signal(argv: &[String]) -> Vec<String> {
+    match setpriv() {
+        Some(p) => {
+            let mut v = vec![
+                p.to_string_lossy().into_owned(),
+                "--pdeathsig".into(),
+                "KILL".into(),
+                "--".into(),
+            ];
+            v.extend_from_slice(argv);
+            v
+        }
+        None => argv.to_vec(),
+    }
+}
+
+/// Starts `cmd` (in its own process group) on the spawner thread, registers
+/// it, and returns it with its serial number.
+pub fn spawn(mut cmd: Command) -> Result<(Child, u64), TransportError> {
+    let handle = tokio::runtime::Handle::try_current()
+        .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    cmd.env(MARKER, format!("{}.{serial}", std::process::id()))
+        .process_group(0);
+    let (tx, rx) = mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        // Spawn and register under the lock, so that a sweep never takes a
+        // fresh bot for an orphan.
+        let mut reg = registry();
+        let _rt = handle.enter();
+        let result = if STOPPING.load(Ordering::SeqCst) {
+            Err(std::io::Error::other("croupier is stopping"))
+        } else {
+            cmd.spawn()
+        };
+        if let Ok(child) = &result {
+            if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {
+                reg.get_or_insert_with(HashMap::new)
+                    .insert(serial, Pid::from_raw(pid));
+            }
+        }
+        drop(reg);
+        let _ = tx.send(result);
+    });
+    let sent = spawner()
+        .lock()
+        .map_err(|_| TransportError::Io("the bot spawner is gone".into()))?
+        .send(job);
+    if sent.is_err() {
+        return Err(TransportError::Io("the bot spawner is gone".into()));
+    }
+    let child = rx
+        .recv()
+        .map_err(|_| TransportError::Io("the bot spawner is gone".into()))?
+        .map_err(|e| TransportError::Io(e.to_string()))?;
+    Ok((child, serial))
+}
+
+/// Takes bot `serial` out of the registry (it has ended or been reaped),
+/// then kills the orphans it left behind.
+pub fn forget(serial: u64) {
+    let was_live = registry()
+        .as_mut()
+        .is_some_and(|map| map.remove(&serial).is_some());
+    if was_live && ADOPTING.load(Ordering::Relaxed) {
+        sweep(Some(serial));
+    }
+}
+
+/// Makes this process a child subreaper, so that processes a bot detaches
+/// (double fork, `setsid`) re-parent here and are ended with their bot.
+/// For a program whose only children are bots (the `croupier` binary).
+pub fn adopt_orphans() -> bool {
+    match nix::sys::prctl::set_child_subreaper(true) {
+        Ok(()) => {
+            ADOPTING.store(true, Ordering::Relaxed);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Ends every live bot: SIGTERM to each process group, up to `grace` for
+/// them to exit, SIGKILL, and (with [`adopt_orphans`]) the orphans they left
+/// are killed and reaped. No bot starts after this. Returns how many bots
+/// were live.
+pub fn stop_all(grace: Duration) -> usize {
+    let bots: Vec<Pid> = {
+        let reg = registry();
+        // Under the lock: a spawn either registered its bot already or will
+        // be refused.
+        STOPPING.store(true, Ordering::SeqCst);
+        reg.as_ref()
+            .map(|m| m.values().copied().collect())
+            .unwrap_or_default()
+    };
+    for &pg in &bots {
+        let _ = killpg(pg, Signal::SIGTERM);
+    }
+    let until = Instant::now() + grace;
+    while Instant::now() < until && bots.iter().any(|&p| running(p)) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for &pg in &bots {
+        let _ = killpg(pg, Signal::SIGKILL);
+    }
+    if ADOPTING.load(Ordering::Relaxed) {
+        // Orphans appear once their parents have died.
+        let until = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < until && bots.iter().any(|&p| running(p)) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for _ in 0..5 {
+            if sweep(None) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    bots.len()
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn running(pid: Pid) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z"),
+        Err(_) => false,
+    }
+}
+
+/// The parent of `pid`, from `/proc`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The bot serial in `pid`'s marker, if it names this manager.
+fn marker_of(pid: i32) -> Option<u64> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let want = format!("{MARKER}={}.", std::process::id());
+    env.split(|b| *b == 0).find_map(|var| {
+        std::str::from_utf8(var)
+            .ok()?
+            .strip_prefix(&want)?
+            .parse()
+            .ok()
+    })
+}
+
+/// Kills and reaps this process's children that are not registered bots:
+/// orphans of bots. One that still carries the marker of another live bot
+/// is left to that bot; `ending` is the bot whose end this sweep follows
+/// (`None`: every orphan goes). Returns how many were found.
+fn sweep(ending: Option<u64>) -> usize {
+    let reg = registry();
+    let live: HashMap<i32, u64> = reg
+        .as_ref()
+        .map(|m| m.iter().map(|(s, p)| (p.as_raw(), *s)).collect())
+        .unwrap_or_default();
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let orphans: Vec<i32> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| parent_of(pid) == Some(me) && !live.contains_key(&pid))
+        .filter(|&pid| match (ending, marker_of(pid)) {
+            (Some(_), Some(owner)) => !live.values().any(|&s| s == owner),
+            _ => true,
+        })
+        .collect();
+    drop(reg);
+    for &pid in &orphans {
+        let pid = Pid::from_raw(pid);
+        // It may lead a group of its own (setsid): that goes too.
+        let _ = killpg(pid, Signal::SIGKILL);
+        let _ = kill(pid, Signal::SIGKILL);
+    }
+    for &pid in &orphans {
+        reap(Pid::from_raw(pid));
+    }
+    orphans.len()
+}
+
+/// Waits briefly for a killed orphan; a later sweep reaps one that lingers.
+fn reap(pid: Pid) {
+    let until = Instant::now() + Duration::from_millis(200);
+    while Instant::now() < until {
+        match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+            Ok(nix::sys::wait::WaitStatus::StillAlive) => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            _ => return,
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The sandbox of a bot program (`--sandbox strict`), built from two
+//! well-kept tools driven as processes:
+//!
+//! * bubblewrap (`bwrap`): new user, PID, network, IPC, UTS and cgroup
+//!   namespaces; the program sees a read-only system (`/usr`, `/bin`, `/lib*`,
+//!   the few files of `/etc` that dynamic linking and Java need), its own
+//!   folders read-only, a small private `/tmp`, its own `/proc` and a minimal
+//!   `/dev`, and nothing else of the host; it runs as uid 65534 without
+//!   capabilities, in a session of its own, with a cleared environment, may
+//!   not make further user namespaces, and dies with its parent
+//!   (`--die-with-parent`): since it is PID 1's child in its own PID
+//!   namespace, the kernel ends everything it started when it ends;
+//! * `prlimit` (util-linux) inside: memory (data segment), CPU time,
+//!   processes, open files and file size.
+//!
+//! When croupier runs as root, bubblewrap itself is started as uid 65534 on
+//! the host too (`setpriv --reuid`), because the kernel does not apply the
+//! process limit to root: the bot's folders must then be readable by all.
+
+use std::path::{Path, PathBuf};
+
+use super::super::TransportError;
+use crate::spec::find_program;
+
+/// How bot programs are confined.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Run as the organiser, with the organiser's rights.
+    #[default]
+    Off,
+    /// Run in a bubblewrap sandbox with these limits.
+    Strict(SandboxLimits),
+}
+
+/// Resource limits of a sandboxed bot (each process of it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SandboxLimits {
+    /// Data segment of each process (heap and other private writable
+    /// memory), bytes.
+    pub memory: u64,
+    /// CPU time of each process, seconds.
+    pub cpu_seconds: u64,
+    /// Processes and threads in all.
+    pub processes: u64,
+    /// Open files of each process.
+    pub open_files: u64,
+    /// Largest file it may write, bytes.
+    pub file_size: u64,
+    /// Size of its private `/tmp`, bytes.
+    pub tmp_size: u64,
+}
+
+impl Default for SandboxLimits {
+    fn default() -> Self {
+        SandboxLimits {
+            memory: 512 << 20,
+            cpu_seconds: 600,
+            processes: 64,
+            open_files: 256,
+            file_size: 16 << 20,
+            tmp_size: 64 << 20,
+        }
+    }
+}
+
+/// User and group id of the bot inside the sandbox (and, when croupier is
+/// root, outside): `nobody`.
+const NOBODY: &str = "65534";
+
+/// Folders of the system that every sandbox sees read-only.
+const SYSTEM: [&str; 7] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
+
+/// Files of `/etc` that programs need to start (the dynamic linker's cache,
+/// `alternatives` for `java`, the time zone).
+const ETC: [&str; 5] = [
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+];
+
+/// A tool the sandbox needs, or why it is missing.
+fn tool(name: &str, package: &str) -> Result<PathBuf, TransportError> {
+    find_program(name).ok_or_else(|| {
+        TransportError::Io(format!(
+            "{name} is not installed (Debian package {package})"
+        ))
+    })
+}
+
+/// Whether croupier runs as root (effective uid 0, from `/proc`).
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
+/// Whether `p` lies inside one of the system folders (already visible).
+fn in_system(p: &Path) -> bool {
+    SYSTEM
+        .iter()
+        .chain(["/etc", "/proc", "/dev"].iter())
+        .any(|s| p.starts_with(s))
+}
+
+/// The folders of the host the program needs: the one holding the program
+/// when it is given as a path (a bare name such as `python3` is looked up in
+/// the sandbox's own `PATH`, the system's) and, for each argument that names
+/// an existing file or folder, that folder (`python3 bots/x.py` sees
+/// `bots/`).
+pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let program = argv
+        .first()
+        .filter(|p| p.contains('/'))
+        .and_then(|p| find_program(p));
+    let args = argv
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(PathBuf::from);
+    for p in program.into_iter().chain(args) {
+        let abs = if p.is_absolute() { p } else { cwd.join(p) };
+        let folder = match std::fs::metadata(&abs) {
+            Ok(m) if m.is_dir() => abs,
+            Ok(_) => match abs.parent() {
+                Some(parent) => parent.to_path_buf(),
+                None => continue,
+            },
+            Err(_) => continue,
+        };
+        // Never the whole host, nor what is already there.
+        if folder.parent().is_none() || in_system(&folder) || found.contains(&folder) {
+            continue;
+        }
+        found.push(folder);
+    }
+    found
+}
+
+/// The command that runs `argv` in the sandbox.
+pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, TransportError> {
+    let bwrap = tool("bwrap", "bubblewrap")?;
+    let prlimit = tool("prlimit", "util-linux")?;
+    let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
+    let s = |x: &str| x.to_string();
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let mut cmd: Vec<String> = Vec::new();
+    if is_root() {
+        let setpriv = tool("setpriv", "util-linux")?;
+        cmd.extend([
+            path(&setpriv),
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+        ]);
+        cmd.extend([s("--clear-groups"), s("--")]);
+    }
+    cmd.push(path(&bwrap));
+    for flag in [
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ] {
+        cmd.push(s(flag));
+    }
+    cmd.extend([s("--uid"), s(NOBODY), s("--gid"), s(NOBODY)]);
+    cmd.extend([s("--hostname"), s("croupier-bot")]);
+    for (k, v) in [
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("HOME", "/tmp"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+    ] {
+        cmd.extend([s("--setenv"), s(k), s(v)]);
+    }
+    for dir in SYSTEM {
+        let p = Path::new(dir);
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::read_link(p) {
+                    cmd.extend([s("--symlink"), path(&target), s(dir)]);
+                }
+            }
+            Ok(m) if m.is_dir() => cmd.extend([s("--ro-bind"), s(dir), s(dir)]),
+            _ => {}
+        }
+    }
+    let mut etc: Vec<String> = ETC.iter().map(|e| e.to_string()).collect();
+    // Java reads its settings from /etc/java-NN-openjdk.
+    if let Ok(dir) = std::fs::read_dir("/etc") {
+        etc.extend(
+            dir.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("java"))
+                })
+                .map(|p| path(&p)),
+        );
+    }
+    for e in etc {
+        cmd.extend([s("--ro-bind-try"), e.clone(), e]);
+    }
+    cmd.extend([s("--proc"), s("/proc"), s("--dev"), s("/dev")]);
+    cmd.extend([
+        s("--size"),
+        limits.tmp_size.to_string(),
+        s("--tmpfs"),
+        s("/tmp"),
+    ]);
+    let folders = bot_folders(argv, &cwd);
+    for f in &folders {
+        cmd.extend([s("--ro-bind"), path(f), path(f)]);
+    }
+    // Relative paths keep working when the working folder exists inside
+    // (it does when it holds one of the bot's folders).
+    let chdir = if folders.iter().any(|f| f.starts_with(&cwd)) {
+        path(&cwd)
+    } else {
+        s("/tmp")
+    };
+    cmd.extend([s("--chdir"), chdir, s("--")]);
+    cmd.push(path(&prlimit));
+    cmd.extend([
+        format!("--data={}", limits.memory),
+        format!("--cpu={}", limits.cpu_seconds),
+        format!("--nproc={}", limits.processes),
+        format!("--nofile={}", limits.open_files),
+        format!("--fsize={}", limits.file_size),
+        s("--"),
+    ]);
+    cmd.extend_from_slice(argv);
+    Ok(cmd)
+}
+
+/// Checks that the sandbox can start a program here; the error says why
+/// not, in one line.
+pub fn check(limits: &SandboxLimits) -> Result<(), String> {
+    let cmd = wrap(&["true".to_string()], limits).map_err(|e| e.to_string())?;
+    let (first, rest) = cmd.split_first().ok_or("empty command")?;
+    let out = std::process::Command::new(first)
+        .args(rest)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {first}: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let why = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no reason given")
+        .trim()
+        .to_string();
+    Err(format!("bubblewrap cannot make a sandbox here ({why})"))
+}

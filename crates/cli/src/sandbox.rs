@@ -1,0 +1,42 @@
+//! `--sandbox strict|off`: how `play`, `tournament` and `serve` confine the
+//! bot programs they start (docs/sandbox.md).
+
+use clap::ValueEnum;
+use croupier_arena::transport::process::{check_sandbox, Sandbox, SandboxLimits};
+
+use crate::CliError;
+
+/// The `--sandbox` option.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SandboxMode {
+    /// bubblewrap: no network, own PID namespace, read-only system and bot
+    /// folder, private /tmp, resource limits, unprivileged user.
+    #[default]
+    Strict,
+    /// No sandbox: bot programs run with your own rights.
+    Off,
+}
+
+/// The sandbox for `mode`, checked: strict fails with one line saying why
+/// and how to go on; off warns once.
+pub fn resolve(mode: SandboxMode) -> Result<Sandbox, CliError> {
+    match mode {
+        SandboxMode::Strict => {
+            let limits = SandboxLimits::default();
+            check_sandbox(&limits).map_err(|why| {
+                CliError::Usage(format!(
+                    "--sandbox strict: {why}; run with --sandbox off to start bot programs \
+                     without a sandbox (see docs/sandbox.md)"
+                ))
+            })?;
+            Ok(Sandbox::Strict(limits))
+        }
+        SandboxMode::Off => {
+            eprintln!(
+                "warning: --sandbox off: bot programs run with your own rights \
+                 (network, your files, no memory or process limits)"
+            );
+            Ok(Sandbox::Off)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! No bot outlives its manager (issue 18, item 5).
+//!
+//! `croupier play` starts four program bots that each detach a daemon with
+//! `setsid` and never answer. Once all four bots and their daemons run, the
+//! manager is stopped by SIGINT, SIGTERM or SIGKILL, and every process whose
+//! command line holds the test's marker must be gone within a few seconds.
+//! Stopped by a signal it handles, croupier exits nonzero with one line
+//! saying it was interrupted. Killed with SIGKILL, it can do nothing itself:
+//! the bots die through the kernel (a parent-death signal), while their
+//! `setsid` daemons are only contained by the sandbox's PID namespace.
+
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// The bots of one run.
+const BOTS: usize = 4;
+/// Time the bots and their daemons have to start.
+const START: Duration = Duration::from_secs(30);
+/// Time everything has to disappear after the signal.
+const GONE: Duration = Duration::from_secs(5);
+
+/// One run at a time: each watches the whole process table.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Live (not zombie) processes whose command line contains `marker`.
+fn marked(marker: &str) -> Vec<(i32, String)> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if cmd.contains(marker) && !zombie {
+            found.push((pid, cmd));
+        }
+    }
+    found
+}
+
+/// A started `croupier play` and the marker of its bots.
+struct Run {
+    child: Child,
+    marker: String,
+}
+
+impl Run {
+    /// Starts four daemonising bots (with `extra` options) and waits until
+    /// every bot and every daemon runs.
+    fn start(name: &str, extra: &[&str]) -> Run {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let marker = format!("croupier-lifetime-{name}-{}-{nanos:09}", std::process::id());
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime_bots/daemon_bot.sh");
+        let bot = format!("{} {marker}", script.display());
+        let mut args = vec!["play", "loveletter"];
+        for _ in 0..BOTS {
+            args.push(&bot);
+        }
+        args.extend(["--move-time", "120"]);
+        args.extend(extra);
+        let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start croupier");
+        let mut run = Run { child, marker };
+        let start = Instant::now();
+        loop {
+            let procs = run.others();
+            let daemons = procs.iter().filter(|(_, c)| c.contains("-daemon")).count();
+            if procs.len() - daemons >= BOTS && daemons >= BOTS {
+                break;
+            }
+            if start.elapsed() > START || run.child.try_wait().unwrap().is_some() {
+                let _ = run.child.kill();
+                let out = run.child.wait_with_output().unwrap();
+                panic!(
+                    "the bots did not start: {procs:?}\nstderr: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        run
+    }
+
+    /// Marked processes other than croupier itself (its arguments hold the
+    /// marker too).
+    fn others(&self) -> Vec<(i32, String)> {
+        let me = self.child.id() as i32;
+        marked(&self.marker)
+            .into_iter()
+            .filter(|(pid, _)| *pid != me)
+            .collect()
+    }
+
+    /// Sends `sig` to croupier and waits for it; returns its exit code and
+    /// stderr.
+    fn stop(mut self, sig: Signal) -> (Option<i32>, String, Vec<(i32, String)>) {
+        kill(Pid::from_raw(self.child.id() as i32), sig).unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < until, "croupier did not stop on {sig}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let marker = self.marker.clone();
+        let out = self.child.wait_with_output().unwrap();
+        let start = Instant::now();
+        let mut left = marked(&marker);
+        while !left.is_empty() && start.elapsed() < GONE {
+            std::thread::sleep(Duration::from_millis(50));
+            left = marked(&marker);
+        }
+        // Clean up after a failure, so that other runs are not disturbed.
+        for (pid, _) in &left {
+            let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+        }
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            left,
+        )
+    }
+}
+
+fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str]) {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let run = Run::start(name, extra);
+    let (status, stderr, left) = run.stop(sig);
+    assert!(left.is_empty(), "left running after {sig}: {left:?}");
+    assert_eq!(status, Some(code), "stderr: {stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("interrupted"))
+        .collect();
+    assert_eq!(lines.len(), 1, "stderr: {stderr}");
+    assert!(
+        lines[0].contains(&sig.to_string()) && lines[0].contains(&format!("{BOTS} bot")),
+        "{stderr}"
+    );
+}
+
+// Without the sandbox the daemons are only reached through the subreaper.
+const OFF: &[&str] = &["--sandbox", "off"];
+
+#[test]
+fn sigint_stops_every_bot_and_its_daemon() {
+    stopped_by_a_handled_signal(Signal::SIGINT, 130, "int", OFF);
+}
+
+#[test]
+fn sigterm_stops_every_bot_and_its_daemon() {
+    stopped_by_a_handled_signal(Signal::SIGTERM, 143, "term", OFF);
+}
+
+#[test]
+fn sigkill_of_the_manager_kills_every_bot() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let run = Run::start("kill", OFF);
+    let bots: Vec<i32> = run
+        .others()
+        .into_iter()
+        .filter(|(_, c)| !c.contains("-daemon"))
+        .map(|(pid, _)| pid)
+        .collect();
+    let (status, _, left) = run.stop(Signal::SIGKILL);
+    assert_eq!(status, None);
+    let bots_left: Vec<_> = left.iter().filter(|(pid, _)| bots.contains(pid)).collect();
+    assert!(
+        bots_left.is_empty(),
+        "bots left after SIGKILL: {bots_left:?}"
+    );
+}

@@ -1,0 +1,280 @@
+//! The sandbox of bot programs (issue 12, items 1 and 2): hostile programs
+//! (`tests/hostile_bots/hostile.sh`) play `croupier play goofspiel` with
+//! `--sandbox strict` against `builtin:random@gops` (also a sandboxed
+//! process). Each tries one breach; after each run the breach must be
+//! recorded as the bot's fault (crash, timeout or malformed, with a reason),
+//! the other seat must have no fault, no process of the bot may remain, and
+//! the loopback listener must have seen no connection.
+//!
+//! The files the bots aim at are readable and writable by everyone, so that
+//! only the sandbox stops them (croupier as root runs bots as `nobody`).
+
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::io::ErrorKind;
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+/// One run at a time: each watches the whole process table.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Live (not zombie) processes whose command line contains `marker`.
+fn marked(marker: &str) -> Vec<(i32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if cmd.contains(marker) && !zombie {
+            found.push((pid, cmd));
+        }
+    }
+    found
+}
+
+fn marker(name: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("croupier-sandbox-{name}-{}-{nanos:09}", std::process::id())
+}
+
+/// A scratch folder everyone may read and write.
+fn open_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    dir
+}
+
+/// What one hostile run left.
+struct Run {
+    out: Output,
+    summary: Value,
+    record: Value,
+    left: Vec<(i32, String)>,
+    connections: usize,
+}
+
+/// Plays one game of the hostile bot (`attempt`, `arg`) against a sandboxed
+/// random bot, then waits up to 3 s for the bot's processes to go.
+fn hostile(attempt: &str, arg: &str) -> Run {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let arg = if attempt == "connect" {
+        port.as_str()
+    } else {
+        arg
+    };
+    let marker = marker(attempt);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile_bots/hostile.sh");
+    let bot = format!("{} {marker} {attempt} {arg}", script.display());
+    let records = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["play", "goofspiel", &bot, "builtin:random@gops"])
+        .args([
+            "--games",
+            "1",
+            "--move-time",
+            "2",
+            "--json",
+            "--sandbox",
+            "strict",
+        ])
+        .arg("--records")
+        .arg(records.path())
+        .output()
+        .unwrap();
+    let start = Instant::now();
+    let mut left = marked(&marker);
+    while !left.is_empty() && start.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(50));
+        left = marked(&marker);
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    let mut connections = 0;
+    loop {
+        match listener.accept() {
+            Ok(_) => connections += 1,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "croupier failed: {stderr}");
+    let summary: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("summary ({e}): {stdout}\n{stderr}"));
+    let file = std::fs::read_dir(records.path())
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .unwrap()
+        .path();
+    let record = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    Run {
+        out,
+        summary,
+        record,
+        left,
+        connections,
+    }
+}
+
+impl Run {
+    /// The breach was contained: a fault of one of `kinds` with a reason for
+    /// the hostile seat (0), none for the other, nothing left running, no
+    /// connection.
+    fn assert_contained(&self, kinds: &[&str]) {
+        let stderr = String::from_utf8_lossy(&self.out.stderr);
+        assert!(self.left.is_empty(), "left running: {:?}", self.left);
+        assert_eq!(self.connections, 0, "the listener saw a connection");
+        let faults: Vec<u64> = self.summary["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["faults"].as_u64().unwrap())
+            .collect();
+        assert!(
+            faults[0] >= 1,
+            "no fault recorded: {}\n{stderr}",
+            self.summary
+        );
+        assert_eq!(faults[1], 0, "the other seat was faulted: {}", self.summary);
+        let steps = self.record["steps"].as_array().unwrap();
+        let fault = steps
+            .iter()
+            .find_map(|s| s.get("fault"))
+            .unwrap_or_else(|| panic!("no fault in the record: {}", self.record));
+        let kind = fault["kind"].as_str().unwrap();
+        assert!(kinds.contains(&kind), "fault {fault}");
+        assert!(
+            !fault["detail"].as_str().unwrap_or_default().is_empty(),
+            "fault {fault}"
+        );
+        for s in steps {
+            if s["seat"] != 0 {
+                assert!(s.get("fault").is_none(), "another seat was faulted: {s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_network_connection_to_loopback_fails() {
+    hostile("connect", "").assert_contained(&["crash"]);
+}
+
+#[test]
+fn a_file_outside_the_bots_folder_cannot_be_read() {
+    let dir = open_dir();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "the organiser's secret 8d1f\n").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let run = hostile("read", &format!("file:{}", secret.display()));
+    run.assert_contained(&["crash"]);
+    let all = format!(
+        "{}{}{}",
+        String::from_utf8_lossy(&run.out.stdout),
+        String::from_utf8_lossy(&run.out.stderr),
+        run.record
+    );
+    assert!(!all.contains("8d1f"));
+}
+
+#[test]
+fn nothing_outside_the_temp_folder_can_be_written() {
+    let dir = open_dir();
+    let target = dir.path().join("written-by-a-bot");
+    let run = hostile("write", target.to_str().unwrap());
+    run.assert_contained(&["crash"]);
+    assert!(!target.exists());
+    // Nor its own folder (read-only).
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile_bots/written");
+    hostile("write", own.to_str().unwrap()).assert_contained(&["crash"]);
+    assert!(!own.exists());
+}
+
+#[test]
+fn a_fork_loop_is_capped_and_every_process_ends() {
+    hostile("fork", "").assert_contained(&["crash"]);
+}
+
+#[test]
+fn a_memory_hog_is_stopped() {
+    hostile("memory", "").assert_contained(&["crash"]);
+}
+
+#[test]
+fn a_daemon_does_not_outlive_its_bot() {
+    hostile("daemon", "").assert_contained(&["crash"]);
+}
+
+#[test]
+fn a_bot_that_ignores_sigterm_times_out_and_is_killed() {
+    hostile("ignore-term", "").assert_contained(&["timeout"]);
+}
+
+#[test]
+fn a_ten_megabyte_line_is_refused() {
+    hostile("long-line", "").assert_contained(&["malformed"]);
+}
+
+#[test]
+fn strict_without_bubblewrap_fails_with_one_line_and_off_warns_once() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let empty = tempfile::tempdir().unwrap();
+    let bot = "/bin/sh -c true";
+    // No bwrap on PATH: strict cannot work and says how to go on.
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["play", "goofspiel", bot, bot, "--sandbox", "strict"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("bwrap") && stderr.contains("--sandbox off"),
+        "{stderr}"
+    );
+    // Off: one warning, however many bots.
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args([
+            "play",
+            "goofspiel",
+            bot,
+            bot,
+            "--games",
+            "2",
+            "--sandbox",
+            "off",
+        ])
+        .args(["--move-time", "0.5"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("--sandbox off").count(), 1, "{stderr}");
+}
