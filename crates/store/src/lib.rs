@@ -7,8 +7,8 @@
 pub mod group;
 mod postgres;
 pub mod ratings;
-pub mod scratch;
 mod record;
+pub mod scratch;
 mod sqlite;
 mod sqlite_web;
 pub mod web;
