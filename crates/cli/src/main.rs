@@ -5,6 +5,7 @@ mod bench;
 mod bench_flood;
 mod bench_http;
 mod bench_server;
+mod bench_strength;
 mod bench_web;
 mod bot;
 mod bot_serve;
