@@ -291,8 +291,8 @@ mod tests {
         assert_eq!(line.win_rate, 0.5);
         assert_eq!(line.mean_score_diff, round2((6.0 + 0.0 - 5.0) / 3.0));
         assert_eq!(line.mean_score, round2((10.0 + 3.0 + 0.0) / 3.0));
-        // Seat 0's steps in games 1 and 3, seat 1's in game 2.
-        assert_eq!(line.decisions, 6);
+        // Seat 0's two steps in games 1 and 3, seat 1's one in game 2.
+        assert_eq!(line.decisions, 5);
         assert_eq!(line.think_ms_max, 90.0);
     }
 
