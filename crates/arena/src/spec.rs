@@ -1,6 +1,9 @@
 //! Bot specifications as given on the command line:
 //!
-//! * `builtin:NAME`: a built-in strategy, played in this process;
+//! * `builtin:NAME`: a built-in strategy, played in this process; `strong`
+//!   takes a thinking budget after `?`: `builtin:strong?think-ms=50`,
+//!   `builtin:strong?iterations=400` (deterministic with a seed),
+//!   `builtin:strong?think-ms=200&threads=2`;
 //! * `builtin:NAME@DIALECT`: the same strategy run as a separate process
 //!   (`croupier bot NAME --dialect DIALECT`), speaking that dialect;
 //! * a program with its arguments (`./ai`, `"python3 bots/x.py"`), with an
@@ -476,6 +479,37 @@ mod tests {
             "builtin:".parse::<BotSpec>(),
             Err(SpecError::Empty)
         ));
+    }
+
+    #[test]
+    fn builtin_options_ride_with_the_name() {
+        use croupier_rules::goofspiel::Goofspiel;
+        let v = GoofspielVariant::gops();
+        let spec: BotSpec = "builtin:strong?think-ms=50&threads=2@gops".parse().unwrap();
+        assert_eq!(
+            spec,
+            BotSpec::Builtin {
+                name: "strong?think-ms=50&threads=2".into(),
+                dialect: Some(DialectKind::Gops)
+            }
+        );
+        assert_eq!(
+            spec.to_string(),
+            "builtin:strong?think-ms=50&threads=2@gops"
+        );
+        assert!(spec.check::<Goofspiel>(&v).is_ok());
+        for (bad, needle) in [
+            ("builtin:strong?depth=3", "unknown option 'depth'"),
+            ("builtin:planner?think-ms=5", "takes no options"),
+            ("builtin:strong?iterations=0", "iterations must be"),
+        ] {
+            let e = bad
+                .parse::<BotSpec>()
+                .unwrap()
+                .check::<Goofspiel>(&v)
+                .unwrap_err();
+            assert!(e.to_string().contains(needle), "{bad}: {e}");
+        }
     }
 
     #[test]

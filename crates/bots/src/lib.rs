@@ -52,16 +52,36 @@ impl<G: Game> Strategy<G> for RandomBot {
     }
 }
 
-/// A built-in strategy name that this game does not have.
+/// A built-in strategy that cannot be made: a name this game does not have,
+/// or options it does not take.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown built-in bot '{name}' for {game} (available: {available})")]
-pub struct UnknownBot {
-    /// The name asked for.
-    pub name: String,
-    /// The game.
-    pub game: &'static str,
-    /// The names that exist, comma-separated.
-    pub available: String,
+pub enum UnknownBot {
+    /// No strategy of that name.
+    #[error("unknown built-in bot '{name}' for {game} (available: {available})")]
+    Name {
+        /// The name asked for.
+        name: String,
+        /// The game.
+        game: &'static str,
+        /// The names that exist, comma-separated.
+        available: String,
+    },
+    /// Options after `?` that the strategy does not take.
+    #[error("built-in bot '{spec}': {problem}")]
+    Options {
+        /// The whole text asked for.
+        spec: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// Splits `NAME?OPTIONS` into the name and the options (if any).
+pub fn split_options(spec: &str) -> (&str, Option<&str>) {
+    match spec.split_once('?') {
+        Some((name, options)) => (name, Some(options)),
+        None => (spec, None),
+    }
 }
 
 /// Games that have built-in strategies.
@@ -84,30 +104,45 @@ pub trait Builtins: Game + Sized {
         name: &str,
         budget: &strong::Budget,
     ) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
-        Self::make_with(name, budget).ok_or_else(|| UnknownBot {
+        Self::make_with(name, budget).ok_or_else(|| UnknownBot::Name {
             name: name.to_string(),
             game: Self::NAME,
             available: Self::NAMES.join(", "),
         })
     }
 
-    /// Makes a strategy by name, or explains which names exist.
-    fn builtin(name: &str) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
-        Self::make(name).ok_or_else(|| UnknownBot {
-            name: name.to_string(),
-            game: Self::NAME,
-            available: Self::NAMES.join(", "),
-        })
+    /// Makes a strategy from its spec, `NAME` or `NAME?OPTIONS` (only
+    /// `strong` takes options: `strong?think-ms=50&threads=2`, or
+    /// `strong?iterations=400`), or explains what is wrong.
+    fn builtin(spec: &str) -> Result<Box<dyn Strategy<Self>>, UnknownBot> {
+        let (name, options) = split_options(spec);
+        let budget = match options {
+            None => strong::Budget::default(),
+            Some(_) if name != "strong" && Self::make(name).is_some() => {
+                return Err(UnknownBot::Options {
+                    spec: spec.to_string(),
+                    problem: format!("'{name}' takes no options (only 'strong' does)"),
+                })
+            }
+            Some(o) => strong::Budget::parse(o).map_err(|problem| UnknownBot::Options {
+                spec: spec.to_string(),
+                problem,
+            })?,
+        };
+        Self::builtin_with(name, &budget)
     }
 }
 
 impl Builtins for croupier_rules::goofspiel::Goofspiel {
     const NAMES: &'static [&'static str] = &["random", "planner", "strong"];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
+        Self::make_with(name, &strong::Budget::default())
+    }
+    fn make_with(name: &str, budget: &strong::Budget) -> Option<Box<dyn Strategy<Self>>> {
         match name {
             "random" => Some(Box::new(RandomBot)),
             "planner" => Some(Box::new(goofspiel::Planner::default())),
-            "strong" => Some(Box::new(strong::goofspiel::Strong::default())),
+            "strong" => Some(Box::new(strong::goofspiel::Strong::new(*budget))),
             _ => None,
         }
     }

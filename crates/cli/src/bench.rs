@@ -20,10 +20,47 @@ pub struct BenchArgs {
     /// `subprocess` (the cost of talking to bot programs), `server` (REST
     /// bots playing full games against `croupier serve`), `http` (the cost
     /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
-    /// (website pages over a seeded database), or `flood` (slow connections
-    /// and password guesses against `croupier serve`).
+    /// (website pages over a seeded database), `flood` (slow connections
+    /// and password guesses against `croupier serve`), or `strength GAME`
+    /// (duplicate matches of the `strong` built-in against the others).
     #[arg(default_value = "rules")]
     what: String,
+    /// The game (`bench strength`).
+    game: Option<String>,
+    /// Deals per pair (`bench strength`; each is played with `strong` in
+    /// every seat).
+    #[arg(long, default_value_t = 100)]
+    deals: u64,
+    /// First deal's seed (`bench strength`).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Players per table (`bench strength`; Love Letter 2 to 4).
+    #[arg(long)]
+    players: Option<usize>,
+    /// Rules variant (`bench strength`), e.g. `gops`, `jujitsu rounds=13`.
+    #[arg(long)]
+    variant: Option<String>,
+    /// The bot under test (`bench strength`).
+    #[arg(long, default_value = "builtin:strong", value_name = "SPEC")]
+    strong: String,
+    /// Another opponent beside the built-ins (`bench strength`; repeat).
+    #[arg(long, value_name = "SPEC")]
+    against: Vec<String>,
+    /// Play only the --against opponents, not the built-ins.
+    #[arg(long)]
+    no_builtins: bool,
+    /// Thinking time per decision of `strong` in ms (`bench strength`).
+    #[arg(long, value_name = "MS")]
+    think_ms: Option<u64>,
+    /// Fixed samples per decision of `strong` (`bench strength`).
+    #[arg(long, value_name = "N")]
+    iterations: Option<u32>,
+    /// Threads for `strong`'s search (`bench strength`).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// One JSON line per pair (`bench strength`).
+    #[arg(long)]
+    json: bool,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -157,6 +194,29 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             crate::bench_web::run(args.games, args.db)?;
             return Ok(ExitCode::SUCCESS);
         }
+        "strength" => {
+            let game = args.game.clone().ok_or_else(|| {
+                CliError::Usage("bench strength needs a game: skullwhist, loveletter or goofspiel".into())
+            })?;
+            let opts = crate::bench_strength::StrengthOptions {
+                game,
+                variant: args.variant.clone(),
+                players: args.players,
+                deals: args.deals,
+                seed: args.seed,
+                strong: crate::bot::with_budget(
+                    &args.strong,
+                    args.think_ms,
+                    args.iterations,
+                    args.threads,
+                ),
+                against: args.against.clone(),
+                no_builtins: args.no_builtins,
+                json: args.json,
+            };
+            crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         "flood" => {
             if !(1..=200).contains(&args.addresses) {
                 return Err(CliError::Usage(
@@ -172,7 +232,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength)"
             )))
         }
     }

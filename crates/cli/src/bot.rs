@@ -20,8 +20,19 @@ use crate::CliError;
 /// Arguments of `croupier bot`.
 #[derive(Debug, Args)]
 pub struct BotArgs {
-    /// The built-in strategy (random, planner, heuristic).
+    /// The built-in strategy (random, planner, heuristic, strong), with
+    /// options if any (`strong?think-ms=50`).
     strategy: String,
+    /// Thinking time per decision of `strong`, in milliseconds (default 100).
+    #[arg(long, value_name = "MS")]
+    think_ms: Option<u64>,
+    /// A fixed number of samples per decision of `strong` instead of a time
+    /// budget: with --seed, its choices are fully deterministic.
+    #[arg(long, value_name = "N")]
+    iterations: Option<u32>,
+    /// Threads the search of `strong` may use (default 1).
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
     /// The dialect to speak: croupier, gops, loveletter, loveletter-postman,
     /// or jujitsu (with --serve).
     #[arg(long, default_value = "croupier")]
@@ -64,7 +75,8 @@ pub struct BotArgs {
 }
 
 /// Runs `croupier bot` on stdin/stdout.
-pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
+pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
+    args.strategy = with_budget(&args.strategy, args.think_ms, args.iterations, args.threads);
     if let Some(url) = &args.connect {
         return connect(&args, url);
     }
@@ -177,6 +189,37 @@ pub fn run(args: BotArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The strategy spec with the budget flags added as options
+/// (`strong` + `--think-ms 50` → `strong?think-ms=50`); options already in
+/// the spec come first, so a flag given twice is refused by the parser.
+pub fn with_budget(
+    spec: &str,
+    think_ms: Option<u64>,
+    iterations: Option<u32>,
+    threads: Option<u32>,
+) -> String {
+    let mut options: Vec<String> = vec![];
+    if let Some(ms) = think_ms {
+        options.push(format!("think-ms={ms}"));
+    }
+    if let Some(n) = iterations {
+        options.push(format!("iterations={n}"));
+    }
+    if let Some(n) = threads {
+        options.push(format!("threads={n}"));
+    }
+    if options.is_empty() {
+        return spec.to_string();
+    }
+    // `builtin:NAME@DIALECT` keeps its dialect last.
+    let (body, dialect) = match spec.rsplit_once('@') {
+        Some((b, d)) if spec.starts_with("builtin:") => (b, format!("@{d}")),
+        _ => (spec, String::new()),
+    };
+    let sep = if body.contains('?') { '&' } else { '?' };
+    format!("{body}{sep}{}{dialect}", options.join("&"))
+}
+
 fn strategy<G: Builtins>(name: &str) -> Result<Box<dyn croupier_bots::Strategy<G>>, CliError> {
     G::builtin(name).map_err(|e| CliError::Usage(e.to_string()))
 }
@@ -189,10 +232,10 @@ fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
     let strategy = strategy::<SkullWhist>(&args.strategy)?;
     let opts = croupier_arena::rest::RestOptions {
         url: url.to_string(),
-        name: args
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("croupier-{}", args.strategy)),
+        name: args.name.clone().unwrap_or_else(|| {
+            let (name, _) = croupier_bots::split_options(&args.strategy);
+            format!("croupier-{name}")
+        }),
         password: args.password.clone(),
         games: args.games,
         seed: args.seed,
@@ -201,4 +244,26 @@ fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
         .map_err(CliError::Failed)?;
     println!("{summary}");
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_budget;
+
+    #[test]
+    fn budget_flags_become_options() {
+        assert_eq!(with_budget("strong", None, None, None), "strong");
+        assert_eq!(
+            with_budget("strong", Some(50), None, Some(2)),
+            "strong?think-ms=50&threads=2"
+        );
+        assert_eq!(
+            with_budget("strong?threads=2", None, Some(300), None),
+            "strong?threads=2&iterations=300"
+        );
+        assert_eq!(
+            with_budget("builtin:strong@gops", Some(20), None, None),
+            "builtin:strong?think-ms=20@gops"
+        );
+    }
 }

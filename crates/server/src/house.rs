@@ -12,9 +12,19 @@ use croupier_store::BotId;
 
 use crate::hub::{Hub, NewGame};
 
+/// A strategy spec as part of a bot name: options become plain words
+/// (`strong?think-ms=50` → `strong-think-ms-50`).
+pub fn name_part(strategy: &str) -> String {
+    strategy
+        .split(['?', '&', '='])
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// Registers (or finds) the house bot `house-<strategy>` and returns its id.
 pub async fn ensure_bot(hub: &Hub, strategy: &str) -> Result<BotId, String> {
-    let name = format!("house-{strategy}");
+    let name = format!("house-{}", name_part(strategy));
     if let Some(row) = hub
         .store()
         .bot_by_name(&name)
@@ -55,7 +65,21 @@ pub async fn run(hub: Arc<Hub>, bot: BotId, strategy: String, pause: Duration) {
                 continue;
             }
             tokio::time::sleep(pause).await;
-            let result = match s.act(&obs, &legal, &mut rng) {
+            // A searching strategy thinks for a while: off the async workers.
+            let (back, action) = match tokio::task::spawn_blocking(move || {
+                let a = s.act(&obs, &legal, &mut rng);
+                ((s, rng), a)
+            })
+            .await
+            {
+                Ok(done) => done,
+                Err(e) => {
+                    tracing::error!("house bot {bot} failed to choose: {e}");
+                    return;
+                }
+            };
+            (s, rng) = back;
+            let result = match action {
                 SkullWhistAction::Bid(n) => hub.bid(bot, i64::from(n)).await,
                 SkullWhistAction::Play(c) => hub.play(bot, &c.to_string()).await,
             };
@@ -63,5 +87,17 @@ pub async fn run(hub: Arc<Hub>, bot: BotId, strategy: String, pause: Duration) {
                 tracing::warn!("house bot {bot} refused: {}", e.0);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn options_make_plain_names() {
+        assert_eq!(super::name_part("strong"), "strong");
+        assert_eq!(
+            super::name_part("strong?think-ms=50&threads=2"),
+            "strong-think-ms-50-threads-2"
+        );
     }
 }

@@ -62,7 +62,7 @@ impl GameLadder {
                 variant: Some("jujitsu".into()),
                 move_time: Duration::from_secs(5),
                 budget: Some(Duration::from_secs(60)),
-                house: vec!["random".into(), "planner".into()],
+                house: vec!["random".into(), "planner".into(), "strong".into()],
                 house_games: true,
                 max_seats: 2,
             },
@@ -71,7 +71,7 @@ impl GameLadder {
                 variant: None,
                 move_time: Duration::from_secs(10),
                 budget: None,
-                house: vec!["random".into(), "heuristic".into()],
+                house: vec!["random".into(), "heuristic".into(), "strong".into()],
                 house_games: true,
                 max_seats: 4,
             },
@@ -81,7 +81,7 @@ impl GameLadder {
                 variant: None,
                 move_time: Duration::from_secs(10),
                 budget: None,
-                house: vec!["random".into(), "heuristic".into()],
+                house: vec!["random".into(), "heuristic".into(), "strong".into()],
                 house_games: false,
                 max_seats: 2,
             },
@@ -209,6 +209,7 @@ fn unix_now() -> i64 {
 /// The name of a house bot of `game` on the ladder. SkullWhist's are the
 /// REST hub's own (`house-random`).
 pub fn house_name(game: GameKind, strategy: &str) -> String {
+    let strategy = crate::house::name_part(strategy);
     match game {
         GameKind::SkullWhist => format!("house-{strategy}"),
         _ => format!("house-{strategy}-{game}"),

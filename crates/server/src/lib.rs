@@ -76,7 +76,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             hub: HubConfig::default(),
-            house_bots: vec!["random".into(), "heuristic".into()],
+            house_bots: vec!["random".into(), "heuristic".into(), "strong".into()],
             house_pause: Duration::from_millis(300),
             ladder: Some(ladder::LadderConfig::default()),
             allow_private_bot_urls: false,

@@ -11,7 +11,7 @@
 //! variant = "jujitsu rounds=5,6,7,8"
 //! move_time = "5s"
 //! budget = "60s"          # thinking time per bot per match, or "unlimited"
-//! house = ["random", "planner"]
+//! house = ["random", "planner", "strong?think-ms=200"]  # built-ins (default: all)
 //! house_games = true      # house bots play each other when nobody else does
 //!
 //! [loveletter]
@@ -149,7 +149,7 @@ mod tests {
             enabled = false
             [loveletter]
             max_seats = 3
-            house = ["heuristic"]
+            house = ["heuristic", "strong?think-ms=50"]
             "#,
         )
         .unwrap();
@@ -160,7 +160,9 @@ mod tests {
         assert_eq!(g.variant.as_deref(), Some("jujitsu rounds=5,6"));
         assert_eq!((g.budget, g.move_time), (None, Duration::from_millis(750)));
         assert_eq!(c.games[1].max_seats, 3);
-        assert_eq!(c.games[1].house, vec!["heuristic".to_string()]);
+        assert_eq!(c.games[1].house, vec!["heuristic", "strong?think-ms=50"]);
+        // The default house sets include the strong built-in.
+        assert!(c.games[0].house.contains(&"strong".to_string()));
     }
 
     #[test]
@@ -170,6 +172,14 @@ mod tests {
             ("[goofspiel]\nvariant = \"rounds=1\"", "goofspiel"),
             ("[loveletter]\nmax_seats = 5", "5 seats"),
             ("[goofspiel]\nhouse = [\"genius\"]", "genius"),
+            (
+                "[goofspiel]\nhouse = [\"strong?depth=3\"]",
+                "unknown option 'depth'",
+            ),
+            (
+                "[goofspiel]\nhouse = [\"planner?threads=2\"]",
+                "takes no options",
+            ),
             ("[chess]\n", "chess"),
             ("strikes = 0", "strikes"),
             ("rest = 5", "rest"),

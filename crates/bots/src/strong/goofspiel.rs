@@ -7,8 +7,17 @@
 //! method, memoised for the whole game); larger ones by a card-advantage
 //! estimate. The bot then samples its bid from the optimal mixed strategy
 //! with its seeded generator, so a copying or predicting opponent cannot
-//! exploit it. Every choice is a fixed computation: deterministic given the
-//! seed, and far below the move time.
+//! exploit it.
+//!
+//! It also keeps a two-model belief about the opponent, read from the bids
+//! shown in its observation: "plays the equilibrium" (the column player's
+//! optimal strategy of each past turn, computed the same way) against
+//! "bids uniformly at random". As the posterior of the random model rises
+//! above 0.6, up to 90% of the weight moves from the equilibrium to the best
+//! response against the model's mixture; against an equilibrium-like or
+//! unpredictable-but-not-random opponent it stays at the equilibrium. Every
+//! choice is a fixed computation from the observation: deterministic given
+//! the seed.
 
 use std::collections::HashMap;
 
@@ -16,7 +25,7 @@ use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielV
 use croupier_rules::Seat;
 use rand::Rng;
 
-use super::matrix;
+use super::{matrix, Budget};
 use crate::{BotRng, Strategy};
 
 /// Positions whose hands hold at most this many cards are valued exactly.
@@ -141,11 +150,113 @@ pub fn estimate(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
 #[derive(Debug, Default, Clone)]
 pub struct Strong {
     solver: Solver,
+    carry_ties: bool,
+    /// The opponent model's column strategy for past turns, by (round,
+    /// turn): (their cards ascending, equilibrium probabilities).
+    cache: HashMap<(usize, usize), (Vec<u8>, Vec<f64>)>,
 }
 
+/// Resolved turns the opponent model reads (the most recent ones).
+pub const MODEL_TURNS: usize = 16;
+/// Least probability the equilibrium model gives any bid (so that one
+/// surprising bid does not settle the question).
+const MODEL_FLOOR: f64 = 0.02;
+/// Most weight moved from the equilibrium to the best response.
+pub const MAX_EXPLOIT: f64 = 0.9;
+
+/// One turn's position: (my hand, their hand, undrawn prizes, lot value).
+type Position = (u32, u32, u32, u32);
+
 impl Strong {
+    /// A strategy with the given thinking budget. Its work per decision is
+    /// a fixed computation, far below any budget; the budget is not needed.
+    pub fn new(_budget: Budget) -> Self {
+        Strong::default()
+    }
+
+    /// The turn matrix of `pos` and the optimal mixed strategies of both
+    /// sides (rows mine, columns theirs, cards ascending).
+    fn solve(&mut self, pos: Position) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let (mine, theirs, undrawn, lot) = pos;
+        let (r, c) = (mine.count_ones() as usize, theirs.count_ones() as usize);
+        let m = self.solver.turn_matrix(mine, theirs, undrawn, lot);
+        let row = matrix::solve(&m, r, c).row;
+        let mut t = vec![0.0; r * c];
+        for i in 0..r {
+            for j in 0..c {
+                t[j * r + i] = -m[i * c + j];
+            }
+        }
+        let col = matrix::solve(&t, c, r).row;
+        (m, row, col)
+    }
+
+    /// The position of turn `turn` of round `round` as `obs`'s history
+    /// shows it, before the bids.
+    fn past_position(
+        obs: &GoofspielObservation,
+        round: usize,
+        turn: usize,
+        carry: bool,
+    ) -> Position {
+        let n = obs.rounds.get(round).copied().unwrap_or(0).min(31);
+        let all: u32 = (1..=u32::from(n)).fold(0, |m, c| m | (1 << c));
+        let turns = &obs.history[round][..turn];
+        let (mut mine, mut theirs, mut undrawn, mut lot) = (all, all, all, 0u32);
+        for t in turns {
+            mine &= !(1u32 << t.bids[0].min(31));
+            theirs &= !(1u32 << t.bids[1].min(31));
+            undrawn &= !(1u32 << t.drawn.min(31));
+            lot += u32::from(t.drawn);
+            if !(carry && t.bids[0] == t.bids[1]) {
+                lot = 0;
+            }
+        }
+        let now = obs.history[round][turn].drawn;
+        undrawn &= !(1u32 << now.min(31));
+        (mine, theirs, undrawn, lot + u32::from(now))
+    }
+
+    /// The posterior probability that the opponent bids uniformly at random
+    /// rather than by the equilibrium, from its recent bids (prior ½).
+    fn random_belief(&mut self, obs: &GoofspielObservation) -> f64 {
+        let mut turns: Vec<(usize, usize)> = obs
+            .history
+            .iter()
+            .enumerate()
+            .flat_map(|(r, ts)| (0..ts.len()).map(move |t| (r, t)))
+            .collect();
+        let skip = turns.len().saturating_sub(MODEL_TURNS);
+        turns.drain(..skip);
+        let mut log_ratio = 0.0; // ln P(bids | equilibrium) − ln P(bids | random)
+        for (r, t) in turns {
+            let bid = obs.history[r][t].bids[1];
+            let (theirs, probs) = match self.cache.get(&(r, t)) {
+                Some(v) => v.clone(),
+                None => {
+                    let pos = Self::past_position(obs, r, t, self.carry_ties);
+                    if pos.0.count_ones() != pos.1.count_ones() || pos.1 & (1 << bid.min(31)) == 0 {
+                        continue;
+                    }
+                    let (_, _, col) = self.solve(pos);
+                    let v = (cards(pos.1).map(|c| c as u8).collect::<Vec<u8>>(), col);
+                    self.cache.insert((r, t), v.clone());
+                    v
+                }
+            };
+            let p = theirs
+                .iter()
+                .position(|c| *c == bid)
+                .map_or(0.0, |i| probs[i]);
+            log_ratio += p.max(MODEL_FLOOR).ln() + (theirs.len().max(1) as f64).ln();
+        }
+        1.0 / (1.0 + log_ratio.clamp(-50.0, 50.0).exp())
+    }
+
     /// The mixed strategy over this seat's hand (cards ascending) for the
-    /// turn `obs` shows, or `None` when there is nothing to decide.
+    /// turn `obs` shows, or `None` when there is nothing to decide: the
+    /// equilibrium, shifted towards the best response to an opponent that
+    /// bids at random as far as its past bids make that likely.
     pub fn mixed(&mut self, obs: &GoofspielObservation) -> Option<(Vec<u8>, Vec<f64>)> {
         let mine = mask(&obs.hand);
         let theirs = mask(&obs.opponent_hand);
@@ -154,15 +265,33 @@ impl Strong {
         }
         let lot: u32 = obs.lot.iter().map(|c| u32::from(*c)).sum();
         let undrawn = mask(&obs.undrawn);
-        let m = self.solver.turn_matrix(mine, theirs, undrawn, lot);
-        let s = matrix::solve(&m, mine.count_ones() as usize, theirs.count_ones() as usize);
-        Some((cards(mine).map(|c| c as u8).collect(), s.row))
+        let (m, mut row, col) = self.solve((mine, theirs, undrawn, lot));
+        let (r, c) = (row.len(), col.len());
+        let u = self.random_belief(obs);
+        let w = MAX_EXPLOIT * ((u - 0.6) / 0.35).clamp(0.0, 1.0);
+        if w > 0.0 {
+            // The best response to the model's mixture of both opponents.
+            let q: Vec<f64> = col.iter().map(|p| u / c as f64 + (1.0 - u) * p).collect();
+            let best = (0..r)
+                .max_by(|a, b| {
+                    let va: f64 = (0..c).map(|j| m[a * c + j] * q[j]).sum();
+                    let vb: f64 = (0..c).map(|j| m[b * c + j] * q[j]).sum();
+                    va.total_cmp(&vb)
+                })
+                .unwrap_or(0);
+            for (i, x) in row.iter_mut().enumerate() {
+                *x = (1.0 - w) * *x + if i == best { w } else { 0.0 };
+            }
+        }
+        Some((cards(mine).map(|c| c as u8).collect(), row))
     }
 }
 
 impl Strategy<Goofspiel> for Strong {
     fn new_game(&mut self, _seat: Seat, variant: &GoofspielVariant, _seats: usize) {
         self.solver = Solver::new(variant);
+        self.carry_ties = variant.ties == TieRule::Carry;
+        self.cache.clear();
     }
 
     fn act(&mut self, obs: &GoofspielObservation, legal: &[Bid], rng: &mut BotRng) -> Bid {

@@ -3,13 +3,13 @@
 //! For every decision it samples the hidden cards (the other players' hands,
 //! the set-aside card and the deck order) from what this seat has not seen,
 //! keeping every card it knows another player holds (Clown looks, Knight
-//! duels, its own General swaps); each candidate play is then played out to
+//! duels, its own General swaps) and weighting each other hand by a simple
+//! belief (a player most likely kept a card at least as high as the one it
+//! just played); each candidate play is then played out to
 //! the end of the round on every sample alike, every seat played by the
 //! card-counting [`Heuristic`](crate::loveletter::Heuristic), and the play
 //! that wins the round most often is chosen. Only the [`preferred`] plays are
 //! candidates. Works under both rule sets and at every table size.
-
-use std::time::Instant;
 
 use croupier_rules::loveletter::{
     Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant, Play,
@@ -25,6 +25,10 @@ use crate::{BotRng, Strategy};
 /// Most actions a play-out takes before it is scored as lost (a round has
 /// at most 16 draws; this only guards against a rules change).
 const MAX_PLAYOUT_ACTIONS: usize = 64;
+
+/// How much likelier a hand at least as high as the player's last play is
+/// than a lower one (players mostly keep the higher card).
+const KEPT_WEIGHT: f64 = 3.0;
 
 /// The `strong` Love Letter strategy.
 #[derive(Debug, Default, Clone)]
@@ -60,13 +64,28 @@ impl Strong {
             .filter_map(Card::from_value)
             .flat_map(|c| std::iter::repeat_n(c, usize::from(counts[usize::from(c.value())])))
             .collect();
+        // Belief: a player who chose what to play most likely kept the
+        // higher card, so hands at least as high as its last play weigh more.
+        for (i, view) in obs.players.iter().enumerate() {
+            if i == me || !view.in_round || others[i].is_some() || pool.is_empty() {
+                continue;
+            }
+            let floor = view.played.last().map_or(0, |c| c.value());
+            let weight = |c: &Card| if c.value() >= floor { KEPT_WEIGHT } else { 1.0 };
+            let total: f64 = pool.iter().map(weight).sum();
+            let mut x = rng.random::<f64>() * total;
+            let mut pick = pool.len() - 1;
+            for (k, c) in pool.iter().enumerate() {
+                x -= weight(c);
+                if x < 0.0 {
+                    pick = k;
+                    break;
+                }
+            }
+            others[i] = Some(pool.swap_remove(pick));
+        }
         pool.shuffle(rng);
         let mut next = pool.into_iter();
-        for (i, view) in obs.players.iter().enumerate() {
-            if i != me && view.in_round && others[i].is_none() {
-                others[i] = Some(next.next()?);
-            }
-        }
         let set_aside = next.next()?;
         let deck: Vec<Card> = next.collect();
         LoveLetter::from_observation(&self.rules, obs, &others, &deck, set_aside, rng.random()).ok()
@@ -123,20 +142,21 @@ impl Strategy<LoveLetter> for Strong {
         if candidates.len() <= 1 {
             return candidates.first().copied().unwrap_or_else(|| fallback(rng));
         }
-        let start = Instant::now();
-        let mut totals = vec![0.0f64; candidates.len()];
-        let mut samples = 0u32;
-        while !self.budget.spent(samples, start) {
+        let me = obs.seat;
+        let (totals, samples) = self.budget.search(rng, candidates.len(), |totals, rng| {
             let Some(state) = self.sample(obs, rng) else {
-                return fallback(rng);
+                return false;
             };
             let seed: u64 = rng.random();
             for (i, p) in candidates.iter().enumerate() {
                 // Every candidate meets the same deal and the same luck.
                 let mut r = crate::bot_rng(seed);
-                totals[i] += self.play_out(state.clone(), obs.seat, *p, &mut r);
+                totals[i] += self.play_out(state.clone(), me, *p, &mut r);
             }
-            samples += 1;
+            true
+        });
+        if samples == 0 {
+            return fallback(rng);
         }
         let best = (0..candidates.len())
             .max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))

@@ -8,10 +8,9 @@
 //! tricks remain. A sample's result is turned into a win (1, a tie ½, a loss
 //! 0) plus a small share of the score margin under SkullWhist's scoring, and
 //! the candidate with the best average is played. Bids come from the same
-//! samples: the bid that maximises the average result against the bid the
-//! opponent's sampled hand would make.
-
-use std::time::Instant;
+//! samples: the bid that maximises the average result (over both possible
+//! first leaders) against the bid the opponent's sampled hand would make by
+//! the heuristic, or in a quarter of the samples any bid at all.
 
 use croupier_rules::skullwhist::{
     score, CardSet, SkullWhist, SkullWhistAction, SkullWhistObservation, TRICKS,
@@ -25,6 +24,9 @@ use crate::{BotRng, Strategy};
 
 /// Hands at most this large are solved exactly instead of played out.
 pub const EXACT_TRICKS: u32 = 5;
+/// Share of samples in which the opponent's bid is any bid rather than the
+/// heuristic's (bidding must also hold up against unusual bidders).
+pub const ANY_BID: f64 = 0.25;
 const SPADES: u8 = 3;
 const ALL: u64 = (1u64 << 52) - 1;
 
@@ -274,29 +276,34 @@ impl Strong {
 
     fn bid(&self, obs: &SkullWhistObservation, rng: &mut BotRng) -> u8 {
         let k = Knowledge::from(obs);
-        let start = Instant::now();
-        let mut totals = [0.0f64; 14];
-        let mut samples = 0u32;
-        while !self.budget.spent(samples, start) {
+        let (totals, samples) = self.budget.search(rng, 14, |totals, rng| {
             let theirs = k.sample(rng);
             let their_cards: Vec<_> = CardSet(theirs).to_vec();
-            let their_bid = choose_bid(&their_cards);
+            // The opponent bids like the heuristic, or (less often) any bid.
+            let their_bid = if rng.random::<f64>() < ANY_BID {
+                rng.random_range(1..=TRICKS)
+            } else {
+                choose_bid(&their_cards)
+            };
             let mut hands = [0u64; 2];
             hands[k.me] = k.mine;
             hands[1 - k.me] = theirs;
-            let mut d = Deal {
-                hands,
-                leader: rng.random_range(0..2),
-                lead: None,
-                tricks: [0; 2],
-            };
-            d.roll_out();
-            let t = d.tricks[k.me];
-            for (b, total) in totals.iter_mut().enumerate().skip(1) {
-                *total += worth(b as u8, their_bid, t);
+            // The first leader is drawn after the bids: try both.
+            for leader in 0..2 {
+                let mut d = Deal {
+                    hands,
+                    leader,
+                    lead: None,
+                    tricks: [0; 2],
+                };
+                d.roll_out();
+                let t = d.tricks[k.me];
+                for (b, total) in totals.iter_mut().enumerate().skip(1) {
+                    *total += worth(b as u8, their_bid, t);
+                }
             }
-            samples += 1;
-        }
+            true
+        });
         if samples == 0 {
             return (estimate_tricks(&obs.hand) * 0.9).floor().clamp(1.0, 13.0) as u8;
         }
@@ -326,10 +333,8 @@ impl Strong {
         let mut tricks = [0u8; 2];
         tricks[k.me] = obs.tricks_won[0];
         tricks[1 - k.me] = obs.tricks_won[1];
-        let start = Instant::now();
-        let mut totals = vec![0.0f64; candidates.len()];
-        let mut samples = 0u32;
-        while !self.budget.spent(samples, start) {
+        let lead = obs.lead_card.map(|c| c.index());
+        let (totals, _) = self.budget.search(rng, candidates.len(), |totals, rng| {
             let theirs = k.sample(rng);
             let mut hands = [0u64; 2];
             hands[k.me] = k.mine;
@@ -337,7 +342,7 @@ impl Strong {
             let d = Deal {
                 hands,
                 leader,
-                lead: obs.lead_card.map(|c| c.index()),
+                lead,
                 tricks,
             };
             for (i, c) in candidates.iter().enumerate() {
@@ -345,8 +350,8 @@ impl Strong {
                 n.play(k.me, c.index());
                 totals[i] += worth(my_bid, their_bid, n.finish(k.me));
             }
-            samples += 1;
-        }
+            true
+        });
         (0..candidates.len())
             .max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))
             .unwrap_or(0)

@@ -1,0 +1,198 @@
+//! The `strong` strategies never panic and always answer a legal action, on
+//! random game states and seeds; and they see only their own observation.
+
+use croupier_bots::strong::Budget;
+use croupier_bots::{bot_rng, Builtins, Strategy};
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{Event, Game, Seat};
+use proptest::prelude::*;
+use rand::Rng;
+
+/// Plays `moves` random actions from `seed` (fewer if the game ends), with
+/// one `strong` per seat following the events; then every seat to act asks
+/// its `strong` for a choice, which must be legal.
+fn strong_answers_legally<G: Builtins>(
+    variant: &G::Variant,
+    seats: usize,
+    seed: u64,
+    moves: usize,
+    threads: u32,
+) {
+    let mut game = G::new(variant, seats, seed).expect("a game");
+    let budget = Budget::iterations(3).with_threads(threads);
+    let mut bots: Vec<Box<dyn Strategy<G>>> = (0..seats)
+        .map(|s| {
+            let mut b = G::builtin_with("strong", &budget).expect("strong exists");
+            b.new_game(Seat(s as u8), variant, seats);
+            b
+        })
+        .collect();
+    let mut rng = bot_rng(seed ^ 0xABC);
+    let mut seen = vec![0usize; seats];
+    for step in 0..=moves {
+        for (s, bot) in bots.iter_mut().enumerate() {
+            let events = game.events();
+            for e in &events[seen[s]..] {
+                if e.visible_to(Seat(s as u8)) {
+                    bot.notify(e);
+                }
+            }
+            seen[s] = events.len();
+        }
+        let Some(seat) = game.to_act().first() else {
+            return;
+        };
+        let legal = game.legal_vec(seat);
+        let action = if step == moves {
+            let obs = game.observation(seat);
+            let a = bots[seat.index()].act(&obs, &legal, &mut rng);
+            assert!(legal.contains(&a), "illegal choice at step {step}");
+            a
+        } else {
+            legal[rng.random_range(0..legal.len())]
+        };
+        game.apply(seat, action).expect("a legal action applies");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn goofspiel_strong_never_panics(seed in any::<u64>(), moves in 0usize..40, rounds in proptest::collection::vec(3u8..=13, 1..3)) {
+        strong_answers_legally::<Goofspiel>(&GoofspielVariant::gops(), 2, seed, moves, 1);
+        strong_answers_legally::<Goofspiel>(&GoofspielVariant::jujitsu(rounds), 2, seed, moves, 2);
+    }
+
+    #[test]
+    fn skullwhist_strong_never_panics(seed in any::<u64>(), moves in 0usize..28, threads in 1u32..3) {
+        strong_answers_legally::<SkullWhist>(&Default::default(), 2, seed, moves, threads);
+    }
+
+    #[test]
+    fn loveletter_strong_never_panics(seed in any::<u64>(), moves in 0usize..40, seats in 2usize..=4, postman in any::<bool>(), threads in 1u32..3) {
+        let v = if postman { LoveLetterVariant::postman() } else { LoveLetterVariant::standard() };
+        strong_answers_legally::<LoveLetter>(&v, seats, seed, moves, threads);
+    }
+}
+
+/// Goofspiel's hidden information is the order of the prizes still to
+/// come: two deals that agree on what a seat has seen, but not on that
+/// order, get the same choices from the same seed.
+#[test]
+fn goofspiel_choices_do_not_depend_on_the_hidden_prize_order() {
+    let v = GoofspielVariant::gops();
+    let first_prize = |seed| {
+        let g = Goofspiel::new(&v, 2, seed).expect("a game");
+        g.observation(Seat(0)).current
+    };
+    let a = 1u64;
+    let b = (2..10_000u64)
+        .find(|s| first_prize(*s) == first_prize(a))
+        .expect("another deal with the same first prize");
+    let (mut ga, mut gb) = (
+        Goofspiel::new(&v, 2, a).expect("a game"),
+        Goofspiel::new(&v, 2, b).expect("a game"),
+    );
+    // The whole prize order, seen by playing each deal to its end.
+    let order = |seed| {
+        let mut g = Goofspiel::new(&v, 2, seed).expect("a game");
+        while let Some(seat) = g.to_act().first() {
+            let l = g.legal_vec(seat);
+            g.apply(seat, l[0]).expect("legal");
+        }
+        format!("{:?}", g.events())
+    };
+    assert_ne!(order(a), order(b), "the deals differ");
+    let mut checked = 0;
+    // While both deals show the same observations, strong chooses alike.
+    loop {
+        let (oa, ob) = (ga.observation(Seat(0)), gb.observation(Seat(0)));
+        if oa != ob || ga.to_act().first().is_none() {
+            break;
+        }
+        let mut s = Goofspiel::builtin("strong").expect("strong");
+        let legal = ga.legal_vec(Seat(0));
+        let x = s.act(&oa, &legal, &mut bot_rng(9));
+        let y = s.act(&ob, &legal, &mut bot_rng(9));
+        assert_eq!(x, y);
+        checked += 1;
+        for g in [&mut ga, &mut gb] {
+            g.apply(Seat(0), x).expect("legal");
+            let l = g.legal_vec(Seat(1));
+            g.apply(Seat(1), l[0]).expect("legal");
+        }
+    }
+    assert!(checked >= 1);
+}
+
+/// Love Letter: a round rebuilt with other cards in the other hands, the
+/// set-aside card and the deck (but the same observation for the deciding
+/// seat) gets the same choice for a fixed seed.
+#[test]
+fn loveletter_choices_do_not_depend_on_hidden_cards() {
+    use croupier_bots::loveletter::unseen_counts;
+    use croupier_rules::loveletter::Card;
+    use rand::seq::SliceRandom;
+    let v = LoveLetterVariant::standard();
+    let budget = Budget::iterations(30);
+    let mut compared = 0;
+    for seed in 0..20u64 {
+        let real = LoveLetter::new(&v, 2, seed).expect("a game");
+        let Some(seat) = real.to_act().first() else {
+            continue;
+        };
+        let other = Seat(1 - seat.0);
+        let obs = real.observation(seat);
+        let counts = unseen_counts(&obs);
+        let mut pool: Vec<Card> = (1..=8u8)
+            .filter_map(Card::from_value)
+            .flat_map(|c| std::iter::repeat_n(c, usize::from(counts[usize::from(c.value())])))
+            .collect();
+        pool.shuffle(&mut bot_rng(seed + 100));
+        let mut others = vec![None; 2];
+        others[other.index()] = pool.pop();
+        let Some(set_aside) = pool.pop() else {
+            continue;
+        };
+        let alt = LoveLetter::from_observation(&v, &obs, &others, &pool, set_aside, 5)
+            .expect("a consistent round");
+        if alt.observation(other).hand == real.observation(other).hand {
+            continue;
+        }
+        assert_eq!(alt.observation(seat), obs);
+        let legal = real.legal_vec(seat);
+        assert_eq!(alt.legal_vec(seat), legal);
+        let choose = |o| {
+            let mut s = LoveLetter::builtin_with("strong", &budget).expect("strong");
+            s.new_game(seat, &v, 2);
+            s.act(o, &legal, &mut bot_rng(3))
+        };
+        assert_eq!(choose(&obs), choose(&alt.observation(seat)), "seed {seed}");
+        compared += 1;
+    }
+    assert!(compared >= 5, "{compared}");
+}
+
+/// With a fixed number of iterations and a seed, choices repeat exactly,
+/// on one thread or several.
+#[test]
+fn iterations_and_a_seed_make_choices_deterministic() {
+    for threads in [1, 3] {
+        let budget = Budget::iterations(40).with_threads(threads);
+        let g = SkullWhist::new(&Default::default(), 2, 5).expect("a game");
+        let seat = g.to_act().first().expect("someone bids");
+        let obs = g.observation(seat);
+        let legal = g.legal_vec(seat);
+        let choose = || {
+            let mut s = SkullWhist::builtin_with("strong", &budget).expect("strong");
+            s.act(&obs, &legal, &mut bot_rng(11))
+        };
+        let first = choose();
+        for _ in 0..3 {
+            assert_eq!(choose(), first, "{threads} threads");
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! `croupier bench strength GAME`: duplicate matches of the `strong`
+//! built-in against every other built-in of the game (and any bot specs
+//! given), with win rate, its 95% interval, mean score difference and think
+//! time per decision.
+//!
+//! Each deal (game seed) is played once with `strong` in every seat and the
+//! opponent in all the others, so the luck of the deal cancels out. A game
+//! counts 1 when `strong` alone ranks first, 1/k when it shares first place
+//! with k−1 others, 0 otherwise; the interval is the normal approximation
+//! over the games played. Think times are the records' thinking times of
+//! `strong`'s decisions.
+
+use std::path::Path;
+
+use croupier_arena::series::Table;
+use croupier_arena::spec::BotSpec;
+use croupier_arena::LiveConfig;
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::record::parse_variant;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{GameKind, Record, Seat, StepKind};
+use serde::Serialize;
+
+use crate::play::series_error;
+use crate::CliError;
+
+/// What `bench strength` plays.
+#[derive(Debug, Clone)]
+pub struct StrengthOptions {
+    /// The game.
+    pub game: String,
+    /// Rules variant text, if not the game's default.
+    pub variant: Option<String>,
+    /// Seats at the table.
+    pub players: Option<usize>,
+    /// Deals per pair.
+    pub deals: u64,
+    /// First deal's seed.
+    pub seed: u64,
+    /// The bot under test (default `builtin:strong` with the budget flags).
+    pub strong: String,
+    /// Opponents beside the other built-ins.
+    pub against: Vec<String>,
+    /// Leave the built-ins out (only `against`).
+    pub no_builtins: bool,
+    /// One JSON line per pair instead of a table.
+    pub json: bool,
+}
+
+/// One pair's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairLine {
+    bench: &'static str,
+    game: &'static str,
+    variant: String,
+    players: usize,
+    strong: String,
+    against: String,
+    deals: u64,
+    games: u64,
+    win_rate: f64,
+    ci95: f64,
+    mean_score: f64,
+    mean_score_diff: f64,
+    decisions: u64,
+    think_ms_mean: f64,
+    think_ms_p99: f64,
+    think_ms_max: f64,
+}
+
+/// Runs `croupier bench strength`.
+pub fn run(opts: &StrengthOptions, exe: &Path) -> Result<(), CliError> {
+    if !(1..=1_000_000).contains(&opts.deals) {
+        return Err(CliError::Usage(
+            "--deals must be between 1 and 1000000".into(),
+        ));
+    }
+    let kind: GameKind = opts
+        .game
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{e}")))?;
+    match kind {
+        GameKind::SkullWhist => pairs::<SkullWhist>(opts, exe, 2..=2),
+        GameKind::LoveLetter => pairs::<LoveLetter>(opts, exe, 2..=4),
+        GameKind::Goofspiel => pairs::<Goofspiel>(opts, exe, 2..=2),
+    }
+}
+
+fn pairs<G: Builtins>(
+    opts: &StrengthOptions,
+    exe: &Path,
+    seats: std::ops::RangeInclusive<usize>,
+) -> Result<(), CliError> {
+    let players = opts.players.unwrap_or(2);
+    if !seats.contains(&players) {
+        return Err(CliError::Usage(format!(
+            "{} is played by {} to {} players, not {players}",
+            G::NAME,
+            seats.start(),
+            seats.end()
+        )));
+    }
+    let variant = parse_variant::<G>(opts.variant.as_deref())
+        .map_err(|e| CliError::Usage(format!("{}: {e}", G::NAME)))?;
+    let variant_text = opts.variant.clone().unwrap_or_else(|| "default".into());
+    let parse = |s: &str| {
+        s.parse::<BotSpec>()
+            .map_err(|e| CliError::Usage(format!("bot '{s}': {e}")))
+    };
+    let strong = parse(&opts.strong)?;
+    let mut against: Vec<BotSpec> = vec![];
+    if !opts.no_builtins {
+        for name in G::NAMES.iter().filter(|n| **n != "strong") {
+            against.push(parse(&format!("builtin:{name}"))?);
+        }
+    }
+    for s in &opts.against {
+        against.push(parse(s)?);
+    }
+    if against.is_empty() {
+        return Err(CliError::Usage("no opponents: give --against SPEC".into()));
+    }
+    let live = LiveConfig::default();
+    if !opts.json {
+        println!(
+            "{} ({variant_text}, {players} players, {} deals per pair): {}",
+            G::NAME,
+            opts.deals,
+            strong
+        );
+        println!(
+            "{:<28} {:>6} {:>15} {:>8} {:>11} {:>9} {:>9} {:>9}",
+            "against", "games", "win rate", "score", "score diff", "think ms", "p99 ms", "max ms"
+        );
+    }
+    for other in &against {
+        let table = Table::<G>::new(&variant, &[strong.clone(), other.clone()], &live, exe)
+            .map_err(series_error)?;
+        let mut tally = Tally::default();
+        for d in 0..opts.deals {
+            let seed = opts.seed.wrapping_add(d);
+            for s in 0..players {
+                let seating: Vec<&BotSpec> = (0..players)
+                    .map(|i| if i == s { &strong } else { other })
+                    .collect();
+                let record = table.play(&seating, seed).map_err(series_error)?;
+                tally.add(&record, s);
+            }
+        }
+        let line = tally.line(G::NAME, &variant_text, players, &strong, other, opts.deals);
+        if opts.json {
+            println!(
+                "{}",
+                serde_json::to_string(&line).map_err(|e| CliError::Failed(e.into()))?
+            );
+        } else {
+            println!(
+                "{:<28} {:>6} {:>7.1}% ± {:>4.1} {:>+8.2} {:>+11.2} {:>9.2} {:>9.2} {:>9.2}",
+                line.against,
+                line.games,
+                line.win_rate * 100.0,
+                line.ci95 * 100.0,
+                line.mean_score,
+                line.mean_score_diff,
+                line.think_ms_mean,
+                line.think_ms_p99,
+                line.think_ms_max
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Running totals of one pair.
+#[derive(Debug, Default)]
+struct Tally {
+    credit: f64,
+    score: f64,
+    diff: f64,
+    games: u64,
+    think_ms: Vec<f64>,
+}
+
+impl Tally {
+    /// Counts one game in which the bot under test held seat `s`.
+    fn add(&mut self, record: &Record, s: usize) {
+        let o = &record.outcome;
+        let firsts = o.ranks.iter().filter(|r| **r == 1).count().max(1);
+        if o.ranks.get(s) == Some(&1) {
+            self.credit += 1.0 / firsts as f64;
+        }
+        let n = o.scores.len();
+        let mine = o.scores.get(s).copied().unwrap_or(0) as f64;
+        let others: f64 = o
+            .scores
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != s)
+            .map(|(_, x)| *x as f64)
+            .sum::<f64>()
+            / (n.saturating_sub(1)).max(1) as f64;
+        self.score += mine;
+        self.diff += mine - others;
+        self.games += 1;
+        let me = Seat(s as u8);
+        self.think_ms.extend(
+            record
+                .steps
+                .iter()
+                .filter(|st| st.seat == me && matches!(st.kind, StepKind::Action(_)))
+                .filter_map(|st| st.ms),
+        );
+    }
+
+    fn line(
+        mut self,
+        game: &'static str,
+        variant: &str,
+        players: usize,
+        strong: &BotSpec,
+        against: &BotSpec,
+        deals: u64,
+    ) -> PairLine {
+        let n = self.games.max(1) as f64;
+        let p = self.credit / n;
+        self.think_ms.sort_by(f64::total_cmp);
+        let t = &self.think_ms;
+        let p99 = t
+            .get(((t.len() as f64 * 0.99).ceil() as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0);
+        let round = |x: f64, k: f64| (x * k).round() / k;
+        PairLine {
+            bench: "strength",
+            game,
+            variant: variant.to_string(),
+            players,
+            strong: strong.to_string(),
+            against: against.to_string(),
+            deals,
+            games: self.games,
+            win_rate: round(p, 1000.0),
+            ci95: round(1.96 * (p * (1.0 - p) / n).sqrt(), 1000.0),
+            mean_score: round(self.score / n, 100.0),
+            mean_score_diff: round(self.diff / n, 100.0),
+            decisions: t.len() as u64,
+            think_ms_mean: round(t.iter().sum::<f64>() / t.len().max(1) as f64, 100.0),
+            think_ms_p99: round(p99, 100.0),
+            think_ms_max: round(t.last().copied().unwrap_or(0.0), 100.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_rules::{Outcome, RecordedStep};
+
+    #[test]
+    fn a_tally_counts_shared_firsts_as_fractions() {
+        let step = |seat: u8, ms: f64| RecordedStep {
+            seat: Seat(seat),
+            kind: StepKind::Action("1".into()),
+            ms: Some(ms),
+            fault: None,
+        };
+        let mut record = Record {
+            format: String::new(),
+            game: "goofspiel".into(),
+            rules_version: 1,
+            variant: serde_json::Value::Null,
+            seed: 1,
+            seats: vec![],
+            steps: vec![step(0, 5.0), step(1, 90.0), step(0, 7.0)],
+            outcome: Outcome::from_scores(vec![0, 0]),
+            started: None,
+            finished: None,
+        };
+        let mut t = Tally::default();
+        record.outcome = Outcome::from_scores(vec![10, 4]);
+        t.add(&record, 0);
+        record.outcome = Outcome::from_scores(vec![3, 3]);
+        t.add(&record, 1);
+        record.outcome = Outcome::from_scores(vec![0, 5]);
+        t.add(&record, 0);
+        let spec: BotSpec = "builtin:strong".parse().unwrap();
+        let line = t.line("goofspiel", "gops", 2, &spec, &spec, 1);
+        assert_eq!(line.games, 3);
+        assert_eq!(line.win_rate, 0.5);
+        assert_eq!(line.mean_score_diff, round2((6.0 + 0.0 - 5.0) / 3.0));
+        assert_eq!(line.mean_score, round2((10.0 + 3.0 + 0.0) / 3.0));
+        // Seat 0's two steps in games 1 and 3, seat 1's one in game 2.
+        assert_eq!(line.decisions, 5);
+        assert_eq!(line.think_ms_max, 90.0);
+    }
+
+    fn round2(x: f64) -> f64 {
+        (x * 100.0).round() / 100.0
+    }
+}
