@@ -58,16 +58,14 @@ pub struct BenchArgs {
     /// Threads for `strong`'s search (`bench strength`).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
-    /// One JSON line per pair (`bench strength`).
-    #[arg(long)]
-    json: bool,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
     /// Concurrent REST bots (`bench server`).
     #[arg(long, default_value_t = 200)]
     bots: usize,
-    /// Print one JSON object instead of the table (`bench server`).
+    /// JSON instead of the table: one object (`bench server`), one line per
+    /// pair (`bench strength`).
     #[arg(long)]
     json: bool,
     /// The `croupier` binary to run as the server under test (`bench
