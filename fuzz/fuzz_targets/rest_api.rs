@@ -48,6 +48,7 @@ fn server() -> &'static Server {
             house_pause: Duration::from_millis(1),
             ladder: None,
             allow_private_bot_urls: false,
+            sandbox: croupier_arena::transport::process::Sandbox::Off,
         };
         let (app, session) = rt.block_on(async {
             let store = croupier_store::open(&format!("sqlite://{}", db.display()))

@@ -99,14 +99,17 @@ pub fn app(state: Arc<AppState>) -> Router {
         .merge(v1::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
-        .layer(DefaultBodyLimit::max(1024 * 1024))
+        .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
         .with_state(state)
         // Outermost last: failures get their API's shape, then the limits.
         .layer(axum::middleware::from_fn(shape::json_failures))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default())),
             throttle::throttle,
-        ));
+        ))
+        // Outermost: JSON API bodies are read whole (or refused) before any
+        // layer or handler answers (see `shape::whole_bodies`).
+        .layer(axum::middleware::from_fn(shape::whole_bodies));
     paths::collapse_slashes(routes)
 }
 

@@ -10,7 +10,16 @@ use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::json;
+
+/// The largest body any JSON route reads (the router's body limit).
+pub const READ_LIMIT: u64 = 1024 * 1024;
+
+/// How much of a declared-oversized body is read and thrown away before the
+/// failure is sent, so that the client, still writing, sees the answer
+/// instead of a reset connection. Beyond it the connection just closes.
+const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Which JSON API a path belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +48,54 @@ pub fn failure(api: Api, status: StatusCode, reason: &str) -> Response {
         Api::Rest2014 => axum::Json(json!({"result": "failure", "reason": reason})).into_response(),
         Api::V1 => (status, axum::Json(json!({ "error": reason }))).into_response(),
     }
+}
+
+/// Outermost layer for the JSON APIs: every request body is read whole
+/// before any handler runs, so that an answer never goes out while the client
+/// is still writing (closing a socket with unread data resets it, and the
+/// client loses the answer). A body declared or found over [`READ_LIMIT`] gets
+/// its API's failure after the rest is drained (up to [`DRAIN_LIMIT`]; the
+/// server's body-read timeout bounds a slow sender), and the connection closes.
+pub async fn whole_bodies(req: Request, next: Next) -> Response {
+    let Some(api) = api_of(req.uri().path().trim_end_matches('/')) else {
+        return next.run(req).await;
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let (parts, body) = req.into_parts();
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    let mut read: u64 = 0;
+    let mut too_large = declared.is_some_and(|l| l > READ_LIMIT);
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            return closing(api, StatusCode::REQUEST_TIMEOUT);
+        };
+        read += chunk.len() as u64;
+        if read > DRAIN_LIMIT {
+            break;
+        }
+        too_large |= read > READ_LIMIT;
+        if !too_large {
+            bytes.extend_from_slice(&chunk);
+        }
+    }
+    if too_large {
+        return closing(api, StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
+/// `api`'s failure for `status`, on a connection that then closes.
+fn closing(api: Api, status: StatusCode) -> Response {
+    let mut out = failure(api, status, &reason(status, ""));
+    out.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    out
 }
 
 /// What a plain rejection means, in words a bot author can act on.

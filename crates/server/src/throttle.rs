@@ -266,11 +266,16 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
             // Read the (small) body for the name or session, then hand it on.
             let (parts, body) = req.into_parts();
             let Ok(bytes) = axum::body::to_bytes(body, 1024 * 1024).await else {
-                return crate::shape::failure(
+                let mut out = crate::shape::failure(
                     Api::Rest2014,
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "the request body is too large or stalled",
                 );
+                // The rest of the body is not read, so the connection cannot
+                // carry another request: say so, or the client reuses it.
+                out.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return out;
             };
             let v = serde_json::from_slice::<Value>(&bytes).ok();
             let field = |k: &str| {

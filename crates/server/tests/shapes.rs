@@ -43,6 +43,7 @@ fn send(
     auth: &Auth,
     body: Vec<u8>,
 ) -> (u16, String, String) {
+    let len = body.len();
     let mut req = srv
         .client
         .request(method, format!("{}{path}", srv.base))
@@ -53,7 +54,9 @@ fn send(
         Auth::Owner => req.basic_auth("shape-owner", Some("pw")),
         Auth::Bearer(t) => req.bearer_auth(t),
     };
-    let r = req.send().unwrap();
+    let r = req
+        .send()
+        .unwrap_or_else(|e| panic!("{path} with a body of {len} bytes: {e:?}"));
     let status = r.status().as_u16();
     let kind = r
         .headers()
