@@ -26,7 +26,7 @@ pub struct ServeArgs {
     )]
     database: String,
     /// House bot strategies, comma-separated (empty for none).
-    #[arg(long, default_value = "random,heuristic")]
+    #[arg(long, default_value = "random,heuristic,strong")]
     house_bots: String,
     /// Milliseconds a house bot waits before each move.
     #[arg(long, default_value_t = 300)]
