@@ -50,23 +50,46 @@ impl Drop for Server {
     }
 }
 
-/// Starts `croupier serve` with its database in `dir` and `args` added, and
-/// waits until it accepts connections.
+/// Starts `croupier serve` with its database in `dir` and `args` added, on
+/// a port the server picks itself (`--listen 127.0.0.1:0`; it logs the address
+/// it bound), so that tests running side by side never race for a port.
 pub fn serve(dir: &Path, args: &[&str]) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
         .args(["--house-pause-ms", "1"])
         .args(args)
         .arg("--database")
         .arg(format!("sqlite://{}", dir.join("db").display()))
+        .env("NO_COLOR", "1")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start croupier serve");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Reads the log until the address line, then drains it so that the
+    // server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("serving SkullWhist on http://").nth(1) {
+                let port = rest
+                    .split('/')
+                    .next()
+                    .and_then(|a| a.rsplit(':').next())
+                    .and_then(|p| p.parse::<u16>().ok());
+                if let (Some(tx), Some(port)) = (tx.take(), port) {
+                    let _ = tx.send(port);
+                }
+            }
+        }
+    });
+    let Ok(port) = rx.recv_timeout(Duration::from_secs(30)) else {
+        let _ = child.kill();
+        panic!("croupier serve did not say where it listens within 30 s");
+    };
     let server = Server {
         child,
         port,
