@@ -64,7 +64,7 @@ pub struct BotRow {
 }
 
 /// A stored game.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct GameRow {
     /// Id.
     pub id: GameId,
@@ -155,6 +155,19 @@ impl BotKind {
     }
 }
 
+/// A kind name in the database that no [`BotKind`] has.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown bot kind {0:?} in the database")]
+pub struct UnknownBotKind(String);
+
+impl TryFrom<String> for BotKind {
+    type Error = UnknownBotKind;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        BotKind::parse(&s).ok_or(UnknownBotKind(s))
+    }
+}
+
 /// A new bot registered by an owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewBot {
@@ -179,7 +192,7 @@ pub struct NewBot {
 }
 
 /// A bot as the ladder and the owner API see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct BotInfo {
     /// Id.
     pub id: BotId,
@@ -188,6 +201,7 @@ pub struct BotInfo {
     /// The game it plays.
     pub game: String,
     /// How it connects.
+    #[sqlx(try_from = "String")]
     pub kind: BotKind,
     /// Its owner, if registered by one.
     pub owner: Option<OwnerId>,
@@ -334,5 +348,17 @@ mod tests {
         assert_eq!(Backend::of("PostgreSQL://u@h/db"), Some(Backend::Postgres));
         assert_eq!(Backend::of("mysql://u@h/db"), None);
         assert_eq!(Backend::of("croupier.db"), None);
+    }
+
+    #[test]
+    fn a_stored_kind_reads_back_and_an_unknown_one_is_an_error() {
+        for kind in [BotKind::Rest, BotKind::House, BotKind::Push, BotKind::Pull] {
+            assert_eq!(BotKind::try_from(kind.name().to_string()).ok(), Some(kind));
+        }
+        let err = BotKind::try_from("robot".to_string()).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("unknown bot kind \"robot\" in the database")
+        );
     }
 }

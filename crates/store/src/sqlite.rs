@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqliteConnection, SqlitePool};
+use sqlx::{FromRow, Row, SqliteConnection, SqlitePool};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 use crate::{
-    now, BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow,
-    Store, StoreError,
+    now, BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
+    StoreError,
 };
 
 /// SQLite storage. Writes go through one connection (SQLite has one writer
@@ -59,24 +59,6 @@ impl SqliteStore {
         store.rate_backlog().await?;
         Ok(store)
     }
-}
-
-fn game_row(r: &sqlx::sqlite::SqliteRow) -> Result<GameRow, sqlx::Error> {
-    Ok(GameRow {
-        id: r.try_get("id")?,
-        game: r.try_get("game")?,
-        status: r.try_get("status")?,
-        bot1: r.try_get("bot1")?,
-        bot2: r.try_get("bot2")?,
-        seed: r.try_get("seed")?,
-        started: r.try_get("started")?,
-        finished: r.try_get("finished")?,
-        score1: r.try_get("score1")?,
-        score2: r.try_get("score2")?,
-        forfeited_by: r.try_get("forfeited_by")?,
-        reason: r.try_get("reason")?,
-        record: r.try_get("record")?,
-    })
 }
 
 #[async_trait]
@@ -164,7 +146,9 @@ impl Store for SqliteStore {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|r| game_row(&r)).transpose().map_err(Into::into)
+        row.map(|r| GameRow::from_row(&r))
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
@@ -253,7 +237,10 @@ impl Store for SqliteStore {
         ))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(bot_info).collect()
+        rows.iter()
+            .map(BotInfo::from_row)
+            .collect::<Result<_, _>>()
+            .map_err(Into::into)
     }
 
     async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
@@ -261,7 +248,10 @@ impl Store for SqliteStore {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(bot_info).transpose()
+        row.as_ref()
+            .map(BotInfo::from_row)
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
@@ -271,7 +261,10 @@ impl Store for SqliteStore {
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(bot_info).transpose()
+        row.as_ref()
+            .map(BotInfo::from_row)
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn set_bot_health(
@@ -448,25 +441,6 @@ async fn finish_game(
 }
 
 const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
-
-fn bot_info(r: &sqlx::sqlite::SqliteRow) -> Result<BotInfo, StoreError> {
-    let kind: String = r.try_get("kind")?;
-    Ok(BotInfo {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        game: r.try_get("game")?,
-        kind: BotKind::parse(&kind).unwrap_or(BotKind::Rest),
-        owner: r.try_get("owner")?,
-        endpoint: r.try_get("endpoint")?,
-        dialect: r.try_get("dialect")?,
-        auth_user: r.try_get("auth_user")?,
-        auth_password: r.try_get("auth_password")?,
-        strikes: r.try_get("strikes")?,
-        paused_until: r.try_get("paused_until")?,
-        pause_reason: r.try_get("pause_reason")?,
-        enabled: r.try_get("enabled")?,
-    })
-}
 
 /// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
 fn inserted(r: Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>) -> Result<i64, StoreError> {

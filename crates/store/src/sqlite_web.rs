@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use crate::web::{
     BotStats, GameFilter, GameSummary, HistoryPoint, ImportGame, MinuteCount, PairStats,
@@ -20,47 +20,6 @@ const PAIRS: &str = "SELECT p.bot, a.name AS bot_name, p.opponent, o.name AS opp
     JOIN bots o ON o.id = p.opponent";
 
 const GAMES: &str = "SELECT id, game, status, started, finished FROM games";
-
-fn stats(r: &SqliteRow) -> Result<BotStats, sqlx::Error> {
-    Ok(BotStats {
-        bot: r.try_get("bot")?,
-        name: r.try_get("name")?,
-        kind: r.try_get("kind")?,
-        game: r.try_get("game")?,
-        mu: r.try_get("mu")?,
-        sigma: r.try_get("sigma")?,
-        conservative: r.try_get("conservative")?,
-        games: r.try_get("games")?,
-        wins: r.try_get("wins")?,
-        losses: r.try_get("losses")?,
-        ties: r.try_get("ties")?,
-        forfeits: r.try_get("forfeits")?,
-        last_played: r.try_get("last_played")?,
-    })
-}
-
-fn pair(r: &SqliteRow) -> Result<PairStats, sqlx::Error> {
-    Ok(PairStats {
-        bot: r.try_get("bot")?,
-        bot_name: r.try_get("bot_name")?,
-        opponent: r.try_get("opponent")?,
-        opponent_name: r.try_get("opponent_name")?,
-        game: r.try_get("game")?,
-        games: r.try_get("games")?,
-        wins: r.try_get("wins")?,
-        losses: r.try_get("losses")?,
-        ties: r.try_get("ties")?,
-    })
-}
-
-fn web_bot(r: &SqliteRow) -> Result<WebBot, sqlx::Error> {
-    Ok(WebBot {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        game: r.try_get("game")?,
-        kind: r.try_get("kind")?,
-    })
-}
 
 impl SqliteStore {
     /// Adds the seats of `rows` (games without seats yet), in one query.
@@ -215,7 +174,7 @@ impl WebReads for SqliteStore {
             .bind(name)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.as_ref().map(web_bot).transpose()?)
+        Ok(row.as_ref().map(WebBot::from_row).transpose()?)
     }
 
     async fn owner_name(&self, bot: BotId) -> Result<Option<String>, StoreError> {
@@ -233,7 +192,10 @@ impl WebReads for SqliteStore {
         ))
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn leaderboard(&self, game: &str) -> Result<Vec<BotStats>, StoreError> {
@@ -243,7 +205,10 @@ impl WebReads for SqliteStore {
         .bind(game)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn bot_stats(&self, bot: BotId) -> Result<Vec<BotStats>, StoreError> {
@@ -253,7 +218,10 @@ impl WebReads for SqliteStore {
         .bind(bot)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn rating_history(
@@ -327,7 +295,10 @@ impl WebReads for SqliteStore {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn pair(&self, a: BotId, b: BotId) -> Result<Vec<PairStats>, StoreError> {
@@ -338,7 +309,10 @@ impl WebReads for SqliteStore {
         .bind(b)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError> {
@@ -346,7 +320,10 @@ impl WebReads for SqliteStore {
             .bind(game)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn games_page(
@@ -523,7 +500,7 @@ impl WebReads for SqliteStore {
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
-            let bot = web_bot(r)?;
+            let bot = WebBot::from_row(r)?;
             let now = playing.contains(&bot.id);
             out.push((bot, now));
         }

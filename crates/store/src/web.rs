@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// A bot as the website names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct WebBot {
     /// Id.
     pub id: BotId,
@@ -22,7 +22,7 @@ pub struct WebBot {
 }
 
 /// A bot's rating and counts in one game.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct BotStats {
     /// The bot.
     pub bot: BotId,
@@ -53,7 +53,7 @@ pub struct BotStats {
 }
 
 /// Head-to-head counts of `bot` against `opponent` in one game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct PairStats {
     /// The bot.
     pub bot: BotId,

@@ -9,13 +9,12 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{FromRow, PgConnection, PgPool, Row};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 use crate::{
-    BotId, BotInfo, BotKind, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
-    StoreError,
+    BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store, StoreError,
 };
 
 /// PostgreSQL storage. Reads and the rare writes (registrations, settings)
@@ -52,24 +51,6 @@ impl PgStore {
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
-}
-
-fn game_row(r: &PgRow) -> Result<GameRow, sqlx::Error> {
-    Ok(GameRow {
-        id: r.try_get("id")?,
-        game: r.try_get("game")?,
-        status: r.try_get("status")?,
-        bot1: r.try_get("bot1")?,
-        bot2: r.try_get("bot2")?,
-        seed: r.try_get("seed")?,
-        started: r.try_get("started")?,
-        finished: r.try_get("finished")?,
-        score1: r.try_get("score1")?,
-        score2: r.try_get("score2")?,
-        forfeited_by: r.try_get("forfeited_by")?,
-        reason: r.try_get("reason")?,
-        record: r.try_get("record")?,
-    })
 }
 
 #[async_trait]
@@ -161,7 +142,9 @@ impl Store for PgStore {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|r| game_row(&r)).transpose().map_err(Into::into)
+        row.map(|r| GameRow::from_row(&r))
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
@@ -252,7 +235,10 @@ impl Store for PgStore {
         ))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(bot_info).collect()
+        rows.iter()
+            .map(BotInfo::from_row)
+            .collect::<Result<_, _>>()
+            .map_err(Into::into)
     }
 
     async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
@@ -260,7 +246,10 @@ impl Store for PgStore {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(bot_info).transpose()
+        row.as_ref()
+            .map(BotInfo::from_row)
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
@@ -270,7 +259,10 @@ impl Store for PgStore {
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(bot_info).transpose()
+        row.as_ref()
+            .map(BotInfo::from_row)
+            .transpose()
+            .map_err(Into::into)
     }
 
     async fn set_bot_health(
@@ -447,25 +439,6 @@ async fn finish_game(tx: &mut PgConnection, id: GameId, end: &GameEnd) -> Result
 }
 
 const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
-
-fn bot_info(r: &PgRow) -> Result<BotInfo, StoreError> {
-    let kind: String = r.try_get("kind")?;
-    Ok(BotInfo {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        game: r.try_get("game")?,
-        kind: BotKind::parse(&kind).unwrap_or(BotKind::Rest),
-        owner: r.try_get("owner")?,
-        endpoint: r.try_get("endpoint")?,
-        dialect: r.try_get("dialect")?,
-        auth_user: r.try_get("auth_user")?,
-        auth_password: r.try_get("auth_password")?,
-        strikes: r.try_get("strikes")?,
-        paused_until: r.try_get("paused_until")?,
-        pause_reason: r.try_get("pause_reason")?,
-        enabled: r.try_get("enabled")?,
-    })
-}
 
 /// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
 fn inserted(r: Result<i64, sqlx::Error>) -> Result<i64, StoreError> {

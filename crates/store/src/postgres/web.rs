@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use sqlx::postgres::PgRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use crate::web::{
     BotStats, GameFilter, GameSummary, HistoryPoint, ImportGame, MinuteCount, PairStats,
@@ -22,47 +22,6 @@ const PAIRS: &str = "SELECT p.bot, a.name AS bot_name, p.opponent, o.name AS opp
     JOIN bots o ON o.id = p.opponent";
 
 const GAMES: &str = "SELECT id, game, status, started, finished FROM games";
-
-fn stats(r: &PgRow) -> Result<BotStats, sqlx::Error> {
-    Ok(BotStats {
-        bot: r.try_get("bot")?,
-        name: r.try_get("name")?,
-        kind: r.try_get("kind")?,
-        game: r.try_get("game")?,
-        mu: r.try_get("mu")?,
-        sigma: r.try_get("sigma")?,
-        conservative: r.try_get("conservative")?,
-        games: r.try_get("games")?,
-        wins: r.try_get("wins")?,
-        losses: r.try_get("losses")?,
-        ties: r.try_get("ties")?,
-        forfeits: r.try_get("forfeits")?,
-        last_played: r.try_get("last_played")?,
-    })
-}
-
-fn pair(r: &PgRow) -> Result<PairStats, sqlx::Error> {
-    Ok(PairStats {
-        bot: r.try_get("bot")?,
-        bot_name: r.try_get("bot_name")?,
-        opponent: r.try_get("opponent")?,
-        opponent_name: r.try_get("opponent_name")?,
-        game: r.try_get("game")?,
-        games: r.try_get("games")?,
-        wins: r.try_get("wins")?,
-        losses: r.try_get("losses")?,
-        ties: r.try_get("ties")?,
-    })
-}
-
-fn web_bot(r: &PgRow) -> Result<WebBot, sqlx::Error> {
-    Ok(WebBot {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        game: r.try_get("game")?,
-        kind: r.try_get("kind")?,
-    })
-}
 
 impl PgStore {
     /// Adds the seats of `rows` (games without seats yet), in one query.
@@ -171,7 +130,7 @@ impl WebReads for PgStore {
             .bind(name)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.as_ref().map(web_bot).transpose()?)
+        Ok(row.as_ref().map(WebBot::from_row).transpose()?)
     }
 
     async fn owner_name(&self, bot: BotId) -> Result<Option<String>, StoreError> {
@@ -189,7 +148,10 @@ impl WebReads for PgStore {
         ))
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn leaderboard(&self, game: &str) -> Result<Vec<BotStats>, StoreError> {
@@ -199,7 +161,10 @@ impl WebReads for PgStore {
         .bind(game)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn bot_stats(&self, bot: BotId) -> Result<Vec<BotStats>, StoreError> {
@@ -209,7 +174,10 @@ impl WebReads for PgStore {
         .bind(bot)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(stats).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(BotStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn rating_history(
@@ -249,7 +217,10 @@ impl WebReads for PgStore {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn pair(&self, a: BotId, b: BotId) -> Result<Vec<PairStats>, StoreError> {
@@ -260,7 +231,10 @@ impl WebReads for PgStore {
         .bind(b)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError> {
@@ -270,7 +244,10 @@ impl WebReads for PgStore {
         .bind(game)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(pair).collect::<Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(PairStats::from_row)
+            .collect::<Result<_, _>>()?)
     }
 
     async fn games_page(
@@ -420,7 +397,7 @@ impl WebReads for PgStore {
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
-            let bot = web_bot(r)?;
+            let bot = WebBot::from_row(r)?;
             let now = playing.contains(&bot.id);
             out.push((bot, now));
         }
