@@ -11,13 +11,16 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
+mod support;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
+use support::{marked, marker};
 
 /// The bots of one run.
 const BOTS: usize = 4;
@@ -29,34 +32,6 @@ const GONE: Duration = Duration::from_secs(5);
 /// One run at a time: each watches the whole process table.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Live (not zombie) processes whose command line contains `marker`.
-fn marked(marker: &str) -> Vec<(i32, String)> {
-    let mut found = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in dir.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if cmd.contains(marker) && !zombie {
-            found.push((pid, cmd));
-        }
-    }
-    found
-}
-
 /// A started `croupier play` and the marker of its bots.
 struct Run {
     child: Child,
@@ -67,11 +42,7 @@ impl Run {
     /// Starts four daemonising bots (with `extra` options) and waits until
     /// every bot and every daemon runs.
     fn start(name: &str, extra: &[&str]) -> Run {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let marker = format!("croupier-lifetime-{name}-{}-{nanos:09}", std::process::id());
+        let marker = marker("lifetime", name);
         let script =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime_bots/daemon_bot.sh");
         let bot = format!("{} {marker}", script.display());

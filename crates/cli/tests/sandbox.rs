@@ -11,51 +11,25 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
+mod support;
+
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use support::marked;
+
+fn marker(name: &str) -> String {
+    support::marker("sandbox", name)
+}
 
 /// One run at a time: each watches the whole process table.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Live (not zombie) processes whose command line contains `marker`.
-fn marked(marker: &str) -> Vec<(i32, String)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if cmd.contains(marker) && !zombie {
-            found.push((pid, cmd));
-        }
-    }
-    found
-}
-
-fn marker(name: &str) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!("croupier-sandbox-{name}-{}-{nanos:09}", std::process::id())
-}
 
 /// A scratch folder everyone may read and write.
 fn open_dir() -> tempfile::TempDir {

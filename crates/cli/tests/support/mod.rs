@@ -105,3 +105,41 @@ pub fn serve(dir: &Path, args: &[&str]) -> Server {
     }
     server
 }
+
+/// A name no other process has: `croupier-KIND-NAME-PID-NANOS`, put into a
+/// bot's command line so that [`marked`] finds its processes.
+pub fn marker(kind: &str, name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("croupier-{kind}-{name}-{}-{nanos:09}", std::process::id())
+}
+
+/// Live (not zombie) processes whose command line contains `marker`.
+pub fn marked(marker: &str) -> Vec<(i32, String)> {
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if cmd.contains(marker) && !zombie {
+            found.push((pid, cmd));
+        }
+    }
+    found
+}
