@@ -217,15 +217,8 @@ pub fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> Record
 }
 
 fn deliver_events<G: Game>(game: &G, players: &mut [Player<G>], seen: &mut [usize]) {
-    use croupier_rules::Event as _;
-    let events = game.events();
-    for (i, p) in players.iter_mut().enumerate() {
-        for e in &events[seen[i]..] {
-            if e.visible_to(Seat(i as u8)) {
-                p.strategy.notify(e);
-            }
-        }
-        seen[i] = events.len();
+    for (i, (p, seen)) in players.iter_mut().zip(seen).enumerate() {
+        croupier_bots::catch_up(game, Seat(i as u8), p.strategy.as_mut(), seen);
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::strong::Budget;
 use crate::{bot_rng, Builtins, Strategy};
-use croupier_rules::{Event, Seat};
+use croupier_rules::Seat;
 
 /// One pair's figures.
 #[derive(Debug, Clone)]
@@ -63,14 +63,8 @@ fn play_one<G: Builtins>(
     let mut seen = vec![0usize; seats];
     let mut legal = Vec::new();
     loop {
-        for (s, bot) in bots.iter_mut().enumerate() {
-            let events = game.events();
-            for e in &events[seen[s]..] {
-                if e.visible_to(Seat(s as u8)) {
-                    bot.notify(e);
-                }
-            }
-            seen[s] = events.len();
+        for (s, (bot, seen)) in bots.iter_mut().zip(&mut seen).enumerate() {
+            crate::catch_up(&game, Seat(s as u8), bot.as_mut(), seen);
         }
         let Some(seat) = game.to_act().first() else {
             break;

@@ -30,6 +30,19 @@ pub fn bot_rng(seed: u64) -> BotRng {
     BotRng::seed_from_u64(seed)
 }
 
+/// Tells `strategy`, playing `seat`, the events of `game` since `*seen`
+/// that the seat may see, and moves `*seen` to the end.
+pub fn catch_up<G: Game>(game: &G, seat: Seat, strategy: &mut dyn Strategy<G>, seen: &mut usize) {
+    use croupier_rules::Event as _;
+    let events = game.events();
+    for e in &events[*seen..] {
+        if e.visible_to(seat) {
+            strategy.notify(e);
+        }
+    }
+    *seen = events.len();
+}
+
 /// A built-in strategy for game `G`.
 pub trait Strategy<G: Game>: Send {
     /// Called before each game with this strategy's seat and the table size.

@@ -6,7 +6,7 @@ use croupier_bots::{bot_rng, Builtins, Strategy};
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{Event, Game, Seat};
+use croupier_rules::{Game, Seat};
 use proptest::prelude::*;
 use rand::Rng;
 
@@ -32,14 +32,8 @@ fn strong_answers_legally<G: Builtins>(
     let mut rng = bot_rng(seed ^ 0xABC);
     let mut seen = vec![0usize; seats];
     for step in 0..=moves {
-        for (s, bot) in bots.iter_mut().enumerate() {
-            let events = game.events();
-            for e in &events[seen[s]..] {
-                if e.visible_to(Seat(s as u8)) {
-                    bot.notify(e);
-                }
-            }
-            seen[s] = events.len();
+        for (s, (bot, seen)) in bots.iter_mut().zip(&mut seen).enumerate() {
+            croupier_bots::catch_up(&game, Seat(s as u8), bot.as_mut(), seen);
         }
         let Some(seat) = game.to_act().first() else {
             return;

@@ -10,7 +10,7 @@ use croupier_bots::{bot_rng, BotRng, Builtins};
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
-use croupier_rules::{Event as _, Fault, Game, GameKind, Record, Seat, SeatInfo};
+use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo};
 use croupier_rules::{StepKind, Variant as _};
 use croupier_store::web::ImportGame;
 use croupier_store::{BotId, GameEnd, SqliteStore, Store, StoreError};
@@ -79,13 +79,8 @@ fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<
     let mut seen = vec![0usize; bots.len()];
     let mut legal = Vec::new();
     while let Some(seat) = game.to_act().first() {
-        for (i, s) in strategies.iter_mut().enumerate() {
-            for e in &game.events()[seen[i]..] {
-                if e.visible_to(Seat(i as u8)) {
-                    s.notify(e);
-                }
-            }
-            seen[i] = game.events().len();
+        for (i, (s, seen)) in strategies.iter_mut().zip(&mut seen).enumerate() {
+            croupier_bots::catch_up(&game, Seat(i as u8), s.as_mut(), seen);
         }
         legal.clear();
         game.legal_actions(seat, &mut legal);
