@@ -265,17 +265,15 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
         p if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
             // Read the (small) body for the name or session, then hand it on.
             let (parts, body) = req.into_parts();
-            let Ok(bytes) = axum::body::to_bytes(body, 1024 * 1024).await else {
-                let mut out = crate::shape::failure(
+            // `shape::whole_bodies`, outside this layer, has read the body
+            // whole and refused one over its limit.
+            let Ok(bytes) = axum::body::to_bytes(body, crate::shape::READ_LIMIT as usize).await
+            else {
+                return crate::shape::failure(
                     Api::Rest2014,
                     StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request body is too large or stalled",
+                    "the request body is too large",
                 );
-                // The rest of the body is not read, so the connection cannot
-                // carry another request: say so, or the client reuses it.
-                out.headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                return out;
             };
             let v = serde_json::from_slice::<Value>(&bytes).ok();
             let field = |k: &str| {
