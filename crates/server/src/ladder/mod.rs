@@ -1,0 +1,307 @@
+//! The ladder: the server keeps playing matches between the bots that are
+//! available for each game: push bots (HTTP servers it calls), pull bots that
+//! are polling `/v1/messages`, and house bots (built-in strategies, always
+//! available). Love Letter tables take 2 to 4 bots.
+//!
+//! - [`config`]: the settings per game and overall;
+//! - [`pairing`]: who plays whom (pure);
+//! - [`seats`]: a match's seats from registered and house bots;
+//! - [`health`]: strikes and pauses of faulty bots;
+//! - here: the loop that starts matches, plays and stores them.
+//!
+//! Every match is stored like a SkullWhist game of the REST API: dealt
+//! (`running`) before the first move, its record committed when it ends. A
+//! bot that faults in several matches in a row is paused for a while with
+//! the reason, then retried.
+
+mod config;
+mod health;
+mod pairing;
+mod seats;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use croupier_arena::live::{play_live, LiveConfig};
+use croupier_arena::transport::http::HttpClient;
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::record::parse_variant;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{GameKind, Record};
+use croupier_store::{BotId, BotInfo, BotKind, GameEnd, Store};
+use rand::seq::SliceRandom;
+use tokio::time::Instant;
+
+pub use config::{check_game, house_name, GameLadder, LadderConfig};
+
+use crate::mailbox::Mailboxes;
+use pairing::{Clock, State};
+use seats::Entrant;
+
+/// The ladder's view for status pages.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LadderStatus {
+    /// Matches in progress.
+    pub running: usize,
+    /// Bots in a match now.
+    pub busy: Vec<BotId>,
+    /// Matches finished since the server started.
+    pub played: u64,
+}
+
+/// The ladder.
+pub struct Ladder {
+    store: Arc<dyn Store>,
+    mailboxes: Arc<Mailboxes>,
+    http: Arc<HttpClient>,
+    config: LadderConfig,
+    /// Each game's house bots.
+    house: Vec<(GameKind, Entrant)>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Ladder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ladder")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Ladder {
+    /// Prepares the ladder: checks every game's settings and registers its
+    /// house bots.
+    pub async fn new(
+        store: Arc<dyn Store>,
+        mailboxes: Arc<Mailboxes>,
+        http: Arc<HttpClient>,
+        config: LadderConfig,
+    ) -> Result<Ladder, String> {
+        let mut house = Vec::new();
+        for g in &config.games {
+            check_game(g)?;
+            for strategy in &g.house {
+                let name = house_name(g.game, strategy);
+                let id = store
+                    .ensure_house_bot(&name, g.game.name())
+                    .await
+                    .map_err(|e| format!("house bot {name}: {e}"))?;
+                house.push((
+                    g.game,
+                    Entrant::House {
+                        id,
+                        name,
+                        strategy: strategy.clone(),
+                    },
+                ));
+            }
+        }
+        Ok(Ladder {
+            store,
+            mailboxes,
+            http,
+            config,
+            house,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What the ladder is doing.
+    pub fn status(&self) -> LadderStatus {
+        let s = self.lock();
+        let mut busy: Vec<BotId> = s.busy.iter().copied().collect();
+        busy.sort_unstable();
+        LadderStatus {
+            running: s.running,
+            busy,
+            played: s.played,
+        }
+    }
+
+    /// The time a bot has for each decision in `game`'s ladder matches.
+    pub fn move_time(&self, game: GameKind) -> Option<Duration> {
+        self.config
+            .games
+            .iter()
+            .find(|g| g.game == game)
+            .map(|g| g.move_time)
+    }
+
+    /// Whether `bot` is in a ladder match now.
+    pub fn is_busy(&self, bot: BotId) -> bool {
+        self.lock().busy.contains(&bot)
+    }
+
+    /// Runs forever, starting matches as bots become available.
+    pub async fn run(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(self.config.tick);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let remote = match self.store.remote_bots().await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!("ladder: cannot list bots: {e}");
+                    continue;
+                }
+            };
+            for g in &self.config.games {
+                for table in self.tables(g, &remote) {
+                    let me = Arc::clone(&self);
+                    let g = g.clone();
+                    tokio::spawn(async move { me.play(g, table).await });
+                }
+            }
+        }
+    }
+
+    /// The tables to start now for `g`, marking their bots busy.
+    fn tables(&self, g: &GameLadder, remote: &[BotInfo]) -> Vec<Vec<Entrant>> {
+        let clock = Clock {
+            now: Instant::now(),
+            unix: unix_now(),
+        };
+        let house: Vec<Entrant> = self
+            .house
+            .iter()
+            .filter(|(game, _)| *game == g.game)
+            .map(|(_, e)| e.clone())
+            .collect();
+        let reached = |b: &BotInfo| match b.kind {
+            BotKind::Push => b.endpoint.is_some(),
+            BotKind::Pull => self
+                .mailboxes
+                .peek(b.id)
+                .is_some_and(|m| m.waiting(self.config.poll_grace)),
+            BotKind::Rest | BotKind::House => false,
+        };
+        let mut s = self.lock();
+        let pool = pairing::available(g, &self.config, remote, &house, &s, clock, reached);
+        let busy = pairing::busy_ids(g, &self.config, remote, &s, clock);
+        pairing::tables(
+            g,
+            &self.config,
+            pool,
+            &busy,
+            &mut s,
+            clock,
+            &mut rand::rng(),
+        )
+    }
+
+    /// Plays one match, stores it, and scores the bots' health.
+    async fn play(&self, g: GameLadder, mut table: Vec<Entrant>) {
+        // The bots are released however the match ends, a panic included.
+        let _release = Release(self, g.game, table.clone());
+        table.shuffle(&mut rand::rng());
+        let ids: Vec<BotId> = table.iter().map(Entrant::id).collect();
+        let started = croupier_arena::runner::now_rfc3339();
+        let (seed, stored) = match crate::visibility::fresh_seed() {
+            Ok(seed) => (
+                seed,
+                self.store
+                    .start_game(g.game.name(), &ids, seed as i64, &started)
+                    .await
+                    .map_err(|e| e.to_string()),
+            ),
+            Err(e) => (0, Err(e)),
+        };
+        let result = match stored {
+            Err(e) => Err(format!("cannot store a new game: {e}")),
+            Ok(id) => {
+                let live = LiveConfig {
+                    move_time: g.move_time,
+                    budget: g.budget,
+                    ..LiveConfig::default()
+                };
+                let played = match g.game {
+                    GameKind::Goofspiel => {
+                        self.play_game::<Goofspiel>(&g, &table, seed, &live).await
+                    }
+                    GameKind::LoveLetter => {
+                        self.play_game::<LoveLetter>(&g, &table, seed, &live).await
+                    }
+                    GameKind::SkullWhist => {
+                        self.play_game::<SkullWhist>(&g, &table, seed, &live).await
+                    }
+                };
+                match played {
+                    Ok(record) => self.finish(id, &ids, &table, &record).await,
+                    Err(e) => {
+                        let now = croupier_arena::runner::now_rfc3339();
+                        let _ = self.store.abort_game(id, &e, &now).await;
+                        Err(e)
+                    }
+                }
+            }
+        };
+        if let Err(e) = result {
+            tracing::warn!("ladder {}: {e}", g.game);
+        }
+    }
+
+    async fn play_game<G: Builtins>(
+        &self,
+        g: &GameLadder,
+        table: &[Entrant],
+        seed: u64,
+        live: &LiveConfig,
+    ) -> Result<Record, String> {
+        let variant = parse_variant::<G>(g.variant.as_deref()).map_err(|e| e.to_string())?;
+        let mut seats = seats::live_seats::<G>(table, &self.http, &self.mailboxes)?;
+        play_live::<G>(&variant, seed, &mut seats, live)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn finish(
+        &self,
+        id: i64,
+        ids: &[BotId],
+        table: &[Entrant],
+        record: &Record,
+    ) -> Result<(), String> {
+        let end = GameEnd::from_record(record, ids)
+            .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+        self.store
+            .finish_game(id, &end)
+            .await
+            .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+        tracing::info!(
+            "ladder game {id} ({}): {}",
+            record.game,
+            table
+                .iter()
+                .zip(&record.outcome.scores)
+                .map(|(e, s)| format!("{} {s}", e.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for (seat, e) in table.iter().enumerate() {
+            let Entrant::Remote(b) = e else { continue };
+            self.health(b, health::last_fault(record, seat)).await;
+        }
+        Ok(())
+    }
+}
+
+/// Releases a table's bots when dropped.
+struct Release<'a>(&'a Ladder, GameKind, Vec<Entrant>);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.lock().end(self.1, &self.2, Instant::now());
+    }
+}
