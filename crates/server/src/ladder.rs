@@ -111,6 +111,9 @@ pub struct LadderConfig {
     /// How long a bot waits for a busy opponent it has met less often than
     /// the available ones, before it plays whoever is there.
     pub patience: Duration,
+    /// Issue 15 hook: the share of `max_matches` tournaments may use while
+    /// one runs (the ladder keeps the rest; see `tournaments::Capacity`).
+    pub tournament_share: f64,
 }
 
 impl Default for LadderConfig {
@@ -132,6 +135,7 @@ impl Default for LadderConfig {
             tick: Duration::from_millis(200),
             poll_grace: Duration::from_secs(3),
             patience: Duration::from_secs(3),
+            tournament_share: crate::tournaments::capacity::DEFAULT_SHARE,
         }
     }
 }
@@ -190,6 +194,8 @@ pub struct Ladder {
     config: LadderConfig,
     house: Vec<(GameKind, BotId, String, String)>,
     state: Mutex<State>,
+    /// Issue 15 hook: capacity shared with the tournaments.
+    capacity: std::sync::OnceLock<Arc<crate::tournaments::Capacity>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -244,7 +250,25 @@ impl Ladder {
             config,
             house,
             state: Mutex::new(State::default()),
+            capacity: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Issue 15 hook: shares the capacity with the tournaments.
+    pub fn attach_capacity(&self, capacity: Arc<crate::tournaments::Capacity>) {
+        let _ = self.capacity.set(capacity);
+    }
+
+    /// Issue 15 hook: matches the ladder may run now, and whether a bot is
+    /// in a tournament game.
+    fn max_matches(&self) -> usize {
+        self.capacity
+            .get()
+            .map_or(self.config.max_matches, |c| c.ladder_limit())
+    }
+
+    fn in_tournament(&self, bot: BotId) -> bool {
+        self.capacity.get().is_some_and(|c| c.in_tournament(bot))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -313,6 +337,7 @@ impl Ladder {
             .filter(|b| b.game == g.game.name() && b.enabled)
             .filter(|b| b.paused_until.is_none_or(|t| t <= now))
             .filter(|b| !s.busy.contains(&b.id) && rested(b.id))
+            .filter(|b| !self.in_tournament(b.id)) // issue 15 hook
             .filter(|b| match b.kind {
                 BotKind::Push => b.endpoint.is_some(),
                 BotKind::Pull => self
@@ -368,7 +393,7 @@ impl Ladder {
         let mut tables = Vec::new();
         let min = 2;
         loop {
-            if s.running >= self.config.max_matches {
+            if s.running >= self.max_matches() {
                 break;
             }
             // The first remote bot that need not wait for a busy opponent
@@ -406,7 +431,7 @@ impl Ladder {
             && s.last_house
                 .get(&g.game)
                 .is_none_or(|t| t.elapsed() >= self.config.house_pause)
-            && s.running < self.config.max_matches;
+            && s.running < self.max_matches();
         let house: Vec<Entrant> = pool.into_iter().filter(Entrant::is_house).collect();
         if house_due && house.len() >= 2 {
             let size = rng.random_range(2..=g.max_seats.min(house.len()).max(2));

@@ -770,6 +770,8 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     assert_eq!(t.tournament_games(id).await.unwrap()[1].status, "void");
     assert!(!t.deal_pending(g).await.unwrap());
     assert_eq!(t.bot_tournaments(a).await.unwrap().len(), 1);
+    s.abort_game(g2, "restart", "t4").await.unwrap();
+    assert_eq!(t.tournament_game_counts(id).await.unwrap(), (1, 1, 0));
     t.end_tournament(id, "finished", "t9", None).await.unwrap();
     let row = t.tournament(id).await.unwrap().unwrap();
     assert_eq!(

@@ -292,4 +292,7 @@ pub trait TournamentStore: Send + Sync {
     /// Whether `game` belongs to a tournament in which a game sharing its
     /// deal is not over (pending or running): its deal is then still secret.
     async fn deal_pending(&self, game: GameId) -> Result<bool, StoreError>;
+    /// Stored games marked with the tournament: (finished, aborted, running).
+    async fn tournament_game_counts(&self, id: TournamentId)
+        -> Result<(i64, i64, i64), StoreError>;
 }

@@ -319,6 +319,16 @@ macro_rules! tournament_queries {
                 .await?;
                 Ok(n > 0)
             }
+
+            async fn tournament_game_counts(&self, id: i64) -> Result<(i64, i64, i64), $crate::StoreError> {
+                let count = |status: &'static str| {
+                    sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM games WHERE tournament_id = $1 AND status = $2")
+                        .bind(id)
+                        .bind(status)
+                        .fetch_one(&self.$read)
+                };
+                Ok((count("finished").await?, count("aborted").await?, count("running").await?))
+            }
         }
     };
 }
