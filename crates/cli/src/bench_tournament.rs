@@ -235,7 +235,7 @@ fn run_one(exe: &Path, spec: &Spec, n: usize) -> anyhow::Result<Figures> {
         if v["tournament"]["status"] != "running" && v["tournament"]["status"] != "scheduled" {
             bail!("the tournament ended before the kill: {}", v["tournament"]);
         }
-        if done * 2 >= total {
+        if done > 0 && done * 2 >= total {
             break done;
         }
         if started.elapsed() > Duration::from_secs(1800) {

@@ -6,6 +6,9 @@
 //! with no tournament running the ladder has it all. A remote bot plays one
 //! game at a time: the tournaments claim it here, and the ladder skips
 //! claimed bots (and the tournaments wait for a bot in a ladder match).
+//! While a tournament runs, its entries (not withdrawn) are reserved for it:
+//! the ladder plays the other bots, so a round is not held up by ladder
+//! matches.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -26,6 +29,7 @@ pub struct Capacity {
     share: f64,
     tournaments_running: AtomicUsize,
     claimed: Mutex<HashSet<BotId>>,
+    reserved: Mutex<HashSet<BotId>>,
     ladder: OnceLock<Weak<Ladder>>,
     played: AtomicU64,
 }
@@ -44,6 +48,7 @@ impl Capacity {
             share,
             tournaments_running: AtomicUsize::new(0),
             claimed: Mutex::new(HashSet::new()),
+            reserved: Mutex::new(HashSet::new()),
             ladder: OnceLock::new(),
             played: AtomicU64::new(0),
         }
@@ -74,9 +79,20 @@ impl Capacity {
         self.tournaments_running.store(n, Ordering::Relaxed);
     }
 
-    /// Whether `bot` is in a tournament game now.
+    /// Whether `bot` is in a tournament game now, or entered (and not
+    /// withdrawn) in a running tournament: the ladder leaves it alone.
     pub fn in_tournament(&self, bot: BotId) -> bool {
         self.lock().contains(&bot)
+            || self
+                .reserved
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&bot)
+    }
+
+    /// The remote entries of the running tournaments.
+    pub(crate) fn reserve(&self, bots: HashSet<BotId>) {
+        *self.reserved.lock().unwrap_or_else(|e| e.into_inner()) = bots;
     }
 
     /// Tournament games finished since the server started.

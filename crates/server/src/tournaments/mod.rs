@@ -137,8 +137,20 @@ impl Tournaments {
                     continue;
                 }
             };
-            let live = list.iter().filter(|t| t.status == "running").count();
-            self.capacity.set_tournaments_running(live);
+            let live: Vec<&TournamentRow> = list.iter().filter(|t| t.status == "running").collect();
+            self.capacity.set_tournaments_running(live.len());
+            let mut reserved = HashSet::new();
+            for t in live {
+                if let Ok(entries) = self.store.tournaments().tournament_entries(t.id).await {
+                    reserved.extend(
+                        entries
+                            .iter()
+                            .filter(|e| e.withdrawn.is_none() && e.kind != BotKind::House)
+                            .map(|e| e.bot),
+                    );
+                }
+            }
+            self.capacity.reserve(reserved);
             for t in list {
                 let due = t.status == "scheduled" && t.starts_at <= unix_now();
                 if (due || t.status == "running") && self.claim_driver(t.id) {

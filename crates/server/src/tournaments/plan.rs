@@ -140,13 +140,13 @@ pub fn game_points(ranks: &[i64]) -> Vec<u64> {
         .collect()
 }
 
-/// Whether every game of `round` is over (done or void).
+/// Whether every game of `round` is over (done or void); a round with no
+/// games (every pairing had a withdrawn bot) is over at once.
 pub fn round_complete(games: &[TournamentGameRow], round: i64) -> bool {
     games
         .iter()
         .filter(|g| g.round == round)
         .all(|g| g.status == "done" || g.status == "void")
-        && games.iter().any(|g| g.round == round)
 }
 
 /// Standings and history from the stored rows, over rounds `1..=upto`.
@@ -289,7 +289,12 @@ pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGa
         }
         _ => (entries / 2) as i64 * per_table(2),
     };
-    let later = (t.rounds - planned_rounds).max(0) * per_round;
+    let rounds = match Format::parse(&t.format) {
+        // Before the start a round-robin's rounds are not yet set.
+        Some(Format::RoundRobin) if t.status == "scheduled" => round_robin_rounds(entries),
+        _ => t.rounds,
+    };
+    let later = (rounds - planned_rounds).max(0) * per_round;
     planned.iter().filter(|g| g.status != "void").count() as i64 + later
 }
 
