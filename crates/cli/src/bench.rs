@@ -90,6 +90,10 @@ pub struct BenchArgs {
     /// Loopback addresses (127.0.0.2 on) they come from (`bench flood`).
     #[arg(long, default_value_t = 3)]
     addresses: u8,
+    /// Tournaments to run on a server (`bench tournament`): FORMAT:BOTS[:ROUNDS],
+    /// e.g. `swiss:16:7`, `round-robin:12` (repeat; default both of those).
+    #[arg(long = "tournament", value_name = "SPEC")]
+    tournaments: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -215,6 +219,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        "tournament" => {
+            crate::bench_tournament::run(&args.tournaments, args.json, &crate::play::current_exe()?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         "flood" => {
             if !(1..=200).contains(&args.addresses) {
                 return Err(CliError::Usage(
@@ -230,7 +238,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength, tournament)"
             )))
         }
     }

@@ -7,12 +7,14 @@ mod bench_http;
 mod bench_server;
 mod bench_server_stats;
 mod bench_strength;
+mod bench_tournament;
 mod bench_web;
 mod bot;
 mod bot_serve;
 mod interrupt;
 mod play;
 mod remote;
+mod remote_tournaments;
 mod replay;
 mod sandbox;
 mod serve;
@@ -54,6 +56,8 @@ enum Command {
     Owner(remote::OwnerArgs),
     /// Register and manage your HTTP bots (push or pull) on a server.
     Bots(remote::BotsArgs),
+    /// Create, list and follow tournaments on a server (docs/tournaments.md).
+    Tournaments(remote_tournaments::TournamentsArgs),
 }
 
 /// An error with the exit code it deserves.
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Owner(args) => remote::owner(args),
         Command::Bots(args) => remote::bots(args),
+        Command::Tournaments(args) => remote_tournaments::run(args),
     };
     match result {
         Ok(code) => code,

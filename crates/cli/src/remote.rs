@@ -14,10 +14,10 @@ use crate::CliError;
 pub struct Server {
     /// The server's base URL.
     #[arg(long, env = "CROUPIER_SERVER", default_value = "http://127.0.0.1:8080")]
-    server: String,
+    pub(crate) server: String,
     /// Print the server's JSON reply instead of a summary.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// An owner's credentials.
@@ -138,7 +138,7 @@ fn client() -> Result<reqwest::blocking::Client, CliError> {
 }
 
 /// Sends a request and returns the JSON reply, or the server's reason.
-fn call(
+pub(crate) fn call(
     server: &Server,
     method: reqwest::Method,
     path: &str,
@@ -194,7 +194,7 @@ fn describe(b: &Value) -> String {
     line
 }
 
-fn print(server: &Server, v: &Value, summary: impl FnOnce(&Value) -> String) {
+pub(crate) fn print(server: &Server, v: &Value, summary: impl FnOnce(&Value) -> String) {
     if server.json {
         println!("{v}");
     } else {

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -57,6 +58,15 @@ pub struct ServeArgs {
     /// docs/sandbox.md).
     #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
     sandbox: crate::sandbox::SandboxMode,
+    /// An owner who may organise tournaments (repeatable; also sets the
+    /// owner's organiser flag in the database if the owner exists).
+    #[arg(long, value_name = "OWNER")]
+    admin: Vec<String>,
+    /// The share of the ladder's max_matches that tournaments may use while
+    /// one runs (0.05-1; the ladder keeps the rest). Default: the ladder
+    /// file's tournament_share, else 0.75.
+    #[arg(long, value_name = "SHARE")]
+    tournament_share: Option<f64>,
 }
 
 fn ladder_config(
@@ -65,14 +75,24 @@ fn ladder_config(
     if args.no_ladder {
         return Ok(None);
     }
-    let Some(path) = &args.ladder else {
-        return Ok(Some(Default::default()));
+    let mut config = match &args.ladder {
+        None => Default::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            croupier_server::settings::parse_ladder(&text)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
+        }
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-    croupier_server::settings::parse_ladder(&text)
-        .map(Some)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
+    if let Some(share) = args.tournament_share {
+        if !(0.05..=1.0).contains(&share) {
+            return Err(CliError::Usage(
+                "--tournament-share must be between 0.05 and 1".into(),
+            ));
+        }
+        config.tournament_share = share;
+    }
+    Ok(Some(config))
 }
 
 fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
@@ -133,9 +153,24 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let store = croupier_store::open(&args.database)
             .await
             .map_err(|e| CliError::Usage(format!("database {}: {e}", args.database)))?;
-        let (state, house) = croupier_server::prepare(store, &config)
+        let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
             .map_err(CliError::Usage)?;
+        if !args.admin.is_empty() {
+            match &state.tournaments {
+                Some(t) => t.set_admins(args.admin.clone()),
+                None => tracing::warn!("--admin: this server runs no ladder, so no tournaments"),
+            }
+            for name in &args.admin {
+                match store.tournaments().set_owner_admin(name, true).await {
+                    Ok(true) => tracing::info!("owner {name} may organise tournaments"),
+                    Ok(false) => tracing::info!(
+                        "owner {name} may organise tournaments once registered (croupier owner register)"
+                    ),
+                    Err(e) => return Err(CliError::Failed(e.into())),
+                }
+            }
+        }
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", args.listen)))?;

@@ -17,6 +17,7 @@ mod paths;
 pub mod settings;
 pub mod shape;
 pub mod throttle;
+pub mod tournaments;
 pub mod v1;
 pub mod visibility;
 pub mod web;
@@ -49,6 +50,8 @@ pub struct AppState {
     /// private, link-local or multicast addresses (see `croupier serve
     /// --allow-private-bot-urls`).
     pub allow_private_bot_urls: bool,
+    /// Tournaments (issue 15), when the ladder runs.
+    pub tournaments: Option<Arc<tournaments::Tournaments>>,
 }
 
 /// The server's settings.
@@ -97,6 +100,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/{method}", get(api::get).post(api::post))
         .route("/api/{method}/", get(api::get).post(api::post))
         .merge(v1::routes())
+        .merge(tournaments::api::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
@@ -136,13 +140,41 @@ pub async fn prepare(
                 allow_private: config.allow_private_bot_urls,
                 ..Default::default()
             };
-            let http = croupier_arena::transport::http::HttpClient::new(limits)
-                .map_err(|e| e.to_string())?;
-            Some(Arc::new(
-                ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())
-                    .await?,
+            let http = Arc::new(
+                croupier_arena::transport::http::HttpClient::new(limits)
+                    .map_err(|e| e.to_string())?,
+            );
+            let ladder = Arc::new(
+                ladder::Ladder::new(
+                    Arc::clone(&store),
+                    Arc::clone(&mailboxes),
+                    Arc::clone(&http),
+                    l.clone(),
+                )
+                .await?,
+            );
+            // Tournaments share the ladder's capacity (issue 15).
+            let capacity = Arc::new(tournaments::Capacity::new(
+                l.max_matches,
+                l.tournament_share,
+            ));
+            capacity.attach_ladder(&ladder);
+            ladder.attach_capacity(Arc::clone(&capacity));
+            Some((
+                ladder,
+                Arc::new(tournaments::Tournaments::new(
+                    Arc::clone(&store),
+                    Arc::clone(&mailboxes),
+                    http,
+                    l,
+                    capacity,
+                )),
             ))
         }
+    };
+    let (ladder, tournaments) = match ladder {
+        Some((l, t)) => (Some(l), Some(t)),
+        None => (None, None),
     };
     let mut house = Vec::new();
     for strategy in &config.house_bots {
@@ -157,6 +189,7 @@ pub async fn prepare(
             mailboxes,
             ladder,
             allow_private_bot_urls: config.allow_private_bot_urls,
+            tournaments,
         }),
         house,
     ))
@@ -197,6 +230,9 @@ pub async fn run_on(
     });
     if let Some(ladder) = &state.ladder {
         tasks.spawn(Arc::clone(ladder).run());
+    }
+    if let Some(t) = &state.tournaments {
+        tasks.spawn(Arc::clone(t).run());
     }
     for (bot, strategy) in house {
         tasks.spawn(house::run(

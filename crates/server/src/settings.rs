@@ -6,6 +6,7 @@
 //! strikes = 3             # faulty matches in a row that pause a bot
 //! pause = "10m"           # how long such a bot is paused
 //! max_matches = 64        # ladder matches in progress at once
+//! tournament_share = 0.75 # of max_matches, tournaments' while one runs
 //!
 //! [goofspiel]
 //! variant = "jujitsu rounds=5,6,7,8"
@@ -38,6 +39,7 @@ struct File {
     strikes: Option<u32>,
     pause: Option<String>,
     max_matches: Option<usize>,
+    tournament_share: Option<f64>,
     goofspiel: Option<GameSection>,
     loveletter: Option<GameSection>,
     skullwhist: Option<GameSection>,
@@ -84,6 +86,12 @@ pub fn parse_ladder(text: &str) -> Result<LadderConfig, String> {
             return Err("max_matches must be at least 1".into());
         }
         config.max_matches = v;
+    }
+    if let Some(v) = file.tournament_share {
+        if !(0.05..=1.0).contains(&v) {
+            return Err(format!("tournament_share = {v}: between 0.05 and 1"));
+        }
+        config.tournament_share = v;
     }
     let sections = [
         (GameKind::Goofspiel, file.goofspiel),

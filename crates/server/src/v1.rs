@@ -115,7 +115,7 @@ fn fresh_token() -> Result<String, V1Error> {
 }
 
 /// The owner named by the request's Basic credentials.
-async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, V1Error> {
+pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, V1Error> {
     let unauthorized = |why: &str| V1Error::new(StatusCode::UNAUTHORIZED, why);
     let value = headers
         .get(header::AUTHORIZATION)

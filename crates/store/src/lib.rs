@@ -11,6 +11,7 @@ mod record;
 pub mod scratch;
 mod sqlite;
 mod sqlite_web;
+pub mod tournaments;
 pub mod web;
 
 use async_trait::async_trait;
@@ -20,6 +21,7 @@ pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 pub use postgres::PgStore;
 pub use record::RecordError;
 pub use sqlite::SqliteStore;
+pub use tournaments::TournamentStore;
 pub use web::WebReads;
 
 /// A bot's id.
@@ -293,6 +295,9 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// `start_game` followed by `finish_game` would (demo data, benchmarks);
     /// games with fewer than two bots are skipped. Returns the ids stored.
     async fn import_games(&self, games: &[web::ImportGame]) -> Result<Vec<GameId>, StoreError>;
+
+    /// Tournaments (issue 15): their entries, planned games and results.
+    fn tournaments(&self) -> &dyn TournamentStore;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing), or

@@ -165,10 +165,12 @@ pub(crate) async fn record_result(
     id: GameId,
     end: &GameEnd,
 ) -> Result<(), sqlx::Error> {
-    let game: Option<String> = sqlx::query_scalar("SELECT game FROM games WHERE id = ?")
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
+    // Tournament games (issue 15) are not rated: ratings stay the ladder's.
+    let game: Option<String> =
+        sqlx::query_scalar("SELECT game FROM games WHERE id = ? AND tournament_id IS NULL")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
     let Some(game) = game else { return Ok(()) };
     let bots: Vec<BotId> =
         sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = ? ORDER BY seat")

@@ -310,6 +310,10 @@ impl Store for SqliteStore {
     ) -> Result<Vec<GameId>, StoreError> {
         SqliteStore::import_games(self, games).await
     }
+
+    fn tournaments(&self) -> &dyn crate::TournamentStore {
+        self
+    }
 }
 
 /// The writer connection, as the group-commit task sees it.

@@ -22,6 +22,7 @@ on_both_backends!(
     a_bad_write_fails_alone,
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
+    tournaments_keep_entries_plans_results_and_are_not_rated,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -642,4 +643,146 @@ async fn a_remote_bot_names_its_owner(db: Db) {
     assert_eq!(s.owner_name(bot).await.unwrap().as_deref(), Some("olga"));
     let rest = s.create_bot("resty", "h", false).await.unwrap();
     assert_eq!(s.owner_name(rest).await.unwrap(), None);
+}
+
+async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
+    use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
+    let s = db.open().await;
+    let owner = s.create_owner("org", "h").await.unwrap();
+    let t = s.tournaments();
+    assert!(!t.owner_is_admin(owner).await.unwrap());
+    assert!(t.set_owner_admin("org", true).await.unwrap());
+    assert!(!t.set_owner_admin("nobody", true).await.unwrap());
+    assert!(t.owner_is_admin(owner).await.unwrap());
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let entry = |bot, seq, name: &str| EntryRow {
+        tournament_id: 0,
+        bot,
+        seq,
+        name: name.into(),
+        kind: BotKind::House,
+        endpoint: None,
+        dialect: None,
+        auth_user: None,
+        auth_password: None,
+        strategy: None,
+        frozen: false,
+        withdrawn: None,
+        withdrawn_round: None,
+    };
+    let new = NewTournament {
+        name: "cup".into(),
+        game: "goofspiel".into(),
+        variant: Some("jujitsu".into()),
+        format: "swiss".into(),
+        rounds: 3,
+        deals: 1,
+        duplicate: true,
+        seats: 2,
+        move_ms: 1000,
+        budget_ms: None,
+        starts_at: 5,
+        seed: -42,
+        all_bots: false,
+        created_by: Some(owner),
+        entries: vec![entry(a, 0, "ha"), entry(b, 1, "hb")],
+    };
+    let id = t.create_tournament(&new).await.unwrap();
+    assert!(matches!(
+        t.create_tournament(&new).await,
+        Err(StoreError::NameTaken)
+    ));
+    let row = t.tournament(id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.status.as_str(), row.seed, row.duplicate),
+        ("scheduled", -42, true)
+    );
+    assert_eq!(t.tournament_by_name("cup").await.unwrap().unwrap().id, id);
+    assert_eq!(t.tournament_list().await.unwrap().len(), 1);
+    let frozen: Vec<EntryRow> = [entry(a, 0, "ha"), entry(b, 1, "hb")]
+        .into_iter()
+        .map(|mut e| {
+            e.frozen = true;
+            e.strategy = Some("random".into());
+            e
+        })
+        .collect();
+    t.start_tournament(id, &frozen, 3, "t0").await.unwrap();
+    let entries = t.tournament_entries(id).await.unwrap();
+    assert_eq!(entries.len(), 2);
+    assert!(entries
+        .iter()
+        .all(|e| e.frozen && e.strategy.as_deref() == Some("random")));
+    assert_eq!(t.tournament(id).await.unwrap().unwrap().status, "running");
+    let plan = |game_no, seats: Vec<i64>| NewTournamentGame {
+        table_no: 0,
+        game_no,
+        seats,
+        seed: 77,
+    };
+    t.plan_round(id, 1, &[plan(0, vec![a, b]), plan(1, vec![b, a])])
+        .await
+        .unwrap();
+    let games = t.tournament_games(id).await.unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[1].bots(), vec![b, a]);
+    assert_eq!(t.tournament(id).await.unwrap().unwrap().current_round, 1);
+    // Dealt and finished: stored as a game, marked, not rated.
+    let g = t
+        .start_tournament_game(games[0].id, "goofspiel", &[a, b], 77, "t1")
+        .await
+        .unwrap();
+    assert!(t.deal_pending(g).await.unwrap());
+    s.finish_game(g, &end(vec![1, 2], None, "t2"))
+        .await
+        .unwrap();
+    t.finish_tournament_game(games[0].id, &[1, 2], &[1])
+        .await
+        .unwrap();
+    // The other seating of the deal is still to play: the deal stays secret.
+    assert!(t.deal_pending(g).await.unwrap());
+    assert!(
+        s.bot_stats(a).await.unwrap().is_empty(),
+        "tournament games are not rated"
+    );
+    let done = &t.tournament_games(id).await.unwrap()[0];
+    assert_eq!((done.status.as_str(), done.game_id), ("done", Some(g)));
+    assert_eq!((done.rank_list(), done.fault_list()), (vec![1, 2], vec![1]));
+    // A game that never finished is planned again.
+    let g2 = t
+        .start_tournament_game(games[1].id, "goofspiel", &[b, a], 77, "t3")
+        .await
+        .unwrap();
+    t.reset_tournament_game(games[1].id).await.unwrap();
+    let again = &t.tournament_games(id).await.unwrap()[1];
+    assert_eq!((again.status.as_str(), again.game_id), ("pending", None));
+    assert!(g2 > g);
+    // Withdrawing voids the bot's pending games; the deal is then public.
+    t.withdraw_entry(id, b, 1, "faulted in every game")
+        .await
+        .unwrap();
+    let entries = t.tournament_entries(id).await.unwrap();
+    assert_eq!(
+        entries[1].withdrawn.as_deref(),
+        Some("faulted in every game")
+    );
+    assert_eq!(t.tournament_games(id).await.unwrap()[1].status, "void");
+    assert!(!t.deal_pending(g).await.unwrap());
+    assert_eq!(t.bot_tournaments(a).await.unwrap().len(), 1);
+    s.abort_game(g2, "restart", "t4").await.unwrap();
+    assert_eq!(t.tournament_game_counts(id).await.unwrap(), (1, 1, 0));
+    t.end_tournament(id, "finished", "t9", None).await.unwrap();
+    let row = t.tournament(id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.status.as_str(), row.finished_at.as_deref()),
+        ("finished", Some("t9"))
+    );
+    // A ladder game is rated as before.
+    let l = s.start_game("goofspiel", &[a, b], 5, "t10").await.unwrap();
+    s.finish_game(l, &end(vec![1, 2], None, "t11"))
+        .await
+        .unwrap();
+    assert_eq!(s.bot_stats(a).await.unwrap().len(), 1);
+    assert!(!t.deal_pending(l).await.unwrap());
 }

@@ -89,6 +89,9 @@ pub struct LadderConfig {
     /// How long a bot waits for a busy opponent it has met less often than
     /// the available ones, before it plays whoever is there.
     pub patience: Duration,
+    /// Issue 15 hook: the share of `max_matches` tournaments may use while
+    /// one runs (the ladder keeps the rest; see `tournaments::Capacity`).
+    pub tournament_share: f64,
 }
 
 impl Default for LadderConfig {
@@ -110,6 +113,7 @@ impl Default for LadderConfig {
             tick: Duration::from_millis(200),
             poll_grace: Duration::from_secs(3),
             patience: Duration::from_secs(3),
+            tournament_share: crate::tournaments::capacity::DEFAULT_SHARE,
         }
     }
 }

@@ -60,6 +60,8 @@ pub struct Ladder {
     /// Each game's house bots.
     house: Vec<(GameKind, Entrant)>,
     state: Mutex<State>,
+    /// Issue 15 hook: capacity shared with the tournaments.
+    capacity: std::sync::OnceLock<Arc<crate::tournaments::Capacity>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -111,7 +113,25 @@ impl Ladder {
             config,
             house,
             state: Mutex::new(State::default()),
+            capacity: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Issue 15 hook: shares the capacity with the tournaments.
+    pub fn attach_capacity(&self, capacity: Arc<crate::tournaments::Capacity>) {
+        let _ = self.capacity.set(capacity);
+    }
+
+    /// Issue 15 hook: matches the ladder may run now.
+    fn max_matches(&self) -> usize {
+        self.capacity
+            .get()
+            .map_or(self.config.max_matches, |c| c.ladder_limit())
+    }
+
+    /// Issue 15 hook: whether a bot is in a tournament game.
+    fn in_tournament(&self, bot: BotId) -> bool {
+        self.capacity.get().is_some_and(|c| c.in_tournament(bot))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -179,26 +199,34 @@ impl Ladder {
             .filter(|(game, _)| *game == g.game)
             .map(|(_, e)| e.clone())
             .collect();
-        let reached = |b: &BotInfo| match b.kind {
-            BotKind::Push => b.endpoint.is_some(),
-            BotKind::Pull => self
-                .mailboxes
-                .peek(b.id)
-                .is_some_and(|m| m.waiting(self.config.poll_grace)),
-            BotKind::Rest | BotKind::House => false,
+        // Issue 15 hook: a bot in a tournament game is not available.
+        let reached = |b: &BotInfo| {
+            !self.in_tournament(b.id)
+                && match b.kind {
+                    BotKind::Push => b.endpoint.is_some(),
+                    BotKind::Pull => self
+                        .mailboxes
+                        .peek(b.id)
+                        .is_some_and(|m| m.waiting(self.config.poll_grace)),
+                    BotKind::Rest | BotKind::House => false,
+                }
         };
         let mut s = self.lock();
         let pool = pairing::available(g, &self.config, remote, &house, &s, clock, reached);
         let busy = pairing::busy_ids(g, &self.config, remote, &s, clock);
-        pairing::tables(
-            g,
-            &self.config,
-            pool,
-            &busy,
-            &mut s,
-            clock,
-            &mut rand::rng(),
-        )
+        // Issue 15 hook: tournaments may take a share of the matches.
+        let limited;
+        let config = match self.max_matches() {
+            n if n == self.config.max_matches => &self.config,
+            n => {
+                limited = LadderConfig {
+                    max_matches: n,
+                    ..self.config.clone()
+                };
+                &limited
+            }
+        };
+        pairing::tables(g, config, pool, &busy, &mut s, clock, &mut rand::rng())
     }
 
     /// Plays one match, stores it, and scores the bots' health.

@@ -59,6 +59,8 @@ pub struct BotData {
     ratings: Vec<RatedGame>,
     opponents: Vec<Pair>,
     last_games: Vec<GameSummary>,
+    /// Tournaments it is entered in (issue 15).
+    tournaments: Vec<crate::tournaments::view::Brief>,
 }
 
 async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
@@ -126,6 +128,7 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
             .collect(),
         last_games,
         ratings,
+        tournaments: crate::tournaments::pages::of_bot(store, bot.id).await?,
         bot,
     })
 }
@@ -391,6 +394,8 @@ pub async fn bot(
         }
         let _ = write!(body, "<h2>Last {RECENT} games</h2>");
         body.push_str(&games_table(&d.last_games));
+        body.push_str("<h2>Tournaments</h2>");
+        body.push_str(&crate::tournaments::pages::briefs_table(&d.tournaments));
         layout(
             &d.bot.name,
             Some(&format!("/json/bots/{}", url(&d.bot.name))),

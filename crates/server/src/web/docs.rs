@@ -84,6 +84,13 @@ pub const DOCS: &[Doc] = &[
         text: include_str!("../../../../docs/ladder.md"),
     },
     Doc {
+        name: "tournaments",
+        title: "Tournaments",
+        summary: "Round-robin and Swiss, in the command line and on the server (organisers).",
+        dir: "",
+        text: include_str!("../../../../docs/tournaments.md"),
+    },
+    Doc {
         name: "gops",
         title: "GOPS runner protocol",
         summary: "The GOPS quiz's text protocol for Goofspiel bots.",

@@ -189,7 +189,9 @@ async fn game_data(
     let summary = store.game_summary(id).await?.ok_or_else(missing)?;
     let row = store.game(id).await?.ok_or_else(missing)?;
     // Nothing derived from the deal is shown before its time.
-    let public = crate::visibility::game_is_public(&row.status);
+    let public = crate::visibility::game_is_public(&row.status)
+        // Duplicate deals of a tournament (issue 15): every game sharing it.
+        && !crate::tournaments::pages::deal_secret(store, id).await?;
     let raw_record = row.record.as_deref().filter(|_| public);
     let record: Option<Record> = raw_record.and_then(|r| serde_json::from_str(r).ok());
     let step = match param(q, "step") {

@@ -78,6 +78,8 @@ pub fn routes() -> Router<Arc<AppState>> {
             .route(&format!("{prefix}/games"), get(games::list))
             .route(&format!("{prefix}/games/{{id}}"), get(games::game));
     }
+    // Tournaments (issue 15).
+    r = r.merge(crate::tournaments::pages::routes());
     r.fallback(not_found)
 }
 

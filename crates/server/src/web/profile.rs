@@ -93,7 +93,10 @@ async fn public_record(store: &Arc<dyn Store>, id: i64) -> Result<Option<Record>
     let Some(row) = store.game(id).await? else {
         return Ok(None);
     };
-    if !crate::visibility::game_is_public(&row.status) {
+    if !crate::visibility::game_is_public(&row.status)
+        // Duplicate deals of a tournament (issue 15): every game sharing it.
+        || crate::tournaments::pages::deal_secret(store, id).await?
+    {
         return Ok(None);
     }
     Ok(row

@@ -308,6 +308,10 @@ impl Store for PgStore {
     ) -> Result<Vec<GameId>, StoreError> {
         PgStore::import_games(self, games).await
     }
+
+    fn tournaments(&self) -> &dyn crate::TournamentStore {
+        self
+    }
 }
 
 /// The pool, as the group-commit task sees it.

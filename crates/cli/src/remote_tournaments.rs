@@ -1,0 +1,259 @@
+//! `croupier tournaments`: create, list and follow tournaments on a server
+//! (`/v1/tournaments`), and give an owner the organiser flag in the database.
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+
+use crate::remote::{call, print, Owner, Server};
+use crate::CliError;
+
+/// `croupier tournaments`.
+#[derive(Debug, Args)]
+pub struct TournamentsArgs {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create a tournament (organisers only).
+    Create {
+        #[command(flatten)]
+        server: Server,
+        #[command(flatten)]
+        owner: Owner,
+        /// Its name (1-64 of [-_a-zA-Z0-9]).
+        #[arg(long)]
+        name: String,
+        /// The game: skullwhist, loveletter or goofspiel.
+        #[arg(long)]
+        game: String,
+        /// The rules variant (default: the game's).
+        #[arg(long)]
+        variant: Option<String>,
+        /// round-robin or swiss.
+        #[arg(long, default_value = "round-robin")]
+        format: String,
+        /// Rounds of a Swiss.
+        #[arg(long)]
+        rounds: Option<i64>,
+        /// Deals per pairing and round (each under every seating when duplicate).
+        #[arg(long, default_value_t = 1)]
+        games_per_pairing: i64,
+        /// Play each deal once only (not under every seating).
+        #[arg(long)]
+        no_duplicate: bool,
+        /// Largest table of a Love Letter Swiss (2-4).
+        #[arg(long)]
+        seats: Option<i64>,
+        /// Milliseconds per decision.
+        #[arg(long, default_value_t = 5000)]
+        move_time_ms: i64,
+        /// Thinking milliseconds per bot per game.
+        #[arg(long)]
+        budget_ms: Option<i64>,
+        /// The bots, comma-separated; without it, every active bot of the game.
+        #[arg(long, value_delimiter = ',')]
+        entries: Vec<String>,
+        /// Start time (RFC 3339, e.g. 2026-11-24T20:00:00Z); default now.
+        #[arg(long)]
+        start: Option<String>,
+    },
+    /// List the server's tournaments.
+    List {
+        #[command(flatten)]
+        server: Server,
+    },
+    /// Show a tournament: progress, standings, crosstable.
+    Show {
+        #[command(flatten)]
+        server: Server,
+        /// The tournament's name.
+        name: String,
+    },
+    /// Set (or with --revoke clear) an owner's organiser flag, in the
+    /// server's database directly.
+    Admin {
+        /// The owner's name.
+        owner: String,
+        /// The database (as for croupier serve).
+        #[arg(
+            long,
+            env = "CROUPIER_DATABASE",
+            default_value = "sqlite://croupier.db"
+        )]
+        database: String,
+        /// Clear the flag instead.
+        #[arg(long)]
+        revoke: bool,
+    },
+}
+
+fn brief(b: &Value) -> String {
+    let t = &b["tournament"];
+    let p = &b["progress"];
+    format!(
+        "{} ({} {}, {} bots): {}, {} of {} games, round {} of {}",
+        t["name"].as_str().unwrap_or("?"),
+        t["game"].as_str().unwrap_or("?"),
+        t["format"].as_str().unwrap_or("?"),
+        b["entries"],
+        t["status"].as_str().unwrap_or("?"),
+        p["done"],
+        p["total"],
+        p["current_round"],
+        p["rounds"]
+    )
+}
+
+fn details(v: &Value) -> String {
+    let t = &v["tournament"];
+    let p = &v["progress"];
+    let mut out = format!(
+        "{} ({} {}): {}, {} of {} games, round {} of {}\n\nStandings after round {}:\n",
+        t["name"].as_str().unwrap_or("?"),
+        t["game"].as_str().unwrap_or("?"),
+        t["format"].as_str().unwrap_or("?"),
+        t["status"].as_str().unwrap_or("?"),
+        p["done"],
+        p["total"],
+        p["current_round"],
+        p["rounds"],
+        v["standings_after_round"]
+    );
+    out += &format!(
+        "{:>3}  {:<24} {:>6} {:>8} {:>6} {:>6}\n",
+        "#", "bot", "points", "buchholz", "games", "faulty"
+    );
+    for s in v["standings"].as_array().into_iter().flatten() {
+        out += &format!(
+            "{:>3}  {:<24} {:>6} {:>8} {:>6} {:>6}\n",
+            s["rank"],
+            s["name"].as_str().unwrap_or("?"),
+            s["points"],
+            s["buchholz"],
+            s["games"],
+            s["faulty"]
+        );
+    }
+    for e in v["entries"].as_array().into_iter().flatten() {
+        if let Some(w) = e["withdrawn"].as_str() {
+            out += &format!("withdrawn: {}: {w}\n", e["name"].as_str().unwrap_or("?"));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// Runs `croupier tournaments`.
+pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
+    match args.command {
+        Command::Create {
+            server,
+            owner,
+            name,
+            game,
+            variant,
+            format,
+            rounds,
+            games_per_pairing,
+            no_duplicate,
+            seats,
+            move_time_ms,
+            budget_ms,
+            entries,
+            start,
+        } => {
+            let mut body = json!({
+                "name": name,
+                "game": game,
+                "format": format,
+                "games_per_pairing": games_per_pairing,
+                "duplicate": !no_duplicate,
+                "move_time_ms": move_time_ms,
+                "entries": if entries.is_empty() { json!("all") } else { json!(entries) },
+            });
+            for (key, value) in [
+                ("variant", variant.map(Value::from)),
+                ("rounds", rounds.map(Value::from)),
+                ("seats", seats.map(Value::from)),
+                ("budget_ms", budget_ms.map(Value::from)),
+                ("start", start.map(Value::from)),
+            ] {
+                if let Some(v) = value {
+                    body[key] = v;
+                }
+            }
+            let v = call(
+                &server,
+                reqwest::Method::POST,
+                "/v1/tournaments",
+                Some(&owner),
+                Some(body),
+            )?;
+            print(&server, &v, |v| format!("created {}", brief(v)));
+        }
+        Command::List { server } => {
+            let v = call(&server, reqwest::Method::GET, "/v1/tournaments", None, None)?;
+            print(&server, &v, |v| {
+                let lines: Vec<String> = v["tournaments"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(brief)
+                    .collect();
+                if lines.is_empty() {
+                    "no tournaments".into()
+                } else {
+                    lines.join("\n")
+                }
+            });
+        }
+        Command::Show { server, name } => {
+            if name.is_empty() || name.contains(['/', '?', '#', '%']) {
+                return Err(CliError::Usage(format!(
+                    "'{name}' is not a tournament name"
+                )));
+            }
+            let v = call(
+                &server,
+                reqwest::Method::GET,
+                &format!("/v1/tournaments/{name}"),
+                None,
+                None,
+            )?;
+            print(&server, &v, details);
+        }
+        Command::Admin {
+            owner,
+            database,
+            revoke,
+        } => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| CliError::Failed(e.into()))?;
+            let found = rt.block_on(async {
+                let store = croupier_store::open(&database)
+                    .await
+                    .map_err(|e| CliError::Usage(format!("database {database}: {e}")))?;
+                store
+                    .tournaments()
+                    .set_owner_admin(&owner, !revoke)
+                    .await
+                    .map_err(|e| CliError::Failed(e.into()))
+            })?;
+            if !found {
+                return Err(CliError::Usage(format!(
+                    "no owner '{owner}' in {database} (croupier owner register first)"
+                )));
+            }
+            println!(
+                "owner {owner} {} organise tournaments",
+                if revoke { "may no longer" } else { "may" }
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,328 @@
+//! Pure planning of a tournament's rounds: who sits at which table, and the
+//! games each table plays (deals, seatings, seeds). The pairing, standings
+//! and tie-breaks are the arena's (`croupier_arena::tournament`), shared with
+//! `croupier tournament`; this file only maps the stored rows onto them.
+
+use croupier_arena::runner::seeds;
+use croupier_arena::tournament::standings::Standings;
+use croupier_arena::tournament::swiss::{
+    pair_round, seeding, History, PairingError, Round, Tables,
+};
+use croupier_store::tournaments::{EntryRow, NewTournamentGame, TournamentGameRow, TournamentRow};
+use croupier_store::BotId;
+
+/// Round-robin or Swiss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Every pair meets once (the circle method: one round per turn).
+    RoundRobin,
+    /// Rounds paired by score.
+    Swiss,
+}
+
+impl Format {
+    /// Reads `round-robin` or `swiss`.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "round-robin" | "roundrobin" | "rr" => Some(Format::RoundRobin),
+            "swiss" => Some(Format::Swiss),
+            _ => None,
+        }
+    }
+
+    /// The stored name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::Swiss => "swiss",
+        }
+    }
+}
+
+/// Rounds of a round-robin of `n` entries (the circle method).
+pub fn round_robin_rounds(n: usize) -> i64 {
+    if n < 2 {
+        0
+    } else if n % 2 == 0 {
+        n as i64 - 1
+    } else {
+        n as i64
+    }
+}
+
+/// The pairs of round `round` (from 1) of a round-robin of `n` players
+/// (indices), by the circle method; an odd `n` gives one player a rest.
+pub fn round_robin_pairs(n: usize, round: i64) -> Vec<(usize, usize)> {
+    let m = if n % 2 == 0 { n } else { n + 1 };
+    if m < 2 || round < 1 {
+        return Vec::new();
+    }
+    let r = (round as usize - 1) % (m - 1);
+    // Player m-1 stays put; the others turn.
+    let at = |i: usize| if i == m - 1 { m - 1 } else { (i + r) % (m - 1) };
+    let mut pairs = Vec::new();
+    for i in 0..m / 2 {
+        let (a, b) = (at(i), at(m - 1 - i));
+        if a < n && b < n {
+            // Alternate who is seated first from round to round.
+            pairs.push(if (r + i) % 2 == 0 { (a, b) } else { (b, a) });
+        }
+    }
+    pairs
+}
+
+/// The games of one table: `deals` deals, each under every rotation of the
+/// seats with duplicate deals (else one rotation, turning from deal to
+/// deal). Every table of a round plays the same deals.
+pub fn table_games(
+    t: &TournamentRow,
+    round: i64,
+    table_no: i64,
+    members: &[BotId],
+) -> Vec<NewTournamentGame> {
+    let k = members.len();
+    let mut games = Vec::new();
+    for deal in 0..t.deals.max(0) as u64 {
+        let seed = seeds::game(t.seed as u64, (1 << 62) | ((round as u64) << 32) | deal) as i64;
+        let rotations = if t.duplicate { k } else { 1 };
+        for r in 0..rotations {
+            let shift = if t.duplicate {
+                r
+            } else {
+                (deal as usize + round as usize) % k
+            };
+            games.push(NewTournamentGame {
+                table_no,
+                game_no: games.len() as i64,
+                seats: (0..k).map(|s| members[(s + shift) % k]).collect(),
+                seed,
+            });
+        }
+    }
+    games
+}
+
+/// Whether entry `e` still plays in round `round`.
+fn active_in(e: &EntryRow, round: i64) -> bool {
+    e.withdrawn_round.is_none_or(|w| w >= round)
+}
+
+/// Results so far, in the arena's terms: every completed round's tables
+/// (members as first seated, game points) and byes.
+#[derive(Debug)]
+pub struct Results {
+    /// Standings over the completed rounds.
+    pub standings: Standings,
+    /// Who met whom.
+    pub history: History,
+    /// Rounds complete.
+    pub complete: i64,
+}
+
+/// Game points of each seat of one game: 2 per opponent finished ahead of,
+/// 1 per opponent level.
+pub fn game_points(ranks: &[i64]) -> Vec<u64> {
+    ranks
+        .iter()
+        .enumerate()
+        .map(|(i, mine)| {
+            ranks
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, theirs)| match mine.cmp(theirs) {
+                    std::cmp::Ordering::Less => 2,
+                    std::cmp::Ordering::Equal => 1,
+                    std::cmp::Ordering::Greater => 0,
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Whether every game of `round` is over (done or void); a round with no
+/// games (every pairing had a withdrawn bot) is over at once.
+pub fn round_complete(games: &[TournamentGameRow], round: i64) -> bool {
+    games
+        .iter()
+        .filter(|g| g.round == round)
+        .all(|g| g.status == "done" || g.status == "void")
+}
+
+/// Standings and history from the stored rows, over rounds `1..=upto`.
+pub fn results(
+    t: &TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+    upto: i64,
+) -> Results {
+    let n = entries.len();
+    let index = |bot: BotId| entries.iter().position(|e| e.bot == bot);
+    let mut standings = Standings::new(n);
+    let mut history = History::new(n);
+    for round in 1..=upto {
+        let mut tables: Vec<(Vec<usize>, Vec<u64>)> = Vec::new();
+        let mut table_nos: Vec<i64> = Vec::new();
+        for g in games
+            .iter()
+            .filter(|g| g.round == round && g.status == "done")
+        {
+            let seats: Vec<Option<usize>> = g.bots().into_iter().map(index).collect();
+            let Some(seats) = seats.into_iter().collect::<Option<Vec<usize>>>() else {
+                continue;
+            };
+            let points = game_points(&g.rank_list());
+            if points.len() != seats.len() {
+                continue;
+            }
+            let at = match table_nos.iter().position(|t| *t == g.table_no) {
+                Some(i) => i,
+                None => {
+                    table_nos.push(g.table_no);
+                    let mut members = seats.clone();
+                    members.sort_unstable();
+                    tables.push((members, vec![0; seats.len()]));
+                    tables.len() - 1
+                }
+            };
+            let (members, total) = &mut tables[at];
+            for (seat, p) in seats.iter().zip(points) {
+                if let Some(i) = members.iter().position(|m| m == seat) {
+                    total[i] += p;
+                }
+            }
+        }
+        let seated: Vec<usize> = tables.iter().flat_map(|(m, _)| m.clone()).collect();
+        // A Swiss bye: an entry still in, at no table of the round.
+        let byes: Vec<usize> = if t.format == Format::Swiss.name() {
+            (0..n)
+                .filter(|i| !seated.contains(i) && active_in(&entries[*i], round))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        history.record(&Round {
+            tables: tables.iter().map(|(m, _)| m.clone()).collect(),
+            byes: byes.clone(),
+        });
+        standings.add_round(tables, byes);
+    }
+    Results {
+        standings,
+        history,
+        complete: upto,
+    }
+}
+
+/// The pairing numbers of the entries (a shuffle drawn from the seed).
+pub fn pairing_numbers(t: &TournamentRow, n: usize) -> Vec<usize> {
+    seeding(n, None, t.seed as u64)
+}
+
+/// The games of round `round` (from 1), given the results of the rounds
+/// before it.
+pub fn plan_round(
+    t: &TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+    round: i64,
+) -> Result<Vec<NewTournamentGame>, PairingError> {
+    let n = entries.len();
+    let active: Vec<usize> = (0..n).filter(|i| active_in(&entries[*i], round)).collect();
+    let tables: Vec<Vec<usize>> = match Format::parse(&t.format) {
+        Some(Format::RoundRobin) | None => round_robin_pairs(n, round)
+            .into_iter()
+            .filter(|(a, b)| active.contains(a) && active.contains(b))
+            .map(|(a, b)| vec![a, b])
+            .collect(),
+        Some(Format::Swiss) => {
+            if active.len() < 2 {
+                return Ok(Vec::new());
+            }
+            let done = results(t, entries, games, round - 1);
+            // Pair the players still in: a sub-problem over their indices.
+            let order: Vec<usize> = pairing_numbers(t, n)
+                .into_iter()
+                .filter(|p| active.contains(p))
+                .map(|p| active.iter().position(|a| *a == p).unwrap_or(0))
+                .collect();
+            let scores: Vec<u32> = active.iter().map(|p| done.standings.points()[*p]).collect();
+            let mut history = History::new(active.len());
+            for r in done.standings.rounds() {
+                let map = |ps: &[usize]| -> Vec<usize> {
+                    ps.iter()
+                        .filter_map(|p| active.iter().position(|a| a == p))
+                        .collect()
+                };
+                history.record(&Round {
+                    tables: r.tables.iter().map(|tb| map(&tb.bots)).collect(),
+                    byes: map(&r.byes),
+                });
+            }
+            let seats = Tables::up_to(t.seats.max(2) as usize);
+            pair_round(&order, &scores, &history, seats)?
+                .tables
+                .into_iter()
+                .map(|tb| tb.into_iter().map(|p| active[p]).collect())
+                .collect()
+        }
+    };
+    let mut out = Vec::new();
+    for (table_no, members) in tables.iter().enumerate() {
+        let bots: Vec<BotId> = members.iter().map(|i| entries[*i].bot).collect();
+        out.extend(table_games(t, round, table_no as i64, &bots));
+    }
+    Ok(out)
+}
+
+/// Games a tournament plays in all (known once its rounds are planned: the
+/// rounds not yet planned are estimated from the number of entries).
+pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGameRow]) -> i64 {
+    let per_table = |k: i64| t.deals * if t.duplicate { k } else { 1 };
+    let planned_rounds = planned.iter().map(|g| g.round).max().unwrap_or(0);
+    let per_round = match Format::parse(&t.format) {
+        Some(Format::Swiss) => {
+            croupier_arena::tournament::swiss_table_sizes(entries, t.seats.max(2) as usize)
+                .into_iter()
+                .map(|k| per_table(k as i64))
+                .sum::<i64>()
+        }
+        _ => (entries / 2) as i64 * per_table(2),
+    };
+    let rounds = match Format::parse(&t.format) {
+        // Before the start a round-robin's rounds are not yet set.
+        Some(Format::RoundRobin) if t.status == "scheduled" => round_robin_rounds(entries),
+        _ => t.rounds,
+    };
+    let later = (rounds - planned_rounds).max(0) * per_round;
+    planned.iter().filter(|g| g.status != "void").count() as i64 + later
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn a_round_robin_meets_every_pair_once() {
+        for n in 2..=13 {
+            let mut met = HashSet::new();
+            for round in 1..=round_robin_rounds(n) {
+                let mut seen = HashSet::new();
+                for (a, b) in round_robin_pairs(n, round) {
+                    assert!(a != b && a < n && b < n);
+                    assert!(seen.insert(a) && seen.insert(b), "n={n} round {round}");
+                    assert!(met.insert((a.min(b), a.max(b))), "n={n}: {a}-{b} twice");
+                }
+            }
+            assert_eq!(met.len(), n * (n - 1) / 2, "n={n}");
+        }
+    }
+
+    #[test]
+    fn game_points_count_every_opponent() {
+        assert_eq!(game_points(&[1, 2]), vec![2, 0]);
+        assert_eq!(game_points(&[1, 1]), vec![1, 1]);
+        assert_eq!(game_points(&[2, 1, 2]), vec![1, 4, 1]);
+    }
+}

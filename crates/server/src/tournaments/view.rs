@@ -1,0 +1,331 @@
+//! What a tournament's page, its JSON twin and `GET /v1/tournaments/{name}`
+//! show: progress, standings with tie-breaks, the crosstable with a 95%
+//! confidence interval per pair (ACPC style), and every game.
+
+use std::sync::Arc;
+
+use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentRow};
+use croupier_store::{BotId, Store, StoreError};
+use serde::Serialize;
+
+use super::plan;
+
+/// Progress of a tournament.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    /// Games finished.
+    pub done: i64,
+    /// Games in progress now.
+    pub running: i64,
+    /// Games in all (rounds not yet paired are estimated).
+    pub total: i64,
+    /// The round being played (0 before the start).
+    pub current_round: i64,
+    /// Rounds in all.
+    pub rounds: i64,
+}
+
+/// An entry as shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    /// The bot's name.
+    pub name: String,
+    /// How it connects (push, pull, house).
+    pub kind: String,
+    /// Why it was withdrawn, if it was.
+    pub withdrawn: Option<String>,
+}
+
+/// One line of the standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Standing {
+    /// Place, from 1.
+    pub rank: usize,
+    /// The bot.
+    pub name: String,
+    /// Points (a match won 1, drawn ½; at a table of k, 1/(k−1) per
+    /// opponent beaten).
+    pub points: f64,
+    /// First tie-break: Buchholz.
+    pub buchholz: f64,
+    /// Second tie-break: points among the bots still tied.
+    pub head_to_head: f64,
+    /// Third tie-break: the bot's ladder rating (μ) in this game.
+    pub rating: f64,
+    /// Byes.
+    pub byes: u32,
+    /// Games played, and those in which it faulted.
+    pub games: i64,
+    /// Games in which it faulted at least once.
+    pub faulty: i64,
+}
+
+/// A crosstable cell: the row bot's score against the column bot.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    /// Games between them.
+    pub games: i64,
+    /// Mean score per game (1 a win, ½ a tie, 0 a loss), for the row bot.
+    pub score: f64,
+    /// 95% confidence interval of the mean.
+    pub low: f64,
+    /// 95% confidence interval of the mean.
+    pub high: f64,
+    /// 1: significantly better (the interval is above ½); -1: worse; 0: not
+    /// significant.
+    pub significant: i8,
+}
+
+/// The crosstable, bots in the order of the standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Crosstable {
+    /// Bot names (rows and columns).
+    pub bots: Vec<String>,
+    /// `cells[row][col]`; `None` where they have not met (and the diagonal).
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+/// A game of the tournament.
+#[derive(Debug, Clone, Serialize)]
+pub struct Game {
+    /// Round.
+    pub round: i64,
+    /// Table within the round.
+    pub table: i64,
+    /// Game within the table.
+    pub game: i64,
+    /// Bots by seat.
+    pub seats: Vec<String>,
+    /// `pending`, `running`, `done` or `void`.
+    pub status: String,
+    /// The stored game (its replay is `/games/{id}`).
+    pub id: Option<i64>,
+    /// Ranks by seat, once done.
+    pub ranks: Vec<i64>,
+}
+
+/// Everything about one tournament.
+#[derive(Debug, Clone, Serialize)]
+pub struct TournamentView {
+    /// The tournament.
+    pub tournament: TournamentRow,
+    /// Progress.
+    pub progress: Progress,
+    /// Entries, in order of entry.
+    pub entries: Vec<Entry>,
+    /// Standings over the completed rounds.
+    pub standings: Vec<Standing>,
+    /// Rounds the standings count.
+    pub standings_after_round: i64,
+    /// Pairwise scores over every finished game.
+    pub crosstable: Crosstable,
+    /// Every planned game.
+    pub games: Vec<Game>,
+}
+
+/// A short line for lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    /// The tournament.
+    pub tournament: TournamentRow,
+    /// Progress.
+    pub progress: Progress,
+    /// Entries.
+    pub entries: usize,
+}
+
+fn progress(t: &TournamentRow, entries: usize, games: &[TournamentGameRow]) -> Progress {
+    Progress {
+        done: games.iter().filter(|g| g.status == "done").count() as i64,
+        running: games.iter().filter(|g| g.status == "running").count() as i64,
+        total: plan::expected_games(t, entries, games),
+        current_round: t.current_round,
+        rounds: t.rounds,
+    }
+}
+
+/// A tournament for a list.
+pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, StoreError> {
+    let ts = store.tournaments();
+    let entries = ts.tournament_entries(t.id).await?;
+    let games = ts.tournament_games(t.id).await?;
+    Ok(Brief {
+        progress: progress(&t, entries.len(), &games),
+        entries: entries.len(),
+        tournament: t,
+    })
+}
+
+/// Mean and 95% confidence interval of per-game scores (normal
+/// approximation with the sample deviation).
+pub fn interval(scores: &[f64]) -> (f64, f64, f64) {
+    let n = scores.len() as f64;
+    if scores.is_empty() {
+        return (0.5, 0.0, 1.0);
+    }
+    let mean = scores.iter().sum::<f64>() / n;
+    if scores.len() < 2 {
+        return (mean, 0.0, 1.0);
+    }
+    let var = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = 1.96 * (var / n).sqrt();
+    (mean, (mean - half).max(0.0), (mean + half).min(1.0))
+}
+
+fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]) -> Crosstable {
+    let n = entries.len();
+    let index = |b: BotId| entries.iter().position(|e| e.bot == b);
+    let mut scores: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); n]; n];
+    for g in games.iter().filter(|g| g.status == "done") {
+        let bots: Vec<Option<usize>> = g.bots().into_iter().map(index).collect();
+        let ranks = g.rank_list();
+        if ranks.len() != bots.len() {
+            continue;
+        }
+        for (i, a) in bots.iter().enumerate() {
+            for (j, b) in bots.iter().enumerate() {
+                if let (Some(a), Some(b), true) = (a, b, i != j) {
+                    let s = match ranks[i].cmp(&ranks[j]) {
+                        std::cmp::Ordering::Less => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Greater => 0.0,
+                    };
+                    scores[*a][*b].push(s);
+                }
+            }
+        }
+    }
+    let cells = order
+        .iter()
+        .map(|&r| {
+            order
+                .iter()
+                .map(|&c| {
+                    let s = &scores[r][c];
+                    (r != c && !s.is_empty()).then(|| {
+                        let (score, low, high) = interval(s);
+                        Cell {
+                            games: s.len() as i64,
+                            score,
+                            low,
+                            high,
+                            significant: if low > 0.5 {
+                                1
+                            } else if high < 0.5 {
+                                -1
+                            } else {
+                                0
+                            },
+                        }
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    Crosstable {
+        bots: order.iter().map(|&i| entries[i].name.clone()).collect(),
+        cells,
+    }
+}
+
+/// Everything about tournament `t`.
+pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<TournamentView, StoreError> {
+    let ts = store.tournaments();
+    let entries = ts.tournament_entries(t.id).await?;
+    let games = ts.tournament_games(t.id).await?;
+    let complete = (1..=t.current_round)
+        .take_while(|r| plan::round_complete(&games, *r))
+        .last()
+        .unwrap_or(0);
+    let results = plan::results(&t, &entries, &games, complete);
+    let mut ratings = Vec::with_capacity(entries.len());
+    for e in &entries {
+        let mu = store
+            .bot_stats(e.bot)
+            .await?
+            .into_iter()
+            .find(|s| s.game == t.game)
+            .map_or(0.0, |s| s.mu);
+        ratings.push(mu);
+    }
+    let seeding = plan::pairing_numbers(&t, entries.len());
+    let rows = results.standings.rows(&ratings, &seeding);
+    let played = |bot: BotId| {
+        games
+            .iter()
+            .filter(|g| g.status == "done")
+            .filter_map(|g| g.bots().iter().position(|b| *b == bot).map(|s| (g, s)))
+            .fold((0, 0), |(n, f), (g, s)| {
+                (n + 1, f + i64::from(g.fault_list().contains(&(s as i64))))
+            })
+    };
+    let standings: Vec<Standing> = rows
+        .iter()
+        .map(|r| {
+            let e = &entries[r.bot];
+            let (games, faulty) = played(e.bot);
+            Standing {
+                rank: r.rank,
+                name: e.name.clone(),
+                points: r.points,
+                buchholz: r.buchholz,
+                head_to_head: r.head_to_head,
+                rating: r.rating,
+                byes: r.byes,
+                games,
+                faulty,
+            }
+        })
+        .collect();
+    let order: Vec<usize> = rows.iter().map(|r| r.bot).collect();
+    let name = |b: BotId| {
+        entries
+            .iter()
+            .find(|e| e.bot == b)
+            .map_or_else(|| b.to_string(), |e| e.name.clone())
+    };
+    Ok(TournamentView {
+        progress: progress(&t, entries.len(), &games),
+        entries: entries
+            .iter()
+            .map(|e| Entry {
+                name: e.name.clone(),
+                kind: e.kind.name().into(),
+                withdrawn: e.withdrawn.clone(),
+            })
+            .collect(),
+        standings,
+        standings_after_round: results.complete,
+        crosstable: crosstable(&order, &entries, &games),
+        games: games
+            .iter()
+            .map(|g| Game {
+                round: g.round,
+                table: g.table_no,
+                game: g.game_no,
+                seats: g.bots().into_iter().map(name).collect(),
+                status: g.status.clone(),
+                id: g.game_id,
+                ranks: g.rank_list(),
+            })
+            .collect(),
+        tournament: t,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interval_narrows_and_flags_a_clear_winner() {
+        let (m, lo, hi) = interval(&[1.0; 20]);
+        assert_eq!((m, lo, hi), (1.0, 1.0, 1.0));
+        let even: Vec<f64> = (0..40).map(|i| f64::from(i % 2)).collect();
+        let (m, lo, hi) = interval(&even);
+        assert!((m - 0.5).abs() < 1e-9 && lo < 0.5 && hi > 0.5);
+        let few = interval(&[1.0, 0.0, 1.0]);
+        let many = interval(&[1.0, 0.0, 1.0].repeat(10));
+        assert!(many.2 - many.1 < few.2 - few.1);
+    }
+}

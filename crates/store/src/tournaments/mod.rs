@@ -1,0 +1,298 @@
+//! Tournaments on the server (issue 15): the tournament, its entries (frozen
+//! at the start), and every planned game of every round with its result, so
+//! that a restarted server resumes where it stopped.
+//!
+//! The SQL is written once ([`tournament_queries`], `$n` placeholders, which
+//! both SQLite and PostgreSQL accept through sqlx) and instantiated for each
+//! backend. Games of a tournament are stored as every game is (`start_game`
+//! rows, `finish_game` records) but carry `games.tournament_id`: they are not
+//! rated (see `ratings::record_result`) and pages can list them apart.
+
+use async_trait::async_trait;
+use serde::Serialize;
+
+use crate::{BotId, BotKind, GameId, OwnerId, StoreError};
+
+#[macro_use]
+mod queries;
+pub(crate) mod postgres;
+pub(crate) mod sqlite;
+
+/// A tournament's id.
+pub type TournamentId = i64;
+
+/// A stored tournament.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct TournamentRow {
+    /// Id.
+    pub id: TournamentId,
+    /// Unique name.
+    pub name: String,
+    /// Game name.
+    pub game: String,
+    /// Rules variant text (`None`: the game's default).
+    pub variant: Option<String>,
+    /// `round-robin` or `swiss`.
+    pub format: String,
+    /// Rounds (a round-robin's are set at the start from its entries).
+    pub rounds: i64,
+    /// Deals per table and round.
+    pub deals: i64,
+    /// Whether each deal is played under every seating.
+    pub duplicate: bool,
+    /// Largest table (2 but for Love Letter Swiss, up to 4).
+    pub seats: i64,
+    /// Time per decision, milliseconds.
+    pub move_ms: i64,
+    /// Thinking time per bot per game, milliseconds.
+    pub budget_ms: Option<i64>,
+    /// When it starts (unix seconds).
+    pub starts_at: i64,
+    /// The tournament's seed (deals and pairing numbers derive from it).
+    #[serde(skip)]
+    pub seed: i64,
+    /// `scheduled`, `running`, `finished` or `cancelled`.
+    pub status: String,
+    /// The round being played (0 before the start).
+    pub current_round: i64,
+    /// Whether the entries are every active bot of the game at the start.
+    pub all_bots: bool,
+    /// The organiser.
+    pub created_by: Option<OwnerId>,
+    /// Creation time (unix seconds).
+    pub created_at: String,
+    /// Start time (RFC 3339).
+    pub started_at: Option<String>,
+    /// End time (RFC 3339).
+    pub finished_at: Option<String>,
+    /// Why it was cancelled, if it was.
+    pub reason: Option<String>,
+}
+
+/// A tournament to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTournament {
+    /// Unique name.
+    pub name: String,
+    /// Game name.
+    pub game: String,
+    /// Rules variant text.
+    pub variant: Option<String>,
+    /// `round-robin` or `swiss`.
+    pub format: String,
+    /// Swiss rounds (ignored for a round-robin).
+    pub rounds: i64,
+    /// Deals per table and round.
+    pub deals: i64,
+    /// Duplicate deals.
+    pub duplicate: bool,
+    /// Largest table.
+    pub seats: i64,
+    /// Time per decision, milliseconds.
+    pub move_ms: i64,
+    /// Thinking time per bot per game, milliseconds.
+    pub budget_ms: Option<i64>,
+    /// Start time (unix seconds).
+    pub starts_at: i64,
+    /// Seed.
+    pub seed: i64,
+    /// Every active bot of the game (then `entries` is empty).
+    pub all_bots: bool,
+    /// The organiser.
+    pub created_by: Option<OwnerId>,
+    /// The named entries (not yet frozen).
+    pub entries: Vec<EntryRow>,
+}
+
+/// An entry: a bot, and once the tournament has started, how it is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct EntryRow {
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// The bot.
+    pub bot: BotId,
+    /// Order of entry (the pairing numbers are drawn from the seed).
+    pub seq: i64,
+    /// The bot's name.
+    pub name: String,
+    /// How it connects.
+    #[sqlx(try_from = "String")]
+    pub kind: BotKind,
+    /// A push bot's URL, frozen at the start.
+    pub endpoint: Option<String>,
+    /// Its dialect, frozen at the start.
+    pub dialect: Option<String>,
+    /// Basic-auth user Croupier sends to a push bot.
+    #[serde(skip)]
+    pub auth_user: Option<String>,
+    /// Basic-auth password Croupier sends to a push bot.
+    #[serde(skip)]
+    pub auth_password: Option<String>,
+    /// A house bot's strategy.
+    pub strategy: Option<String>,
+    /// Whether the fields above were frozen at the start.
+    pub frozen: bool,
+    /// Why it was withdrawn, if it was.
+    pub withdrawn: Option<String>,
+    /// The round after which it was withdrawn.
+    pub withdrawn_round: Option<i64>,
+}
+
+/// A game planned when its round was paired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTournamentGame {
+    /// Table number within the round, from 0.
+    pub table_no: i64,
+    /// Game number within the table, from 0.
+    pub game_no: i64,
+    /// Bots by seat.
+    pub seats: Vec<BotId>,
+    /// The deal's seed.
+    pub seed: i64,
+}
+
+/// A planned game and its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct TournamentGameRow {
+    /// Id (of the plan, not the game).
+    pub id: i64,
+    /// The tournament.
+    pub tournament_id: TournamentId,
+    /// Round, from 1.
+    pub round: i64,
+    /// Table within the round, from 0.
+    pub table_no: i64,
+    /// Game within the table, from 0.
+    pub game_no: i64,
+    /// Bot ids by seat, comma-separated.
+    pub seats: String,
+    /// The deal's seed.
+    #[serde(skip)]
+    pub seed: i64,
+    /// `pending`, `running`, `done` or `void`.
+    pub status: String,
+    /// The stored game, once dealt.
+    pub game_id: Option<GameId>,
+    /// Ranks by seat, comma-separated, once done.
+    pub ranks: Option<String>,
+    /// Seats that faulted, comma-separated, once done.
+    pub faults: Option<String>,
+}
+
+impl TournamentGameRow {
+    /// The bots by seat.
+    pub fn bots(&self) -> Vec<BotId> {
+        split(&self.seats)
+    }
+
+    /// Ranks by seat (empty until done).
+    pub fn rank_list(&self) -> Vec<i64> {
+        self.ranks.as_deref().map(split).unwrap_or_default()
+    }
+
+    /// Seats that faulted (empty until done).
+    pub fn fault_list(&self) -> Vec<i64> {
+        self.faults.as_deref().map(split).unwrap_or_default()
+    }
+}
+
+fn split(s: &str) -> Vec<i64> {
+    s.split(',')
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| p.trim().parse().ok())
+        .collect()
+}
+
+/// A list of numbers as stored (`1,2,3`).
+pub fn join(values: &[i64]) -> String {
+    values
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Tournament storage (reached through [`crate::Store::tournaments`]).
+#[async_trait]
+pub trait TournamentStore: Send + Sync {
+    /// Sets or clears an owner's organiser flag; false if there is no such owner.
+    async fn set_owner_admin(&self, name: &str, admin: bool) -> Result<bool, StoreError>;
+    /// Whether an owner may organise tournaments.
+    async fn owner_is_admin(&self, owner: OwnerId) -> Result<bool, StoreError>;
+    /// Creates a tournament and its (unfrozen) entries; fails with
+    /// [`StoreError::NameTaken`] if the name exists.
+    async fn create_tournament(&self, t: &NewTournament) -> Result<TournamentId, StoreError>;
+    /// Every tournament, newest first.
+    async fn tournament_list(&self) -> Result<Vec<TournamentRow>, StoreError>;
+    /// A tournament by id.
+    async fn tournament(&self, id: TournamentId) -> Result<Option<TournamentRow>, StoreError>;
+    /// A tournament by name.
+    async fn tournament_by_name(&self, name: &str) -> Result<Option<TournamentRow>, StoreError>;
+    /// Its entries, in order of entry.
+    async fn tournament_entries(&self, id: TournamentId) -> Result<Vec<EntryRow>, StoreError>;
+    /// Starts it: replaces its entries by the frozen ones, sets its rounds,
+    /// and marks it running (one transaction).
+    async fn start_tournament(
+        &self,
+        id: TournamentId,
+        entries: &[EntryRow],
+        rounds: i64,
+        at: &str,
+    ) -> Result<(), StoreError>;
+    /// Stores the games of round `round` and makes it the current round (one
+    /// transaction).
+    async fn plan_round(
+        &self,
+        id: TournamentId,
+        round: i64,
+        games: &[NewTournamentGame],
+    ) -> Result<(), StoreError>;
+    /// Every planned game, by round, table and game.
+    async fn tournament_games(
+        &self,
+        id: TournamentId,
+    ) -> Result<Vec<TournamentGameRow>, StoreError>;
+    /// Deals planned game `plan`: stores a running game marked with its
+    /// tournament, and links the plan to it (one transaction).
+    async fn start_tournament_game(
+        &self,
+        plan: i64,
+        game: &str,
+        bots: &[BotId],
+        seed: i64,
+        started: &str,
+    ) -> Result<GameId, StoreError>;
+    /// Records a planned game's result (after `finish_game` stored its game).
+    async fn finish_tournament_game(
+        &self,
+        plan: i64,
+        ranks: &[i64],
+        faults: &[i64],
+    ) -> Result<(), StoreError>;
+    /// Makes a planned game pending again (its game never finished).
+    async fn reset_tournament_game(&self, plan: i64) -> Result<(), StoreError>;
+    /// Withdraws an entry with the reason, and voids its pending games.
+    async fn withdraw_entry(
+        &self,
+        id: TournamentId,
+        bot: BotId,
+        round: i64,
+        reason: &str,
+    ) -> Result<(), StoreError>;
+    /// Ends a tournament: `finished` or `cancelled` (with a reason).
+    async fn end_tournament(
+        &self,
+        id: TournamentId,
+        status: &str,
+        at: &str,
+        reason: Option<&str>,
+    ) -> Result<(), StoreError>;
+    /// The tournaments a bot is entered in, newest first.
+    async fn bot_tournaments(&self, bot: BotId) -> Result<Vec<TournamentRow>, StoreError>;
+    /// Whether `game` belongs to a tournament in which a game sharing its
+    /// deal is not over (pending or running): its deal is then still secret.
+    async fn deal_pending(&self, game: GameId) -> Result<bool, StoreError>;
+    /// Stored games marked with the tournament: (finished, aborted, running).
+    async fn tournament_game_counts(&self, id: TournamentId)
+        -> Result<(i64, i64, i64), StoreError>;
+}

@@ -1,0 +1,5 @@
+//! The tournament queries on PostgreSQL.
+
+use crate::PgStore;
+
+tournament_queries!(PgStore, sqlx::Postgres, pool, pool);

@@ -1,0 +1,334 @@
+//! The tournament SQL, once for both backends: `$n` placeholders (sqlx binds
+//! them by number on SQLite too), flags bound as `bool`, ids as `i64`.
+
+/// Implements [`super::TournamentStore`] for `$store`, reading through
+/// `self.$read` and writing through `self.$write` (pools).
+macro_rules! tournament_queries {
+    ($store:ty, $db:ty, $read:ident, $write:ident) => {
+        const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
+        const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round";
+        const GAME: &str =
+            "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
+
+        async fn insert_entry(
+            tx: &mut sqlx::Transaction<'_, $db>,
+            id: i64,
+            e: &$crate::tournaments::EntryRow,
+        ) -> Result<(), sqlx::Error> {
+            sqlx::query(
+                "INSERT INTO tournament_entries (tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(id)
+            .bind(e.bot)
+            .bind(e.seq)
+            .bind(&e.name)
+            .bind(e.kind.name())
+            .bind(&e.endpoint)
+            .bind(&e.dialect)
+            .bind(&e.auth_user)
+            .bind(&e.auth_password)
+            .bind(&e.strategy)
+            .bind(e.frozen)
+            .bind(&e.withdrawn)
+            .bind(e.withdrawn_round)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
+        #[async_trait::async_trait]
+        impl $crate::tournaments::TournamentStore for $store {
+            async fn set_owner_admin(&self, name: &str, admin: bool) -> Result<bool, $crate::StoreError> {
+                let r = sqlx::query("UPDATE owners SET admin = $1 WHERE name = $2")
+                    .bind(admin)
+                    .bind(name)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(r.rows_affected() > 0)
+            }
+
+            async fn owner_is_admin(&self, owner: i64) -> Result<bool, $crate::StoreError> {
+                let admin: Option<bool> = sqlx::query_scalar("SELECT admin FROM owners WHERE id = $1")
+                    .bind(owner)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                Ok(admin.unwrap_or(false))
+            }
+
+            async fn create_tournament(
+                &self,
+                t: &$crate::tournaments::NewTournament,
+            ) -> Result<i64, $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                let r: Result<i64, sqlx::Error> = sqlx::query_scalar(
+                    "INSERT INTO tournaments (name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, all_bots, created_by, created_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'scheduled', $13, $14, $15) RETURNING id",
+                )
+                .bind(&t.name)
+                .bind(&t.game)
+                .bind(&t.variant)
+                .bind(&t.format)
+                .bind(t.rounds)
+                .bind(t.deals)
+                .bind(t.duplicate)
+                .bind(t.seats)
+                .bind(t.move_ms)
+                .bind(t.budget_ms)
+                .bind(t.starts_at)
+                .bind(t.seed)
+                .bind(t.all_bots)
+                .bind(t.created_by)
+                .bind($crate::now())
+                .fetch_one(&mut *tx)
+                .await;
+                let id = match r {
+                    Ok(id) => id,
+                    Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                        return Err($crate::StoreError::NameTaken)
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                for e in &t.entries {
+                    insert_entry(&mut tx, id, e).await?;
+                }
+                tx.commit().await?;
+                Ok(id)
+            }
+
+            async fn tournament_list(&self) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                let rows = sqlx::query_as(&format!("SELECT {TOURNAMENT} FROM tournaments ORDER BY id DESC"))
+                    .fetch_all(&self.$read)
+                    .await?;
+                Ok(rows)
+            }
+
+            async fn tournament(&self, id: i64) -> Result<Option<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                let row = sqlx::query_as(&format!("SELECT {TOURNAMENT} FROM tournaments WHERE id = $1"))
+                    .bind(id)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                Ok(row)
+            }
+
+            async fn tournament_by_name(&self, name: &str) -> Result<Option<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                let row = sqlx::query_as(&format!("SELECT {TOURNAMENT} FROM tournaments WHERE name = $1"))
+                    .bind(name)
+                    .fetch_optional(&self.$read)
+                    .await?;
+                Ok(row)
+            }
+
+            async fn tournament_entries(&self, id: i64) -> Result<Vec<$crate::tournaments::EntryRow>, $crate::StoreError> {
+                let rows = sqlx::query_as(&format!(
+                    "SELECT {ENTRY} FROM tournament_entries WHERE tournament_id = $1 ORDER BY seq, bot"
+                ))
+                .bind(id)
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
+            async fn start_tournament(
+                &self,
+                id: i64,
+                entries: &[$crate::tournaments::EntryRow],
+                rounds: i64,
+                at: &str,
+            ) -> Result<(), $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                sqlx::query("DELETE FROM tournament_entries WHERE tournament_id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                for e in entries {
+                    insert_entry(&mut tx, id, e).await?;
+                }
+                sqlx::query("UPDATE tournaments SET status = 'running', rounds = $1, started_at = $2 WHERE id = $3")
+                    .bind(rounds)
+                    .bind(at)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn plan_round(
+                &self,
+                id: i64,
+                round: i64,
+                games: &[$crate::tournaments::NewTournamentGame],
+            ) -> Result<(), $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                for g in games {
+                    sqlx::query(
+                        "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status)
+                         VALUES ($1, $2, $3, $4, $5, $6, 'pending')",
+                    )
+                    .bind(id)
+                    .bind(round)
+                    .bind(g.table_no)
+                    .bind(g.game_no)
+                    .bind($crate::tournaments::join(&g.seats))
+                    .bind(g.seed)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                sqlx::query("UPDATE tournaments SET current_round = $1 WHERE id = $2")
+                    .bind(round)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn tournament_games(&self, id: i64) -> Result<Vec<$crate::tournaments::TournamentGameRow>, $crate::StoreError> {
+                let rows = sqlx::query_as(&format!(
+                    "SELECT {GAME} FROM tournament_games WHERE tournament_id = $1 ORDER BY round, table_no, game_no"
+                ))
+                .bind(id)
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
+            async fn start_tournament_game(
+                &self,
+                plan: i64,
+                game: &str,
+                bots: &[i64],
+                seed: i64,
+                started: &str,
+            ) -> Result<i64, $crate::StoreError> {
+                if bots.len() < 2 {
+                    return Err($crate::StoreError::Db(sqlx::Error::Protocol(
+                        "a game needs at least two bots".into(),
+                    )));
+                }
+                let mut tx = self.$write.begin().await?;
+                let tournament: i64 = sqlx::query_scalar("SELECT tournament_id FROM tournament_games WHERE id = $1")
+                    .bind(plan)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, tournament_id)
+                     VALUES ($1, 'running', $2, $3, $4, $5, $6, $7) RETURNING id",
+                )
+                .bind(game)
+                .bind(bots[0])
+                .bind(bots[1])
+                .bind(bots.len() as i64)
+                .bind(seed)
+                .bind(started)
+                .bind(tournament)
+                .fetch_one(&mut *tx)
+                .await?;
+                for (seat, bot) in bots.iter().enumerate() {
+                    sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES ($1, $2, $3)")
+                        .bind(id)
+                        .bind(seat as i64)
+                        .bind(bot)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                sqlx::query("UPDATE tournament_games SET status = 'running', game_id = $1 WHERE id = $2")
+                    .bind(id)
+                    .bind(plan)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(id)
+            }
+
+            async fn finish_tournament_game(&self, plan: i64, ranks: &[i64], faults: &[i64]) -> Result<(), $crate::StoreError> {
+                sqlx::query("UPDATE tournament_games SET status = 'done', ranks = $1, faults = $2 WHERE id = $3")
+                    .bind($crate::tournaments::join(ranks))
+                    .bind($crate::tournaments::join(faults))
+                    .bind(plan)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
+            }
+
+            async fn reset_tournament_game(&self, plan: i64) -> Result<(), $crate::StoreError> {
+                sqlx::query("UPDATE tournament_games SET status = 'pending', game_id = NULL WHERE id = $1 AND status <> 'done'")
+                    .bind(plan)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
+            }
+
+            async fn withdraw_entry(&self, id: i64, bot: i64, round: i64, reason: &str) -> Result<(), $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                sqlx::query("UPDATE tournament_entries SET withdrawn = $1, withdrawn_round = $2 WHERE tournament_id = $3 AND bot = $4")
+                    .bind(reason)
+                    .bind(round)
+                    .bind(id)
+                    .bind(bot)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(
+                    "UPDATE tournament_games SET status = 'void' WHERE tournament_id = $1 AND status = 'pending'
+                     AND (',' || seats || ',') LIKE $2",
+                )
+                .bind(id)
+                .bind(format!("%,{bot},%"))
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn end_tournament(&self, id: i64, status: &str, at: &str, reason: Option<&str>) -> Result<(), $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                sqlx::query("UPDATE tournaments SET status = $1, finished_at = $2, reason = $3 WHERE id = $4")
+                    .bind(status)
+                    .bind(at)
+                    .bind(reason)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("UPDATE tournament_games SET status = 'void' WHERE tournament_id = $1 AND status = 'pending'")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn bot_tournaments(&self, bot: i64) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                let rows = sqlx::query_as(&format!(
+                    "SELECT {TOURNAMENT} FROM tournaments WHERE id IN (SELECT tournament_id FROM tournament_entries WHERE bot = $1) ORDER BY id DESC"
+                ))
+                .bind(bot)
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
+            async fn deal_pending(&self, game: i64) -> Result<bool, $crate::StoreError> {
+                let n: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM tournament_games t JOIN games g ON g.id = $1
+                     WHERE g.tournament_id IS NOT NULL AND t.tournament_id = g.tournament_id
+                       AND t.seed = g.seed AND t.status IN ('pending', 'running')",
+                )
+                .bind(game)
+                .fetch_one(&self.$read)
+                .await?;
+                Ok(n > 0)
+            }
+
+            async fn tournament_game_counts(&self, id: i64) -> Result<(i64, i64, i64), $crate::StoreError> {
+                let count = |status: &'static str| {
+                    sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM games WHERE tournament_id = $1 AND status = $2")
+                        .bind(id)
+                        .bind(status)
+                        .fetch_one(&self.$read)
+                };
+                Ok((count("finished").await?, count("aborted").await?, count("running").await?))
+            }
+        }
+    };
+}

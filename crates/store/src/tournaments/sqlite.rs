@@ -1,0 +1,6 @@
+//! The tournament queries on SQLite (reads through the pool, writes through
+//! the one writer connection).
+
+use crate::SqliteStore;
+
+tournament_queries!(SqliteStore, sqlx::Sqlite, pool, writer);
