@@ -16,6 +16,8 @@ pub struct TournamentsArgs {
     command: Command,
 }
 
+// Parsed once per run: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create a tournament (organisers only).
