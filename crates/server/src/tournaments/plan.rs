@@ -43,7 +43,7 @@ impl Format {
 pub fn round_robin_rounds(n: usize) -> i64 {
     if n < 2 {
         0
-    } else if n % 2 == 0 {
+    } else if n.is_multiple_of(2) {
         n as i64 - 1
     } else {
         n as i64
@@ -53,7 +53,7 @@ pub fn round_robin_rounds(n: usize) -> i64 {
 /// The pairs of round `round` (from 1) of a round-robin of `n` players
 /// (indices), by the circle method; an odd `n` gives one player a rest.
 pub fn round_robin_pairs(n: usize, round: i64) -> Vec<(usize, usize)> {
-    let m = if n % 2 == 0 { n } else { n + 1 };
+    let m = if n.is_multiple_of(2) { n } else { n + 1 };
     if m < 2 || round < 1 {
         return Vec::new();
     }
@@ -65,7 +65,11 @@ pub fn round_robin_pairs(n: usize, round: i64) -> Vec<(usize, usize)> {
         let (a, b) = (at(i), at(m - 1 - i));
         if a < n && b < n {
             // Alternate who is seated first from round to round.
-            pairs.push(if (r + i) % 2 == 0 { (a, b) } else { (b, a) });
+            pairs.push(if (r + i).is_multiple_of(2) {
+                (a, b)
+            } else {
+                (b, a)
+            });
         }
     }
     pairs
