@@ -14,10 +14,10 @@ use crate::CliError;
 pub struct Server {
     /// The server's base URL.
     #[arg(long, env = "CROUPIER_SERVER", default_value = "http://127.0.0.1:8080")]
-    server: String,
+    pub(crate) server: String,
     /// Print the server's JSON reply instead of a summary.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
 }
 
 /// An owner's credentials.
@@ -25,10 +25,10 @@ pub struct Server {
 pub struct Owner {
     /// The owner's name.
     #[arg(long, env = "CROUPIER_OWNER")]
-    owner: String,
+    pub(crate) owner: String,
     /// The owner's password.
     #[arg(long, env = "CROUPIER_PASSWORD", hide_env_values = true)]
-    password: String,
+    pub(crate) password: String,
 }
 
 /// `croupier owner`.
@@ -127,6 +127,19 @@ enum BotsCommand {
         #[command(flatten)]
         owner: Owner,
     },
+    /// Upload a new version of a hosted bot (a program the server runs in
+    /// its sandbox; docs/hosted-bots.md). The first upload creates the bot.
+    Upload(crate::upload::UploadArgs),
+    /// List a hosted bot's versions, with why any failed validation and
+    /// their stderr.
+    Versions {
+        /// The bot's name.
+        name: String,
+        #[command(flatten)]
+        server: Server,
+        #[command(flatten)]
+        owner: Owner,
+    },
 }
 
 fn client() -> Result<reqwest::blocking::Client, CliError> {
@@ -138,7 +151,7 @@ fn client() -> Result<reqwest::blocking::Client, CliError> {
 }
 
 /// Sends a request and returns the JSON reply, or the server's reason.
-fn call(
+pub(crate) fn call(
     server: &Server,
     method: reqwest::Method,
     path: &str,
@@ -194,7 +207,7 @@ fn describe(b: &Value) -> String {
     line
 }
 
-fn print(server: &Server, v: &Value, summary: impl FnOnce(&Value) -> String) {
+pub(crate) fn print(server: &Server, v: &Value, summary: impl FnOnce(&Value) -> String) {
     if server.json {
         println!("{v}");
     } else {
@@ -222,6 +235,12 @@ pub fn owner(args: OwnerArgs) -> Result<ExitCode, CliError> {
 pub fn bots(args: BotsArgs) -> Result<ExitCode, CliError> {
     use reqwest::Method;
     match args.command {
+        BotsCommand::Upload(a) => return crate::upload::upload(a),
+        BotsCommand::Versions {
+            name,
+            server,
+            owner,
+        } => return crate::upload::versions(&name, &server, &owner),
         BotsCommand::Register {
             server,
             owner,

@@ -190,6 +190,8 @@ pub struct Ladder {
     config: LadderConfig,
     house: Vec<(GameKind, BotId, String, String)>,
     state: Mutex<State>,
+    /// Hosted bots (issue 12 hook), set by `enable_hosted`.
+    pub(crate) hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -244,6 +246,7 @@ impl Ladder {
             config,
             house,
             state: Mutex::new(State::default()),
+            hosted: std::sync::OnceLock::new(),
         })
     }
 
@@ -319,6 +322,8 @@ impl Ladder {
                     .mailboxes
                     .peek(b.id)
                     .is_some_and(|m| m.waiting(self.config.poll_grace)),
+                // Issue 12 hook: hosted bots with an active version.
+                BotKind::Hosted => self.hosted.get().is_some_and(|h| h.ready(b.id)),
                 BotKind::Rest | BotKind::House => false,
             })
             .cloned()
@@ -517,6 +522,10 @@ impl Ladder {
                         self.play_game::<SkullWhist>(&g, &table, seed, &live).await
                     }
                 };
+                // Issue 12 hook: hosted bots' versions and stderr.
+                if let Some(h) = self.hosted.get() {
+                    h.match_over(id, &ids).await;
+                }
                 match played {
                     Ok(record) => self.finish(id, &ids, &table, &record).await,
                     Err(e) => {
@@ -579,6 +588,11 @@ impl Ladder {
                 Link::Custom(Arc::new(PullConnector(self.mailboxes.get(b.id)))),
                 DialectKind::Croupier,
             )),
+            // Issue 12 hook: a hosted bot's newest active version.
+            BotKind::Hosted => match self.hosted.get() {
+                Some(h) => h.link(b),
+                None => Err(format!("bot {}: hosted bots are off", b.name)),
+            },
             BotKind::Rest | BotKind::House => Err(format!("bot {} is not an HTTP bot", b.name)),
         }
     }
