@@ -45,12 +45,27 @@ pub struct UploadArgs {
     owner: Owner,
 }
 
+/// A bot name goes into the URL's path: only the characters names have.
+fn check_name(name: &str) -> Result<(), CliError> {
+    let ok = !name.is_empty()
+        && name.len() <= 32
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!("'{name}' is not a bot name")))
+    }
+}
+
 fn failed(why: String) -> CliError {
     CliError::Failed(anyhow::anyhow!(why))
 }
 
 /// Runs `croupier bots upload`.
 pub fn upload(a: UploadArgs) -> Result<ExitCode, CliError> {
+    check_name(&a.name)?;
     let file_name = a
         .file
         .file_name()
@@ -172,6 +187,7 @@ pub fn upload(a: UploadArgs) -> Result<ExitCode, CliError> {
 
 /// Runs `croupier bots versions`.
 pub fn versions(name: &str, server: &Server, owner: &Owner) -> Result<ExitCode, CliError> {
+    check_name(name)?;
     let v = call(
         server,
         reqwest::Method::GET,

@@ -10,6 +10,9 @@ use croupier_arena::transport::{Conn, Connector, TransportError};
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 
+/// Where runtimes are looked for (the sandbox's own `PATH`).
+const SYSTEM_BIN: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
+
 /// Bytes of stderr kept per bot and match (the most recent ones).
 pub const STDERR_KEEP: usize = 64 * 1024;
 
@@ -70,8 +73,13 @@ impl Runtime {
     pub fn command(self, dir: &Path, entry: &str) -> Result<Vec<String>, String> {
         let file = dir.join(entry);
         let path = |p: &Path| p.to_string_lossy().into_owned();
+        // Only the system's own programs: the sandbox shows `/usr` and `/bin`,
+        // not the organiser's home (where version managers put shims).
         let tool = |name: &str| {
-            croupier_arena::spec::find_program(name)
+            SYSTEM_BIN
+                .iter()
+                .map(|d| Path::new(d).join(name))
+                .find(|p| p.is_file())
                 .map(|p| path(&p))
                 .ok_or_else(|| format!("the runtime {name} is not installed on this server"))
         };
