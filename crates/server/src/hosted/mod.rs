@@ -47,6 +47,9 @@ pub const DIALECTS: [DialectKind; 4] = [
     DialectKind::Croupier,
 ];
 
+/// A version in a ladder match, and its stderr so far.
+type Playing = (i64, Arc<Mutex<Tail>>);
+
 /// Hosted bots: their files, active versions and per-match logs.
 pub struct Hosted {
     store: Arc<dyn Store>,
@@ -55,7 +58,7 @@ pub struct Hosted {
     /// The newest active version of each hosted bot, with its command.
     active: Mutex<HashMap<BotId, (BotVersion, Vec<String>)>>,
     /// The stderr logs of the ladder matches in progress, by bot.
-    playing: Mutex<HashMap<BotId, (i64, Arc<Mutex<Tail>>)>>,
+    playing: Mutex<HashMap<BotId, Playing>>,
 }
 
 impl std::fmt::Debug for Hosted {
