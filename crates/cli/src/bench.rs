@@ -58,6 +58,11 @@ pub struct BenchArgs {
     /// Threads for `strong`'s search (`bench strength`).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
+    /// `bench subprocess`: `strict` measures bot programs in the sandbox
+    /// beside the same measures without it (the baseline); `off` only the
+    /// baseline.
+    #[arg(long, value_enum)]
+    sandbox: Option<crate::sandbox::SandboxMode>,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -185,7 +190,16 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
         "subprocess" => {
+            let sandbox = match args.sandbox {
+                Some(crate::sandbox::SandboxMode::Strict) => {
+                    Some(crate::sandbox::resolve(crate::sandbox::SandboxMode::Strict)?)
+                }
+                _ => None,
+            };
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
+            if args.sandbox.is_some() {
+                crate::bench_sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
+            }
             return Ok(ExitCode::SUCCESS);
         }
         "http" => {

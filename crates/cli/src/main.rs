@@ -4,6 +4,7 @@
 mod bench;
 mod bench_flood;
 mod bench_http;
+mod bench_sandbox;
 mod bench_server;
 mod bench_server_stats;
 mod bench_strength;
@@ -19,6 +20,7 @@ mod replay;
 mod sandbox;
 mod serve;
 mod tournament;
+mod upload;
 
 use std::process::ExitCode;
 

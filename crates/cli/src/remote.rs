@@ -25,10 +25,10 @@ pub struct Server {
 pub struct Owner {
     /// The owner's name.
     #[arg(long, env = "CROUPIER_OWNER")]
-    owner: String,
+    pub(crate) owner: String,
     /// The owner's password.
     #[arg(long, env = "CROUPIER_PASSWORD", hide_env_values = true)]
-    password: String,
+    pub(crate) password: String,
 }
 
 /// `croupier owner`.
@@ -120,6 +120,19 @@ enum BotsCommand {
     },
     /// Issue a new token for a pull bot (the old one stops working).
     Token {
+        /// The bot's name.
+        name: String,
+        #[command(flatten)]
+        server: Server,
+        #[command(flatten)]
+        owner: Owner,
+    },
+    /// Upload a new version of a hosted bot (a program the server runs in
+    /// its sandbox; docs/hosted-bots.md). The first upload creates the bot.
+    Upload(crate::upload::UploadArgs),
+    /// List a hosted bot's versions, with why any failed validation and
+    /// their stderr.
+    Versions {
         /// The bot's name.
         name: String,
         #[command(flatten)]
@@ -222,6 +235,12 @@ pub fn owner(args: OwnerArgs) -> Result<ExitCode, CliError> {
 pub fn bots(args: BotsArgs) -> Result<ExitCode, CliError> {
     use reqwest::Method;
     match args.command {
+        BotsCommand::Upload(a) => return crate::upload::upload(a),
+        BotsCommand::Versions {
+            name,
+            server,
+            owner,
+        } => return crate::upload::versions(&name, &server, &owner),
         BotsCommand::Register {
             server,
             owner,

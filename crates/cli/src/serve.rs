@@ -67,6 +67,33 @@ pub struct ServeArgs {
     /// file's tournament_share, else 0.75.
     #[arg(long, value_name = "SHARE")]
     tournament_share: Option<f64>,
+    /// Folder for the programs owners upload as hosted bots (docs/hosted-bots.md).
+    /// Default: `NAME-bot-files` beside a SQLite database `NAME.db`, or
+    /// `croupier-bot-files` in the working folder for PostgreSQL.
+    #[arg(long, value_name = "DIR")]
+    bot_files: Option<std::path::PathBuf>,
+}
+
+/// The bot-files folder: given, or beside the database.
+fn bot_files(args: &ServeArgs) -> std::path::PathBuf {
+    if let Some(dir) = &args.bot_files {
+        return dir.clone();
+    }
+    let file = args
+        .database
+        .strip_prefix("sqlite://")
+        .or_else(|| args.database.strip_prefix("sqlite:"))
+        .filter(|f| !f.starts_with(':') && !f.is_empty())
+        .map(|f| std::path::Path::new(f.split('?').next().unwrap_or(f)));
+    match file {
+        Some(f) => {
+            let stem = f
+                .file_stem()
+                .map_or("croupier".into(), |s| s.to_string_lossy().into_owned());
+            f.with_file_name(format!("{stem}-bot-files"))
+        }
+        None => std::path::PathBuf::from("croupier-bot-files"),
+    }
 }
 
 fn ladder_config(
@@ -107,6 +134,7 @@ fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
 
 /// Runs the server until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
+    let mut hosted_ok = false;
     let config = ServerConfig {
         hub: HubConfig {
             session_idle: seconds("session-idle", args.session_idle)?,
@@ -123,21 +151,25 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         house_pause: Duration::from_millis(args.house_pause_ms),
         ladder: ladder_config(&args)?,
         allow_private_bot_urls: args.allow_private_bot_urls,
-        // The server starts no bot programs yet (hosted bots come with issue
-        // 12), so where the sandbox cannot work the server still runs: the
+        // Only hosted bots are programs the server starts, so where the
+        // sandbox cannot work the server still runs without them: the
         // README's first command must work on a machine without bubblewrap.
         sandbox: match crate::sandbox::resolve(args.sandbox) {
-            Ok(sandbox) => sandbox,
+            Ok(sandbox) => {
+                hosted_ok = true;
+                sandbox
+            }
             Err(e) => {
                 let why = match e {
                     CliError::Usage(why) => why,
                     CliError::Failed(e) => e.to_string(),
                 };
-                eprintln!("warning: {why}; this server starts no bot programs yet, so it runs on");
+                eprintln!("warning: {why}; the server runs on without hosted bots");
                 croupier_arena::transport::process::Sandbox::Off
             }
         },
     };
+    let bot_files = bot_files(&args);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
@@ -170,6 +202,19 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                     Err(e) => return Err(CliError::Failed(e.into())),
                 }
             }
+        }
+        if hosted_ok {
+            croupier_server::enable_hosted(
+                &state,
+                croupier_server::hosted::HostedConfig {
+                    dir: bot_files.clone(),
+                    sandbox: config.sandbox.clone(),
+                    move_time: Default::default(),
+                },
+            )
+            .await
+            .map_err(CliError::Usage)?;
+            tracing::info!("hosted bots: uploads kept in {}", bot_files.display());
         }
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await

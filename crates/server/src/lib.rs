@@ -8,6 +8,7 @@
 pub mod api;
 pub mod auth;
 mod docs;
+pub mod hosted;
 pub mod house;
 pub mod hub;
 pub mod ladder;
@@ -52,6 +53,8 @@ pub struct AppState {
     pub allow_private_bot_urls: bool,
     /// Tournaments (issue 15), when the ladder runs.
     pub tournaments: Option<Arc<tournaments::Tournaments>>,
+    /// Hosted bots, once [`enable_hosted`] has run (issue 12).
+    pub hosted: std::sync::OnceLock<Arc<hosted::Hosted>>,
 }
 
 /// The server's settings.
@@ -101,6 +104,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/{method}/", get(api::get).post(api::post))
         .merge(v1::routes())
         .merge(tournaments::api::routes())
+        .merge(hosted::api::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
@@ -190,9 +194,37 @@ pub async fn prepare(
             ladder,
             allow_private_bot_urls: config.allow_private_bot_urls,
             tournaments,
+            hosted: std::sync::OnceLock::new(),
         }),
         house,
     ))
+}
+
+/// Turns hosted bots on (issue 12): uploads are kept in `config.dir`, and
+/// the ladder plays their active versions. Call after [`prepare`].
+pub async fn enable_hosted(
+    state: &AppState,
+    mut config: hosted::HostedConfig,
+) -> Result<(), String> {
+    if let Some(l) = &state.ladder {
+        for g in [
+            croupier_rules::GameKind::Goofspiel,
+            croupier_rules::GameKind::LoveLetter,
+            croupier_rules::GameKind::SkullWhist,
+        ] {
+            if let Some(t) = l.move_time(g) {
+                config.move_time.entry(g).or_insert(t);
+            }
+        }
+    }
+    let h = Arc::new(hosted::Hosted::new(Arc::clone(state.hub.store()), config).await?);
+    if let Some(l) = &state.ladder {
+        let _ = l.hosted.set(Arc::clone(&h));
+    }
+    state
+        .hosted
+        .set(h)
+        .map_err(|_| "hosted bots are already enabled".to_string())
 }
 
 /// Serves the API on `listener` with the house bots playing, until

@@ -34,7 +34,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 pub struct V1Error(StatusCode, String, &'static str);
 
 impl V1Error {
-    fn new(status: StatusCode, why: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, why: impl Into<String>) -> Self {
         V1Error(status, why.into(), "Basic realm=\"croupier\"")
     }
     fn bearer(why: &str) -> Self {
@@ -44,7 +44,7 @@ impl V1Error {
             "Bearer realm=\"croupier\"",
         )
     }
-    fn bad(why: impl Into<String>) -> Self {
+    pub(crate) fn bad(why: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, why)
     }
 }
@@ -162,7 +162,7 @@ async fn pull_bot(state: &AppState, headers: &HeaderMap) -> Result<BotInfo, V1Er
         .ok_or_else(|| unauthorized("unknown bot token"))
 }
 
-fn view(b: &BotInfo) -> Value {
+pub(crate) fn view(b: &BotInfo) -> Value {
     json!({
         "id": b.id,
         "name": b.name,
@@ -334,7 +334,11 @@ async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, byte
     Ok((StatusCode::CREATED, Json(v)).into_response())
 }
 
-async fn owned(state: &AppState, owner: &OwnerRow, name: &str) -> Result<BotInfo, V1Error> {
+pub(crate) async fn owned(
+    state: &AppState,
+    owner: &OwnerRow,
+    name: &str,
+) -> Result<BotInfo, V1Error> {
     let bots = state.hub.store().remote_bots().await?;
     bots.into_iter()
         .find(|b| b.name == name && b.owner == Some(owner.id))

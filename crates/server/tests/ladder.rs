@@ -343,6 +343,8 @@ fn the_openapi_document_describes_every_v1_route() {
         "/v1/messages",
         "/v1/answer",
         "/v1/me",
+        "/v1/bots/{name}/versions",
+        "/v1/bots/{name}/stderr",
     ] {
         assert!(doc["paths"][path].is_object(), "{path} missing");
     }
@@ -353,6 +355,43 @@ fn the_openapi_document_describes_every_v1_route() {
         let name = &part[..part.find('"').unwrap()];
         assert!(doc["components"]["schemas"][name].is_object(), "{name}");
     }
+}
+
+#[test]
+fn uploads_to_a_server_without_hosted_bots_are_refused_with_a_reason() {
+    let srv = TestServer::start();
+    let (status, _) = v1(
+        &srv,
+        reqwest::Method::POST,
+        "/v1/owners",
+        None,
+        Some(json!({"name": "hoster", "password": "pw-123456"})),
+    );
+    assert_eq!(status, 201);
+    let r = srv
+        .client
+        .post(format!(
+            "{}/v1/bots/hb/versions?file=bot.py&runtime=python3&dialect=gops&game=goofspiel",
+            srv.base
+        ))
+        .basic_auth("hoster", Some("pw-123456"))
+        .body("print(1)")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 503);
+    let v: Value = r.json().unwrap();
+    assert!(v["error"].as_str().unwrap().contains("--bot-files"), "{v}");
+    // Anonymous uploads are refused before anything else.
+    let r = srv
+        .client
+        .post(format!(
+            "{}/v1/bots/hb/versions?file=bot.py&runtime=python3&dialect=gops",
+            srv.base
+        ))
+        .body("print(1)")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
 }
 
 /// An in-process HTTP bot server; returns its base URL.

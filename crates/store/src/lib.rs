@@ -5,11 +5,13 @@
 //! PostgreSQL. [`open`] picks one by the URL's scheme.
 
 pub mod group;
+pub mod hosted;
 mod postgres;
 pub mod ratings;
 mod record;
 pub mod scratch;
 mod sqlite;
+mod sqlite_hosted;
 mod sqlite_web;
 pub mod tournaments;
 pub mod web;
@@ -136,6 +138,9 @@ pub enum BotKind {
     Push,
     /// A client of the `/v1` pull API.
     Pull,
+    /// A program uploaded by its owner, run by the server in the sandbox
+    /// (its versions are in [`hosted`]).
+    Hosted,
 }
 
 impl BotKind {
@@ -146,14 +151,21 @@ impl BotKind {
             BotKind::House => "house",
             BotKind::Push => "push",
             BotKind::Pull => "pull",
+            BotKind::Hosted => "hosted",
         }
     }
 
     /// Reads a kind's name.
     pub fn parse(s: &str) -> Option<BotKind> {
-        [BotKind::Rest, BotKind::House, BotKind::Push, BotKind::Pull]
-            .into_iter()
-            .find(|k| k.name() == s)
+        [
+            BotKind::Rest,
+            BotKind::House,
+            BotKind::Push,
+            BotKind::Pull,
+            BotKind::Hosted,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
     }
 }
 
@@ -271,7 +283,7 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// Registers a push or pull bot; fails with [`StoreError::NameTaken`] if
     /// a bot of that name exists.
     async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError>;
-    /// Every push and pull bot.
+    /// Every push, pull and hosted bot.
     async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError>;
     /// A bot by id.
     async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError>;
@@ -298,6 +310,41 @@ pub trait Store: WebReads + Send + Sync + 'static {
 
     /// Tournaments (issue 15): their entries, planned games and results.
     fn tournaments(&self) -> &dyn TournamentStore;
+    // Hosted bots (issue 12).
+    /// Records a new version of a hosted bot (numbered after its newest)
+    /// and its file, in `validating` state.
+    async fn add_bot_version(
+        &self,
+        v: &hosted::NewVersion,
+    ) -> Result<hosted::BotVersion, StoreError>;
+    /// Sets a version's state, with why it failed and its stderr tail.
+    async fn set_version_status(
+        &self,
+        id: i64,
+        status: &str,
+        reason: Option<&str>,
+        stderr: Option<&str>,
+    ) -> Result<(), StoreError>;
+    /// A bot's versions, newest first.
+    async fn bot_versions(&self, bot: BotId) -> Result<Vec<hosted::BotVersion>, StoreError>;
+    /// A bot's newest active version.
+    async fn active_version(&self, bot: BotId) -> Result<Option<hosted::BotVersion>, StoreError>;
+    /// Records which version of a hosted bot played a game, and its stderr.
+    async fn add_hosted_match(
+        &self,
+        game: GameId,
+        bot: BotId,
+        version: i64,
+        stderr: &str,
+    ) -> Result<(), StoreError>;
+    /// A hosted bot's most recent games with their stderr, newest first.
+    async fn hosted_matches(
+        &self,
+        bot: BotId,
+        limit: i64,
+    ) -> Result<Vec<hosted::MatchStderr>, StoreError>;
+    /// The hosted bots of a game and the versions that played it.
+    async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError>;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing), or
@@ -357,7 +404,13 @@ mod tests {
 
     #[test]
     fn a_stored_kind_reads_back_and_an_unknown_one_is_an_error() {
-        for kind in [BotKind::Rest, BotKind::House, BotKind::Push, BotKind::Pull] {
+        for kind in [
+            BotKind::Rest,
+            BotKind::House,
+            BotKind::Push,
+            BotKind::Pull,
+            BotKind::Hosted,
+        ] {
             assert_eq!(BotKind::try_from(kind.name().to_string()).ok(), Some(kind));
         }
         let err = BotKind::try_from("robot".to_string()).err();

@@ -233,7 +233,7 @@ impl Store for SqliteStore {
 
     async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull') ORDER BY id"
+            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull', 'hosted') ORDER BY id"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -313,6 +313,56 @@ impl Store for SqliteStore {
 
     fn tournaments(&self) -> &dyn crate::TournamentStore {
         self
+    }
+
+    async fn add_bot_version(
+        &self,
+        v: &crate::hosted::NewVersion,
+    ) -> Result<crate::hosted::BotVersion, StoreError> {
+        crate::sqlite_hosted::add_version(&self.writer, v).await
+    }
+
+    async fn set_version_status(
+        &self,
+        id: i64,
+        status: &str,
+        reason: Option<&str>,
+        stderr: Option<&str>,
+    ) -> Result<(), StoreError> {
+        crate::sqlite_hosted::set_status(&self.writer, id, status, reason, stderr).await
+    }
+
+    async fn bot_versions(&self, bot: BotId) -> Result<Vec<crate::hosted::BotVersion>, StoreError> {
+        crate::sqlite_hosted::versions(&self.pool, bot).await
+    }
+
+    async fn active_version(
+        &self,
+        bot: BotId,
+    ) -> Result<Option<crate::hosted::BotVersion>, StoreError> {
+        crate::sqlite_hosted::active(&self.pool, bot).await
+    }
+
+    async fn add_hosted_match(
+        &self,
+        game: GameId,
+        bot: BotId,
+        version: i64,
+        stderr: &str,
+    ) -> Result<(), StoreError> {
+        crate::sqlite_hosted::add_match(&self.writer, game, bot, version, stderr).await
+    }
+
+    async fn hosted_matches(
+        &self,
+        bot: BotId,
+        limit: i64,
+    ) -> Result<Vec<crate::hosted::MatchStderr>, StoreError> {
+        crate::sqlite_hosted::matches(&self.pool, bot, limit).await
+    }
+
+    async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError> {
+        crate::sqlite_hosted::game_versions(&self.pool, game).await
     }
 }
 

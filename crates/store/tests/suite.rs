@@ -6,6 +6,7 @@
 mod common;
 
 use common::Db;
+use croupier_store::hosted::{NewVersion, ACTIVE, FAILED};
 use croupier_store::web::{GameFilter, ImportGame};
 use croupier_store::{BotKind, GameEnd, NewBot, SqliteStore, Store, StoreError, WebReads};
 
@@ -23,6 +24,7 @@ on_both_backends!(
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
+    hosted_bots_keep_versions_files_and_match_stderr,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -785,4 +787,89 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
         .unwrap();
     assert_eq!(s.bot_stats(a).await.unwrap().len(), 1);
     assert!(!t.deal_pending(l).await.unwrap());
+}
+
+fn version(bot: i64, hash: &str) -> NewVersion {
+    NewVersion {
+        bot,
+        file_hash: hash.into(),
+        file_size: 120,
+        file_name: "bot.py".into(),
+        runtime: "python3".into(),
+        entry: "bot.py".into(),
+        dialect: "gops".into(),
+    }
+}
+
+async fn hosted_bots_keep_versions_files_and_match_stderr(db: Db) {
+    let s = db.open().await;
+    let owner = s.create_owner("olga", "h").await.unwrap();
+    let bot = s
+        .create_remote_bot(&remote("hosty", BotKind::Hosted, owner, None))
+        .await
+        .unwrap();
+    let other = s
+        .create_remote_bot(&remote("other", BotKind::Hosted, owner, None))
+        .await
+        .unwrap();
+    // Listed with the remote bots, of its own kind.
+    let listed = s.remote_bots().await.unwrap();
+    let hosty = listed.iter().find(|b| b.id == bot).unwrap();
+    assert_eq!(hosty.kind, BotKind::Hosted);
+    // Versions number from 1 per bot; the same file twice is one file row.
+    let v1 = s.add_bot_version(&version(bot, "aa")).await.unwrap();
+    let v2 = s.add_bot_version(&version(bot, "aa")).await.unwrap();
+    let w1 = s.add_bot_version(&version(other, "bb")).await.unwrap();
+    assert_eq!((v1.version, v2.version, w1.version), (1, 2, 1));
+    assert_eq!(v1.status, "validating");
+    assert_eq!(s.active_version(bot).await.unwrap(), None);
+    // The newest active version plays; a failed one keeps its reason.
+    s.set_version_status(v1.id, ACTIVE, None, Some("hello"))
+        .await
+        .unwrap();
+    s.set_version_status(v2.id, FAILED, Some("crashed"), Some("Traceback"))
+        .await
+        .unwrap();
+    let active = s.active_version(bot).await.unwrap().unwrap();
+    assert_eq!(active.version, 1);
+    let all = s.bot_versions(bot).await.unwrap();
+    assert_eq!(
+        all.iter()
+            .map(|v| (v.version, v.status.as_str(), v.reason.as_deref()))
+            .collect::<Vec<_>>(),
+        vec![(2, "failed", Some("crashed")), (1, "active", None)]
+    );
+    assert_eq!(all[0].stderr.as_deref(), Some("Traceback"));
+    // A third version activated replaces the first on the ladder.
+    let v3 = s.add_bot_version(&version(bot, "cc")).await.unwrap();
+    s.set_version_status(v3.id, ACTIVE, None, None)
+        .await
+        .unwrap();
+    assert_eq!(s.active_version(bot).await.unwrap().unwrap().version, 3);
+    // Games keep the version that played them, and its stderr.
+    let house = s
+        .ensure_house_bot("house-random-goofspiel", "goofspiel")
+        .await
+        .unwrap();
+    let g1 = s
+        .start_game("goofspiel", &[bot, house], 1, "t1")
+        .await
+        .unwrap();
+    let g2 = s
+        .start_game("goofspiel", &[house, bot], 2, "t2")
+        .await
+        .unwrap();
+    s.add_hosted_match(g1, bot, 1, "first").await.unwrap();
+    s.add_hosted_match(g2, bot, 3, "").await.unwrap();
+    let m = s.hosted_matches(bot, 10).await.unwrap();
+    assert_eq!(
+        m.iter()
+            .map(|m| (m.game_id, m.version, m.stderr.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(g2, 3, ""), (g1, 1, "first")]
+    );
+    assert_eq!(s.hosted_matches(bot, 1).await.unwrap().len(), 1);
+    assert!(s.hosted_matches(other, 10).await.unwrap().is_empty());
+    assert_eq!(s.game_versions(g1).await.unwrap(), vec![(bot, 1)]);
+    assert_eq!(s.game_versions(g2).await.unwrap(), vec![(bot, 3)]);
 }

@@ -62,6 +62,8 @@ pub struct Ladder {
     state: Mutex<State>,
     /// Issue 15 hook: capacity shared with the tournaments.
     capacity: std::sync::OnceLock<Arc<crate::tournaments::Capacity>>,
+    /// Hosted bots (issue 12 hook), set by `enable_hosted`.
+    pub(crate) hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -114,6 +116,7 @@ impl Ladder {
             house,
             state: Mutex::new(State::default()),
             capacity: std::sync::OnceLock::new(),
+            hosted: std::sync::OnceLock::new(),
         })
     }
 
@@ -208,6 +211,8 @@ impl Ladder {
                         .mailboxes
                         .peek(b.id)
                         .is_some_and(|m| m.waiting(self.config.poll_grace)),
+                    // Issue 12 hook: hosted bots with an active version.
+                    BotKind::Hosted => self.hosted.get().is_some_and(|h| h.ready(b.id)),
                     BotKind::Rest | BotKind::House => false,
                 }
         };
@@ -265,6 +270,10 @@ impl Ladder {
                         self.play_game::<SkullWhist>(&g, &table, seed, &live).await
                     }
                 };
+                // Issue 12 hook: hosted bots' versions and stderr.
+                if let Some(h) = self.hosted.get() {
+                    h.match_over(id, &ids).await;
+                }
                 match played {
                     Ok(record) => self.finish(id, &ids, &table, &record).await,
                     Err(e) => {
@@ -288,7 +297,8 @@ impl Ladder {
         live: &LiveConfig,
     ) -> Result<Record, String> {
         let variant = parse_variant::<G>(g.variant.as_deref()).map_err(|e| e.to_string())?;
-        let mut seats = seats::live_seats::<G>(table, &self.http, &self.mailboxes)?;
+        let mut seats =
+            seats::live_seats::<G>(table, &self.http, &self.mailboxes, self.hosted.get())?;
         play_live::<G>(&variant, seed, &mut seats, live)
             .await
             .map_err(|e| e.to_string())

@@ -53,6 +53,7 @@ pub(super) fn live_seats<G: Builtins>(
     table: &[Entrant],
     http: &Arc<HttpClient>,
     mailboxes: &Mailboxes,
+    hosted: Option<&Arc<crate::hosted::Hosted>>,
 ) -> Result<Vec<LiveSeat<G>>, String> {
     let mut seats: Vec<LiveSeat<G>> = Vec::with_capacity(table.len());
     for e in table {
@@ -62,7 +63,7 @@ pub(super) fn live_seats<G: Builtins>(
                 G::builtin(strategy).map_err(|e| e.to_string())?,
             ),
             Entrant::Remote(b) => {
-                let (link, dialect) = link(b, http, mailboxes)?;
+                let (link, dialect) = link(b, http, mailboxes, hosted)?;
                 remote_seat::<G>(SeatInfo::named(b.name.clone()), link, dialect)
             }
         });
@@ -75,6 +76,7 @@ fn link(
     b: &BotInfo,
     http: &Arc<HttpClient>,
     mailboxes: &Mailboxes,
+    hosted: Option<&Arc<crate::hosted::Hosted>>,
 ) -> Result<(Link, DialectKind), String> {
     let dialect: DialectKind = b
         .dialect
@@ -96,6 +98,11 @@ fn link(
             Link::Custom(Arc::new(PullConnector(mailboxes.get(b.id)))),
             DialectKind::Croupier,
         )),
+        // Issue 12 hook: a hosted bot's newest active version.
+        BotKind::Hosted => match hosted {
+            Some(h) => h.link(b),
+            None => Err(format!("bot {}: hosted bots are off", b.name)),
+        },
         BotKind::Rest | BotKind::House => Err(format!("bot {} is not an HTTP bot", b.name)),
     }
 }

@@ -286,12 +286,14 @@ async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
         let playable = match info.kind {
             BotKind::Push | BotKind::Pull => true,
             BotKind::House => runner.house_strategy(game, name).is_some(),
-            BotKind::Rest => false,
+            // Hosted programs cannot enter tournaments yet (`play::link`
+            // has no arm for them); REST clients are not seats of a runner.
+            BotKind::Rest | BotKind::Hosted => false,
         };
         if !playable {
             return fail(
                 StatusCode::BAD_REQUEST,
-                format!("entries: '{name}' cannot play here (push, pull and this server's house bots can)"),
+                format!("entries: '{name}' cannot play here (push, pull and this server's house bots can; hosted bots not yet)"),
             );
         }
         t.entries.push(EntryRow {

@@ -60,6 +60,10 @@ pub fn link(e: &EntryRow, reach: &Reach<'_>) -> Result<(Link, DialectKind), Stri
             DialectKind::Croupier,
         )),
         BotKind::House | BotKind::Rest => Err(format!("bot {} is not reached over a link", e.name)),
+        BotKind::Hosted => Err(format!(
+            "bot {}: hosted bots cannot play in tournaments yet",
+            e.name
+        )),
     }
 }
 

@@ -114,12 +114,20 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
         _ => None,
     };
     let last_games = store.games_page(&filter, 0, RECENT).await?;
+    let mut profile = profile(store, bot.id, &last_games).await?;
+    // Issue 12 hook: a hosted bot's version is the one the ladder plays.
+    if let Some(v) = state.hosted.get().and_then(|h| h.active_version(bot.id)) {
+        profile.version = Some(format!(
+            "{v} (hosted; its owner sees all versions at /bots/{}/versions)",
+            bot.name
+        ));
+    }
     Ok(BotData {
         owner: store.owner_name(bot.id).await?,
         health,
         last_seen,
         move_limit_ms: move_limit.map(|d| d.as_secs_f64() * 1000.0),
-        profile: profile(store, bot.id, &last_games).await?,
+        profile,
         opponents: store
             .opponents(bot.id, 10)
             .await?

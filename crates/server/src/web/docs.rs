@@ -111,6 +111,14 @@ pub const DOCS: &[Doc] = &[
         dir: "",
         text: include_str!("../../../../docs/records.md"),
     },
+    Doc {
+        name: "hosted-bots",
+        title: "Hosted bots",
+        summary:
+            "Uploading a bot program the server runs in its sandbox: versions, validation, stderr.",
+        dir: "",
+        text: include_str!("../../../../docs/hosted-bots.md"),
+    },
 ];
 
 /// The "Start here" page for bot authors: `docs/start-here.md`, with each

@@ -2,6 +2,7 @@
 //! migrator takes an advisory lock, so instances may start together), and
 //! the hot-path writes through the same [`GroupCommit`] writer as SQLite.
 
+mod hosted;
 mod ratings;
 mod web;
 
@@ -231,7 +232,7 @@ impl Store for PgStore {
 
     async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull') ORDER BY id"
+            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull', 'hosted') ORDER BY id"
         ))
         .fetch_all(&self.pool)
         .await?;
@@ -311,6 +312,56 @@ impl Store for PgStore {
 
     fn tournaments(&self) -> &dyn crate::TournamentStore {
         self
+    }
+
+    async fn add_bot_version(
+        &self,
+        v: &crate::hosted::NewVersion,
+    ) -> Result<crate::hosted::BotVersion, StoreError> {
+        hosted::add_version(&self.pool, v).await
+    }
+
+    async fn set_version_status(
+        &self,
+        id: i64,
+        status: &str,
+        reason: Option<&str>,
+        stderr: Option<&str>,
+    ) -> Result<(), StoreError> {
+        hosted::set_status(&self.pool, id, status, reason, stderr).await
+    }
+
+    async fn bot_versions(&self, bot: BotId) -> Result<Vec<crate::hosted::BotVersion>, StoreError> {
+        hosted::versions(&self.pool, bot).await
+    }
+
+    async fn active_version(
+        &self,
+        bot: BotId,
+    ) -> Result<Option<crate::hosted::BotVersion>, StoreError> {
+        hosted::active(&self.pool, bot).await
+    }
+
+    async fn add_hosted_match(
+        &self,
+        game: GameId,
+        bot: BotId,
+        version: i64,
+        stderr: &str,
+    ) -> Result<(), StoreError> {
+        hosted::add_match(&self.pool, game, bot, version, stderr).await
+    }
+
+    async fn hosted_matches(
+        &self,
+        bot: BotId,
+        limit: i64,
+    ) -> Result<Vec<crate::hosted::MatchStderr>, StoreError> {
+        hosted::matches(&self.pool, bot, limit).await
+    }
+
+    async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError> {
+        hosted::game_versions(&self.pool, game).await
     }
 }
 

@@ -229,6 +229,12 @@ impl BotProcess {
         self.stderr.lock().map(|l| l.tail()).unwrap_or_default()
     }
 
+    /// The bot's stderr log, shared with the task that fills it (it keeps
+    /// filling until the bot's last process closes its stderr).
+    pub fn stderr_log(&self) -> Arc<Mutex<StderrLog>> {
+        Arc::clone(&self.stderr)
+    }
+
     /// Stops the bot: closes its stdin, SIGTERM to its process group, waits
     /// for the grace period, then SIGKILL; the child is always reaped.
     pub async fn terminate(mut self) {

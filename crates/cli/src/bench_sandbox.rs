@@ -1,0 +1,134 @@
+//! `croupier bench subprocess --sandbox strict|off`: what the sandbox costs.
+//! For each mode (always `off`, the baseline, and `strict` when asked) it
+//! measures in the same run: the start of a bot program (spawn to its first
+//! answer, then stopped), the round trip of one decision line, and Love
+//! Letter matches per second when every seat's program is started again
+//! for each round (as both Love Letter managers do).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use croupier_arena::series::{run_series, SeriesConfig};
+use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
+use croupier_arena::LiveConfig;
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+use serde_json::json;
+
+fn limits(sandbox: &Sandbox) -> ProcessLimits {
+    ProcessLimits {
+        sandbox: sandbox.clone(),
+        ..ProcessLimits::default()
+    }
+}
+
+fn name(sandbox: &Sandbox) -> &'static str {
+    match sandbox {
+        Sandbox::Off => "off",
+        Sandbox::Strict(_) => "strict",
+    }
+}
+
+/// Mean milliseconds from spawning `cat` to its first answer, and to its
+/// end after SIGTERM.
+async fn start(sandbox: &Sandbox, time: Duration) -> anyhow::Result<(f64, f64)> {
+    let l = limits(sandbox);
+    let line = vec!["ping".to_string()];
+    let (mut n, mut up, mut down) = (0u32, 0.0, 0.0);
+    let begin = Instant::now();
+    while begin.elapsed() < time || n < 5 {
+        let t = Instant::now();
+        let mut p = BotProcess::spawn(&["cat".to_string()], &l)?;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        p.send(&line, deadline).await?;
+        p.recv(deadline).await?;
+        up += t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        p.terminate().await;
+        down += t.elapsed().as_secs_f64() * 1e3;
+        n += 1;
+    }
+    Ok((up / f64::from(n), down / f64::from(n)))
+}
+
+/// Mean microseconds of one line to `cat` and back.
+async fn round_trip(sandbox: &Sandbox, time: Duration) -> anyhow::Result<f64> {
+    let mut p = BotProcess::spawn(&["cat".to_string()], &limits(sandbox))?;
+    let line = vec!["Competition card:  7".to_string()];
+    let (mut n, begin) = (0u64, Instant::now());
+    while begin.elapsed() < time {
+        for _ in 0..100 {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            p.send(&line, deadline).await?;
+            p.recv(deadline).await?;
+            n += 1;
+        }
+    }
+    let us = begin.elapsed().as_secs_f64() * 1e6 / n as f64;
+    p.terminate().await;
+    Ok(us)
+}
+
+/// Love Letter matches per second, four program seats started per round.
+fn loveletter(sandbox: &Sandbox, games: u64, exe: &Path) -> anyhow::Result<f64> {
+    let config = SeriesConfig::<LoveLetterVariant> {
+        variant: LoveLetterVariant::default(),
+        bots: vec!["builtin:random@loveletter".parse()?; 4],
+        games,
+        seed: 1,
+        records: None,
+        live: LiveConfig {
+            limits: limits(sandbox),
+            ..LiveConfig::default()
+        },
+        exe: exe.to_path_buf(),
+    };
+    let begin = Instant::now();
+    run_series::<LoveLetter>(&config, |_, _| {})?;
+    Ok(games as f64 / begin.elapsed().as_secs_f64())
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Runs the measures without the sandbox and, given one, with it.
+pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<()> {
+    let time = Duration::from_secs_f64(seconds);
+    let modes: Vec<Sandbox> = std::iter::once(Sandbox::Off).chain(strict).collect();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let games = ((seconds * 2.0) as u64).max(3);
+    let mut rows = Vec::new();
+    for m in &modes {
+        let (up, down) = rt.block_on(start(m, time))?;
+        let rtt = rt.block_on(round_trip(m, time))?;
+        let mps = loveletter(m, games, exe)?;
+        for (what, value) in [
+            ("process_start_ms", up),
+            ("process_stop_ms", down),
+            ("decision_round_trip_us", rtt),
+            ("loveletter_4p_matches_per_sec_reexec_per_round", mps),
+        ] {
+            println!(
+                "{}",
+                json!({"bench": "subprocess", "sandbox": name(m), "what": what, "value": round(value)})
+            );
+        }
+        rows.push((up, rtt, mps));
+    }
+    if let [off, strict] = rows.as_slice() {
+        println!(
+            "{}",
+            json!({
+                "bench": "subprocess",
+                "what": "sandbox_overhead",
+                "process_start_ms": round(strict.0 - off.0),
+                "decision_round_trip_us": round(strict.1 - off.1),
+                "loveletter_matches_per_sec_ratio": round(strict.2 / off.2),
+            })
+        );
+    }
+    Ok(())
+}

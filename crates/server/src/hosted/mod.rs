@@ -1,0 +1,178 @@
+//! Hosted bots (issue 12): owners upload a bot program (one file, or a
+//! `.tar.gz`/`.zip`) with a runtime and a dialect; every upload is a new
+//! version. A version first plays one validation match against a house
+//! bot; if it passes it becomes active, and the ladder plays the newest
+//! active version of each hosted bot as a program seat in the sandbox
+//! (`croupier serve --sandbox`). Which version played each game, and the
+//! tail of its stderr, is kept for the bot's owner only.
+//!
+//! [`files`] keeps the uploads, [`run`] starts them, [`api`] is the HTTP side.
+
+pub mod api;
+pub mod files;
+pub mod run;
+mod validate;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use croupier_arena::transport::process::Sandbox;
+use croupier_arena::transport::Link;
+use croupier_dialects::DialectKind;
+use croupier_rules::GameKind;
+use croupier_store::hosted::BotVersion;
+use croupier_store::{BotId, BotInfo, BotKind, GameId, Store};
+
+use files::Files;
+use run::{HostedConnector, Runtime, Tail};
+
+/// Settings of hosted bots.
+#[derive(Clone, Debug)]
+pub struct HostedConfig {
+    /// The bot-files folder (outside the database's).
+    pub dir: PathBuf,
+    /// How their programs are confined.
+    pub sandbox: Sandbox,
+    /// Time per decision in validation matches, by game (the ladder's).
+    pub move_time: HashMap<GameKind, Duration>,
+}
+
+/// The dialects a hosted bot may speak.
+pub const DIALECTS: [DialectKind; 4] = [
+    DialectKind::LoveLetter,
+    DialectKind::LoveLetterPostman,
+    DialectKind::Gops,
+    DialectKind::Croupier,
+];
+
+/// A version in a ladder match, and its stderr so far.
+type Playing = (i64, Arc<Mutex<Tail>>);
+
+/// Hosted bots: their files, active versions and per-match logs.
+pub struct Hosted {
+    store: Arc<dyn Store>,
+    files: Files,
+    config: HostedConfig,
+    /// The newest active version of each hosted bot, with its command.
+    active: Mutex<HashMap<BotId, (BotVersion, Vec<String>)>>,
+    /// The stderr logs of the ladder matches in progress, by bot.
+    playing: Mutex<HashMap<BotId, Playing>>,
+}
+
+impl std::fmt::Debug for Hosted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hosted")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Hosted {
+    /// Opens the bot-files folder and loads the active versions (unpacking
+    /// again any whose folder is missing).
+    pub async fn new(store: Arc<dyn Store>, config: HostedConfig) -> Result<Hosted, String> {
+        let files = Files::open(&config.dir)
+            .map_err(|e| format!("bot files folder {}: {e}", config.dir.display()))?;
+        let hosted = Hosted {
+            store,
+            files,
+            config,
+            active: Mutex::default(),
+            playing: Mutex::default(),
+        };
+        let bots = hosted
+            .store
+            .remote_bots()
+            .await
+            .map_err(|e| e.to_string())?;
+        for b in bots.iter().filter(|b| b.kind == BotKind::Hosted) {
+            let Some(v) = hosted
+                .store
+                .active_version(b.id)
+                .await
+                .map_err(|e| e.to_string())?
+            else {
+                continue;
+            };
+            match hosted.command(&v) {
+                Ok(argv) => {
+                    lock(&hosted.active).insert(b.id, (v, argv));
+                }
+                Err(e) => tracing::warn!("hosted bot {} version {}: {e}", b.name, v.version),
+            }
+        }
+        Ok(hosted)
+    }
+
+    /// The bot-files folder.
+    pub fn dir(&self) -> &Path {
+        &self.config.dir
+    }
+
+    /// The command of version `v`, its files unpacked.
+    fn command(&self, v: &BotVersion) -> Result<Vec<String>, String> {
+        let dir = self
+            .files
+            .restore(&v.file_hash, &v.file_name)
+            .map_err(|e| e.to_string())?;
+        Runtime::parse(&v.runtime)?.command(&dir, &v.entry)
+    }
+
+    /// Whether the ladder can seat bot `id` (it has an active version).
+    pub fn ready(&self, id: BotId) -> bool {
+        lock(&self.active).contains_key(&id)
+    }
+
+    /// The newest active version of bot `id`.
+    pub fn active_version(&self, id: BotId) -> Option<i64> {
+        lock(&self.active).get(&id).map(|(v, _)| v.version)
+    }
+
+    /// How the ladder reaches hosted bot `b` in its next match: its newest
+    /// active version, started in the sandbox, its stderr kept until
+    /// [`Hosted::match_over`].
+    pub fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), String> {
+        let (v, argv) = lock(&self.active)
+            .get(&b.id)
+            .cloned()
+            .ok_or_else(|| format!("hosted bot {} has no active version", b.name))?;
+        let dialect: DialectKind = v
+            .dialect
+            .parse()
+            .map_err(|e| format!("bot {}: {e}", b.name))?;
+        let conn = HostedConnector::new(argv, self.config.sandbox.clone());
+        lock(&self.playing).insert(b.id, (v.version, Arc::clone(&conn.log)));
+        Ok((Link::Custom(Arc::new(conn)), dialect))
+    }
+
+    /// Stores, for each hosted bot of game `id`, the version that played and
+    /// its stderr.
+    pub async fn match_over(&self, id: GameId, bots: &[BotId]) {
+        for bot in bots {
+            let Some((version, log)) = lock(&self.playing).remove(bot) else {
+                continue;
+            };
+            let text = lock(&log).text();
+            if let Err(e) = self.store.add_hosted_match(id, *bot, version, &text).await {
+                tracing::warn!("hosted bot {bot}: cannot store the stderr of game {id}: {e}");
+            }
+        }
+    }
+
+    /// Makes `v` the version the ladder plays (it passed validation).
+    fn activate(&self, v: BotVersion, argv: Vec<String>) {
+        let mut active = lock(&self.active);
+        let newer = active
+            .get(&v.bot)
+            .is_some_and(|(cur, _)| cur.version > v.version);
+        if !newer {
+            active.insert(v.bot, (v, argv));
+        }
+    }
+}

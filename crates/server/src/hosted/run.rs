@@ -1,0 +1,184 @@
+//! How a hosted version runs: its runtime's command, and a connector that
+//! starts it in the sandbox for each match (each round, for Love Letter)
+//! and keeps the tail of its stderr for its owner.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
+use croupier_arena::transport::{Conn, Connector, TransportError};
+use futures::future::BoxFuture;
+use tokio::time::Instant;
+
+/// Where runtimes are looked for (the sandbox's own `PATH`).
+const SYSTEM_BIN: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
+
+/// Bytes of stderr kept per bot and match (the most recent ones).
+pub const STDERR_KEEP: usize = 64 * 1024;
+
+/// The runtimes a hosted bot can use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// The entry file itself is executable (a compiled program, a script
+    /// with a `#!` line).
+    Native,
+    /// `python3 ENTRY`.
+    Python3,
+    /// `node ENTRY`.
+    Node,
+    /// `ruby ENTRY`.
+    Ruby,
+    /// `java -jar ENTRY`.
+    Java,
+}
+
+impl Runtime {
+    /// Every runtime, by name.
+    pub const ALL: [Runtime; 5] = [
+        Runtime::Native,
+        Runtime::Python3,
+        Runtime::Node,
+        Runtime::Ruby,
+        Runtime::Java,
+    ];
+
+    /// Its name in the API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Native => "native",
+            Runtime::Python3 => "python3",
+            Runtime::Node => "node",
+            Runtime::Ruby => "ruby",
+            Runtime::Java => "java",
+        }
+    }
+
+    /// Reads a name.
+    pub fn parse(s: &str) -> Result<Runtime, String> {
+        Runtime::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown runtime {:?}: use one of {}",
+                    s.chars().take(40).collect::<String>(),
+                    Runtime::ALL.map(Runtime::name).join(", ")
+                )
+            })
+    }
+
+    /// The command that runs `entry` (inside `dir`) with its working folder
+    /// `dir`. The interpreter is the server's own, under `/usr`, which the
+    /// sandbox shows read-only; `env -C` is there too.
+    pub fn command(self, dir: &Path, entry: &str) -> Result<Vec<String>, String> {
+        let file = dir.join(entry);
+        let path = |p: &Path| p.to_string_lossy().into_owned();
+        // Only the system's own programs: the sandbox shows `/usr` and `/bin`,
+        // not the organiser's home (where version managers put shims).
+        let tool = |name: &str| {
+            SYSTEM_BIN
+                .iter()
+                .map(|d| Path::new(d).join(name))
+                .find(|p| p.is_file())
+                .map(|p| path(&p))
+                .ok_or_else(|| format!("the runtime {name} is not installed on this server"))
+        };
+        let mut argv = vec![tool("env")?, "-C".to_string(), path(dir)];
+        match self {
+            Runtime::Native => {}
+            Runtime::Python3 => argv.push(tool("python3")?),
+            Runtime::Node => argv.push(tool("node")?),
+            Runtime::Ruby => argv.push(tool("ruby")?),
+            Runtime::Java => argv.extend([tool("java")?, "-jar".to_string()]),
+        }
+        argv.push(path(&file));
+        Ok(argv)
+    }
+}
+
+/// The newest bytes a bot wrote to stderr over a match.
+#[derive(Debug, Default)]
+pub struct Tail(Vec<u8>);
+
+impl Tail {
+    fn push(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+        let excess = self.0.len().saturating_sub(STDERR_KEEP);
+        self.0.drain(..excess);
+    }
+
+    /// The tail as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0).into_owned()
+    }
+}
+
+/// Starts a hosted version for each match (or round) it plays.
+#[derive(Debug)]
+pub struct HostedConnector {
+    argv: Vec<String>,
+    limits: ProcessLimits,
+    /// Its stderr over the whole match.
+    pub log: Arc<Mutex<Tail>>,
+}
+
+impl HostedConnector {
+    /// A connector for `argv` under `sandbox`.
+    pub fn new(argv: Vec<String>, sandbox: Sandbox) -> HostedConnector {
+        HostedConnector {
+            argv,
+            limits: ProcessLimits {
+                stderr_keep: STDERR_KEEP,
+                sandbox,
+                ..ProcessLimits::default()
+            },
+            log: Arc::default(),
+        }
+    }
+}
+
+impl Connector for HostedConnector {
+    fn connect(&self, _match_tag: &str) -> Result<Box<dyn Conn>, TransportError> {
+        let p = BotProcess::spawn(&self.argv, &self.limits)?;
+        Ok(Box::new(LoggedConn {
+            p,
+            log: Arc::clone(&self.log),
+        }))
+    }
+}
+
+/// A hosted bot's process; its stderr goes to the owner's log, not into
+/// fault details (game records are public).
+struct LoggedConn {
+    p: BotProcess,
+    log: Arc<Mutex<Tail>>,
+}
+
+impl Conn for LoggedConn {
+    fn send<'a>(
+        &'a mut self,
+        lines: &'a [String],
+        deadline: Instant,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(self.p.send(lines, deadline))
+    }
+
+    fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
+        Box::pin(self.p.recv(deadline))
+    }
+
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        let LoggedConn { p, log } = *self;
+        Box::pin(async move {
+            let stderr = p.stderr_log();
+            p.terminate().await;
+            // The reader has the last bytes once the bot's processes are
+            // gone (its pipe closes); give it a moment.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            let text = stderr.lock().map(|l| l.tail()).unwrap_or_default();
+            if let Ok(mut t) = log.lock() {
+                t.push(&text);
+            }
+        })
+    }
+}
