@@ -91,7 +91,7 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
             .zip(game)
             .and_then(|(l, g)| l.move_time(g)),
         Some(BotKind::Rest) => Some(state.hub.config().move_timeout),
-        _ => None,
+        None => None,
     };
     let health = match info {
         Some(b) if matches!(b.kind, BotKind::Push | BotKind::Pull) => Some(Health {
