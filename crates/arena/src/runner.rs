@@ -4,8 +4,8 @@ use std::time::{Instant, SystemTime};
 
 use croupier_bots::{bot_rng, BotRng, Strategy};
 use croupier_rules::{
-    game_rng, Fault, Game, GameRng, Record, RecordedStep, RuleError, Seat, SeatInfo, SetupError,
-    StepKind,
+    game_rng, Fault, Game, GameKind, GameRng, Record, RecordedStep, RuleError, Seat, SeatInfo,
+    SetupError, StepKind,
 };
 use rand::seq::IndexedRandom;
 
@@ -32,10 +32,10 @@ pub enum Ruling {
 
 impl Ruling {
     /// The ruling the game's original competition used.
-    pub fn for_game(name: &str) -> Ruling {
-        match name {
-            "goofspiel" => Ruling::RandomMove,
-            _ => Ruling::Forfeit,
+    pub fn for_game(game: GameKind) -> Ruling {
+        match game {
+            GameKind::Goofspiel => Ruling::RandomMove,
+            GameKind::SkullWhist | GameKind::LoveLetter => Ruling::Forfeit,
         }
     }
 }
@@ -175,7 +175,7 @@ pub(crate) fn apply_ruling<G: Game>(
     record: &mut Record,
     ms: f64,
 ) -> Result<(), MatchError> {
-    if Ruling::for_game(G::NAME) == Ruling::RandomMove {
+    if Ruling::for_game(G::KIND) == Ruling::RandomMove {
         if let Some(&sub) = legal.choose(rng) {
             if game.apply(seat, sub).is_ok() {
                 record.steps.push(step(

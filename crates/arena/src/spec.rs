@@ -298,6 +298,7 @@ impl BotSpec {
                     "--dialect".into(),
                     d.name().into(),
                     "--variant".into(),
+                    // A variant is plain data: serialising it cannot fail.
                     serde_json::to_string(variant).unwrap_or_default(),
                     "--players".into(),
                     seats.to_string(),

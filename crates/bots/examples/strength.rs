@@ -30,7 +30,8 @@ fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
         "strong",
         against,
         &Budget::think_ms(ms),
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     println!(
         "{} {} ({}p, {}): strong vs {} {} deals {} games win {:.1}% ± {:.1} score diff {:+.2} think mean {:.2} ms p99 {:.2} ms max {:.2} ms",
         l.game, l.variant, l.players, l.budget, l.against, l.deals, l.games,

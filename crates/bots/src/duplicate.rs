@@ -11,8 +11,25 @@
 use std::time::Instant;
 
 use crate::strong::Budget;
-use crate::{bot_rng, Builtins, Strategy};
-use croupier_rules::Seat;
+use crate::{bot_rng, Builtins, Strategy, UnknownBot};
+use croupier_rules::{RuleError, Seat, SetupError};
+
+/// Why a duplicate deal could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum DuplicateError {
+    /// The table could not be dealt.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A bot named is not a built-in.
+    #[error(transparent)]
+    Bot(#[from] UnknownBot),
+    /// A seat's illegal move could not be ruled a forfeit.
+    #[error("forfeit refused: {0}")]
+    Forfeit(RuleError),
+    /// The game stopped with no outcome.
+    #[error("the game stopped before its end")]
+    Unfinished,
+}
 
 /// One pair's figures.
 #[derive(Debug, Clone)]
@@ -48,12 +65,12 @@ fn play_one<G: Builtins>(
     against: &str,
     budget: &Budget,
     think_us: &mut Vec<u64>,
-) -> Result<(f64, f64), String> {
-    let mut game = G::new(variant, seats, seed).map_err(|e| e.to_string())?;
+) -> Result<(f64, f64), DuplicateError> {
+    let mut game = G::new(variant, seats, seed)?;
     let mut bots: Vec<Box<dyn Strategy<G>>> = Vec::with_capacity(seats);
     for s in 0..seats {
         let name = if s == strong_seat { strong } else { against };
-        let mut b = G::builtin_with(name, budget).map_err(|e| e.to_string())?;
+        let mut b = G::builtin_with(name, budget)?;
         b.new_game(Seat(s as u8), variant, seats);
         bots.push(b);
     }
@@ -78,13 +95,10 @@ fn play_one<G: Builtins>(
             think_us.push(start.elapsed().as_micros() as u64);
         }
         if game.apply(seat, action).is_err() {
-            game.forfeit(seat)
-                .map_err(|e| format!("forfeit refused: {e}"))?;
+            game.forfeit(seat).map_err(DuplicateError::Forfeit)?;
         }
     }
-    let outcome = game
-        .outcome()
-        .ok_or_else(|| "the game stopped before its end".to_string())?;
+    let outcome = game.outcome().ok_or(DuplicateError::Unfinished)?;
     let firsts = outcome.ranks.iter().filter(|r| **r == 1).count().max(1);
     let credit = if outcome.ranks[strong_seat] == 1 {
         1.0 / firsts as f64
@@ -114,7 +128,7 @@ pub fn pair<G: Builtins>(
     strong: &str,
     against: &str,
     budget: &Budget,
-) -> Result<PairLine, String> {
+) -> Result<PairLine, DuplicateError> {
     let mut think = Vec::new();
     let (mut credit, mut diff, mut games) = (0.0, 0.0, 0u64);
     for d in 0..deals {

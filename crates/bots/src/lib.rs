@@ -139,7 +139,7 @@ pub trait Builtins: Game + Sized {
             }
             Some(o) => strong::Budget::parse(o).map_err(|problem| UnknownBot::Options {
                 spec: spec.to_string(),
-                problem,
+                problem: problem.to_string(),
             })?,
         };
         Self::builtin_with(name, &budget)

@@ -157,7 +157,8 @@ fn score(
         (Card::Priestess, _) => 2.5,
         (Card::Clown, Some(_)) => 1.0,
         (Card::Minister, _) => 1.0,
-        _ => 0.0,
+        // Without a target (everyone else protected) these do nothing.
+        (Card::Soldier | Card::Clown | Card::Knight | Card::Wizard | Card::General, None) => 0.0,
     };
     // Prefer to hit whoever leads the match.
     if let Some(t) = target {

@@ -169,6 +169,7 @@ pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::
             i += 1;
             let guess = json!({"name": "flood-victim", "password": format!("guess {i}")});
             let r = c.post(format!("{base}/api/login/")).json(&guess).send().await?;
+            // A reply that is not JSON was answered, not throttled.
             let v: serde_json::Value = r.json().await.unwrap_or_default();
             if v["result"] == "retry" {
                 throttled += 1;

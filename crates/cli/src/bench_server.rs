@@ -111,7 +111,10 @@ async fn play(
     let creds = json!({"name": name, "password": "pw"});
     bot.auth(Endpoint::Register, creds.clone(), &gate).await?;
     let login = bot.auth(Endpoint::Login, creds, &gate).await?;
-    let session = login["session"].as_str().unwrap_or_default().to_string();
+    let session = login["session"]
+        .as_str()
+        .ok_or_else(|| anyhow!("the login reply has no session: {login}"))?
+        .to_string();
     stats.logged_in.fetch_add(1, Ordering::Relaxed);
     let mut finished = 0u64;
     while !stop.load(Ordering::Relaxed) {

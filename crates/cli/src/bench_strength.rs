@@ -82,9 +82,9 @@ pub fn run(opts: &StrengthOptions, exe: &Path) -> Result<(), CliError> {
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
     match kind {
-        GameKind::SkullWhist => pairs::<SkullWhist>(opts, exe, 2..=2),
-        GameKind::LoveLetter => pairs::<LoveLetter>(opts, exe, 2..=4),
-        GameKind::Goofspiel => pairs::<Goofspiel>(opts, exe, 2..=2),
+        GameKind::SkullWhist => pairs::<SkullWhist>(opts, exe, kind.seats()),
+        GameKind::LoveLetter => pairs::<LoveLetter>(opts, exe, kind.seats()),
+        GameKind::Goofspiel => pairs::<Goofspiel>(opts, exe, kind.seats()),
     }
 }
 

@@ -181,7 +181,12 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
                     opts.goofspiel_cards = v.rounds.first().copied().unwrap_or(13);
                     client::run_gops(s, &opts, input, output)
                 }
-                _ => client::run_croupier::<Goofspiel>(s, &opts, input, output),
+                DialectKind::Croupier
+                | DialectKind::Jujitsu
+                | DialectKind::LoveLetter
+                | DialectKind::LoveLetterPostman => {
+                    client::run_croupier::<Goofspiel>(s, &opts, input, output)
+                }
             }
         }
     };

@@ -186,7 +186,10 @@ async fn answer(State(s): State<Arc<Served>>, headers: HeaderMap, body: Bytes) -
     };
     match s.dialect {
         DialectKind::Jujitsu => jujitsu(&s, body),
-        _ => {
+        DialectKind::Croupier
+        | DialectKind::Gops
+        | DialectKind::LoveLetter
+        | DialectKind::LoveLetterPostman => {
             let tag = headers
                 .get("x-croupier-match")
                 .and_then(|v| v.to_str().ok())

@@ -283,7 +283,9 @@ pub fn bots(args: BotsArgs) -> Result<ExitCode, CliError> {
         BotsCommand::List { server, owner } => {
             let v = call(&server, Method::GET, "/v1/bots", Some(&owner), None)?;
             print(&server, &v, |v| {
-                let bots = v["bots"].as_array().cloned().unwrap_or_default();
+                let Some(bots) = v["bots"].as_array() else {
+                    return format!("the server's reply has no list of bots: {v}");
+                };
                 if bots.is_empty() {
                     "no bots".to_string()
                 } else {

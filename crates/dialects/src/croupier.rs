@@ -90,6 +90,7 @@ impl<G: Game> Dialect<G> for CroupierDialect {
         let msg: ToBot<(), ()> = ToBot::Start {
             protocol: PROTOCOL.to_string(),
             game: G::NAME.to_string(),
+            // A variant is plain data: serialising it cannot fail.
             variant: serde_json::to_value(game.variant()).unwrap_or_default(),
             seat,
             seats: game.num_seats(),

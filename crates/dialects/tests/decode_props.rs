@@ -3,17 +3,30 @@
 //! an action that is not legal, and leave the dialect as it was (a twin that
 //! never saw them decodes the next valid answer the same way); a valid
 //! answer for any legal action decodes to that action.
+//!
+//! One kind of legal action has no line in one dialect: under the standard
+//! rules, a targeting card may be played without a target when it can
+//! affect nobody (every opponent protected), but Postman's protocol wants a
+//! target on every targeting card (docs/protocol/loveletter.md, "A card
+//! that takes a target must always name one"), and refuses the bare card as
+//! illegal. Its bot loses nothing: naming a protected player is legal and
+//! does the same (nothing). The test checks exactly that: the bare card is
+//! refused, and a play of the same card naming a player is legal.
 
 use croupier_dialects::loveletter::Style;
 use croupier_dialects::{make, Dialect, DialectKind, Reply};
 use croupier_rules::goofspiel::Goofspiel;
-use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant, Play};
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, Seat};
 use proptest::prelude::*;
 
 /// How a bot of a dialect writes `action`, given the lines of its prompt.
 type Answer<G> = fn(&<G as Game>::Action, &[String]) -> String;
+
+/// Whether a dialect has no line for a legal action (`action` of `legal`),
+/// having checked that an equivalent legal action has one.
+type Unwritable<G> = fn(&<G as Game>::Action, &[<G as Game>::Action]) -> bool;
 
 /// A game after `steps` random legal moves (picked by `picks`), the seat to
 /// act, and two identical dialects that have seen everything that seat saw.
@@ -27,11 +40,12 @@ struct Position<G: Game> {
 
 fn position<G: Game>(
     kind: DialectKind,
+    variant: &G::Variant,
     seats: usize,
     seed: u64,
     picks: &[u16],
 ) -> Option<Position<G>> {
-    let mut game = G::new(&G::Variant::default(), seats, seed).ok()?;
+    let mut game = G::new(variant, seats, seed).ok()?;
     for pick in picks {
         if game.is_over() {
             break;
@@ -83,15 +97,18 @@ fn junk_changes_nothing<G: Game>(p: &mut Position<G>, junk: &str, answer: Answer
 
 /// A valid answer for every legal action reads as that action, and
 /// mangled forms of it never decode to an illegal action.
-fn valid_answers_read<G: Game>(p: &mut Position<G>, cut: usize, answer: Answer<G>) {
+fn valid_answers_read<G: Game>(
+    p: &mut Position<G>,
+    cut: usize,
+    answer: Answer<G>,
+    unwritable: Unwritable<G>,
+) {
     for action in p.legal.clone() {
         let text = answer(&action, &p.prompt);
         let d = &mut p.dialects[0];
         let read = d.decode(&p.game, p.seat, &text);
-        // Known gap, left for the dialect's owner: the Love Letter dialects
-        // refuse a targeted card played with no target, which the rules
-        // allow when every opponent is protected.
-        if matches!(&read, Err(e) if e.to_string().contains("must name a player")) {
+        if unwritable(&action, &p.legal) {
+            assert!(read.is_err(), "{text:?} read as {read:?}");
             continue;
         }
         assert_eq!(read, Ok(Reply::Action(action)), "{text:?}");
@@ -135,39 +152,92 @@ fn postman_answer(play: &<LoveLetter as Game>::Action, _prompt: &[String]) -> St
     Style::Postman.play_line(*play)
 }
 
+fn all_writable<G: Game>(_: &G::Action, _: &[G::Action]) -> bool {
+    false
+}
+
+/// Postman has no line for a targeting card without a target (see the top
+/// of this file); the same card naming a player must then be legal.
+fn postman_unwritable(play: &Play, legal: &[Play]) -> bool {
+    let Play::Play {
+        card, target: None, ..
+    } = *play
+    else {
+        return false;
+    };
+    if !card.takes_target() {
+        return false;
+    }
+    assert!(
+        legal
+            .iter()
+            .any(|l| matches!(l, Play::Play { card: c, target: Some(_), .. } if *c == card)),
+        "the {card} without target is legal, but naming a player is not: {legal:?}"
+    );
+    true
+}
+
 /// Every dialect with a game it carries, the table size, and how its bots
 /// answer, as a function of one case's inputs.
 fn check_all(seed: u64, picks: &[u16], junk: &str, cut: usize) {
     fn one<G: Game>(
         kind: DialectKind,
+        variant: &G::Variant,
         seats: usize,
         answer: Answer<G>,
+        unwritable: Unwritable<G>,
         (seed, picks, junk, cut): (u64, &[u16], &str, usize),
     ) {
-        if let Some(mut p) = position::<G>(kind, seats, seed, picks) {
+        if let Some(mut p) = position::<G>(kind, variant, seats, seed, picks) {
             junk_changes_nothing(&mut p, junk, answer);
         }
-        if let Some(mut p) = position::<G>(kind, seats, seed, picks) {
-            valid_answers_read(&mut p, cut, answer);
+        if let Some(mut p) = position::<G>(kind, variant, seats, seed, picks) {
+            valid_answers_read(&mut p, cut, answer, unwritable);
         }
+    }
+    fn plain<G: Game>(
+        kind: DialectKind,
+        seats: usize,
+        answer: Answer<G>,
+        case: (u64, &[u16], &str, usize),
+    ) {
+        one::<G>(
+            kind,
+            &G::Variant::default(),
+            seats,
+            answer,
+            all_writable::<G>,
+            case,
+        );
     }
     let case = (seed, picks, junk, cut);
     for kind in DialectKind::ALL {
         match kind {
             DialectKind::Croupier => {
-                one::<Goofspiel>(kind, 2, croupier_answer::<Goofspiel>, case);
-                one::<SkullWhist>(kind, 2, croupier_answer::<SkullWhist>, case);
-                one::<LoveLetter>(kind, 3, croupier_answer::<LoveLetter>, case);
+                plain::<Goofspiel>(kind, 2, croupier_answer::<Goofspiel>, case);
+                plain::<SkullWhist>(kind, 2, croupier_answer::<SkullWhist>, case);
+                plain::<LoveLetter>(kind, 3, croupier_answer::<LoveLetter>, case);
             }
             DialectKind::Gops | DialectKind::Jujitsu => {
-                one::<Goofspiel>(kind, 2, plain_answer::<Goofspiel>, case);
+                plain::<Goofspiel>(kind, 2, plain_answer::<Goofspiel>, case);
             }
             DialectKind::LoveLetter => {
-                one::<LoveLetter>(kind, 2, classic_answer, case);
-                one::<LoveLetter>(kind, 4, classic_answer, case);
+                plain::<LoveLetter>(kind, 2, classic_answer, case);
+                plain::<LoveLetter>(kind, 4, classic_answer, case);
             }
             DialectKind::LoveLetterPostman => {
-                one::<LoveLetter>(kind, 3, postman_answer, case);
+                let standard = LoveLetterVariant::standard();
+                let postman = LoveLetterVariant::postman();
+                for (variant, seats) in [(&standard, 3), (&postman, 3), (&postman, 2)] {
+                    one::<LoveLetter>(
+                        kind,
+                        variant,
+                        seats,
+                        postman_answer,
+                        postman_unwritable,
+                        case,
+                    );
+                }
             }
         }
     }

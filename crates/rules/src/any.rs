@@ -40,6 +40,15 @@ impl GameKind {
         }
     }
 
+    /// How many seats a table of this game may have.
+    pub fn seats(self) -> std::ops::RangeInclusive<usize> {
+        match self {
+            GameKind::SkullWhist => 2..=2,
+            GameKind::LoveLetter => 2..=crate::loveletter::MAX_SEATS,
+            GameKind::Goofspiel => 2..=2,
+        }
+    }
+
     /// Runs generic code for this game.
     pub fn visit<V: GameVisitor>(self, visitor: V) -> V::Output {
         match self {

@@ -203,6 +203,8 @@ impl Outcome {
 pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The game's name as used on the command line and in records.
     const NAME: &'static str;
+    /// The game as a [`GameKind`](crate::GameKind).
+    const KIND: crate::GameKind;
     /// Version of these rules; bumped whenever a change could alter a replay.
     const RULES_VERSION: u32;
     /// Rules variant.

@@ -100,17 +100,29 @@ struct RawStep {
     fault: Option<Fault>,
 }
 
+/// Why a step's JSON does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StepShapeError {
+    /// `"forfeit": false`.
+    #[error("\"forfeit\" may only be true")]
+    ForfeitFalse,
+    /// Both `action` and `forfeit`.
+    #[error("a step has either an action or a forfeit, not both")]
+    Both,
+    /// Neither.
+    #[error("a step needs an \"action\" or \"forfeit\": true")]
+    Neither,
+}
+
 impl TryFrom<RawStep> for RecordedStep {
-    type Error = String;
-    fn try_from(raw: RawStep) -> Result<Self, String> {
+    type Error = StepShapeError;
+    fn try_from(raw: RawStep) -> Result<Self, StepShapeError> {
         let kind = match (raw.action, raw.forfeit) {
             (Some(a), None) => StepKind::Action(a),
             (None, Some(true)) => StepKind::Forfeit,
-            (None, Some(false)) => return Err("\"forfeit\" may only be true".into()),
-            (Some(_), Some(_)) => {
-                return Err("a step has either an action or a forfeit, not both".into())
-            }
-            (None, None) => return Err("a step needs an \"action\" or \"forfeit\": true".into()),
+            (None, Some(false)) => return Err(StepShapeError::ForfeitFalse),
+            (Some(_), Some(_)) => return Err(StepShapeError::Both),
+            (None, None) => return Err(StepShapeError::Neither),
         };
         Ok(RecordedStep {
             seat: raw.seat,
@@ -260,6 +272,8 @@ impl Record {
         }
         let replayed = game.outcome().ok_or(ReplayError::Unfinished)?;
         if replayed != self.outcome {
+            // Outcomes are plain data (serialising cannot fail); the text
+            // only explains the error.
             return Err(ReplayError::OutcomeMismatch {
                 replayed: serde_json::to_string(&replayed).unwrap_or_default(),
                 recorded: serde_json::to_string(&self.outcome).unwrap_or_default(),

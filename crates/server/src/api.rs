@@ -17,9 +17,11 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, Record};
 use serde_json::{json, Value};
 
+use crate::api_error::ApiError;
 use crate::auth;
 use crate::docs;
 use crate::hub::{NewGame, Refusal};
+use crate::shape::Api;
 use crate::AppState;
 
 /// The API methods.
@@ -181,26 +183,27 @@ pub async fn post(
     body: Bytes,
 ) -> Response {
     let method = method.trim_end_matches('/');
+    let refuse = |e: ApiError| e.respond(Api::Rest2014);
     if !(METHODS.contains(&method) || method == "play-card") {
-        return Json(failure(format!("unknown method '{method}'"))).into_response();
+        return refuse(ApiError::NotFound(format!("unknown method '{method}'")));
     }
     if body.len() > crate::MAX_BODY {
-        return Json(failure(format!(
+        return refuse(ApiError::TooLarge(format!(
             "the request body is larger than {} bytes",
             crate::MAX_BODY
-        )))
-        .into_response();
+        )));
     }
     let parsed: Result<Value, _> = serde_json::from_slice(&body);
-    let reply = match parsed {
-        _ if body.iter().all(u8::is_ascii_whitespace) => {
-            failure("empty request body: send a JSON object")
-        }
-        Err(e) => failure(format!("bad JSON: {e}")),
-        Ok(Value::Object(o)) => call(&state, method, &o).await,
-        Ok(_) => failure("the request body must be a JSON object"),
-    };
-    Json(reply).into_response()
+    match parsed {
+        _ if body.iter().all(u8::is_ascii_whitespace) => refuse(ApiError::BadRequest(
+            "empty request body: send a JSON object".into(),
+        )),
+        Err(e) => refuse(ApiError::BadRequest(format!("bad JSON: {e}"))),
+        Ok(Value::Object(o)) => Json(call(&state, method, &o).await).into_response(),
+        Ok(_) => refuse(ApiError::BadRequest(
+            "the request body must be a JSON object".into(),
+        )),
+    }
 }
 
 /// `GET /api/<method>/`: the method's documentation.
@@ -278,8 +281,9 @@ pub async fn jsonp(
 }
 
 /// `POST /api/jsonp/`: jsonp is for GET only.
-pub async fn jsonp_post() -> Json<Value> {
-    Json(failure(
-        "unknown method 'jsonp' for POST: call GET /api/jsonp?callback=F&method=M&...",
-    ))
+pub async fn jsonp_post() -> Response {
+    ApiError::NotFound(
+        "unknown method 'jsonp' for POST: call GET /api/jsonp?callback=F&method=M&...".into(),
+    )
+    .respond(Api::Rest2014)
 }

@@ -6,6 +6,7 @@
 //! listener until a shutdown signal.
 
 pub mod api;
+pub mod api_error;
 pub mod auth;
 mod docs;
 pub mod hosted;

@@ -9,9 +9,10 @@
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures::StreamExt;
-use serde_json::json;
+
+use crate::api_error::ApiError;
 
 /// The largest body any JSON route reads (the router's body limit).
 pub const READ_LIMIT: u64 = 1024 * 1024;
@@ -42,12 +43,10 @@ pub fn api_of(path: &str) -> Option<Api> {
     }
 }
 
-/// A failure of `api` with `status` (the 2014 API always answers HTTP 200).
+/// A failure of `api` with `status` (the 2014 API always answers HTTP 200):
+/// [`ApiError::respond`].
 pub fn failure(api: Api, status: StatusCode, reason: &str) -> Response {
-    match api {
-        Api::Rest2014 => axum::Json(json!({"result": "failure", "reason": reason})).into_response(),
-        Api::V1 => (status, axum::Json(json!({ "error": reason }))).into_response(),
-    }
+    ApiError::from_status(status, reason).respond(api)
 }
 
 /// Outermost layer for the JSON APIs: every request body is read whole

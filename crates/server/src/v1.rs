@@ -18,63 +18,23 @@ use base64::Engine as _;
 use croupier_arena::transport::http::HttpEndpoint;
 use croupier_dialects::DialectKind;
 use croupier_rules::GameKind;
-use croupier_store::{BotInfo, BotKind, NewBot, OwnerRow, StoreError};
+use croupier_store::{BotInfo, BotKind, NewBot, OwnerRow};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::Digest as _;
 
+use crate::api_error::ApiError;
 use crate::auth;
 use crate::AppState;
 
 /// The OpenAPI document of `/v1`.
 pub const OPENAPI: &str = include_str!("openapi.json");
 
-/// A failure: a status and a reason (and, for 401, the scheme to use).
-#[derive(Debug)]
-pub struct V1Error(StatusCode, String, &'static str);
+/// The `/v1` failure: the server's one [`ApiError`] (kept under this name
+/// for code written against it).
+pub type V1Error = ApiError;
 
-impl V1Error {
-    pub(crate) fn new(status: StatusCode, why: impl Into<String>) -> Self {
-        V1Error(status, why.into(), "Basic realm=\"croupier\"")
-    }
-    fn bearer(why: &str) -> Self {
-        V1Error(
-            StatusCode::UNAUTHORIZED,
-            why.into(),
-            "Bearer realm=\"croupier\"",
-        )
-    }
-    pub(crate) fn bad(why: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, why)
-    }
-}
-
-impl IntoResponse for V1Error {
-    fn into_response(self) -> Response {
-        let mut r = (self.0, Json(json!({ "error": self.1 }))).into_response();
-        if self.0 == StatusCode::UNAUTHORIZED {
-            r.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static(self.2),
-            );
-        }
-        r
-    }
-}
-
-impl From<StoreError> for V1Error {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NameTaken => V1Error::new(StatusCode::CONFLICT, "the name is taken"),
-            other => {
-                tracing::error!("v1: {other}");
-                V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, "storage failed")
-            }
-        }
-    }
-}
-
-type V1 = Result<Response, V1Error>;
+type V1 = Result<Response, ApiError>;
 
 /// The `/v1` routes and `/openapi.json`.
 pub fn routes() -> Router<Arc<AppState>> {
@@ -93,14 +53,14 @@ async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, V1Error> {
+fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
     if bytes.len() > crate::MAX_BODY {
-        return Err(V1Error::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the body is over {} bytes", crate::MAX_BODY),
-        ));
+        return Err(ApiError::TooLarge(format!(
+            "the body is over {} bytes",
+            crate::MAX_BODY
+        )));
     }
-    serde_json::from_slice(bytes).map_err(|e| V1Error::bad(format!("bad JSON body: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
 }
 
 /// SHA-256 of a token, as stored.
@@ -108,15 +68,15 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(sha2::Sha256::digest(token.as_bytes()))
 }
 
-fn fresh_token() -> Result<String, V1Error> {
+fn fresh_token() -> Result<String, ApiError> {
     auth::new_session()
         .map(|t| format!("crp_{t}"))
-        .map_err(|e| V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, e))
+        .map_err(ApiError::Internal)
 }
 
 /// The owner named by the request's Basic credentials.
-pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, V1Error> {
-    let unauthorized = |why: &str| V1Error::new(StatusCode::UNAUTHORIZED, why);
+pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, ApiError> {
+    let unauthorized = |why: &str| ApiError::Unauthorized(why.into());
     let value = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -139,16 +99,13 @@ pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<Owner
     match auth::hashing(move || auth::verify_or_dummy(&password, hash.as_deref())).await {
         Some(true) => row.ok_or_else(|| unauthorized("unknown owner or wrong password")),
         Some(false) => Err(unauthorized("unknown owner or wrong password")),
-        None => Err(V1Error::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is busy; try again",
-        )),
+        None => Err(ApiError::Busy("the server is busy; try again".into())),
     }
 }
 
 /// The pull bot named by the request's bearer token.
-async fn pull_bot(state: &AppState, headers: &HeaderMap) -> Result<BotInfo, V1Error> {
-    let unauthorized = V1Error::bearer;
+async fn pull_bot(state: &AppState, headers: &HeaderMap) -> Result<BotInfo, ApiError> {
+    let unauthorized = |why: &str| ApiError::BadToken(why.into());
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -188,18 +145,20 @@ struct Credentials {
 async fn create_owner(State(state): State<Arc<AppState>>, bytes: Bytes) -> V1 {
     let c: Credentials = body(&bytes)?;
     if !auth::valid_name(&c.name) {
-        return Err(V1Error::bad(
-            "the name must be 1 to 32 characters of [-_a-zA-Z0-9]",
+        return Err(ApiError::BadRequest(
+            "the name must be 1 to 32 characters of [-_a-zA-Z0-9]".into(),
         ));
     }
     if !auth::valid_password(&c.password) {
-        return Err(V1Error::bad("the password must be 1 to 255 characters"));
+        return Err(ApiError::BadRequest(
+            "the password must be 1 to 255 characters".into(),
+        ));
     }
     let password = c.password;
     let hash = auth::hashing(move || auth::hash_password(&password))
         .await
-        .ok_or_else(|| V1Error::new(StatusCode::SERVICE_UNAVAILABLE, "the server is busy"))?
-        .map_err(|e| V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, e))?;
+        .ok_or_else(|| ApiError::Busy("the server is busy".into()))?
+        .map_err(ApiError::Internal)?;
     let id = state.hub.store().create_owner(&c.name, &hash).await?;
     Ok((StatusCode::CREATED, Json(json!({"id": id, "name": c.name}))).into_response())
 }
@@ -221,18 +180,21 @@ struct BotRequest {
 }
 
 /// Checks a registration and turns it into a new bot (and a pull token).
-fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), V1Error> {
+fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), ApiError> {
     if !auth::valid_name(&r.name) {
-        return Err(V1Error::bad(
-            "the name must be 1 to 32 characters of [-_a-zA-Z0-9]",
+        return Err(ApiError::BadRequest(
+            "the name must be 1 to 32 characters of [-_a-zA-Z0-9]".into(),
         ));
     }
-    let game: GameKind = r.game.parse().map_err(|e| V1Error::bad(format!("{e}")))?;
+    let game: GameKind = r
+        .game
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("{e}")))?;
     let kind = match r.kind.as_str() {
         "push" => BotKind::Push,
         "pull" => BotKind::Pull,
         other => {
-            return Err(V1Error::bad(format!(
+            return Err(ApiError::BadRequest(format!(
                 "kind must be \"push\" (Croupier calls your server) or \"pull\" (your bot polls /v1/messages), not \"{other}\""
             )))
         }
@@ -240,15 +202,17 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), V1Er
     let dialect = match r.dialect.as_deref() {
         None if kind == BotKind::Push => DialectKind::default_for_http(game),
         None => DialectKind::Croupier,
-        Some(d) => d.parse().map_err(|e| V1Error::bad(format!("{e}")))?,
+        Some(d) => d
+            .parse()
+            .map_err(|e| ApiError::BadRequest(format!("{e}")))?,
     };
     if !matches!(dialect, DialectKind::Croupier | DialectKind::Jujitsu) {
-        return Err(V1Error::bad(format!(
+        return Err(ApiError::BadRequest(format!(
             "HTTP bots speak croupier or jujitsu, not {dialect}"
         )));
     }
     if !dialect.supports(game) {
-        return Err(V1Error::bad(format!(
+        return Err(ApiError::BadRequest(format!(
             "the {dialect} dialect cannot play {game}"
         )));
     }
@@ -257,13 +221,13 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), V1Er
         ("auth_password", &r.auth_password),
     ] {
         if value.as_ref().is_some_and(|v| v.chars().count() > 255) {
-            return Err(V1Error::bad(format!(
+            return Err(ApiError::BadRequest(format!(
                 "{field} is longer than 255 characters"
             )));
         }
     }
     if r.auth_user.as_deref().is_some_and(|u| u.contains(':')) {
-        return Err(V1Error::bad("auth_user cannot contain ':'"));
+        return Err(ApiError::BadRequest("auth_user cannot contain ':'".into()));
     }
     let mut bot = NewBot {
         name: r.name,
@@ -278,14 +242,14 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), V1Er
     };
     match kind {
         BotKind::Push => {
-            let url = r
-                .url
-                .ok_or_else(|| V1Error::bad("a push bot needs the url Croupier calls"))?;
+            let url = r.url.ok_or_else(|| {
+                ApiError::BadRequest("a push bot needs the url Croupier calls".into())
+            })?;
             let given = r
                 .auth_user
                 .map(|u| (u, r.auth_password.unwrap_or_default()));
-            let endpoint =
-                HttpEndpoint::parse(&url, given).map_err(|e| V1Error::bad(e.to_string()))?;
+            let endpoint = HttpEndpoint::parse(&url, given)
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?;
             bot.endpoint = Some(endpoint.url);
             if let Some((u, p)) = endpoint.auth {
                 bot.auth_user = Some(u);
@@ -295,12 +259,15 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), V1Er
         }
         _ => {
             if r.url.is_some() || r.auth_user.is_some() || r.auth_password.is_some() {
-                return Err(V1Error::bad(
-                    "a pull bot has no url or credentials: it calls the server with its token",
+                return Err(ApiError::BadRequest(
+                    "a pull bot has no url or credentials: it calls the server with its token"
+                        .into(),
                 ));
             }
             if dialect != DialectKind::Croupier {
-                return Err(V1Error::bad("pull bots speak the croupier dialect"));
+                return Err(ApiError::BadRequest(
+                    "pull bots speak the croupier dialect".into(),
+                ));
             }
             let token = fresh_token()?;
             bot.token_hash = Some(token_hash(&token));
@@ -318,7 +285,7 @@ async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, byte
         // the ladder would only ever find it unreachable.
         croupier_arena::addr_guard::check_url_resolving(url)
             .await
-            .map_err(|e| V1Error::bad(e.to_string()))?;
+            .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     }
     let id = state.hub.store().create_remote_bot(&bot).await?;
     let info = state
@@ -326,7 +293,7 @@ async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, byte
         .store()
         .bot_info(id)
         .await?
-        .ok_or_else(|| V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, "the bot vanished"))?;
+        .ok_or_else(|| ApiError::Internal("the bot vanished".into()))?;
     let mut v = view(&info);
     if let Some(t) = token {
         v["token"] = Value::String(t);
@@ -338,18 +305,15 @@ pub(crate) async fn owned(
     state: &AppState,
     owner: &OwnerRow,
     name: &str,
-) -> Result<BotInfo, V1Error> {
+) -> Result<BotInfo, ApiError> {
     let bots = state.hub.store().remote_bots().await?;
     bots.into_iter()
         .find(|b| b.name == name && b.owner == Some(owner.id))
         .ok_or_else(|| {
-            V1Error::new(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "you have no bot named '{}'",
-                    name.chars().take(40).collect::<String>()
-                ),
-            )
+            ApiError::NotFound(format!(
+                "you have no bot named '{}'",
+                name.chars().take(40).collect::<String>()
+            ))
         })
 }
 
@@ -409,10 +373,7 @@ async fn new_token(
     let owner = owner(&state, &headers).await?;
     let b = owned(&state, &owner, &name).await?;
     if b.kind != BotKind::Pull {
-        return Err(V1Error::new(
-            StatusCode::CONFLICT,
-            "only pull bots have tokens",
-        ));
+        return Err(ApiError::Conflict("only pull bots have tokens".into()));
     }
     let token = fresh_token()?;
     state
@@ -429,12 +390,12 @@ fn number<T: std::str::FromStr>(
     query: &HashMap<String, String>,
     key: &str,
     default: T,
-) -> Result<T, V1Error> {
+) -> Result<T, ApiError> {
     match query.get(key) {
         None => Ok(default),
         Some(v) => v
             .parse()
-            .map_err(|_| V1Error::bad(format!("{key} must be a non-negative integer"))),
+            .map_err(|_| ApiError::BadRequest(format!("{key} must be a non-negative integer"))),
     }
 }
 
@@ -447,7 +408,7 @@ async fn messages(
     let after: u64 = number(&query, "after", 0)?;
     let wait: u64 = number(&query, "wait", 25)?;
     if wait > 30 {
-        return Err(V1Error::bad("wait is at most 30 seconds"));
+        return Err(ApiError::BadRequest("wait is at most 30 seconds".into()));
     }
     let mailbox = state.mailboxes.get(bot.id);
     let messages = mailbox.fetch(after, Duration::from_secs(wait)).await;
@@ -467,15 +428,15 @@ async fn answer(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
     let bot = pull_bot(&state, &headers).await?;
     let a: Answer = body(&bytes)?;
     if a.action.len() > 1024 {
-        return Err(V1Error::bad("the action is longer than 1024 bytes"));
+        return Err(ApiError::BadRequest(
+            "the action is longer than 1024 bytes".into(),
+        ));
     }
     let mailbox = state.mailboxes.get(bot.id);
     match mailbox.answer(&a.tag, a.decision, &a.action) {
         Ok(()) => Ok(Json(json!({ "ok": true })).into_response()),
-        Err(e @ crate::mailbox::AnswerError::NoMatch(_)) => {
-            Err(V1Error::new(StatusCode::NOT_FOUND, e.to_string()))
-        }
-        Err(e) => Err(V1Error::new(StatusCode::CONFLICT, e.to_string())),
+        Err(e @ crate::mailbox::AnswerError::NoMatch(_)) => Err(ApiError::NotFound(e.to_string())),
+        Err(e) => Err(ApiError::Conflict(e.to_string())),
     }
 }
 

@@ -350,7 +350,17 @@ impl Table {
                     self.known.swap(seat.index(), t.index());
                 }
             }
-            _ => {}
+            // Nothing else changes who knows which card.
+            (
+                Card::Soldier
+                | Card::Clown
+                | Card::Knight
+                | Card::Wizard
+                | Card::General
+                | Card::Minister
+                | Card::Princess,
+                _,
+            ) => {}
         }
         Ok(())
     }

@@ -51,6 +51,30 @@ pub const MAX_THINK_MS: u64 = 600_000;
 /// The options a built-in takes after `?` (`strong?think-ms=50&threads=2`).
 pub const OPTIONS: &[&str] = &["think-ms", "iterations", "threads"];
 
+/// Why budget options do not read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetError {
+    /// `key` without `=value`.
+    #[error("option '{0}' needs a value (key=value)")]
+    NoValue(String),
+    /// The same key twice.
+    #[error("option '{0}' is given twice")]
+    Twice(String),
+    /// A value that is not a whole number in range.
+    #[error("{key} must be a whole number from 1 to {max}, not '{value}'")]
+    OutOfRange {
+        /// The option.
+        key: String,
+        /// Its largest value.
+        max: u64,
+        /// What was given.
+        value: String,
+    },
+    /// A key the budget does not know.
+    #[error("unknown option '{0}' (options: {options})", options = OPTIONS.join(", "))]
+    Unknown(String),
+}
+
 impl Budget {
     /// A fixed number of samples per decision.
     pub fn iterations(n: u32) -> Self {
@@ -78,35 +102,32 @@ impl Budget {
 
     /// Reads options written `key=value&key=value` (see [`OPTIONS`]) on top
     /// of the default budget.
-    pub fn parse(options: &str) -> Result<Budget, String> {
+    pub fn parse(options: &str) -> Result<Budget, BudgetError> {
         let mut b = Budget::default();
         let mut seen: Vec<&str> = vec![];
         for part in options.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = part
                 .split_once('=')
-                .ok_or_else(|| format!("option '{part}' needs a value (key=value)"))?;
+                .ok_or_else(|| BudgetError::NoValue(part.to_string()))?;
             if seen.contains(&key.trim()) {
-                return Err(format!("option '{}' is given twice", key.trim()));
+                return Err(BudgetError::Twice(key.trim().to_string()));
             }
             seen.push(key.trim());
-            let number = |max: u64| -> Result<u64, String> {
+            let number = |max: u64| -> Result<u64, BudgetError> {
                 match value.trim().parse::<u64>() {
                     Ok(n) if n >= 1 && n <= max => Ok(n),
-                    _ => Err(format!(
-                        "{key} must be a whole number from 1 to {max}, not '{value}'"
-                    )),
+                    Ok(_) | Err(_) => Err(BudgetError::OutOfRange {
+                        key: key.to_string(),
+                        max,
+                        value: value.to_string(),
+                    }),
                 }
             };
             match key.trim() {
                 "think-ms" => b.think = Duration::from_millis(number(MAX_THINK_MS)?),
                 "iterations" => b.iterations = Some(number(u64::from(MAX_SAMPLES))? as u32),
                 "threads" => b.threads = number(u64::from(MAX_THREADS))? as u32,
-                other => {
-                    return Err(format!(
-                        "unknown option '{other}' (options: {})",
-                        OPTIONS.join(", ")
-                    ))
-                }
+                other => return Err(BudgetError::Unknown(other.to_string())),
             }
         }
         Ok(b)
@@ -224,7 +245,7 @@ mod tests {
             ("iterations", "needs a value"),
             ("threads=2&threads=3", "given twice"),
         ] {
-            let e = Budget::parse(bad).unwrap_err();
+            let e = Budget::parse(bad).unwrap_err().to_string();
             assert!(e.contains(needle), "{bad}: {e}");
         }
     }

@@ -71,9 +71,9 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode, CliError> {
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
     match kind {
-        GameKind::SkullWhist => tournament::<SkullWhist>(args, 2),
-        GameKind::LoveLetter => tournament::<LoveLetter>(args, 4),
-        GameKind::Goofspiel => tournament::<Goofspiel>(args, 2),
+        GameKind::SkullWhist => tournament::<SkullWhist>(args, *kind.seats().end()),
+        GameKind::LoveLetter => tournament::<LoveLetter>(args, *kind.seats().end()),
+        GameKind::Goofspiel => tournament::<Goofspiel>(args, *kind.seats().end()),
     }
 }
 

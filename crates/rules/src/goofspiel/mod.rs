@@ -318,6 +318,7 @@ impl Goofspiel {
 
 impl Game for Goofspiel {
     const NAME: &'static str = "goofspiel";
+    const KIND: crate::GameKind = crate::GameKind::Goofspiel;
     const RULES_VERSION: u32 = 1;
     type Variant = GoofspielVariant;
     type Action = Bid;
@@ -325,7 +326,7 @@ impl Game for Goofspiel {
     type Event = GoofspielEvent;
 
     fn new(variant: &GoofspielVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        check_seat_count(Self::NAME, 2..=2, seats)?;
+        check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         variant.validate()?;
         let mut g = Goofspiel {
             variant: variant.clone(),

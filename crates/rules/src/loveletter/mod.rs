@@ -124,7 +124,7 @@ impl LoveLetter {
 
     /// A table with no round dealt yet.
     fn blank(variant: &LoveLetterVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        crate::core::check_seat_count(Self::NAME, 2..=MAX_SEATS, seats)?;
+        crate::core::check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         Ok(LoveLetter {
             variant: variant.clone(),
             rng: game_rng(seed),
@@ -318,6 +318,7 @@ impl LoveLetter {
 
 impl Game for LoveLetter {
     const NAME: &'static str = "loveletter";
+    const KIND: crate::GameKind = crate::GameKind::LoveLetter;
     /// Version 2: a card aimed at a protected player is played without
     /// effect (version 1 refused it); the Postman rules.
     const RULES_VERSION: u32 = 2;

@@ -390,6 +390,7 @@ impl SkullWhist {
 
 impl Game for SkullWhist {
     const NAME: &'static str = "skullwhist";
+    const KIND: crate::GameKind = crate::GameKind::SkullWhist;
     const RULES_VERSION: u32 = 1;
     type Variant = SkullWhistVariant;
     type Action = SkullWhistAction;
@@ -397,7 +398,7 @@ impl Game for SkullWhist {
     type Event = SkullWhistEvent;
 
     fn new(_variant: &SkullWhistVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
-        check_seat_count(Self::NAME, 2..=2, seats)?;
+        check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         let mut rng = game_rng(seed);
         let mut deck: [u8; 52] = std::array::from_fn(|i| i as u8);
         deck.shuffle(&mut rng);

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::files::{plain_name, FileError, Packing};
 use super::run::Runtime;
 use super::{Hosted, DIALECTS};
-use crate::v1::V1Error;
+use crate::api_error::ApiError;
 use crate::web::html::{esc, layout};
 use crate::AppState;
 
@@ -45,11 +45,11 @@ pub fn is_upload(method: &axum::http::Method, path: &str) -> bool {
             .is_some_and(|name| !name.is_empty() && !name.contains('/'))
 }
 
-type Answer = Result<Response, V1Error>;
+type Answer = Result<Response, ApiError>;
 
-fn hosted(state: &AppState) -> Result<Arc<Hosted>, V1Error> {
+fn hosted(state: &AppState) -> Result<Arc<Hosted>, ApiError> {
     state.hosted.get().cloned().ok_or_else(|| {
-        V1Error::new(
+        ApiError::from_status(
             StatusCode::SERVICE_UNAVAILABLE,
             "this server runs no hosted bots (start it with --bot-files)",
         )
@@ -70,23 +70,23 @@ struct UploadQuery {
     game: Option<String>,
 }
 
-fn bad(why: impl Into<String>) -> V1Error {
-    V1Error::bad(why)
+fn bad(why: impl Into<String>) -> ApiError {
+    ApiError::BadRequest(why.into())
 }
 
-fn file_error(e: FileError) -> V1Error {
+fn file_error(e: FileError) -> ApiError {
     match e {
-        FileError::TooLarge => V1Error::new(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
+        FileError::TooLarge => ApiError::from_status(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()),
         FileError::Io(io) => {
             tracing::error!("hosted bots: {io}");
-            V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, "cannot store the upload")
+            ApiError::from_status(StatusCode::INTERNAL_SERVER_ERROR, "cannot store the upload")
         }
         other => bad(other.to_string()),
     }
 }
 
 /// An entry path inside the bot's folder (no `..`, not absolute).
-fn entry_path(entry: &str) -> Result<(), V1Error> {
+fn entry_path(entry: &str) -> Result<(), ApiError> {
     let p = FsPath::new(entry);
     let ok = !entry.is_empty()
         && entry.len() <= 1024
@@ -159,13 +159,13 @@ async fn upload(
         .find(|b| b.name == name);
     let game: GameKind = match (&existing, &q.game) {
         (Some(b), _) if b.owner != Some(owner.id) => {
-            return Err(V1Error::new(
+            return Err(ApiError::from_status(
                 StatusCode::CONFLICT,
                 "the name is taken by another owner's bot",
             ))
         }
         (Some(b), _) if b.kind != BotKind::Hosted => {
-            return Err(V1Error::new(
+            return Err(ApiError::from_status(
                 StatusCode::CONFLICT,
                 format!("{name} is a {} bot, not a hosted one", b.kind.name()),
             ))
@@ -180,7 +180,10 @@ async fn upload(
                 return Err(bad("the name must be 1 to 32 characters of [-_a-zA-Z0-9]"));
             }
             if store.bot_by_name(&name).await?.is_some() {
-                return Err(V1Error::new(StatusCode::CONFLICT, "the name is taken"));
+                return Err(ApiError::from_status(
+                    StatusCode::CONFLICT,
+                    "the name is taken",
+                ));
             }
             g.parse().map_err(|e| bad(format!("{e}")))?
         }
@@ -206,7 +209,7 @@ async fn upload(
     let file_name = q.file.clone();
     let dir = tokio::task::spawn_blocking(move || files.store(received, &file_name))
         .await
-        .map_err(|e| V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(|e| ApiError::from_status(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
         .map_err(file_error)?;
     let main = dir.join(&entry);
     if !std::fs::symlink_metadata(&main).is_ok_and(|m| m.is_file()) {
@@ -231,10 +234,9 @@ async fn upload(
                     token_hash: None,
                 })
                 .await?;
-            store
-                .bot_info(id)
-                .await?
-                .ok_or_else(|| V1Error::new(StatusCode::INTERNAL_SERVER_ERROR, "bot vanished"))?
+            store.bot_info(id).await?.ok_or_else(|| {
+                ApiError::from_status(StatusCode::INTERNAL_SERVER_ERROR, "bot vanished")
+            })?
         }
     };
     let v = store
@@ -258,11 +260,11 @@ async fn upload(
 }
 
 /// The owner's hosted bot `name`.
-async fn mine(state: &AppState, headers: &HeaderMap, name: &str) -> Result<BotInfo, V1Error> {
+async fn mine(state: &AppState, headers: &HeaderMap, name: &str) -> Result<BotInfo, ApiError> {
     let owner = crate::v1::owner(state, headers).await?;
     let b = crate::v1::owned(state, &owner, name).await?;
     if b.kind != BotKind::Hosted {
-        return Err(V1Error::new(
+        return Err(ApiError::from_status(
             StatusCode::CONFLICT,
             format!("{name} is a {} bot, not a hosted one", b.kind.name()),
         ));

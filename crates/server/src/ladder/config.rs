@@ -124,7 +124,7 @@ pub fn house_name(game: GameKind, strategy: &str) -> String {
     let strategy = crate::house::name_part(strategy);
     match game {
         GameKind::SkullWhist => format!("house-{strategy}"),
-        _ => format!("house-{strategy}-{game}"),
+        GameKind::LoveLetter | GameKind::Goofspiel => format!("house-{strategy}-{game}"),
     }
 }
 
@@ -140,11 +140,7 @@ pub fn check_game(g: &GameLadder) -> Result<(), String> {
     if g.move_time.is_zero() {
         return Err(format!("ladder {}: the move time must be positive", g.game));
     }
-    let seats = match g.game {
-        GameKind::LoveLetter => 2..=4,
-        _ => 2..=2,
-    };
-    if !seats.contains(&g.max_seats) {
+    if !g.game.seats().contains(&g.max_seats) {
         return Err(format!(
             "ladder {}: tables of {} seats are not possible",
             g.game, g.max_seats

@@ -87,13 +87,13 @@ async fn bot_data(state: &AppState, name: &str) -> Result<BotData, WebError> {
     let move_limit = match info.as_ref().map(|b| b.kind) {
         // House bots that are timed (demo records) run under the ladder's
         // limit like any other.
-        Some(BotKind::Push | BotKind::Pull | BotKind::House) => state
+        Some(BotKind::Push | BotKind::Pull | BotKind::House | BotKind::Hosted) => state
             .ladder
             .as_ref()
             .zip(game)
             .and_then(|(l, g)| l.move_time(g)),
         Some(BotKind::Rest) => Some(state.hub.config().move_timeout),
-        _ => None,
+        None => None,
     };
     let health = match info {
         Some(b) if matches!(b.kind, BotKind::Push | BotKind::Pull) => Some(Health {

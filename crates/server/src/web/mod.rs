@@ -149,7 +149,7 @@ impl WebError {
             ),
         };
         match fmt {
-            Fmt::Json => (status, axum::Json(serde_json::json!({"error": msg}))).into_response(),
+            Fmt::Json => crate::api_error::ApiError::from_status(status, msg).into_response(),
             Fmt::Html => {
                 let body = format!(
                     "<section class=\"error\"><h1>{status_code} · {title}</h1><p>{}</p>\

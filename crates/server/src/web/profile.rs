@@ -251,7 +251,7 @@ pub struct Split {
 fn first_leader(record: &Record) -> Option<usize> {
     record.steps.iter().find_map(|s| match &s.kind {
         StepKind::Action(a) if a.starts_with("play") => Some(s.seat.index()),
-        _ => None,
+        StepKind::Action(_) | StepKind::Forfeit => None,
     })
 }
 

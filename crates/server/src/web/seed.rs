@@ -38,9 +38,11 @@ fn pick(i: u64, base: u64) -> (GameKind, u64, Vec<usize>) {
     let mut rng = bot_rng(seed ^ 0x5EED);
     let kind = GameKind::ALL[(i % 3) as usize];
     let mut pool: Vec<usize> = (0..BOTS.len()).filter(|b| BOTS[*b].1 == kind).collect();
-    let seats = match kind {
-        GameKind::LoveLetter => rng.random_range(2..=4),
-        GameKind::SkullWhist | GameKind::Goofspiel => 2,
+    let range = kind.seats();
+    let seats = if range.start() == range.end() {
+        *range.start()
+    } else {
+        rng.random_range(range)
     };
     let mut chosen = Vec::with_capacity(seats);
     while chosen.len() < seats && !pool.is_empty() {

@@ -26,7 +26,7 @@ use super::{Conn, TransportError};
 mod lifetime;
 mod sandbox;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
-pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxLimits};
+pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxError, SandboxLimits};
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]

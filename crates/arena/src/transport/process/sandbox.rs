@@ -242,16 +242,41 @@ pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, Tran
     Ok(cmd)
 }
 
+/// Why the sandbox cannot start a program here, in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// A tool is missing or the command cannot be built.
+    #[error(transparent)]
+    Setup(#[from] TransportError),
+    /// The wrapped command came out empty.
+    #[error("empty command")]
+    Empty,
+    /// The sandbox program did not start.
+    #[error("cannot run {program}: {error}")]
+    Run {
+        /// The program.
+        program: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// bubblewrap started and refused (its first line of complaint).
+    #[error("bubblewrap cannot make a sandbox here ({0})")]
+    Refused(String),
+}
+
 /// Checks that the sandbox can start a program here; the error says why
 /// not, in one line.
-pub fn check(limits: &SandboxLimits) -> Result<(), String> {
-    let cmd = wrap(&["true".to_string()], limits).map_err(|e| e.to_string())?;
-    let (first, rest) = cmd.split_first().ok_or("empty command")?;
+pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
+    let cmd = wrap(&["true".to_string()], limits)?;
+    let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let out = std::process::Command::new(first)
         .args(rest)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run {first}: {e}"))?;
+        .map_err(|error| SandboxError::Run {
+            program: first.clone(),
+            error,
+        })?;
     if out.status.success() {
         return Ok(());
     }
@@ -262,5 +287,5 @@ pub fn check(limits: &SandboxLimits) -> Result<(), String> {
         .unwrap_or("no reason given")
         .trim()
         .to_string();
-    Err(format!("bubblewrap cannot make a sandbox here ({why})"))
+    Err(SandboxError::Refused(why))
 }
