@@ -190,6 +190,8 @@ pub struct Ladder {
     config: LadderConfig,
     house: Vec<(GameKind, BotId, String, String)>,
     state: Mutex<State>,
+    /// wf (issue 16): where spectators watch the matches.
+    live: std::sync::OnceLock<Arc<crate::live_games::LiveGames>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -244,11 +246,17 @@ impl Ladder {
             config,
             house,
             state: Mutex::new(State::default()),
+            live: std::sync::OnceLock::new(),
         })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// wf (issue 16): lets spectators watch the ladder's matches.
+    pub fn watch_with(&self, live: Arc<crate::live_games::LiveGames>) {
+        let _ = self.live.set(live);
     }
 
     /// What the ladder is doing.
@@ -506,25 +514,39 @@ impl Ladder {
                     budget: g.budget,
                     ..LiveConfig::default()
                 };
-                let played = match g.game {
-                    GameKind::Goofspiel => {
-                        self.play_game::<Goofspiel>(&g, &table, seed, &live).await
+                // wf (issue 16): spectators watch the match.
+                let names: Vec<String> = table.iter().map(|e| name_of(e).to_string()).collect();
+                let watch = self
+                    .live
+                    .get()
+                    .map(|l| l.open(id, g.game.name(), names, &started, None));
+                let played = crate::live_games::watched(watch, async {
+                    match g.game {
+                        GameKind::Goofspiel => {
+                            self.play_game::<Goofspiel>(&g, &table, seed, &live).await
+                        }
+                        GameKind::LoveLetter => {
+                            self.play_game::<LoveLetter>(&g, &table, seed, &live).await
+                        }
+                        GameKind::SkullWhist => {
+                            self.play_game::<SkullWhist>(&g, &table, seed, &live).await
+                        }
                     }
-                    GameKind::LoveLetter => {
-                        self.play_game::<LoveLetter>(&g, &table, seed, &live).await
-                    }
-                    GameKind::SkullWhist => {
-                        self.play_game::<SkullWhist>(&g, &table, seed, &live).await
-                    }
-                };
-                match played {
-                    Ok(record) => self.finish(id, &ids, &table, &record).await,
+                })
+                .await;
+                let done = match played {
+                    Ok(record) => self
+                        .finish(id, &ids, &table, &record)
+                        .await
+                        .map(|()| record),
                     Err(e) => {
                         let now = croupier_arena::runner::now_rfc3339();
                         let _ = self.store.abort_game(id, &e, &now).await;
                         Err(e)
                     }
-                }
+                };
+                crate::live_games::closed(self.live.get(), id, &done); // wf (issue 16)
+                done.map(|_| ())
             }
         };
         if let Err(e) = result {

@@ -10,7 +10,9 @@ pub mod auth;
 mod docs;
 pub mod house;
 pub mod hub;
+pub mod human;
 pub mod ladder;
+pub mod live_games;
 pub mod mailbox;
 pub mod net;
 mod paths;
@@ -49,6 +51,10 @@ pub struct AppState {
     /// private, link-local or multicast addresses (see `croupier serve
     /// --allow-private-bot-urls`).
     pub allow_private_bot_urls: bool,
+    /// Games in progress that spectators can watch (issue 16).
+    pub live: Arc<live_games::LiveGames>,
+    /// Games people play from the website (issue 16).
+    pub people: Arc<human::People>,
 }
 
 /// The server's settings.
@@ -97,6 +103,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/{method}", get(api::get).post(api::post))
         .route("/api/{method}/", get(api::get).post(api::post))
         .merge(v1::routes())
+        .merge(web::play::routes())
+        .merge(web::live::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
@@ -129,19 +137,28 @@ pub async fn prepare(
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
     let mailboxes = Arc::new(mailbox::Mailboxes::default());
+    let limits = croupier_arena::transport::http::HttpLimits {
+        allow_private: config.allow_private_bot_urls,
+        ..Default::default()
+    };
+    let http = Arc::new(
+        croupier_arena::transport::http::HttpClient::new(limits).map_err(|e| e.to_string())?,
+    );
+    // wf (issue 16): spectators and people.
+    let live = Arc::new(live_games::LiveGames::default());
+    let people = Arc::new(human::People::new(
+        Arc::clone(&store),
+        Arc::clone(&mailboxes),
+        Some(Arc::clone(&http)),
+        Arc::clone(&live),
+    ));
     let ladder = match &config.ladder {
         None => None,
         Some(l) => {
-            let limits = croupier_arena::transport::http::HttpLimits {
-                allow_private: config.allow_private_bot_urls,
-                ..Default::default()
-            };
-            let http = croupier_arena::transport::http::HttpClient::new(limits)
-                .map_err(|e| e.to_string())?;
-            Some(Arc::new(
-                ladder::Ladder::new(store, Arc::clone(&mailboxes), Arc::new(http), l.clone())
-                    .await?,
-            ))
+            let ladder =
+                ladder::Ladder::new(store, Arc::clone(&mailboxes), http, l.clone()).await?;
+            ladder.watch_with(Arc::clone(&live));
+            Some(Arc::new(ladder))
         }
     };
     let mut house = Vec::new();
@@ -157,6 +174,8 @@ pub async fn prepare(
             mailboxes,
             ladder,
             allow_private_bot_urls: config.allow_private_bot_urls,
+            live,
+            people,
         }),
         house,
     ))
