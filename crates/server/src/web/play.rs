@@ -575,15 +575,17 @@ async fn updates(
         Err(r) => return *r,
     };
     let rx = t.subscribe();
-    let events = stream::unfold((rx, t, false), |(mut rx, t, done)| async move {
+    // The first event is the version now: a change between the page and
+    // this stream is not missed.
+    let events = stream::unfold((rx, t, false, true), |(mut rx, t, done, first)| async move {
         if done {
             return None;
         }
-        let changed = rx.changed().await;
+        let closed = if first { false } else { rx.changed().await.is_err() };
         let v = t.view();
-        let over = changed.is_err() || v.status != "running";
+        let over = closed || v.status != "running";
         let e = Event::default().event("update").data(v.version.to_string());
-        Some((Ok::<Event, Infallible>(e), (rx, t, over)))
+        Some((Ok::<Event, Infallible>(e), (rx, t, over, false)))
     });
     Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
