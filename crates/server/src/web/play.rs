@@ -577,16 +577,23 @@ async fn updates(
     let rx = t.subscribe();
     // The first event is the version now: a change between the page and
     // this stream is not missed.
-    let events = stream::unfold((rx, t, false, true), |(mut rx, t, done, first)| async move {
-        if done {
-            return None;
-        }
-        let closed = if first { false } else { rx.changed().await.is_err() };
-        let v = t.view();
-        let over = closed || v.status != "running";
-        let e = Event::default().event("update").data(v.version.to_string());
-        Some((Ok::<Event, Infallible>(e), (rx, t, over, false)))
-    });
+    let events = stream::unfold(
+        (rx, t, false, true),
+        |(mut rx, t, done, first)| async move {
+            if done {
+                return None;
+            }
+            let closed = if first {
+                false
+            } else {
+                rx.changed().await.is_err()
+            };
+            let v = t.view();
+            let over = closed || v.status != "running";
+            let e = Event::default().event("update").data(v.version.to_string());
+            Some((Ok::<Event, Infallible>(e), (rx, t, over, false)))
+        },
+    );
     Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
