@@ -6,6 +6,7 @@ mod bench_flood;
 mod bench_http;
 mod bench_server;
 mod bench_server_stats;
+mod bench_spectators;
 mod bench_strength;
 mod bench_web;
 mod bot;
