@@ -11,6 +11,7 @@ pub mod series;
 pub mod spec;
 pub mod tournament;
 pub mod transport;
+pub mod watch;
 
 pub use live::{play_live, Driver, LiveConfig, LiveSeat, ProgramSeat};
 pub use runner::{play_match, seeds, MatchError, Player, Ruling};

@@ -271,6 +271,7 @@ async fn run<G: Game>(
 ) -> Result<(), MatchError> {
     loop {
         deliver(game, seats, seen, config, tag, reaper).await;
+        crate::watch::publish(game); // wf (issue 16): spectators' public events
         let to_act = game.to_act();
         if to_act.is_empty() {
             return Ok(());

@@ -21,7 +21,8 @@ pub struct BenchArgs {
     /// bots playing full games against `croupier serve`), `http` (the cost
     /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
     /// (website pages over a seeded database), `flood` (slow connections
-    /// and password guesses against `croupier serve`), or `strength GAME`
+    /// and password guesses against `croupier serve`), `spectators` (SSE
+    /// clients watching live games), or `strength GAME`
     /// (duplicate matches of the `strong` built-in against the others).
     #[arg(default_value = "rules")]
     what: String,
@@ -99,6 +100,15 @@ pub struct BenchArgs {
     /// e.g. `swiss:16:7`, `round-robin:12` (repeat; default both of those).
     #[arg(long = "tournament", value_name = "SPEC")]
     tournaments: Vec<String>,
+    /// Server-Sent-Event clients watching (`bench spectators`).
+    #[arg(long, default_value_t = 1000)]
+    spectators: usize,
+    /// Moves the person makes in each run (`bench spectators`; 2 to 24).
+    #[arg(long, default_value_t = 24)]
+    moves: usize,
+    /// Milliseconds between the person's moves (`bench spectators`).
+    #[arg(long, default_value_t = 100)]
+    move_ms: u64,
 }
 
 #[derive(Serialize)]
@@ -250,9 +260,18 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             )?;
             return Ok(ExitCode::SUCCESS);
         }
+        "spectators" => {
+            crate::bench_spectators::run(
+                args.spectators,
+                args.moves,
+                args.move_ms,
+                &crate::play::current_exe()?,
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength, tournament)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength, tournament, spectators)"
             )))
         }
     }

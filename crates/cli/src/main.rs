@@ -7,6 +7,7 @@ mod bench_http;
 mod bench_sandbox;
 mod bench_server;
 mod bench_server_stats;
+mod bench_spectators;
 mod bench_strength;
 mod bench_tournament;
 mod bench_web;

@@ -12,7 +12,9 @@ mod docs;
 pub mod hosted;
 pub mod house;
 pub mod hub;
+pub mod human;
 pub mod ladder;
+pub mod live_games;
 pub mod mailbox;
 pub mod net;
 mod paths;
@@ -56,6 +58,10 @@ pub struct AppState {
     pub tournaments: Option<Arc<tournaments::Tournaments>>,
     /// Hosted bots, once [`enable_hosted`] has run (issue 12).
     pub hosted: std::sync::OnceLock<Arc<hosted::Hosted>>,
+    /// Games in progress that spectators can watch (issue 16).
+    pub live: Arc<live_games::LiveGames>,
+    /// Games people play from the website (issue 16).
+    pub people: Arc<human::People>,
 }
 
 /// The server's settings.
@@ -106,6 +112,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .merge(v1::routes())
         .merge(tournaments::api::routes())
         .merge(hosted::api::routes())
+        .merge(web::play::routes())
+        .merge(web::live::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
@@ -138,17 +146,24 @@ pub async fn prepare(
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
     let mailboxes = Arc::new(mailbox::Mailboxes::default());
+    let limits = croupier_arena::transport::http::HttpLimits {
+        allow_private: config.allow_private_bot_urls,
+        ..Default::default()
+    };
+    let http = Arc::new(
+        croupier_arena::transport::http::HttpClient::new(limits).map_err(|e| e.to_string())?,
+    );
+    // wf (issue 16): spectators and people.
+    let live = Arc::new(live_games::LiveGames::default());
+    let people = Arc::new(human::People::new(
+        Arc::clone(&store),
+        Arc::clone(&mailboxes),
+        Some(Arc::clone(&http)),
+        Arc::clone(&live),
+    ));
     let ladder = match &config.ladder {
         None => None,
         Some(l) => {
-            let limits = croupier_arena::transport::http::HttpLimits {
-                allow_private: config.allow_private_bot_urls,
-                ..Default::default()
-            };
-            let http = Arc::new(
-                croupier_arena::transport::http::HttpClient::new(limits)
-                    .map_err(|e| e.to_string())?,
-            );
             let ladder = Arc::new(
                 ladder::Ladder::new(
                     Arc::clone(&store),
@@ -158,7 +173,8 @@ pub async fn prepare(
                 )
                 .await?,
             );
-            // Tournaments share the ladder's capacity (issue 15).
+            ladder.watch_with(Arc::clone(&live)); // wf (issue 16)
+                                                  // Tournaments share the ladder's capacity (issue 15).
             let capacity = Arc::new(tournaments::Capacity::new(
                 l.max_matches,
                 l.tournament_share,
@@ -170,7 +186,7 @@ pub async fn prepare(
                 Arc::new(tournaments::Tournaments::new(
                     Arc::clone(&store),
                     Arc::clone(&mailboxes),
-                    http,
+                    Arc::clone(&http),
                     l,
                     capacity,
                 )),
@@ -196,6 +212,8 @@ pub async fn prepare(
             allow_private_bot_urls: config.allow_private_bot_urls,
             tournaments,
             hosted: std::sync::OnceLock::new(),
+            live,
+            people,
         }),
         house,
     ))

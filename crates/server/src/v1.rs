@@ -338,13 +338,22 @@ async fn show_bot(
 ) -> V1 {
     let owner = owner(&state, &headers).await?;
     let b = owned(&state, &owner, &name).await?;
-    Ok(Json(view(&b)).into_response())
+    let mut v = view(&b);
+    v["challenges"] = json!(challenges_open(&state, b.id).await?); // wf (issue 16)
+    Ok(Json(v).into_response())
+}
+
+/// wf (issue 16): whether others may challenge bot `id`.
+async fn challenges_open(state: &AppState, id: croupier_store::BotId) -> Result<bool, V1Error> {
+    Ok(state.hub.store().challengeable_bots().await?.contains(&id))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BotUpdate {
-    enabled: bool,
+    enabled: Option<bool>,
+    /// wf (issue 16): whether others may challenge the bot from the website.
+    challenges: Option<bool>,
 }
 
 async fn update_bot(
@@ -356,13 +365,21 @@ async fn update_bot(
     let owner = owner(&state, &headers).await?;
     let b = owned(&state, &owner, &name).await?;
     let update: BotUpdate = body(&bytes)?;
-    state
-        .hub
-        .store()
-        .set_bot_enabled(b.id, update.enabled)
-        .await?;
+    if update.enabled.is_none() && update.challenges.is_none() {
+        return Err(ApiError::BadRequest(
+            "give 'enabled' or 'challenges' (or both)".into(),
+        ));
+    }
+    if let Some(enabled) = update.enabled {
+        state.hub.store().set_bot_enabled(b.id, enabled).await?;
+    }
+    if let Some(allow) = update.challenges {
+        state.hub.store().set_bot_challenges(b.id, allow).await?;
+    }
     let b = owned(&state, &owner, &name).await?;
-    Ok(Json(view(&b)).into_response())
+    let mut v = view(&b);
+    v["challenges"] = json!(challenges_open(&state, b.id).await?); // wf (issue 16)
+    Ok(Json(v).into_response())
 }
 
 async fn new_token(

@@ -6,6 +6,7 @@
 
 pub mod group;
 pub mod hosted;
+mod people;
 mod postgres;
 pub mod ratings;
 mod record;
@@ -20,6 +21,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+pub use people::PersonSeat;
 pub use postgres::PgStore;
 pub use record::RecordError;
 pub use sqlite::SqliteStore;
@@ -345,6 +347,21 @@ pub trait Store: WebReads + Send + Sync + 'static {
     ) -> Result<Vec<hosted::MatchStderr>, StoreError>;
     /// The hosted bots of a game and the versions that played it.
     async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError>;
+    // People in the loop (issue 16; `people.rs`).
+    /// Marks running game `id` as played by a person (`player`) in `seat`,
+    /// before it finishes: such a game is stored and listed but rates no bot.
+    async fn mark_person_game(
+        &self,
+        id: GameId,
+        seat: usize,
+        player: &str,
+    ) -> Result<(), StoreError>;
+    /// The person's seat in game `id`, if a person played it.
+    async fn person_game(&self, id: GameId) -> Result<Option<PersonSeat>, StoreError>;
+    /// Lets others challenge `bot` from the website, or not (the default).
+    async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError>;
+    /// The bots whose owners let others challenge them.
+    async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError>;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing), or

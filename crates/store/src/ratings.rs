@@ -180,6 +180,14 @@ pub(crate) async fn record_result(
     let Some(ranks) = ratable(&bots, end) else {
         return Ok(());
     };
+    // wf (issue 16): a game a person played rates no bot.
+    let person: Option<i64> = sqlx::query_scalar("SELECT seat FROM person_games WHERE game_id = ?")
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if person.is_some() {
+        return Ok(());
+    }
     let already: Option<i64> =
         sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = ? AND game_id = ?")
             .bind(bots[0])

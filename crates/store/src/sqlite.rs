@@ -364,6 +364,27 @@ impl Store for SqliteStore {
     async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError> {
         crate::sqlite_hosted::game_versions(&self.pool, game).await
     }
+
+    async fn mark_person_game(
+        &self,
+        id: GameId,
+        seat: usize,
+        player: &str,
+    ) -> Result<(), StoreError> {
+        self.mark_person_game_impl(id, seat, player).await
+    }
+
+    async fn person_game(&self, id: GameId) -> Result<Option<crate::PersonSeat>, StoreError> {
+        self.person_game_impl(id).await
+    }
+
+    async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError> {
+        self.set_bot_challenges_impl(bot, allow).await
+    }
+
+    async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
+        self.challengeable_bots_impl().await
+    }
 }
 
 /// The writer connection, as the group-commit task sees it.

@@ -25,6 +25,8 @@ on_both_backends!(
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
     hosted_bots_keep_versions_files_and_match_stderr,
+    games_people_play_are_stored_but_rate_no_bot,
+    owners_open_their_bots_to_challenges,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -872,4 +874,60 @@ async fn hosted_bots_keep_versions_files_and_match_stderr(db: Db) {
     assert!(s.hosted_matches(other, 10).await.unwrap().is_empty());
     assert_eq!(s.game_versions(g1).await.unwrap(), vec![(bot, 1)]);
     assert_eq!(s.game_versions(g2).await.unwrap(), vec![(bot, 3)]);
+}
+
+// Issue 16: people in the loop.
+
+async fn games_people_play_are_stored_but_rate_no_bot(db: Db) {
+    let s = db.open().await;
+    let person = s
+        .ensure_house_bot("person-goofspiel", "goofspiel")
+        .await
+        .unwrap();
+    let house = s
+        .ensure_house_bot("house-random-goofspiel", "goofspiel")
+        .await
+        .unwrap();
+    let g = s
+        .start_game("goofspiel", &[person, house], 1, "t0")
+        .await
+        .unwrap();
+    s.mark_person_game(g, 0, "guest").await.unwrap();
+    s.finish_game(g, &end(vec![1, 2], None, "2026-01-01T00:00:00Z"))
+        .await
+        .unwrap();
+    let row = s.game(g).await.unwrap().unwrap();
+    assert_eq!(row.status, "finished");
+    let p = s.person_game(g).await.unwrap().unwrap();
+    assert_eq!((p.seat, p.player.as_str()), (0, "guest"));
+    assert!(s.leaderboard("goofspiel").await.unwrap().is_empty());
+    // The same pair without a person is rated.
+    let g2 = s
+        .start_game("goofspiel", &[person, house], 2, "t0")
+        .await
+        .unwrap();
+    s.finish_game(g2, &end(vec![1, 2], None, "2026-01-01T00:01:00Z"))
+        .await
+        .unwrap();
+    assert_eq!(s.person_game(g2).await.unwrap(), None);
+    assert_eq!(s.leaderboard("goofspiel").await.unwrap().len(), 2);
+}
+
+async fn owners_open_their_bots_to_challenges(db: Db) {
+    let s = db.open().await;
+    let owner = s.create_owner("oona", "h").await.unwrap();
+    let a = s
+        .create_remote_bot(&remote("open-a", BotKind::Push, owner, None))
+        .await
+        .unwrap();
+    let b = s
+        .create_remote_bot(&remote("open-b", BotKind::Pull, owner, Some("t")))
+        .await
+        .unwrap();
+    assert!(s.challengeable_bots().await.unwrap().is_empty());
+    s.set_bot_challenges(a, true).await.unwrap();
+    s.set_bot_challenges(b, true).await.unwrap();
+    assert_eq!(s.challengeable_bots().await.unwrap(), vec![a, b]);
+    s.set_bot_challenges(a, false).await.unwrap();
+    assert_eq!(s.challengeable_bots().await.unwrap(), vec![b]);
 }

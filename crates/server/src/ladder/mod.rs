@@ -64,6 +64,8 @@ pub struct Ladder {
     capacity: std::sync::OnceLock<Arc<crate::tournaments::Capacity>>,
     /// Hosted bots (issue 12 hook), set by `enable_hosted`.
     pub(crate) hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
+    /// wf (issue 16): where spectators watch the matches.
+    live: std::sync::OnceLock<Arc<crate::live_games::LiveGames>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -117,7 +119,13 @@ impl Ladder {
             state: Mutex::new(State::default()),
             capacity: std::sync::OnceLock::new(),
             hosted: std::sync::OnceLock::new(),
+            live: std::sync::OnceLock::new(),
         })
+    }
+
+    /// wf (issue 16): lets spectators watch the ladder's matches.
+    pub fn watch_with(&self, live: Arc<crate::live_games::LiveGames>) {
+        let _ = self.live.set(live);
     }
 
     /// Issue 15 hook: shares the capacity with the tournaments.
@@ -259,29 +267,43 @@ impl Ladder {
                     budget: g.budget,
                     ..LiveConfig::default()
                 };
-                let played = match g.game {
-                    GameKind::Goofspiel => {
-                        self.play_game::<Goofspiel>(&g, &table, seed, &live).await
+                // wf (issue 16): spectators watch the match.
+                let names: Vec<String> = table.iter().map(|e| e.name().to_string()).collect();
+                let watch = self
+                    .live
+                    .get()
+                    .map(|l| l.open(id, g.game.name(), names, &started, None));
+                let played = crate::live_games::watched(watch, async {
+                    match g.game {
+                        GameKind::Goofspiel => {
+                            self.play_game::<Goofspiel>(&g, &table, seed, &live).await
+                        }
+                        GameKind::LoveLetter => {
+                            self.play_game::<LoveLetter>(&g, &table, seed, &live).await
+                        }
+                        GameKind::SkullWhist => {
+                            self.play_game::<SkullWhist>(&g, &table, seed, &live).await
+                        }
                     }
-                    GameKind::LoveLetter => {
-                        self.play_game::<LoveLetter>(&g, &table, seed, &live).await
-                    }
-                    GameKind::SkullWhist => {
-                        self.play_game::<SkullWhist>(&g, &table, seed, &live).await
-                    }
-                };
+                })
+                .await;
                 // Issue 12 hook: hosted bots' versions and stderr.
                 if let Some(h) = self.hosted.get() {
                     h.match_over(id, &ids).await;
                 }
-                match played {
-                    Ok(record) => self.finish(id, &ids, &table, &record).await,
+                let done = match played {
+                    Ok(record) => self
+                        .finish(id, &ids, &table, &record)
+                        .await
+                        .map(|()| record),
                     Err(e) => {
                         let now = croupier_arena::runner::now_rfc3339();
                         let _ = self.store.abort_game(id, &e, &now).await;
                         Err(e)
                     }
-                }
+                };
+                crate::live_games::closed(self.live.get(), id, &done); // wf (issue 16)
+                done.map(|_| ())
             }
         };
         if let Err(e) = result {

@@ -366,6 +366,13 @@ pub async fn bot(
     Path(name): Path<String>,
     fmt: Fmt,
 ) -> Response {
+    // wf (issue 16): whether others may challenge it.
+    let open = state
+        .hub
+        .store()
+        .challengeable_bots()
+        .await
+        .unwrap_or_default();
     respond(fmt, bot_data(&state, &name).await, |d| {
         let mut body = format!(
             "<h1>{}</h1><p class=\"lead\">A {} bot. <a href=\"/games?bot={}\">All its games</a></p>",
@@ -374,6 +381,8 @@ pub async fn bot(
             url(&d.bot.name)
         );
         body.push_str(&about_html(d));
+        // wf (issue 16): play it, and its games in progress.
+        body.push_str(&live_and_play(&state, &d.bot, open.contains(&d.bot.id)));
         body.push_str(&ratings_html(d));
         body.push_str(&thinking_html(&d.profile, d.move_limit_ms));
         body.push_str(&faults_html(d));
@@ -410,6 +419,35 @@ pub async fn bot(
             &body,
         )
     })
+}
+
+/// wf (issue 16): the bot's games in progress and an invitation to play it.
+fn live_and_play(state: &AppState, bot: &WebBot, open: bool) -> String {
+    let name = bot.name.as_str();
+    let live: Vec<crate::live_games::LiveSummary> = state
+        .live
+        .list()
+        .into_iter()
+        .filter(|g| g.seats.iter().any(|s| s == name))
+        .collect();
+    let mut out = String::new();
+    if !live.is_empty() {
+        out.push_str("<h2>Playing now</h2>");
+        out.push_str(&super::live::live_table(&live));
+    }
+    match bot.kind.as_str() {
+        "push" | "pull" => out.push_str(&super::play::challenge_html(name, &bot.game, open)),
+        "house" if !name.starts_with("person-") => {
+            let _ = write!(
+                out,
+                "<p class=\"challenge\"><a class=\"button\" href=\"/play?game={}\">Play {} yourself</a></p>",
+                url(&bot.game),
+                esc(name)
+            );
+        }
+        _ => {}
+    }
+    out
 }
 
 #[cfg(test)]

@@ -119,6 +119,14 @@ pub const DOCS: &[Doc] = &[
         dir: "",
         text: include_str!("../../../../docs/hosted-bots.md"),
     },
+    Doc {
+        name: "people",
+        title: "Playing and watching",
+        summary:
+            "Play bots from the browser, allow challenges, watch games live, the event stream.",
+        dir: "",
+        text: include_str!("../../../../docs/people.md"),
+    },
 ];
 
 /// The "Start here" page for bot authors: `docs/start-here.md`, with each

@@ -51,6 +51,8 @@ pub struct HomeData {
     recent: Vec<GameSummary>,
     leaders: Vec<Leaders>,
     news: Vec<(&'static str, &'static str)>,
+    /// wf (issue 16): games to watch as they happen.
+    watch: Vec<crate::live_games::LiveSummary>,
 }
 
 async fn home_data(state: &AppState) -> Result<HomeData, WebError> {
@@ -74,6 +76,7 @@ async fn home_data(state: &AppState) -> Result<HomeData, WebError> {
         recent: store.games_page(&GameFilter::default(), 0, 12).await?,
         leaders,
         news: NEWS.to_vec(),
+        watch: state.live.list(), // wf (issue 16)
     })
 }
 
@@ -115,6 +118,10 @@ for each way to connect, and the command that puts it in its first game on this 
         }
         body.push_str("</div><h2>Live games</h2>");
         body.push_str(&games_table(&d.running));
+        // wf (issue 16): watch live, or play.
+        body.push_str("<h3>Watch as they happen</h3>");
+        body.push_str(&super::live::live_table(&d.watch));
+        body.push_str("<p><a class=\"button\" href=\"/play\">Play a bot yourself →</a> <a href=\"/live\">All live games</a></p>");
         body.push_str("<h2>Recent results</h2>");
         body.push_str(&games_table(&d.recent));
         body.push_str("<p><a class=\"button\" href=\"/games\">All games →</a></p><h2>News</h2><ul class=\"news\">");

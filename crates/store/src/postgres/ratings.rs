@@ -30,6 +30,15 @@ pub(crate) async fn record_result(
     let Some(ranks) = ratable(&bots, end) else {
         return Ok(());
     };
+    // wf (issue 16): a game a person played rates no bot.
+    let person: Option<i64> =
+        sqlx::query_scalar("SELECT seat FROM person_games WHERE game_id = $1")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if person.is_some() {
+        return Ok(());
+    }
     let already: Option<i32> =
         sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
             .bind(bots[0])

@@ -1,0 +1,169 @@
+//! Watching a live match from outside: the public events of a game as they
+//! happen, for spectators (issue 16).
+//!
+//! A caller that wants to watch runs [`play_live`](crate::live::play_live)
+//! inside [`scope`] with a [`Watch`]; the runner calls [`publish`] after it
+//! has told the seats what happened (one marked line in `live.rs`), and the
+//! watch's sink receives every new event that **every** seat may see, in
+//! order. An event some seat may not see (a card dealt to one hand, a sealed
+//! bid, what a Priest shows one player) never reaches the sink: a sealed bid
+//! reaches spectators only with the reveal that follows the last bid.
+//!
+//! The sink must not block: it runs on the match's task (the server's sink
+//! pushes onto a bounded broadcast channel, which drops slow readers).
+//! Without a scope, [`publish`] does nothing.
+
+use std::sync::{Arc, Mutex};
+
+use croupier_rules::{Event as _, Game, Seat};
+use serde::Serialize;
+
+/// One public event of a live match.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PublicEvent {
+    /// Position of the event in the game's whole log (hidden events
+    /// included, so numbers may skip).
+    pub index: usize,
+    /// The event as the game serialises it (the `event` of croupier/1).
+    pub event: serde_json::Value,
+    /// The event's transcript line.
+    pub text: String,
+    /// Seats that must act after this batch of events (empty when the game
+    /// is over).
+    pub to_act: Vec<u8>,
+}
+
+/// Where a watched match's public events go.
+pub type Sink = Box<dyn Fn(Vec<PublicEvent>) + Send + Sync>;
+
+/// A watch on one match.
+pub struct Watch {
+    seen: Mutex<usize>,
+    sink: Sink,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch").finish_non_exhaustive()
+    }
+}
+
+impl Watch {
+    /// A watch that hands each batch of new public events to `sink`.
+    pub fn new(sink: Sink) -> Arc<Watch> {
+        Arc::new(Watch {
+            seen: Mutex::new(0),
+            sink,
+        })
+    }
+
+    /// Hands `batch` to the sink as if the runner had published it.
+    pub fn emit(&self, batch: Vec<PublicEvent>) {
+        (self.sink)(batch);
+    }
+
+    /// Hands the sink the public events of `game` it has not had yet.
+    pub fn step<G: Game>(&self, game: &G) {
+        let events = game.events();
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if *seen >= events.len() {
+            return;
+        }
+        let n = game.num_seats();
+        let to_act: Vec<u8> = (0..n as u8)
+            .filter(|s| game.to_act().contains(Seat(*s)))
+            .collect();
+        let batch: Vec<PublicEvent> = events
+            .iter()
+            .enumerate()
+            .skip(*seen)
+            .filter(|(_, e)| (0..n as u8).all(|s| e.visible_to(Seat(s))))
+            .map(|(index, e)| PublicEvent {
+                index,
+                event: serde_json::to_value(e).unwrap_or_default(),
+                text: e.to_string(),
+                to_act: to_act.clone(),
+            })
+            .collect();
+        *seen = events.len();
+        drop(seen);
+        if !batch.is_empty() {
+            (self.sink)(batch);
+        }
+    }
+}
+
+tokio::task_local! {
+    static WATCH: Arc<Watch>;
+}
+
+/// Runs `fut` (a [`play_live`](crate::live::play_live)) with `watch`
+/// receiving its public events.
+pub async fn scope<F: std::future::Future>(watch: Arc<Watch>, fut: F) -> F::Output {
+    WATCH.scope(watch, fut).await
+}
+
+/// Hands the watch of the current match, if any, the new public events of
+/// `game` (called by the live runner after every step).
+pub fn publish<G: Game>(game: &G) {
+    let _ = WATCH.try_with(|w| w.step(game));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::{play_live, LiveConfig, LiveSeat};
+    use croupier_bots::Builtins;
+    use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+    use croupier_rules::SeatInfo;
+
+    #[tokio::test]
+    async fn a_watched_match_shows_only_events_every_seat_sees() {
+        let got: Arc<Mutex<Vec<PublicEvent>>> = Arc::default();
+        let sink = Arc::clone(&got);
+        let watch = Watch::new(Box::new(move |b| {
+            sink.lock().unwrap().extend(b);
+        }));
+        let mut seats: Vec<LiveSeat<Goofspiel>> = (0..2)
+            .map(|i| {
+                LiveSeat::builtin(
+                    SeatInfo::named(format!("r{i}")),
+                    Goofspiel::builtin("random").unwrap(),
+                )
+            })
+            .collect();
+        let variant = GoofspielVariant::gops();
+        let record = scope(
+            watch,
+            play_live::<Goofspiel>(&variant, 7, &mut seats, &LiveConfig::default()),
+        )
+        .await
+        .unwrap();
+        let got = got.lock().unwrap();
+        // Replay the record and list the events visible to both seats.
+        let mut g = Goofspiel::new(&variant, 2, 7).unwrap();
+        for s in &record.steps {
+            if let croupier_rules::StepKind::Action(a) = &s.kind {
+                let a = g.validate(s.seat, a).unwrap();
+                g.apply(s.seat, a).unwrap();
+            }
+        }
+        let public: Vec<String> = g
+            .events()
+            .iter()
+            .filter(|e| e.visible_to(Seat(0)) && e.visible_to(Seat(1)))
+            .map(ToString::to_string)
+            .collect();
+        let hidden = g.events().len() - public.len();
+        assert!(hidden > 0, "sealed bids are hidden events");
+        let texts: Vec<String> = got.iter().map(|e| e.text.clone()).collect();
+        assert_eq!(texts, public);
+        assert!(got.last().unwrap().to_act.is_empty());
+    }
+
+    #[test]
+    fn without_a_scope_publish_does_nothing() {
+        let g = Goofspiel::new(&GoofspielVariant::gops(), 2, 1).unwrap();
+        publish(&g);
+    }
+}

@@ -1,0 +1,386 @@
+//! Issue 16 in a real browser (headless Chromium through chromedriver): a
+//! person plays a whole game of each kind against a house bot through the
+//! pages, once with JavaScript and once without; a spectator's live page
+//! (JavaScript, Server-Sent Events) receives every public event of a running
+//! game and no hidden one, checked against the record afterwards.
+//! Screenshots of each new page go to `target/screenshots/`.
+//!
+//! Without chromedriver (`/usr/bin/chromedriver`, or `CHROMEDRIVER`) the test
+//! prints a notice and passes, unless `CI=true`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use croupier_rules::{Event as _, Game, GameKind, Record, Seat};
+use croupier_server::ServerConfig;
+use croupier_store::{SqliteStore, Store};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+fn executable(env: &str, default: &str) -> Option<PathBuf> {
+    let p = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    p.exists().then_some(p)
+}
+
+fn screenshots_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+        PathBuf::from,
+    );
+    let dir = target.join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Kills what a browser session left behind (by its profile directory).
+struct Reaper(String);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in dir.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&self.0) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
+async fn session(port: u16, chromium: &Path, profile: &Path, js: bool) -> Client {
+    let mut args = vec![
+        "--headless=new".to_string(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-dev-shm-usage".into(),
+        "--window-size=1280,1000".into(),
+        "--hide-scrollbars".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        format!("--user-data-dir={}", profile.display()),
+    ];
+    if !js {
+        args.push("--blink-settings=scriptEnabled=false".into());
+    }
+    let caps = json!({
+        "goog:chromeOptions": { "binary": chromium, "args": args },
+        "goog:loggingPrefs": {"browser": "ALL"}
+    });
+    let Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    for _ in 0..100 {
+        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        if let Ok(c) = b
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("chromedriver does not answer");
+}
+
+async fn shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    std::fs::write(screenshots_dir().join(format!("{name}.png")), png).unwrap();
+}
+
+async fn eval(c: &Client, js: &str) -> Value {
+    c.execute(&format!("return {js};"), Vec::new())
+        .await
+        .unwrap()
+}
+
+/// The `data-status` of the play page's table, if the page shows one.
+async fn table_status(c: &Client) -> Option<String> {
+    let t = c.find(Locator::Css("#table")).await.ok()?;
+    t.attr("data-status").await.ok().flatten()
+}
+
+/// Plays the game on the current page to its end by clicking the first
+/// legal move each time; returns the moves made.
+async fn play_in_browser(c: &Client, game: GameKind, js: bool) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let mut moves = 0;
+    loop {
+        assert!(Instant::now() < deadline, "{game}: the game did not end");
+        match table_status(c).await.as_deref() {
+            Some("running") => {}
+            Some("finished") => return moves,
+            other => panic!("{game}: the table says {other:?}"),
+        }
+        if let Ok(b) = c.find(Locator::Css("button.move")).await {
+            if moves == 1 {
+                shot(c, &format!("play-{game}{}", if js { "" } else { "-nojs" })).await;
+            }
+            if b.click().await.is_ok() {
+                moves += 1;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+/// Starts a game from the form of `/play?game=…` in the browser.
+async fn start_in_browser(c: &Client, base: &str, game: GameKind, shot_name: Option<&str>) -> i64 {
+    c.goto(&format!("{base}/play?game={game}")).await.unwrap();
+    if let Some(name) = shot_name {
+        shot(c, name).await;
+    }
+    let button = c
+        .find(Locator::Css(&format!("#play-{game} button[type=submit]")))
+        .await
+        .unwrap();
+    button.click().await.unwrap();
+    let url = c.current_url().await.unwrap();
+    url.path()
+        .strip_prefix("/play/")
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{game}: the form led to {url}"))
+}
+
+fn public_events<G: Game>(record: &Record) -> (Vec<String>, Vec<String>) {
+    let g: G = record.verify::<G>().unwrap();
+    let n = record.seats.len() as u8;
+    let (public, hidden): (Vec<_>, Vec<_>) = g
+        .events()
+        .iter()
+        .partition(|e| (0..n).all(|s| e.visible_to(Seat(s))));
+    (
+        public.iter().map(ToString::to_string).collect(),
+        hidden.iter().map(ToString::to_string).collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_play_and_watch_in_headless_chromium() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let (Some(driver), Some(chromium)) = (
+        executable("CHROMEDRIVER", "/usr/bin/chromedriver"),
+        executable("CHROMIUM", "/usr/bin/chromium"),
+    ) else {
+        assert!(!ci, "CI=true but chromium or chromedriver is missing");
+        eprintln!("SKIPPED: install chromium and chromium-driver to run the browser test");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("web.db").display());
+    let store = Arc::new(SqliteStore::open(&url).await.unwrap());
+    let config = ServerConfig {
+        house_bots: Vec::new(),
+        ladder: None,
+        ..ServerConfig::default()
+    };
+    let dyn_store: Arc<dyn Store> = store.clone();
+    let (state, house) = croupier_server::prepare(dyn_store, &config).await.unwrap();
+    // Both sessions come from one address and play several games each.
+    state
+        .people
+        .set_limits(croupier_server::human::PeopleLimits {
+            per_client: 16,
+            ..Default::default()
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        croupier_server::run(listener, state, house, &config, async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut driver = tokio::process::Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let profile_js = tempfile::tempdir().unwrap();
+    let profile_plain = tempfile::tempdir().unwrap();
+    let _reapers = (
+        Reaper(profile_js.path().display().to_string()),
+        Reaper(profile_plain.path().display().to_string()),
+    );
+    let js = session(port, &chromium, profile_js.path(), true).await;
+    let plain = session(port, &chromium, profile_plain.path(), false).await;
+
+    // A whole game of each kind, with and without JavaScript.
+    for game in GameKind::ALL {
+        for (c, with_js) in [(&js, true), (&plain, false)] {
+            let form_shot = (with_js && game == GameKind::Goofspiel).then_some("play-form");
+            let id = start_in_browser(c, &base, game, form_shot).await;
+            // The script runs only where JavaScript is on (it marks the body).
+            let marked = c.find(Locator::Css("body[data-js='on']")).await.is_ok();
+            assert_eq!(
+                marked, with_js,
+                "{game}: the play page's script ran: {marked}"
+            );
+            let moves = play_in_browser(c, game, with_js).await;
+            assert!(moves > 0, "{game}: no move was made");
+            let text = c
+                .find(Locator::Css("#turn"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(text.contains("The game is over"), "{game}: {text}");
+            if with_js && game == GameKind::LoveLetter {
+                shot(c, "play-over").await;
+            }
+            let row = store.game(id).await.unwrap().unwrap();
+            assert_eq!(row.status, "finished", "{game} ({with_js})");
+            assert!(store.person_game(id).await.unwrap().is_some());
+        }
+    }
+
+    // A spectator watches a SkullWhist game that a person plays over HTTP.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = http
+        .post(format!("{base}/play"))
+        .form(&[
+            ("game", "skullwhist"),
+            ("opponent1", "house:heuristic"),
+            ("seat", "1"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    let cookie = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    let id: i64 = location.strip_prefix("/play/").unwrap().parse().unwrap();
+    js.goto(&format!("{base}/live/{id}")).await.unwrap();
+    // Home and the live list show it.
+    plain.goto(&format!("{base}/live")).await.unwrap();
+    plain
+        .find(Locator::Css(&format!("a[href='/live/{id}']")))
+        .await
+        .expect("the live list links the game");
+    shot(&plain, "live-list").await;
+    plain.goto(&format!("{base}/")).await.unwrap();
+    plain
+        .find(Locator::Css(&format!("a[href='/live/{id}']")))
+        .await
+        .expect("the home page links the game");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut moves = 0;
+    loop {
+        assert!(Instant::now() < deadline, "the watched game did not end");
+        let html = http
+            .get(format!("{base}/play/{id}"))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if !html.contains("data-status=\"running\"") {
+            break;
+        }
+        let find = |marker: &str| {
+            html.split(marker)
+                .nth(1)
+                .and_then(|r| r.split("value=\"").nth(1))
+                .and_then(|r| r.split('"').next())
+                .map(|s| s.replace("&amp;", "&"))
+        };
+        if let (Some(d), Some(a)) = (find("name=\"decision\""), find("name=\"action\"")) {
+            let r = http
+                .post(format!("{base}/play/{id}"))
+                .header("cookie", &cookie)
+                .form(&[("decision", d), ("action", a)])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 303);
+            moves += 1;
+            if moves == 4 {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                shot(&js, "live-game").await;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    // The page hears the end, then holds every public event.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while eval(&js, "document.getElementById('live').dataset.over || ''").await != "finished" {
+        assert!(
+            Instant::now() < deadline,
+            "the live page did not hear the end"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    shot(&js, "live-over").await;
+    let shown: Vec<String> = serde_json::from_value(
+        eval(
+            &js,
+            "[...document.querySelectorAll('#live-events li')].map(li => li.textContent)",
+        )
+        .await,
+    )
+    .unwrap();
+    let row = store.game(id).await.unwrap().unwrap();
+    let record: Record = serde_json::from_str(row.record.as_deref().unwrap()).unwrap();
+    let (public, hidden) = public_events::<croupier_rules::skullwhist::SkullWhist>(&record);
+    assert!(
+        !hidden.is_empty(),
+        "dealt hands and sealed bids are hidden events"
+    );
+    assert_eq!(
+        shown, public,
+        "the live page must show exactly the public events"
+    );
+    let page_text = js
+        .find(Locator::Css("#live"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for h in &hidden {
+        // A hidden line may repeat a public one word for word (a reveal of a
+        // sealed bid says what the sealed event said); only lines that never
+        // became public must be absent.
+        if !public.contains(h) {
+            assert!(!page_text.contains(h.as_str()), "hidden event shown: {h}");
+        }
+    }
+
+    js.close().await.unwrap();
+    plain.close().await.unwrap();
+    let _ = driver.kill().await;
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}

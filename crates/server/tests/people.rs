@@ -1,0 +1,300 @@
+//! Issue 16 over HTTP (no browser): a person plays a whole game of each
+//! kind against a house bot through the plain forms (POST, 303, GET), as a
+//! browser without JavaScript would; the game is stored, marked as a
+//! person's, and rates no bot. A spectator's NDJSON stream of a running
+//! game carries exactly the events every seat may see (checked against the
+//! record afterwards), and the bounds on games per person hold.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::time::{Duration, Instant};
+
+use common::{config, TestServer};
+use croupier_rules::{Event as _, Game, GameKind, Record, Seat};
+use croupier_store::Store;
+use serde_json::Value;
+
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// The text of attribute `attr` after each `marker` in `html`.
+fn attrs(html: &str, marker: &str, attr: &str) -> Vec<String> {
+    html.match_indices(marker)
+        .filter_map(|(i, _)| {
+            let rest = &html[i..];
+            let end = rest.find('>')?;
+            let tag = &rest[..end];
+            let start = tag.find(&format!("{attr}=\""))? + attr.len() + 2;
+            let len = tag[start..].find('"')?;
+            Some(
+                tag[start..start + len]
+                    .replace("&amp;", "&")
+                    .replace("&quot;", "\""),
+            )
+        })
+        .collect()
+}
+
+/// Starts a game; returns (game id, cookie header).
+fn start(
+    srv: &TestServer,
+    c: &reqwest::blocking::Client,
+    form: &[(&str, &str)],
+    cookie: Option<&str>,
+) -> Result<(i64, String), (u16, String)> {
+    let mut req = c.post(format!("{}/play", srv.base)).form(form);
+    if let Some(k) = cookie {
+        req = req.header("cookie", k);
+    }
+    let r = req.send().unwrap();
+    if r.status().as_u16() != 303 {
+        let status = r.status().as_u16();
+        return Err((status, r.text().unwrap()));
+    }
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    let set = r
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string());
+    let id = location.strip_prefix("/play/").unwrap().parse().unwrap();
+    Ok((id, set.or(cookie.map(str::to_string)).unwrap()))
+}
+
+/// Plays game `id` to its end with the first legal move each time; returns
+/// the number of moves made.
+fn play_out(srv: &TestServer, c: &reqwest::blocking::Client, id: i64, cookie: &str) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut moves = 0;
+    loop {
+        assert!(Instant::now() < deadline, "game {id} did not end");
+        let r = c
+            .get(format!("{}/play/{id}", srv.base))
+            .header("cookie", cookie)
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let html = r.text().unwrap();
+        let status = attrs(&html, "<div id=\"table\"", "data-status");
+        if status.first().map(String::as_str) != Some("running") {
+            assert_eq!(status[0], "finished", "{html}");
+            return moves;
+        }
+        let decision = attrs(&html, "name=\"decision\"", "value");
+        let actions = attrs(&html, "name=\"action\"", "value");
+        let (Some(d), Some(a)) = (decision.first(), actions.first()) else {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        let r = c
+            .post(format!("{}/play/{id}", srv.base))
+            .header("cookie", cookie)
+            .form(&[("decision", d.as_str()), ("action", a.as_str())])
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 303);
+        assert_eq!(r.headers()["location"], format!("/play/{id}").as_str());
+        moves += 1;
+    }
+}
+
+fn store(srv: &TestServer) -> (tokio::runtime::Runtime, std::sync::Arc<dyn Store>) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let s = rt.block_on(croupier_store::open(&srv.db)).unwrap();
+    (rt, s)
+}
+
+#[test]
+fn a_person_plays_every_game_through_plain_forms_and_rates_no_bot() {
+    let srv = TestServer::with_config(config());
+    let c = client();
+    for (game, opponent) in [
+        (GameKind::Goofspiel, "house:random"),
+        (GameKind::LoveLetter, "house:heuristic"),
+        (GameKind::SkullWhist, "house:random"),
+    ] {
+        let (id, cookie) = start(
+            &srv,
+            &c,
+            &[
+                ("game", game.name()),
+                ("opponent1", opponent),
+                ("seat", "1"),
+            ],
+            None,
+        )
+        .unwrap();
+        // Someone else's cookie sees no hand.
+        let other = c
+            .get(format!("{}/play/{id}", srv.base))
+            .header("cookie", "croupier_player=00000000000000000000000000000000")
+            .send()
+            .unwrap();
+        assert_eq!(other.status().as_u16(), 403);
+        let moves = play_out(&srv, &c, id, &cookie);
+        assert!(moves > 0, "{game}: the person made no move");
+        let (rt, s) = store(&srv);
+        let row = rt.block_on(s.game(id)).unwrap().unwrap();
+        assert_eq!(row.status, "finished", "{game}");
+        let person = rt.block_on(s.person_game(id)).unwrap().unwrap();
+        assert_eq!((person.seat, person.player.as_str()), (1, "guest"));
+        let record: Record = serde_json::from_str(row.record.as_deref().unwrap()).unwrap();
+        assert_eq!(record.seats[1].name, format!("person-{game}"));
+        // No rating moved: neither the person nor the house bot is ranked.
+        let board = rt.block_on(s.leaderboard(game.name())).unwrap();
+        assert!(board.is_empty(), "{game}: {board:?}");
+        // The finished page shows the replay link.
+        let page = c
+            .get(format!("{}/play/{id}", srv.base))
+            .header("cookie", &cookie)
+            .send()
+            .unwrap()
+            .text()
+            .unwrap();
+        assert!(page.contains(&format!("/games/{id}")));
+    }
+}
+
+#[test]
+fn bad_requests_and_bounds_get_clear_answers() {
+    let srv = TestServer::with_config(config());
+    let c = client();
+    let bad = start(
+        &srv,
+        &c,
+        &[("game", "chess"), ("opponent1", "house:random")],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(bad.0, 400);
+    let bad = start(
+        &srv,
+        &c,
+        &[("game", "goofspiel"), ("opponent1", "house:nobody")],
+        None,
+    )
+    .unwrap_err();
+    assert!(bad.1.contains("no house bot"), "{}", bad.1);
+    let bad = start(
+        &srv,
+        &c,
+        &[("game", "goofspiel"), ("opponent1", "bot:ghost")],
+        None,
+    )
+    .unwrap_err();
+    assert!(bad.1.contains("no registered bot"), "{}", bad.1);
+    let bad = start(
+        &srv,
+        &c,
+        &[
+            ("game", "goofspiel"),
+            ("opponent1", "house:random"),
+            ("opponent2", "house:random"),
+        ],
+        None,
+    )
+    .unwrap_err();
+    assert!(bad.1.contains("takes 2 to 2 players"), "{}", bad.1);
+    let form = [("game", "goofspiel"), ("opponent1", "house:random")];
+    let (id, cookie) = start(&srv, &c, &form, None).unwrap();
+    start(&srv, &c, &form, Some(&cookie)).unwrap();
+    let (status, body) = start(&srv, &c, &form, Some(&cookie)).unwrap_err();
+    assert_eq!(status, 429);
+    assert!(body.contains("finish one first"), "{body}");
+    // An illegal move is refused with a notice; the game goes on.
+    let r = c
+        .post(format!("{}/play/{id}", srv.base))
+        .header("cookie", &cookie)
+        .form(&[("decision", "1"), ("action", "99")])
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 303);
+    let page = c
+        .get(format!("{}/play/{id}", srv.base))
+        .header("cookie", &cookie)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(page.contains("not one of your legal moves"), "{page}");
+}
+
+/// The events of a finished record that every seat may see.
+fn public_events<G: Game>(record: &Record) -> Vec<String> {
+    let g: G = record.verify::<G>().unwrap();
+    let n = record.seats.len() as u8;
+    g.events()
+        .iter()
+        .filter(|e| (0..n).all(|s| e.visible_to(Seat(s))))
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn a_spectator_stream_carries_every_public_event_and_nothing_hidden() {
+    let srv = TestServer::with_config(config());
+    let c = client();
+    let (id, cookie) = start(
+        &srv,
+        &c,
+        &[
+            ("game", "skullwhist"),
+            ("opponent1", "house:random"),
+            ("seat", "0"),
+        ],
+        None,
+    )
+    .unwrap();
+    let url = format!("{}/v1/games/{id}/events", srv.base);
+    let reader = std::thread::spawn(move || {
+        let r = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()
+            .unwrap()
+            .get(url)
+            .send()
+            .unwrap();
+        assert_eq!(r.headers()["content-type"], "application/x-ndjson");
+        let mut out = Vec::new();
+        for line in BufReader::new(r).lines() {
+            let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let end = v["type"] == "end";
+            out.push(v);
+            if end {
+                break;
+            }
+        }
+        out
+    });
+    // Let the spectator connect before the first move.
+    std::thread::sleep(Duration::from_millis(300));
+    play_out(&srv, &c, id, &cookie);
+    let got = reader.join().unwrap();
+    assert_eq!(got[0]["type"], "start");
+    assert_eq!(got[0]["person_seat"], 0);
+    assert_eq!(got.last().unwrap()["status"], "finished");
+    let texts: Vec<String> = got
+        .iter()
+        .filter(|m| m["type"] == "event")
+        .map(|m| m["text"].as_str().unwrap().to_string())
+        .collect();
+    let (rt, s) = store(&srv);
+    let row = rt.block_on(s.game(id)).unwrap().unwrap();
+    let record: Record = serde_json::from_str(row.record.as_deref().unwrap()).unwrap();
+    let public = public_events::<croupier_rules::skullwhist::SkullWhist>(&record);
+    assert!(!public.is_empty());
+    assert_eq!(texts, public);
+    // Over: the stream is gone (404) or ends at once with the end message.
+    let after = c
+        .get(format!("{}/v1/games/999999/events", srv.base))
+        .send()
+        .unwrap();
+    assert_eq!(after.status().as_u16(), 404);
+}

@@ -1,0 +1,15 @@
+-- People in the loop (issue 16).
+-- A game a person played from the website: which seat was the person's, and
+-- who (a label: "guest" or an owner's name). Such games are stored and listed
+-- like any other, but rate no bot (see ratings.rs).
+CREATE TABLE person_games (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    seat    INTEGER NOT NULL,
+    player  TEXT    NOT NULL
+);
+
+-- Bots whose owners let other people challenge them from the website.
+CREATE TABLE bot_challenges (
+    bot   INTEGER PRIMARY KEY REFERENCES bots(id),
+    allow INTEGER NOT NULL DEFAULT 0
+);
