@@ -27,15 +27,61 @@ pub const METHODS: [&str; 8] = [
     "register", "login", "new-game", "bid", "status", "play", "old-game", "jsonp",
 ];
 
-/// Runs one API method on a parsed body.
-pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
-    match dispatch(state, method, body).await {
-        Ok(v) => v,
-        Err(Refusal(reason)) => failure(reason),
+/// A reply: built JSON, or JSON text written before (a `status` reply, as
+/// the game's runner last wrote it for the seat).
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// Built per request.
+    Json(Value),
+    /// Written JSON text.
+    Text(Arc<str>),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Self {
+        Answer::Json(v)
     }
 }
 
-async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Json(v) => v.fmt(f),
+            Answer::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        match self {
+            Answer::Json(v) => Json(v).into_response(),
+            Answer::Text(t) => (
+                [(header::CONTENT_TYPE, "application/json")],
+                t.as_bytes().to_vec(),
+            )
+                .into_response(),
+        }
+    }
+}
+
+/// Runs one API method on a parsed body.
+pub async fn call(state: &AppState, method: &str, body: &Obj) -> Answer {
+    match dispatch(state, method, body).await {
+        Ok(v) => v,
+        Err(Refusal(reason)) => failure(reason).into(),
+    }
+}
+
+async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, Refusal> {
+    if method == "status" {
+        let bot = state.hub.session_bot(str_field(body, "session")?)?;
+        return Ok(Answer::Text(state.hub.status(bot).await));
+    }
+    dispatch_json(state, method, body).await.map(Answer::Json)
+}
+
+async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
     match method {
         "register" => register(state, body).await,
         "login" => login(state, body).await,
@@ -61,10 +107,6 @@ async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, R
             let card = str_field(body, "card")?;
             state.hub.play(bot, card).await?;
             Ok(success(Obj::new()))
-        }
-        "status" => {
-            let bot = state.hub.session_bot(str_field(body, "session")?)?;
-            Ok(state.hub.status(bot).await.reply())
         }
         "old-game" => {
             state.hub.session_bot(str_field(body, "session")?)?;
@@ -194,13 +236,13 @@ pub async fn post(
     let parsed: Result<Value, _> = serde_json::from_slice(&body);
     let reply = match parsed {
         _ if body.iter().all(u8::is_ascii_whitespace) => {
-            failure("empty request body: send a JSON object")
+            failure("empty request body: send a JSON object").into()
         }
-        Err(e) => failure(format!("bad JSON: {e}")),
+        Err(e) => failure(format!("bad JSON: {e}")).into(),
         Ok(Value::Object(o)) => call(&state, method, &o).await,
-        Ok(_) => failure("the request body must be a JSON object"),
+        Ok(_) => failure("the request body must be a JSON object").into(),
     };
-    Json(reply).into_response()
+    reply.into_response()
 }
 
 /// `GET /api/<method>/`: the method's documentation.
@@ -269,6 +311,7 @@ pub async fn jsonp(
         failure(format!(
             "jsonp cannot call '{method}' (register, login, new-game, bid, status, play)"
         ))
+        .into()
     };
     (
         [(header::CONTENT_TYPE, "application/javascript")],
