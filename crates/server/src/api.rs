@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use croupier_dialects::skullwhist_rest::{
     failure, int_field, new_game_reply, old_game_reply, retry, str_field, success, FinishedGame,
     Obj,
@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use crate::auth;
 use crate::docs;
 use crate::hub::{NewGame, Refusal};
+use crate::throttle::ParsedBody;
 use crate::AppState;
 
 /// The API methods.
@@ -216,10 +217,12 @@ async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
     old_game_reply(&finished, &game)
 }
 
-/// `POST /api/<method>/`.
+/// `POST /api/<method>/`. The body is parsed once: by the throttle in
+/// front ([`ParsedBody`]), or here when it did not.
 pub async fn post(
     State(state): State<Arc<AppState>>,
     Path(method): Path<String>,
+    parsed: Option<Extension<ParsedBody>>,
     body: Bytes,
 ) -> Response {
     let method = method.trim_end_matches('/');
@@ -233,13 +236,16 @@ pub async fn post(
         )))
         .into_response();
     }
-    let parsed: Result<Value, _> = serde_json::from_slice(&body);
-    let reply = match parsed {
+    let parsed: Result<Arc<Value>, _> = match parsed {
+        Some(Extension(ParsedBody(v))) => Ok(v),
+        None => serde_json::from_slice(&body).map(Arc::new),
+    };
+    let reply = match parsed.as_deref() {
         _ if body.iter().all(u8::is_ascii_whitespace) => {
             failure("empty request body: send a JSON object").into()
         }
         Err(e) => failure(format!("bad JSON: {e}")).into(),
-        Ok(Value::Object(o)) => call(&state, method, &o).await,
+        Ok(Value::Object(o)) => call(&state, method, o).await,
         Ok(_) => failure("the request body must be a JSON object").into(),
     };
     reply.into_response()
