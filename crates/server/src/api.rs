@@ -66,8 +66,19 @@ impl IntoResponse for Answer {
     }
 }
 
-/// Runs one API method on a parsed body.
-pub async fn call(state: &AppState, method: &str, body: &Obj) -> Answer {
+/// Runs one API method on a parsed body; the reply as JSON.
+pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
+    match answer(state, method, body).await {
+        Answer::Json(v) => v,
+        Answer::Text(t) => serde_json::from_str(&t).unwrap_or_else(|e| {
+            tracing::error!("a written reply is not JSON: {e}");
+            failure("internal error")
+        }),
+    }
+}
+
+/// Runs one API method on a parsed body; the reply as the handlers send it.
+pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
     match dispatch(state, method, body).await {
         Ok(v) => v,
         Err(Refusal(reason)) => failure(reason).into(),
@@ -245,7 +256,7 @@ pub async fn post(
             failure("empty request body: send a JSON object").into()
         }
         Err(e) => failure(format!("bad JSON: {e}")).into(),
-        Ok(Value::Object(o)) => call(&state, method, o).await,
+        Ok(Value::Object(o)) => answer(&state, method, o).await,
         Ok(_) => failure("the request body must be a JSON object").into(),
     };
     reply.into_response()
@@ -312,7 +323,7 @@ pub async fn jsonp(
                 body.insert(k.clone(), Value::String(v.clone()));
             }
         }
-        call(&state, &method, &body).await
+        answer(&state, &method, &body).await
     } else {
         failure(format!(
             "jsonp cannot call '{method}' (register, login, new-game, bid, status, play)"
