@@ -110,6 +110,11 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
                 "the jujitsu dialect is spoken over HTTP: add --serve ADDR".into(),
             ))
         }
+        (_, DialectKind::SkullWhistRest) => {
+            return Err(CliError::Usage(
+                "the skullwhist-rest dialect is the server's own (the 2014 REST API)".into(),
+            ))
+        }
         (None, DialectKind::Gops) => GameKind::Goofspiel,
         (None, DialectKind::LoveLetter | DialectKind::LoveLetterPostman) => GameKind::LoveLetter,
         (None, DialectKind::Croupier) => {
@@ -167,7 +172,10 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
                     let v = rules(Style::Postman)?;
                     client::run_loveletter(s, Style::Postman, &v, &opts, input, output)
                 }
-                DialectKind::Croupier | DialectKind::Gops | DialectKind::Jujitsu => {
+                DialectKind::Croupier
+                | DialectKind::Gops
+                | DialectKind::Jujitsu
+                | DialectKind::SkullWhistRest => {
                     client::run_croupier::<LoveLetter>(s, &opts, input, output)
                 }
             }
@@ -184,7 +192,8 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
                 DialectKind::Croupier
                 | DialectKind::Jujitsu
                 | DialectKind::LoveLetter
-                | DialectKind::LoveLetterPostman => {
+                | DialectKind::LoveLetterPostman
+                | DialectKind::SkullWhistRest => {
                     client::run_croupier::<Goofspiel>(s, &opts, input, output)
                 }
             }

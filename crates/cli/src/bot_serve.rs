@@ -189,7 +189,8 @@ async fn answer(State(s): State<Arc<Served>>, headers: HeaderMap, body: Bytes) -
         DialectKind::Croupier
         | DialectKind::Gops
         | DialectKind::LoveLetter
-        | DialectKind::LoveLetterPostman => {
+        | DialectKind::LoveLetterPostman
+        | DialectKind::SkullWhistRest => {
             let tag = headers
                 .get("x-croupier-match")
                 .and_then(|v| v.to_str().ok())

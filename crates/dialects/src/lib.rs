@@ -38,6 +38,9 @@ pub enum DialectKind {
     LoveLetterPostman,
     /// Psychological Jujitsu's JSON documents (HTTP push bots).
     Jujitsu,
+    /// The SkullWhist REST API of 2014, spoken by the server itself to the
+    /// bots that call it (not offered for programs: not in [`DialectKind::ALL`]).
+    SkullWhistRest,
 }
 
 impl DialectKind {
@@ -58,6 +61,7 @@ impl DialectKind {
             DialectKind::LoveLetter => "loveletter",
             DialectKind::LoveLetterPostman => "loveletter-postman",
             DialectKind::Jujitsu => "jujitsu",
+            DialectKind::SkullWhistRest => "skullwhist-rest",
         }
     }
 
@@ -69,13 +73,14 @@ impl DialectKind {
             DialectKind::LoveLetter | DialectKind::LoveLetterPostman => {
                 game == GameKind::LoveLetter
             }
+            DialectKind::SkullWhistRest => game == GameKind::SkullWhist,
         }
     }
 
     /// Whether this dialect is spoken over HTTP only (one request per
     /// decision) rather than as lines over a byte stream.
     pub fn http_only(self) -> bool {
-        self == DialectKind::Jujitsu
+        matches!(self, DialectKind::Jujitsu | DialectKind::SkullWhistRest)
     }
 
     /// The dialect an HTTP bot of `game` speaks unless told otherwise:
@@ -182,6 +187,25 @@ pub trait Dialect<G: Game>: Send {
     /// Lines sent when the match is over.
     fn goodbye(&mut self, game: &G, seat: Seat, out: &mut Vec<String>);
 
+    /// Whether an answer the rules reject (`error`) is refused with these
+    /// lines, the decision staying open with its deadline unchanged so that
+    /// the bot may try again (the 2014 REST API). `false`, the default:
+    /// the answer is a fault and gets the game's ruling.
+    fn refuse(
+        &mut self,
+        _game: &G,
+        _seat: Seat,
+        _error: &RuleError,
+        _out: &mut Vec<String>,
+    ) -> bool {
+        false
+    }
+
+    /// Lines sent once this seat's answer is applied and the events it
+    /// caused are delivered (the 2014 API's `success`, which must not come
+    /// before the new status exists). Most dialects send none.
+    fn accepted(&mut self, _game: &G, _seat: Seat, _out: &mut Vec<String>) {}
+
     /// Told, before the ruling is applied, that `faulty` (this seat or
     /// another) faulted on its current decision. Most dialects say nothing.
     fn fault_ruled(&mut self, _game: &G, _seat: Seat, _faulty: Seat) {}
@@ -212,5 +236,7 @@ pub fn make<G: Game>(kind: DialectKind) -> Option<Box<dyn Dialect<G>>> {
         DialectKind::LoveLetter => loveletter::make::<G>(loveletter::Style::Classic),
         DialectKind::LoveLetterPostman => loveletter::make::<G>(loveletter::Style::Postman),
         DialectKind::Jujitsu => jujitsu::make::<G>(),
+        // Needs the game and the opponent: made by the server's hub.
+        DialectKind::SkullWhistRest => None,
     }
 }

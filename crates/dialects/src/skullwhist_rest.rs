@@ -4,14 +4,20 @@
 //! `new-game` and `old-game` replies. Every refusal keeps the wording the
 //! 2014 server used, so bots written against it see no change.
 //!
-//! No I/O and no clocks here: the server's hub owns sessions, games and the
-//! move clocks; it calls these functions with the game state it holds.
+//! No I/O and no clocks here. [`SkullWhistRest`] is the manager side as a
+//! [`Dialect`]: the server's hub is a `Connector` whose connections carry
+//! a bot's `bid`/`play` requests to the match runner as lines (`bid 5`,
+//! `play H05`) and bring back [`HubLine`]s: the seat's `status` reply
+//! (kept for `status` polls), whether a request stood or was refused, and
+//! the end of the game. The runner owns the game, its clocks and rulings.
 
 use croupier_rules::skullwhist::{
     Card, Phase, SkullWhist, SkullWhistAction, SkullWhistEvent, SkullWhistObservation, Trick,
 };
-use croupier_rules::{Game, RuleError, Seat};
+use croupier_rules::{Event as _, Game, RuleError, Seat};
 use serde_json::{json, Map, Value};
+
+use crate::{Dialect, DialectKind, Flow, Reply};
 
 /// A refusal with the reason shown to the bot (`{"result": "failure",
 /// "reason": ...}`).
@@ -26,6 +32,12 @@ impl From<RuleError> for Refusal {
                 e.to_string()
             }
         })
+    }
+}
+
+impl From<Refusal> for RuleError {
+    fn from(r: Refusal) -> Self {
+        RuleError::Illegal(r.0.into())
     }
 }
 
@@ -245,6 +257,214 @@ pub fn old_game_reply(row: &FinishedGame, game: &SkullWhist) -> Result<Value, Re
         "forfeited_by": row.forfeited_by,
         "rounds": rounds,
     }))))
+}
+
+/// A line from the manager side to the hub's connection of one seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HubLine<'a> {
+    /// The seat's `status` reply as it stands now (JSON), and whether the
+    /// seat has bid.
+    View {
+        /// Whether this seat's bid stands.
+        has_bid: bool,
+        /// The `status` reply.
+        status: &'a str,
+    },
+    /// What the seat observes and may do, `[observation, legal actions]`
+    /// (JSON), for bots inside the server.
+    Observation(&'a str),
+    /// The seat's last request stood (`{"result": "success"}`).
+    Accepted,
+    /// The seat's last request is refused with this reason; the decision
+    /// stays open.
+    Refused(&'a str),
+    /// The game is over.
+    Over,
+}
+
+impl<'a> HubLine<'a> {
+    /// Reads a line written by [`HubLine::write`]; `None` for anything else.
+    pub fn parse(line: &'a str) -> Option<HubLine<'a>> {
+        if let Some(rest) = line.strip_prefix("view ") {
+            let (flag, status) = rest.split_once(' ')?;
+            return Some(HubLine::View {
+                has_bid: flag == "b",
+                status,
+            });
+        }
+        if let Some(obs) = line.strip_prefix("obs ") {
+            return Some(HubLine::Observation(obs));
+        }
+        if let Some(reason) = line.strip_prefix("refused ") {
+            return Some(HubLine::Refused(reason));
+        }
+        match line {
+            "ok" => Some(HubLine::Accepted),
+            "over" => Some(HubLine::Over),
+            _ => None,
+        }
+    }
+
+    /// The line.
+    pub fn write(&self) -> String {
+        match self {
+            HubLine::View { has_bid, status } => {
+                format!("view {} {status}", if *has_bid { "b" } else { "-" })
+            }
+            HubLine::Observation(o) => format!("obs {o}"),
+            HubLine::Accepted => "ok".into(),
+            HubLine::Refused(r) => format!("refused {r}"),
+            HubLine::Over => "over".into(),
+        }
+    }
+}
+
+/// A `bid` request as a line for the runner.
+pub fn bid_line(bid: i64) -> String {
+    format!("bid {bid}")
+}
+
+/// A `play` request as a line for the runner.
+pub fn play_line(card: Card) -> String {
+    format!("play {card}")
+}
+
+/// The 2014 API as the manager side of a [`Dialect`], one per seat of one
+/// game: every refusal lets the bot try again within the same move time,
+/// and a request's success is told only once it is applied.
+#[derive(Debug, Clone)]
+pub struct SkullWhistRest {
+    game: i64,
+    opponent: i64,
+    observations: bool,
+}
+
+impl SkullWhistRest {
+    /// The seat of a bot in game `game` against bot `opponent`.
+    pub fn new(game: i64, opponent: i64) -> Self {
+        SkullWhistRest {
+            game,
+            opponent,
+            observations: false,
+        }
+    }
+
+    /// Also writes [`HubLine::Observation`] lines (for bots inside the
+    /// server that choose with the rules' observation).
+    pub fn with_observations(mut self) -> Self {
+        self.observations = true;
+        self
+    }
+
+    fn view(&self, game: &SkullWhist, seat: Seat, out: &mut Vec<String>) {
+        if game.is_over() {
+            out.push(HubLine::Over.write());
+            return;
+        }
+        let status = Status::of(self.game, self.opponent, &game.observation(seat))
+            .reply()
+            .to_string();
+        let has_bid = game.bids()[seat.index()].is_some();
+        out.push(
+            HubLine::View {
+                has_bid,
+                status: &status,
+            }
+            .write(),
+        );
+        if self.observations {
+            let o = json!([
+                game.observation(seat),
+                game.legal_vec(seat)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            ]);
+            out.push(HubLine::Observation(&o.to_string()).write());
+        }
+    }
+}
+
+/// Decodes a request line (`bid N`, `play C`) of `seat`.
+pub fn decode_request(
+    game: &SkullWhist,
+    seat: Seat,
+    line: &str,
+) -> Result<SkullWhistAction, Refusal> {
+    match line.split_once(' ') {
+        Some(("bid", n)) => {
+            let n: i64 = n
+                .parse()
+                .map_err(|_| Refusal("key 'bid' must be an integer".into()))?;
+            decode_bid(game, seat, n)
+        }
+        Some(("play", c)) => decode_play(game, seat, parse_card(c)?),
+        _ => Err(Refusal(format!("unknown request '{line}'"))),
+    }
+}
+
+impl Dialect<SkullWhist> for SkullWhistRest {
+    fn kind(&self) -> DialectKind {
+        DialectKind::SkullWhistRest
+    }
+
+    fn hello(&mut self, game: &SkullWhist, seat: Seat, out: &mut Vec<String>) {
+        self.view(game, seat, out);
+    }
+
+    fn event(
+        &mut self,
+        game: &SkullWhist,
+        seat: Seat,
+        event: &SkullWhistEvent,
+        out: &mut Vec<String>,
+    ) -> Flow {
+        // One view per batch of events: the status is that of the game now,
+        // so only the last event this seat sees writes it.
+        let last = game.events().iter().rev().find(|e| e.visible_to(seat));
+        if last.is_some_and(|l| std::ptr::eq(l, event)) {
+            self.view(game, seat, out);
+        }
+        Flow::Continue
+    }
+
+    fn prompt(
+        &mut self,
+        _game: &SkullWhist,
+        _seat: Seat,
+        _legal: &[SkullWhistAction],
+        _deadline_ms: u64,
+        _out: &mut Vec<String>,
+    ) {
+    }
+
+    fn decode(
+        &mut self,
+        game: &SkullWhist,
+        seat: Seat,
+        line: &str,
+    ) -> Result<Reply<SkullWhistAction>, RuleError> {
+        Ok(Reply::Action(decode_request(game, seat, line)?))
+    }
+
+    fn goodbye(&mut self, _game: &SkullWhist, _seat: Seat, out: &mut Vec<String>) {
+        out.push(HubLine::Over.write());
+    }
+
+    fn refuse(
+        &mut self,
+        _game: &SkullWhist,
+        _seat: Seat,
+        error: &RuleError,
+        out: &mut Vec<String>,
+    ) -> bool {
+        out.push(HubLine::Refused(&Refusal::from(error.clone()).0).write());
+        true
+    }
+
+    fn accepted(&mut self, _game: &SkullWhist, _seat: Seat, out: &mut Vec<String>) {
+        out.push(HubLine::Accepted.write());
+    }
 }
 
 fn obj(v: Value) -> Obj {

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use croupier_dialects::skullwhist_rest::{
     failure, int_field, new_game_reply, old_game_reply, retry, str_field, success, FinishedGame,
     Obj,
@@ -22,6 +22,7 @@ use crate::auth;
 use crate::docs;
 use crate::hub::{NewGame, Refusal};
 use crate::shape::Api;
+use crate::throttle::ParsedBody;
 use crate::AppState;
 
 /// The API methods.
@@ -29,15 +30,72 @@ pub const METHODS: [&str; 8] = [
     "register", "login", "new-game", "bid", "status", "play", "old-game", "jsonp",
 ];
 
-/// Runs one API method on a parsed body.
-pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
-    match dispatch(state, method, body).await {
-        Ok(v) => v,
-        Err(Refusal(reason)) => failure(reason),
+/// A reply: built JSON, or JSON text written before (a `status` reply, as
+/// the game's runner last wrote it for the seat).
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// Built per request.
+    Json(Value),
+    /// Written JSON text.
+    Text(Arc<str>),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Self {
+        Answer::Json(v)
     }
 }
 
-async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Json(v) => v.fmt(f),
+            Answer::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        match self {
+            Answer::Json(v) => Json(v).into_response(),
+            Answer::Text(t) => (
+                [(header::CONTENT_TYPE, "application/json")],
+                t.as_bytes().to_vec(),
+            )
+                .into_response(),
+        }
+    }
+}
+
+/// Runs one API method on a parsed body; the reply as JSON.
+pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
+    match answer(state, method, body).await {
+        Answer::Json(v) => v,
+        Answer::Text(t) => serde_json::from_str(&t).unwrap_or_else(|e| {
+            tracing::error!("a written reply is not JSON: {e}");
+            failure("internal error")
+        }),
+    }
+}
+
+/// Runs one API method on a parsed body; the reply as the handlers send it.
+pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
+    match dispatch(state, method, body).await {
+        Ok(v) => v,
+        Err(Refusal(reason)) => failure(reason).into(),
+    }
+}
+
+async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, Refusal> {
+    if method == "status" {
+        let bot = state.hub.session_bot(str_field(body, "session")?)?;
+        return Ok(Answer::Text(state.hub.status(bot).await));
+    }
+    dispatch_json(state, method, body).await.map(Answer::Json)
+}
+
+async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
     match method {
         "register" => register(state, body).await,
         "login" => login(state, body).await,
@@ -63,10 +121,6 @@ async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Value, R
             let card = str_field(body, "card")?;
             state.hub.play(bot, card).await?;
             Ok(success(Obj::new()))
-        }
-        "status" => {
-            let bot = state.hub.session_bot(str_field(body, "session")?)?;
-            Ok(state.hub.status(bot).await.reply())
         }
         "old-game" => {
             state.hub.session_bot(str_field(body, "session")?)?;
@@ -176,10 +230,12 @@ async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
     old_game_reply(&finished, &game)
 }
 
-/// `POST /api/<method>/`.
+/// `POST /api/<method>/`. The body is parsed once: by the throttle in
+/// front ([`ParsedBody`]), or here when it did not.
 pub async fn post(
     State(state): State<Arc<AppState>>,
     Path(method): Path<String>,
+    parsed: Option<Extension<ParsedBody>>,
     body: Bytes,
 ) -> Response {
     let method = method.trim_end_matches('/');
@@ -193,13 +249,16 @@ pub async fn post(
             crate::MAX_BODY
         )));
     }
-    let parsed: Result<Value, _> = serde_json::from_slice(&body);
-    match parsed {
+    let parsed: Result<Arc<Value>, _> = match parsed {
+        Some(Extension(ParsedBody(v))) => Ok(v),
+        None => serde_json::from_slice(&body).map(Arc::new),
+    };
+    match parsed.as_deref() {
         _ if body.iter().all(u8::is_ascii_whitespace) => refuse(ApiError::BadRequest(
             "empty request body: send a JSON object".into(),
         )),
         Err(e) => refuse(ApiError::BadRequest(format!("bad JSON: {e}"))),
-        Ok(Value::Object(o)) => Json(call(&state, method, &o).await).into_response(),
+        Ok(Value::Object(o)) => answer(&state, method, o).await.into_response(),
         Ok(_) => refuse(ApiError::BadRequest(
             "the request body must be a JSON object".into(),
         )),
@@ -267,11 +326,12 @@ pub async fn jsonp(
                 body.insert(k.clone(), Value::String(v.clone()));
             }
         }
-        call(&state, &method, &body).await
+        answer(&state, &method, &body).await
     } else {
         failure(format!(
             "jsonp cannot call '{method}' (register, login, new-game, bid, status, play)"
         ))
+        .into()
     };
     (
         [(header::CONTENT_TYPE, "application/javascript")],

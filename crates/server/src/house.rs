@@ -48,6 +48,7 @@ pub async fn run(hub: Arc<Hub>, bot: BotId, strategy: String, pause: Duration) {
         return;
     };
     let mut rng = bot_rng(bot as u64 ^ 0x4055E);
+    hub.plays_inside(bot);
     loop {
         match hub.new_game(bot).await {
             Ok(NewGame::Game { .. }) => {}

@@ -212,6 +212,11 @@ pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
     r
 }
 
+/// A 2014 request's JSON body as the throttle parsed it (to read the
+/// session or name), handed on so that the handler does not parse it again.
+#[derive(Clone, Debug)]
+pub struct ParsedBody(pub Arc<Value>);
+
 /// What kind of request, for the limits.
 enum Kind {
     Other,
@@ -276,21 +281,22 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
                 );
             };
             let v = serde_json::from_slice::<Value>(&bytes).ok();
-            let field = |k: &str| {
-                v.as_ref()
-                    .and_then(|v| v.get(k).and_then(Value::as_str).map(str::to_string))
-            };
+            let field = |k: &str| v.as_ref().and_then(|v| v.get(k).and_then(Value::as_str));
             if let Some(session) = field("session") {
                 if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
                     return too_many(api, wait, "too many requests from this bot");
                 }
             }
             let kind = if p == "/api/login" {
-                Kind::Login(field("name"))
+                Kind::Login(field("name").map(str::to_string))
             } else {
                 Kind::Other
             };
-            (kind, Request::from_parts(parts, Body::from(bytes)))
+            let mut req = Request::from_parts(parts, Body::from(bytes));
+            if let Some(v) = v {
+                req.extensions_mut().insert(ParsedBody(Arc::new(v)));
+            }
+            (kind, req)
         }
         _ if api == Some(Api::V1) && req.headers().contains_key(header::AUTHORIZATION) => {
             match basic_name(&req) {

@@ -22,6 +22,17 @@ pub trait Conn: Send {
     fn survives_faults(&self) -> bool {
         false
     }
+    /// Whether the bot may send at any time, not only when asked for a
+    /// decision. In a match whose answers apply on arrival
+    /// ([`crate::live::play_on_arrival`]) the runner then
+    /// listens to it throughout: a message out of turn is decoded against
+    /// the game as it stands (and refused, in a dialect that refuses), and
+    /// [`TransportError::Abandoned`] is ruled at once. Such a connection's
+    /// `recv` must be cancel-safe (a message is never lost when the future
+    /// is dropped unfinished).
+    fn speaks_out_of_turn(&self) -> bool {
+        false
+    }
     /// What the bot said on the side (a program's stderr), for fault details.
     fn diagnostics(&self) -> String {
         String::new()

@@ -27,6 +27,16 @@ pub enum TransportError {
     /// An HTTP reply body over the limit.
     #[error("the bot's reply is larger than {0} bytes")]
     TooLarge(usize),
+    /// The bot left the match for good, at a moment of its choosing (not
+    /// only when asked): e.g. a 2014 REST bot that logged in again. The
+    /// runner rules it at once with this fault `kind`.
+    #[error("{detail}")]
+    Abandoned {
+        /// The fault kind recorded.
+        kind: &'static str,
+        /// What happened.
+        detail: String,
+    },
 }
 
 impl TransportError {
@@ -40,6 +50,7 @@ impl TransportError {
             TransportError::Disconnected(_) => "disconnect",
             TransportError::Status(_) => "crash",
             TransportError::Garbled(_) | TransportError::TooLarge(_) => "malformed",
+            TransportError::Abandoned { kind, .. } => kind,
         }
     }
 }

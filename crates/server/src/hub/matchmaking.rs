@@ -4,16 +4,18 @@
 
 use std::sync::Arc;
 
+use croupier_arena::live::LiveConfig;
 use croupier_arena::runner::now_rfc3339;
-use croupier_dialects::skullwhist_rest as rest;
+use croupier_dialects::skullwhist_rest::{self as rest, Status};
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistVariant};
-use croupier_rules::{Game, Record, SeatInfo};
+use croupier_rules::{Game, Seat};
 use croupier_store::{BotId, GameId};
 use rand::seq::IndexedRandom;
 use rand::Rng;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
-use super::game::{wait_stored, LiveGame};
+use super::game::{LiveGame, Table};
+use super::seat::{SeatLink, View};
 use super::{refuse, Hub, Refusal};
 
 /// What `new-game` returns.
@@ -39,26 +41,23 @@ impl Hub {
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
     pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
-        if let Some(game) = self.current_game(bot) {
-            let g = game.lock().await;
-            if g.over {
-                let stored = g.stored.clone();
-                drop(g);
-                wait_stored(stored).await;
+        if let Some((g, i)) = self.current_seat(bot) {
+            let (over, has_bid) = {
+                let v = g.seats[i].view();
+                (v.over, v.has_bid)
+            };
+            if over {
+                g.wait_stored().await;
+            } else if has_bid {
+                return refuse(format!(
+                    "you are in game {} and have bid; finish it first",
+                    g.id
+                ));
             } else {
-                let seat = g
-                    .seat_of(bot)
-                    .ok_or_else(|| Refusal("internal: seat".into()))?;
-                if g.engine.bids()[seat.index()].is_some() {
-                    return refuse(format!(
-                        "you are in game {} and have bid; finish it first",
-                        g.id
-                    ));
-                }
                 return Ok(NewGame::Game {
                     game: g.id,
-                    opponent: g.bots[1 - seat.index()],
-                    cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
+                    opponent: g.bots[1 - i],
+                    cards: g.hands[i].clone(),
                 });
             }
         }
@@ -105,17 +104,16 @@ impl Hub {
 
     async fn game_for(&self, bot: BotId, id: GameId) -> Result<NewGame, Refusal> {
         let game = self.lock().games.get(&id).cloned();
-        let Some(game) = game else {
+        let Some(g) = game else {
             return Ok(NewGame::Retry);
         };
-        let g = game.lock().await;
-        let seat = g
+        let i = g
             .seat_of(bot)
             .ok_or_else(|| Refusal("internal: seat".into()))?;
         Ok(NewGame::Game {
             game: g.id,
-            opponent: g.bots[1 - seat.index()],
-            cards: rest::dealt_hand(g.engine.events(), seat).unwrap_or_default(),
+            opponent: g.bots[1 - i],
+            cards: g.hands[i].clone(),
         })
     }
 
@@ -136,32 +134,53 @@ impl Hub {
                 tracing::error!("cannot store a new game: {e}");
                 Refusal("internal error: the game could not be stored".into())
             })?;
+        // The deal, for `new-game` and the first status, before the runner
+        // starts: the same rules from the same seed.
         let engine =
             SkullWhist::new(&SkullWhistVariant {}, 2, seed).map_err(|e| Refusal(e.to_string()))?;
-        let mut record = Record::begin::<SkullWhist>(
-            &SkullWhistVariant {},
-            seed,
-            bots.iter()
-                .map(|b| SeatInfo::named(format!("bot:{b}")))
-                .collect(),
-        );
-        record.started = Some(started);
-        let mut live = LiveGame {
+        let inside = {
+            let inner = self.lock();
+            bots.map(|b| inner.inside.contains(&b))
+        };
+        let view = |i: usize| {
+            let seat = Seat(i as u8);
+            let obs = engine.observation(seat);
+            View {
+                status: Arc::from(Status::of(id, bots[1 - i], &obs).reply().to_string()),
+                has_bid: false,
+                over: false,
+                observation: inside[i].then(|| (obs, engine.legal_vec(seat))),
+            }
+        };
+        let hand = |i: u8| rest::dealt_hand(engine.events(), Seat(i)).unwrap_or_default();
+        let (done, stored) = watch::channel(None);
+        let live = Arc::new(LiveGame {
             id,
             bots,
-            engine,
-            record,
-            due: [None; 2],
-            over: false,
-            stored: None,
-        };
-        live.reset_clocks();
-        let mut inner = self.lock();
-        inner
-            .games
-            .insert(id, Arc::new(tokio::sync::Mutex::new(live)));
-        inner.game_of.insert(a, id);
-        inner.game_of.insert(b, id);
+            hands: [hand(0), hand(1)],
+            seats: [SeatLink::new(view(0)), SeatLink::new(view(1))],
+            stored,
+        });
+        {
+            let mut inner = self.lock();
+            inner.games.insert(id, Arc::clone(&live));
+            inner.game_of.insert(a, id);
+            inner.game_of.insert(b, id);
+        }
+        tokio::spawn(super::game::run(Table {
+            game: live,
+            seed,
+            started,
+            house: inside,
+            config: LiveConfig {
+                move_time: self.config.move_timeout,
+                budget: None,
+                ..LiveConfig::default()
+            },
+            store: Arc::clone(&self.store),
+            inner: Arc::clone(&self.inner),
+            done,
+        }));
         Ok(id)
     }
 }

@@ -1,19 +1,21 @@
 //! The live side of the SkullWhist server over the 2014 REST API. One room
 //! per concern: [`sessions`] (login, expiry), [`matchmaking`] (the
-//! `new-game` long poll, dealing), [`game`] (games in progress: bids, plays,
-//! status, closing and storing), [`sweep`] (move timeouts, idle sessions).
-//! Handlers and house bots call the same methods.
+//! `new-game` long poll, dealing), [`game`] (games in progress, each played
+//! by the arena's match runner in its own task, and stored), [`seat`] (the
+//! hub as a `Connector`: a seat's requests in, its status out). Handlers
+//! and house bots call the same methods.
 //!
 //! Locking: `inner` (a std mutex) guards the maps and is never held across
-//! an await; each game has its own async mutex, so requests for one game are
-//! serialised (no double play, no lost update) while games run in parallel.
+//! an await. A game's requests are serialised by its runner, which reads
+//! them one at a time from each seat's inbox; a `status` poll reads the
+//! seat's latest reply under the seat's own short lock.
 
 mod game;
 mod matchmaking;
+mod seat;
 mod sessions;
-mod sweep;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -56,15 +58,19 @@ struct Inner {
     session_of: HashMap<BotId, String>,
     game_of: HashMap<BotId, GameId>,
     waiting: Vec<Waiter>,
-    games: HashMap<GameId, Arc<tokio::sync::Mutex<LiveGame>>>,
+    games: HashMap<GameId, Arc<LiveGame>>,
     next_ticket: u64,
+    /// Bots played inside the server (house bots).
+    inside: HashSet<BotId>,
 }
 
 /// Sessions, matchmaking and games in progress.
 pub struct Hub {
-    inner: Mutex<Inner>,
+    inner: Arc<Mutex<Inner>>,
     store: Arc<dyn Store>,
     config: HubConfig,
+    /// The `status` reply of a bot in no game.
+    not_in_game: Arc<str>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -79,9 +85,14 @@ impl Hub {
     /// A hub over `store`.
     pub fn new(store: Arc<dyn Store>, config: HubConfig) -> Hub {
         Hub {
-            inner: Mutex::new(Inner::default()),
+            inner: Arc::new(Mutex::new(Inner::default())),
             store,
             config,
+            not_in_game: Arc::from(
+                croupier_dialects::skullwhist_rest::Status::default()
+                    .reply()
+                    .to_string(),
+            ),
         }
     }
 
@@ -101,7 +112,13 @@ impl Hub {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn current_game(&self, bot: BotId) -> Option<Arc<tokio::sync::Mutex<LiveGame>>> {
+    /// Marks `bot` as played inside the server (a house bot): its games
+    /// also carry what it observes, for [`Hub::observation`].
+    pub fn plays_inside(&self, bot: BotId) {
+        self.lock().inside.insert(bot);
+    }
+
+    fn current_game(&self, bot: BotId) -> Option<Arc<LiveGame>> {
         let inner = self.lock();
         inner
             .game_of

@@ -1,10 +1,9 @@
 //! Sessions: a login starts one (replacing the bot's old one and forfeiting
-//! the game it was playing); every request marks its session used; idle
-//! sessions expire.
+//! the game it was playing, at once); every request marks its session used;
+//! idle sessions expire (the sweep, every 100 ms).
 
 use std::time::Duration;
 
-use croupier_rules::Fault;
 use croupier_store::BotId;
 use tokio::time::Instant;
 
@@ -38,13 +37,20 @@ impl Hub {
                 .and_then(|g| inner.games.get(g))
                 .cloned()
         };
+        // The runner rules the abandoned seat at once, whoever's turn it
+        // is; the login returns once the forfeited game is stored.
         if let Some(game) = game {
-            let fault = Fault {
-                kind: "relogin".into(),
-                detail: "the bot logged in again".into(),
-            };
-            self.forfeit_bot(&game, bot, fault).await;
+            if let Some(i) = game.seat_of(bot) {
+                game.seats[i].abandon().await;
+            }
+            game.wait_stored().await;
         }
+    }
+
+    /// Ends idle sessions. Called periodically; move clocks are the match
+    /// runner's.
+    pub async fn sweep(&self) {
+        self.expire_sessions();
     }
 
     /// The bot of a live session (and marks the session used).

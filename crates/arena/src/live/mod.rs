@@ -2,6 +2,15 @@
 //! that speaks a dialect over its stdin/stdout. Decisions have deadlines,
 //! simultaneous decisions are asked for at once, and every fault gets its
 //! game's ruling without stalling the match.
+//!
+//! Two ways to run the decisions: by rounds ([`run`]: every seat due is
+//! asked, the answers are applied together in seat order, so a record does
+//! not depend on who answered first; [`play_live`]), or on arrival
+//! ([`play_on_arrival`]: each answer is applied the moment it comes, bots
+//! may speak out of turn and may leave at any time; the 2014 REST API's
+//! games).
+
+mod arrival;
 
 use std::time::Duration;
 
@@ -179,11 +188,43 @@ impl Clocks {
 }
 
 /// Plays one game of `G` from `seed` between `seats`, and returns its record.
+/// The answers of a simultaneous decision are applied together, in seat
+/// order, once every seat answered.
 pub async fn play_live<G: Game>(
     variant: &G::Variant,
     seed: u64,
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
+) -> Result<Record, MatchError> {
+    play(variant, seed, seats, config, false).await
+}
+
+/// Plays one game like [`play_live`], but applies each answer as it
+/// arrives, also during simultaneous decisions (sealed bids), and listens
+/// throughout to connections that
+/// [speak out of turn](crate::transport::Conn::speaks_out_of_turn). A
+/// seat's move clock runs from the moment it became due until it answers,
+/// whatever the other seats do; its [`Dialect::accepted`] lines go out once
+/// its answer is applied and delivered. The record lists answers in the
+/// order they came (with remote bots, not the same from run to run). Every
+/// connection's `recv` must be cancel-safe.
+///
+/// [`Dialect::accepted`]: croupier_dialects::Dialect::accepted
+pub async fn play_on_arrival<G: Game>(
+    variant: &G::Variant,
+    seed: u64,
+    seats: &mut [LiveSeat<G>],
+    config: &LiveConfig,
+) -> Result<Record, MatchError> {
+    play(variant, seed, seats, config, true).await
+}
+
+async fn play<G: Game>(
+    variant: &G::Variant,
+    seed: u64,
+    seats: &mut [LiveSeat<G>],
+    config: &LiveConfig,
+    on_arrival: bool,
 ) -> Result<Record, MatchError> {
     let mut game = G::new(variant, seats.len(), seed)?;
     let mut record = Record::begin::<G>(
@@ -213,19 +254,35 @@ pub async fn play_live<G: Game>(
     let mut clocks = Clocks {
         left: vec![config.budget; n],
     };
-    let result = run(
-        &mut game,
-        seats,
-        config,
-        &tag,
-        &mut clocks,
-        &mut rngs,
-        &mut arena_rng,
-        &mut record,
-        &mut seen,
-        &mut reaper,
-    )
-    .await;
+    let result = if on_arrival {
+        arrival::run(
+            &mut game,
+            seats,
+            config,
+            &tag,
+            &mut clocks,
+            &mut rngs,
+            &mut arena_rng,
+            &mut record,
+            &mut seen,
+            &mut reaper,
+        )
+        .await
+    } else {
+        run(
+            &mut game,
+            seats,
+            config,
+            &tag,
+            &mut clocks,
+            &mut rngs,
+            &mut arena_rng,
+            &mut record,
+            &mut seen,
+            &mut reaper,
+        )
+        .await
+    };
     // Goodbye and stop, whatever happened.
     let remaining = clocks.ms();
     let grace = config
@@ -353,23 +410,40 @@ async fn run<G: Game>(
             if game.is_over() {
                 break;
             }
-            let seat = Seat(i as u8);
-            let f = match decision {
-                Decision::Action(a) => match game.apply(seat, a) {
-                    Ok(()) => {
-                        record
-                            .steps
-                            .push(step(seat, StepKind::Action(a.to_string()), ms, None));
-                        continue;
-                    }
-                    Err(e) => fault("illegal", format!("'{a}': {e}")),
-                },
-                Decision::Fault(f) => f,
-            };
-            tell_fault(game, seats, seat);
-            apply_ruling(game, seat, f, &legal[i], arena_rng, record, ms)?;
+            settle(game, seats, i, decision, &legal[i], ms, arena_rng, record)?;
         }
     }
+}
+
+/// Applies seat `i`'s decision: its action, or the game's ruling on its
+/// fault (also on an action the rules refuse). True when the action stood.
+#[allow(clippy::too_many_arguments)]
+fn settle<G: Game>(
+    game: &mut G,
+    seats: &mut [LiveSeat<G>],
+    i: usize,
+    decision: Decision<G::Action>,
+    legal: &[G::Action],
+    ms: f64,
+    arena_rng: &mut GameRng,
+    record: &mut Record,
+) -> Result<bool, MatchError> {
+    let seat = Seat(i as u8);
+    let f = match decision {
+        Decision::Action(a) => match game.apply(seat, a) {
+            Ok(()) => {
+                record
+                    .steps
+                    .push(step(seat, StepKind::Action(a.to_string()), ms, None));
+                return Ok(true);
+            }
+            Err(e) => fault("illegal", format!("'{a}': {e}")),
+        },
+        Decision::Fault(f) => f,
+    };
+    tell_fault(game, seats, seat);
+    apply_ruling(game, seat, f, legal, arena_rng, record, ms)?;
+    Ok(false)
 }
 
 /// Tells every remote seat's dialect that `faulty` faulted.
@@ -415,9 +489,15 @@ async fn decide<G: Game>(
                     Ok(Reply::Forfeit) => {
                         return Decision::Fault(fault("forfeit", "the bot forfeited"))
                     }
-                    Err(RuleError::Malformed(m)) => return Decision::Fault(fault("malformed", m)),
                     Err(e) => {
-                        return Decision::Fault(fault("illegal", format!("'{}': {e}", clip(&line))))
+                        let mut refusal = Vec::new();
+                        if !p.dialect.refuse(game, seat, &e, &mut refusal) {
+                            return Decision::Fault(rejected(e, &line));
+                        }
+                        // Refused: the bot may try again, by the same deadline.
+                        if let Err(e) = conn.send(&refusal, deadline).await {
+                            break Err(e);
+                        }
                     }
                 },
             }
@@ -426,6 +506,24 @@ async fn decide<G: Game>(
     let Err(e) = outcome else {
         return Decision::Fault(fault("crash", "no answer"));
     };
+    Decision::Fault(transport_fault(p, e, skipped))
+}
+
+/// The fault of an answer the rules reject.
+fn rejected(e: RuleError, line: &str) -> Fault {
+    match e {
+        RuleError::Malformed(m) => fault("malformed", m),
+        e => fault("illegal", format!("'{}': {e}", clip(line))),
+    }
+}
+
+/// The fault of a failed connection (with the last skipped line and the
+/// bot's diagnostics); marks the seat broken unless it can be asked again.
+fn transport_fault<G: Game>(
+    p: &mut ProgramSeat<G>,
+    e: TransportError,
+    skipped: Option<String>,
+) -> Fault {
     let mut detail = e.to_string();
     if let Some(line) = skipped {
         detail += &format!(
@@ -433,21 +531,27 @@ async fn decide<G: Game>(
             clip(&line)
         );
     }
-    let tail = conn.diagnostics();
+    let tail = p
+        .process
+        .as_ref()
+        .map(|c| c.diagnostics())
+        .unwrap_or_default();
     if matches!(e, TransportError::Closed(_)) && !tail.trim().is_empty() {
         detail += &format!("; stderr: {}", clip(tail.trim()));
     }
     let f = fault(e.fault_kind(), detail);
+    let survives = p.process.as_ref().is_some_and(|c| c.survives_faults());
     // A crashed program cannot answer again. One that missed a deadline can
     // stay only in a dialect that tells late answers from new ones (decision
     // ids). HTTP bots are asked afresh each time.
-    let keep = conn.survives_faults()
-        || (matches!(e, TransportError::Timeout | TransportError::LineTooLong(_))
-            && p.dialect.kind() == DialectKind::Croupier);
+    let keep = !matches!(e, TransportError::Abandoned { .. })
+        && (survives
+            || (matches!(e, TransportError::Timeout | TransportError::LineTooLong(_))
+                && p.dialect.kind() == DialectKind::Croupier));
     if !keep {
         p.broken = Some(f.clone());
     }
-    Decision::Fault(f)
+    f
 }
 
 fn clip(text: &str) -> String {

@@ -1,0 +1,187 @@
+//! A seat of a REST game as the match runner sees it: the hub is a
+//! [`Connector`], and each seat's [`Conn`] carries the bot's `bid`/`play`
+//! requests to the runner (with a oneshot for the reply) and keeps what the
+//! runner last said of the seat (its `status` reply, whether it has bid,
+//! the end of the game) for the requests that only read.
+//!
+//! Per request the work is small: a request is one message into the
+//! seat's inbox; a `status` poll reads the latest reply, already written as
+//! JSON, under the seat's own short lock (never held across an await).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use croupier_arena::transport::{Conn, Connector, TransportError};
+use croupier_dialects::skullwhist_rest::{HubLine, Refusal};
+use croupier_rules::skullwhist::{SkullWhistAction, SkullWhistObservation};
+use futures::future::BoxFuture;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{timeout_at, Instant};
+
+/// Requests a bot may have in flight for one seat.
+const INBOX: usize = 64;
+
+/// What a seat's bot sends the runner.
+pub(super) enum Request {
+    /// A `bid N` / `play C` line and where its reply goes.
+    Line(String, oneshot::Sender<Result<(), Refusal>>),
+    /// The bot left the game (it logged in again).
+    Abandon,
+}
+
+/// What the runner last said of a seat.
+#[derive(Debug, Default)]
+pub(super) struct View {
+    /// The `status` reply (JSON).
+    pub(super) status: Arc<str>,
+    /// Whether the seat's bid stands.
+    pub(super) has_bid: bool,
+    /// Whether the game is over.
+    pub(super) over: bool,
+    /// What it observes and may do (only for house bots).
+    pub(super) observation: Option<(SkullWhistObservation, Vec<SkullWhistAction>)>,
+}
+
+/// One seat of one game: the bot's side (requests, the view) and the
+/// runner's side (the connection, made once).
+pub(super) struct SeatLink {
+    requests: mpsc::Sender<Request>,
+    inbox: Mutex<Option<mpsc::Receiver<Request>>>,
+    view: Arc<Mutex<View>>,
+}
+
+impl SeatLink {
+    /// A seat whose view is `view` until the runner says more.
+    pub(super) fn new(view: View) -> Arc<SeatLink> {
+        let (requests, inbox) = mpsc::channel(INBOX);
+        Arc::new(SeatLink {
+            requests,
+            inbox: Mutex::new(Some(inbox)),
+            view: Arc::new(Mutex::new(view)),
+        })
+    }
+
+    pub(super) fn view(&self) -> MutexGuard<'_, View> {
+        lock(&self.view)
+    }
+
+    /// Sends a request line; its reply, or `None` when the game ended
+    /// before the runner answered it.
+    pub(super) async fn request(&self, line: String) -> Option<Result<(), Refusal>> {
+        let (tx, rx) = oneshot::channel();
+        self.requests.send(Request::Line(line, tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Tells the runner the bot left.
+    pub(super) async fn abandon(&self) {
+        let _ = self.requests.send(Request::Abandon).await;
+    }
+}
+
+impl Connector for SeatLink {
+    fn connect(&self, _match_tag: &str) -> Result<Box<dyn Conn>, TransportError> {
+        let inbox = self
+            .inbox
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .ok_or_else(|| TransportError::Io("the seat is already connected".into()))?;
+        Ok(Box::new(HubConn {
+            view: Arc::clone(&self.view),
+            inbox,
+            pending: None,
+        }))
+    }
+}
+
+fn lock(view: &Mutex<View>) -> MutexGuard<'_, View> {
+    // A panic elsewhere must not take the seat down with it.
+    view.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The runner's side of a seat.
+struct HubConn {
+    view: Arc<Mutex<View>>,
+    inbox: mpsc::Receiver<Request>,
+    /// Where the reply to the request being decided goes.
+    pending: Option<oneshot::Sender<Result<(), Refusal>>>,
+}
+
+impl HubConn {
+    fn reply(&mut self, r: Result<(), Refusal>) {
+        if let Some(tx) = self.pending.take() {
+            // The bot may have gone (its HTTP request dropped): no matter.
+            let _ = tx.send(r);
+        }
+    }
+
+    fn take(&mut self, line: &str) {
+        match HubLine::parse(line) {
+            Some(HubLine::View { has_bid, status }) => {
+                let mut v = lock(&self.view);
+                v.status = Arc::from(status);
+                v.has_bid = has_bid;
+            }
+            Some(HubLine::Observation(json)) => {
+                let parsed = serde_json::from_str::<(SkullWhistObservation, Vec<String>)>(json)
+                    .ok()
+                    .map(|(obs, legal)| {
+                        let legal = legal.iter().filter_map(|a| a.parse().ok()).collect();
+                        (obs, legal)
+                    });
+                lock(&self.view).observation = parsed;
+            }
+            Some(HubLine::Accepted) => self.reply(Ok(())),
+            Some(HubLine::Refused(reason)) => self.reply(Err(Refusal(reason.to_string()))),
+            Some(HubLine::Over) => {
+                let mut v = lock(&self.view);
+                v.over = true;
+                v.observation = None;
+            }
+            None => tracing::error!("the 2014 dialect wrote an unknown line: {line}"),
+        }
+    }
+}
+
+impl Conn for HubConn {
+    fn send<'a>(
+        &'a mut self,
+        lines: &'a [String],
+        _deadline: Instant,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        for line in lines {
+            self.take(line);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
+        Box::pin(async move {
+            match timeout_at(deadline, self.inbox.recv()).await {
+                Err(_) => Err(TransportError::Timeout),
+                Ok(Some(Request::Line(line, tx))) => {
+                    self.pending = Some(tx);
+                    Ok(line)
+                }
+                Ok(Some(Request::Abandon)) => Err(TransportError::Abandoned {
+                    kind: "relogin",
+                    detail: "the bot logged in again".into(),
+                }),
+                Ok(None) => Err(TransportError::Disconnected("the hub closed".into())),
+            }
+        })
+    }
+
+    fn speaks_out_of_turn(&self) -> bool {
+        true
+    }
+
+    fn survives_faults(&self) -> bool {
+        true
+    }
+
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        lock(&self.view).over = true;
+        Box::pin(async {})
+    }
+}
