@@ -58,6 +58,9 @@ pub struct BenchArgs {
     /// Threads for `strong`'s search (`bench strength`).
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
+    /// Deals played side by side, each on its own thread (`bench strength`).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    jobs: usize,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -211,6 +214,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 against: args.against.clone(),
                 no_builtins: args.no_builtins,
                 json: args.json,
+                jobs: args.jobs,
             };
             crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
