@@ -9,6 +9,7 @@ pub mod rest;
 pub mod runner;
 pub mod series;
 pub mod spec;
+pub mod think;
 pub mod tournament;
 pub mod transport;
 pub mod watch;

@@ -1,6 +1,7 @@
 //! Duplicate matches of `strong` against another built-in, printed as one
 //! line: `cargo run --release -p croupier-bots --example strength -- GAME
-//! AGAINST DEALS THINK_MS [PLAYERS] [VARIANT]`.
+//! AGAINST DEALS THINK_MS [PLAYERS] [VARIANT] [FIRST_SEED]`
+//! (`STRENGTH_JSON=1`: one JSON line with every think time, for merging runs).
 
 use croupier_bots::duplicate::pair;
 use croupier_bots::strong::Budget;
@@ -16,6 +17,7 @@ fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
     let ms: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(100);
     let players: usize = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(2);
     let text = args.get(6).map_or("default", |s| s.as_str());
+    let first_seed: u64 = args.get(7).and_then(|s| s.parse().ok()).unwrap_or(1);
     let variant = if text == "default" {
         G::Variant::default()
     } else {
@@ -26,12 +28,26 @@ fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
         text,
         players,
         deals,
-        1,
+        first_seed,
         "strong",
         against,
         &Budget::think_ms(ms),
     )
     .map_err(|e| e.to_string())?;
+    if std::env::var_os("STRENGTH_JSON").is_some() {
+        let sum: u64 = l.think_us.iter().sum();
+        let over = l
+            .think_us
+            .iter()
+            .filter(|us| **us > (ms + 20) * 1000)
+            .count();
+        println!(
+            "{{\"game\":\"{}\",\"variant\":\"{}\",\"players\":{},\"against\":\"{}\",\"first_seed\":{first_seed},\"deals\":{},\"games\":{},\"win_rate\":{},\"mean_score\":{},\"mean_score_diff\":{},\"decisions\":{},\"think_us_sum\":{sum},\"over_budget\":{over},\"think_us\":{:?}}}",
+            l.game, l.variant, l.players, l.against, l.deals, l.games, l.win_rate,
+            l.mean_score, l.mean_score_diff, l.decisions, l.think_us
+        );
+        return Ok(());
+    }
     println!(
         "{} {} ({}p, {}): strong vs {} {} deals {} games win {:.1}% ± {:.1} score diff {:+.2} think mean {:.2} ms p99 {:.2} ms max {:.2} ms",
         l.game, l.variant, l.players, l.budget, l.against, l.deals, l.games,

@@ -51,10 +51,15 @@ pub struct PairLine {
     pub think_ms_p99: f64,
     pub think_ms_max: f64,
     pub budget: String,
+    /// Mean score of the bot under test per game.
+    pub mean_score: f64,
+    /// Every think time of the bot under test (µs), for merging runs.
+    pub think_us: Vec<u64>,
 }
 
 /// The outcome of one game for the seat under test: win credit, score
-/// difference against the mean of the others, and think times (µs).
+/// difference against the mean of the others, and think times (µs); the
+/// seat's own score is added to `own`.
 #[allow(clippy::too_many_arguments)]
 fn play_one<G: Builtins>(
     variant: &G::Variant,
@@ -65,6 +70,7 @@ fn play_one<G: Builtins>(
     against: &str,
     budget: &Budget,
     think_us: &mut Vec<u64>,
+    own: &mut f64,
 ) -> Result<(f64, f64), DuplicateError> {
     let mut game = G::new(variant, seats, seed)?;
     let mut bots: Vec<Box<dyn Strategy<G>>> = Vec::with_capacity(seats);
@@ -106,6 +112,7 @@ fn play_one<G: Builtins>(
         0.0
     };
     let mine = outcome.scores[strong_seat] as f64;
+    *own += mine;
     let others: f64 = outcome
         .scores
         .iter()
@@ -130,12 +137,13 @@ pub fn pair<G: Builtins>(
     budget: &Budget,
 ) -> Result<PairLine, DuplicateError> {
     let mut think = Vec::new();
-    let (mut credit, mut diff, mut games) = (0.0, 0.0, 0u64);
+    let (mut credit, mut diff, mut games, mut own) = (0.0, 0.0, 0u64, 0.0);
     for d in 0..deals {
         let seed = first_seed.wrapping_add(d);
         for s in 0..seats {
-            let (c, x) =
-                play_one::<G>(variant, seats, seed, s, strong, against, budget, &mut think)?;
+            let (c, x) = play_one::<G>(
+                variant, seats, seed, s, strong, against, budget, &mut think, &mut own,
+            )?;
             credit += c;
             diff += x;
             games += 1;
@@ -170,5 +178,7 @@ pub fn pair<G: Builtins>(
             Some(n) => format!("{n} iterations"),
             None => format!("{} ms", budget.think.as_millis()),
         },
+        mean_score: (own / n * 100.0).round() / 100.0,
+        think_us: think,
     })
 }

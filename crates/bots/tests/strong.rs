@@ -190,3 +190,150 @@ fn iterations_and_a_seed_make_choices_deterministic() {
         }
     }
 }
+
+/// SkullWhist, in the middle of the card play: the opponent's unplayed
+/// cards swapped for others it could hold (cards out of play, none of a
+/// suit it showed void in), the same history replayed, the same
+/// observation for seat 0, and `strong` chooses alike for a fixed seed.
+#[test]
+fn skullwhist_choices_do_not_depend_on_the_opponents_hidden_cards() {
+    use croupier_rules::skullwhist::{CardSet, SkullWhistAction};
+    let mut compared = 0;
+    for seed in 0..12u64 {
+        let mut g = SkullWhist::new(&Default::default(), 2, seed).expect("a game");
+        let leader = g.first_leader();
+        let mut h = SkullWhist::builtin("heuristic").expect("heuristic");
+        let mut actions = vec![];
+        // Bids, then 5 to 9 cards, each seat on the heuristic.
+        let stop = 2 + 5 + (seed as usize % 5);
+        while actions.len() < stop {
+            let Some(seat) = g.to_act().first() else {
+                break;
+            };
+            let legal = g.legal_vec(seat);
+            let a = h.act(&g.observation(seat), &legal, &mut bot_rng(seed));
+            g.apply(seat, a).expect("legal");
+            actions.push((seat, a));
+        }
+        if g.to_act().first() != Some(Seat(0)) {
+            continue;
+        }
+        // Seat 1's played cards stay; its others are drawn from the cards
+        // out of play, avoiding the suits it showed void in.
+        let start = SkullWhist::new(&Default::default(), 2, seed).expect("a game");
+        let (mine, theirs) = (start.hand(Seat(0)).0, start.hand(Seat(1)).0);
+        let mut played = 0u64;
+        let mut void = 0u64;
+        for (seat, a) in &actions {
+            if let SkullWhistAction::Play(c) = a {
+                if *seat == Seat(1) {
+                    played |= c.bit();
+                }
+            }
+        }
+        for t in g.history() {
+            if t.leader == Seat(0) && t.follow.suit() != t.lead.suit() {
+                void |= t.lead.suit().mask();
+            }
+        }
+        let out: Vec<u64> = (0..52)
+            .map(|i| 1u64 << i)
+            .filter(|b| (mine | theirs | void) & b == 0)
+            .collect();
+        let need = (theirs & !played).count_ones() as usize;
+        if out.len() < need {
+            continue;
+        }
+        let alt_theirs = out[..need].iter().fold(played, |m, b| m | b);
+        assert_ne!(alt_theirs, theirs);
+        let mut alt =
+            SkullWhist::from_hands([CardSet(mine), CardSet(alt_theirs)], leader).expect("a deal");
+        for (seat, a) in &actions {
+            alt.apply(*seat, *a).expect("the same history is legal");
+        }
+        let (oa, ob) = (g.observation(Seat(0)), alt.observation(Seat(0)));
+        assert_eq!(oa, ob, "seed {seed}");
+        let legal = g.legal_vec(Seat(0));
+        assert_eq!(alt.legal_vec(Seat(0)), legal);
+        let choose = |o| {
+            let mut s = SkullWhist::builtin("strong?iterations=60").expect("strong");
+            s.act(o, &legal, &mut bot_rng(21))
+        };
+        assert_eq!(choose(&oa), choose(&ob), "seed {seed}");
+        compared += 1;
+    }
+    assert!(compared >= 4, "{compared}");
+}
+
+/// Love Letter at a 4-player table, later in a round: every other hand,
+/// the set-aside card and the deck redealt from what the deciding seat has
+/// not seen (keeping what it knows), and its choice stays the same.
+#[test]
+fn loveletter_four_player_choices_do_not_depend_on_hidden_cards() {
+    use croupier_bots::loveletter::unseen_counts;
+    use croupier_rules::loveletter::Card;
+    use rand::seq::SliceRandom;
+    let v = LoveLetterVariant::standard();
+    let budget = Budget::iterations(20);
+    let mut compared = 0;
+    for seed in 0..30u64 {
+        let mut real = LoveLetter::new(&v, 4, seed).expect("a game");
+        let mut h = LoveLetter::builtin("heuristic").expect("heuristic");
+        // A few turns into the first round.
+        for _ in 0..(2 + seed % 4) {
+            let Some(seat) = real.to_act().first() else {
+                break;
+            };
+            let legal = real.legal_vec(seat);
+            let a = h.act(&real.observation(seat), &legal, &mut bot_rng(seed));
+            real.apply(seat, a).expect("legal");
+        }
+        let Some(seat) = real.to_act().first() else {
+            continue;
+        };
+        let obs = real.observation(seat);
+        if obs.round != 0 {
+            continue;
+        }
+        let mut counts = unseen_counts(&obs);
+        let mut others: Vec<Option<Card>> = vec![None; 4];
+        for (s, c) in &obs.known {
+            others[s.index()] = Some(*c);
+            let k = usize::from(c.value());
+            counts[k] = counts[k].saturating_sub(1);
+        }
+        let mut pool: Vec<Card> = (1..=8u8)
+            .filter_map(Card::from_value)
+            .flat_map(|c| std::iter::repeat_n(c, usize::from(counts[usize::from(c.value())])))
+            .collect();
+        pool.shuffle(&mut bot_rng(seed + 500));
+        for (i, view) in obs.players.iter().enumerate() {
+            if i != seat.index() && view.in_round && others[i].is_none() {
+                others[i] = pool.pop();
+            }
+        }
+        let Some(set_aside) = pool.pop() else {
+            continue;
+        };
+        let Ok(alt) = LoveLetter::from_observation(&v, &obs, &others, &pool, set_aside, 5) else {
+            continue;
+        };
+        let differs = (0..4u8)
+            .filter(|s| *s != seat.0)
+            .any(|s| alt.observation(Seat(s)).hand != real.observation(Seat(s)).hand);
+        if !differs {
+            continue;
+        }
+        assert_eq!(alt.observation(seat), obs);
+        let legal = real.legal_vec(seat);
+        assert_eq!(alt.legal_vec(seat), legal);
+        let choose = |o| {
+            let mut s = LoveLetter::builtin_with("strong", &budget).expect("strong");
+            s.new_game(seat, &v, 4);
+            s.act(o, &legal, &mut bot_rng(3))
+        };
+        assert_eq!(choose(&obs), choose(&alt.observation(seat)), "seed {seed}");
+        compared += 1;
+    }
+    assert!(compared >= 5, "{compared}");
+}

@@ -64,6 +64,9 @@ pub struct BenchArgs {
     /// baseline.
     #[arg(long, value_enum)]
     sandbox: Option<crate::sandbox::SandboxMode>,
+    /// Deals played side by side, each on its own thread (`bench strength`).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    jobs: usize,
     /// Seconds to measure each game for.
     #[arg(long, default_value_t = 2.0)]
     seconds: f64,
@@ -239,6 +242,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 against: args.against.clone(),
                 no_builtins: args.no_builtins,
                 json: args.json,
+                jobs: args.jobs,
             };
             crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);

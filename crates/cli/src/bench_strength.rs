@@ -47,6 +47,8 @@ pub struct StrengthOptions {
     pub no_builtins: bool,
     /// One JSON line per pair instead of a table.
     pub json: bool,
+    /// Deals played side by side (each on its own thread).
+    pub jobs: usize,
 }
 
 /// One pair's figures.
@@ -65,9 +67,34 @@ pub struct PairLine {
     mean_score: f64,
     mean_score_diff: f64,
     decisions: u64,
+    /// The thinking budget per decision of the bot under test, if it has a
+    /// time budget (not a fixed number of iterations).
+    budget_ms: Option<f64>,
+    /// Decisions over the budget by more than [`OVER_MS`].
+    over_budget: u64,
     think_ms_mean: f64,
     think_ms_p99: f64,
     think_ms_max: f64,
+}
+
+/// A decision is over budget when it takes this much longer than the budget.
+pub const OVER_MS: f64 = 20.0;
+
+/// The time budget per decision of a `builtin:strong…` spec (100 ms unless
+/// its options say otherwise); `None` for other bots and for a fixed number
+/// of iterations.
+pub fn budget_ms(spec: &str) -> Option<f64> {
+    let name = spec.strip_prefix("builtin:")?;
+    let name = name.split('@').next().unwrap_or(name);
+    let (base, options) = name.split_once('?').unwrap_or((name, ""));
+    if base != "strong" {
+        return None;
+    }
+    let b = croupier_bots::strong::Budget::parse(options).ok()?;
+    match b.iterations {
+        Some(_) => None,
+        None => Some(b.think.as_secs_f64() * 1000.0),
+    }
 }
 
 /// Runs `croupier bench strength`.
@@ -119,6 +146,9 @@ fn pairs<G: Builtins>(
     for s in &opts.against {
         against.push(parse(s)?);
     }
+    if !(1..=256).contains(&opts.jobs) {
+        return Err(CliError::Usage("--jobs must be between 1 and 256".into()));
+    }
     if against.is_empty() {
         return Err(CliError::Usage("no opponents: give --against SPEC".into()));
     }
@@ -131,25 +161,70 @@ fn pairs<G: Builtins>(
             strong
         );
         println!(
-            "{:<28} {:>6} {:>15} {:>8} {:>11} {:>9} {:>9} {:>9}",
-            "against", "games", "win rate", "score", "score diff", "think ms", "p99 ms", "max ms"
+            "{:<28} {:>6} {:>15} {:>8} {:>11} {:>9} {:>9} {:>9} {:>6}",
+            "against",
+            "games",
+            "win rate",
+            "score",
+            "score diff",
+            "think ms",
+            "p99 ms",
+            "max ms",
+            "over"
         );
     }
+    let budget = budget_ms(&opts.strong);
     for other in &against {
-        let table = Table::<G>::new(&variant, &[strong.clone(), other.clone()], &live, exe)
-            .map_err(series_error)?;
-        let mut tally = Tally::default();
-        for d in 0..opts.deals {
-            let seed = opts.seed.wrapping_add(d);
-            for s in 0..players {
-                let seating: Vec<&BotSpec> = (0..players)
-                    .map(|i| if i == s { &strong } else { other })
-                    .collect();
-                let record = table.play(&seating, seed).map_err(series_error)?;
-                tally.add(&record, s);
+        // Deal d is played by job d mod jobs; each job has its own table.
+        let play_share = |job: u64| -> Result<Tally, CliError> {
+            let table = Table::<G>::new(&variant, &[strong.clone(), other.clone()], &live, exe)
+                .map_err(series_error)?;
+            let mut tally = Tally::default();
+            for d in (job..opts.deals).step_by(opts.jobs) {
+                let seed = opts.seed.wrapping_add(d);
+                for s in 0..players {
+                    let seating: Vec<&BotSpec> = (0..players)
+                        .map(|i| if i == s { &strong } else { other })
+                        .collect();
+                    let record = table.play(&seating, seed).map_err(series_error)?;
+                    tally.add(&record, s);
+                }
             }
+            Ok(tally)
+        };
+        let shares: Vec<Result<Tally, CliError>> = if opts.jobs == 1 {
+            vec![play_share(0)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..opts.jobs as u64)
+                    .map(|j| {
+                        let play_share = &play_share;
+                        scope.spawn(move || play_share(j))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(CliError::Failed(anyhow::anyhow!("a bench job panicked")))
+                        })
+                    })
+                    .collect()
+            })
+        };
+        let mut tally = Tally::default();
+        for share in shares {
+            tally.merge(share?);
         }
-        let line = tally.line(G::NAME, &variant_text, players, &strong, other, opts.deals);
+        let line = tally.line(
+            G::NAME,
+            &variant_text,
+            players,
+            &strong,
+            other,
+            opts.deals,
+            budget,
+        );
         if opts.json {
             println!(
                 "{}",
@@ -157,7 +232,7 @@ fn pairs<G: Builtins>(
             );
         } else {
             println!(
-                "{:<28} {:>6} {:>7.1}% ± {:>4.1} {:>+8.2} {:>+11.2} {:>9.2} {:>9.2} {:>9.2}",
+                "{:<28} {:>6} {:>7.1}% ± {:>4.1} {:>+8.2} {:>+11.2} {:>9.2} {:>9.2} {:>9.2} {:>6}",
                 line.against,
                 line.games,
                 line.win_rate * 100.0,
@@ -166,7 +241,9 @@ fn pairs<G: Builtins>(
                 line.mean_score_diff,
                 line.think_ms_mean,
                 line.think_ms_p99,
-                line.think_ms_max
+                line.think_ms_max,
+                line.budget_ms
+                    .map_or("-".to_string(), |_| line.over_budget.to_string())
             );
         }
     }
@@ -214,6 +291,16 @@ impl Tally {
         );
     }
 
+    /// Adds another job's totals.
+    fn merge(&mut self, other: Tally) {
+        self.credit += other.credit;
+        self.score += other.score;
+        self.diff += other.diff;
+        self.games += other.games;
+        self.think_ms.extend(other.think_ms);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn line(
         mut self,
         game: &'static str,
@@ -222,6 +309,7 @@ impl Tally {
         strong: &BotSpec,
         against: &BotSpec,
         deals: u64,
+        budget_ms: Option<f64>,
     ) -> PairLine {
         let n = self.games.max(1) as f64;
         let p = self.credit / n;
@@ -246,6 +334,9 @@ impl Tally {
             mean_score: round(self.score / n, 100.0),
             mean_score_diff: round(self.diff / n, 100.0),
             decisions: t.len() as u64,
+            budget_ms,
+            over_budget: budget_ms
+                .map_or(0, |b| t.iter().filter(|x| **x > b + OVER_MS).count() as u64),
             think_ms_mean: round(t.iter().sum::<f64>() / t.len().max(1) as f64, 100.0),
             think_ms_p99: round(p99, 100.0),
             think_ms_max: round(t.last().copied().unwrap_or(0.0), 100.0),
@@ -286,7 +377,7 @@ mod tests {
         record.outcome = Outcome::from_scores(vec![0, 5]);
         t.add(&record, 0);
         let spec: BotSpec = "builtin:strong".parse().unwrap();
-        let line = t.line("goofspiel", "gops", 2, &spec, &spec, 1);
+        let line = t.line("goofspiel", "gops", 2, &spec, &spec, 1, Some(60.0));
         assert_eq!(line.games, 3);
         assert_eq!(line.win_rate, 0.5);
         assert_eq!(line.mean_score_diff, round2((6.0 + 0.0 - 5.0) / 3.0));
@@ -294,6 +385,21 @@ mod tests {
         // Seat 0's two steps in games 1 and 3, seat 1's one in game 2.
         assert_eq!(line.decisions, 5);
         assert_eq!(line.think_ms_max, 90.0);
+        // Only the 90 ms decision is more than 20 ms over a 60 ms budget.
+        assert_eq!(line.over_budget, 1);
+    }
+
+    #[test]
+    fn the_budget_is_read_from_the_strong_spec() {
+        assert_eq!(budget_ms("builtin:strong"), Some(100.0));
+        assert_eq!(
+            budget_ms("builtin:strong?think-ms=40&threads=2"),
+            Some(40.0)
+        );
+        assert_eq!(budget_ms("builtin:strong?think-ms=40@gops"), Some(40.0));
+        assert_eq!(budget_ms("builtin:strong?iterations=50"), None);
+        assert_eq!(budget_ms("builtin:heuristic"), None);
+        assert_eq!(budget_ms("exec:./bot"), None);
     }
 
     fn round2(x: f64) -> f64 {

@@ -343,10 +343,12 @@ async fn run<G: Game>(
                 let seat = Seat(i as u8);
                 if to_act.contains(seat) && !legal[i].is_empty() {
                     let obs = game.observation(seat);
-                    let t = std::time::Instant::now();
-                    let a = strategy.act(&obs, &legal[i], &mut rngs[i]);
-                    clocks.charge(i, t.elapsed());
-                    answers.push((i, Decision::Action(a), t.elapsed().as_secs_f64() * 1000.0));
+                    // wd (issue 14): think on the blocking pool, not on an async worker.
+                    let (a, took) =
+                        crate::think::act_blocking(strategy, obs, legal[i].clone(), &mut rngs[i])
+                            .await;
+                    clocks.charge(i, took);
+                    answers.push((i, Decision::Action(a), took.as_secs_f64() * 1000.0));
                 }
             }
         }

@@ -37,6 +37,10 @@ pub const EXACT_CARDS: u32 = 5;
 pub struct Solver {
     carry_ties: bool,
     memo: HashMap<(u32, u32, u32, u32), f64>,
+    /// Past this instant, positions of [`EXACT_CARDS`] cards not solved yet
+    /// are estimated instead (and not memoised), so that a decision keeps
+    /// to its time budget; `None` solves everything.
+    pub deadline: Option<std::time::Instant>,
 }
 
 fn cards(mask: u32) -> impl Iterator<Item = u32> + Clone {
@@ -56,6 +60,7 @@ impl Solver {
         Solver {
             carry_ties: variant.ties == TieRule::Carry,
             memo: HashMap::new(),
+            deadline: None,
         }
     }
 
@@ -103,6 +108,13 @@ impl Solver {
         if let Some(v) = self.memo.get(&key) {
             return *v;
         }
+        if n == EXACT_CARDS
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return estimate(mine, theirs, undrawn, carry);
+        }
         let mut total = 0.0;
         for p in cards(undrawn) {
             let m = self.turn_matrix(mine, theirs, undrawn & !(1 << p), carry + p);
@@ -149,6 +161,7 @@ pub fn estimate(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
 /// The `strong` Goofspiel strategy.
 #[derive(Debug, Default, Clone)]
 pub struct Strong {
+    budget: Budget,
     solver: Solver,
     carry_ties: bool,
     /// The opponent model's column strategy for past turns, by (round,
@@ -169,9 +182,14 @@ type Position = (u32, u32, u32, u32);
 
 impl Strong {
     /// A strategy with the given thinking budget. Its work per decision is
-    /// a fixed computation, far below any budget; the budget is not needed.
-    pub fn new(_budget: Budget) -> Self {
-        Strong::default()
+    /// a fixed computation, except on the turn where exact values first
+    /// become reachable (hands of [`EXACT_CARDS`] + 1): with a time budget,
+    /// positions it has no time left to solve are estimated.
+    pub fn new(budget: Budget) -> Self {
+        Strong {
+            budget,
+            ..Strong::default()
+        }
     }
 
     /// The turn matrix of `pos` and the optimal mixed strategies of both
@@ -295,6 +313,10 @@ impl Strategy<Goofspiel> for Strong {
     }
 
     fn act(&mut self, obs: &GoofspielObservation, legal: &[Bid], rng: &mut BotRng) -> Bid {
+        self.solver.deadline = match self.budget.iterations {
+            Some(_) => None,
+            None => Some(std::time::Instant::now() + self.budget.think.mul_f64(super::HARD_STOP)),
+        };
         let Some((hand, probs)) = self.mixed(obs) else {
             return legal[0];
         };
@@ -319,7 +341,7 @@ mod tests {
     use super::*;
 
     /// Brute force without memo or estimate: the exact value by recursion.
-    fn brute(mine: u32, theirs: u32, undrawn: u32, carry: u32, carry_ties: bool) -> f64 {
+    pub(super) fn brute(mine: u32, theirs: u32, undrawn: u32, carry: u32, carry_ties: bool) -> f64 {
         let n = mine.count_ones();
         if n == 0 {
             return 0.0;
@@ -366,6 +388,7 @@ mod tests {
                 let mut s = Solver {
                     carry_ties,
                     memo: HashMap::new(),
+                    deadline: None,
                 };
                 let v = s.value(full(n), full(n), full(n), 0);
                 assert!(v.abs() < 1e-7, "n={n}: {v}");
@@ -379,6 +402,7 @@ mod tests {
             let mut s = Solver {
                 carry_ties,
                 memo: HashMap::new(),
+                deadline: None,
             };
             let a = s.value(mine, theirs, prizes, 0);
             let b = brute(mine, theirs, prizes, 0, carry_ties);
@@ -395,5 +419,35 @@ mod tests {
         let mut s = Solver::default();
         let v = s.value(0b1100, 0b0110, 0b0110, 0);
         assert!((v - 7.0 / 3.0).abs() < 1e-9, "{v}");
+    }
+}
+
+#[cfg(test)]
+mod deadline {
+    use super::*;
+
+    /// A deadline already past leaves the largest exact positions to the
+    /// estimate (and out of the memo); without one they are solved.
+    #[test]
+    fn a_past_deadline_estimates_instead_of_solving() {
+        let n = EXACT_CARDS;
+        let all = (1..=n).fold(0u32, |m, c| m | (1 << c));
+        let mine = all;
+        let theirs = all & !(1 << 1) | (1 << (n + 1));
+        let mut late = Solver {
+            carry_ties: false,
+            memo: HashMap::new(),
+            deadline: Some(std::time::Instant::now()),
+        };
+        let v = late.value(mine, theirs, all, 0);
+        assert_eq!(v, estimate(mine, theirs, all, 0));
+        assert!(late.memo.is_empty());
+        let mut exact = Solver {
+            deadline: None,
+            ..late.clone()
+        };
+        let w = exact.value(mine, theirs, all, 0);
+        assert!(!exact.memo.is_empty());
+        assert!((w - super::tests::brute(mine, theirs, all, 0, false)).abs() < 1e-7);
     }
 }

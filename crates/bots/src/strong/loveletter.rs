@@ -143,15 +143,24 @@ impl Strategy<LoveLetter> for Strong {
             return candidates.first().copied().unwrap_or_else(|| fallback(rng));
         }
         let me = obs.seat;
+        let start = std::time::Instant::now();
         let (totals, samples) = self.budget.search(rng, candidates.len(), |totals, rng| {
             let Some(state) = self.sample(obs, rng) else {
                 return false;
             };
             let seed: u64 = rng.random();
-            for (i, p) in candidates.iter().enumerate() {
+            let mut values = Vec::with_capacity(candidates.len());
+            for p in &candidates {
+                // A sample left unfinished at the deadline is dropped whole.
+                if self.budget.cut(start) {
+                    return false;
+                }
                 // Every candidate meets the same deal and the same luck.
                 let mut r = crate::bot_rng(seed);
-                totals[i] += self.play_out(state.clone(), me, *p, &mut r);
+                values.push(self.play_out(state.clone(), me, *p, &mut r));
+            }
+            for (t, v) in totals.iter_mut().zip(values) {
+                *t += v;
             }
             true
         });

@@ -43,6 +43,10 @@ impl Default for Budget {
 
 /// Most samples a time budget takes, however fast the machine.
 pub const MAX_SAMPLES: u32 = 100_000;
+/// Share of a time budget after which no new sample starts.
+pub const SOFT_STOP: f64 = 0.75;
+/// Share of a time budget after which a sample under way is dropped.
+pub const HARD_STOP: f64 = 0.9;
 /// Most threads a search may use.
 pub const MAX_THREADS: u32 = 256;
 /// Longest time budget per decision (10 minutes).
@@ -151,16 +155,25 @@ impl Budget {
     }
 
     /// Whether a search that has taken `samples` samples since `start` must
-    /// stop. A time budget always allows one sample, and stops 10% early
-    /// for the answer to go out in time.
+    /// stop. A time budget always allows one sample, and starts no new one
+    /// after [`SOFT_STOP`] of the budget, for the answer to go out in time
+    /// on a busy machine.
     pub fn spent(&self, samples: u32, start: Instant) -> bool {
         match self.iterations {
             Some(n) => samples >= n,
             None => {
                 samples >= MAX_SAMPLES
-                    || (samples > 0 && start.elapsed() >= self.think.mul_f64(0.9))
+                    || (samples > 0 && start.elapsed() >= self.think.mul_f64(SOFT_STOP))
             }
         }
+    }
+
+    /// Whether a sample under way since the search began at `start` must be
+    /// dropped unfinished: past [`HARD_STOP`] of a time budget (never with
+    /// a fixed number of iterations, so those stay deterministic). Searches
+    /// check it between the candidates of one sample.
+    pub fn cut(&self, start: Instant) -> bool {
+        self.iterations.is_none() && start.elapsed() >= self.think.mul_f64(HARD_STOP)
     }
 
     /// Runs a sampling search on the budget's threads. Each sample calls

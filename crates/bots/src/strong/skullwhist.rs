@@ -27,6 +27,12 @@ pub const EXACT_TRICKS: u32 = 5;
 /// Share of samples in which the opponent's bid is any bid rather than the
 /// heuristic's (bidding must also hold up against unusual bidders).
 pub const ANY_BID: f64 = 0.25;
+/// Weight of a careless opponent (any bid, any legal card) beside a
+/// skilled one when choosing the bid: the bid is sealed before the
+/// opponent shows what kind of player it is.
+pub const CARELESS: f64 = 0.5;
+/// [`CARELESS`] when choosing the bid.
+pub const BID_CARELESS: f64 = 0.7;
 const SPADES: u8 = 3;
 const ALL: u64 = (1u64 << 52) - 1;
 
@@ -155,6 +161,27 @@ impl Deal {
         }
     }
 
+    /// Plays the rest out with `me` on the play-out policy and the other
+    /// seat on uniformly random legal cards.
+    fn roll_out_against_random(&mut self, me: usize, rng: &mut BotRng) {
+        while self.hands[0] | self.hands[1] != 0 {
+            let s = self.mover();
+            let moves = self.playable(s);
+            if moves == 0 {
+                return;
+            }
+            let c = if s == me {
+                self.policy(s)
+            } else {
+                let n = moves.count_ones();
+                bits(moves)
+                    .nth(rng.random_range(0..n) as usize)
+                    .unwrap_or(0)
+            };
+            self.play(s, c);
+        }
+    }
+
     /// Tricks `me` ends with when both sides play perfectly (double dummy).
     fn solve(&self, me: usize, mut alpha: u8, mut beta: u8) -> u8 {
         if self.hands[0] | self.hands[1] == 0 {
@@ -207,6 +234,22 @@ fn worth(my_bid: u8, their_bid: u8, my_tricks: u8) -> f64 {
     win + margin as f64 / 1000.0
 }
 
+/// How likely a skilled opponent dealt `hand` is to bid `bid`: it bids
+/// like the heuristic, or (with [`ANY_BID`]) anything.
+fn bid_likelihood(hand: u64, bid: u8) -> f64 {
+    let heuristic = choose_bid(&CardSet(hand).to_vec());
+    let exact = if heuristic == bid { 1.0 - ANY_BID } else { 0.0 };
+    exact + ANY_BID / f64::from(TRICKS)
+}
+
+/// [`worth`] averaged over every bid the opponent may make (1 to 13).
+fn any_bid_worth(my_bid: u8, my_tricks: u8) -> f64 {
+    (1..=TRICKS)
+        .map(|their| worth(my_bid, their, my_tricks))
+        .sum::<f64>()
+        / f64::from(TRICKS)
+}
+
 /// What this seat knows: its hand, the cards out of play, the opponent's
 /// voids and how many cards the opponent holds.
 struct Knowledge {
@@ -214,6 +257,8 @@ struct Knowledge {
     pool: u64,
     voids: u64,
     their_count: u32,
+    /// Cards the opponent has played so far.
+    their_played: u64,
     me: usize,
 }
 
@@ -224,9 +269,15 @@ impl Knowledge {
         let mut played = 0u64;
         let mut voids = 0u64;
         let mut their_played = 0u32;
+        let mut theirs = 0u64;
         for t in &obs.history {
             played |= t.lead.bit() | t.follow.bit();
             their_played += 1;
+            theirs |= if t.leader.index() == me {
+                t.follow.bit()
+            } else {
+                t.lead.bit()
+            };
             if t.leader.index() == me && t.follow.suit() != t.lead.suit() {
                 voids |= t.lead.suit().mask();
             }
@@ -235,6 +286,7 @@ impl Knowledge {
             played |= c.bit();
             if obs.leader.map(Seat::index) != Some(me) {
                 their_played += 1;
+                theirs |= c.bit();
             }
         }
         Knowledge {
@@ -242,6 +294,7 @@ impl Knowledge {
             pool: ALL & !mine & !played,
             voids,
             their_count: u32::from(TRICKS).saturating_sub(their_played),
+            their_played: theirs,
             me,
         }
     }
@@ -279,27 +332,33 @@ impl Strong {
         let (totals, samples) = self.budget.search(rng, 14, |totals, rng| {
             let theirs = k.sample(rng);
             let their_cards: Vec<_> = CardSet(theirs).to_vec();
-            // The opponent bids like the heuristic, or (less often) any bid.
-            let their_bid = if rng.random::<f64>() < ANY_BID {
-                rng.random_range(1..=TRICKS)
-            } else {
-                choose_bid(&their_cards)
-            };
+            let heuristic_bid = choose_bid(&their_cards);
             let mut hands = [0u64; 2];
             hands[k.me] = k.mine;
             hands[1 - k.me] = theirs;
             // The first leader is drawn after the bids: try both.
             for leader in 0..2 {
-                let mut d = Deal {
+                let deal = Deal {
                     hands,
                     leader,
                     lead: None,
                     tricks: [0; 2],
                 };
-                d.roll_out();
-                let t = d.tricks[k.me];
+                // A skilled opponent: plays like the play-out policy and
+                // bids like the heuristic (or, less often, any bid).
+                let mut skilled = deal;
+                skilled.roll_out();
+                let t = skilled.tricks[k.me];
+                // A careless one: plays any legal card, bids anything.
+                let mut careless = deal;
+                careless.roll_out_against_random(k.me, rng);
+                let u = careless.tricks[k.me];
                 for (b, total) in totals.iter_mut().enumerate().skip(1) {
-                    *total += worth(b as u8, their_bid, t);
+                    let b = b as u8;
+                    let any_t = any_bid_worth(b, t);
+                    let any_u = any_bid_worth(b, u);
+                    let w_skilled = (1.0 - ANY_BID) * worth(b, heuristic_bid, t) + ANY_BID * any_t;
+                    *total += (1.0 - BID_CARELESS) * w_skilled + BID_CARELESS * any_u;
                 }
             }
             true
@@ -334,8 +393,10 @@ impl Strong {
         tricks[k.me] = obs.tricks_won[0];
         tricks[1 - k.me] = obs.tricks_won[1];
         let lead = obs.lead_card.map(|c| c.index());
-        let (totals, _) = self.budget.search(rng, candidates.len(), |totals, rng| {
+        let start = std::time::Instant::now();
+        let (totals, samples) = self.budget.search(rng, candidates.len(), |totals, rng| {
             let theirs = k.sample(rng);
+            let their_start = theirs | k.their_played;
             let mut hands = [0u64; 2];
             hands[k.me] = k.mine;
             hands[1 - k.me] = theirs;
@@ -345,13 +406,46 @@ impl Strong {
                 lead,
                 tricks,
             };
-            for (i, c) in candidates.iter().enumerate() {
+            // The opponent's bid tells what kind of hand it holds, if it
+            // is a skilled bidder: weigh this sample by how likely its bid
+            // is under each kind of opponent (Bayes).
+            let skilled = (1.0 - CARELESS) * bid_likelihood(their_start, their_bid);
+            let careless = CARELESS / f64::from(TRICKS);
+            let seed: u64 = rng.random();
+            let mut values = Vec::with_capacity(candidates.len());
+            for c in candidates {
+                // A sample left unfinished at the deadline is dropped whole.
+                if self.budget.cut(start) {
+                    return false;
+                }
                 let mut n = d;
                 n.play(k.me, c.index());
-                totals[i] += worth(my_bid, their_bid, n.finish(k.me));
+                let mut r = crate::bot_rng(seed);
+                let mut loose = n;
+                loose.roll_out_against_random(k.me, &mut r);
+                values.push(
+                    skilled * worth(my_bid, their_bid, n.finish(k.me))
+                        + careless * worth(my_bid, their_bid, loose.tricks[k.me]),
+                );
+            }
+            for (t, v) in totals.iter_mut().zip(values) {
+                *t += v;
             }
             true
         });
+        if samples == 0 {
+            // No sample finished in time: the heuristic's card.
+            let mut h = crate::skullwhist::Heuristic;
+            let legal: Vec<_> = candidates
+                .iter()
+                .map(|c| SkullWhistAction::Play(*c))
+                .collect();
+            let pick = h.act(obs, &legal, rng);
+            return candidates
+                .iter()
+                .position(|c| SkullWhistAction::Play(*c) == pick)
+                .unwrap_or(0);
+        }
         (0..candidates.len())
             .max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))
             .unwrap_or(0)
