@@ -2,7 +2,7 @@
 //! as read by a built-in strategy's stdin loop for `croupier/1` (each game),
 //! `gops`, and Love Letter classic and postman.
 #![no_main]
-use croupier_arena::client::{
+use croupier_arena::bot_side::{
     default_rules, run_croupier, run_gops, run_loveletter, ClientOptions,
 };
 use croupier_bots::Builtins;

@@ -59,8 +59,8 @@ fn server() -> &'static Server {
                 .expect("state");
             let body = |v: Value| v.as_object().cloned().unwrap_or_default();
             let creds = json!({"name": "fuzz", "password": "fuzz"});
-            croupier_server::api::call(&state, "register", &body(creds.clone())).await;
-            let login = croupier_server::api::call(&state, "login", &body(creds)).await;
+            croupier_server::skullwhist_api::call(&state, "register", &body(creds.clone())).await;
+            let login = croupier_server::skullwhist_api::call(&state, "login", &body(creds)).await;
             let session = login["session"].as_str().expect("logged in").to_string();
             (croupier_server::app(Arc::clone(&state)), session)
         });

@@ -3,9 +3,8 @@
 //! rotated seats and a per-bot summary.
 
 pub mod addr_guard;
-pub mod client;
+pub mod bot_side;
 pub mod live;
-pub mod rest;
 pub mod runner;
 pub mod series;
 pub mod spec;

@@ -5,7 +5,7 @@ use std::io::{BufRead, Read};
 use std::process::ExitCode;
 
 use clap::Args;
-use croupier_arena::client::{self, ClientOptions};
+use croupier_arena::bot_side::{self, ClientOptions};
 use croupier_bots::Builtins;
 use croupier_dialects::loveletter::Style;
 use croupier_dialects::DialectKind;
@@ -149,7 +149,7 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
         goofspiel_cards: 13,
     };
     let result = match game {
-        GameKind::SkullWhist => client::run_croupier::<SkullWhist>(
+        GameKind::SkullWhist => bot_side::run_croupier::<SkullWhist>(
             strategy::<SkullWhist>(&args.strategy)?,
             &opts,
             input,
@@ -161,22 +161,22 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
             let rules = |style: Style| match &args.variant {
                 Some(v) => parse_variant::<LoveLetter>(Some(v))
                     .map_err(|e| CliError::Usage(format!("loveletter: {e}"))),
-                None => Ok(client::default_rules(style)),
+                None => Ok(bot_side::default_rules(style)),
             };
             match dialect {
                 DialectKind::LoveLetter => {
                     let v = rules(Style::Classic)?;
-                    client::run_loveletter(s, Style::Classic, &v, &opts, input, output)
+                    bot_side::run_loveletter(s, Style::Classic, &v, &opts, input, output)
                 }
                 DialectKind::LoveLetterPostman => {
                     let v = rules(Style::Postman)?;
-                    client::run_loveletter(s, Style::Postman, &v, &opts, input, output)
+                    bot_side::run_loveletter(s, Style::Postman, &v, &opts, input, output)
                 }
                 DialectKind::Croupier
                 | DialectKind::Gops
                 | DialectKind::Jujitsu
                 | DialectKind::SkullWhistRest => {
-                    client::run_croupier::<LoveLetter>(s, &opts, input, output)
+                    bot_side::run_croupier::<LoveLetter>(s, &opts, input, output)
                 }
             }
         }
@@ -187,14 +187,14 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
                     let v: GoofspielVariant = parse_variant::<Goofspiel>(args.variant.as_deref())
                         .map_err(|e| CliError::Usage(e.to_string()))?;
                     opts.goofspiel_cards = v.rounds.first().copied().unwrap_or(13);
-                    client::run_gops(s, &opts, input, output)
+                    bot_side::run_gops(s, &opts, input, output)
                 }
                 DialectKind::Croupier
                 | DialectKind::Jujitsu
                 | DialectKind::LoveLetter
                 | DialectKind::LoveLetterPostman
                 | DialectKind::SkullWhistRest => {
-                    client::run_croupier::<Goofspiel>(s, &opts, input, output)
+                    bot_side::run_croupier::<Goofspiel>(s, &opts, input, output)
                 }
             }
         }
@@ -244,7 +244,7 @@ fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
         return Err(CliError::Usage("--connect plays skullwhist only".into()));
     }
     let strategy = strategy::<SkullWhist>(&args.strategy)?;
-    let opts = croupier_arena::rest::RestOptions {
+    let opts = croupier_arena::bot_side::skullwhist_rest::RestOptions {
         url: url.to_string(),
         name: args.name.clone().unwrap_or_else(|| {
             let (name, _) = croupier_bots::split_options(&args.strategy);
@@ -254,8 +254,10 @@ fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
         games: args.games,
         seed: args.seed,
     };
-    let summary = croupier_arena::rest::play_rest(strategy, &opts, |line| eprintln!("{line}"))
-        .map_err(CliError::Failed)?;
+    let summary = croupier_arena::bot_side::skullwhist_rest::play_rest(strategy, &opts, |line| {
+        eprintln!("{line}")
+    })
+    .map_err(CliError::Failed)?;
     println!("{summary}");
     Ok(ExitCode::SUCCESS)
 }

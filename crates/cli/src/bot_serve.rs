@@ -14,7 +14,7 @@ use axum::routing::post;
 use axum::serve::ListenerExt as _;
 use axum::Router;
 use base64::Engine as _;
-use croupier_arena::client::{jujitsu_bid, CroupierBot, Handled};
+use croupier_arena::bot_side::{jujitsu_bid, CroupierBot, Handled};
 use croupier_bots::{bot_rng, BotRng, Builtins, Strategy};
 use croupier_dialects::DialectKind;
 use croupier_rules::goofspiel::Goofspiel;

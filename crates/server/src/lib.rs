@@ -5,10 +5,9 @@
 //! [`app`] builds the router for socket-free tests; [`run`] serves it on a
 //! listener until a shutdown signal.
 
-pub mod api;
 pub mod api_error;
 pub mod auth;
-mod docs;
+pub mod bot_api;
 pub mod hosted;
 pub mod house;
 pub mod hub;
@@ -20,9 +19,10 @@ pub mod net;
 mod paths;
 pub mod settings;
 pub mod shape;
+pub mod skullwhist_api;
+mod skullwhist_api_docs;
 pub mod throttle;
 pub mod tournaments;
-pub mod v1;
 pub mod visibility;
 pub mod web;
 
@@ -103,13 +103,25 @@ impl Default for ServerConfig {
 pub fn app(state: Arc<AppState>) -> Router {
     let routes = Router::new()
         .merge(web::routes())
-        .route("/api", get(api::index))
-        .route("/api/", get(api::index))
-        .route("/api/jsonp", get(api::jsonp).post(api::jsonp_post))
-        .route("/api/jsonp/", get(api::jsonp).post(api::jsonp_post))
-        .route("/api/{method}", get(api::get).post(api::post))
-        .route("/api/{method}/", get(api::get).post(api::post))
-        .merge(v1::routes())
+        .route("/api", get(skullwhist_api::index))
+        .route("/api/", get(skullwhist_api::index))
+        .route(
+            "/api/jsonp",
+            get(skullwhist_api::jsonp).post(skullwhist_api::jsonp_post),
+        )
+        .route(
+            "/api/jsonp/",
+            get(skullwhist_api::jsonp).post(skullwhist_api::jsonp_post),
+        )
+        .route(
+            "/api/{method}",
+            get(skullwhist_api::get).post(skullwhist_api::post),
+        )
+        .route(
+            "/api/{method}/",
+            get(skullwhist_api::get).post(skullwhist_api::post),
+        )
+        .merge(bot_api::routes())
         .merge(tournaments::api::routes())
         .merge(hosted::api::routes())
         .merge(web::play::routes())

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use common::{config, TestServer};
-use croupier_arena::client::{CroupierBot, Handled};
+use croupier_arena::bot_side::{CroupierBot, Handled};
 use croupier_bots::Builtins;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::GameKind;

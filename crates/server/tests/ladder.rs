@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use common::*;
-use croupier_arena::client::{jujitsu_bid, CroupierBot, Handled};
+use croupier_arena::bot_side::{jujitsu_bid, CroupierBot, Handled};
 use croupier_bots::{bot_rng, Builtins};
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;

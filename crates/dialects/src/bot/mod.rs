@@ -1,7 +1,7 @@
 //! The bot side of the dialects: what a bot reads from a manager (or a
 //! server) and what it answers, as pure translations. The loops that read
 //! and write (stdin/stdout, HTTP) and ask a strategy live in
-//! `croupier_arena::client` and `croupier_arena::rest`.
+//! `croupier_arena::bot_side` and `croupier_arena::bot_side::skullwhist_rest`.
 //!
 //! | dialect | module |
 //! |---|---|

@@ -129,7 +129,7 @@ async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Answer {
-    let owner = crate::v1::owner(&state, &headers).await?;
+    let owner = crate::bot_api::owner(&state, &headers).await?;
     let hosted = hosted(&state)?;
     let store = state.hub.store();
     plain_name(&q.file).map_err(|e| bad(e.to_string()))?;
@@ -261,8 +261,8 @@ async fn upload(
 
 /// The owner's hosted bot `name`.
 async fn mine(state: &AppState, headers: &HeaderMap, name: &str) -> Result<BotInfo, ApiError> {
-    let owner = crate::v1::owner(state, headers).await?;
-    let b = crate::v1::owned(state, &owner, name).await?;
+    let owner = crate::bot_api::owner(state, headers).await?;
+    let b = crate::bot_api::owned(state, &owner, name).await?;
     if b.kind != BotKind::Hosted {
         return Err(ApiError::from_status(
             StatusCode::CONFLICT,

@@ -223,7 +223,7 @@ fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), Strin
 }
 
 async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: Bytes) -> Response {
-    let owner = match crate::v1::owner(&state, &headers).await {
+    let owner = match crate::bot_api::owner(&state, &headers).await {
         Ok(o) => o,
         Err(e) => return e.into_response(),
     };

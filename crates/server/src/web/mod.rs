@@ -22,7 +22,7 @@
 //! scans all games (see `bench web`).
 
 mod bot;
-mod docs;
+mod doc_pages;
 mod games;
 pub mod html;
 pub mod live;
@@ -57,13 +57,13 @@ pub fn routes() -> Router<Arc<AppState>> {
     let mut r = Router::new()
         .route("/static/croupier.css", get(css))
         .route("/about", get(pages::about))
-        .route("/rules", get(docs::rules_index))
-        .route("/rules/{game}", get(docs::rules))
-        .route("/docs", get(docs::docs_index))
+        .route("/rules", get(doc_pages::rules_index))
+        .route("/rules/{game}", get(doc_pages::rules))
+        .route("/docs", get(doc_pages::docs_index))
         .route("/docs/http-api", get(openapi::index))
         .route("/docs/http-api/{tag}", get(openapi::tag))
-        .route("/start", get(docs::start))
-        .route("/docs/{dialect}", get(docs::docs));
+        .route("/start", get(doc_pages::start))
+        .route("/docs/{dialect}", get(doc_pages::docs));
     // Data pages and their JSON twins.
     for prefix in ["", "/json"] {
         let root = if prefix.is_empty() { "/" } else { "/json/home" };

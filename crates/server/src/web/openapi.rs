@@ -1,5 +1,5 @@
 //! The HTTP API reference, rendered from `/openapi.json` (the document the
-//! server serves, [`crate::v1::OPENAPI`]): `/docs/http-api` lists the
+//! server serves, [`crate::bot_api::OPENAPI`]): `/docs/http-api` lists the
 //! document's tags, `/docs/http-api/{tag}` shows every operation and webhook
 //! of a tag with its parameters, bodies, responses and the schemas they use.
 //! Nothing here is copied by hand: a new route in the document appears here.
@@ -15,7 +15,7 @@ use super::html::{esc, layout};
 use super::{Fmt, WebError};
 
 fn document() -> Result<Value, WebError> {
-    serde_json::from_str(crate::v1::OPENAPI).map_err(|e| {
+    serde_json::from_str(crate::bot_api::OPENAPI).map_err(|e| {
         tracing::error!("openapi.json does not parse: {e}");
         WebError::Internal
     })
@@ -347,7 +347,8 @@ mod tests {
 
     #[test]
     fn every_operation_and_webhook_appears_on_its_tag_page() {
-        let doc: Value = serde_json::from_str(crate::v1::OPENAPI).expect("the document parses");
+        let doc: Value =
+            serde_json::from_str(crate::bot_api::OPENAPI).expect("the document parses");
         let pages: String = tags(&doc)
             .iter()
             .map(|(t, _)| tag_page(&doc, t).expect("a page per tag"))
@@ -383,8 +384,8 @@ mod tests {
 
     #[test]
     fn descriptions_name_site_pages_not_repository_files() {
-        assert!(!crate::v1::OPENAPI.contains("docs/protocol/"));
-        assert!(!crate::v1::OPENAPI.contains(".md"));
+        assert!(!crate::bot_api::OPENAPI.contains("docs/protocol/"));
+        assert!(!crate::bot_api::OPENAPI.contains(".md"));
         assert_eq!(
             linkify("See /docs/ladder."),
             "See <a href=\"/docs/ladder\">/docs/ladder</a>."

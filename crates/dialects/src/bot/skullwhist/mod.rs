@@ -1,6 +1,6 @@
 //! The bot side of the SkullWhist REST API (the 2014 SkullSpace API): the
 //! JSON replies a bot reads, and the game it rebuilds from them. Pure: the
-//! HTTP calls and the polling loop live in `croupier_arena::rest`.
+//! HTTP calls and the polling loop live in `croupier_arena::bot_side::skullwhist_rest`.
 //!
 //! The server only sends cards and a status, so [`GameView`] rebuilds the
 //! [`SkullWhistObservation`] a strategy expects (hand, bids, trick, leader,

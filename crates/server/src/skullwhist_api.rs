@@ -19,9 +19,9 @@ use serde_json::{json, Value};
 
 use crate::api_error::ApiError;
 use crate::auth;
-use crate::docs;
 use crate::hub::{NewGame, Refusal};
 use crate::shape::Api;
+use crate::skullwhist_api_docs as docs;
 use crate::throttle::ParsedBody;
 use crate::AppState;
 

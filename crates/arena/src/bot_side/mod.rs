@@ -17,6 +17,7 @@ mod croupier;
 mod gops;
 mod jujitsu;
 mod loveletter;
+pub mod skullwhist_rest;
 
 use std::io::{BufRead, Write};
 
