@@ -167,6 +167,7 @@ pub async fn prepare(
     );
     // wf (issue 16): spectators and people.
     let live = Arc::new(live_games::LiveGames::default());
+    hub.watch_with(Arc::clone(&live)); // REST games are watched too
     let people = Arc::new(human::People::new(
         Arc::clone(&store),
         Arc::clone(&mailboxes),

@@ -58,6 +58,7 @@ pub(super) async fn run<G: Game>(
     let mut accepted: Option<usize> = None;
     'steps: loop {
         deliver(game, seats, seen, config, tag, reaper).await;
+        crate::watch::publish(game); // spectators' public events (issue 16)
         if let Some(i) = accepted.take() {
             if let Driver::Program(p) = &mut seats[i].driver {
                 let mut lines = Vec::new();

@@ -98,6 +98,8 @@ pub(super) struct Table {
     pub(super) config: LiveConfig,
     pub(super) store: Arc<dyn Store>,
     pub(super) inner: Arc<Mutex<Inner>>,
+    /// Where spectators watch the game (issue 16).
+    pub(super) live: Option<Arc<crate::live_games::LiveGames>>,
     pub(super) done: watch::Sender<Option<bool>>,
 }
 
@@ -119,11 +121,40 @@ pub(super) async fn run(t: Table) {
             )
         })
         .collect();
-    let played = play_on_arrival(&SkullWhistVariant {}, t.seed, &mut seats, &t.config).await;
-    let end = played.map_err(|e| e.to_string()).and_then(|mut record| {
+    // Spectators watch the game's public events (issue 16).
+    let watch = match &t.live {
+        Some(live) => {
+            let mut names = Vec::with_capacity(2);
+            for b in g.bots {
+                let name = match t.store.bot_info(b).await {
+                    Ok(Some(info)) => info.name,
+                    Ok(None) | Err(_) => format!("bot {b}"),
+                };
+                names.push(name);
+            }
+            Some(live.open(
+                g.id,
+                <SkullWhist as croupier_rules::Game>::NAME,
+                names,
+                &t.started,
+                None,
+            ))
+        }
+        None => None,
+    };
+    let played = crate::live_games::watched(
+        watch,
+        play_on_arrival(&SkullWhistVariant {}, t.seed, &mut seats, &t.config),
+    )
+    .await
+    .map(|mut record| {
         record.started = Some(t.started.clone());
-        GameEnd::from_record(&record, &g.bots).map_err(|e| e.to_string())
+        record
     });
+    let end = played
+        .as_ref()
+        .map_err(|e| e.to_string())
+        .and_then(|record| GameEnd::from_record(record, &g.bots).map_err(|e| e.to_string()));
     let stored = match end {
         Ok(end) => {
             match (end.forfeited_by, end.scores.as_slice()) {
@@ -157,6 +188,7 @@ pub(super) async fn run(t: Table) {
             false
         }
     };
+    crate::live_games::closed(t.live.as_ref(), g.id, &played); // once stored (issue 16)
     {
         let mut inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.games.remove(&g.id);

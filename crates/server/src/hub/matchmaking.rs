@@ -179,6 +179,7 @@ impl Hub {
             },
             store: Arc::clone(&self.store),
             inner: Arc::clone(&self.inner),
+            live: self.live.get().cloned(),
             done,
         }));
         Ok(id)

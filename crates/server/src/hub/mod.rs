@@ -71,6 +71,8 @@ pub struct Hub {
     config: HubConfig,
     /// The `status` reply of a bot in no game.
     not_in_game: Arc<str>,
+    /// Where spectators watch the games (issue 16), once set.
+    live: std::sync::OnceLock<Arc<crate::live_games::LiveGames>>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -93,7 +95,13 @@ impl Hub {
                     .reply()
                     .to_string(),
             ),
+            live: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets spectators watch the REST games (issue 16).
+    pub fn watch_with(&self, live: Arc<crate::live_games::LiveGames>) {
+        let _ = self.live.set(live);
     }
 
     /// The store.
