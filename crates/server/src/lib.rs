@@ -253,6 +253,7 @@ pub async fn enable_hosted(
     if let Some(l) = &state.ladder {
         let _ = l.hosted.set(Arc::clone(&h));
     }
+    let _ = state.people.hosted.set(Arc::clone(&h));
     state
         .hosted
         .set(h)

@@ -245,6 +245,8 @@ pub struct People {
     live: Arc<LiveGames>,
     tables: Mutex<HashMap<GameId, Arc<Table>>>,
     limits: Mutex<PeopleLimits>,
+    /// Hosted bots (issue 12), once enabled: owners play them too.
+    pub(crate) hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
 }
 
 impl std::fmt::Debug for People {
@@ -291,6 +293,7 @@ impl People {
             live,
             tables: Mutex::default(),
             limits: Mutex::default(),
+            hosted: std::sync::OnceLock::new(),
         }
     }
 
@@ -510,6 +513,10 @@ impl People {
         let me = Arc::clone(self);
         tokio::spawn(async move {
             let played = croupier_arena::watch::scope(watch, me.play(&req, &table, seed, rx)).await;
+            // A hosted bot's version and stderr for the game (issue 12).
+            if let Some(h) = me.hosted.get() {
+                h.match_over(id, &ids).await;
+            }
             me.finish(&table, &ids, played).await;
         });
         Ok(id)
@@ -598,6 +605,10 @@ impl People {
                 Link::Custom(Arc::new(PullConnector(self.mailboxes.get(b.id)))),
                 DialectKind::Croupier,
             )),
+            (BotKind::Hosted, _) => match self.hosted.get() {
+                Some(h) => h.link(b),
+                None => Err(format!("bot {}: hosted bots are off", b.name)),
+            },
             _ => Err(format!("bot {} cannot be played from the website", b.name)),
         }
     }

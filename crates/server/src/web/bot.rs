@@ -436,7 +436,9 @@ fn live_and_play(state: &AppState, bot: &WebBot, open: bool) -> String {
         out.push_str(&super::live::live_table(&live));
     }
     match bot.kind.as_str() {
-        "push" | "pull" => out.push_str(&super::play::challenge_html(name, &bot.game, open)),
+        "push" | "pull" | "hosted" => {
+            out.push_str(&super::play::challenge_html(name, &bot.game, open))
+        }
         "house" if !name.starts_with("person-") => {
             let _ = write!(
                 out,
