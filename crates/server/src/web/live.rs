@@ -102,7 +102,12 @@ const SCRIPT: &str = r#"<script>
     var e = JSON.parse(m.data);
     es.close();
     box.dataset.over = e.status;
-    status.innerHTML = 'The game is over (' + e.status + '). <a href="/games/' + box.dataset.game + '">See the replay with every card</a>.';
+    status.textContent = 'The game is over (' + e.status + '). ';
+    var link = document.createElement('a');
+    link.href = '/games/' + box.dataset.game;
+    link.textContent = 'See the replay with every card';
+    status.appendChild(link);
+    status.appendChild(document.createTextNode('.'));
   });
   es.addEventListener('dropped', function () { es.close(); location.reload(); });
   es.onerror = function () { if (box.dataset.over) es.close(); };
