@@ -6,6 +6,7 @@
 
 pub mod group;
 pub mod hosted;
+mod hosted_queries;
 mod people;
 mod postgres;
 pub mod ratings;
