@@ -124,9 +124,10 @@ impl Hosted {
         Runtime::parse(&v.runtime)?.command(&dir, &v.entry)
     }
 
-    /// Whether the ladder can seat bot `id` (it has an active version).
+    /// Whether the ladder can seat bot `id`: it has an active version
+    /// and is in no other game (its stderr and version are kept per bot).
     pub fn ready(&self, id: BotId) -> bool {
-        lock(&self.active).contains_key(&id)
+        lock(&self.active).contains_key(&id) && !lock(&self.playing).contains_key(&id)
     }
 
     /// The newest active version of bot `id`.
@@ -147,7 +148,20 @@ impl Hosted {
             .parse()
             .map_err(|e| format!("bot {}: {e}", b.name))?;
         let conn = HostedConnector::new(argv, self.config.sandbox.clone());
-        lock(&self.playing).insert(b.id, (v.version, Arc::clone(&conn.log)));
+        // One game at a time: the version and stderr are kept per bot until
+        // `match_over`, so a second game (a person's challenge beside a
+        // ladder match) would mix them up.
+        match lock(&self.playing).entry(b.id) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                return Err(format!(
+                    "hosted bot {} is in another game; try again soon",
+                    b.name
+                ))
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert((v.version, Arc::clone(&conn.log)));
+            }
+        }
         Ok((Link::Custom(Arc::new(conn)), dialect))
     }
 
