@@ -147,7 +147,16 @@ async fn start_in_browser(c: &Client, base: &str, game: GameKind, shot_name: Opt
         .await
         .unwrap();
     button.click().await.unwrap();
-    let url = c.current_url().await.unwrap();
+    // The post answers with a redirect to the game's page; under load the
+    // browser may still be on the form when the click returns.
+    let mut url = c.current_url().await.unwrap();
+    for _ in 0..100 {
+        if url.path().starts_with("/play/") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        url = c.current_url().await.unwrap();
+    }
     url.path()
         .strip_prefix("/play/")
         .and_then(|id| id.parse().ok())
