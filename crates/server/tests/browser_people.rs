@@ -117,11 +117,21 @@ async fn table_status(c: &Client) -> Option<String> {
 async fn play_in_browser(c: &Client, game: GameKind, js: bool) -> usize {
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut moves = 0;
+    let mut missing_since: Option<Instant> = None;
     loop {
         assert!(Instant::now() < deadline, "{game}: the game did not end");
+        // Without JavaScript every click reloads the page: while the browser
+        // is between two pages there is no table to read yet, so a missing
+        // table is only an error once it stays missing.
         match table_status(c).await.as_deref() {
-            Some("running") => {}
+            Some("running") => missing_since = None,
             Some("finished") => return moves,
+            None if missing_since.get_or_insert_with(Instant::now).elapsed()
+                < Duration::from_secs(20) =>
+            {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
             other => panic!("{game}: the table says {other:?}"),
         }
         if let Ok(b) = c.find(Locator::Css("button.move")).await {
@@ -240,7 +250,20 @@ async fn people_play_and_watch_in_headless_chromium() {
             let form_shot = (with_js && game == GameKind::Goofspiel).then_some("play-form");
             let id = start_in_browser(c, &base, game, form_shot).await;
             // The script runs only where JavaScript is on (it marks the body).
-            let marked = c.find(Locator::Css("body[data-js='on']")).await.is_ok();
+            // The page may still be loading after the redirect: wait for its
+            // table, then give the script a moment to run.
+            let loaded = Instant::now() + Duration::from_secs(20);
+            while table_status(c).await.is_none() && Instant::now() < loaded {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let mut marked = false;
+            for _ in 0..if with_js { 50 } else { 1 } {
+                marked = c.find(Locator::Css("body[data-js='on']")).await.is_ok();
+                if marked {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
             assert_eq!(
                 marked, with_js,
                 "{game}: the play page's script ran: {marked}"
