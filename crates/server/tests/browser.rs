@@ -10,8 +10,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
 
+mod browser_support;
+
 use std::collections::{BTreeSet, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,8 +22,10 @@ use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
 use fantoccini::wd::WebDriverCompatibleCommand;
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
+
+use browser_support::{screenshots_dir, Driver};
 
 /// chromedriver's (legacy, still supported) command for the browser log.
 #[derive(Debug)]
@@ -41,21 +45,6 @@ impl WebDriverCompatibleCommand for BrowserLog {
             Some(json!({"type": "browser"}).to_string()),
         )
     }
-}
-
-fn executable(env: &str, default: &str) -> Option<PathBuf> {
-    let p = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
-    p.exists().then_some(p)
-}
-
-fn screenshots_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
-        PathBuf::from,
-    );
-    let dir = target.join("screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Severe entries of the browser console since the last call.
@@ -194,28 +183,6 @@ fn hrefs(html: &str) -> Vec<String> {
 /// Crawls every same-site link from `/`; returns the number of URLs checked.
 /// Replay steps (`?step=`) are checked but not expanded: they hold the
 /// links of their game page.
-/// Kills every process whose command line holds its marker, when dropped.
-struct Reaper(String);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        let Ok(dir) = std::fs::read_dir("/proc") else {
-            return;
-        };
-        for entry in dir.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-                continue;
-            };
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            if String::from_utf8_lossy(&cmdline).contains(&self.0) {
-                let _ = std::process::Command::new("kill")
-                    .args(["-9", &pid.to_string()])
-                    .status();
-            }
-        }
-    }
-}
-
 /// `want`, or the game's last step if it has fewer (seeded games differ in
 /// length).
 async fn step_within(store: &SqliteStore, id: i64, want: usize) -> usize {
@@ -263,13 +230,7 @@ async fn crawl(base: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_page_kind_works_in_headless_chromium() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let (Some(driver), Some(chromium)) = (
-        executable("CHROMEDRIVER", "/usr/bin/chromedriver"),
-        executable("CHROMIUM", "/usr/bin/chromium"),
-    ) else {
-        assert!(!ci, "CI=true but chromium or chromedriver is missing");
-        eprintln!("SKIPPED: install chromium and chromium-driver to run the browser test");
+    let Some(mut driver) = Driver::start() else {
         return;
     };
 
@@ -302,54 +263,7 @@ async fn every_page_kind_works_in_headless_chromium() {
         .await
     });
 
-    // chromedriver on a free port.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut driver = tokio::process::Command::new(driver)
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    // The browser's profile directory marks its processes, so that they are
-    // stopped however the test ends (a failed assertion included).
-    let profile = tempfile::tempdir().unwrap();
-    let _reaper = Reaper(profile.path().display().to_string());
-    let caps = json!({
-        "goog:chromeOptions": {
-            "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1280,1000",
-                     "--hide-scrollbars", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update",
-                     "--disable-sync",
-                     format!("--user-data-dir={}", profile.path().display())]
-        },
-        "goog:loggingPrefs": {"browser": "ALL"}
-    });
-    let Value::Object(caps) = caps else {
-        unreachable!()
-    };
-    let mut client = None;
-    for _ in 0..100 {
-        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-        match b
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            Ok(c) => {
-                client = Some(c);
-                break;
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-    let client = client.expect("chromedriver does not answer");
+    let client = driver.session(true).await;
     let page = Page {
         client: &client,
         base: base.clone(),
@@ -507,7 +421,7 @@ async fn every_page_kind_works_in_headless_chromium() {
     page.check("flow-replay-step-2").await;
 
     client.close().await.unwrap();
-    let _ = driver.kill().await;
+    driver.stop().await;
 
     // Every same-site link answers.
     let checked = crawl(&base).await;

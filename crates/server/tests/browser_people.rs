@@ -10,90 +10,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
 
-use std::path::{Path, PathBuf};
+mod browser_support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use croupier_rules::{Event as _, Game, GameKind, Record, Seat};
 use croupier_server::ServerConfig;
 use croupier_store::{SqliteStore, Store};
-use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::{json, Value};
+use fantoccini::{Client, Locator};
+use serde_json::Value;
 
-fn executable(env: &str, default: &str) -> Option<PathBuf> {
-    let p = std::env::var_os(env).map_or_else(|| PathBuf::from(default), PathBuf::from);
-    p.exists().then_some(p)
-}
-
-fn screenshots_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
-        PathBuf::from,
-    );
-    let dir = target.join("screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Kills what a browser session left behind (by its profile directory).
-struct Reaper(String);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        let Ok(dir) = std::fs::read_dir("/proc") else {
-            return;
-        };
-        for entry in dir.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-                continue;
-            };
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            if String::from_utf8_lossy(&cmdline).contains(&self.0) {
-                let _ = std::process::Command::new("kill")
-                    .args(["-9", &pid.to_string()])
-                    .status();
-            }
-        }
-    }
-}
-
-async fn session(port: u16, chromium: &Path, profile: &Path, js: bool) -> Client {
-    let mut args = vec![
-        "--headless=new".to_string(),
-        "--no-sandbox".into(),
-        "--disable-gpu".into(),
-        "--disable-dev-shm-usage".into(),
-        "--window-size=1280,1000".into(),
-        "--hide-scrollbars".into(),
-        "--no-first-run".into(),
-        "--disable-background-networking".into(),
-        "--disable-component-update".into(),
-        "--disable-sync".into(),
-        format!("--user-data-dir={}", profile.display()),
-    ];
-    if !js {
-        args.push("--blink-settings=scriptEnabled=false".into());
-    }
-    let caps = json!({
-        "goog:chromeOptions": { "binary": chromium, "args": args },
-        "goog:loggingPrefs": {"browser": "ALL"}
-    });
-    let Value::Object(caps) = caps else {
-        unreachable!()
-    };
-    for _ in 0..100 {
-        let mut b = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
-        if let Ok(c) = b
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-        {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("chromedriver does not answer");
-}
+use browser_support::{screenshots_dir, Driver};
 
 async fn shot(c: &Client, name: &str) {
     let png = c.screenshot().await.unwrap();
@@ -188,13 +116,7 @@ fn public_events<G: Game>(record: &Record) -> (Vec<String>, Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn people_play_and_watch_in_headless_chromium() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let (Some(driver), Some(chromium)) = (
-        executable("CHROMEDRIVER", "/usr/bin/chromedriver"),
-        executable("CHROMIUM", "/usr/bin/chromium"),
-    ) else {
-        assert!(!ci, "CI=true but chromium or chromedriver is missing");
-        eprintln!("SKIPPED: install chromium and chromium-driver to run the browser test");
+    let Some(mut driver) = Driver::start() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -223,26 +145,8 @@ async fn people_play_and_watch_in_headless_chromium() {
         })
         .await
     });
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut driver = tokio::process::Command::new(driver)
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let profile_js = tempfile::tempdir().unwrap();
-    let profile_plain = tempfile::tempdir().unwrap();
-    let _reapers = (
-        Reaper(profile_js.path().display().to_string()),
-        Reaper(profile_plain.path().display().to_string()),
-    );
-    let js = session(port, &chromium, profile_js.path(), true).await;
-    let plain = session(port, &chromium, profile_plain.path(), false).await;
+    let js = driver.session(true).await;
+    let plain = driver.session(false).await;
 
     // A whole game of each kind, with and without JavaScript.
     for game in GameKind::ALL {
@@ -412,7 +316,7 @@ async fn people_play_and_watch_in_headless_chromium() {
 
     js.close().await.unwrap();
     plain.close().await.unwrap();
-    let _ = driver.kill().await;
+    driver.stop().await;
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }
