@@ -4,40 +4,14 @@
 //! then one client guesses a bot's password as fast as it can.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context};
+use anyhow::Context;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kib: f64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    (kib / 1024.0 * 10.0).round() / 10.0
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let v = sorted[((sorted.len() - 1) as f64 * q) as usize];
-    (v * 10.0).round() / 10.0
-}
+use crate::bench_proc::{percentile, rss_mib, wait_up, Server};
 
 /// Times `n` normal requests (`GET /api/`, fresh connection each): (p50,
 /// p99 in ms, failures).
@@ -60,7 +34,12 @@ async fn normal_requests(base: &str, n: usize) -> anyhow::Result<(f64, f64, usiz
         }
     }
     ms.sort_by(f64::total_cmp);
-    Ok((percentile(&ms, 0.5), percentile(&ms, 0.99), failures))
+    let tenth = |x: f64| (x * 10.0).round() / 10.0;
+    Ok((
+        tenth(percentile(&ms, 0.5)),
+        tenth(percentile(&ms, 0.99)),
+        failures,
+    ))
 }
 
 /// Runs the benchmark and prints one JSON line per measurement.
@@ -89,23 +68,12 @@ pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::
         .spawn()
         .context("cannot start croupier serve")?;
     let server = Server(child);
-    let pid = server.0.id();
+    let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async {
-        let probe = reqwest::Client::builder().no_proxy().build()?;
-        let mut up = false;
-        for _ in 0..200 {
-            if probe.get(format!("{base}/api/")).send().await.is_ok() {
-                up = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        if !up {
-            return Err(anyhow!("the server did not come up"));
-        }
+        wait_up(&base).await?;
         let (p50, p99, failed) = normal_requests(&base, 200).await?;
         let rss_idle = rss_mib(pid);
         println!(

@@ -24,6 +24,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::bench_proc::percentile;
 use crate::CliError;
 
 fn failed(e: impl std::fmt::Display) -> CliError {
@@ -150,14 +151,6 @@ async fn play(url: Option<&str>, games: u64, http: &Arc<HttpClient>) -> Result<R
         elapsed: start.elapsed(),
         games,
     })
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
 }
 
 fn report(what: &str, run: &mut Run, baseline_us: Option<f64>) {

@@ -10,7 +10,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,6 +20,9 @@ use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
+use crate::bench_proc::{
+    cpu_seconds, free_port, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
+};
 use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 
 /// Bots per loopback source address: the server allows 200 registrations
@@ -202,66 +205,6 @@ fn client(i: usize) -> anyhow::Result<reqwest::Client> {
         .build()?)
 }
 
-fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    round(proc_status_kib(pid, "VmRSS:").unwrap_or(0) as f64 / 1024.0)
-}
-
-/// CPU time (user + system) a process has used, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may hold spaces) start at ')'.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
-fn open_fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-async fn wait_up(base: &str) -> anyhow::Result<()> {
-    let c = client(0)?;
-    for _ in 0..200 {
-        if c.get(format!("{base}/api/")).send().await.is_ok() {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Err(anyhow!("the server did not come up"))
-}
-
 /// Memory of the server through the measured time.
 #[derive(Debug, Default)]
 struct Memory {
@@ -283,7 +226,7 @@ impl Memory {
             "end_mib": end,
             "max_mib": max(&rss),
             "max_second_half_mib": max(half),
-            "peak_mib": round(proc_status_kib(pid, "VmHWM:").unwrap_or(0) as f64 / 1024.0),
+            "peak_mib": round(status_kib(pid, "VmHWM:").unwrap_or(0) as f64 / 1024.0),
             "growth_after_warmup_mib": round(end - self.after_warmup_mib),
             "samples": self.samples.iter().map(|(t, m)| json!([round(*t), m])).collect::<Vec<_>>(),
         })
@@ -330,7 +273,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         .spawn()
         .with_context(|| format!("cannot start {} serve", options.server.display()))?;
     let server = Server(child);
-    let pid = server.0.id();
+    let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -9,47 +9,13 @@
 //! to each spectator receiving the events it caused (p50, p99).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn status_kib(pid: u32, field: &str) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0)
-}
-
-/// CPU time (user + system) of a process, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    ticks / 100.0
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
-}
+use crate::bench_proc::{cpu_seconds, percentile, rss_mib, wait_up, Server};
 
 /// Moves made: (game, when the POST left).
 type Moves = Arc<Mutex<Vec<(i64, Instant)>>>;
@@ -250,7 +216,7 @@ pub fn run(
         .spawn()
         .context("cannot start croupier serve")?;
     let server = Server(child);
-    let pid = server.0.id();
+    let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -259,17 +225,7 @@ pub fn run(
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .build()?;
-        let mut up = false;
-        for _ in 0..200 {
-            if http.get(format!("{base}/api/")).send().await.is_ok() {
-                up = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        if !up {
-            return Err(anyhow!("the server did not come up"));
-        }
+        wait_up(&base).await?;
         let every = Duration::from_millis(move_ms);
         let mut person = Person {
             http: http.clone(),
@@ -287,7 +243,7 @@ pub fn run(
         tokio::time::sleep(Duration::from_millis(200)).await;
         let baseline = Phase {
             cpu_s: cpu_seconds(pid) - cpu0,
-            rss_mib: status_kib(pid, "VmRSS:") / 1024.0,
+            rss_mib: rss_mib(pid),
         };
         let baseline_wall = t0.elapsed().as_secs_f64();
         // Let those games end (their move time is long: abandon them by
@@ -298,7 +254,7 @@ pub fn run(
 
         // With spectators.
         let games = [person.start().await?, person.start().await?];
-        let rss_before = status_kib(pid, "VmRSS:") / 1024.0;
+        let rss_before = rss_mib(pid);
         let connected = Arc::new(tokio::sync::Semaphore::new(0));
         let arrivals: Arc<Mutex<Vec<(i64, Instant)>>> = Arc::default();
         let dropped = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -331,7 +287,7 @@ pub fn run(
             .map_err(|e| anyhow!("{e}"))?;
         all.forget();
         let refused = dropped.load(std::sync::atomic::Ordering::Relaxed);
-        let rss_connected = status_kib(pid, "VmRSS:") / 1024.0;
+        let rss_connected = rss_mib(pid);
         let log: Moves = Arc::default();
         let (cpu0, t0) = (cpu_seconds(pid), Instant::now());
         let phase_start = Instant::now();
@@ -340,7 +296,7 @@ pub fn run(
         tokio::time::sleep(Duration::from_millis(200)).await;
         let watched = Phase {
             cpu_s: cpu_seconds(pid) - cpu0,
-            rss_mib: status_kib(pid, "VmRSS:") / 1024.0,
+            rss_mib: rss_mib(pid),
         };
         let watched_wall = t0.elapsed().as_secs_f64();
         // End the games: every stream ends with them.

@@ -16,6 +16,8 @@ use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
 use tower::ServiceExt as _;
 
+use crate::bench_proc::percentile;
+
 /// Requests timed per page.
 const SAMPLES: usize = 30;
 
@@ -26,11 +28,6 @@ pub fn run(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     rt.block_on(bench(games, db))
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted.get(i).copied().unwrap_or(0.0)
 }
 
 async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {

@@ -4,6 +4,7 @@
 mod bench;
 mod bench_flood;
 mod bench_http;
+mod bench_proc;
 mod bench_sandbox;
 mod bench_server;
 mod bench_server_stats;
