@@ -158,6 +158,55 @@ pub(crate) fn updates(
     (seats, pairs)
 }
 
+/// `rated_game(tx, id, end)`: whether finished game `id` changes ratings,
+/// and if so its game kind, its bots by seat and the rank each counts with.
+/// Not rated: tournament games (ratings stay the ladder's), games a person
+/// played, games with fewer than two distinct bots, and a game already
+/// rated (a repeated finish). Written once over `$n` placeholders (which
+/// sqlx binds by number on SQLite too) for each backend's connection type.
+macro_rules! rated_game_fn {
+    ($conn:ty) => {
+        async fn rated_game(
+            tx: &mut $conn,
+            id: GameId,
+            end: &GameEnd,
+        ) -> Result<Option<(String, Vec<BotId>, Vec<u8>)>, sqlx::Error> {
+            let game: Option<String> = sqlx::query_scalar(
+                "SELECT game FROM games WHERE id = $1 AND tournament_id IS NULL",
+            )
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(game) = game else { return Ok(None) };
+            let bots: Vec<BotId> =
+                sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
+                    .bind(id)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let Some(ranks) = crate::ratings::ratable(&bots, end) else {
+                return Ok(None);
+            };
+            let person = sqlx::query("SELECT seat FROM person_games WHERE game_id = $1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let already =
+                sqlx::query("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
+                    .bind(bots[0])
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if person.is_some() || already.is_some() {
+                return Ok(None);
+            }
+            Ok(Some((game, bots, ranks)))
+        }
+    };
+}
+pub(crate) use rated_game_fn;
+
+rated_game_fn!(SqliteConnection);
+
 /// Updates ratings, counts, head-to-head and history for finished game
 /// `id` (already marked finished in this transaction), in SQLite.
 pub(crate) async fn record_result(
@@ -165,38 +214,9 @@ pub(crate) async fn record_result(
     id: GameId,
     end: &GameEnd,
 ) -> Result<(), sqlx::Error> {
-    // Tournament games (issue 15) are not rated: ratings stay the ladder's.
-    let game: Option<String> =
-        sqlx::query_scalar("SELECT game FROM games WHERE id = ? AND tournament_id IS NULL")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some(game) = game else { return Ok(()) };
-    let bots: Vec<BotId> =
-        sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = ? ORDER BY seat")
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-    let Some(ranks) = ratable(&bots, end) else {
+    let Some((game, bots, ranks)) = rated_game(tx, id, end).await? else {
         return Ok(());
     };
-    // wf (issue 16): a game a person played rates no bot.
-    let person: Option<i64> = sqlx::query_scalar("SELECT seat FROM person_games WHERE game_id = ?")
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-    if person.is_some() {
-        return Ok(());
-    }
-    let already: Option<i64> =
-        sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = ? AND game_id = ?")
-            .bind(bots[0])
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if already.is_some() {
-        return Ok(());
-    }
     let mut before = Vec::with_capacity(bots.len());
     for bot in &bots {
         let r: Option<(f64, f64)> =

@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use sqlx::PgConnection;
 
-use crate::ratings::{conservative, ratable, updates, START};
+use crate::ratings::{conservative, updates, START};
 use crate::{BotId, GameEnd, GameId};
+
+crate::ratings::rated_game_fn!(PgConnection);
 
 /// Updates ratings, counts, head-to-head and history for finished game
 /// `id` (already marked finished in this transaction).
@@ -15,39 +17,9 @@ pub(crate) async fn record_result(
     id: GameId,
     end: &GameEnd,
 ) -> Result<(), sqlx::Error> {
-    // Tournament games (issue 15) are not rated: ratings stay the ladder's.
-    let game: Option<String> =
-        sqlx::query_scalar("SELECT game FROM games WHERE id = $1 AND tournament_id IS NULL")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some(game) = game else { return Ok(()) };
-    let bots: Vec<BotId> =
-        sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-    let Some(ranks) = ratable(&bots, end) else {
+    let Some((game, bots, ranks)) = rated_game(tx, id, end).await? else {
         return Ok(());
     };
-    // wf (issue 16): a game a person played rates no bot.
-    let person: Option<i64> =
-        sqlx::query_scalar("SELECT seat FROM person_games WHERE game_id = $1")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if person.is_some() {
-        return Ok(());
-    }
-    let already: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
-            .bind(bots[0])
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if already.is_some() {
-        return Ok(());
-    }
     let rows: Vec<(BotId, f64, f64)> = sqlx::query_as(
         "SELECT bot, mu, sigma FROM bot_stats WHERE game = $1 AND bot = ANY($2) FOR UPDATE",
     )
