@@ -75,6 +75,19 @@ enum Command {
         /// The tournament's name.
         name: String,
     },
+    /// Cancel a tournament (organisers only): games not yet started are
+    /// never played; games in progress finish.
+    Cancel {
+        #[command(flatten)]
+        server: Server,
+        #[command(flatten)]
+        owner: Owner,
+        /// The tournament's name.
+        name: String,
+        /// Why (shown on its page).
+        #[arg(long)]
+        reason: Option<String>,
+    },
     /// Set (or with --revoke clear) an owner's organiser flag, in the
     /// server's database directly.
     Admin {
@@ -148,6 +161,15 @@ fn details(v: &Value) -> String {
     out.trim_end().to_string()
 }
 
+fn check_name(name: &str) -> Result<(), CliError> {
+    if name.is_empty() || name.contains(['/', '?', '#', '%']) {
+        return Err(CliError::Usage(format!(
+            "'{name}' is not a tournament name"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `croupier tournaments`.
 pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
     match args.command {
@@ -212,12 +234,25 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
                 }
             });
         }
+        Command::Cancel {
+            server,
+            owner,
+            name,
+            reason,
+        } => {
+            check_name(&name)?;
+            let body = reason.map(|r| json!({ "reason": r }));
+            let v = call(
+                &server,
+                reqwest::Method::POST,
+                &format!("/v1/tournaments/{name}/cancel"),
+                Some(&owner),
+                Some(body.unwrap_or_else(|| json!({}))),
+            )?;
+            print(&server, &v, |v| format!("cancelled {}", brief(v)));
+        }
         Command::Show { server, name } => {
-            if name.is_empty() || name.contains(['/', '?', '#', '%']) {
-                return Err(CliError::Usage(format!(
-                    "'{name}' is not a tournament name"
-                )));
-            }
+            check_name(&name)?;
             let v = call(
                 &server,
                 reqwest::Method::GET,

@@ -259,3 +259,388 @@ fn organisers_run_tournaments_from_the_cli_and_a_dead_bot_is_withdrawn() {
         "{listed}"
     );
 }
+
+/// `croupier bots upload NAME FILE --wait` (a GOPS program in Python) as `who`.
+fn upload(s: &str, who: &str, name: &str, file: &std::path::Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["bots", "upload", name])
+        .arg(file)
+        .args(["--runtime", "python3", "--dialect", "gops"])
+        .args(["--game", "goofspiel", "--wait", "--server", s])
+        .args(["--owner", who, "--password", "pw"])
+        .env_remove("CROUPIER_SERVER")
+        .output()
+        .expect("run croupier");
+    ok(&out)
+}
+
+fn show(s: &str, name: &str) -> Value {
+    let out = ok(&croupier(&[
+        "tournaments",
+        "show",
+        name,
+        "--server",
+        s,
+        "--json",
+    ]));
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+#[test]
+fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
+    use std::os::unix::fs::PermissionsExt;
+    if !support::have("bwrap") || !support::have("python3") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Readable by the sandbox's `nobody` (croupier as root starts bwrap so).
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ladder = dir.path().join("ladder.toml");
+    std::fs::write(
+        &ladder,
+        "rest = \"100ms\"\n[goofspiel]\nvariant = \"gops\"\nmove_time = \"5s\"\nhouse = [\"random\"]\nhouse_games = false\n[loveletter]\nenabled = false\n[skullwhist]\nenabled = false\n",
+    )
+    .unwrap();
+    let srv = support::serve(
+        dir.path(),
+        &[
+            "--house-bots",
+            "",
+            "--sandbox",
+            "strict",
+            "--admin",
+            "org",
+            "--ladder",
+            ladder.to_str().unwrap(),
+        ],
+    );
+    let s = srv.url.as_str();
+    ok(&croupier(&[
+        "owner",
+        "register",
+        "--server",
+        s,
+        "--owner",
+        "org",
+        "--password",
+        "pw",
+    ]));
+    let bot = support::root().join("examples/bots/gops/random_bot.py");
+    let v1 = upload(s, "org", "hosty", &bot);
+    assert!(v1.contains("version 1 passed validation"), "{v1}");
+    let created = ok(&croupier(&[
+        "tournaments",
+        "create",
+        "--server",
+        s,
+        "--owner",
+        "org",
+        "--password",
+        "pw",
+        "--name",
+        "hosted-cup",
+        "--game",
+        "goofspiel",
+        "--variant",
+        "gops",
+        "--format",
+        "round-robin",
+        "--games-per-pairing",
+        "12",
+        "--move-time-ms",
+        "3000",
+        "--entries",
+        "hosty,house-random-goofspiel",
+    ]));
+    assert!(created.contains("created hosted-cup"), "{created}");
+    let done = |v: &Value| {
+        v["games"]
+            .as_array()
+            .map_or(0, |g| g.iter().filter(|g| g["status"] == "done").count())
+    };
+    // Under way: the hosted entry is frozen to version 1.
+    let start = Instant::now();
+    let v = loop {
+        let v = show(s, "hosted-cup");
+        if done(&v) > 0 {
+            break v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "no game: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let entry = |v: &Value| {
+        v["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "hosty")
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(entry(&v)["version"], 1, "{v}");
+    assert!(entry(&v)["withdrawn"].is_null(), "{v}");
+    // A new upload mid-tournament: it passes validation and becomes the
+    // active version, but the tournament keeps playing version 1.
+    let v2_file = dir.path().join("bot_v2.py");
+    let mut text = std::fs::read_to_string(&bot).unwrap();
+    text.push_str("\n# version 2\n");
+    std::fs::write(&v2_file, text).unwrap();
+    let v2 = upload(s, "org", "hosty", &v2_file);
+    assert!(v2.contains("version 2 passed validation"), "{v2}");
+    let done_at_upload = done(&show(s, "hosted-cup"));
+    let start = Instant::now();
+    let v = loop {
+        let v = show(s, "hosted-cup");
+        if v["tournament"]["status"] == "finished" {
+            break v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "not finished: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 24, "{v}");
+    assert!(games.iter().all(|g| g["status"] == "done"), "{v}");
+    assert!(
+        done_at_upload < games.len(),
+        "games were played after version 2 became active ({done_at_upload} done then)"
+    );
+    assert_eq!(entry(&v)["version"], 1, "{v}");
+    // Each game's version, as the ladder records it (owner only): 1.
+    let played: Value = reqwest::blocking::Client::new()
+        .get(format!("{s}/v1/bots/hosty/stderr?limit=100"))
+        .basic_auth("org", Some("pw"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let versions: std::collections::HashMap<i64, i64> = played["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["game_id"].as_i64().unwrap(),
+                g["version"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    for g in games {
+        let id = g["id"].as_i64().unwrap();
+        assert_eq!(versions.get(&id), Some(&1), "game {id}: {played}");
+    }
+    // The bot is not faulted for waiting its turn: no faults at all.
+    let row = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "hosty")
+        .cloned()
+        .unwrap();
+    assert_eq!(row["faulty"].as_i64(), Some(0), "{v}");
+}
+
+#[test]
+fn an_organiser_cancels_a_tournament_and_its_unplayed_games_never_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let ladder = dir.path().join("ladder.toml");
+    std::fs::write(
+        &ladder,
+        "[goofspiel]\nvariant = \"jujitsu rounds=5\"\nhouse = [\"random\", \"planner\"]\nhouse_games = false\n[loveletter]\nenabled = false\n[skullwhist]\nenabled = false\n",
+    )
+    .unwrap();
+    let srv = support::serve(
+        dir.path(),
+        &[
+            "--house-bots",
+            "",
+            "--sandbox",
+            "off",
+            "--admin",
+            "org",
+            "--ladder",
+            ladder.to_str().unwrap(),
+        ],
+    );
+    let s = srv.url.as_str();
+    for who in ["org", "bob"] {
+        ok(&croupier(&[
+            "owner",
+            "register",
+            "--server",
+            s,
+            "--owner",
+            who,
+            "--password",
+            "pw",
+        ]));
+    }
+    let create = |name: &str, deals: &str, start: Option<&str>| {
+        let mut args = vec![
+            "tournaments",
+            "create",
+            "--server",
+            s,
+            "--owner",
+            "org",
+            "--password",
+            "pw",
+            "--name",
+            name,
+            "--game",
+            "goofspiel",
+            "--variant",
+            "jujitsu rounds=5",
+            "--games-per-pairing",
+            deals,
+            "--move-time-ms",
+            "300",
+            "--entries",
+            "house-random-goofspiel,house-planner-goofspiel",
+        ];
+        if let Some(at) = start {
+            args.extend(["--start", at]);
+        }
+        ok(&croupier(&args))
+    };
+    let cancel = |who: &str, name: &str| {
+        croupier(&[
+            "tournaments",
+            "cancel",
+            name,
+            "--server",
+            s,
+            "--owner",
+            who,
+            "--password",
+            "pw",
+            "--reason",
+            "the venue flooded",
+        ])
+    };
+    // Announced for later, cancelled before it starts: no game at all.
+    create("later", "1", Some("2099-01-01T00:00:00Z"));
+    let refused = cancel("bob", "later");
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("organisers"),
+        "{refused:?}"
+    );
+    let out = ok(&cancel("org", "later"));
+    assert!(out.contains("cancelled later"), "{out}");
+    let v = show(s, "later");
+    assert_eq!(v["tournament"]["status"], "cancelled", "{v}");
+    assert_eq!(
+        v["tournament"]["reason"], "cancelled by org: the venue flooded",
+        "{v}"
+    );
+    assert!(v["games"].as_array().unwrap().is_empty(), "{v}");
+    // Over is over: a second cancel is refused with the reason.
+    let again = cancel("org", "later");
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already cancelled"),
+        "{again:?}"
+    );
+    assert!(!cancel("org", "no-such-cup").status.success());
+    // Running: cancelled after some games; the rest are never started.
+    create("long", "400", None);
+    let start = Instant::now();
+    loop {
+        let v = show(s, "long");
+        let done = v["progress"]["done"].as_i64().unwrap_or(0);
+        if done >= 3 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "no games: {v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok(&cancel("org", "long"));
+    // Games in progress finish; then nothing moves.
+    let settled = |v: &Value| {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["status"] == "done" || g["status"] == "void")
+    };
+    let start = Instant::now();
+    let v = loop {
+        let v = show(s, "long");
+        if settled(&v) {
+            break v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let count = |v: &Value, status: &str| {
+        v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["status"] == status)
+            .count()
+    };
+    let (done, void) = (count(&v, "done"), count(&v, "void"));
+    assert_eq!(done + void, 800, "{v}");
+    assert!(done >= 3 && void > 0, "done {done}, void {void}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let later = show(s, "long");
+    assert_eq!(later["tournament"]["status"], "cancelled", "{later}");
+    assert_eq!(
+        count(&later, "done"),
+        done,
+        "no game started after the cancel"
+    );
+    let page = reqwest::blocking::get(format!("{s}/tournaments/long"))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        page.contains("cancelled") && page.contains("the venue flooded"),
+        "{page}"
+    );
+    // Its games in the games list, apart from the ladder's; every page's
+    // header links to the tournaments.
+    assert!(page.contains("href=\"/games?tournament=long\""), "{page}");
+    let games = |query: &str| -> Value {
+        reqwest::blocking::get(format!("{s}/json/games?{query}"))
+            .unwrap()
+            .json()
+            .unwrap()
+    };
+    let mine = games("tournament=long");
+    assert_eq!(mine["total"].as_u64(), Some(done as u64), "{mine}");
+    assert_eq!(mine["tournament"], "long", "{mine}");
+    let ids: Vec<i64> = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["id"].as_i64())
+        .collect();
+    assert!(mine["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| ids.contains(&g["id"].as_i64().unwrap())));
+    assert_eq!(
+        games("tournaments=only")["total"].as_u64(),
+        Some(done as u64)
+    );
+    assert_eq!(games("tournaments=hide")["total"].as_u64(), Some(0));
+    assert_eq!(games("tournament=later")["total"].as_u64(), Some(0));
+    let bad = reqwest::blocking::get(format!("{s}/json/games?tournaments=maybe")).unwrap();
+    assert_eq!(bad.status().as_u16(), 400);
+    let missing = reqwest::blocking::get(format!("{s}/json/games?tournament=nope")).unwrap();
+    assert_eq!(missing.status().as_u16(), 404);
+    let home = reqwest::blocking::get(format!("{s}/games?tournaments=hide"))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        home.contains("<a href=\"/tournaments\">Tournaments</a>"),
+        "{home}"
+    );
+}

@@ -254,6 +254,10 @@ pub async fn enable_hosted(
         let _ = l.hosted.set(Arc::clone(&h));
     }
     let _ = state.people.hosted.set(Arc::clone(&h));
+    // Issue 15: tournaments play the hosted entries' frozen versions.
+    if let Some(t) = &state.tournaments {
+        t.enable_hosted(Arc::clone(&h));
+    }
     state
         .hosted
         .set(h)

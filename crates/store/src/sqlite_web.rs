@@ -23,7 +23,10 @@ const GAMES: &str = "SELECT id, game, status, started, finished FROM games";
 
 impl SqliteStore {
     /// Adds the seats of `rows` (games without seats yet), in one query.
-    async fn with_seats(&self, rows: Vec<SqliteRow>) -> Result<Vec<GameSummary>, StoreError> {
+    pub(crate) async fn with_seats(
+        &self,
+        rows: Vec<SqliteRow>,
+    ) -> Result<Vec<GameSummary>, StoreError> {
         let mut games = Vec::with_capacity(rows.len());
         for r in &rows {
             games.push(GameSummary {

@@ -25,6 +25,7 @@ on_both_backends!(
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
     hosted_bots_keep_versions_files_and_match_stderr,
+    tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
     games_people_play_are_stored_but_rate_no_bot,
     owners_open_their_bots_to_challenges,
 );
@@ -674,6 +675,8 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
         frozen: false,
         withdrawn: None,
         withdrawn_round: None,
+        version_id: None,
+        version: None,
     };
     let new = NewTournament {
         name: "cup".into(),
@@ -776,7 +779,12 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     assert_eq!(t.bot_tournaments(a).await.unwrap().len(), 1);
     s.abort_game(g2, "restart", "t4").await.unwrap();
     assert_eq!(t.tournament_game_counts(id).await.unwrap(), (1, 1, 0));
-    t.end_tournament(id, "finished", "t9", None).await.unwrap();
+    assert!(t.end_tournament(id, "finished", "t9", None).await.unwrap());
+    // Over is over: a late cancel changes nothing.
+    assert!(!t
+        .end_tournament(id, "cancelled", "t10", Some("late"))
+        .await
+        .unwrap());
     let row = t.tournament(id).await.unwrap().unwrap();
     assert_eq!(
         (row.status.as_str(), row.finished_at.as_deref()),
@@ -789,6 +797,156 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
         .unwrap();
     assert_eq!(s.bot_stats(a).await.unwrap().len(), 1);
     assert!(!t.deal_pending(l).await.unwrap());
+}
+
+async fn tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament(db: Db) {
+    use croupier_store::tournaments::{
+        EntryRow, GamesFilter, Marked, NewTournament, NewTournamentGame,
+    };
+    let s = db.open().await;
+    let owner = s.create_owner("org", "h").await.unwrap();
+    let hosty = s
+        .create_remote_bot(&remote("hosty", BotKind::Hosted, owner, None))
+        .await
+        .unwrap();
+    let house = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let v1 = s.add_bot_version(&version(hosty, "aa")).await.unwrap();
+    s.set_version_status(v1.id, ACTIVE, None, None)
+        .await
+        .unwrap();
+    let t = s.tournaments();
+    let entry = |bot, seq, name: &str, kind| EntryRow {
+        tournament_id: 0,
+        bot,
+        seq,
+        name: name.into(),
+        kind,
+        endpoint: None,
+        dialect: None,
+        auth_user: None,
+        auth_password: None,
+        strategy: None,
+        frozen: false,
+        withdrawn: None,
+        withdrawn_round: None,
+        version_id: None,
+        version: None,
+    };
+    let new = |name: &str| NewTournament {
+        name: name.into(),
+        game: "goofspiel".into(),
+        variant: None,
+        format: "round-robin".into(),
+        rounds: 0,
+        deals: 1,
+        duplicate: false,
+        seats: 2,
+        move_ms: 1000,
+        budget_ms: None,
+        starts_at: 5,
+        seed: 7,
+        all_bots: false,
+        created_by: Some(owner),
+        entries: vec![
+            entry(hosty, 0, "hosty", BotKind::Hosted),
+            entry(house, 1, "ha", BotKind::House),
+        ],
+    };
+    let id = t.create_tournament(&new("cup")).await.unwrap();
+    let mut frozen = new("cup").entries;
+    frozen[0].frozen = true;
+    frozen[0].version_id = Some(v1.id);
+    frozen[0].version = Some(v1.version);
+    t.start_tournament(id, &frozen, 1, "t0").await.unwrap();
+    // A newer upload does not change the frozen version.
+    let v2 = s.add_bot_version(&version(hosty, "bb")).await.unwrap();
+    s.set_version_status(v2.id, ACTIVE, None, None)
+        .await
+        .unwrap();
+    let entries = t.tournament_entries(id).await.unwrap();
+    assert_eq!(
+        (entries[0].version_id, entries[0].version),
+        (Some(v1.id), Some(1))
+    );
+    assert_eq!((entries[1].version_id, entries[1].version), (None, None));
+    // One tournament game and one ladder game, both finished.
+    t.plan_round(
+        id,
+        1,
+        &[NewTournamentGame {
+            table_no: 0,
+            game_no: 0,
+            seats: vec![hosty, house],
+            seed: 3,
+        }],
+    )
+    .await
+    .unwrap();
+    let plan = t.tournament_games(id).await.unwrap()[0].id;
+    let tg = t
+        .start_tournament_game(plan, "goofspiel", &[hosty, house], 3, "t1")
+        .await
+        .unwrap();
+    s.finish_game(tg, &end(vec![1, 2], None, "t2"))
+        .await
+        .unwrap();
+    let lg = s
+        .start_game("goofspiel", &[house, hosty], 4, "t3")
+        .await
+        .unwrap();
+    s.finish_game(lg, &end(vec![1, 2], None, "t4"))
+        .await
+        .unwrap();
+    let other = s
+        .start_game("loveletter", &[house, hosty], 4, "t5")
+        .await
+        .unwrap();
+    s.finish_game(other, &end(vec![1, 2], None, "t6"))
+        .await
+        .unwrap();
+    let ids = |f: GamesFilter| async move {
+        let games = t.filtered_games(&f, 0, 50).await.unwrap();
+        let n = t.count_filtered_games(&f).await.unwrap();
+        assert_eq!(n as usize, games.len(), "{f:?}");
+        games.iter().map(|g| g.id).collect::<Vec<_>>()
+    };
+    let by = |tournament, marked| GamesFilter {
+        tournament,
+        marked,
+        ..GamesFilter::default()
+    };
+    assert_eq!(ids(by(Some(id), Marked::All)).await, vec![tg]);
+    assert_eq!(ids(by(None, Marked::Only)).await, vec![tg]);
+    assert_eq!(ids(by(None, Marked::Hide)).await, vec![other, lg]);
+    assert_eq!(ids(by(None, Marked::All)).await, vec![other, lg, tg]);
+    assert_eq!(ids(by(Some(id + 1), Marked::All)).await, Vec::<i64>::new());
+    let games = t
+        .filtered_games(&by(Some(id), Marked::All), 0, 50)
+        .await
+        .unwrap();
+    assert_eq!(games[0].seats.len(), 2);
+    assert_eq!(
+        ids(GamesFilter {
+            game: Some("goofspiel".into()),
+            bot: Some(hosty),
+            marked: Marked::Hide,
+            ..GamesFilter::default()
+        })
+        .await,
+        vec![lg]
+    );
+    // Cancelled: its pending games are void, and it stays cancelled.
+    let id2 = t.create_tournament(&new("cup2")).await.unwrap();
+    assert!(t
+        .end_tournament(id2, "cancelled", "t7", Some("cancelled by org"))
+        .await
+        .unwrap());
+    let row = t.tournament(id2).await.unwrap().unwrap();
+    assert_eq!(
+        (row.status.as_str(), row.reason.as_deref()),
+        ("cancelled", Some("cancelled by org"))
+    );
+    assert!(!t.end_tournament(id2, "finished", "t8", None).await.unwrap());
 }
 
 fn version(bot: i64, hash: &str) -> NewVersion {

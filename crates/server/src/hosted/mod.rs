@@ -47,6 +47,23 @@ pub const DIALECTS: [DialectKind; 4] = [
     DialectKind::Croupier,
 ];
 
+/// Why a hosted bot cannot be seated now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkError {
+    /// It is in another game: try again when that one is over.
+    Busy(String),
+    /// Its version cannot be started.
+    Broken(String),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::Busy(s) | LinkError::Broken(s) => f.write_str(s),
+        }
+    }
+}
+
 /// A version in a ladder match, and its stderr so far.
 type Playing = (i64, Arc<Mutex<Tail>>);
 
@@ -143,20 +160,61 @@ impl Hosted {
             .get(&b.id)
             .cloned()
             .ok_or_else(|| format!("hosted bot {} has no active version", b.name))?;
+        self.hold(b.id, &b.name, &v, argv)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether bot `id` is in a game now (its version and stderr held until
+    /// [`Hosted::match_over`]).
+    pub fn busy(&self, id: BotId) -> bool {
+        lock(&self.playing).contains_key(&id)
+    }
+
+    /// Checks that version `v` can be started here (its files unpack, its
+    /// runtime is installed).
+    pub fn check_version(&self, v: &BotVersion) -> Result<(), String> {
+        self.command(v).map(|_| ())
+    }
+
+    /// How a tournament reaches version `v` of hosted bot `bot` (the version
+    /// frozen at the tournament's start, whatever is active now); like
+    /// [`Hosted::link`], it holds the bot until [`Hosted::match_over`].
+    pub fn link_version(
+        &self,
+        bot: BotId,
+        name: &str,
+        v: &BotVersion,
+    ) -> Result<(Link, DialectKind), LinkError> {
+        let argv = self.command(v).map_err(LinkError::Broken)?;
+        self.hold(bot, name, v, argv)
+    }
+
+    /// Lets bot `id` go without a game to record (a tournament could not
+    /// seat its other bots yet).
+    pub fn release(&self, id: BotId) {
+        lock(&self.playing).remove(&id);
+    }
+
+    fn hold(
+        &self,
+        bot: BotId,
+        name: &str,
+        v: &BotVersion,
+        argv: Vec<String>,
+    ) -> Result<(Link, DialectKind), LinkError> {
         let dialect: DialectKind = v
             .dialect
             .parse()
-            .map_err(|e| format!("bot {}: {e}", b.name))?;
+            .map_err(|e| LinkError::Broken(format!("bot {name}: {e}")))?;
         let conn = HostedConnector::new(argv, self.config.sandbox.clone());
         // One game at a time: the version and stderr are kept per bot until
         // `match_over`, so a second game (a person's challenge beside a
         // ladder match) would mix them up.
-        match lock(&self.playing).entry(b.id) {
+        match lock(&self.playing).entry(bot) {
             std::collections::hash_map::Entry::Occupied(_) => {
-                return Err(format!(
-                    "hosted bot {} is in another game; try again soon",
-                    b.name
-                ))
+                return Err(LinkError::Busy(format!(
+                    "hosted bot {name} is in another game; try again soon"
+                )))
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert((v.version, Arc::clone(&conn.log)));

@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -29,6 +29,7 @@ pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/v1/tournaments", get(list).post(create))
         .route("/v1/tournaments/{name}", get(show))
+        .route("/v1/tournaments/{name}/cancel", post(cancel))
 }
 
 fn fail(status: StatusCode, why: impl Into<String>) -> Response {
@@ -222,27 +223,110 @@ fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), Strin
     ))
 }
 
-async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: Bytes) -> Response {
-    let owner = match crate::bot_api::owner(&state, &headers).await {
-        Ok(o) => o,
-        Err(e) => return e.into_response(),
-    };
-    let store = state.hub.store();
+/// The organiser making the request, or the failure to answer.
+async fn organiser(
+    state: &AppState,
+    headers: &HeaderMap,
+    what: &str,
+) -> Result<croupier_store::OwnerRow, Response> {
+    let owner = crate::bot_api::owner(state, headers)
+        .await
+        .map_err(IntoResponse::into_response)?;
     let named = state
         .tournaments
         .as_ref()
         .is_some_and(|t| t.named_admin(&owner.name));
-    match store.tournaments().owner_is_admin(owner.id).await {
-        Ok(true) => {}
-        Ok(false) if named => {}
+    match state
+        .hub
+        .store()
+        .tournaments()
+        .owner_is_admin(owner.id)
+        .await
+    {
+        Ok(true) => Ok(owner),
+        Ok(false) if named => Ok(owner),
+        Ok(false) => Err(fail(
+            StatusCode::FORBIDDEN,
+            format!("only organisers may {what} tournaments (croupier serve --admin NAME)"),
+        )),
+        Err(e) => Err(store_failed(e)),
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CancelRequest {
+    reason: Option<String>,
+}
+
+/// `POST /v1/tournaments/{name}/cancel`: an organiser ends a scheduled or
+/// running tournament. Games not yet started are never played (void);
+/// games in progress finish and keep their result.
+async fn cancel(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let owner = match organiser(&state, &headers, "cancel").await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    if bytes.len() > crate::MAX_BODY {
+        return fail(StatusCode::PAYLOAD_TOO_LARGE, "the body is too large");
+    }
+    let request: CancelRequest = if bytes.iter().all(u8::is_ascii_whitespace) {
+        CancelRequest::default()
+    } else {
+        match serde_json::from_slice(&bytes) {
+            Ok(r) => r,
+            Err(e) => return fail(StatusCode::BAD_REQUEST, format!("bad JSON body: {e}")),
+        }
+    };
+    let reason = match request.reason.as_deref().map(str::trim) {
+        Some(r) if r.chars().count() > 500 => {
+            return fail(StatusCode::BAD_REQUEST, "reason: at most 500 characters")
+        }
+        Some(r) if !r.is_empty() => format!("cancelled by {}: {r}", owner.name),
+        _ => format!("cancelled by {}", owner.name),
+    };
+    let store = state.hub.store();
+    let t = match store.tournaments().tournament_by_name(&name).await {
+        Ok(Some(t)) => t,
+        Ok(None) => return fail(StatusCode::NOT_FOUND, format!("no tournament '{name}'")),
+        Err(e) => return store_failed(e),
+    };
+    let now = croupier_arena::runner::now_rfc3339();
+    match store
+        .tournaments()
+        .end_tournament(t.id, "cancelled", &now, Some(&reason))
+        .await
+    {
+        Ok(true) => tracing::info!("tournament {name} {reason}"),
         Ok(false) => {
             return fail(
-                StatusCode::FORBIDDEN,
-                "only organisers may create tournaments (croupier serve --admin NAME)",
+                StatusCode::CONFLICT,
+                format!("tournament '{name}' is already {}", t.status),
             )
         }
         Err(e) => return store_failed(e),
     }
+    match store.tournaments().tournament(t.id).await {
+        Ok(Some(row)) => match view::brief(store, row).await {
+            Ok(b) => Json(b).into_response(),
+            Err(e) => store_failed(e),
+        },
+        Ok(None) => fail(StatusCode::INTERNAL_SERVER_ERROR, "the tournament vanished"),
+        Err(e) => store_failed(e),
+    }
+}
+
+async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: Bytes) -> Response {
+    let owner = match organiser(&state, &headers, "create").await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let store = state.hub.store();
     let Some(runner) = state.tournaments.as_ref() else {
         return fail(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -286,14 +370,16 @@ async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
         let playable = match info.kind {
             BotKind::Push | BotKind::Pull => true,
             BotKind::House => runner.house_strategy(game, name).is_some(),
-            // Hosted programs cannot enter tournaments yet (`play::link`
-            // has no arm for them); REST clients are not seats of a runner.
-            BotKind::Rest | BotKind::Hosted => false,
+            // Hosted programs play the version active at the start.
+            BotKind::Hosted => runner.hosted_on(),
+            // REST clients are not seats of a runner.
+            BotKind::Rest => false,
         };
         if !playable {
             return fail(
                 StatusCode::BAD_REQUEST,
-                format!("entries: '{name}' cannot play here (push, pull and this server's house bots can; hosted bots not yet)"),
+                format!("entries: '{name}' cannot play here (push, pull and hosted bots and this server's house bots can{})",
+                    if runner.hosted_on() { "" } else { "; hosted bots are off on this server" }),
             );
         }
         t.entries.push(EntryRow {
@@ -310,6 +396,8 @@ async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
             frozen: false,
             withdrawn: None,
             withdrawn_round: None,
+            version_id: None,
+            version: None,
         });
     }
     let id = match store.tournaments().create_tournament(&t).await {

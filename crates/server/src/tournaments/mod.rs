@@ -12,6 +12,7 @@ pub mod capacity;
 pub mod pages;
 pub mod plan;
 pub mod play;
+mod table;
 pub mod view;
 
 use std::collections::{HashMap, HashSet};
@@ -21,11 +22,12 @@ use std::time::{Duration, SystemTime};
 use croupier_arena::transport::http::HttpClient;
 use croupier_rules::{GameKind, Record};
 use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId, TournamentRow};
-use croupier_store::{BotId, BotKind, GameEnd, Store};
+use croupier_store::{BotId, BotKind, Store};
 use tokio::sync::Semaphore;
 
 pub use capacity::Capacity;
 
+use crate::hosted::Hosted;
 use crate::ladder::{house_name, LadderConfig};
 use crate::mailbox::Mailboxes;
 
@@ -42,6 +44,8 @@ pub struct Tournaments {
     tick: Duration,
     /// Owners named by `croupier serve --admin`.
     admins: std::sync::OnceLock<Vec<String>>,
+    /// Hosted bots, when the server runs them.
+    hosted: std::sync::OnceLock<Arc<Hosted>>,
 }
 
 impl std::fmt::Debug for Tournaments {
@@ -88,7 +92,19 @@ impl Tournaments {
             driving: Mutex::new(HashSet::new()),
             tick: Duration::from_millis(200),
             admins: std::sync::OnceLock::new(),
+            hosted: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets hosted programs enter (issue 12): each plays the version that
+    /// was active when its tournament started.
+    pub fn enable_hosted(&self, hosted: Arc<Hosted>) {
+        let _ = self.hosted.set(hosted);
+    }
+
+    /// Whether hosted programs can enter tournaments here.
+    pub fn hosted_on(&self) -> bool {
+        self.hosted.get().is_some()
     }
 
     /// Names the organisers of `croupier serve --admin` (besides the owners
@@ -267,9 +283,11 @@ impl Tournaments {
         } else {
             named.iter().map(|e| e.bot).collect()
         };
+        let no_links = HashMap::new();
         let reach = play::Reach {
             http: &self.http,
             mailboxes: &self.mailboxes,
+            hosted: &no_links,
         };
         let mut frozen = Vec::new();
         for bot in bots {
@@ -277,7 +295,11 @@ impl Tournaments {
                 continue;
             };
             let mut e = e;
-            if let Err(why) = play::check_entry(game, &e, &reach) {
+            let checked = match e.kind {
+                BotKind::Hosted => self.check_hosted(&e).await,
+                _ => play::check_entry(game, &e, &reach),
+            };
+            if let Err(why) = checked {
                 e.withdrawn = Some(format!("cannot be reached at the start: {why}"));
                 e.withdrawn_round = Some(0);
             }
@@ -310,7 +332,18 @@ impl Tournaments {
         Ok(())
     }
 
-    /// An entry as it is now: how it is reached.
+    /// Checks a hosted entry's frozen version: hosted bots are on, and the
+    /// version can be started.
+    async fn check_hosted(&self, e: &EntryRow) -> Result<(), String> {
+        let Some(h) = self.hosted.get() else {
+            return Err("this server runs no hosted bots (croupier serve --sandbox)".into());
+        };
+        let v = table::frozen_version(&self.store, e).await?;
+        h.check_version(&v)
+    }
+
+    /// An entry as it is now: how it is reached (a hosted bot: its newest
+    /// active version, which all its games of the tournament play).
     async fn freeze(
         &self,
         game: GameKind,
@@ -325,6 +358,18 @@ impl Tournaments {
             BotKind::House => self.house_strategy(game, &info.name).map(str::to_string),
             _ => None,
         };
+        let version = match info.kind {
+            BotKind::Hosted => self
+                .store
+                .active_version(bot)
+                .await
+                .map_err(|e| e.to_string())?,
+            _ => None,
+        };
+        let dialect = match &version {
+            Some(v) => Some(v.dialect.clone()),
+            None => info.dialect,
+        };
         Ok(Some(EntryRow {
             tournament_id: tournament,
             bot,
@@ -332,13 +377,15 @@ impl Tournaments {
             name: info.name,
             kind: info.kind,
             endpoint: info.endpoint,
-            dialect: info.dialect,
+            dialect,
             auth_user: info.auth_user,
             auth_password: info.auth_password,
             strategy,
             frozen: true,
             withdrawn: None,
             withdrawn_round: None,
+            version_id: version.as_ref().map(|v| v.id),
+            version: version.as_ref().map(|v| v.version),
         }))
     }
 
@@ -407,6 +454,10 @@ impl Tournaments {
             let me = self.handle();
             set.spawn(async move {
                 for g in table {
+                    // Cancelled: the table's remaining games are not started.
+                    if !me.still_running(t.id).await {
+                        break;
+                    }
                     if let Err(e) = me.play_one(&t, &entries, &g).await {
                         tracing::warn!("tournament {} game {}: {e}", t.name, g.id);
                         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -417,13 +468,14 @@ impl Tournaments {
         while set.join_next().await.is_some() {}
     }
 
-    fn handle(&self) -> Handle {
-        Handle {
+    fn handle(&self) -> table::Handle {
+        table::Handle {
             store: Arc::clone(&self.store),
             mailboxes: Arc::clone(&self.mailboxes),
             http: Arc::clone(&self.http),
             capacity: Arc::clone(&self.capacity),
             slots: Arc::clone(&self.slots),
+            hosted: self.hosted.get().cloned(),
         }
     }
 
@@ -480,75 +532,5 @@ impl Tournaments {
             .and_then(|r| serde_json::from_str::<Record>(&r).ok())
             .and_then(|r| play::faults(&r).into_iter().find(|f| f.0 == seat))
             .map_or_else(|| "unknown".into(), |f| f.1)
-    }
-}
-
-/// What a table's task needs to play games.
-struct Handle {
-    store: Arc<dyn Store>,
-    mailboxes: Arc<Mailboxes>,
-    http: Arc<HttpClient>,
-    capacity: Arc<Capacity>,
-    slots: Arc<Semaphore>,
-}
-
-impl Handle {
-    /// Plays planned game `g`: takes a slot of the tournaments' share and
-    /// its remote bots, deals and stores the game, plays it, stores it.
-    async fn play_one(
-        &self,
-        t: &TournamentRow,
-        entries: &[EntryRow],
-        g: &TournamentGameRow,
-    ) -> Result<(), String> {
-        let seats: Vec<&EntryRow> = g
-            .bots()
-            .iter()
-            .map(|b| entries.iter().find(|e| e.bot == *b))
-            .collect::<Option<Vec<_>>>()
-            .ok_or("a seat names a bot that is not entered")?;
-        let _slot = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|e| e.to_string())?;
-        let remote: Vec<BotId> = seats
-            .iter()
-            .filter(|e| e.kind != BotKind::House)
-            .map(|e| e.bot)
-            .collect();
-        let _claim = self.capacity.claim(&remote).await;
-        let ts = self.store.tournaments();
-        let started = croupier_arena::runner::now_rfc3339();
-        let bots = g.bots();
-        let id = ts
-            .start_tournament_game(g.id, &t.game, &bots, g.seed, &started)
-            .await
-            .map_err(|e| format!("cannot store a new game: {e}"))?;
-        let reach = play::Reach {
-            http: &self.http,
-            mailboxes: &self.mailboxes,
-        };
-        match play::play(t, &seats, g.seed as u64, &reach).await {
-            Ok(record) => {
-                let end = GameEnd::from_record(&record, &bots)
-                    .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
-                self.store
-                    .finish_game(id, &end)
-                    .await
-                    .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
-                let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
-                ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                self.capacity.count_game();
-                Ok(())
-            }
-            Err(e) => {
-                let now = croupier_arena::runner::now_rfc3339();
-                let _ = self.store.abort_game(id, &e, &now).await;
-                let _ = ts.reset_tournament_game(g.id).await;
-                Err(e)
-            }
-        }
     }
 }

@@ -189,6 +189,21 @@ fn render(d: &TournamentView) -> String {
         }
         body.push_str("</ul>");
     }
+    let hosted: Vec<String> = d
+        .entries
+        .iter()
+        .filter_map(|e| {
+            e.version
+                .map(|v| format!("{} version {v}", bot_link(&e.name)))
+        })
+        .collect();
+    if !hosted.is_empty() {
+        let _ = write!(
+            body,
+            "<p>Hosted programs play the version that was active at the start: {}.</p>",
+            hosted.join(", ")
+        );
+    }
     body.push_str(
         "<h2>Crosstable</h2><p>The row bot's mean score per game against the column bot (a win 1, a tie ½), \
 with its 95% confidence interval; green: significantly better, red: significantly worse.</p>\
@@ -218,7 +233,12 @@ with its 95% confidence interval; green: significantly better, red: significantl
         }
         body.push_str("</tr>");
     }
-    body.push_str("</tbody></table></div><h2>Games</h2>");
+    let _ = write!(
+        body,
+        "</tbody></table></div><h2>Games</h2><p><a href=\"/games?tournament={}\">Its finished games in the games list</a> \
+(<a href=\"/games?tournaments=hide\">ladder games only</a>, <a href=\"/games?tournaments=only\">every tournament's games</a>).</p>",
+        url(&t.name)
+    );
     if d.games.is_empty() {
         body.push_str("<p class=\"empty\">None yet.</p>");
     } else {

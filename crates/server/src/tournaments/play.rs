@@ -1,9 +1,11 @@
 //! Plays one planned tournament game with the entries as frozen at the
 //! start: push bots over HTTP at their frozen URL and dialect, pull bots
-//! through their mailbox, house bots in process. A bot that is down gets its
+//! through their mailbox, house bots in process, hosted programs as the
+//! version frozen at the start (linked by the caller, see [`Reach::hosted`]). A bot that is down gets its
 //! dialect's ruling (`play_live`); the game is stored like a ladder game,
 //! marked with its tournament.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +21,7 @@ use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Record, SeatInfo};
 use croupier_store::tournaments::{EntryRow, TournamentRow};
-use croupier_store::BotKind;
+use croupier_store::{BotId, BotKind};
 
 use crate::mailbox::{Mailboxes, PullConnector};
 
@@ -30,11 +32,12 @@ pub struct Reach<'a> {
     pub http: &'a Arc<HttpClient>,
     /// Pull bots' mailboxes.
     pub mailboxes: &'a Arc<Mailboxes>,
+    /// Hosted entries' links to their frozen versions, made (and the bots
+    /// held) by the caller for this game.
+    pub hosted: &'a HashMap<BotId, (Link, DialectKind)>,
 }
 
-/// How a frozen entry is reached. Hosted programs (issue 12) plug in here:
-/// a new `BotKind` whose frozen entry names its program gets a
-/// `Link::Process` arm (the program started under the server's sandbox).
+/// How a frozen entry is reached.
 pub fn link(e: &EntryRow, reach: &Reach<'_>) -> Result<(Link, DialectKind), String> {
     match e.kind {
         BotKind::Push => {
@@ -60,15 +63,17 @@ pub fn link(e: &EntryRow, reach: &Reach<'_>) -> Result<(Link, DialectKind), Stri
             DialectKind::Croupier,
         )),
         BotKind::House | BotKind::Rest => Err(format!("bot {} is not reached over a link", e.name)),
-        BotKind::Hosted => Err(format!(
-            "bot {}: hosted bots cannot play in tournaments yet",
-            e.name
-        )),
+        BotKind::Hosted => reach
+            .hosted
+            .get(&e.bot)
+            .cloned()
+            .ok_or_else(|| format!("hosted bot {} was not linked for this game", e.name)),
     }
 }
 
 /// Checks that an entry can be seated in `game` (at the start, so that a bot
 /// that cannot be reached at all is left out with a reason, not retried).
+/// Hosted entries are checked by the caller, against their frozen version.
 pub fn check_entry(game: GameKind, e: &EntryRow, reach: &Reach<'_>) -> Result<(), String> {
     match e.kind {
         BotKind::House => {
@@ -80,6 +85,7 @@ pub fn check_entry(game: GameKind, e: &EntryRow, reach: &Reach<'_>) -> Result<()
             };
             ok.map_err(|err| format!("house bot {}: {err}", e.name))
         }
+        BotKind::Hosted => Ok(()),
         _ => link(e, reach).map(|_| ()),
     }
 }

@@ -30,8 +30,11 @@ pub struct Progress {
 pub struct Entry {
     /// The bot's name.
     pub name: String,
-    /// How it connects (push, pull, house).
+    /// How it connects (push, pull, house, hosted).
     pub kind: String,
+    /// A hosted entry's version, frozen at the start: every game of the
+    /// tournament runs it.
+    pub version: Option<i64>,
     /// Why it was withdrawn, if it was.
     pub withdrawn: Option<String>,
 }
@@ -291,6 +294,7 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
             .map(|e| Entry {
                 name: e.name.clone(),
                 kind: e.kind.name().into(),
+                version: e.version,
                 withdrawn: e.withdrawn.clone(),
             })
             .collect(),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use croupier_rules::{GameKind, Record};
+use croupier_store::tournaments::{GamesFilter, Marked};
 use croupier_store::web::{GameFilter, GameSummary};
 use serde::Serialize;
 
@@ -23,6 +24,11 @@ pub const PER_PAGE: i64 = 50;
 pub struct ListData {
     game: Option<&'static str>,
     bot: Option<String>,
+    /// Only the games of this tournament (issue 15).
+    tournament: Option<String>,
+    /// `only` (tournament games alone) or `hide` (none of them); `None`:
+    /// ladder and tournament games alike.
+    tournaments: Option<&'static str>,
     page: i64,
     pages: i64,
     total: i64,
@@ -60,23 +66,68 @@ async fn list_data(state: &AppState, q: &HashMap<String, String>) -> Result<List
             .filter(|p| *p >= 1)
             .ok_or_else(|| WebError::BadRequest(format!("'{p}' is not a page number.")))?,
     };
+    // Issue 15: tournament games by tournament, alone, or hidden.
+    let tournament = match param(q, "tournament") {
+        None => None,
+        Some(name) => Some(
+            store
+                .tournaments()
+                .tournament_by_name(name)
+                .await?
+                .ok_or_else(|| {
+                    WebError::NotFound(format!("There is no tournament named '{name}'."))
+                })?,
+        ),
+    };
+    let marked = match param(q, "tournaments") {
+        None | Some("all") => Marked::All,
+        Some("only") => Marked::Only,
+        Some("hide") => Marked::Hide,
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "tournaments={other}: use all, only or hide."
+            )))
+        }
+    };
     let filter = GameFilter {
         game: game.map(str::to_string),
         bot: bot.as_ref().map(|b| b.id),
     };
-    let total = store.count_finished(&filter).await?;
+    let by_tournament = (tournament.is_some() || marked != Marked::All).then(|| GamesFilter {
+        game: filter.game.clone(),
+        bot: filter.bot,
+        tournament: tournament.as_ref().map(|t| t.id),
+        marked,
+    });
+    let total = match &by_tournament {
+        Some(f) => store.tournaments().count_filtered_games(f).await?,
+        None => store.count_finished(&filter).await?,
+    };
     let pages = ((total + PER_PAGE - 1) / PER_PAGE).max(1);
     if page > pages {
         return Err(WebError::NotFound(format!(
             "Page {page} does not exist: there are {pages} pages."
         )));
     }
-    let games = store
-        .games_page(&filter, (page - 1) * PER_PAGE, PER_PAGE)
-        .await?;
+    let offset = (page - 1) * PER_PAGE;
+    let games = match &by_tournament {
+        Some(f) => {
+            store
+                .tournaments()
+                .filtered_games(f, offset, PER_PAGE)
+                .await?
+        }
+        None => store.games_page(&filter, offset, PER_PAGE).await?,
+    };
     Ok(ListData {
         game,
         bot: bot.map(|b| b.name),
+        tournament: tournament.map(|t| t.name),
+        tournaments: match marked {
+            Marked::All => None,
+            Marked::Only => Some("only"),
+            Marked::Hide => Some("hide"),
+        },
         page,
         pages,
         total,
@@ -91,6 +142,12 @@ fn list_href(d: &ListData, page: i64) -> String {
     }
     if let Some(b) = &d.bot {
         q.push(format!("bot={}", url(b)));
+    }
+    if let Some(t) = &d.tournament {
+        q.push(format!("tournament={}", url(t)));
+    }
+    if let Some(m) = d.tournaments {
+        q.push(format!("tournaments={m}"));
     }
     if page != 1 {
         q.push(format!("page={page}"));
@@ -147,16 +204,37 @@ pub async fn list(
                 game_title(k.name())
             );
         }
+        let mut marked = String::new();
+        for (value, text) in [("", "shown"), ("only", "only"), ("hide", "hidden")] {
+            let sel = if d.tournaments.unwrap_or("") == value {
+                " selected"
+            } else {
+                ""
+            };
+            let _ = write!(marked, "<option value=\"{value}\"{sel}>{text}</option>");
+        }
         let mut body = format!(
-            "<h1>Games</h1><p class=\"lead\">{} finished games{}{}, newest first. Page {} of {}.</p>\
+            "<h1>Games</h1><p class=\"lead\">{} finished {}games{}{}{}, newest first. Page {} of {}.</p>\
 <form class=\"filters\" method=\"get\" action=\"/games\"><label>Game <select name=\"game\">{options}</select></label>\
-<label>Bot <input name=\"bot\" value=\"{}\" placeholder=\"any bot\" size=\"14\"></label><button type=\"submit\">Show</button></form>",
+<label>Bot <input name=\"bot\" value=\"{}\" placeholder=\"any bot\" size=\"14\"></label>\
+<label>Tournament <input name=\"tournament\" value=\"{}\" placeholder=\"any\" size=\"12\"></label>\
+<label>Tournament games <select name=\"tournaments\">{marked}</select></label><button type=\"submit\">Show</button></form>",
             d.total,
+            match d.tournaments {
+                Some("only") => "tournament ",
+                Some("hide") => "ladder ",
+                _ => "",
+            },
             d.game.map(|g| format!(" of {}", game_title(g))).unwrap_or_default(),
             d.bot.as_deref().map(|b| format!(" with {}", esc(b))).unwrap_or_default(),
+            d.tournament
+                .as_deref()
+                .map(|t| format!(" of tournament <a href=\"/tournaments/{}\">{}</a>", url(t), esc(t)))
+                .unwrap_or_default(),
             d.page,
             d.pages,
-            esc(d.bot.as_deref().unwrap_or(""))
+            esc(d.bot.as_deref().unwrap_or("")),
+            esc(d.tournament.as_deref().unwrap_or(""))
         );
         body.push_str(&games_table(&d.games));
         body.push_str(&pager(d));

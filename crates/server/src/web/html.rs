@@ -76,7 +76,7 @@ pub fn layout(title: &str, json: Option<&str>, body: &str) -> String {
 <title>{title} · Croupier</title><link rel=\"stylesheet\" href=\"/static/croupier.css\">\
 <link rel=\"icon\" href=\"data:,\">{twin}</head><body>\
 <header class=\"top\"><a class=\"brand\" href=\"/\"><span class=\"suit red\">♥</span>Croupier</a>\
-<nav><a href=\"/start\">Start here</a><a href=\"/games\">Games</a><a href=\"/bots\">Bots</a>{games}<a href=\"/activity\">Activity</a>\
+<nav><a href=\"/start\">Start here</a><a href=\"/games\">Games</a><a href=\"/bots\">Bots</a>{games}<a href=\"/tournaments\">Tournaments</a><a href=\"/activity\">Activity</a>\
 <a href=\"/rules\">Rules</a><a href=\"/docs\">API</a><a href=\"/about\">About</a></nav></header>\
 <main>{body}</main><footer>Croupier · card-game bot competitions{twin_link}</footer></body></html>",
         title = esc(title),

@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 use serde::Serialize;
 
+use crate::web::GameSummary;
 use crate::{BotId, BotKind, GameId, OwnerId, StoreError};
 
 #[macro_use]
@@ -136,6 +137,11 @@ pub struct EntryRow {
     pub withdrawn: Option<String>,
     /// The round after which it was withdrawn.
     pub withdrawn_round: Option<i64>,
+    /// A hosted entry's version, frozen at the start (`bot_versions.id`).
+    #[serde(skip)]
+    pub version_id: Option<i64>,
+    /// That version's number (1, 2, ...).
+    pub version: Option<i64>,
 }
 
 /// A game planned when its round was paired.
@@ -212,6 +218,41 @@ pub fn join(values: &[i64]) -> String {
         .join(",")
 }
 
+/// Which tournament games a games list shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Marked {
+    /// Ladder and tournament games alike.
+    #[default]
+    All,
+    /// Only games of tournaments.
+    Only,
+    /// Only games outside tournaments.
+    Hide,
+}
+
+/// A games list filtered by tournament (finished games only).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GamesFilter {
+    /// Only this game kind.
+    pub game: Option<String>,
+    /// Only games this bot played.
+    pub bot: Option<BotId>,
+    /// Only the games of this tournament.
+    pub tournament: Option<TournamentId>,
+    /// Tournament games shown, alone, or hidden.
+    pub marked: Marked,
+}
+
+impl GamesFilter {
+    pub(crate) fn marked_code(&self) -> i64 {
+        match self.marked {
+            Marked::All => 0,
+            Marked::Only => 1,
+            Marked::Hide => 2,
+        }
+    }
+}
+
 /// Tournament storage (reached through [`crate::Store::tournaments`]).
 #[async_trait]
 pub trait TournamentStore: Send + Sync {
@@ -279,19 +320,31 @@ pub trait TournamentStore: Send + Sync {
         round: i64,
         reason: &str,
     ) -> Result<(), StoreError>;
-    /// Ends a tournament: `finished` or `cancelled` (with a reason).
+    /// Ends a tournament that is scheduled or running: `finished` or
+    /// `cancelled` (with a reason); its pending games become void. False if
+    /// it was already over (then nothing changes).
     async fn end_tournament(
         &self,
         id: TournamentId,
         status: &str,
         at: &str,
         reason: Option<&str>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
     /// The tournaments a bot is entered in, newest first.
     async fn bot_tournaments(&self, bot: BotId) -> Result<Vec<TournamentRow>, StoreError>;
     /// Whether `game` belongs to a tournament in which a game sharing its
     /// deal is not over (pending or running): its deal is then still secret.
     async fn deal_pending(&self, game: GameId) -> Result<bool, StoreError>;
+    /// Finished games that `filter` matches, newest first (the games list
+    /// when it filters by tournament).
+    async fn filtered_games(
+        &self,
+        filter: &GamesFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+    /// How many finished games `filter` matches.
+    async fn count_filtered_games(&self, filter: &GamesFilter) -> Result<i64, StoreError>;
     /// Stored games marked with the tournament: (finished, aborted, running).
     async fn tournament_game_counts(&self, id: TournamentId)
         -> Result<(i64, i64, i64), StoreError>;

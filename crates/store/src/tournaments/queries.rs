@@ -6,7 +6,14 @@
 macro_rules! tournament_queries {
     ($store:ty, $db:ty, $read:ident, $write:ident) => {
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
-        const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round";
+        const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
+        /// Finished games by kind ($1), tournament ($2), marking ($3: 0 all,
+        /// 1 tournament games only, 2 none of them) and bot ($4).
+        const FILTERED: &str = "g.status = 'finished'
+            AND (CAST($1 AS TEXT) IS NULL OR g.game = $1)
+            AND (CAST($2 AS BIGINT) IS NULL OR g.tournament_id = $2)
+            AND ($3 = 0 OR ($3 = 1 AND g.tournament_id IS NOT NULL) OR ($3 = 2 AND g.tournament_id IS NULL))
+            AND (CAST($4 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.bot = $4))";
         const GAME: &str =
             "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
 
@@ -16,8 +23,8 @@ macro_rules! tournament_queries {
             e: &$crate::tournaments::EntryRow,
         ) -> Result<(), sqlx::Error> {
             sqlx::query(
-                "INSERT INTO tournament_entries (tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                "INSERT INTO tournament_entries (tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
             )
             .bind(id)
             .bind(e.bot)
@@ -32,6 +39,8 @@ macro_rules! tournament_queries {
             .bind(e.frozen)
             .bind(&e.withdrawn)
             .bind(e.withdrawn_round)
+            .bind(e.version_id)
+            .bind(e.version)
             .execute(&mut **tx)
             .await?;
             Ok(())
@@ -281,21 +290,27 @@ macro_rules! tournament_queries {
                 Ok(())
             }
 
-            async fn end_tournament(&self, id: i64, status: &str, at: &str, reason: Option<&str>) -> Result<(), $crate::StoreError> {
+            async fn end_tournament(&self, id: i64, status: &str, at: &str, reason: Option<&str>) -> Result<bool, $crate::StoreError> {
                 let mut tx = self.$write.begin().await?;
-                sqlx::query("UPDATE tournaments SET status = $1, finished_at = $2, reason = $3 WHERE id = $4")
-                    .bind(status)
-                    .bind(at)
-                    .bind(reason)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
+                let r = sqlx::query(
+                    "UPDATE tournaments SET status = $1, finished_at = $2, reason = $3
+                     WHERE id = $4 AND status IN ('scheduled', 'running')",
+                )
+                .bind(status)
+                .bind(at)
+                .bind(reason)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if r.rows_affected() == 0 {
+                    return Ok(false);
+                }
                 sqlx::query("UPDATE tournament_games SET status = 'void' WHERE tournament_id = $1 AND status = 'pending'")
                     .bind(id)
                     .execute(&mut *tx)
                     .await?;
                 tx.commit().await?;
-                Ok(())
+                Ok(true)
             }
 
             async fn bot_tournaments(&self, bot: i64) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
@@ -318,6 +333,38 @@ macro_rules! tournament_queries {
                 .fetch_one(&self.$read)
                 .await?;
                 Ok(n > 0)
+            }
+
+            async fn filtered_games(
+                &self,
+                filter: &$crate::tournaments::GamesFilter,
+                offset: i64,
+                limit: i64,
+            ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
+                let rows = sqlx::query(&format!(
+                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g WHERE {FILTERED}
+                     ORDER BY g.finished DESC, g.id DESC LIMIT $5 OFFSET $6"
+                ))
+                .bind(&filter.game)
+                .bind(filter.tournament)
+                .bind(filter.marked_code())
+                .bind(filter.bot)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(&self.$read)
+                .await?;
+                self.with_seats(rows).await
+            }
+
+            async fn count_filtered_games(&self, filter: &$crate::tournaments::GamesFilter) -> Result<i64, $crate::StoreError> {
+                let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM games g WHERE {FILTERED}"))
+                    .bind(&filter.game)
+                    .bind(filter.tournament)
+                    .bind(filter.marked_code())
+                    .bind(filter.bot)
+                    .fetch_one(&self.$read)
+                    .await?;
+                Ok(n)
             }
 
             async fn tournament_game_counts(&self, id: i64) -> Result<(i64, i64, i64), $crate::StoreError> {
