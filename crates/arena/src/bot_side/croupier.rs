@@ -100,9 +100,9 @@ impl<G: Game> CroupierBot<G> {
                     .filter_map(|text| text.parse::<G::Action>().ok().map(|a| (a, text)))
                     .collect();
                 if parsed.is_empty() {
-                    return Err(BotSideError::protocol(format!(
-                        "no legal action this bot understands"
-                    )));
+                    return Err(BotSideError::protocol(
+                        "no legal action this bot understands",
+                    ));
                 }
                 let actions: Vec<G::Action> = parsed.iter().map(|(a, _)| *a).collect();
                 let chosen = self.strategy.act(&observation, &actions, &mut self.rng);

@@ -30,11 +30,9 @@ enum Expect {
 fn card_of(n: u64, line: &str, number: usize) -> Result<u8, BotSideError> {
     match u8::try_from(n) {
         Ok(c) => Ok(c),
-        Err(_) => {
-            return Err(BotSideError::protocol(format!(
-                "line {number} '{line}': {n} is no card"
-            )))
-        }
+        Err(_) => Err(BotSideError::protocol(format!(
+            "line {number} '{line}': {n} is no card"
+        ))),
     }
 }
 

@@ -92,15 +92,13 @@ impl Table {
 
     pub(super) fn me(&self) -> Result<Seat, BotSideError> {
         self.me.ok_or_else(|| {
-            BotSideError::protocol(format!(
-                "the manager has not told the bot its player number yet"
-            ))
+            BotSideError::protocol("the manager has not told the bot its player number yet")
         })
     }
 
     fn n(&self) -> Result<usize, BotSideError> {
         self.players
-            .ok_or_else(|| BotSideError::protocol(format!("the number of players is not known")))
+            .ok_or_else(|| BotSideError::protocol("the number of players is not known"))
     }
 
     pub(super) fn seats(&self) -> usize {
@@ -141,14 +139,14 @@ impl Table {
         };
         match seat {
             Some(s) if self.players.is_none_or(|p| usize::from(s) < p) => Ok(Seat(s)),
-            _ => return Err(BotSideError::protocol(format!("there is no player {n}"))),
+            _ => Err(BotSideError::protocol(format!("there is no player {n}"))),
         }
     }
 
     fn view(&mut self, seat: Seat) -> Result<&mut SeatView, BotSideError> {
         self.views
             .get_mut(seat.index())
-            .ok_or_else(|| BotSideError::protocol(format!("no round has begun")))
+            .ok_or_else(|| BotSideError::protocol("no round has begun"))
     }
 
     fn set_known(&mut self, seat: Seat, card: Option<Card>) {
@@ -175,14 +173,14 @@ impl Table {
         let card_at = |i: usize| -> Result<Card, BotSideError> {
             let w = args
                 .get(i)
-                .ok_or_else(|| BotSideError::protocol(format!("a card name is missing")))?;
+                .ok_or_else(|| BotSideError::protocol("a card name is missing"))?;
             w.parse::<Card>()
                 .map_err(|_| BotSideError::protocol(format!("unknown card '{w}'")))
         };
         let arg = |i: usize| -> Result<&str, BotSideError> {
             args.get(i)
                 .copied()
-                .ok_or_else(|| BotSideError::protocol(format!("a player number is missing")))
+                .ok_or_else(|| BotSideError::protocol("a player number is missing"))
         };
         // Classic: the first line is the bare player number.
         if self.style == Style::Classic && self.me.is_none() {

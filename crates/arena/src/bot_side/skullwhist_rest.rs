@@ -356,11 +356,7 @@ pub fn play_rest(
     };
     let session = match fields.get("session") {
         Some(Value::String(s)) => s.clone(),
-        _ => {
-            return Err(BotSideError::protocol(format!(
-                "the login reply has no session"
-            )))
-        }
+        _ => return Err(BotSideError::protocol("the login reply has no session")),
     };
     let me = required_int(&fields, "id")?;
     log(&format!("logged in as '{}' (bot {me})", opts.name));

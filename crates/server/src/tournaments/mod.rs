@@ -323,7 +323,7 @@ impl Tournaments {
         };
         let strategy = match info.kind {
             BotKind::House => self.house_strategy(game, &info.name).map(str::to_string),
-            _ => None,
+            BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => None,
         };
         Ok(Some(EntryRow {
             tournament_id: tournament,
