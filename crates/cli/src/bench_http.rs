@@ -80,7 +80,13 @@ async fn serve(mut sock: TcpStream, split: bool) {
         // `croupier bot --serve` does.
         let answer = Goofspiel::builtin("planner")
             .map_err(|e| anyhow::anyhow!("{e}"))
-            .and_then(|mut s| croupier_arena::bot_side::jujitsu_bid(s.as_mut(), &body, &mut rng))
+            .and_then(|mut s| {
+                Ok(croupier_arena::bot_side::jujitsu_bid(
+                    s.as_mut(),
+                    &body,
+                    &mut rng,
+                )?)
+            })
             .map_or_else(|_| "ok".to_string(), |b| b.to_string());
         let head = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",

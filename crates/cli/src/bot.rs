@@ -199,7 +199,7 @@ pub fn run(mut args: BotArgs) -> Result<ExitCode, CliError> {
             }
         }
     };
-    result.map_err(CliError::Failed)?;
+    result.map_err(|e| CliError::Failed(e.into()))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -257,7 +257,7 @@ fn connect(args: &BotArgs, url: &str) -> Result<ExitCode, CliError> {
     let summary = croupier_arena::bot_side::skullwhist_rest::play_rest(strategy, &opts, |line| {
         eprintln!("{line}")
     })
-    .map_err(CliError::Failed)?;
+    .map_err(|e| CliError::Failed(e.into()))?;
     println!("{summary}");
     Ok(ExitCode::SUCCESS)
 }

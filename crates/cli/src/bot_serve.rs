@@ -34,7 +34,7 @@ trait Handler: Send {
 
 impl<G: Game> Handler for CroupierBot<G> {
     fn handle(&mut self, line: &str) -> anyhow::Result<Handled> {
-        CroupierBot::handle(self, line)
+        Ok(CroupierBot::handle(self, line)?)
     }
 }
 

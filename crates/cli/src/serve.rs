@@ -187,7 +187,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Usage(format!("database {}: {e}", args.database)))?;
         let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
-            .map_err(CliError::Usage)?;
+            .map_err(|e| CliError::Usage(e.to_string()))?;
         if !args.admin.is_empty() {
             match &state.tournaments {
                 Some(t) => t.set_admins(args.admin.clone()),
@@ -213,7 +213,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                 },
             )
             .await
-            .map_err(CliError::Usage)?;
+            .map_err(|e| CliError::Usage(e.to_string()))?;
             tracing::info!("hosted bots: uploads kept in {}", bot_files.display());
         }
         let listener = tokio::net::TcpListener::bind(args.listen)

@@ -1,8 +1,8 @@
 //! Passwords (argon2id) and session tokens (128 bits from the OS CSPRNG).
 
+use crate::visibility::{os_random, NoEntropy};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use rand::TryRngCore;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -45,17 +45,26 @@ pub async fn hashing<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'stati
     rx.await.ok()
 }
 
+/// Why a password hash or a session token could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// No random bytes for a salt or token.
+    #[error(transparent)]
+    Random(#[from] NoEntropy),
+    /// argon2 refused.
+    #[error("cannot hash the password: {0}")]
+    Hash(argon2::password_hash::Error),
+}
+
 /// Hashes a password with argon2id and a random salt (PHC string).
-pub fn hash_password(password: &str) -> Result<String, String> {
+pub fn hash_password(password: &str) -> Result<String, AuthError> {
     let mut bytes = [0u8; 16];
-    rand::rngs::OsRng
-        .try_fill_bytes(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    let salt = SaltString::encode_b64(&bytes).map_err(|e| e.to_string())?;
+    os_random(&mut bytes)?;
+    let salt = SaltString::encode_b64(&bytes).map_err(AuthError::Hash)?;
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
-        .map_err(|e| e.to_string())
+        .map_err(AuthError::Hash)
 }
 
 /// Checks a password against a stored hash.
@@ -76,8 +85,14 @@ pub fn dummy_hash() -> &'static str {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DUMMY.get_or_init(|| {
         let mut bytes = [0u8; 24];
-        let _ = rand::rngs::OsRng.try_fill_bytes(&mut bytes);
-        hash_password(&hex::encode(bytes)).unwrap_or_default()
+        let made = os_random(&mut bytes)
+            .map_err(AuthError::from)
+            .and_then(|()| hash_password(&hex::encode(bytes)));
+        made.unwrap_or_else(|e| {
+            // Unknown names are then refused faster than wrong passwords.
+            tracing::error!("no dummy password hash: {e}");
+            String::new()
+        })
     })
 }
 
@@ -94,11 +109,9 @@ pub fn verify_or_dummy(password: &str, hash: Option<&str>) -> bool {
 }
 
 /// A new session token: 128 random bits from the OS, as 32 hex characters.
-pub fn new_session() -> Result<String, String> {
+pub fn new_session() -> Result<String, AuthError> {
     let mut bytes = [0u8; 16];
-    rand::rngs::OsRng
-        .try_fill_bytes(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    os_random(&mut bytes)?;
     Ok(hex::encode(bytes))
 }
 

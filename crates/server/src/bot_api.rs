@@ -71,7 +71,7 @@ pub fn token_hash(token: &str) -> String {
 fn fresh_token() -> Result<String, ApiError> {
     auth::new_session()
         .map(|t| format!("crp_{t}"))
-        .map_err(ApiError::Internal)
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// The owner named by the request's Basic credentials.
@@ -158,7 +158,7 @@ async fn create_owner(State(state): State<Arc<AppState>>, bytes: Bytes) -> V1 {
     let hash = auth::hashing(move || auth::hash_password(&password))
         .await
         .ok_or_else(|| ApiError::Busy("the server is busy".into()))?
-        .map_err(ApiError::Internal)?;
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
     let id = state.hub.store().create_owner(&c.name, &hash).await?;
     Ok((StatusCode::CREATED, Json(json!({"id": id, "name": c.name}))).into_response())
 }
@@ -257,7 +257,8 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), ApiE
             }
             Ok((bot, None))
         }
-        _ => {
+        // Only push and pull bots are registered here (`kind` above).
+        BotKind::Pull | BotKind::Rest | BotKind::House | BotKind::Hosted => {
             if r.url.is_some() || r.auth_user.is_some() || r.auth_password.is_some() {
                 return Err(ApiError::BadRequest(
                     "a pull bot has no url or credentials: it calls the server with its token"

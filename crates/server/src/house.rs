@@ -8,7 +8,7 @@ use std::time::Duration;
 use croupier_bots::{bot_rng, Builtins};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant};
 use croupier_rules::Seat;
-use croupier_store::BotId;
+use croupier_store::{BotId, StoreError};
 
 use crate::hub::{Hub, NewGame};
 
@@ -23,21 +23,13 @@ pub fn name_part(strategy: &str) -> String {
 }
 
 /// Registers (or finds) the house bot `house-<strategy>` and returns its id.
-pub async fn ensure_bot(hub: &Hub, strategy: &str) -> Result<BotId, String> {
+pub async fn ensure_bot(hub: &Hub, strategy: &str) -> Result<BotId, StoreError> {
     let name = format!("house-{}", name_part(strategy));
-    if let Some(row) = hub
-        .store()
-        .bot_by_name(&name)
-        .await
-        .map_err(|e| e.to_string())?
-    {
+    if let Some(row) = hub.store().bot_by_name(&name).await? {
         return Ok(row.id);
     }
     // House bots cannot log in: their "hash" is no valid PHC string.
-    hub.store()
-        .create_bot(&name, "!house", true)
-        .await
-        .map_err(|e| e.to_string())
+    hub.store().create_bot(&name, "!house", true).await
 }
 
 /// Plays forever as `bot` with `strategy`, waiting `pause` between moves so

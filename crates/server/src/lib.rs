@@ -142,17 +142,39 @@ pub fn app(state: Arc<AppState>) -> Router {
     paths::collapse_slashes(routes)
 }
 
+/// Why the server cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] croupier_store::StoreError),
+    /// The HTTP client for push bots cannot be built.
+    #[error(transparent)]
+    Http(#[from] croupier_arena::transport::TransportError),
+    /// The ladder's settings cannot run.
+    #[error(transparent)]
+    Ladder(#[from] ladder::LadderError),
+    /// A house bot's strategy does not exist.
+    #[error("house bot: {0}")]
+    House(#[from] croupier_bots::UnknownBot),
+    /// Hosted bots cannot be loaded.
+    #[error(transparent)]
+    Hosted(#[from] hosted::HostedError),
+    /// Hosted bots were enabled twice.
+    #[error("hosted bots are already enabled")]
+    HostedTwice,
+}
+
 /// Prepares the server state: closes games a previous run left in progress,
 /// and registers the house bots.
 pub async fn prepare(
     store: Arc<dyn croupier_store::Store>,
     config: &ServerConfig,
-) -> Result<(Arc<AppState>, Vec<(i64, String)>), String> {
+) -> Result<(Arc<AppState>, Vec<(i64, String)>), StartError> {
     let now = croupier_arena::runner::now_rfc3339();
     let aborted = store
         .abort_running("the server restarted while the game was in progress", &now)
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     if aborted > 0 {
         tracing::warn!("closed {aborted} games left in progress as aborted");
     }
@@ -162,9 +184,7 @@ pub async fn prepare(
         allow_private: config.allow_private_bot_urls,
         ..Default::default()
     };
-    let http = Arc::new(
-        croupier_arena::transport::http::HttpClient::new(limits).map_err(|e| e.to_string())?,
-    );
+    let http = Arc::new(croupier_arena::transport::http::HttpClient::new(limits)?);
     // wf (issue 16): spectators and people.
     let live = Arc::new(live_games::LiveGames::default());
     hub.watch_with(Arc::clone(&live)); // REST games are watched too
@@ -212,9 +232,9 @@ pub async fn prepare(
     };
     let mut house = Vec::new();
     for strategy in &config.house_bots {
-        croupier_bots::Builtins::builtin(strategy)
-            .map(|_: Box<dyn croupier_bots::Strategy<croupier_rules::skullwhist::SkullWhist>>| ())
-            .map_err(|e| e.to_string())?;
+        croupier_bots::Builtins::builtin(strategy).map(
+            |_: Box<dyn croupier_bots::Strategy<croupier_rules::skullwhist::SkullWhist>>| (),
+        )?;
         house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
     }
     Ok((
@@ -237,7 +257,7 @@ pub async fn prepare(
 pub async fn enable_hosted(
     state: &AppState,
     mut config: hosted::HostedConfig,
-) -> Result<(), String> {
+) -> Result<(), StartError> {
     if let Some(l) = &state.ladder {
         for g in [
             croupier_rules::GameKind::Goofspiel,
@@ -258,10 +278,7 @@ pub async fn enable_hosted(
     if let Some(t) = &state.tournaments {
         t.enable_hosted(Arc::clone(&h));
     }
-    state
-        .hosted
-        .set(h)
-        .map_err(|_| "hosted bots are already enabled".to_string())
+    state.hosted.set(h).map_err(|_| StartError::HostedTwice)
 }
 
 /// Serves the API on `listener` with the house bots playing, until

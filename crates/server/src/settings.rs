@@ -29,7 +29,7 @@ use std::time::Duration;
 use croupier_rules::GameKind;
 use serde::Deserialize;
 
-use crate::ladder::{check_game, GameLadder, LadderConfig};
+use crate::ladder::{check_game, GameLadder, LadderConfig, LadderError};
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -57,14 +57,44 @@ struct GameSection {
     max_seats: Option<usize>,
 }
 
-fn duration(key: &str, text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text.trim())
-        .map_err(|e| format!("{key} = \"{text}\": {e} (write e.g. \"500ms\", \"5s\", \"10m\")"))
+/// Ladder settings that do not read or cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// Not TOML, or keys the file may not have.
+    #[error("{0}")]
+    Toml(#[from] toml::de::Error),
+    /// A duration that does not read.
+    #[error("{key} = \"{text}\": {cause} (write e.g. \"500ms\", \"5s\", \"10m\")")]
+    Duration {
+        /// The key.
+        key: String,
+        /// Its value.
+        text: String,
+        /// Why it does not read.
+        cause: humantime::DurationError,
+    },
+    /// A count that must be positive.
+    #[error("{0} must be at least 1")]
+    Zero(&'static str),
+    /// A share of the matches outside its range.
+    #[error("tournament_share = {0}: between 0.05 and 1")]
+    Share(f64),
+    /// A game's settings that cannot run.
+    #[error(transparent)]
+    Ladder(#[from] LadderError),
+}
+
+fn duration(key: &str, text: &str) -> Result<Duration, SettingsError> {
+    humantime::parse_duration(text.trim()).map_err(|cause| SettingsError::Duration {
+        key: key.to_string(),
+        text: text.to_string(),
+        cause,
+    })
 }
 
 /// Reads ladder settings from TOML text.
-pub fn parse_ladder(text: &str) -> Result<LadderConfig, String> {
-    let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+pub fn parse_ladder(text: &str) -> Result<LadderConfig, SettingsError> {
+    let file: File = toml::from_str(text)?;
     let mut config = LadderConfig::default();
     if let Some(v) = &file.rest {
         config.rest = duration("rest", v)?;
@@ -77,19 +107,19 @@ pub fn parse_ladder(text: &str) -> Result<LadderConfig, String> {
     }
     if let Some(v) = file.strikes {
         if v == 0 {
-            return Err("strikes must be at least 1".into());
+            return Err(SettingsError::Zero("strikes"));
         }
         config.strikes = v;
     }
     if let Some(v) = file.max_matches {
         if v == 0 {
-            return Err("max_matches must be at least 1".into());
+            return Err(SettingsError::Zero("max_matches"));
         }
         config.max_matches = v;
     }
     if let Some(v) = file.tournament_share {
         if !(0.05..=1.0).contains(&v) {
-            return Err(format!("tournament_share = {v}: between 0.05 and 1"));
+            return Err(SettingsError::Share(v));
         }
         config.tournament_share = v;
     }
@@ -192,7 +222,7 @@ mod tests {
             ("strikes = 0", "strikes"),
             ("rest = 5", "rest"),
         ] {
-            let e = parse_ladder(text).unwrap_err();
+            let e = parse_ladder(text).unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
         }
     }

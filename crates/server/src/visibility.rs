@@ -16,11 +16,23 @@ use rand::TryRngCore;
 /// A game's status as stored: `running`, `finished` or `aborted`.
 pub const RUNNING: &str = "running";
 
+/// The operating system's random source failed.
+#[derive(Debug, thiserror::Error)]
+#[error("the OS random source failed: {0}")]
+pub struct NoEntropy(String);
+
 /// A fresh seed for a new deal, from the OS random source.
-pub fn fresh_seed() -> Result<u64, String> {
+pub fn fresh_seed() -> Result<u64, NoEntropy> {
     rand::rngs::OsRng
         .try_next_u64()
-        .map_err(|e| format!("the OS random source failed: {e}"))
+        .map_err(|e| NoEntropy(e.to_string()))
+}
+
+/// Fills `bytes` from the OS random source.
+pub fn os_random(bytes: &mut [u8]) -> Result<(), NoEntropy> {
+    rand::rngs::OsRng
+        .try_fill_bytes(bytes)
+        .map_err(|e| NoEntropy(e.to_string()))
 }
 
 /// Whether a deal may be shown: every game playing it is over (finished or

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, Write};
 
-use anyhow::{anyhow, bail, Context as _};
+use super::error::{At as _, BotSideError};
 use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::croupier::{FromBot, ToBot};
 use croupier_rules::Game;
@@ -52,17 +52,17 @@ impl<G: Game> CroupierBot<G> {
     /// later protocol revision may add messages without breaking old bots.
     /// A line that is not JSON, a known message that does not read, or an
     /// `act` with no legal action this game understands is an error.
-    pub fn handle(&mut self, line: &str) -> anyhow::Result<Handled> {
+    pub fn handle(&mut self, line: &str) -> Result<Handled, BotSideError> {
         if line.trim().is_empty() {
             return Ok(Handled::Quiet);
         }
-        let value: serde_json::Value = serde_json::from_str(line).context("not JSON")?;
+        let value: serde_json::Value = serde_json::from_str(line).at(|| "not JSON")?;
         let kind = value.get("type").and_then(serde_json::Value::as_str);
         if !kind.is_some_and(|k| KNOWN_TYPES.contains(&k)) {
             return Ok(Handled::Quiet);
         }
         let msg: ToBot<G::Observation, serde_json::Value> = serde_json::from_value(value)
-            .with_context(|| format!("not a croupier/1 message for {}", G::NAME))?;
+            .at(|| format!("not a croupier/1 message for {}", G::NAME))?;
         match msg {
             ToBot::Start {
                 game,
@@ -72,10 +72,13 @@ impl<G: Game> CroupierBot<G> {
                 ..
             } => {
                 if game != G::NAME {
-                    bail!("this bot plays {}, but the manager runs {game}", G::NAME);
+                    return Err(BotSideError::protocol(format!(
+                        "this bot plays {}, but the manager runs {game}",
+                        G::NAME
+                    )));
                 }
                 let variant: G::Variant =
-                    serde_json::from_value(variant).context("the variant does not read")?;
+                    serde_json::from_value(variant).at(|| "the variant does not read")?;
                 self.strategy.new_game(seat, &variant, seats);
                 Ok(Handled::Quiet)
             }
@@ -97,7 +100,9 @@ impl<G: Game> CroupierBot<G> {
                     .filter_map(|text| text.parse::<G::Action>().ok().map(|a| (a, text)))
                     .collect();
                 if parsed.is_empty() {
-                    return Err(anyhow!("no legal action this bot understands"));
+                    return Err(BotSideError::protocol(
+                        "no legal action this bot understands",
+                    ));
                 }
                 let actions: Vec<G::Action> = parsed.iter().map(|(a, _)| *a).collect();
                 let chosen = self.strategy.act(&observation, &actions, &mut self.rng);
@@ -130,13 +135,13 @@ pub fn run_croupier<G: Game>(
     opts: &ClientOptions,
     input: impl BufRead,
     mut output: impl Write,
-) -> anyhow::Result<()> {
+) -> Result<(), BotSideError> {
     let mut bot = CroupierBot::new(strategy, opts.seed);
     let mut lines = Lines::new(input);
     while let Some((number, line)) = lines.next_line()? {
         match bot
             .handle(line)
-            .with_context(|| format!("line {number} '{}'", shown(line)))?
+            .at(|| format!("line {number} '{}'", shown(line)))?
         {
             Handled::Quiet => {}
             Handled::Answer(reply) => answer(&mut output, &reply)?,

@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, Write};
 
-use anyhow::{bail, Context as _};
+use super::error::{At as _, BotSideError};
 use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::bot::gops::Tracker;
 use croupier_dialects::gops::first_number;
@@ -27,10 +27,12 @@ enum Expect {
     OpponentBid(u8),
 }
 
-fn card_of(n: u64, line: &str, number: usize) -> anyhow::Result<u8> {
+fn card_of(n: u64, line: &str, number: usize) -> Result<u8, BotSideError> {
     match u8::try_from(n) {
         Ok(c) => Ok(c),
-        Err(_) => bail!("line {number} '{line}': {n} is no card"),
+        Err(_) => Err(BotSideError::protocol(format!(
+            "line {number} '{line}': {n} is no card"
+        ))),
     }
 }
 
@@ -44,7 +46,7 @@ pub fn run_gops(
     opts: &ClientOptions,
     input: impl BufRead,
     mut output: impl Write,
-) -> anyhow::Result<()> {
+) -> Result<(), BotSideError> {
     let cards = opts.goofspiel_cards;
     let variant = GoofspielVariant {
         rounds: vec![cards],
@@ -53,7 +55,7 @@ pub fn run_gops(
     };
     variant
         .validate()
-        .context("the gops dialect needs 3 to 31 cards")?;
+        .at(|| "the gops dialect needs 3 to 31 cards")?;
     let mut rng = bot_rng(opts.seed);
     let mut lines = Lines::new(input);
     let mut tracker = Tracker::new(cards);
@@ -78,7 +80,9 @@ pub fn run_gops(
                 });
                 let legal = tracker.legal();
                 if legal.is_empty() {
-                    bail!("line {number}: asked to bid with no card left");
+                    return Err(BotSideError::protocol(format!(
+                        "line {number}: asked to bid with no card left"
+                    )));
                 }
                 let Bid(bid) = strategy.act(&tracker.obs, &legal, &mut rng);
                 tracker.obs.my_bid = Some(bid);

@@ -6,12 +6,14 @@ use croupier_bots::{BotRng, Strategy};
 use croupier_dialects::bot::jujitsu::decision;
 use croupier_rules::goofspiel::Goofspiel;
 
+use super::BotSideError;
+
 /// The bid `strategy` makes for the document `body`.
 pub fn jujitsu_bid(
     strategy: &mut dyn Strategy<Goofspiel>,
     body: &str,
     rng: &mut BotRng,
-) -> anyhow::Result<u8> {
+) -> Result<u8, BotSideError> {
     let (obs, legal) = decision(body)?;
     Ok(strategy.act(&obs, &legal, rng).0)
 }

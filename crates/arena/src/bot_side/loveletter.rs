@@ -18,7 +18,7 @@
 
 use std::io::{BufRead, Write};
 
-use anyhow::{anyhow, bail, Context as _};
+use super::error::{At as _, BotSideError};
 use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::loveletter::Style;
 use croupier_rules::loveletter::{
@@ -90,14 +90,15 @@ impl Table {
         }
     }
 
-    pub(super) fn me(&self) -> anyhow::Result<Seat> {
-        self.me
-            .ok_or_else(|| anyhow!("the manager has not told the bot its player number yet"))
+    pub(super) fn me(&self) -> Result<Seat, BotSideError> {
+        self.me.ok_or_else(|| {
+            BotSideError::protocol("the manager has not told the bot its player number yet")
+        })
     }
 
-    fn n(&self) -> anyhow::Result<usize> {
+    fn n(&self) -> Result<usize, BotSideError> {
         self.players
-            .ok_or_else(|| anyhow!("the number of players is not known"))
+            .ok_or_else(|| BotSideError::protocol("the number of players is not known"))
     }
 
     pub(super) fn seats(&self) -> usize {
@@ -105,7 +106,7 @@ impl Table {
     }
 
     /// A fresh round: everyone in and unprotected, nothing played or known.
-    fn begin_round(&mut self, first: Option<Seat>) -> anyhow::Result<()> {
+    fn begin_round(&mut self, first: Option<Seat>) -> Result<(), BotSideError> {
         let n = self.n()?;
         self.rounds += 1;
         self.hand.clear();
@@ -128,24 +129,24 @@ impl Table {
     }
 
     /// A player number of the protocol as a seat.
-    fn seat(&self, word: &str) -> anyhow::Result<Seat> {
+    fn seat(&self, word: &str) -> Result<Seat, BotSideError> {
         let n: u8 = word
             .parse()
-            .map_err(|_| anyhow!("'{word}' is not a player number"))?;
+            .map_err(|_| BotSideError::protocol(format!("'{word}' is not a player number")))?;
         let seat = match self.style {
             Style::Classic => n.checked_sub(1),
             Style::Postman => Some(n),
         };
         match seat {
             Some(s) if self.players.is_none_or(|p| usize::from(s) < p) => Ok(Seat(s)),
-            _ => bail!("there is no player {n}"),
+            _ => Err(BotSideError::protocol(format!("there is no player {n}"))),
         }
     }
 
-    fn view(&mut self, seat: Seat) -> anyhow::Result<&mut SeatView> {
+    fn view(&mut self, seat: Seat) -> Result<&mut SeatView, BotSideError> {
         self.views
             .get_mut(seat.index())
-            .ok_or_else(|| anyhow!("no round has begun"))
+            .ok_or_else(|| BotSideError::protocol("no round has begun"))
     }
 
     fn set_known(&mut self, seat: Seat, card: Option<Card>) {
@@ -161,7 +162,7 @@ impl Table {
     }
 
     /// Reads one manager line.
-    pub(super) fn handle(&mut self, line: &str) -> anyhow::Result<Step> {
+    pub(super) fn handle(&mut self, line: &str) -> Result<Step, BotSideError> {
         let mut step = Step::default();
         let was_my_turn = std::mem::take(&mut self.my_turn);
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -169,22 +170,23 @@ impl Table {
             return Ok(step);
         };
         let args = &words[1..];
-        let card_at = |i: usize| -> anyhow::Result<Card> {
+        let card_at = |i: usize| -> Result<Card, BotSideError> {
             let w = args
                 .get(i)
-                .ok_or_else(|| anyhow!("a card name is missing"))?;
-            w.parse::<Card>().map_err(|_| anyhow!("unknown card '{w}'"))
+                .ok_or_else(|| BotSideError::protocol("a card name is missing"))?;
+            w.parse::<Card>()
+                .map_err(|_| BotSideError::protocol(format!("unknown card '{w}'")))
         };
-        let arg = |i: usize| -> anyhow::Result<&str> {
+        let arg = |i: usize| -> Result<&str, BotSideError> {
             args.get(i)
                 .copied()
-                .ok_or_else(|| anyhow!("a player number is missing"))
+                .ok_or_else(|| BotSideError::protocol("a player number is missing"))
         };
         // Classic: the first line is the bare player number.
         if self.style == Style::Classic && self.me.is_none() {
             let seat = self
                 .seat(keyword)
-                .context("expected the player number first")?;
+                .at(|| "expected the player number first")?;
             self.me = Some(seat);
             self.begin_round(None)?;
             step.new_game = true;
@@ -192,13 +194,15 @@ impl Table {
         }
         match keyword.to_ascii_lowercase().as_str() {
             "ident" => {
-                self.me = Some(Seat(arg(0)?.parse().context("bad ident")?));
+                self.me = Some(Seat(arg(0)?.parse().at(|| "bad ident")?));
                 step.reply = Some(POSTMAN_NAME.to_string());
             }
             "players" => {
-                let n: usize = arg(0)?.parse().context("bad number of players")?;
+                let n: usize = arg(0)?.parse().at(|| "bad number of players")?;
                 if !(2..=MAX_SEATS).contains(&n) {
-                    bail!("love letter needs 2 to {MAX_SEATS} players, not {n}");
+                    return Err(BotSideError::protocol(format!(
+                        "love letter needs 2 to {MAX_SEATS} players, not {n}"
+                    )));
                 }
                 self.players = Some(n);
                 step.new_game = self.me.is_some() && !self.started;
@@ -294,7 +298,7 @@ impl Table {
                 let seat = self.seat(arg(0)?)?;
                 let cards = (1..args.len())
                     .map(card_at)
-                    .collect::<anyhow::Result<Vec<_>>>()?;
+                    .collect::<Result<Vec<_>, BotSideError>>()?;
                 let view = self.view(seat)?;
                 view.in_round = false;
                 view.protected = false;
@@ -329,7 +333,7 @@ impl Table {
         card: Card,
         target: Option<Seat>,
         without_effect: bool,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), BotSideError> {
         self.view(seat)?.played.push(card);
         let me = self.me()?;
         if seat == me {
@@ -366,7 +370,7 @@ impl Table {
     }
 
     /// What the strategy sees now.
-    pub(super) fn observation(&self) -> anyhow::Result<LoveLetterObservation> {
+    pub(super) fn observation(&self) -> Result<LoveLetterObservation, BotSideError> {
         let me = self.me()?;
         let n = self.n()?;
         Ok(LoveLetterObservation {
@@ -414,7 +418,7 @@ impl Table {
     }
 
     /// The legal plays, as the rules engine lists them.
-    pub(super) fn legal(&self) -> anyhow::Result<Vec<Play>> {
+    pub(super) fn legal(&self) -> Result<Vec<Play>, BotSideError> {
         let me = self.me()?;
         let guesses: &[Card] = if self.postman() {
             &Card::ALL
@@ -480,15 +484,21 @@ pub fn run_loveletter(
     opts: &ClientOptions,
     input: impl BufRead,
     mut output: impl Write,
-) -> anyhow::Result<()> {
+) -> Result<(), BotSideError> {
     if style == Style::Classic {
         match opts.players {
             Some(n) if (2..=MAX_SEATS).contains(&n) => {}
-            Some(n) => bail!("love letter needs 2 to {MAX_SEATS} players, not {n}"),
-            None => bail!(
-                "the classic love letter protocol does not announce the number of players: \
+            Some(n) => {
+                return Err(BotSideError::protocol(format!(
+                    "love letter needs 2 to {MAX_SEATS} players, not {n}"
+                )))
+            }
+            None => {
+                return Err(BotSideError::protocol(format!(
+                    "the classic love letter protocol does not announce the number of players: \
                  give it (2 to {MAX_SEATS})"
-            ),
+                )))
+            }
         }
     }
     let mut rng = bot_rng(opts.seed);
@@ -497,7 +507,7 @@ pub fn run_loveletter(
     while let Some((number, line)) = lines.next_line()? {
         let step = table
             .handle(line)
-            .with_context(|| format!("line {number} '{}'", shown(line)))?;
+            .at(|| format!("line {number} '{}'", shown(line)))?;
         if let Some(reply) = &step.reply {
             if !sent(answer(&mut output, reply))? {
                 return Ok(());
@@ -521,7 +531,9 @@ pub fn run_loveletter(
                 );
             }
             if legal.is_empty() {
-                bail!("line {number}: the bot must play but holds no card");
+                return Err(BotSideError::protocol(format!(
+                    "line {number}: the bot must play but holds no card"
+                )));
             }
             let play = strategy.act(&obs, &legal, &mut rng);
             if !sent(answer(&mut output, &table.format(play)))? {
@@ -535,17 +547,10 @@ pub fn run_loveletter(
 /// Whether an answer went out: `false` when the manager has closed the
 /// AI's output (it stopped the AI: out of the round, or the round is over),
 /// an error for any other failure.
-fn sent(result: anyhow::Result<()>) -> anyhow::Result<bool> {
+fn sent(result: Result<(), BotSideError>) -> Result<bool, BotSideError> {
     match result {
         Ok(()) => Ok(true),
-        Err(e)
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) =>
-        {
-            Ok(false)
-        }
+        Err(e) if e.is_broken_pipe() => Ok(false),
         Err(e) => Err(e),
     }
 }

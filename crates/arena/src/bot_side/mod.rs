@@ -14,6 +14,7 @@
 //! | `loveletter`, `loveletter-postman` | [`run_loveletter`] | at end of input (the manager stops the bot) |
 
 mod croupier;
+mod error;
 mod gops;
 mod jujitsu;
 mod loveletter;
@@ -21,9 +22,10 @@ pub mod skullwhist_rest;
 
 use std::io::{BufRead, Write};
 
-use anyhow::Context as _;
+use self::error::At as _;
 
 pub use self::croupier::{run_croupier, CroupierBot, Handled};
+pub use self::error::BotSideError;
 pub use self::gops::run_gops;
 pub use self::jujitsu::jujitsu_bid;
 pub use self::loveletter::{default_rules, run_loveletter, POSTMAN_NAME};
@@ -69,12 +71,12 @@ impl<R: BufRead> Lines<R> {
 
     /// The next line's number (from 1) and text without its line ending, or
     /// `None` at end of input.
-    fn next_line(&mut self) -> anyhow::Result<Option<(usize, &str)>> {
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, BotSideError> {
         self.buf.clear();
         let n = self
             .input
             .read_line(&mut self.buf)
-            .with_context(|| format!("reading line {} from the manager", self.number + 1))?;
+            .at(|| format!("reading line {} from the manager", self.number + 1))?;
         if n == 0 {
             return Ok(None);
         }
@@ -84,10 +86,10 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// Writes one answer line and flushes it, so the manager sees it at once.
-fn answer(output: &mut impl Write, line: &str) -> anyhow::Result<()> {
+fn answer(output: &mut impl Write, line: &str) -> Result<(), BotSideError> {
     writeln!(output, "{line}")
         .and_then(|()| output.flush())
-        .with_context(|| format!("writing '{line}' to the manager"))
+        .at(|| format!("writing '{line}' to the manager"))
 }
 
 /// A line shortened for an error message.

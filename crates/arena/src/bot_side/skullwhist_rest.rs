@@ -19,7 +19,7 @@ use std::io::Read as _;
 use std::thread::sleep;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context as _};
+use super::error::{At as _, BotSideError};
 use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::bot::skullwhist::{
     int_field, parse_cards, parse_reply, parse_status, required_int, GameResult, GameView, Reply,
@@ -133,14 +133,14 @@ impl ServerUrl {
 /// Parses `http://host[:port][/prefix]`; a URL without a scheme is taken as
 /// `http://`. HTTPS is refused with an explanation (this client speaks plain
 /// HTTP only).
-pub fn parse_url(url: &str) -> anyhow::Result<ServerUrl> {
+pub fn parse_url(url: &str) -> Result<ServerUrl, BotSideError> {
     let text = url.trim();
     let rest = match text.split_once("://") {
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
-        Some((scheme, _)) if scheme.eq_ignore_ascii_case("https") => bail!(
+        Some((scheme, _)) if scheme.eq_ignore_ascii_case("https") => return Err(BotSideError::protocol(format!(
             "'{url}': this client speaks plain HTTP only; use an http:// URL (through a local TLS proxy if need be)"
-        ),
-        Some((scheme, _)) => bail!("'{url}': unsupported scheme '{scheme}' (expected http://)"),
+        ))),
+        Some((scheme, _)) => return Err(BotSideError::protocol(format!("'{url}': unsupported scheme '{scheme}' (expected http://)"))),
         None => text,
     };
     let (authority, path) = match rest.find(['/', '?', '#']) {
@@ -148,20 +148,28 @@ pub fn parse_url(url: &str) -> anyhow::Result<ServerUrl> {
         None => (rest, ""),
     };
     if path.contains(['?', '#']) {
-        bail!("'{url}': a server URL has no query or fragment");
+        return Err(BotSideError::protocol(format!(
+            "'{url}': a server URL has no query or fragment"
+        )));
     }
     if authority.contains('@') {
-        bail!("'{url}': user names and passwords in the URL are not supported");
+        return Err(BotSideError::protocol(format!(
+            "'{url}': user names and passwords in the URL are not supported"
+        )));
     }
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, after) = v6
-            .split_once(']')
-            .ok_or_else(|| anyhow!("'{url}': unclosed '[' in the address"))?;
+        let (host, after) = v6.split_once(']').ok_or_else(|| {
+            BotSideError::protocol(format!("'{url}': unclosed '[' in the address"))
+        })?;
         match after {
             "" => (host, None),
             p => match p.strip_prefix(':') {
                 Some(p) => (host, Some(p)),
-                None => bail!("'{url}': unexpected '{p}' after the address"),
+                None => {
+                    return Err(BotSideError::protocol(format!(
+                        "'{url}': unexpected '{p}' after the address"
+                    )))
+                }
             },
         }
     } else {
@@ -171,7 +179,7 @@ pub fn parse_url(url: &str) -> anyhow::Result<ServerUrl> {
         }
     };
     if host.is_empty() {
-        bail!("'{url}': no host");
+        return Err(BotSideError::protocol(format!("'{url}': no host")));
     }
     let port = match port {
         None => 80,
@@ -179,7 +187,7 @@ pub fn parse_url(url: &str) -> anyhow::Result<ServerUrl> {
             .parse::<u16>()
             .ok()
             .filter(|p| *p != 0)
-            .ok_or_else(|| anyhow!("'{url}': '{p}' is not a port"))?,
+            .ok_or_else(|| BotSideError::protocol(format!("'{url}': '{p}' is not a port")))?,
     };
     Ok(ServerUrl {
         host: host.to_string(),
@@ -200,7 +208,7 @@ pub struct Api {
 
 impl Api {
     /// A client of the API at `url`; `reply_timeout` bounds each call.
-    pub fn new(url: ServerUrl, reply_timeout: Duration) -> anyhow::Result<Api> {
+    pub fn new(url: ServerUrl, reply_timeout: Duration) -> Result<Api, BotSideError> {
         let http = reqwest::blocking::Client::builder()
             .user_agent("croupier-bot")
             .connect_timeout(CONNECT_TIMEOUT)
@@ -209,13 +217,13 @@ impl Api {
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build()
-            .context("cannot set up the HTTP client")?;
+            .at(|| "cannot set up the HTTP client")?;
         Ok(Api { http, url })
     }
 
     /// POSTs `body` to `method`; the reply's status and body (at most
     /// [`MAX_BODY`] bytes).
-    fn post(&self, method: &str, body: &Value) -> anyhow::Result<(u16, Vec<u8>)> {
+    fn post(&self, method: &str, body: &Value) -> Result<(u16, Vec<u8>), BotSideError> {
         let path = self.url.method_path(method);
         let what = || format!("POST {path} to {}", self.url.host_header());
         let reply = self
@@ -226,45 +234,60 @@ impl Api {
             .send()
             .map_err(|e| {
                 if e.is_connect() {
-                    anyhow!("cannot connect to {}: {e}", self.url.host_header())
+                    BotSideError::Unreachable(format!(
+                        "cannot connect to {}: {e}",
+                        self.url.host_header()
+                    ))
                 } else {
-                    anyhow!(e)
+                    BotSideError::from(e)
                 }
             })
-            .with_context(what)?;
+            .at(what)?;
         let status = reply.status().as_u16();
         if reply.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-            bail!("{}: the reply is larger than {MAX_BODY} bytes", what());
+            return Err(BotSideError::protocol(format!(
+                "{}: the reply is larger than {MAX_BODY} bytes",
+                what()
+            )));
         }
         let mut bytes = Vec::new();
         reply
             .take(MAX_BODY as u64 + 1)
             .read_to_end(&mut bytes)
-            .with_context(what)?;
+            .at(what)?;
         if bytes.len() > MAX_BODY {
-            bail!("{}: the reply is larger than {MAX_BODY} bytes", what());
+            return Err(BotSideError::protocol(format!(
+                "{}: the reply is larger than {MAX_BODY} bytes",
+                what()
+            )));
         }
         Ok((status, bytes))
     }
 
     /// Calls `method` and reads its reply.
-    pub fn call(&self, method: &str, body: &Value) -> anyhow::Result<Reply> {
+    pub fn call(&self, method: &str, body: &Value) -> Result<Reply, BotSideError> {
         let (status, bytes) = self.post(method, body)?;
         Ok(parse_reply(method, status, &bytes)?)
     }
 
     /// Calls until the server stops answering `retry` (only `new-game`
     /// should) and turns a failure into an error.
-    fn call_ok(&self, method: &str, body: &Value) -> anyhow::Result<Map<String, Value>> {
+    fn call_ok(&self, method: &str, body: &Value) -> Result<Map<String, Value>, BotSideError> {
         let mut retries = 0;
         loop {
             match self.call(method, body)? {
                 Reply::Success(fields) => return Ok(fields),
-                Reply::Failure(reason) => bail!("the server refused {method}: {reason}"),
+                Reply::Failure(reason) => {
+                    return Err(BotSideError::protocol(format!(
+                        "the server refused {method}: {reason}"
+                    )))
+                }
                 Reply::Retry(reason) => {
                     retries += 1;
                     if retries > 100 {
-                        bail!("the server keeps answering retry to {method}: {reason}");
+                        return Err(BotSideError::protocol(format!(
+                            "the server keeps answering retry to {method}: {reason}"
+                        )));
                     }
                     sleep(Duration::from_millis(100));
                 }
@@ -272,7 +295,7 @@ impl Api {
         }
     }
 
-    fn status(&self, session: &str) -> anyhow::Result<Status> {
+    fn status(&self, session: &str) -> Result<Status, BotSideError> {
         Ok(parse_status(
             &self.call_ok("status", &json!({ "session": session }))?,
         )?)
@@ -296,7 +319,7 @@ pub fn play_rest(
     mut strategy: Box<dyn Strategy<SkullWhist>>,
     opts: &RestOptions,
     mut log: impl FnMut(&str),
-) -> anyhow::Result<RestSummary> {
+) -> Result<RestSummary, BotSideError> {
     let api = Api::new(parse_url(&opts.url)?, REPLY_TIMEOUT)?;
     let credentials = json!({ "name": opts.name, "password": opts.password });
 
@@ -317,16 +340,23 @@ pub fn play_rest(
     let fields = match api.call("login", &credentials)? {
         Reply::Success(fields) => fields,
         Reply::Failure(reason) | Reply::Retry(reason) => match refused {
-            Some(why) => bail!(
-                "cannot log in as '{}': {reason} (registering it failed too: {why})",
-                opts.name
-            ),
-            None => bail!("cannot log in as '{}': {reason}", opts.name),
+            Some(why) => {
+                return Err(BotSideError::protocol(format!(
+                    "cannot log in as '{}': {reason} (registering it failed too: {why})",
+                    opts.name
+                )))
+            }
+            None => {
+                return Err(BotSideError::protocol(format!(
+                    "cannot log in as '{}': {reason}",
+                    opts.name
+                )))
+            }
         },
     };
     let session = match fields.get("session") {
         Some(Value::String(s)) => s.clone(),
-        _ => bail!("the login reply has no session"),
+        _ => return Err(BotSideError::protocol("the login reply has no session")),
     };
     let me = required_int(&fields, "id")?;
     log(&format!("logged in as '{}' (bot {me})", opts.name));
@@ -340,7 +370,11 @@ pub fn play_rest(
             match api.call("new-game", &session_body)? {
                 Reply::Success(fields) => break fields,
                 Reply::Retry(_) => {}
-                Reply::Failure(reason) => bail!("the server refused new-game: {reason}"),
+                Reply::Failure(reason) => {
+                    return Err(BotSideError::protocol(format!(
+                        "the server refused new-game: {reason}"
+                    )))
+                }
             }
         };
         let game = required_int(&fields, "game")?;
@@ -353,10 +387,14 @@ pub fn play_rest(
         let (obs, legal) = view.bid_turn();
         let bid = match strategy.act(&obs, &legal, &mut rng) {
             SkullWhistAction::Bid(n) if (1..=TRICKS).contains(&n) => n,
-            other => bail!("the strategy answered '{other}' when asked for a bid"),
+            other => {
+                return Err(BotSideError::protocol(format!(
+                    "the strategy answered '{other}' when asked for a bid"
+                )))
+            }
         };
         api.call_ok("bid", &json!({ "session": session, "bid": bid }))
-            .with_context(|| format!("game {game}"))?;
+            .at(|| format!("game {game}"))?;
         view.record_bid(bid);
 
         // Play until status shows that the game is over.
@@ -366,7 +404,7 @@ pub fn play_rest(
                 break;
             }
             view.update(&status)
-                .with_context(|| format!("game {game}: the server's status disagrees"))?;
+                .at(|| format!("game {game}: the server's status disagrees"))?;
             if !status.your_turn {
                 sleep(POLL_INTERVAL);
                 continue;
@@ -376,16 +414,18 @@ pub fn play_rest(
             let action = strategy.act(&obs, &legal, &mut rng);
             let card = match action {
                 SkullWhistAction::Play(c) if legal.contains(&action) => c,
-                other => bail!(
+                other => {
+                    return Err(BotSideError::protocol(format!(
                     "game {game}: the strategy answered '{other}', which is not legal in round {}",
                     obs.trick
-                ),
+                )))
+                }
             };
             api.call_ok(
                 "play",
                 &json!({ "session": session, "card": card.to_string() }),
             )
-            .with_context(|| format!("game {game}, round {}", obs.trick))?;
+            .at(|| format!("game {game}, round {}", obs.trick))?;
             view.record_play(card)?;
         }
         summary.games += 1;
@@ -536,7 +576,7 @@ mod tests {
         let (url, server) = canned_server(vec![vec![]]);
         let api = Api::new(url, REPLY_TIMEOUT).unwrap();
         let e = api.call("status", &json!({})).unwrap_err();
-        assert!(format!("{e:#}").contains("POST /api/status/"), "{e:#}");
+        assert!(e.report().contains("POST /api/status/"), "{}", e.report());
         server.join().unwrap();
     }
 
@@ -590,7 +630,7 @@ mod tests {
             .unwrap()
             .call("login", &json!({}))
             .unwrap_err();
-        assert!(format!("{e:#}").contains("cannot connect"), "{e:#}");
+        assert!(e.report().contains("cannot connect"), "{}", e.report());
     }
 
     #[test]
@@ -621,7 +661,7 @@ mod tests {
             .unwrap()
             .call("status", &json!({}))
             .unwrap_err();
-        assert!(format!("{e:#}").contains("larger than"), "{e:#}");
+        assert!(e.report().contains("larger than"), "{}", e.report());
         server.join().unwrap();
     }
 

@@ -3,19 +3,21 @@
 //! simultaneous decisions are asked for at once, and every fault gets its
 //! game's ruling without stalling the match.
 //!
-//! Two ways to run the decisions: by rounds ([`run`]: every seat due is
-//! asked, the answers are applied together in seat order, so a record does
-//! not depend on who answered first; [`play_live`]), or on arrival
-//! ([`play_on_arrival`]: each answer is applied the moment it comes, bots
-//! may speak out of turn and may leave at any time; the 2014 REST API's
-//! games).
+//! One decision loop (`decisions.rs`) runs every live match, in one of two
+//! modes: by rounds ([`play_live`]: every seat due is asked, the answers are
+//! applied together in seat order, so a record does not depend on who
+//! answered first), or on arrival ([`play_on_arrival`]: each answer is
+//! applied the moment it comes, bots may speak out of turn and may leave at
+//! any time; the 2014 REST API's games).
 
-mod arrival;
+mod decisions;
+
+use decisions::Mode;
 
 use std::time::Duration;
 
 use croupier_bots::{bot_rng, BotRng, Strategy};
-use croupier_dialects::{Dialect, DialectKind, Flow, Reply};
+use croupier_dialects::{Dialect, DialectKind, Flow};
 use croupier_rules::{
     game_rng, Event as _, Fault, Game, GameRng, Record, RuleError, Seat, SeatInfo, StepKind,
 };
@@ -196,7 +198,7 @@ pub async fn play_live<G: Game>(
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
 ) -> Result<Record, MatchError> {
-    play(variant, seed, seats, config, false).await
+    play(variant, seed, seats, config, Mode::Rounds).await
 }
 
 /// Plays one game like [`play_live`], but applies each answer as it
@@ -216,7 +218,7 @@ pub async fn play_on_arrival<G: Game>(
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
 ) -> Result<Record, MatchError> {
-    play(variant, seed, seats, config, true).await
+    play(variant, seed, seats, config, Mode::OnArrival).await
 }
 
 async fn play<G: Game>(
@@ -224,7 +226,7 @@ async fn play<G: Game>(
     seed: u64,
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
-    on_arrival: bool,
+    mode: Mode,
 ) -> Result<Record, MatchError> {
     let mut game = G::new(variant, seats.len(), seed)?;
     let mut record = Record::begin::<G>(
@@ -254,35 +256,20 @@ async fn play<G: Game>(
     let mut clocks = Clocks {
         left: vec![config.budget; n],
     };
-    let result = if on_arrival {
-        arrival::run(
-            &mut game,
-            seats,
-            config,
-            &tag,
-            &mut clocks,
-            &mut rngs,
-            &mut arena_rng,
-            &mut record,
-            &mut seen,
-            &mut reaper,
-        )
-        .await
-    } else {
-        run(
-            &mut game,
-            seats,
-            config,
-            &tag,
-            &mut clocks,
-            &mut rngs,
-            &mut arena_rng,
-            &mut record,
-            &mut seen,
-            &mut reaper,
-        )
-        .await
-    };
+    let result = decisions::run(
+        mode,
+        &mut game,
+        seats,
+        config,
+        &tag,
+        &mut clocks,
+        &mut rngs,
+        &mut arena_rng,
+        &mut record,
+        &mut seen,
+        &mut reaper,
+    )
+    .await;
     // Goodbye and stop, whatever happened.
     let remaining = clocks.ms();
     let grace = config
@@ -311,110 +298,6 @@ async fn play<G: Game>(
     result?;
     finish(&game, &mut record)?;
     Ok(record)
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn run<G: Game>(
-    game: &mut G,
-    seats: &mut [LiveSeat<G>],
-    config: &LiveConfig,
-    tag: &str,
-    clocks: &mut Clocks,
-    rngs: &mut [BotRng],
-    arena_rng: &mut GameRng,
-    record: &mut Record,
-    seen: &mut [usize],
-    reaper: &mut JoinSet<()>,
-) -> Result<(), MatchError> {
-    loop {
-        deliver(game, seats, seen, config, tag, reaper).await;
-        crate::watch::publish(game); // wf (issue 16): spectators' public events
-        let to_act = game.to_act();
-        if to_act.is_empty() {
-            return Ok(());
-        }
-        let legal: Vec<Vec<G::Action>> = (0..seats.len())
-            .map(|i| game.legal_vec(Seat(i as u8)))
-            .collect();
-        let mut answers: Vec<(usize, Decision<G::Action>, f64)> = Vec::new();
-        // Built-in strategies answer at once, with their own generators.
-        for (i, s) in seats.iter_mut().enumerate() {
-            if let Driver::Builtin(strategy) = &mut s.driver {
-                let seat = Seat(i as u8);
-                if to_act.contains(seat) && !legal[i].is_empty() {
-                    let obs = game.observation(seat);
-                    // wd (issue 14): think on the blocking pool, not on an async worker.
-                    let (a, took) =
-                        crate::think::act_blocking(strategy, obs, legal[i].clone(), &mut rngs[i])
-                            .await;
-                    clocks.charge(i, took);
-                    answers.push((i, Decision::Action(a), took.as_secs_f64() * 1000.0));
-                }
-            }
-        }
-        // Remote bots are asked together and answer concurrently; one whose
-        // thinking time is spent is not asked at all.
-        let g: &G = game;
-        let remaining = clocks.ms();
-        let limits: Vec<Duration> = (0..seats.len())
-            .map(|i| clocks.limit(i, config.move_time))
-            .collect();
-        let spent: Vec<bool> = (0..seats.len()).map(|i| clocks.spent(i)).collect();
-        let asks = seats
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, s)| match &mut s.driver {
-                Driver::Program(p) if to_act.contains(Seat(i as u8)) => {
-                    let legal = &legal[i];
-                    let (limit, spent) = (limits[i], spent[i]);
-                    let remaining = &remaining;
-                    Some(async move {
-                        if spent {
-                            let f = fault("budget", "the bot's thinking time is spent");
-                            return (i, Decision::Fault(f), Duration::ZERO, true);
-                        }
-                        p.dialect.clocks(remaining);
-                        let t = Instant::now();
-                        let d = decide(g, Seat(i as u8), p, legal, limit).await;
-                        (i, d, t.elapsed(), false)
-                    })
-                }
-                _ => None,
-            });
-        for (i, mut d, used, skipped) in futures::future::join_all(asks).await {
-            if !skipped {
-                clocks.charge(i, used);
-                // A timeout that used up the budget is a spent budget.
-                if clocks.spent(i) {
-                    if let Decision::Fault(f) = &mut d {
-                        if f.kind == "timeout" {
-                            *f = fault("budget", "the bot's thinking time ran out");
-                        }
-                    }
-                }
-            }
-            answers.push((i, d, used.as_secs_f64() * 1000.0));
-        }
-        // A bot that can no longer be asked is stopped now, not at the end.
-        for s in seats.iter_mut() {
-            if let Driver::Program(p) = &mut s.driver {
-                if p.broken.is_some() {
-                    if let Some(conn) = p.process.take() {
-                        reaper.spawn(conn.close());
-                    }
-                }
-            }
-        }
-        answers.sort_by_key(|(i, _, _)| *i);
-        for (i, decision, ms) in answers {
-            // An earlier answer of this decision may have ended the game (a
-            // forfeit during sealed bids): the rest are moot.
-            if game.is_over() {
-                break;
-            }
-            settle(game, seats, i, decision, &legal[i], ms, arena_rng, record)?;
-        }
-    }
 }
 
 /// Applies seat `i`'s decision: its action, or the game's ruling on its
@@ -455,60 +338,6 @@ fn tell_fault<G: Game>(game: &G, seats: &mut [LiveSeat<G>], faulty: Seat) {
             p.dialect.fault_ruled(game, Seat(j as u8), faulty);
         }
     }
-}
-
-/// Asks a remote bot for its decision, within `limit`.
-async fn decide<G: Game>(
-    game: &G,
-    seat: Seat,
-    p: &mut ProgramSeat<G>,
-    legal: &[G::Action],
-    limit: Duration,
-) -> Decision<G::Action> {
-    if let Some(f) = &p.broken {
-        return Decision::Fault(f.clone());
-    }
-    let Some(conn) = p.process.as_mut() else {
-        return Decision::Fault(fault("crash", "the bot is not running"));
-    };
-    let deadline = Instant::now() + limit;
-    let mut lines = Vec::new();
-    p.dialect
-        .prompt(game, seat, legal, limit.as_millis() as u64, &mut lines);
-    // The last line the dialect skipped, to explain a timeout.
-    let mut skipped: Option<String> = None;
-    let outcome: Result<(), TransportError> = match conn.send(&lines, deadline).await {
-        Err(e) => Err(e),
-        Ok(()) => loop {
-            match conn.recv(deadline).await {
-                Err(e) => break Err(e),
-                Ok(line) => match p.dialect.decode(game, seat, &line) {
-                    Ok(Reply::Action(a)) => return Decision::Action(a),
-                    Ok(Reply::Ignore) => {
-                        skipped = Some(line);
-                        continue;
-                    }
-                    Ok(Reply::Forfeit) => {
-                        return Decision::Fault(fault("forfeit", "the bot forfeited"))
-                    }
-                    Err(e) => {
-                        let mut refusal = Vec::new();
-                        if !p.dialect.refuse(game, seat, &e, &mut refusal) {
-                            return Decision::Fault(rejected(e, &line));
-                        }
-                        // Refused: the bot may try again, by the same deadline.
-                        if let Err(e) = conn.send(&refusal, deadline).await {
-                            break Err(e);
-                        }
-                    }
-                },
-            }
-        },
-    };
-    let Err(e) = outcome else {
-        return Decision::Fault(fault("crash", "no answer"));
-    };
-    Decision::Fault(transport_fault(p, e, skipped))
 }
 
 /// The fault of an answer the rules reject.

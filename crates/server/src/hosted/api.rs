@@ -133,7 +133,7 @@ async fn upload(
     let hosted = hosted(&state)?;
     let store = state.hub.store();
     plain_name(&q.file).map_err(|e| bad(e.to_string()))?;
-    let runtime = Runtime::parse(&q.runtime).map_err(bad)?;
+    let runtime = Runtime::parse(&q.runtime).map_err(|e| bad(e.to_string()))?;
     let dialect: DialectKind = q.dialect.parse().map_err(|e| bad(format!("{e}")))?;
     if !DIALECTS.contains(&dialect) {
         return Err(bad(format!(

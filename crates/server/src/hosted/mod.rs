@@ -23,10 +23,10 @@ use croupier_arena::transport::Link;
 use croupier_dialects::DialectKind;
 use croupier_rules::GameKind;
 use croupier_store::hosted::BotVersion;
-use croupier_store::{BotId, BotInfo, BotKind, GameId, Store};
+use croupier_store::{BotId, BotInfo, BotKind, GameId, Store, StoreError};
 
-use files::Files;
-use run::{HostedConnector, Runtime, Tail};
+use files::{FileError, Files};
+use run::{HostedConnector, Runtime, RuntimeError, Tail};
 
 /// Settings of hosted bots.
 #[derive(Clone, Debug)]
@@ -48,20 +48,14 @@ pub const DIALECTS: [DialectKind; 4] = [
 ];
 
 /// Why a hosted bot cannot be seated now.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {
     /// It is in another game: try again when that one is over.
+    #[error("{0}")]
     Busy(String),
     /// Its version cannot be started.
+    #[error("{0}")]
     Broken(String),
-}
-
-impl std::fmt::Display for LinkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LinkError::Busy(s) | LinkError::Broken(s) => f.write_str(s),
-        }
-    }
 }
 
 /// A version in a ladder match, and its stderr so far.
@@ -90,12 +84,36 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Why hosted bots cannot be loaded, or a version cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum HostedError {
+    /// The bot-files folder cannot be opened.
+    #[error("bot files folder {dir}: {cause}")]
+    Folder {
+        /// The folder.
+        dir: String,
+        /// Why.
+        cause: FileError,
+    },
+    /// A version's files cannot be unpacked again.
+    #[error("the version's files: {0}")]
+    Files(FileError),
+    /// A version's runtime cannot run here.
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 impl Hosted {
     /// Opens the bot-files folder and loads the active versions (unpacking
     /// again any whose folder is missing).
-    pub async fn new(store: Arc<dyn Store>, config: HostedConfig) -> Result<Hosted, String> {
-        let files = Files::open(&config.dir)
-            .map_err(|e| format!("bot files folder {}: {e}", config.dir.display()))?;
+    pub async fn new(store: Arc<dyn Store>, config: HostedConfig) -> Result<Hosted, HostedError> {
+        let files = Files::open(&config.dir).map_err(|cause| HostedError::Folder {
+            dir: config.dir.display().to_string(),
+            cause,
+        })?;
         let hosted = Hosted {
             store,
             files,
@@ -103,18 +121,9 @@ impl Hosted {
             active: Mutex::default(),
             playing: Mutex::default(),
         };
-        let bots = hosted
-            .store
-            .remote_bots()
-            .await
-            .map_err(|e| e.to_string())?;
+        let bots = hosted.store.remote_bots().await?;
         for b in bots.iter().filter(|b| b.kind == BotKind::Hosted) {
-            let Some(v) = hosted
-                .store
-                .active_version(b.id)
-                .await
-                .map_err(|e| e.to_string())?
-            else {
+            let Some(v) = hosted.store.active_version(b.id).await? else {
                 continue;
             };
             match hosted.command(&v) {
@@ -133,12 +142,12 @@ impl Hosted {
     }
 
     /// The command of version `v`, its files unpacked.
-    fn command(&self, v: &BotVersion) -> Result<Vec<String>, String> {
+    fn command(&self, v: &BotVersion) -> Result<Vec<String>, HostedError> {
         let dir = self
             .files
             .restore(&v.file_hash, &v.file_name)
-            .map_err(|e| e.to_string())?;
-        Runtime::parse(&v.runtime)?.command(&dir, &v.entry)
+            .map_err(HostedError::Files)?;
+        Ok(Runtime::parse(&v.runtime)?.command(&dir, &v.entry)?)
     }
 
     /// Whether the ladder can seat bot `id`: it has an active version
@@ -172,7 +181,7 @@ impl Hosted {
 
     /// Checks that version `v` can be started here (its files unpack, its
     /// runtime is installed).
-    pub fn check_version(&self, v: &BotVersion) -> Result<(), String> {
+    pub fn check_version(&self, v: &BotVersion) -> Result<(), HostedError> {
         self.command(v).map(|_| ())
     }
 
@@ -185,7 +194,9 @@ impl Hosted {
         name: &str,
         v: &BotVersion,
     ) -> Result<(Link, DialectKind), LinkError> {
-        let argv = self.command(v).map_err(LinkError::Broken)?;
+        let argv = self
+            .command(v)
+            .map_err(|e| LinkError::Broken(e.to_string()))?;
         self.hold(bot, name, v, argv)
     }
 

@@ -54,23 +54,17 @@ impl Runtime {
     }
 
     /// Reads a name.
-    pub fn parse(s: &str) -> Result<Runtime, String> {
+    pub fn parse(s: &str) -> Result<Runtime, RuntimeError> {
         Runtime::ALL
             .into_iter()
             .find(|r| r.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown runtime {:?}: use one of {}",
-                    s.chars().take(40).collect::<String>(),
-                    Runtime::ALL.map(Runtime::name).join(", ")
-                )
-            })
+            .ok_or_else(|| RuntimeError::Unknown(s.chars().take(40).collect()))
     }
 
     /// The command that runs `entry` (inside `dir`) with its working folder
     /// `dir`. The interpreter is the server's own, under `/usr`, which the
     /// sandbox shows read-only; `env -C` is there too.
-    pub fn command(self, dir: &Path, entry: &str) -> Result<Vec<String>, String> {
+    pub fn command(self, dir: &Path, entry: &str) -> Result<Vec<String>, RuntimeError> {
         let file = dir.join(entry);
         let path = |p: &Path| p.to_string_lossy().into_owned();
         // Only the system's own programs: the sandbox shows `/usr` and `/bin`,
@@ -81,7 +75,7 @@ impl Runtime {
                 .map(|d| Path::new(d).join(name))
                 .find(|p| p.is_file())
                 .map(|p| path(&p))
-                .ok_or_else(|| format!("the runtime {name} is not installed on this server"))
+                .ok_or_else(|| RuntimeError::Missing(name.to_string()))
         };
         let mut argv = vec![tool("env")?, "-C".to_string(), path(dir)];
         match self {
@@ -94,6 +88,17 @@ impl Runtime {
         argv.push(path(&file));
         Ok(argv)
     }
+}
+
+/// A runtime this server cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// A name that is no runtime.
+    #[error("unknown runtime {0:?}: use one of {list}", list = Runtime::ALL.map(Runtime::name).join(", "))]
+    Unknown(String),
+    /// A runtime whose program is not installed.
+    #[error("the runtime {0} is not installed on this server")]
+    Missing(String),
 }
 
 /// The newest bytes a bot wrote to stderr over a match.

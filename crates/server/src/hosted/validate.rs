@@ -29,7 +29,7 @@ impl Hosted {
     /// Plays version `v`'s validation match and records the verdict.
     pub(crate) async fn validate(self: Arc<Self>, bot: BotInfo, v: BotVersion) {
         let (verdict, stderr, argv) = match self.command(&v) {
-            Err(e) => (Err(e), String::new(), Vec::new()),
+            Err(e) => (Err(e.to_string()), String::new(), Vec::new()),
             Ok(argv) => {
                 let (verdict, stderr) = self.validation_match(&bot, &v, argv.clone()).await;
                 (verdict, stderr, argv)
@@ -103,7 +103,7 @@ async fn one<G: Builtins>(
         remote_seat::<G>(SeatInfo::named(bot.name.clone()), link, dialect),
         LiveSeat::builtin(SeatInfo::named(format!("house-{OPPONENT}")), house),
     ];
-    let seed = crate::visibility::fresh_seed()?;
+    let seed = crate::visibility::fresh_seed().map_err(|e| e.to_string())?;
     let record = play_live::<G>(&variant, seed, &mut seats, live)
         .await
         .map_err(|e| format!("the validation match could not be played: {e}"))?;

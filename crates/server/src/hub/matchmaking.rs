@@ -119,7 +119,7 @@ impl Hub {
 
     /// Deals a new game between two bots (seats in random order).
     async fn deal(&self, a: BotId, b: BotId) -> Result<GameId, Refusal> {
-        let seed = crate::visibility::fresh_seed().map_err(Refusal)?;
+        let seed = crate::visibility::fresh_seed().map_err(|e| Refusal(e.to_string()))?;
         let bots = if rand::rng().random::<bool>() {
             [a, b]
         } else {

@@ -34,7 +34,7 @@ use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{GameKind, Record, SeatInfo};
+use croupier_rules::{GameKind, Record, SeatInfo, SetupError};
 use croupier_store::{BotId, BotInfo, BotKind, GameEnd, GameId, Store};
 use serde::Serialize;
 use tokio::sync::{mpsc, watch};
@@ -262,10 +262,7 @@ pub fn person_bot_name(game: GameKind) -> String {
 
 /// The seats a game takes.
 pub fn seat_range(game: GameKind) -> std::ops::RangeInclusive<usize> {
-    match game {
-        GameKind::LoveLetter => 2..=4,
-        _ => 2..=2,
-    }
+    game.seats()
 }
 
 /// The house strategies a person may play in `game`.
@@ -401,7 +398,8 @@ impl People {
                 r.end() - 1
             )));
         }
-        check_variant(req.game, req.variant.as_deref()).map_err(StartError::Bad)?;
+        check_variant(req.game, req.variant.as_deref())
+            .map_err(|e| StartError::Bad(e.to_string()))?;
         for o in &req.opponents {
             match o {
                 Opponent::House(s) if !house_strategies(req.game).contains(&s.as_str()) => {
@@ -528,7 +526,7 @@ impl People {
         table: &Arc<Table>,
         seed: u64,
         answers: mpsc::Receiver<String>,
-    ) -> Result<Record, String> {
+    ) -> Result<Record, PlayError> {
         match req.game {
             GameKind::Goofspiel => self.play_game::<Goofspiel>(req, table, seed, answers).await,
             GameKind::LoveLetter => {
@@ -548,8 +546,8 @@ impl People {
         table: &Arc<Table>,
         seed: u64,
         answers: mpsc::Receiver<String>,
-    ) -> Result<Record, String> {
-        let variant = parse_variant::<G>(req.variant.as_deref()).map_err(|e| e.to_string())?;
+    ) -> Result<Record, PlayError> {
+        let variant = parse_variant::<G>(req.variant.as_deref())?;
         let mut seats: Vec<LiveSeat<G>> = Vec::with_capacity(table.seats.len());
         let mut others = req.opponents.iter();
         let connector = Arc::new(conn::PersonConnector::<G>::new(Arc::clone(table), answers));
@@ -565,9 +563,7 @@ impl People {
             }
             let Some(o) = others.next() else { break };
             seats.push(match o {
-                Opponent::House(s) => {
-                    LiveSeat::builtin(info, G::builtin(s).map_err(|e| e.to_string())?)
-                }
+                Opponent::House(s) => LiveSeat::builtin(info, G::builtin(s)?),
                 Opponent::Bot(b) => {
                     let (link, dialect) = self.link(b)?;
                     remote_seat::<G>(info, link, dialect)
@@ -579,12 +575,14 @@ impl People {
             budget: None,
             ..LiveConfig::default()
         };
-        play_live::<G>(&variant, seed, &mut seats, &config)
-            .await
-            .map_err(|e| e.to_string())
+        Ok(play_live::<G>(&variant, seed, &mut seats, &config).await?)
     }
 
-    fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), String> {
+    fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), PlayError> {
+        self.reach(b).map_err(PlayError::Seat)
+    }
+
+    fn reach(&self, b: &BotInfo) -> Result<(Link, DialectKind), String> {
         let dialect: DialectKind = b
             .dialect
             .as_deref()
@@ -609,7 +607,9 @@ impl People {
                 Some(h) => h.link(b),
                 None => Err(format!("bot {}: hosted bots are off", b.name)),
             },
-            _ => Err(format!("bot {} cannot be played from the website", b.name)),
+            (BotKind::Push, None) | (BotKind::Rest | BotKind::House, _) => {
+                Err(format!("bot {} cannot be played from the website", b.name))
+            }
         }
     }
 
@@ -617,7 +617,7 @@ impl People {
         self: &Arc<Self>,
         table: &Arc<Table>,
         ids: &[BotId],
-        played: Result<Record, String>,
+        played: Result<Record, PlayError>,
     ) {
         let now = croupier_arena::runner::now_rfc3339();
         let stored = match &played {
@@ -630,7 +630,7 @@ impl People {
                     .map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
             },
-            Err(e) => Err(e.clone()),
+            Err(e) => Err(e.to_string()),
         };
         match stored {
             Ok(scores) => {
@@ -657,10 +657,27 @@ impl People {
     }
 }
 
+/// Why a person's game could not be played to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// The variant does not read.
+    #[error(transparent)]
+    Variant(#[from] SetupError),
+    /// A house strategy that does not exist.
+    #[error(transparent)]
+    House(#[from] croupier_bots::UnknownBot),
+    /// A bot that cannot be seated.
+    #[error("{0}")]
+    Seat(String),
+    /// The runner could not play the game.
+    #[error(transparent)]
+    Match(#[from] croupier_arena::runner::MatchError),
+}
+
 /// Checks a variant text for `game`.
-pub fn check_variant(game: GameKind, variant: Option<&str>) -> Result<(), String> {
-    fn check<G: Builtins>(v: Option<&str>) -> Result<(), String> {
-        parse_variant::<G>(v).map(|_| ()).map_err(|e| e.to_string())
+pub fn check_variant(game: GameKind, variant: Option<&str>) -> Result<(), SetupError> {
+    fn check<G: Builtins>(v: Option<&str>) -> Result<(), SetupError> {
+        parse_variant::<G>(v).map(|_| ())
     }
     match game {
         GameKind::Goofspiel => check::<Goofspiel>(variant),

@@ -128,23 +128,66 @@ pub fn house_name(game: GameKind, strategy: &str) -> String {
     }
 }
 
+/// Ladder settings that cannot run, or a house bot that cannot be
+/// registered.
+#[derive(Debug, thiserror::Error)]
+pub enum LadderError {
+    /// A move time of zero.
+    #[error("ladder {0}: the move time must be positive")]
+    MoveTime(GameKind),
+    /// Tables the game cannot seat.
+    #[error("ladder {game}: tables of {seats} seats are not possible")]
+    Seats {
+        /// The game.
+        game: GameKind,
+        /// The seats asked for.
+        seats: usize,
+    },
+    /// A variant the game does not have.
+    #[error("ladder {game}: {cause}")]
+    Variant {
+        /// The game.
+        game: GameKind,
+        /// Why the variant does not read.
+        cause: croupier_rules::SetupError,
+    },
+    /// A house strategy the game does not have.
+    #[error("ladder {game}: {cause}")]
+    House {
+        /// The game.
+        game: GameKind,
+        /// Why the strategy cannot be made.
+        cause: croupier_bots::UnknownBot,
+    },
+    /// A house bot could not be registered.
+    #[error("house bot {name}: {cause}")]
+    Store {
+        /// The house bot's name.
+        name: String,
+        /// The store's failure.
+        cause: croupier_store::StoreError,
+    },
+}
+
 /// Checks a game's ladder settings.
-pub fn check_game(g: &GameLadder) -> Result<(), String> {
-    fn check<G: Builtins>(g: &GameLadder) -> Result<(), String> {
-        parse_variant::<G>(g.variant.as_deref()).map_err(|e| format!("ladder {}: {e}", g.game))?;
+pub fn check_game(g: &GameLadder) -> Result<(), LadderError> {
+    fn check<G: Builtins>(g: &GameLadder) -> Result<(), LadderError> {
+        let game = g.game;
+        parse_variant::<G>(g.variant.as_deref())
+            .map_err(|cause| LadderError::Variant { game, cause })?;
         for s in &g.house {
-            G::builtin(s).map_err(|e| format!("ladder {}: {e}", g.game))?;
+            G::builtin(s).map_err(|cause| LadderError::House { game, cause })?;
         }
         Ok(())
     }
     if g.move_time.is_zero() {
-        return Err(format!("ladder {}: the move time must be positive", g.game));
+        return Err(LadderError::MoveTime(g.game));
     }
     if !g.game.seats().contains(&g.max_seats) {
-        return Err(format!(
-            "ladder {}: tables of {} seats are not possible",
-            g.game, g.max_seats
-        ));
+        return Err(LadderError::Seats {
+            game: g.game,
+            seats: g.max_seats,
+        });
     }
     match g.game {
         GameKind::Goofspiel => check::<Goofspiel>(g),

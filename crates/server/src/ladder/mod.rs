@@ -34,7 +34,7 @@ use croupier_store::{BotId, BotInfo, BotKind, GameEnd, Store};
 use rand::seq::SliceRandom;
 use tokio::time::Instant;
 
-pub use config::{check_game, house_name, GameLadder, LadderConfig};
+pub use config::{check_game, house_name, GameLadder, LadderConfig, LadderError};
 
 use crate::mailbox::Mailboxes;
 use pairing::{Clock, State};
@@ -90,7 +90,7 @@ impl Ladder {
         mailboxes: Arc<Mailboxes>,
         http: Arc<HttpClient>,
         config: LadderConfig,
-    ) -> Result<Ladder, String> {
+    ) -> Result<Ladder, LadderError> {
         let mut house = Vec::new();
         for g in &config.games {
             check_game(g)?;
@@ -99,7 +99,10 @@ impl Ladder {
                 let id = store
                     .ensure_house_bot(&name, g.game.name())
                     .await
-                    .map_err(|e| format!("house bot {name}: {e}"))?;
+                    .map_err(|cause| LadderError::Store {
+                        name: name.clone(),
+                        cause,
+                    })?;
                 house.push((
                     g.game,
                     Entrant::House {
@@ -257,7 +260,7 @@ impl Ladder {
                     .await
                     .map_err(|e| e.to_string()),
             ),
-            Err(e) => (0, Err(e)),
+            Err(e) => (0, Err(e.to_string())),
         };
         let result = match stored {
             Err(e) => Err(format!("cannot store a new game: {e}")),

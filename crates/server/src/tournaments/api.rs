@@ -200,7 +200,7 @@ fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), Strin
             Some(list)
         }
     };
-    let seed = crate::visibility::fresh_seed()? as i64;
+    let seed = crate::visibility::fresh_seed().map_err(|e| e.to_string())? as i64;
     Ok((
         NewTournament {
             name: r.name,

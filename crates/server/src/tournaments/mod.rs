@@ -339,7 +339,7 @@ impl Tournaments {
             return Err("this server runs no hosted bots (croupier serve --sandbox)".into());
         };
         let v = table::frozen_version(&self.store, e).await?;
-        h.check_version(&v)
+        h.check_version(&v).map_err(|e| e.to_string())
     }
 
     /// An entry as it is now: how it is reached (a hosted bot: its newest
@@ -356,7 +356,7 @@ impl Tournaments {
         };
         let strategy = match info.kind {
             BotKind::House => self.house_strategy(game, &info.name).map(str::to_string),
-            _ => None,
+            BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => None,
         };
         let version = match info.kind {
             BotKind::Hosted => self

@@ -86,7 +86,7 @@ pub fn check_entry(game: GameKind, e: &EntryRow, reach: &Reach<'_>) -> Result<()
             ok.map_err(|err| format!("house bot {}: {err}", e.name))
         }
         BotKind::Hosted => Ok(()),
-        _ => link(e, reach).map(|_| ()),
+        BotKind::Rest | BotKind::Push | BotKind::Pull => link(e, reach).map(|_| ()),
     }
 }
 
@@ -127,7 +127,7 @@ async fn play_game<G: Builtins>(
                 G::builtin(e.strategy.as_deref().unwrap_or_default())
                     .map_err(|err| err.to_string())?,
             ),
-            _ => {
+            BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => {
                 let (link, dialect) = link(e, reach)?;
                 remote_seat::<G>(info, link, dialect)
             }

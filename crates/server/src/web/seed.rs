@@ -1,20 +1,40 @@
-//! Demo data: finished games of all three games, played by the engines with
-//! the built-in strategies (real, replayable records, with the odd fault),
-//! imported in bulk. Used by `croupier bench web` and the website's tests.
+//! Demo data: finished games of all three games, played by the arena's
+//! runner (`play_live`) with the built-in strategies as house seats (real,
+//! replayable records, with the odd fault the runner rules on), turned into
+//! stored games by `GameEnd::from_record` and imported in bulk. Used by
+//! `croupier bench web` and the website's tests.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use croupier_arena::runner::{rfc3339, step};
-use croupier_bots::{bot_rng, BotRng, Builtins};
+use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
+use croupier_arena::runner::{rfc3339, MatchError};
+use croupier_bots::{bot_rng, BotRng, Builtins, Strategy, UnknownBot};
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
-use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo};
-use croupier_rules::{StepKind, Variant as _};
+use croupier_rules::{Game, GameKind, Record, Seat, SeatInfo};
 use croupier_store::web::ImportGame;
-use croupier_store::{BotId, GameEnd, SqliteStore, Store, StoreError};
+use croupier_store::{BotId, GameEnd, RecordError, SqliteStore, Store, StoreError};
+use futures::StreamExt as _;
 use rand::Rng;
+
+/// Why demo games could not be seeded.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    /// A demo bot's strategy does not exist.
+    #[error("demo bot: {0}")]
+    Bot(#[from] UnknownBot),
+    /// The runner could not play a game.
+    #[error("demo game: {0}")]
+    Match(#[from] MatchError),
+    /// A record could not become a stored game.
+    #[error("demo record: {0}")]
+    Record(#[from] RecordError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// The demo bots: (name, game, built-in strategy).
 pub const BOTS: &[(&str, GameKind, &str)] = &[
@@ -51,161 +71,118 @@ fn pick(i: u64, base: u64) -> (GameKind, u64, Vec<usize>) {
     (kind, seed, chosen)
 }
 
-/// Plays one game with the strategies `names`; a rare fault (about one game
-/// in 150) gets the game's ruling: a random move in Goofspiel, a forfeit
-/// otherwise.
-fn play<G: Builtins>(variant: &G::Variant, seed: u64, bots: &[usize]) -> Option<Record> {
-    let mut game = G::new(variant, bots.len(), seed).ok()?;
-    let mut strategies = Vec::with_capacity(bots.len());
-    for (i, b) in bots.iter().enumerate() {
-        let mut s = G::make(BOTS[*b].2)?;
-        s.new_game(Seat(i as u8), variant, bots.len());
-        strategies.push(s);
-    }
-    // The random bots stand for in-process house bots (no dialect, times
-    // near zero); the others for bots reached over a transport.
-    let builtin: Vec<bool> = bots.iter().map(|b| BOTS[*b].2 == "random").collect();
-    let infos = bots
-        .iter()
-        .zip(&builtin)
-        .map(|(b, inside)| SeatInfo {
-            dialect: (!inside).then(|| "croupier".to_string()),
-            ..SeatInfo::named(BOTS[*b].0)
-        })
-        .collect();
-    let mut record = Record::begin::<G>(variant, seed, infos);
-    let mut rngs: Vec<BotRng> = (0..bots.len())
-        .map(|i| bot_rng(seed.wrapping_add(i as u64 + 1)))
-        .collect();
-    let mut chance = bot_rng(seed ^ 0xFA17);
-    let mut seen = vec![0usize; bots.len()];
-    let mut legal = Vec::new();
-    while let Some(seat) = game.to_act().first() {
-        for (i, (s, seen)) in strategies.iter_mut().zip(&mut seen).enumerate() {
-            croupier_bots::catch_up(&game, Seat(i as u8), s.as_mut(), seen);
-        }
-        legal.clear();
-        game.legal_actions(seat, &mut legal);
-        let i = seat.index();
-        let thought = chance.random_range(0.2f64..6.0).powi(3);
-        let ms = if builtin[i] { 0.004 } else { thought };
-        let obs = game.observation(seat);
-        let chosen = if legal.is_empty() {
-            None
-        } else {
-            Some(strategies.get_mut(i)?.act(&obs, &legal, rngs.get_mut(i)?))
-        };
-        let fault = match chosen {
-            None => Some(("illegal", "no legal action".to_string())),
-            Some(_) if chance.random_range(0..6000) == 0 => {
-                Some(("timeout", "no answer within 10 s".to_string()))
-            }
-            Some(a) => game
-                .check(seat, a)
-                .err()
-                .map(|e| ("illegal", format!("'{a}': {e}"))),
-        };
-        let (Some(a), None) = (chosen, &fault) else {
-            let (kind, detail) = fault.unwrap_or(("illegal", String::new()));
-            rule_fault(
-                &mut game,
-                &mut record,
-                seat,
-                &legal,
-                &mut chance,
-                kind,
-                detail,
-            )?;
-            continue;
-        };
-        game.apply(seat, a).ok()?;
-        record
-            .steps
-            .push(step(seat, StepKind::Action(a.to_string()), ms, None));
-    }
-    record.outcome = game.outcome()?;
-    Some(record)
+/// A demo strategy that, about once in 6,000 moves, repeats its previous
+/// action (a card already played: the rules refuse it), so the runner rules
+/// on a fault now and then: a random move in Goofspiel, a forfeit otherwise.
+struct Clumsy<G: Game> {
+    inner: Box<dyn Strategy<G>>,
+    last: Option<G::Action>,
 }
 
-/// Applies the game's ruling for a fault of `seat`: a random legal move in
-/// Goofspiel, a forfeit otherwise.
-fn rule_fault<G: Game>(
-    game: &mut G,
-    record: &mut Record,
-    seat: Seat,
-    legal: &[G::Action],
-    chance: &mut BotRng,
-    kind: &str,
-    detail: String,
-) -> Option<()> {
-    let fault = Some(Fault {
-        kind: kind.into(),
-        detail,
-    });
-    // Faults stand for a bot that used its whole 10 s.
-    let ms = 10_000.0;
-    if G::NAME == Goofspiel::NAME && !legal.is_empty() {
-        let a = legal[chance.random_range(0..legal.len())];
-        game.apply(seat, a).ok()?;
-        record
-            .steps
-            .push(step(seat, StepKind::Action(a.to_string()), ms, fault));
-    } else {
-        game.forfeit(seat).ok()?;
-        record.steps.push(step(seat, StepKind::Forfeit, ms, fault));
+impl<G: Game> Strategy<G> for Clumsy<G> {
+    fn new_game(&mut self, seat: Seat, variant: &G::Variant, seats: usize) {
+        self.last = None;
+        self.inner.new_game(seat, variant, seats);
     }
-    Some(())
+
+    fn notify(&mut self, event: &G::Event) {
+        self.inner.notify(event);
+    }
+
+    fn act(&mut self, obs: &G::Observation, legal: &[G::Action], rng: &mut BotRng) -> G::Action {
+        if let Some(old) = self.last {
+            if rng.random_range(0..6000) == 0 {
+                return old;
+            }
+        }
+        let a = self.inner.act(obs, legal, rng);
+        self.last = Some(a);
+        a
+    }
+}
+
+/// Plays one game between the demo bots `bots` (indexes into [`BOTS`])
+/// through the arena's runner.
+async fn play<G: Builtins>(
+    variant: &G::Variant,
+    seed: u64,
+    bots: &[usize],
+) -> Result<Record, SeedError> {
+    let mut seats = Vec::with_capacity(bots.len());
+    for b in bots {
+        let (name, _, strategy) = BOTS[*b];
+        // The random bots stand for in-process house bots; the others for
+        // bots reached over a transport.
+        let info = SeatInfo {
+            dialect: (strategy != "random").then(|| "croupier".to_string()),
+            ..SeatInfo::named(name)
+        };
+        let clumsy = Clumsy {
+            inner: G::builtin(strategy)?,
+            last: None,
+        };
+        seats.push(LiveSeat::builtin(info, Box::new(clumsy)));
+    }
+    Ok(play_live::<G>(variant, seed, &mut seats, &LiveConfig::default()).await?)
 }
 
 /// Plays games `range` of a demo series; game `i` finishes `spacing` after
-/// game `i - 1`, the last one `end`.
-pub fn play_games(
+/// game `i - 1`, the last one `end`. Up to 16 games are played at once.
+pub async fn play_games(
     range: std::ops::Range<u64>,
     total: u64,
     spacing: Duration,
     end: SystemTime,
     ids: &[BotId],
-) -> Vec<ImportGame> {
-    let mut out = Vec::with_capacity((range.end - range.start) as usize);
-    for i in range {
-        let (kind, seed, bots) = pick(i, 7);
-        let record = match kind {
-            GameKind::SkullWhist => play::<SkullWhist>(&SkullWhistVariant::default(), seed, &bots),
-            GameKind::LoveLetter => play::<LoveLetter>(&LoveLetterVariant::default(), seed, &bots),
-            GameKind::Goofspiel => {
-                let v = if i % 2 == 0 {
-                    GoofspielVariant::default()
-                } else {
-                    GoofspielVariant::parse("jujitsu").unwrap_or_default()
-                };
-                play::<Goofspiel>(&v, seed, &bots)
-            }
-        };
-        let Some(mut record) = record else { continue };
-        let back = spacing * u32::try_from(total.saturating_sub(i + 1)).unwrap_or(u32::MAX);
-        let finished = end.checked_sub(back).unwrap_or(end);
-        let started = finished
-            .checked_sub(Duration::from_millis(800 + seed % 4000))
-            .unwrap_or(finished);
-        record.started = Some(rfc3339(started));
-        record.finished = Some(rfc3339(finished));
-        let bot_ids: Vec<BotId> = bots.iter().filter_map(|b| ids.get(*b).copied()).collect();
-        let end = match GameEnd::from_record(&record, &bot_ids) {
-            Ok(end) => end,
-            Err(e) => {
-                tracing::error!("demo game {i} cannot be stored: {e}");
-                continue;
-            }
-        };
-        out.push(ImportGame {
-            game: kind.name().to_string(),
-            bots: bot_ids,
-            seed: seed as i64,
-            started: record.started.clone().unwrap_or_default(),
-            end,
-        });
-    }
-    out
+) -> Result<Vec<ImportGame>, SeedError> {
+    let games = futures::stream::iter(range)
+        .map(|i| demo_game(i, total, spacing, end, ids))
+        .buffered(16);
+    games.collect::<Vec<_>>().await.into_iter().collect()
+}
+
+/// Plays and dates demo game `i`, ready to import.
+async fn demo_game(
+    i: u64,
+    total: u64,
+    spacing: Duration,
+    end: SystemTime,
+    ids: &[BotId],
+) -> Result<ImportGame, SeedError> {
+    let (kind, seed, bots) = pick(i, 7);
+    let mut record = match kind {
+        GameKind::SkullWhist => {
+            play::<SkullWhist>(&SkullWhistVariant::default(), seed, &bots).await?
+        }
+        GameKind::LoveLetter => {
+            play::<LoveLetter>(&LoveLetterVariant::default(), seed, &bots).await?
+        }
+        GameKind::Goofspiel => {
+            let v = if i.is_multiple_of(2) {
+                GoofspielVariant::default()
+            } else {
+                GoofspielVariant::jujitsu(vec![13])
+            };
+            play::<Goofspiel>(&v, seed, &bots).await?
+        }
+    };
+    let back = spacing * u32::try_from(total.saturating_sub(i + 1)).unwrap_or(u32::MAX);
+    let finished = end.checked_sub(back).unwrap_or(end);
+    let started = finished
+        .checked_sub(Duration::from_millis(800 + seed % 4000))
+        .unwrap_or(finished);
+    let started = rfc3339(started);
+    record.started = Some(started.clone());
+    record.finished = Some(rfc3339(finished));
+    let bot_ids: Vec<BotId> = bots.iter().filter_map(|b| ids.get(*b).copied()).collect();
+    let end = GameEnd::from_record(&record, &bot_ids)?;
+    Ok(ImportGame {
+        game: kind.name().to_string(),
+        bots: bot_ids,
+        seed: seed as i64,
+        started,
+        end,
+    })
 }
 
 /// Registers the demo bots (as house bots of their games); their ids in
@@ -219,13 +196,12 @@ pub async fn demo_bots(store: &dyn Store) -> Result<Vec<BotId>, StoreError> {
 }
 
 /// Plays and stores `count` demo games, the last finishing now, one every
-/// `spacing`; games are played on two blocking threads and imported in
-/// transactions of 2,000.
+/// `spacing`; games are imported in transactions of 2,000.
 pub async fn seed(
     store: &Arc<SqliteStore>,
     count: u64,
     spacing: Duration,
-) -> Result<u64, StoreError> {
+) -> Result<u64, SeedError> {
     let ids = demo_bots(store.as_ref()).await?;
     let end = SystemTime::now();
     let mut stored = 0;
@@ -233,19 +209,8 @@ pub async fn seed(
     let mut start = 0;
     while start < count {
         let stop = (start + chunk).min(count);
-        let mid = start + (stop - start) / 2;
-        let (a, b) = {
-            let (ia, ib) = (ids.clone(), ids.clone());
-            let ha = tokio::task::spawn_blocking(move || {
-                play_games(start..mid, count, spacing, end, &ia)
-            });
-            let hb = tokio::task::spawn_blocking(move || {
-                play_games(mid..stop, count, spacing, end, &ib)
-            });
-            (ha.await.unwrap_or_default(), hb.await.unwrap_or_default())
-        };
-        stored += store.import_games(&a).await?.len() as u64;
-        stored += store.import_games(&b).await?.len() as u64;
+        let games = play_games(start..stop, count, spacing, end, &ids).await?;
+        stored += store.import_games(&games).await?.len() as u64;
         start = stop;
     }
     Ok(stored)
@@ -255,10 +220,12 @@ pub async fn seed(
 mod tests {
     use super::*;
 
-    #[test]
-    fn demo_games_are_complete_records_that_replay() {
+    #[tokio::test]
+    async fn demo_games_are_complete_records_that_replay() {
         let ids: Vec<BotId> = (1..=BOTS.len() as i64).collect();
-        let games = play_games(0..300, 300, Duration::from_secs(1), SystemTime::now(), &ids);
+        let games = play_games(0..300, 300, Duration::from_secs(1), SystemTime::now(), &ids)
+            .await
+            .unwrap();
         assert_eq!(games.len(), 300, "every demo game is played to its end");
         for g in &games {
             let record: Record = serde_json::from_str(&g.end.record).unwrap();

@@ -68,14 +68,16 @@ impl Write for ChannelWriter {
 pub type Input = BufReader<ChannelReader>;
 
 /// Starts one client run for a seat.
-pub type Spawn = Arc<dyn Fn(Seat, Input, ChannelWriter) -> anyhow::Result<()> + Send + Sync>;
+pub type Spawn = Arc<
+    dyn Fn(Seat, Input, ChannelWriter) -> Result<(), crate::bot_side::BotSideError> + Send + Sync,
+>;
 
 /// One running client.
 struct Client {
     seat: Seat,
     tx: Sender<String>,
     rx: Receiver<String>,
-    handle: JoinHandle<anyhow::Result<()>>,
+    handle: JoinHandle<Result<(), crate::bot_side::BotSideError>>,
 }
 
 impl Client {
@@ -125,7 +127,7 @@ impl Client {
         drop(self.tx);
         let result = self.handle.join().expect("client thread panicked");
         if let Err(e) = result {
-            panic!("seat {} client failed: {e:#}", self.seat);
+            panic!("seat {} client failed: {}", self.seat, e.report());
         }
         let mut extra: Vec<String> = self.rx.try_iter().collect();
         if out && extra.len() == 1 && extra[0].starts_with("play ") {

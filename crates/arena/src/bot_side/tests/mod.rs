@@ -371,7 +371,7 @@ fn croupier_client_refuses_a_line_that_is_not_json_and_names_it() {
         Vec::new(),
     )
     .unwrap_err();
-    let msg = format!("{err:#}");
+    let msg = err.report();
     assert!(
         msg.contains("line 2") && msg.contains("hello there"),
         "{msg}"
