@@ -117,6 +117,9 @@ pub struct LeasedGame<'a> {
 /// The ladder's leases (see the module documentation).
 #[async_trait]
 pub trait LeaseStore: Send + Sync {
+    /// Whether several processes may share this database (PostgreSQL);
+    /// SQLite has one process running the ladder.
+    fn shared(&self) -> bool;
     /// Registers a process; returns its row.
     async fn register_process(&self, p: &NewProcess) -> Result<ProcessRow, StoreError>;
     /// Renews a registration for `ttl_ms`; `false` if it is gone (reaped).
@@ -152,7 +155,8 @@ lease_queries!(
     writer,
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
     "",
-    ""
+    "",
+    false
 );
 lease_queries!(
     crate::PgStore,
@@ -160,5 +164,6 @@ lease_queries!(
     pool,
     "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
     " FOR UPDATE SKIP LOCKED",
-    " FOR SHARE"
+    " FOR SHARE",
+    true
 );

@@ -6,11 +6,16 @@
 /// through `self.$read` and writing through `self.$write`; `$now` is the
 /// database clock in milliseconds, `$skip` the lock a reaper takes on the
 /// registrations it reaps (skipping those another reaper holds), `$share`
-/// the lock a claim takes on its own registration.
+/// the lock a claim takes on its own registration, `$shared` whether
+/// several processes may use the database.
 macro_rules! lease_queries {
-    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $share:literal) => {
+    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $share:literal, $shared:literal) => {
         #[async_trait::async_trait]
         impl $crate::leases::LeaseStore for $store {
+            fn shared(&self) -> bool {
+                $shared
+            }
+
             async fn register_process(
                 &self,
                 p: &$crate::leases::NewProcess,
