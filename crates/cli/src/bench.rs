@@ -22,7 +22,9 @@ pub struct BenchArgs {
     /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
     /// (website pages over a seeded database), `flood` (slow connections
     /// and password guesses against `croupier serve`), `spectators` (SSE
-    /// clients watching live games), or `strength GAME`
+    /// clients watching live games), `workers` (ladder matches of push bots
+    /// with 1 and 2 `croupier worker`s on PostgreSQL, and the fault table),
+    /// or `strength GAME`
     /// (duplicate matches of the `strong` built-in against the others).
     #[arg(default_value = "rules")]
     what: String,
@@ -73,6 +75,9 @@ pub struct BenchArgs {
     /// Concurrent REST bots (`bench server`).
     #[arg(long, default_value_t = 200)]
     bots: usize,
+    /// Push HTTP bots on the ladder (`bench workers`, issue 13).
+    #[arg(long, default_value_t = 32)]
+    ladder_bots: usize,
     /// JSON instead of the table: one object (`bench server`), one line per
     /// pair (`bench strength`).
     #[arg(long)]
@@ -273,9 +278,18 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             )?;
             return Ok(ExitCode::SUCCESS);
         }
+        "workers" => {
+            // Issue 13 (wc): ladder matches/s with 1 and 2 workers, faults.
+            crate::bench_workers::run(
+                args.seconds,
+                args.ladder_bots,
+                &crate::play::current_exe()?,
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
         other => {
             return Err(CliError::Usage(format!(
-                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength, tournament, spectators)"
+                "unknown benchmark '{other}' (known: rules, subprocess, server, http, web, flood, strength, tournament, spectators, workers)"
             )))
         }
     }

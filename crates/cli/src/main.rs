@@ -12,6 +12,7 @@ mod bench_spectators;
 mod bench_strength;
 mod bench_tournament;
 mod bench_web;
+mod bench_workers; // issue 13 (wc)
 mod bot;
 mod bot_serve;
 mod interrupt;
@@ -23,6 +24,7 @@ mod sandbox;
 mod serve;
 mod tournament;
 mod upload;
+mod worker; // issue 13 (wc)
 
 use std::process::ExitCode;
 
@@ -62,6 +64,9 @@ enum Command {
     Bots(remote::BotsArgs),
     /// Create, list and follow tournaments on a server (docs/tournaments.md).
     Tournaments(remote_tournaments::TournamentsArgs),
+    /// Run only ladder matches, leased from a PostgreSQL database shared
+    /// with the serve instances (docs/workers.md).
+    Worker(worker::WorkerArgs),
 }
 
 /// An error with the exit code it deserves.
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
         Command::Owner(args) => remote::owner(args),
         Command::Bots(args) => remote::bots(args),
         Command::Tournaments(args) => remote_tournaments::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(code) => code,

@@ -231,12 +231,16 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         }
         let mut signals = crate::interrupt::Signals::install()
             .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch for signals: {e}")))?;
+        let ladder = state.ladder.clone(); // issue 13 (wc): leave in order
         croupier_server::run(listener, state, house, &config, async move {
             let stop = signals.recv().await;
             tracing::info!("{stop:?}: stopping");
         })
         .await
         .map_err(|e| CliError::Failed(e.into()))?;
+        if let Some(l) = ladder {
+            l.leave().await; // issue 13 (wc): its games closed, bots freed
+        }
         // Bot programs get SIGTERM, a grace, then SIGKILL; a server stopped
         // by a signal has ended normally (exit 0).
         let bots = tokio::task::spawn_blocking(crate::interrupt::stop_bots)

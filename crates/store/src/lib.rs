@@ -17,11 +17,14 @@ mod sqlite_hosted;
 mod sqlite_web;
 pub mod tournaments;
 pub mod web;
+// Issue 13 (wc): ladder leases between processes.
+pub mod leases;
 
 use async_trait::async_trait;
 use serde::Serialize;
 
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+pub use leases::LeaseStore;
 pub use people::PersonSeat;
 pub use postgres::PgStore;
 pub use record::RecordError;
@@ -363,6 +366,8 @@ pub trait Store: WebReads + Send + Sync + 'static {
     async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError>;
     /// The bots whose owners let others challenge them.
     async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError>;
+    /// Issue 13 (wc): the ladder's leases between processes ([`leases`]).
+    fn leases(&self) -> &dyn LeaseStore;
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing), or

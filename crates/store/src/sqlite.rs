@@ -385,6 +385,10 @@ impl Store for SqliteStore {
     async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
         self.challengeable_bots_impl().await
     }
+
+    fn leases(&self) -> &dyn crate::LeaseStore {
+        self // issue 13 (wc)
+    }
 }
 
 /// The writer connection, as the group-commit task sees it.
@@ -487,8 +491,10 @@ async fn finish_game(
     id: GameId,
     end: &GameEnd,
 ) -> Result<(), StoreError> {
-    sqlx::query(
-        "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ?",
+    // Issue 13 (wc): only a running game finishes; one closed meanwhile
+    // (its process was reaped as lost) stays as it was, unrated.
+    let r = sqlx::query(
+        "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ? AND status = 'running'",
     )
     .bind(&end.finished)
     .bind(end.scores.first().copied().flatten())
@@ -498,6 +504,9 @@ async fn finish_game(
     .bind(id)
     .execute(&mut *tx)
     .await?;
+    if r.rows_affected() == 0 {
+        return Ok(());
+    }
     for (seat, rank) in end.ranks.iter().enumerate() {
         sqlx::query(
             "UPDATE game_seats SET score = ?, rank = ?, forfeited = (bot IS ?) WHERE game_id = ? AND seat = ?",

@@ -7,6 +7,7 @@ mod common;
 
 use common::Db;
 use croupier_store::hosted::{NewVersion, ACTIVE, FAILED};
+use croupier_store::leases::{LeasedGame, NewProcess, Reap};
 use croupier_store::web::{GameFilter, ImportGame};
 use croupier_store::{BotKind, GameEnd, NewBot, SqliteStore, Store, StoreError, WebReads};
 
@@ -28,6 +29,7 @@ on_both_backends!(
     tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
     games_people_play_are_stored_but_rate_no_bot,
     owners_open_their_bots_to_challenges,
+    ladder_leases_seat_a_bot_once_and_the_dead_are_reaped,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -1088,4 +1090,148 @@ async fn owners_open_their_bots_to_challenges(db: Db) {
     assert_eq!(s.challengeable_bots().await.unwrap(), vec![a, b]);
     s.set_bot_challenges(a, false).await.unwrap();
     assert_eq!(s.challengeable_bots().await.unwrap(), vec![b]);
+}
+
+// Issue 13 (wc): ladder leases between processes.
+fn process(role: &str, ttl_ms: i64) -> NewProcess {
+    NewProcess {
+        role: role.into(),
+        host: "h".into(),
+        pid: 42,
+        ttl_ms,
+    }
+}
+
+async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {
+    let s = db.open().await;
+    let l = s.leases();
+    let [a, b, c, d] = [
+        s.create_bot("la", "h", false).await.unwrap(),
+        s.create_bot("lb", "h", false).await.unwrap(),
+        s.create_bot("lc", "h", false).await.unwrap(),
+        s.create_bot("ld", "h", false).await.unwrap(),
+    ];
+    let p1 = l.register_process(&process("serve", 60_000)).await.unwrap();
+    let p2 = l
+        .register_process(&process("worker", 60_000))
+        .await
+        .unwrap();
+    assert!(p1.expires_ms >= p1.beat_ms + 59_000, "{p1:?}");
+    let game = |p: i64, bots: &'static [i64], claim: &'static [i64]| LeasedGame {
+        process: p,
+        game: "goofspiel",
+        bots,
+        claim,
+        seed: 5,
+        started: "t0",
+    };
+    let bots_ab: &'static [i64] = Box::leak(vec![a, b].into_boxed_slice());
+    let bots_bc: &'static [i64] = Box::leak(vec![b, c].into_boxed_slice());
+    let bots_cd: &'static [i64] = Box::leak(vec![d, c].into_boxed_slice());
+    let g1 = l
+        .start_leased_game(&game(p1.id, bots_ab, bots_ab))
+        .await
+        .unwrap()
+        .unwrap();
+    // b is taken: nothing is dealt.
+    assert_eq!(
+        l.start_leased_game(&game(p2.id, bots_bc, bots_bc))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(s.count_games("running").await.unwrap(), 1);
+    let g2 = l
+        .start_leased_game(&game(p2.id, bots_cd, bots_cd))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.game_bots(g2).await.unwrap(), vec![d, c]);
+    assert_eq!(l.taken_bots().await.unwrap(), vec![a, b, c, d]);
+    // Released with a long rest, a bot stays taken; with none it is free.
+    l.release_bots(p1.id, &[a], 60_000).await.unwrap();
+    l.release_bots(p1.id, &[b], 0).await.unwrap();
+    // Another process's release changes nothing.
+    l.release_bots(p1.id, &[c], 0).await.unwrap();
+    assert_eq!(l.taken_bots().await.unwrap(), vec![a, c, d]);
+    let g3 = l
+        .start_leased_game(&game(p2.id, bots_ab, &[]))
+        .await
+        .unwrap();
+    assert!(g3.is_some(), "bots not claimed may sit at another table");
+    s.abort_game(g3.unwrap(), "test", "t1").await.unwrap();
+    // p2 stops renewing: it is reaped once, its game closed, bots freed.
+    assert!(l.heartbeat(p2.id, -1_000).await.unwrap());
+    assert!(l.heartbeat(p1.id, 60_000).await.unwrap());
+    let reaped = l
+        .reap_processes(Reap::Expired, "worker lost", "t2")
+        .await
+        .unwrap();
+    assert_eq!(reaped.len(), 1, "{reaped:?}");
+    assert_eq!(
+        (reaped[0].process.id, &reaped[0].games, &reaped[0].bots),
+        (p2.id, &vec![g2], &{
+            let mut v = vec![c, d];
+            v.sort_unstable();
+            v
+        })
+    );
+    let closed = s.game(g2).await.unwrap().unwrap();
+    assert_eq!(closed.status, "aborted");
+    let reason = closed.reason.unwrap();
+    assert!(
+        reason.starts_with("worker lost: worker h pid 42") && reason.contains(&p2.id.to_string()),
+        "{reason}"
+    );
+    assert!(l
+        .reap_processes(Reap::Expired, "worker lost", "t2")
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(!l.heartbeat(p2.id, 60_000).await.unwrap());
+    // A reaped process can claim nothing; its late finish changes nothing.
+    assert_eq!(
+        l.start_leased_game(&game(p2.id, bots_cd, bots_cd))
+            .await
+            .unwrap(),
+        None
+    );
+    s.finish_game(g2, &end(vec![1, 2], None, "t3"))
+        .await
+        .unwrap();
+    let still = s.game(g2).await.unwrap().unwrap();
+    assert_eq!((still.status.as_str(), still.record), ("aborted", None));
+    s.finish_game(g1, &end(vec![1, 2], None, "t3"))
+        .await
+        .unwrap();
+    assert_eq!(s.count_games("finished").await.unwrap(), 1);
+    assert_eq!(l.taken_bots().await.unwrap(), vec![a]);
+    // A process stopping in order, and a process taking over alone.
+    let p3 = l
+        .register_process(&process("worker", 60_000))
+        .await
+        .unwrap();
+    let g4 = l
+        .start_leased_game(&game(p3.id, bots_cd, bots_cd))
+        .await
+        .unwrap()
+        .unwrap();
+    let gone = l
+        .reap_processes(Reap::One(p3.id), "process stopped", "t4")
+        .await
+        .unwrap();
+    assert_eq!(gone.len(), 1);
+    assert_eq!(gone[0].games, vec![g4]);
+    let p4 = l.register_process(&process("serve", 60_000)).await.unwrap();
+    let others = l
+        .reap_processes(Reap::AllBut(p4.id), "worker lost", "t5")
+        .await
+        .unwrap();
+    assert_eq!(
+        others.iter().map(|r| r.process.id).collect::<Vec<_>>(),
+        vec![p1.id]
+    );
+    let left: Vec<i64> = l.processes().await.unwrap().iter().map(|p| p.id).collect();
+    assert_eq!(left, vec![p4.id]);
+    assert!(l.taken_bots().await.unwrap().is_empty());
 }

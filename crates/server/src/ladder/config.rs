@@ -92,6 +92,9 @@ pub struct LadderConfig {
     /// Issue 15 hook: the share of `max_matches` tournaments may use while
     /// one runs (the ladder keeps the rest; see `tournaments::Capacity`).
     pub tournament_share: f64,
+    /// Issue 13 (wc): how this process keeps its place among the processes
+    /// that run the ladder on one database.
+    pub lease: super::lease::LeaseConfig,
 }
 
 impl Default for LadderConfig {
@@ -114,6 +117,7 @@ impl Default for LadderConfig {
             poll_grace: Duration::from_secs(3),
             patience: Duration::from_secs(3),
             tournament_share: crate::tournaments::capacity::DEFAULT_SHARE,
+            lease: super::lease::LeaseConfig::default(),
         }
     }
 }

@@ -7,6 +7,9 @@
 //! - [`pairing`]: who plays whom (pure);
 //! - [`seats`]: a match's seats from registered and house bots;
 //! - [`health`]: strikes and pauses of faulty bots;
+//! - [`lease`]: this process among the others that run the ladder on the
+//!   same database: each game is dealt with its bots claimed in the
+//!   database, and the matches of a lost process are closed;
 //! - here: the loop that starts matches, plays and stores them.
 //!
 //! Every match is stored like a SkullWhist game of the REST API: dealt
@@ -16,6 +19,7 @@
 
 mod config;
 mod health;
+pub mod lease;
 mod pairing;
 mod seats;
 
@@ -35,6 +39,7 @@ use rand::seq::SliceRandom;
 use tokio::time::Instant;
 
 pub use config::{check_game, house_name, GameLadder, LadderConfig, LadderError};
+pub use lease::{LeaseConfig, Membership};
 
 use crate::mailbox::Mailboxes;
 use pairing::{Clock, State};
@@ -66,6 +71,9 @@ pub struct Ladder {
     pub(crate) hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
     /// wf (issue 16): where spectators watch the matches.
     live: std::sync::OnceLock<Arc<crate::live_games::LiveGames>>,
+    /// This process's registration among those sharing the database, set
+    /// when [`Ladder::run`] has joined.
+    member: std::sync::OnceLock<Arc<Membership>>,
 }
 
 impl std::fmt::Debug for Ladder {
@@ -123,7 +131,14 @@ impl Ladder {
             capacity: std::sync::OnceLock::new(),
             hosted: std::sync::OnceLock::new(),
             live: std::sync::OnceLock::new(),
+            member: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Plays hosted bots with `hosted` (a `croupier worker`; `serve` sets
+    /// it through `enable_hosted`).
+    pub fn play_hosted(&self, hosted: Arc<crate::hosted::Hosted>) {
+        let _ = self.hosted.set(hosted);
     }
 
     /// wf (issue 16): lets spectators watch the ladder's matches.
@@ -178,8 +193,51 @@ impl Ladder {
         self.lock().busy.contains(&bot)
     }
 
+    /// This process's registration, once [`Ladder::run`] has joined.
+    pub fn membership(&self) -> Option<&Arc<Membership>> {
+        self.member.get()
+    }
+
+    /// Joins the processes that run the ladder on this database (retrying
+    /// while the database cannot be reached), and keeps the registration
+    /// renewed. Called by [`Ladder::run`]; callable before it to fail early.
+    pub async fn join(&self) -> Arc<Membership> {
+        if let Some(m) = self.member.get() {
+            return Arc::clone(m);
+        }
+        let m = loop {
+            match Membership::join(Arc::clone(&self.store), self.config.lease.clone()).await {
+                Ok(m) => break Arc::new(m),
+                Err(e) => {
+                    tracing::warn!("ladder: {e}; retrying");
+                    tokio::time::sleep(self.config.lease.beat).await;
+                }
+            }
+        };
+        if self.member.set(Arc::clone(&m)).is_ok() {
+            tokio::spawn(Arc::clone(&m).run());
+        }
+        self.member.get().map_or(m, Arc::clone)
+    }
+
+    /// Leaves in order (a process stopping): its running games are closed
+    /// with the reason "process stopped" and its bots freed at once,
+    /// rather than when its registration expires.
+    pub async fn leave(&self) {
+        if let Some(m) = self.member.get() {
+            match m.leave().await {
+                Ok(r) => {
+                    let games: usize = r.iter().map(|r| r.games.len()).sum();
+                    tracing::info!("ladder: left; closed {games} games in progress");
+                }
+                Err(e) => tracing::warn!("ladder: cannot leave in order: {e}"),
+            }
+        }
+    }
+
     /// Runs forever, starting matches as bots become available.
     pub async fn run(self: Arc<Self>) {
+        let member = self.join().await;
         let mut tick = tokio::time::interval(self.config.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -191,6 +249,14 @@ impl Ladder {
                     continue;
                 }
             };
+            // Issue 13: bots other processes hold are not seated here.
+            match member.taken().await {
+                Ok(taken) => self.lock().taken = taken.into_iter().collect(),
+                Err(e) => {
+                    tracing::warn!("ladder: cannot read the bots' leases: {e}");
+                    continue;
+                }
+            }
             for g in &self.config.games {
                 for table in self.tables(g, &remote) {
                     let me = Arc::clone(&self);
@@ -248,23 +314,40 @@ impl Ladder {
     /// Plays one match, stores it, and scores the bots' health.
     async fn play(&self, g: GameLadder, mut table: Vec<Entrant>) {
         // The bots are released however the match ends, a panic included.
-        let _release = Release(self, g.game, table.clone());
+        let mut release = Release(self, g.game, table.clone(), false);
         table.shuffle(&mut rand::rng());
         let ids: Vec<BotId> = table.iter().map(Entrant::id).collect();
         let started = croupier_arena::runner::now_rfc3339();
-        let (seed, stored) = match crate::visibility::fresh_seed() {
-            Ok(seed) => (
+        // Issue 13: the bots that may sit at one table only are claimed in
+        // the database with the deal (house bots only at house-only tables).
+        let house_only = table.iter().all(Entrant::is_house);
+        let claim: Vec<BotId> = table
+            .iter()
+            .filter(|e| house_only || !e.is_house())
+            .map(Entrant::id)
+            .collect();
+        let rest = if house_only {
+            self.config.house_pause
+        } else {
+            self.config.rest
+        };
+        let (seed, stored) = match (crate::visibility::fresh_seed(), self.member.get()) {
+            (Ok(seed), Some(m)) => (
                 seed,
-                self.store
-                    .start_game(g.game.name(), &ids, seed as i64, &started)
-                    .await
-                    .map_err(|e| e.to_string()),
+                m.start_game(g.game.name(), &ids, &claim, seed as i64, &started)
+                    .await,
             ),
-            Err(e) => (0, Err(e.to_string())),
+            (Ok(_), None) => (0, Err("the ladder has not joined the database".into())),
+            (Err(e), _) => (0, Err(e.to_string())),
         };
         let result = match stored {
             Err(e) => Err(format!("cannot store a new game: {e}")),
-            Ok(id) => {
+            Ok(None) => {
+                tracing::debug!("ladder {}: a bot was claimed elsewhere first", g.game);
+                Ok(())
+            }
+            Ok(Some(id)) => {
+                release.3 = true;
                 let live = LiveConfig {
                     move_time: g.move_time,
                     budget: g.budget,
@@ -306,6 +389,9 @@ impl Ladder {
                     }
                 };
                 crate::live_games::closed(self.live.get(), id, &done); // wf (issue 16)
+                if let Some(m) = self.member.get() {
+                    m.release(&claim, rest).await;
+                }
                 done.map(|_| ())
             }
         };
@@ -360,11 +446,17 @@ impl Ladder {
     }
 }
 
-/// Releases a table's bots when dropped.
-struct Release<'a>(&'a Ladder, GameKind, Vec<Entrant>);
+/// Releases a table's bots when dropped: a match played (dealt: `.3`)
+/// counts, one never dealt is forgotten.
+struct Release<'a>(&'a Ladder, GameKind, Vec<Entrant>, bool);
 
 impl Drop for Release<'_> {
     fn drop(&mut self) {
-        self.0.lock().end(self.1, &self.2, Instant::now());
+        let mut s = self.0.lock();
+        if self.3 {
+            s.end(self.1, &self.2, Instant::now());
+        } else {
+            s.cancel(self.1, &self.2);
+        }
     }
 }

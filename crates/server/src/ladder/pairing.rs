@@ -35,6 +35,9 @@ pub(super) struct State {
     pub(super) last_house: HashMap<GameKind, Instant>,
     /// Matches finished.
     pub(super) played: u64,
+    /// Bots the database says are claimed (in a match or resting), by any
+    /// process sharing it (issue 13): read at every tick.
+    pub(super) taken: HashSet<BotId>,
 }
 
 impl State {
@@ -54,6 +57,24 @@ impl State {
             for b in &table[i + 1..] {
                 let key = (a.id().min(b.id()), a.id().max(b.id()));
                 *self.met.entry(key).or_default() += 1;
+            }
+        }
+    }
+
+    /// Forgets `table`'s match, which never started (another process
+    /// claimed one of its bots first).
+    pub(super) fn cancel(&mut self, game: GameKind, table: &[Entrant]) {
+        self.running = self.running.saturating_sub(1);
+        if table.iter().all(Entrant::is_house) {
+            self.house_running.insert(game, false);
+        }
+        for (i, a) in table.iter().enumerate() {
+            self.busy.remove(&a.id());
+            for b in &table[i + 1..] {
+                let key = (a.id().min(b.id()), a.id().max(b.id()));
+                if let Some(n) = self.met.get_mut(&key) {
+                    *n = n.saturating_sub(1);
+                }
             }
         }
     }
@@ -111,7 +132,7 @@ pub(super) fn available(
     let mut out: Vec<Entrant> = remote
         .iter()
         .filter(|b| healthy(b, g, clock))
-        .filter(|b| !s.busy.contains(&b.id) && rested(b.id))
+        .filter(|b| !s.busy.contains(&b.id) && !s.taken.contains(&b.id) && rested(b.id))
         .filter(|b| reached(b))
         .cloned()
         .map(Entrant::Remote)
@@ -134,6 +155,7 @@ pub(super) fn busy_ids(
         .filter(|b| healthy(b, g, clock))
         .filter(|b| {
             s.busy.contains(&b.id)
+                || s.taken.contains(&b.id)
                 || s.last_played
                     .get(&b.id)
                     .is_some_and(|t| clock.since(*t) < config.rest + config.tick)
@@ -539,5 +561,25 @@ mod tests {
             2
         );
         assert!(tick(&g, &config, &remote, &[], &mut s, now, &mut rng).is_empty());
+    }
+
+    #[test]
+    fn a_bot_another_process_holds_is_not_seated_but_waited_for() {
+        let g = ladder(GameKind::Goofspiel, 2, false);
+        let config = LadderConfig::default();
+        let remote: Vec<BotInfo> = (1..=3).map(|i| bot(i, GameKind::Goofspiel)).collect();
+        let mut s = State::default();
+        s.taken.insert(2);
+        let now = clock(Instant::now(), Duration::ZERO);
+        let pool = available(&g, &config, &remote, &[], &s, now, |_| true);
+        assert_eq!(pool.iter().map(Entrant::id).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(busy_ids(&g, &config, &remote, &s, now), [2]);
+        // A table that was never dealt leaves no trace but its meeting undone.
+        let table = pool;
+        s.begin(&table);
+        s.cancel(GameKind::Goofspiel, &table);
+        assert_eq!((s.running, s.played, s.busy.len()), (0, 0, 0));
+        assert_eq!(s.met(1, 3), 0);
+        assert!(s.last_played.is_empty());
     }
 }

@@ -126,7 +126,10 @@ impl Store for PgStore {
 
     async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
         let r = sqlx::query(
-            "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE status = 'running'",
+            // Issue 13 (wc): not the games a live process is playing.
+            "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE status = 'running'
+             AND (leased_by IS NULL OR leased_by NOT IN (SELECT id FROM ladder_processes
+                  WHERE expires_ms >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)))",
         )
         .bind(reason)
         .bind(at)
@@ -384,6 +387,10 @@ impl Store for PgStore {
     async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
         self.challengeable_bots_impl().await
     }
+
+    fn leases(&self) -> &dyn crate::LeaseStore {
+        self // issue 13 (wc)
+    }
 }
 
 /// The pool, as the group-commit task sees it.
@@ -481,8 +488,10 @@ async fn start_game(
 }
 
 async fn finish_game(tx: &mut PgConnection, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
-    sqlx::query(
-        "UPDATE games SET status = 'finished', finished = $1, score1 = $2, score2 = $3, forfeited_by = $4, record = $5 WHERE id = $6",
+    // Issue 13 (wc): only a running game finishes; one closed meanwhile
+    // (its process was reaped as lost) stays as it was, unrated.
+    let r = sqlx::query(
+        "UPDATE games SET status = 'finished', finished = $1, score1 = $2, score2 = $3, forfeited_by = $4, record = $5 WHERE id = $6 AND status = 'running'",
     )
     .bind(&end.finished)
     .bind(end.scores.first().copied().flatten())
@@ -492,6 +501,9 @@ async fn finish_game(tx: &mut PgConnection, id: GameId, end: &GameEnd) -> Result
     .bind(id)
     .execute(&mut *tx)
     .await?;
+    if r.rows_affected() == 0 {
+        return Ok(());
+    }
     // Every seat that has a rank, in one statement.
     let scores: Vec<Option<i64>> = (0..end.ranks.len())
         .map(|seat| end.scores.get(seat).copied().flatten())

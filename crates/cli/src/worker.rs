@@ -1,0 +1,183 @@
+//! `croupier worker --database postgres://…`: a process that only runs
+//! ladder matches, leased from the database it shares with the `serve`
+//! instances (docs/workers.md). It serves no HTTP: push HTTP bots, house
+//! bots and hosted programs (in the sandbox, from `--bot-files`) play in
+//! it; pull bots, whose polls reach the instances, are left to them.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use croupier_arena::transport::http::{HttpClient, HttpLimits};
+use croupier_server::ladder::{Ladder, LadderConfig};
+use croupier_server::mailbox::Mailboxes;
+use croupier_store::Backend;
+
+use crate::CliError;
+
+/// Arguments of `croupier worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The PostgreSQL database the instances use:
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also `postgresql://`;
+    /// a Unix socket folder goes in `?host=/path`).
+    #[arg(long, env = "CROUPIER_DATABASE")]
+    database: String,
+    /// Ladder settings (TOML, as `croupier serve --ladder`; use the same
+    /// file as the instances). Default: built-in settings.
+    #[arg(long, value_name = "FILE")]
+    ladder: Option<std::path::PathBuf>,
+    /// Most matches this worker plays at once (default: the ladder's
+    /// max_matches).
+    #[arg(long, value_name = "N")]
+    max_matches: Option<usize>,
+    /// Call push bots on loopback, private, link-local or multicast
+    /// addresses (as `croupier serve --allow-private-bot-urls`).
+    #[arg(long)]
+    allow_private_bot_urls: bool,
+    /// How hosted bots' programs are confined (`strict` or `off`;
+    /// docs/sandbox.md). Without a working sandbox the worker plays no
+    /// hosted bots.
+    #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
+    sandbox: crate::sandbox::SandboxMode,
+    /// The folder of hosted bots' uploads, shared with the instances (the
+    /// same path on this machine: a shared or copied folder). Without it
+    /// the worker plays no hosted bots.
+    #[arg(long, value_name = "DIR")]
+    bot_files: Option<std::path::PathBuf>,
+}
+
+/// Checks the database URL: a worker shares a PostgreSQL database.
+fn check_url(url: &str) -> Result<(), CliError> {
+    match Backend::of(url) {
+        Some(Backend::Postgres) => Ok(()),
+        Some(Backend::Sqlite) => Err(CliError::Usage(format!(
+            "--database {url}: a worker needs PostgreSQL (postgres://…), shared with the serve \
+             instances; on SQLite, `croupier serve` runs the ladder itself in one process"
+        ))),
+        None => Err(CliError::Usage(format!(
+            "--database {url}: not a database URL (use postgres://USER@HOST/DB)"
+        ))),
+    }
+}
+
+fn ladder_config(args: &WorkerArgs) -> Result<LadderConfig, CliError> {
+    let mut config = match &args.ladder {
+        None => LadderConfig::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            croupier_server::settings::parse_ladder(&text)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
+        }
+    };
+    if let Some(n) = args.max_matches {
+        if n == 0 {
+            return Err(CliError::Usage("--max-matches must be at least 1".into()));
+        }
+        config.max_matches = n;
+    }
+    config.lease.role = "worker".into();
+    Ok(config)
+}
+
+/// Runs the worker until Ctrl-C or SIGTERM.
+pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
+    check_url(&args.database)?;
+    let config = ladder_config(&args)?;
+    let sandbox = match (&args.bot_files, crate::sandbox::resolve(args.sandbox)) {
+        (Some(dir), Ok(sandbox)) => Some((dir.clone(), sandbox)),
+        (Some(_), Err(e)) => {
+            let why = match e {
+                CliError::Usage(why) => why,
+                CliError::Failed(e) => e.to_string(),
+            };
+            eprintln!("warning: {why}; this worker plays no hosted bots");
+            None
+        }
+        (None, _) => None,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    croupier_arena::transport::process::adopt_orphans();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(e.into()))?;
+    rt.block_on(async move {
+        let store = croupier_store::open(&args.database).await.map_err(|e| {
+            CliError::Usage(format!("database {}: cannot be reached: {e}", args.database))
+        })?;
+        let http = HttpClient::new(HttpLimits {
+            allow_private: args.allow_private_bot_urls,
+            ..Default::default()
+        })
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
+        // No HTTP here: the mailboxes stay empty, so no pull bot is seated.
+        let ladder = Arc::new(
+            Ladder::new(
+                Arc::clone(&store),
+                Arc::new(Mailboxes::default()),
+                Arc::new(http),
+                config.clone(),
+            )
+            .await
+            .map_err(|e| CliError::Usage(e.to_string()))?,
+        );
+        if let Some((dir, sandbox)) = sandbox {
+            let move_time = config.games.iter().map(|g| (g.game, g.move_time)).collect();
+            let hosted = croupier_server::hosted::Hosted::new(
+                Arc::clone(&store),
+                croupier_server::hosted::HostedConfig {
+                    dir: dir.clone(),
+                    sandbox,
+                    move_time,
+                },
+            )
+            .await
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+            ladder.play_hosted(Arc::new(hosted));
+            tracing::info!("hosted bots: programs from {}", dir.display());
+        }
+        let member = ladder.join().await;
+        tracing::info!(
+            "croupier worker: process {} on {}, up to {} matches at once; pull bots are left to the serve instances",
+            member.id(),
+            args.database,
+            config.max_matches
+        );
+        let mut signals = crate::interrupt::Signals::install()
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch for signals: {e}")))?;
+        let running = tokio::spawn(Arc::clone(&ladder).run());
+        let stop = signals.recv().await;
+        tracing::info!("{stop:?}: stopping");
+        running.abort();
+        ladder.leave().await;
+        let bots = tokio::task::spawn_blocking(crate::interrupt::stop_bots)
+            .await
+            .unwrap_or(0);
+        tracing::info!("stopped ({bots} bot programs ended)");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_refuses_sqlite_and_other_urls_with_a_reason() {
+        let msg = |r: Result<(), CliError>| match r {
+            Err(CliError::Usage(m)) => m,
+            other => panic!("expected a usage error, got {other:?}"),
+        };
+        assert!(msg(check_url("sqlite://x.db")).contains("a worker needs PostgreSQL"));
+        assert!(msg(check_url("mysql://u@h/d")).contains("not a database URL"));
+        assert!(check_url("postgres://u@h/d").is_ok());
+        assert!(check_url("postgresql://u@h/d").is_ok());
+    }
+}

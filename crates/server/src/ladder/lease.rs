@@ -1,0 +1,231 @@
+//! This process's membership among the processes that run the ladder on one
+//! database (issue 13; the SQL is `croupier_store::leases`): it registers,
+//! renews its registration with a heartbeat, reaps the processes that
+//! stopped renewing theirs (their running games are closed with the reason
+//! "worker lost", their bots freed), and deals each ladder game with its
+//! bots claimed in the same transaction.
+//!
+//! The same code runs on SQLite, where one process runs the ladder: there it
+//! reaps every other registration at once when it joins (they are left over
+//! from a run that was killed).
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_store::leases::{LeasedGame, NewProcess, ProcessId, Reap, Reaped};
+use croupier_store::{BotId, GameId, Store};
+
+/// How a process keeps its registration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseConfig {
+    /// `serve` or `worker` (shown in reasons and logs).
+    pub role: String,
+    /// A registration lasts this long without a heartbeat; then the
+    /// process counts as lost and its matches are closed.
+    pub ttl: Duration,
+    /// How often the registration is renewed and the lost are looked for.
+    pub beat: Duration,
+}
+
+impl Default for LeaseConfig {
+    fn default() -> Self {
+        LeaseConfig {
+            role: "serve".into(),
+            ttl: Duration::from_secs(10),
+            beat: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The reason prefix of games closed because their process was lost.
+pub const LOST: &str = "worker lost";
+/// The reason prefix of games closed because their process stopped.
+pub const STOPPED: &str = "process stopped";
+
+/// This process's registration.
+pub struct Membership {
+    store: Arc<dyn Store>,
+    config: LeaseConfig,
+    id: AtomicI64,
+}
+
+impl std::fmt::Debug for Membership {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Membership")
+            .field("config", &self.config)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+impl Membership {
+    /// Registers this process (on SQLite, reaping every other registration).
+    pub async fn join(store: Arc<dyn Store>, config: LeaseConfig) -> Result<Membership, String> {
+        let m = Membership {
+            store,
+            config,
+            id: AtomicI64::new(0),
+        };
+        let id = m.register().await?;
+        if !m.store.leases().shared() {
+            let now = croupier_arena::runner::now_rfc3339();
+            let reaped = m
+                .store
+                .leases()
+                .reap_processes(Reap::AllBut(id), LOST, &now)
+                .await
+                .map_err(|e| format!("cannot reap old registrations: {e}"))?;
+            log_reaped(&reaped);
+        }
+        Ok(m)
+    }
+
+    async fn register(&self) -> Result<ProcessId, String> {
+        let row = self
+            .store
+            .leases()
+            .register_process(&NewProcess {
+                role: self.config.role.clone(),
+                host: host(),
+                pid: i64::from(std::process::id()),
+                ttl_ms: ms(self.config.ttl),
+            })
+            .await
+            .map_err(|e| format!("cannot register this process: {e}"))?;
+        self.id.store(row.id, Ordering::SeqCst);
+        tracing::info!("ladder: registered as {}", row.label());
+        Ok(row.id)
+    }
+
+    /// This process's id in the registry.
+    pub fn id(&self) -> ProcessId {
+        self.id.load(Ordering::SeqCst)
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &LeaseConfig {
+        &self.config
+    }
+
+    /// Renews the registration (registering again if it was reaped), then
+    /// reaps the lost. Returns what was reaped.
+    pub async fn beat(&self) -> Vec<Reaped> {
+        let leases = self.store.leases();
+        match leases.heartbeat(self.id(), ms(self.config.ttl)).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(
+                    "ladder: this process (process {}) missed its heartbeats and was reaped; its games were closed",
+                    self.id()
+                );
+                if let Err(e) = self.register().await {
+                    tracing::warn!("ladder: {e}");
+                }
+            }
+            Err(e) => tracing::warn!("ladder: cannot renew this process's registration: {e}"),
+        }
+        let now = croupier_arena::runner::now_rfc3339();
+        match leases.reap_processes(Reap::Expired, LOST, &now).await {
+            Ok(r) => {
+                log_reaped(&r);
+                r
+            }
+            Err(e) => {
+                tracing::warn!("ladder: cannot look for lost processes: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Renews and reaps every `beat`, forever.
+    pub async fn run(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(self.config.beat);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            self.beat().await;
+        }
+    }
+
+    /// Leaves in order: this process's running games are closed (reason
+    /// "process stopped"), its bots freed, its registration removed.
+    pub async fn leave(&self) -> Result<Vec<Reaped>, String> {
+        let now = croupier_arena::runner::now_rfc3339();
+        self.store
+            .leases()
+            .reap_processes(Reap::One(self.id()), STOPPED, &now)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Bots claimed by any process now (in a match or resting).
+    pub async fn taken(&self) -> Result<Vec<BotId>, String> {
+        self.store
+            .leases()
+            .taken_bots()
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Claims `claim` and deals the game; `Ok(None)` if a bot was taken.
+    pub async fn start_game(
+        &self,
+        game: &str,
+        bots: &[BotId],
+        claim: &[BotId],
+        seed: i64,
+        started: &str,
+    ) -> Result<Option<GameId>, String> {
+        self.store
+            .leases()
+            .start_leased_game(&LeasedGame {
+                process: self.id(),
+                game,
+                bots,
+                claim,
+                seed,
+                started,
+            })
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Frees `bots` after `rest`.
+    pub async fn release(&self, bots: &[BotId], rest: Duration) {
+        if bots.is_empty() {
+            return;
+        }
+        if let Err(e) = self
+            .store
+            .leases()
+            .release_bots(self.id(), bots, ms(rest))
+            .await
+        {
+            tracing::warn!("ladder: cannot release bots {bots:?}: {e}");
+        }
+    }
+}
+
+fn log_reaped(reaped: &[Reaped]) {
+    for r in reaped {
+        tracing::warn!(
+            "ladder: {} was lost; closed its games {:?} and freed its bots {:?}",
+            r.process.label(),
+            r.games,
+            r.bots
+        );
+    }
+}
