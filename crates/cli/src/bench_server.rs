@@ -27,7 +27,7 @@ use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 const BOTS_PER_ADDRESS: usize = 150;
 /// Registrations and logins in flight at once (argon2 runs on two threads
 /// behind a bounded queue on the server).
-const AUTH_IN_FLIGHT: usize = 32;
+pub(crate) const AUTH_IN_FLIGHT: usize = 32;
 /// The bare endpoint runs at most this long (a soak run needs no soak of
 /// the baseline).
 const BARE_SECONDS_MAX: f64 = 30.0;
@@ -47,10 +47,10 @@ pub struct Options {
     pub database: Option<String>,
 }
 
-struct Bot {
-    client: reqwest::Client,
-    base: String,
-    stats: Arc<Stats>,
+pub(crate) struct Bot {
+    pub(crate) client: reqwest::Client,
+    pub(crate) base: String,
+    pub(crate) stats: Arc<Stats>,
 }
 
 impl Bot {
@@ -101,7 +101,7 @@ fn ok(v: &Value) -> anyhow::Result<&Value> {
 
 /// One REST bot: plays random legal cards until `stop`; fetches every
 /// fifth finished game with old-game.
-async fn play(
+pub(crate) async fn play(
     bot: Bot,
     name: String,
     stop: Arc<AtomicBool>,
@@ -188,7 +188,7 @@ async fn play(
 }
 
 /// A keep-alive client for bot `i`, from its loopback source address.
-fn client(i: usize) -> anyhow::Result<reqwest::Client> {
+pub(crate) fn client(i: usize) -> anyhow::Result<reqwest::Client> {
     let host = 1 + (i / BOTS_PER_ADDRESS).min(250) as u8;
     Ok(reqwest::Client::builder()
         .no_proxy()
@@ -216,7 +216,7 @@ fn rss_mib(pid: u32) -> f64 {
 }
 
 /// CPU time (user + system) a process has used, in seconds.
-fn cpu_seconds(pid: u32) -> f64 {
+pub(crate) fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // Fields after the command name (which may hold spaces) start at ')'.
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
@@ -245,13 +245,13 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> anyhow::Result<u16> {
+pub(crate) fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
 }
 
-async fn wait_up(base: &str) -> anyhow::Result<()> {
+pub(crate) async fn wait_up(base: &str) -> anyhow::Result<()> {
     let c = client(0)?;
     for _ in 0..200 {
         if c.get(format!("{base}/api/")).send().await.is_ok() {

@@ -149,14 +149,21 @@ pub async fn prepare(
     config: &ServerConfig,
 ) -> Result<(Arc<AppState>, Vec<(i64, String)>), String> {
     let now = croupier_arena::runner::now_rfc3339();
-    let aborted = store
-        .abort_running("the server restarted while the game was in progress", &now)
-        .await
-        .map_err(|e| e.to_string())?;
-    if aborted > 0 {
-        tracing::warn!("closed {aborted} games left in progress as aborted");
+    // wd (issue 13): on PostgreSQL other instances may be playing; the
+    // games of an instance that stopped are closed when its lease runs out
+    // (hub/relay.rs), not by whoever starts next.
+    if store.cluster().is_none() {
+        let aborted = store
+            .abort_running("the server restarted while the game was in progress", &now)
+            .await
+            .map_err(|e| e.to_string())?;
+        if aborted > 0 {
+            tracing::warn!("closed {aborted} games left in progress as aborted");
+        }
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
+    hub.join_cluster(&format!("serve pid {}", std::process::id()))
+        .await?;
     let mailboxes = Arc::new(mailbox::Mailboxes::default());
     let limits = croupier_arena::transport::http::HttpLimits {
         allow_private: config.allow_private_bot_urls,
