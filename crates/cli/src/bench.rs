@@ -97,6 +97,12 @@ pub struct BenchArgs {
     /// empty or used only by earlier runs of this benchmark.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
+    /// Instance counts on PostgreSQL behind haproxy, comma-separated
+    /// (`bench server`: e.g. `1,2,3`; measured after one SQLite instance in
+    /// the same run; `--database` is then the PostgreSQL URL, default a
+    /// throw-away cluster). See docs/deploy.md.
+    #[arg(long, value_name = "N,N,…", value_delimiter = ',')]
+    instances: Option<Vec<usize>>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -198,6 +204,32 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 }
                 None => crate::play::current_exe()?,
             };
+            if let Some(instances) = args.instances {
+                if instances.is_empty() || instances.iter().any(|n| !(1..=16).contains(n)) {
+                    return Err(CliError::Usage(
+                        "--instances takes counts from 1 to 16, e.g. 1,2,3".into(),
+                    ));
+                }
+                if args
+                    .database
+                    .as_deref()
+                    .is_some_and(|d| croupier_store::Backend::of(d) != Some(croupier_store::Backend::Postgres))
+                {
+                    return Err(CliError::Usage(
+                        "--instances needs a postgres:// --database (or none: a throw-away cluster)"
+                            .into(),
+                    ));
+                }
+                crate::bench_cluster::run(crate::bench_cluster::Options {
+                    bots: args.bots,
+                    seconds: args.seconds,
+                    json: args.json,
+                    server,
+                    database: args.database,
+                    instances,
+                })?;
+                return Ok(ExitCode::SUCCESS);
+            }
             crate::bench_server::run(crate::bench_server::Options {
                 bots: args.bots,
                 seconds: args.seconds,

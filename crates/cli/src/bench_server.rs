@@ -30,7 +30,7 @@ use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 const BOTS_PER_ADDRESS: usize = 150;
 /// Registrations and logins in flight at once (argon2 runs on two threads
 /// behind a bounded queue on the server).
-const AUTH_IN_FLIGHT: usize = 32;
+pub(crate) const AUTH_IN_FLIGHT: usize = 32;
 /// The bare endpoint runs at most this long (a soak run needs no soak of
 /// the baseline).
 const BARE_SECONDS_MAX: f64 = 30.0;
@@ -50,10 +50,10 @@ pub struct Options {
     pub database: Option<String>,
 }
 
-struct Bot {
-    client: reqwest::Client,
-    base: String,
-    stats: Arc<Stats>,
+pub(crate) struct Bot {
+    pub(crate) client: reqwest::Client,
+    pub(crate) base: String,
+    pub(crate) stats: Arc<Stats>,
 }
 
 impl Bot {
@@ -104,7 +104,7 @@ fn ok(v: &Value) -> anyhow::Result<&Value> {
 
 /// One REST bot: plays random legal cards until `stop`; fetches every
 /// fifth finished game with old-game.
-async fn play(
+pub(crate) async fn play(
     bot: Bot,
     name: String,
     stop: Arc<AtomicBool>,
@@ -191,7 +191,7 @@ async fn play(
 }
 
 /// A keep-alive client for bot `i`, from its loopback source address.
-fn client(i: usize) -> anyhow::Result<reqwest::Client> {
+pub(crate) fn client(i: usize) -> anyhow::Result<reqwest::Client> {
     let host = 1 + (i / BOTS_PER_ADDRESS).min(250) as u8;
     Ok(reqwest::Client::builder()
         .no_proxy()

@@ -2,6 +2,7 @@
 //! game records, and measures the rules engines.
 
 mod bench;
+mod bench_cluster;
 mod bench_flood;
 mod bench_http;
 mod bench_proc;

@@ -163,6 +163,9 @@ pub enum StartError {
     /// Hosted bots were enabled twice.
     #[error("hosted bots are already enabled")]
     HostedTwice,
+    /// The instance cannot join the others on its database (issue 13).
+    #[error("cannot join the other instances: {0}")]
+    Cluster(String),
 }
 
 /// Prepares the server state: closes games a previous run left in progress,
@@ -172,13 +175,21 @@ pub async fn prepare(
     config: &ServerConfig,
 ) -> Result<(Arc<AppState>, Vec<(i64, String)>), StartError> {
     let now = croupier_arena::runner::now_rfc3339();
-    let aborted = store
-        .abort_running("the server restarted while the game was in progress", &now)
-        .await?;
-    if aborted > 0 {
-        tracing::warn!("closed {aborted} games left in progress as aborted");
+    // wd (issue 13): on PostgreSQL other instances may be playing; the
+    // games of an instance that stopped are closed when its lease runs out
+    // (hub/relay.rs), not by whoever starts next.
+    if store.cluster().is_none() {
+        let aborted = store
+            .abort_running("the server restarted while the game was in progress", &now)
+            .await?;
+        if aborted > 0 {
+            tracing::warn!("closed {aborted} games left in progress as aborted");
+        }
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
+    hub.join_cluster(&format!("serve pid {}", std::process::id()))
+        .await
+        .map_err(StartError::Cluster)?;
     let mailboxes = Arc::new(mailbox::Mailboxes::default());
     let limits = croupier_arena::transport::http::HttpLimits {
         allow_private: config.allow_private_bot_urls,

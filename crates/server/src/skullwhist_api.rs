@@ -89,7 +89,7 @@ pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
 
 async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, Refusal> {
     if method == "status" {
-        let bot = state.hub.session_bot(str_field(body, "session")?)?;
+        let bot = state.hub.session(str_field(body, "session")?).await?;
         return Ok(Answer::Text(state.hub.status(bot).await));
     }
     dispatch_json(state, method, body).await.map(Answer::Json)
@@ -100,7 +100,7 @@ async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Val
         "register" => register(state, body).await,
         "login" => login(state, body).await,
         "new-game" => {
-            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let bot = state.hub.session(str_field(body, "session")?).await?;
             match state.hub.new_game(bot).await? {
                 NewGame::Retry => Ok(retry()),
                 NewGame::Game {
@@ -111,19 +111,19 @@ async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Val
             }
         }
         "bid" => {
-            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let bot = state.hub.session(str_field(body, "session")?).await?;
             let bid = int_field(body, "bid")?;
             state.hub.bid(bot, bid).await?;
             Ok(success(Obj::new()))
         }
         "play" | "play-card" => {
-            let bot = state.hub.session_bot(str_field(body, "session")?)?;
+            let bot = state.hub.session(str_field(body, "session")?).await?;
             let card = str_field(body, "card")?;
             state.hub.play(bot, card).await?;
             Ok(success(Obj::new()))
         }
         "old-game" => {
-            state.hub.session_bot(str_field(body, "session")?)?;
+            state.hub.session(str_field(body, "session")?).await?;
             let id = int_field(body, "game")?;
             old_game(state, id).await
         }
@@ -184,7 +184,7 @@ async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
         return Err(wrong());
     }
     let token = auth::new_session().map_err(|_| Refusal("internal error".into()))?;
-    state.hub.login(row.id, token.clone()).await;
+    state.hub.login(row.id, token.clone()).await?;
     Ok(success(obj(json!({"session": token, "id": row.id}))))
 }
 

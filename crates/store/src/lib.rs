@@ -8,7 +8,7 @@ pub mod group;
 pub mod hosted;
 mod hosted_queries;
 mod people;
-mod postgres;
+pub mod postgres;
 pub mod ratings;
 mod record;
 pub mod scratch;
@@ -368,6 +368,13 @@ pub trait Store: WebReads + Send + Sync + 'static {
     async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError>;
     /// Issue 13 (wc): the ladder's leases between processes ([`leases`]).
     fn leases(&self) -> &dyn LeaseStore;
+
+    /// What several server instances on this database share (issue 13):
+    /// `Some` on PostgreSQL; `None` on SQLite, where one process keeps its
+    /// live state in memory.
+    fn cluster(&self) -> Option<postgres::cluster::Cluster> {
+        None
+    }
 }
 
 /// Opens the store a URL names: `sqlite://FILE` (created if missing), or

@@ -33,6 +33,9 @@ pub struct LiveGame {
     /// `None` while the game runs; once it is over, whether its record is
     /// durable. Requests that would tell a bot the game is over wait on it.
     pub(super) stored: watch::Receiver<Option<bool>>,
+    /// With several instances: the views' changes and how far they are
+    /// written to the database (see `cluster`).
+    pub(super) sync: Option<Arc<super::cluster::ViewSync>>,
 }
 
 impl std::fmt::Debug for LiveGame {
@@ -64,6 +67,22 @@ impl LiveGame {
         )
     }
 
+    /// Whether a relayed line is answered by this game; the reply text.
+    pub(super) async fn relayed(&self, i: usize, line: String) -> String {
+        if i > 1 {
+            return super::relay::GONE.into();
+        }
+        if line == "abandon" {
+            self.seats[i].abandon().await;
+            self.wait_stored().await;
+            return "ok".into();
+        }
+        match self.request(i, line).await {
+            Ok(()) => "ok".into(),
+            Err(Refusal(r)) => format!("refused {r}"),
+        }
+    }
+
     /// A `bid`/`play` line of seat `i`: the runner's reply. The request that
     /// ends the game is answered once the game is durable.
     async fn request(&self, i: usize, line: String) -> Result<(), Refusal> {
@@ -79,7 +98,12 @@ impl LiveGame {
                     "internal error: the game could not be stored".into(),
                 )),
             },
-            Some(reply) => reply,
+            Some(reply) => {
+                // With several instances, the seats' views reach the
+                // database before the bot hears its answer.
+                self.flushed().await;
+                reply
+            }
             None => {
                 self.wait_stored().await;
                 Err(not_in_game())
@@ -101,6 +125,8 @@ pub(super) struct Table {
     /// Where spectators watch the game (issue 16).
     pub(super) live: Option<Arc<crate::live_games::LiveGames>>,
     pub(super) done: watch::Sender<Option<bool>>,
+    /// With several instances: the shared tables.
+    pub(super) cluster: Option<croupier_store::postgres::cluster::Cluster>,
 }
 
 /// Plays a dealt game to its end through the match runner, stores it, and
@@ -188,6 +214,12 @@ pub(super) async fn run(t: Table) {
             false
         }
     };
+    if let Some(db) = &t.cluster {
+        // Other instances stop sending requests to this game.
+        if let Err(e) = db.unseat(g.id).await {
+            tracing::warn!("game {}: cannot clear its seats: {e}", g.id);
+        }
+    }
     crate::live_games::closed(t.live.as_ref(), g.id, &played); // once stored (issue 16)
     {
         let mut inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -211,9 +243,9 @@ impl Hub {
 
     /// `bid`.
     pub async fn bid(&self, bot: BotId, bid: i64) -> Result<(), Refusal> {
-        let (game, i) = self
-            .current_seat(bot)
-            .ok_or_else(|| Refusal("you are not in a game".into()))?;
+        let Some((game, i)) = self.current_seat(bot) else {
+            return self.remote_line(bot, rest::bid_line(bid)).await;
+        };
         game.request(i, rest::bid_line(bid)).await
     }
 
@@ -221,9 +253,9 @@ impl Hub {
     /// when the card ends the game.
     pub async fn play(&self, bot: BotId, card: &str) -> Result<(), Refusal> {
         let card = rest::parse_card(card)?;
-        let (game, i) = self
-            .current_seat(bot)
-            .ok_or_else(|| Refusal("you are not in a game".into()))?;
+        let Some((game, i)) = self.current_seat(bot) else {
+            return self.remote_line(bot, rest::play_line(card)).await;
+        };
         game.request(i, rest::play_line(card)).await
     }
 
@@ -240,6 +272,8 @@ impl Hub {
                     game.wait_stored().await;
                 }
             }
+        } else if let Some(s) = self.remote_status(bot).await {
+            return s;
         }
         Arc::clone(&self.not_in_game)
     }

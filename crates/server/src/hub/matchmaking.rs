@@ -14,9 +14,11 @@ use rand::seq::IndexedRandom;
 use rand::Rng;
 use tokio::sync::{oneshot, watch};
 
+use super::cluster::ViewSync;
 use super::game::{LiveGame, Table};
 use super::seat::{SeatLink, View};
 use super::{refuse, Hub, Refusal};
+use croupier_store::postgres::cluster::Pairing;
 
 /// What `new-game` returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,9 @@ impl Hub {
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
     pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
+        if let Some(relay) = self.relay.get() {
+            return self.cluster_new_game(relay, bot).await;
+        }
         if let Some((g, i)) = self.current_seat(bot) {
             let (over, has_bid) = {
                 let v = g.seats[i].view();
@@ -77,7 +82,7 @@ impl Hub {
             }
         };
         if let Some(partner) = partner {
-            let id = self.deal(bot, partner.bot).await?;
+            let id = self.deal(bot, partner.bot, None).await?;
             let _ = partner.tx.send(id);
             return self.game_for(bot, id).await;
         }
@@ -102,7 +107,7 @@ impl Hub {
         }
     }
 
-    async fn game_for(&self, bot: BotId, id: GameId) -> Result<NewGame, Refusal> {
+    pub(super) async fn game_for(&self, bot: BotId, id: GameId) -> Result<NewGame, Refusal> {
         let game = self.lock().games.get(&id).cloned();
         let Some(g) = game else {
             return Ok(NewGame::Retry);
@@ -117,8 +122,15 @@ impl Hub {
         })
     }
 
-    /// Deals a new game between two bots (seats in random order).
-    async fn deal(&self, a: BotId, b: BotId) -> Result<GameId, Refusal> {
+    /// Deals a new game between two bots (seats in random order). With
+    /// several instances, `pairing` holds the partner taken from the
+    /// shared waiting bots; the game's seats are written with it.
+    pub(super) async fn deal(
+        &self,
+        a: BotId,
+        b: BotId,
+        pairing: Option<Pairing>,
+    ) -> Result<GameId, Refusal> {
         let seed = crate::visibility::fresh_seed().map_err(|e| Refusal(e.to_string()))?;
         let bots = if rand::rng().random::<bool>() {
             [a, b]
@@ -154,12 +166,18 @@ impl Hub {
         };
         let hand = |i: u8| rest::dealt_hand(engine.events(), Seat(i)).unwrap_or_default();
         let (done, stored) = watch::channel(None);
+        let sync = self.relay.get().map(|_| Arc::new(ViewSync::default()));
+        let changed = sync.as_ref().map(|s| Arc::clone(&s.version));
         let live = Arc::new(LiveGame {
             id,
             bots,
             hands: [hand(0), hand(1)],
-            seats: [SeatLink::new(view(0)), SeatLink::new(view(1))],
+            seats: [
+                SeatLink::new(view(0), changed.clone()),
+                SeatLink::new(view(1), changed),
+            ],
             stored,
+            sync,
         });
         {
             let mut inner = self.lock();
@@ -167,8 +185,16 @@ impl Hub {
             inner.game_of.insert(a, id);
             inner.game_of.insert(b, id);
         }
+        if let Some(pairing) = pairing {
+            if let Err(e) = self.share_deal(pairing, &live).await {
+                let mut inner = self.lock();
+                inner.games.remove(&id);
+                inner.game_of.retain(|_, g| *g != id);
+                return Err(e);
+            }
+        }
         tokio::spawn(super::game::run(Table {
-            game: live,
+            game: Arc::clone(&live),
             seed,
             started,
             house: inside,
@@ -181,7 +207,14 @@ impl Hub {
             inner: Arc::clone(&self.inner),
             live: self.live.get().cloned(),
             done,
+            cluster: self.relay.get().map(|r| r.db().clone()),
         }));
+        if let Some(relay) = self.relay.get() {
+            tokio::spawn(super::cluster::write_views(
+                Arc::clone(&live),
+                relay.db().clone(),
+            ));
+        }
         Ok(id)
     }
 }

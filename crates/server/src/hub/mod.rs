@@ -10,8 +10,10 @@
 //! them one at a time from each seat's inbox; a `status` poll reads the
 //! seat's latest reply under the seat's own short lock.
 
+mod cluster;
 mod game;
 mod matchmaking;
+pub mod relay;
 mod seat;
 mod sessions;
 
@@ -25,6 +27,7 @@ pub use croupier_dialects::skullwhist_rest::Refusal;
 pub use game::LiveGame;
 pub use matchmaking::NewGame;
 use matchmaking::Waiter;
+pub use relay::{Home, Relay};
 use sessions::Session;
 
 /// Clocks and limits of the server.
@@ -73,6 +76,9 @@ pub struct Hub {
     not_in_game: Arc<str>,
     /// Where spectators watch the games (issue 16), once set.
     live: std::sync::OnceLock<Arc<crate::live_games::LiveGames>>,
+    /// With several instances on PostgreSQL: this instance's side of the
+    /// relay (see `cluster`); unset on SQLite.
+    relay: std::sync::OnceLock<Arc<Relay>>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -96,6 +102,7 @@ impl Hub {
                     .to_string(),
             ),
             live: std::sync::OnceLock::new(),
+            relay: std::sync::OnceLock::new(),
         }
     }
 

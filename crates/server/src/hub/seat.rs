@@ -14,7 +14,7 @@ use croupier_arena::transport::{Conn, Connector, TransportError};
 use croupier_dialects::skullwhist_rest::{HubLine, Refusal};
 use croupier_rules::skullwhist::{SkullWhistAction, SkullWhistObservation};
 use futures::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{timeout_at, Instant};
 
 /// Requests a bot may have in flight for one seat.
@@ -47,16 +47,20 @@ pub(super) struct SeatLink {
     requests: mpsc::Sender<Request>,
     inbox: Mutex<Option<mpsc::Receiver<Request>>>,
     view: Arc<Mutex<View>>,
+    /// Counts the view's changes (only with several instances, whose
+    /// writer copies the views into the database: see `cluster`).
+    changed: Option<Arc<watch::Sender<u64>>>,
 }
 
 impl SeatLink {
     /// A seat whose view is `view` until the runner says more.
-    pub(super) fn new(view: View) -> Arc<SeatLink> {
+    pub(super) fn new(view: View, changed: Option<Arc<watch::Sender<u64>>>) -> Arc<SeatLink> {
         let (requests, inbox) = mpsc::channel(INBOX);
         Arc::new(SeatLink {
             requests,
             inbox: Mutex::new(Some(inbox)),
             view: Arc::new(Mutex::new(view)),
+            changed,
         })
     }
 
@@ -88,6 +92,7 @@ impl Connector for SeatLink {
             .ok_or_else(|| TransportError::Io("the seat is already connected".into()))?;
         Ok(Box::new(HubConn {
             view: Arc::clone(&self.view),
+            changed: self.changed.clone(),
             inbox,
             pending: None,
         }))
@@ -102,6 +107,7 @@ fn lock(view: &Mutex<View>) -> MutexGuard<'_, View> {
 /// The runner's side of a seat.
 struct HubConn {
     view: Arc<Mutex<View>>,
+    changed: Option<Arc<watch::Sender<u64>>>,
     inbox: mpsc::Receiver<Request>,
     /// Where the reply to the request being decided goes.
     pending: Option<oneshot::Sender<Result<(), Refusal>>>,
@@ -115,12 +121,20 @@ impl HubConn {
         }
     }
 
+    fn bump(&self) {
+        if let Some(c) = &self.changed {
+            c.send_modify(|v| *v += 1);
+        }
+    }
+
     fn take(&mut self, line: &str) {
         match HubLine::parse(line) {
             Some(HubLine::View { has_bid, status }) => {
                 let mut v = lock(&self.view);
                 v.status = Arc::from(status);
                 v.has_bid = has_bid;
+                drop(v);
+                self.bump();
             }
             Some(HubLine::Observation(json)) => {
                 let parsed = serde_json::from_str::<(SkullWhistObservation, Vec<String>)>(json)
@@ -137,6 +151,8 @@ impl HubConn {
                 let mut v = lock(&self.view);
                 v.over = true;
                 v.observation = None;
+                drop(v);
+                self.bump();
             }
             None => tracing::error!("the 2014 dialect wrote an unknown line: {line}"),
         }

@@ -17,7 +17,10 @@ pub(super) struct Session {
 impl Hub {
     /// Starts a session for `bot`, replacing its old one; a game it was
     /// playing is forfeited.
-    pub async fn login(&self, bot: BotId, token: String) {
+    pub async fn login(&self, bot: BotId, token: String) -> Result<(), Refusal> {
+        if let Some(relay) = self.relay.get() {
+            return self.cluster_login(relay, bot, &token).await;
+        }
         let game = {
             let mut inner = self.lock();
             if let Some(old) = inner.session_of.insert(bot, token.clone()) {
@@ -45,6 +48,7 @@ impl Hub {
             }
             game.wait_stored().await;
         }
+        Ok(())
     }
 
     /// Ends idle sessions. Called periodically; move clocks are the match

@@ -2,6 +2,7 @@
 //! migrator takes an advisory lock, so instances may start together), and
 //! the hot-path writes through the same [`GroupCommit`] writer as SQLite.
 
+pub mod cluster;
 mod hosted;
 mod ratings;
 mod web;
@@ -73,6 +74,10 @@ impl Store for PgStore {
         .fetch_one(&self.pool)
         .await;
         inserted(r)
+    }
+
+    fn cluster(&self) -> Option<cluster::Cluster> {
+        Some(cluster::Cluster::new(self.pool.clone()))
     }
 
     async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {

@@ -1,0 +1,302 @@
+//! `croupier bench server --instances 1,2,3`: the REST bots of `bench
+//! server` against one `croupier serve` on SQLite, then against 1, 2, 3…
+//! instances on one PostgreSQL database behind haproxy (round robin, the
+//! configuration of docs/deploy/haproxy.cfg), in the same run: games per
+//! second and the service latencies of each setup. PostgreSQL is the
+//! `--database` URL, or else a throw-away cluster (a fresh database per
+//! setup).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context};
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+
+use crate::bench_proc::{cpu_seconds, free_port, wait_up};
+use crate::bench_server::{client, play, Bot, AUTH_IN_FLIGHT};
+use crate::bench_server_stats::{round, Endpoint, Stats};
+
+/// The proxy configuration of the docs.
+const HAPROXY_CFG: &str = include_str!("../../../docs/deploy/haproxy.cfg");
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Concurrent REST bots.
+    pub bots: usize,
+    /// Seconds measured per setup, after its warm-up.
+    pub seconds: f64,
+    /// One JSON object instead of the table.
+    pub json: bool,
+    /// The `croupier` binary to serve with.
+    pub server: PathBuf,
+    /// A PostgreSQL URL (default: a throw-away cluster).
+    pub database: Option<String>,
+    /// Instance counts to measure on PostgreSQL.
+    pub instances: Vec<usize>,
+}
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
+    let child = Command::new(server)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--house-bots", "", "--poll-timeout", "5", "--no-ladder"])
+        .arg("--database")
+        .arg(database)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot start {} serve", server.display()))?;
+    Ok(Proc(child))
+}
+
+/// The docs' haproxy configuration with our ports: the frontend on
+/// `front`, one `server` line per backend port.
+pub fn haproxy_config(front: u16, backs: &[u16]) -> String {
+    let mut out = String::new();
+    for line in HAPROXY_CFG.lines() {
+        if line.trim_start().starts_with("server ") {
+            continue;
+        }
+        out.push_str(&line.replace("127.0.0.1:8080", &format!("127.0.0.1:{front}")));
+        out.push('\n');
+    }
+    for (i, p) in backs.iter().enumerate() {
+        out.push_str(&format!("    server s{i} 127.0.0.1:{p}\n"));
+    }
+    out
+}
+
+/// One setup's figures.
+struct Row {
+    setup: String,
+    games_per_sec: f64,
+    requests_per_sec: f64,
+    stats: Arc<Stats>,
+    cpu_cores: f64,
+    errors: usize,
+}
+
+/// Runs the bots against `base` (whose server processes are `pids`).
+async fn measure(
+    setup: String,
+    base: &str,
+    pids: &[u32],
+    options: &Options,
+) -> anyhow::Result<Row> {
+    for _ in 0..100 {
+        if wait_up(base).await.is_ok() {
+            break;
+        }
+    }
+    wait_up(base).await?;
+    let stats = Arc::new(Stats::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
+    let mut tasks = tokio::task::JoinSet::new();
+    let run_id: u32 = rand::random();
+    for i in 0..options.bots {
+        let bot = Bot {
+            client: client(i)?,
+            base: base.to_string(),
+            stats: Arc::clone(&stats),
+        };
+        tasks.spawn(play(
+            bot,
+            format!("c{run_id:x}-{i}"),
+            Arc::clone(&stop),
+            Arc::clone(&gate),
+        ));
+    }
+    let bots = options.bots as u64;
+    let warm = Instant::now();
+    let limit = Duration::from_secs(60 + bots / 2);
+    let mut at_login = None;
+    while warm.elapsed() < limit {
+        if let Some(Ok(Err(e))) = tasks.try_join_next() {
+            stop.store(true, Ordering::Relaxed);
+            return Err(e.context(format!("{setup}: a bot failed during the warm-up")));
+        }
+        let ends = stats.game_ends.load(Ordering::Relaxed);
+        if stats.logged_in.load(Ordering::Relaxed) >= bots {
+            let a = *at_login.get_or_insert(ends);
+            if ends >= a + bots {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (g0, r0) = (
+        stats.game_ends.load(Ordering::Relaxed),
+        stats.requests.load(Ordering::Relaxed),
+    );
+    let cpu = || -> f64 { pids.iter().map(|p| cpu_seconds(*p)).sum() };
+    let cpu0 = cpu();
+    stats.clear_latencies();
+    let start = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(options.seconds)).await;
+    let secs = start.elapsed().as_secs_f64();
+    let (g1, r1) = (
+        stats.game_ends.load(Ordering::Relaxed),
+        stats.requests.load(Ordering::Relaxed),
+    );
+    let cpu_cores = (cpu() - cpu0) / secs;
+    stop.store(true, Ordering::Relaxed);
+    let mut errors = 0;
+    // Bots finish their game; a few seconds at most.
+    let end = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < end {
+        match tokio::time::timeout(Duration::from_secs(1), tasks.join_next()).await {
+            Ok(None) => break,
+            Ok(Some(Ok(Ok(())))) | Err(_) => {}
+            Ok(Some(_)) => errors += 1,
+        }
+    }
+    tasks.shutdown().await;
+    Ok(Row {
+        setup,
+        games_per_sec: (g1 - g0) as f64 / 2.0 / secs,
+        requests_per_sec: (r1 - r0) as f64 / secs,
+        stats,
+        cpu_cores,
+        errors,
+    })
+}
+
+/// Runs every setup and prints the table (or JSON).
+pub fn run(options: Options) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let dir = tempfile::tempdir()?;
+    let mut rows = Vec::new();
+    // SQLite: one instance, no proxy (what one machine runs).
+    {
+        let port = free_port()?;
+        let db = format!("sqlite://{}", dir.path().join("bench.db").display());
+        let server = serve(&options.server, &db, port)?;
+        let base = format!("http://127.0.0.1:{port}");
+        eprintln!("bench cluster: SQLite, 1 instance");
+        rows.push(rt.block_on(measure(
+            "SQLite, 1 instance, direct".into(),
+            &base,
+            &[server.0.id()],
+            &options,
+        ))?);
+    }
+    let scratch = match &options.database {
+        Some(_) => None,
+        None => Some(
+            croupier_store::scratch::ScratchCluster::start(true)
+                .map_err(|e| anyhow!("a throw-away PostgreSQL cluster: {e}"))?,
+        ),
+    };
+    for &n in &options.instances {
+        let url = match (&options.database, &scratch) {
+            (Some(url), _) => url.clone(),
+            (None, Some(c)) => rt.block_on(c.create_database())?,
+            (None, None) => return Err(anyhow!("no database")),
+        };
+        let ports: Vec<u16> = (0..n).map(|_| free_port()).collect::<Result<_, _>>()?;
+        let mut servers = Vec::new();
+        for p in &ports {
+            servers.push(serve(&options.server, &url, *p)?);
+            // The first one migrates the database.
+            rt.block_on(wait_up(&format!("http://127.0.0.1:{p}")))?;
+        }
+        let front = free_port()?;
+        let cfg = dir.path().join(format!("haproxy{n}.cfg"));
+        std::fs::write(&cfg, haproxy_config(front, &ports))?;
+        let proxy = Proc(
+            Command::new("haproxy")
+                .arg("-db")
+                .arg("-f")
+                .arg(&cfg)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .context("cannot start haproxy (is it installed?)")?,
+        );
+        let pids: Vec<u32> = servers.iter().map(|s| s.0.id()).collect();
+        eprintln!("bench cluster: PostgreSQL, {n} instance(s) behind haproxy");
+        rows.push(rt.block_on(measure(
+            format!("PostgreSQL, {n} instance(s), haproxy"),
+            &format!("http://127.0.0.1:{front}"),
+            &pids,
+            &options,
+        ))?);
+        drop(proxy);
+        drop(servers);
+    }
+    report(&options, &rows);
+    Ok(())
+}
+
+fn report(options: &Options, rows: &[Row]) {
+    let sqlite = rows.first().map_or(0.0, |r| r.games_per_sec);
+    let json_rows: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "setup": r.setup,
+                "games_per_sec": round(r.games_per_sec),
+                "of_sqlite": round(if sqlite > 0.0 { r.games_per_sec / sqlite } else { 0.0 }),
+                "requests_per_sec": round(r.requests_per_sec),
+                "service": r.stats.service(),
+                "status": r.stats.summary(Endpoint::Status),
+                "play": r.stats.summary(Endpoint::Play),
+                "new_game_wait": r.stats.summary(Endpoint::NewGame),
+                "server_cpu_cores": round(r.cpu_cores),
+                "bot_errors": r.errors,
+            })
+        })
+        .collect();
+    if options.json {
+        println!(
+            "{}",
+            json!({"bots": options.bots, "seconds": options.seconds, "setups": json_rows})
+        );
+        return;
+    }
+    println!(
+        "croupier bench server --instances: {} REST bots, {} s per setup\n",
+        options.bots, options.seconds
+    );
+    println!("| setup | games/s | of SQLite | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in rows {
+        let s = r.stats.service();
+        println!(
+            "| {} | {:.1} | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} |",
+            r.setup,
+            r.games_per_sec,
+            if sqlite > 0.0 {
+                100.0 * r.games_per_sec / sqlite
+            } else {
+                0.0
+            },
+            r.requests_per_sec,
+            s.p50_ms,
+            s.p99_ms,
+            r.stats.summary(Endpoint::Status).p99_ms,
+            r.stats.summary(Endpoint::Play).p99_ms,
+            r.stats.summary(Endpoint::NewGame).p50_ms,
+            r.cpu_cores,
+            r.errors
+        );
+    }
+}

@@ -1,0 +1,489 @@
+//! Several `croupier serve` instances on one PostgreSQL database behind
+//! haproxy (round robin, no stickiness), with the haproxy configuration of
+//! docs/deploy/haproxy.cfg (issue 13 item 3). REST bots play complete games
+//! through the proxy; the database holds each game they saw end once,
+//! finished. Killing an instance with SIGKILL under play: the others keep
+//! serving, and the dead instance's games are closed with a reason within
+//! 30 s. Skipped with a notice without PostgreSQL or haproxy (a failure
+//! under CI).
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The instances behind the proxy.
+const INSTANCES: usize = 3;
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have_everything() -> bool {
+    let pg = croupier_store::scratch::find_bin().is_some();
+    let haproxy = Command::new("haproxy")
+        .arg("-v")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if pg && haproxy {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").is_err(),
+        "PostgreSQL or haproxy is missing under CI: .ci/run should install them"
+    );
+    eprintln!("SKIPPED: these tests need PostgreSQL and haproxy installed");
+    false
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// The arguments of the docs' systemd unit (docs/deploy/croupier@.service)
+/// for the instance on `port`.
+fn unit_args(port: u16) -> Vec<String> {
+    let unit = std::fs::read_to_string(support::root().join("docs/deploy/croupier@.service"))
+        .expect("docs/deploy/croupier@.service");
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .expect("the unit has an ExecStart line");
+    exec.split_whitespace()
+        .skip(1) // the installed binary; the tests run the one built
+        .map(|w| w.replace("%i", &port.to_string()))
+        .collect()
+}
+
+/// One `croupier serve` on `port` (as the docs' systemd unit starts it, its
+/// database in `CROUPIER_DATABASE` as the unit's environment file sets it),
+/// its log in `log`.
+fn instance(url: &str, port: u16, log: &Path) -> Killed {
+    let log = std::fs::File::create(log).expect("log file");
+    let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(unit_args(port))
+        // Only the REST bots under test play.
+        .args(["--no-ladder", "--house-bots", ""])
+        .args(["--move-timeout", "20"])
+        .env("CROUPIER_DATABASE", url)
+        .env("NO_COLOR", "1")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("start croupier serve");
+    Killed(child)
+}
+
+fn wait_listening(port: u16) {
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "port {port} did not open"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// haproxy with docs/deploy/haproxy.cfg, its addresses replaced by ours.
+fn proxy(dir: &Path, front: u16, backs: &[u16]) -> Killed {
+    let template = std::fs::read_to_string(support::root().join("docs/deploy/haproxy.cfg"))
+        .expect("docs/deploy/haproxy.cfg");
+    let mut cfg = template.replace("127.0.0.1:8080", &format!("127.0.0.1:{front}"));
+    for (i, port) in backs.iter().enumerate() {
+        let docs = format!("127.0.0.1:{}", 8081 + i);
+        assert!(cfg.contains(&docs), "the docs' config names {docs}");
+        cfg = cfg.replace(&docs, &format!("127.0.0.1:{port}"));
+    }
+    let path = dir.join("haproxy.cfg");
+    std::fs::write(&path, cfg).expect("write haproxy.cfg");
+    let child = Command::new("haproxy")
+        .arg("-db")
+        .arg("-f")
+        .arg(&path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start haproxy");
+    wait_listening(front);
+    Killed(child)
+}
+
+struct Cluster {
+    _pg: croupier_store::scratch::ScratchCluster,
+    url: String,
+    dir: tempfile::TempDir,
+    instances: Vec<Option<Killed>>,
+    _proxy: Killed,
+    base: String,
+    rt: tokio::runtime::Runtime,
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let pg = croupier_store::scratch::ScratchCluster::start(false).expect("scratch cluster");
+        let url = rt.block_on(pg.create_database()).expect("database");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ports: Vec<u16> = (0..INSTANCES).map(|_| free_port()).collect();
+        let mut instances = Vec::new();
+        for (i, port) in ports.iter().enumerate() {
+            instances.push(Some(instance(
+                &url,
+                *port,
+                &dir.path().join(format!("serve{i}.log")),
+            )));
+            // One at a time: the first migrates the database.
+            wait_listening(*port);
+        }
+        let front = free_port();
+        let proxy = proxy(dir.path(), front, &ports);
+        Cluster {
+            _pg: pg,
+            url,
+            dir,
+            instances,
+            _proxy: proxy,
+            base: format!("http://127.0.0.1:{front}"),
+            rt,
+        }
+    }
+
+    fn log(&self, i: usize) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("serve{i}.log"))).unwrap_or_default()
+    }
+
+    fn query<T>(&self, f: impl FnOnce(sqlx::PgPool) -> Query<T>) -> T {
+        self.rt.block_on(async {
+            let store = croupier_store::PgStore::open(&self.url)
+                .await
+                .expect("open the database");
+            f(store.pool().clone()).await
+        })
+    }
+}
+
+type Query<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
+
+/// What a bot saw.
+#[derive(Default)]
+struct Seen {
+    /// Games it saw end (its status said it is in no game any more).
+    ended: Vec<i64>,
+    /// Requests that failed (HTTP errors, refusals other than turns).
+    failures: usize,
+}
+
+fn call(
+    client: &reqwest::blocking::Client,
+    base: &str,
+    method: &str,
+    body: Value,
+) -> Option<Value> {
+    client
+        .post(format!("{base}/api/{method}/"))
+        .json(&body)
+        .send()
+        .ok()?
+        .json()
+        .ok()
+}
+
+/// A REST bot: registers, logs in, plays games of random legal cards
+/// through the proxy until `stop`.
+fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize>) -> Seen {
+    let client = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(40))
+        .build()
+        .expect("client");
+    let mut seen = Seen::default();
+    let creds = json!({"name": name, "password": "pw"});
+    let mut session = None;
+    for _ in 0..100 {
+        let _ = call(&client, &base, "register", creds.clone());
+        if let Some(r) = call(&client, &base, "login", creds.clone()) {
+            if let Some(s) = r["session"].as_str() {
+                session = Some(s.to_string());
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let session = session.expect("the bot logged in");
+    while !stop.load(Ordering::Relaxed) {
+        let Some(g) = call(&client, &base, "new-game", json!({"session": session})) else {
+            seen.failures += 1;
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        };
+        if g["result"] == "retry" {
+            continue;
+        }
+        let Some(game) = g["game"].as_i64() else {
+            // "you have bid; finish it first": play on below.
+            seen.failures += 1;
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        };
+        let mut hand: Vec<String> = g["cards"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if call(&client, &base, "bid", json!({"session": session, "bid": 3}))
+            .is_none_or(|r| r["result"] != "success")
+        {
+            seen.failures += 1;
+        }
+        let mut errors = 0;
+        loop {
+            let Some(s) = call(&client, &base, "status", json!({"session": session})) else {
+                errors += 1;
+                if errors > 200 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            };
+            if s["game"].is_null() {
+                seen.ended.push(game);
+                games.fetch_add(1, Ordering::Relaxed);
+                break;
+            }
+            if s["your-turn"] != true {
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            }
+            let lead = s["opponent-current-card"]
+                .as_str()
+                .and_then(|c| c.chars().next());
+            let follow: Vec<&String> = hand
+                .iter()
+                .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
+                .collect();
+            let card = match follow.first() {
+                Some(c) => (*c).clone(),
+                None => match hand.first() {
+                    Some(c) => c.clone(),
+                    None => break,
+                },
+            };
+            match call(
+                &client,
+                &base,
+                "play",
+                json!({"session": session, "card": card}),
+            ) {
+                Some(r) if r["result"] == "success" => hand.retain(|c| *c != card),
+                _ => {
+                    seen.failures += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        }
+    }
+    seen
+}
+
+fn bots(
+    base: &str,
+    n: usize,
+    tag: &str,
+    stop: &Arc<AtomicBool>,
+    games: &Arc<AtomicUsize>,
+) -> Vec<std::thread::JoinHandle<Seen>> {
+    (0..n)
+        .map(|i| {
+            let (base, stop, games) = (base.to_string(), Arc::clone(stop), Arc::clone(games));
+            let name = format!("{tag}{i}");
+            std::thread::spawn(move || bot(base, name, stop, games))
+        })
+        .collect()
+}
+
+fn wait_games(games: &AtomicUsize, at_least: usize, secs: u64) {
+    let start = Instant::now();
+    while games.load(Ordering::Relaxed) < at_least {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "only {} game ends seen in {secs} s",
+            games.load(Ordering::Relaxed)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+type GameRows = Vec<(i64, String, Option<String>)>;
+
+fn games_in(c: &Cluster) -> GameRows {
+    c.query(|pool| -> Query<GameRows> {
+        Box::pin(async move {
+            sqlx::query_as("SELECT id, status, reason FROM games ORDER BY id")
+                .fetch_all(&pool)
+                .await
+                .expect("games")
+        })
+    })
+}
+
+#[test]
+fn rest_bots_play_through_haproxy_on_three_instances() {
+    if !have_everything() {
+        return;
+    }
+    let c = Cluster::start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let games = Arc::new(AtomicUsize::new(0));
+    let handles = bots(&c.base, 8, "rr", &stop, &games);
+    // Each game ends for two bots.
+    wait_games(&games, 2 * 24, 240);
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Seen> = handles
+        .into_iter()
+        .map(|h| h.join().expect("bot thread"))
+        .collect();
+    let failures: usize = seen.iter().map(|s| s.failures).sum();
+    let mut ended: Vec<i64> = seen.iter().flat_map(|s| s.ended.clone()).collect();
+    ended.sort_unstable();
+    // Each game the bots saw end was seen by both of its bots.
+    let mut distinct = ended.clone();
+    distinct.dedup();
+    let rows = games_in(&c);
+    eprintln!(
+        "{} games seen ended, {} rows, {failures} failed requests",
+        distinct.len(),
+        rows.len()
+    );
+    for id in &distinct {
+        let row = rows.iter().find(|r| r.0 == *id);
+        assert!(
+            matches!(row, Some((_, s, _)) if s == "finished"),
+            "game {id} the bots saw end is {row:?} in the database"
+        );
+        assert_eq!(
+            ended.iter().filter(|e| *e == id).count(),
+            2,
+            "game {id} ended for both its bots"
+        );
+    }
+    let finished = rows.iter().filter(|r| r.1 == "finished").count();
+    assert_eq!(
+        finished,
+        distinct.len(),
+        "the database holds each finished game once, and only those the bots saw"
+    );
+    assert_eq!(failures, 0, "no request failed through the proxy");
+    // Games ran in more than one instance (each logs the games it played).
+    let homes = (0..INSTANCES)
+        .filter(|i| c.log(*i).contains(": bot "))
+        .count();
+    assert!(homes >= 2, "games ran in {homes} instance(s)");
+}
+
+#[test]
+fn killing_an_instance_closes_its_games_and_the_others_keep_serving() {
+    if !have_everything() {
+        return;
+    }
+    let mut c = Cluster::start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let games = Arc::new(AtomicUsize::new(0));
+    let handles = bots(&c.base, 12, "kk", &stop, &games);
+    wait_games(&games, 12, 240);
+    // The instance to kill, and its games in progress at that moment.
+    let victim = c.instances[1].take().expect("instance two");
+    let pid = victim.0.id();
+    let name = format!("serve pid {pid}");
+    let victim_games: Vec<i64> = c.query(move |pool| -> Query<Vec<i64>> {
+        Box::pin(async move {
+            sqlx::query_scalar(
+                "SELECT DISTINCT s.game FROM hub_seats s JOIN hub_instances i ON i.id = s.home
+                 WHERE i.name = $1",
+            )
+            .bind(name)
+            .fetch_all(&pool)
+            .await
+            .expect("seats")
+        })
+    });
+    drop(victim); // SIGKILL
+    let killed_at = Instant::now();
+    let before = games.load(Ordering::Relaxed);
+    eprintln!(
+        "killed pid {pid} with {} games in progress, {before} game ends seen",
+        victim_games.len()
+    );
+    // The others keep serving.
+    wait_games(&games, before + 2 * 12, 240);
+    // The victim's games are closed with a reason within 30 s.
+    let closed = loop {
+        let rows = games_in(&c);
+        let open: Vec<&(i64, String, Option<String>)> = rows
+            .iter()
+            .filter(|r| victim_games.contains(&r.0) && r.1 == "running")
+            .collect();
+        if open.is_empty() {
+            break rows;
+        }
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(30),
+            "games of the killed instance still running after 30 s: {open:?}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    eprintln!(
+        "its games closed {:.1} s after the kill",
+        killed_at.elapsed().as_secs_f64()
+    );
+    for id in &victim_games {
+        let row = closed.iter().find(|r| r.0 == *id).expect("the game's row");
+        assert!(
+            row.1 == "finished"
+                || (row.1 == "aborted" && row.2.as_deref().is_some_and(|r| r.contains("instance"))),
+            "game {id} of the killed instance: {row:?}"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Seen> = handles
+        .into_iter()
+        .map(|h| h.join().expect("bot thread"))
+        .collect();
+    // Every game a bot saw end is in the database, finished or (if its
+    // instance died) closed with the reason; none is left running.
+    let rows = games_in(&c);
+    for s in &seen {
+        for id in &s.ended {
+            let row = rows
+                .iter()
+                .find(|r| r.0 == *id)
+                .expect("a row per game seen");
+            assert!(
+                row.1 == "finished" || victim_games.contains(id),
+                "game {id}: {row:?}"
+            );
+        }
+    }
+}
