@@ -3,9 +3,10 @@
 //! For every decision it samples the hidden cards (the other players' hands,
 //! the set-aside card and the deck order) from what this seat has not seen,
 //! keeping every card it knows another player holds (Clown looks, Knight
-//! duels, its own General swaps) and weighting each other hand by a simple
-//! belief (a player most likely kept a card at least as high as the one it
-//! just played); each candidate play is then played out to
+//! duels, its own General swaps) and weighting each other hand by how
+//! likely it makes that player's last play under the card-counting
+//! heuristic ([`kept_likelihood`]) and by this seat's own missed Soldier
+//! guesses; each candidate play is then played out to
 //! the end of the round on every sample alike, every seat played by the
 //! card-counting [`Heuristic`](crate::loveletter::Heuristic), and the play
 //! that wins the round most often is chosen. Only the [`preferred`] plays are
