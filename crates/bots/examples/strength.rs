@@ -1,6 +1,6 @@
 //! Duplicate matches of `strong` against another built-in, printed as one
 //! line: `cargo run --release -p croupier-bots --example strength -- GAME
-//! AGAINST DEALS THINK_MS [PLAYERS] [VARIANT] [FIRST_SEED]`
+//! AGAINST DEALS THINK_MS|iITERATIONS [PLAYERS] [VARIANT] [FIRST_SEED]`
 //! (`STRENGTH_JSON=1`: one JSON line with every think time, for merging runs).
 
 use croupier_bots::duplicate::pair;
@@ -14,6 +14,11 @@ use croupier_rules::Variant;
 fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
     let against = args.get(2).map_or("random", |s| s.as_str());
     let deals: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
+    // `i300`: 300 iterations per decision instead of a time budget.
+    let iterations: Option<u32> = args
+        .get(4)
+        .and_then(|s| s.strip_prefix('i'))
+        .and_then(|s| s.parse().ok());
     let ms: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(100);
     let players: usize = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(2);
     let text = args.get(6).map_or("default", |s| s.as_str());
@@ -31,9 +36,10 @@ fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
         first_seed,
         "strong",
         against,
-        &Budget::think_ms(ms),
+        &iterations.map_or(Budget::think_ms(ms), Budget::iterations),
     )
     .map_err(|e| e.to_string())?;
+    let m = &l.summary;
     if std::env::var_os("STRENGTH_JSON").is_some() {
         let sum: u64 = l.think_us.iter().sum();
         let over = l
@@ -43,16 +49,16 @@ fn one<G: Builtins>(args: &[String]) -> Result<(), String> {
             .count();
         println!(
             "{{\"game\":\"{}\",\"variant\":\"{}\",\"players\":{},\"against\":\"{}\",\"first_seed\":{first_seed},\"deals\":{},\"games\":{},\"win_rate\":{},\"mean_score\":{},\"mean_score_diff\":{},\"decisions\":{},\"think_us_sum\":{sum},\"over_budget\":{over},\"think_us\":{:?}}}",
-            l.game, l.variant, l.players, l.against, l.deals, l.games, l.win_rate,
-            l.mean_score, l.mean_score_diff, l.decisions, l.think_us
+            l.game, l.variant, l.players, l.against, l.deals, m.games, m.win_rate,
+            m.mean_score, m.mean_score_diff, m.decisions, l.think_us
         );
         return Ok(());
     }
     println!(
         "{} {} ({}p, {}): strong vs {} {} deals {} games win {:.1}% ± {:.1} score diff {:+.2} think mean {:.2} ms p99 {:.2} ms max {:.2} ms",
-        l.game, l.variant, l.players, l.budget, l.against, l.deals, l.games,
-        l.win_rate * 100.0, l.ci95 * 100.0, l.mean_score_diff,
-        l.think_ms_mean, l.think_ms_p99, l.think_ms_max
+        l.game, l.variant, l.players, l.budget, l.against, l.deals, m.games,
+        m.win_rate * 100.0, m.ci95 * 100.0, m.mean_score_diff,
+        m.think_ms_mean, m.think_ms_p99, m.think_ms_max
     );
     Ok(())
 }
@@ -63,7 +69,9 @@ fn main() {
         Some("goofspiel") => one::<Goofspiel>(&args),
         Some("skullwhist") => one::<SkullWhist>(&args),
         Some("loveletter") => one::<LoveLetter>(&args),
-        _ => Err("usage: strength GAME AGAINST DEALS THINK_MS [PLAYERS] [VARIANT]".into()),
+        _ => Err(
+            "usage: strength GAME AGAINST DEALS THINK_MS|iITERATIONS [PLAYERS] [VARIANT]".into(),
+        ),
     };
     if let Err(e) = r {
         eprintln!("{e}");

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::strong::Budget;
 use crate::{bot_rng, Builtins, Strategy, UnknownBot};
-use croupier_rules::{RuleError, Seat, SetupError};
+use croupier_rules::{Outcome, RuleError, Seat, SetupError};
 
 /// Why a duplicate deal could not be played.
 #[derive(Debug, thiserror::Error)]
@@ -31,47 +31,141 @@ pub enum DuplicateError {
     Unfinished,
 }
 
+/// Running totals of one pair: what `croupier bench strength` and
+/// [`pair`] both count, game by game.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    credit: f64,
+    score: f64,
+    diff: f64,
+    games: u64,
+    think_ms: Vec<f64>,
+}
+
+/// A [`Tally`]'s figures, rounded for printing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Games counted.
+    pub games: u64,
+    /// Win credit per game (a shared first place counts 1/k).
+    pub win_rate: f64,
+    /// Half-width of the win rate's 95% interval (normal approximation).
+    pub ci95: f64,
+    /// Mean score of the seat under test.
+    pub mean_score: f64,
+    /// Mean of its score less the mean of the others' scores.
+    pub mean_score_diff: f64,
+    /// Decisions timed.
+    pub decisions: u64,
+    /// Decisions longer than `budget + over_ms` (0 without a budget).
+    pub over_budget: u64,
+    /// Mean think time per decision (ms).
+    pub think_ms_mean: f64,
+    /// 99th percentile of think time (ms).
+    pub think_ms_p99: f64,
+    /// Longest think time (ms).
+    pub think_ms_max: f64,
+}
+
+impl Tally {
+    /// Counts one game in which the bot under test held `seat`, with its
+    /// think times (ms) in that game.
+    pub fn add(&mut self, outcome: &Outcome, seat: usize, think_ms: impl IntoIterator<Item = f64>) {
+        let firsts = outcome.ranks.iter().filter(|r| **r == 1).count().max(1);
+        if outcome.ranks.get(seat) == Some(&1) {
+            self.credit += 1.0 / firsts as f64;
+        }
+        let n = outcome.scores.len();
+        let mine = outcome.scores.get(seat).copied().unwrap_or(0) as f64;
+        let others: f64 = outcome
+            .scores
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != seat)
+            .map(|(_, x)| *x as f64)
+            .sum::<f64>()
+            / (n.saturating_sub(1)).max(1) as f64;
+        self.score += mine;
+        self.diff += mine - others;
+        self.games += 1;
+        self.think_ms.extend(think_ms);
+    }
+
+    /// Adds another tally's games.
+    pub fn merge(&mut self, other: Tally) {
+        self.credit += other.credit;
+        self.score += other.score;
+        self.diff += other.diff;
+        self.games += other.games;
+        self.think_ms.extend(other.think_ms);
+    }
+
+    /// Every think time counted (ms), in the order counted.
+    pub fn think_ms(&self) -> &[f64] {
+        &self.think_ms
+    }
+
+    /// The figures, with decisions over `budget_ms + over_ms` counted when
+    /// there is a time budget.
+    pub fn summary(&self, budget_ms: Option<f64>, over_ms: f64) -> Summary {
+        let n = self.games.max(1) as f64;
+        let p = self.credit / n;
+        let mut t = self.think_ms.clone();
+        t.sort_by(f64::total_cmp);
+        let p99 = t
+            .get(((t.len() as f64 * 0.99).ceil() as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0);
+        let round = |x: f64, k: f64| (x * k).round() / k;
+        Summary {
+            games: self.games,
+            win_rate: round(p, 1000.0),
+            ci95: round(1.96 * (p * (1.0 - p) / n).sqrt(), 1000.0),
+            mean_score: round(self.score / n, 100.0),
+            mean_score_diff: round(self.diff / n, 100.0),
+            decisions: t.len() as u64,
+            over_budget: budget_ms
+                .map_or(0, |b| t.iter().filter(|x| **x > b + over_ms).count() as u64),
+            think_ms_mean: round(t.iter().sum::<f64>() / t.len().max(1) as f64, 100.0),
+            think_ms_p99: round(p99, 100.0),
+            think_ms_max: round(t.last().copied().unwrap_or(0.0), 100.0),
+        }
+    }
+}
+
 /// One pair's figures.
 #[derive(Debug, Clone)]
 pub struct PairLine {
-    /// Always `strength`.
-    pub bench: &'static str,
+    /// The game.
     pub game: &'static str,
+    /// The variant as given.
     pub variant: String,
+    /// Seats at the table.
     pub players: usize,
+    /// The bot under test.
     pub strong: String,
+    /// Its opponent.
     pub against: String,
+    /// Deals played.
     pub deals: u64,
-    pub games: u64,
-    pub win_rate: f64,
-    pub ci95: f64,
-    pub mean_score_diff: f64,
-    pub decisions: u64,
-    pub think_ms_mean: f64,
-    pub think_ms_p99: f64,
-    pub think_ms_max: f64,
+    /// The budget, as text.
     pub budget: String,
-    /// Mean score of the bot under test per game.
-    pub mean_score: f64,
+    /// The figures.
+    pub summary: Summary,
     /// Every think time of the bot under test (µs), for merging runs.
     pub think_us: Vec<u64>,
 }
 
-/// The outcome of one game for the seat under test: win credit, score
-/// difference against the mean of the others, and think times (µs); the
-/// seat's own score is added to `own`.
-#[allow(clippy::too_many_arguments)]
+/// Plays one game with `strong` in `strong_seat` and `against` in the
+/// others; returns the outcome and `strong`'s think times (ms).
 fn play_one<G: Builtins>(
     variant: &G::Variant,
     seats: usize,
     seed: u64,
     strong_seat: usize,
-    strong: &str,
-    against: &str,
+    (strong, against): (&str, &str),
     budget: &Budget,
-    think_us: &mut Vec<u64>,
-    own: &mut f64,
-) -> Result<(f64, f64), DuplicateError> {
+) -> Result<(Outcome, Vec<f64>), DuplicateError> {
     let mut game = G::new(variant, seats, seed)?;
     let mut bots: Vec<Box<dyn Strategy<G>>> = Vec::with_capacity(seats);
     for s in 0..seats {
@@ -85,6 +179,7 @@ fn play_one<G: Builtins>(
         .collect();
     let mut seen = vec![0usize; seats];
     let mut legal = Vec::new();
+    let mut think = Vec::new();
     loop {
         for (s, (bot, seen)) in bots.iter_mut().zip(&mut seen).enumerate() {
             crate::catch_up(&game, Seat(s as u8), bot.as_mut(), seen);
@@ -98,30 +193,14 @@ fn play_one<G: Builtins>(
         let start = Instant::now();
         let action = bots[seat.index()].act(&obs, &legal, &mut rngs[seat.index()]);
         if seat.index() == strong_seat {
-            think_us.push(start.elapsed().as_micros() as u64);
+            think.push(start.elapsed().as_secs_f64() * 1000.0);
         }
         if game.apply(seat, action).is_err() {
             game.forfeit(seat).map_err(DuplicateError::Forfeit)?;
         }
     }
     let outcome = game.outcome().ok_or(DuplicateError::Unfinished)?;
-    let firsts = outcome.ranks.iter().filter(|r| **r == 1).count().max(1);
-    let credit = if outcome.ranks[strong_seat] == 1 {
-        1.0 / firsts as f64
-    } else {
-        0.0
-    };
-    let mine = outcome.scores[strong_seat] as f64;
-    *own += mine;
-    let others: f64 = outcome
-        .scores
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != strong_seat)
-        .map(|(_, s)| *s as f64)
-        .sum::<f64>()
-        / (seats - 1).max(1) as f64;
-    Ok((credit, mine - others))
+    Ok((outcome, think))
 }
 
 /// Plays `deals` duplicate deals of `strong` against `against`.
@@ -136,49 +215,38 @@ pub fn pair<G: Builtins>(
     against: &str,
     budget: &Budget,
 ) -> Result<PairLine, DuplicateError> {
-    let mut think = Vec::new();
-    let (mut credit, mut diff, mut games, mut own) = (0.0, 0.0, 0u64, 0.0);
+    let mut tally = Tally::default();
     for d in 0..deals {
         let seed = first_seed.wrapping_add(d);
         for s in 0..seats {
-            let (c, x) = play_one::<G>(
-                variant, seats, seed, s, strong, against, budget, &mut think, &mut own,
-            )?;
-            credit += c;
-            diff += x;
-            games += 1;
+            let (outcome, think) =
+                play_one::<G>(variant, seats, seed, s, (strong, against), budget)?;
+            tally.add(&outcome, s, think);
         }
     }
-    let n = games.max(1) as f64;
-    let p = credit / n;
-    think.sort_unstable();
-    let ms = |us: u64| (us as f64 / 10.0).round() / 100.0;
-    let p99 = think
-        .get(((think.len() as f64 * 0.99).ceil() as usize).saturating_sub(1))
-        .copied()
-        .unwrap_or(0);
-    let mean_us = think.iter().sum::<u64>() as f64 / think.len().max(1) as f64;
+    let budget_ms = budget
+        .iterations
+        .is_none()
+        .then_some(budget.think.as_secs_f64() * 1000.0);
     Ok(PairLine {
-        bench: "strength",
         game: G::NAME,
         variant: variant_text.to_string(),
         players: seats,
         strong: strong.to_string(),
         against: against.to_string(),
         deals,
-        games,
-        win_rate: (p * 1000.0).round() / 1000.0,
-        ci95: (1.96 * (p * (1.0 - p) / n).sqrt() * 1000.0).round() / 1000.0,
-        mean_score_diff: (diff / n * 100.0).round() / 100.0,
-        decisions: think.len() as u64,
-        think_ms_mean: (mean_us / 10.0).round() / 100.0,
-        think_ms_p99: ms(p99),
-        think_ms_max: ms(think.last().copied().unwrap_or(0)),
         budget: match budget.iterations {
             Some(n) => format!("{n} iterations"),
             None => format!("{} ms", budget.think.as_millis()),
         },
-        mean_score: (own / n * 100.0).round() / 100.0,
-        think_us: think,
+        summary: tally.summary(budget_ms, OVER_MS),
+        think_us: tally
+            .think_ms()
+            .iter()
+            .map(|ms| (ms * 1000.0) as u64)
+            .collect(),
     })
 }
+
+/// A decision is over budget when it takes this much longer than the budget.
+pub const OVER_MS: f64 = 20.0;

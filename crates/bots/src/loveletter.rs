@@ -97,7 +97,9 @@ fn belief(obs: &LoveLetterObservation, target: Seat, unseen: &[u8; 9]) -> [f64; 
     p
 }
 
-fn score(
+/// The heuristic's score of `play` (higher is better), as [`Heuristic`]
+/// weighs it.
+pub(crate) fn score(
     obs: &LoveLetterObservation,
     play: Play,
     unseen: &[u8; 9],

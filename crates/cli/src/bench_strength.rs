@@ -78,7 +78,7 @@ pub struct PairLine {
 }
 
 /// A decision is over budget when it takes this much longer than the budget.
-pub const OVER_MS: f64 = 20.0;
+pub const OVER_MS: f64 = croupier_bots::duplicate::OVER_MS;
 
 /// The time budget per decision of a `builtin:strong…` spec (100 ms unless
 /// its options say otherwise); `None` for other bots and for a fixed number
@@ -250,59 +250,31 @@ fn pairs<G: Builtins>(
     Ok(())
 }
 
-/// Running totals of one pair.
+/// Running totals of one pair: the shared [`croupier_bots::duplicate::Tally`]
+/// fed from game records.
 #[derive(Debug, Default)]
-struct Tally {
-    credit: f64,
-    score: f64,
-    diff: f64,
-    games: u64,
-    think_ms: Vec<f64>,
-}
+struct Tally(croupier_bots::duplicate::Tally);
 
 impl Tally {
     /// Counts one game in which the bot under test held seat `s`.
     fn add(&mut self, record: &Record, s: usize) {
-        let o = &record.outcome;
-        let firsts = o.ranks.iter().filter(|r| **r == 1).count().max(1);
-        if o.ranks.get(s) == Some(&1) {
-            self.credit += 1.0 / firsts as f64;
-        }
-        let n = o.scores.len();
-        let mine = o.scores.get(s).copied().unwrap_or(0) as f64;
-        let others: f64 = o
-            .scores
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != s)
-            .map(|(_, x)| *x as f64)
-            .sum::<f64>()
-            / (n.saturating_sub(1)).max(1) as f64;
-        self.score += mine;
-        self.diff += mine - others;
-        self.games += 1;
         let me = Seat(s as u8);
-        self.think_ms.extend(
-            record
-                .steps
-                .iter()
-                .filter(|st| st.seat == me && matches!(st.kind, StepKind::Action(_)))
-                .filter_map(|st| st.ms),
-        );
+        let think = record
+            .steps
+            .iter()
+            .filter(|st| st.seat == me && matches!(st.kind, StepKind::Action(_)))
+            .filter_map(|st| st.ms);
+        self.0.add(&record.outcome, s, think);
     }
 
     /// Adds another job's totals.
     fn merge(&mut self, other: Tally) {
-        self.credit += other.credit;
-        self.score += other.score;
-        self.diff += other.diff;
-        self.games += other.games;
-        self.think_ms.extend(other.think_ms);
+        self.0.merge(other.0);
     }
 
     #[allow(clippy::too_many_arguments)]
     fn line(
-        mut self,
+        self,
         game: &'static str,
         variant: &str,
         players: usize,
@@ -311,15 +283,7 @@ impl Tally {
         deals: u64,
         budget_ms: Option<f64>,
     ) -> PairLine {
-        let n = self.games.max(1) as f64;
-        let p = self.credit / n;
-        self.think_ms.sort_by(f64::total_cmp);
-        let t = &self.think_ms;
-        let p99 = t
-            .get(((t.len() as f64 * 0.99).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0);
-        let round = |x: f64, k: f64| (x * k).round() / k;
+        let m = self.0.summary(budget_ms, OVER_MS);
         PairLine {
             bench: "strength",
             game,
@@ -328,18 +292,17 @@ impl Tally {
             strong: strong.to_string(),
             against: against.to_string(),
             deals,
-            games: self.games,
-            win_rate: round(p, 1000.0),
-            ci95: round(1.96 * (p * (1.0 - p) / n).sqrt(), 1000.0),
-            mean_score: round(self.score / n, 100.0),
-            mean_score_diff: round(self.diff / n, 100.0),
-            decisions: t.len() as u64,
+            games: m.games,
+            win_rate: m.win_rate,
+            ci95: m.ci95,
+            mean_score: m.mean_score,
+            mean_score_diff: m.mean_score_diff,
+            decisions: m.decisions,
             budget_ms,
-            over_budget: budget_ms
-                .map_or(0, |b| t.iter().filter(|x| **x > b + OVER_MS).count() as u64),
-            think_ms_mean: round(t.iter().sum::<f64>() / t.len().max(1) as f64, 100.0),
-            think_ms_p99: round(p99, 100.0),
-            think_ms_max: round(t.last().copied().unwrap_or(0.0), 100.0),
+            over_budget: m.over_budget,
+            think_ms_mean: m.think_ms_mean,
+            think_ms_p99: m.think_ms_p99,
+            think_ms_max: m.think_ms_max,
         }
     }
 }

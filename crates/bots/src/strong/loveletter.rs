@@ -3,9 +3,10 @@
 //! For every decision it samples the hidden cards (the other players' hands,
 //! the set-aside card and the deck order) from what this seat has not seen,
 //! keeping every card it knows another player holds (Clown looks, Knight
-//! duels, its own General swaps) and weighting each other hand by a simple
-//! belief (a player most likely kept a card at least as high as the one it
-//! just played); each candidate play is then played out to
+//! duels, its own General swaps) and weighting each other hand by how
+//! likely it makes that player's last play under the card-counting
+//! heuristic ([`kept_likelihood`]) and by this seat's own missed Soldier
+//! guesses; each candidate play is then played out to
 //! the end of the round on every sample alike, every seat played by the
 //! card-counting [`Heuristic`](crate::loveletter::Heuristic), and the play
 //! that wins the round most often is chosen. Only the [`preferred`] plays are
@@ -19,23 +20,118 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::Budget;
-use crate::loveletter::{preferred, unseen_counts, Heuristic};
+use crate::loveletter::{preferred, score, unseen_counts, Heuristic};
 use crate::{BotRng, Strategy};
 
 /// Most actions a play-out takes before it is scored as lost (a round has
 /// at most 16 draws; this only guards against a rules change).
 const MAX_PLAYOUT_ACTIONS: usize = 64;
 
-/// How much likelier a hand at least as high as the player's last play is
-/// than a lower one (players mostly keep the higher card).
-const KEPT_WEIGHT: f64 = 3.0;
+/// Likelihood of a play the card-counting heuristic would not have made
+/// (beside 1 for the play it would make): other bots are not the heuristic.
+const MISPLAY: f64 = 0.1;
+
+/// The plays of `card` that the seat of `o` could make, by the rules as
+/// they stand in `o`, less those the heuristic never considers.
+fn plays_of(o: &LoveLetterObservation, rules: &LoveLetterVariant, card: Card) -> Vec<Play> {
+    if !card.takes_target() {
+        return vec![Play::card(card)];
+    }
+    let mut out = vec![];
+    for (t, view) in o.players.iter().enumerate() {
+        let t = Seat(t as u8);
+        let may = rules.is_postman()
+            || (t == o.seat && card == Card::Wizard)
+            || (t != o.seat && view.in_round);
+        if !may {
+            continue;
+        }
+        if card == Card::Soldier {
+            out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
+        } else {
+            out.push(Play::on(card, t));
+        }
+    }
+    if !rules.is_postman() && out.iter().all(|p| o.no_effect(rules, *p).is_some()) {
+        out.push(Play::card(card));
+    }
+    preferred(o, &out, rules)
+}
+
+/// How likely each card (by value) is to be the one seat `i` kept when it
+/// made its last play, relative to the others: 1 when the card-counting
+/// heuristic, holding that card and the one played, plays the card it did
+/// (½ on a tie), [`MISPLAY`] when it would have kept the played card, and 0
+/// when the pair could not have been held (the Minister with 12 or more
+/// puts its holder out as it draws, under the standard rules). The
+/// player's view at that time is taken as this seat's view now, with the
+/// card played back in its hand. Opponent modelling by Bayesian inference
+/// over an assumed policy, as in Whitehouse, Powley and Cowling's ISMCTS
+/// work and Ponsen et al.'s MCTS with opponent models.
+pub fn kept_likelihood(
+    obs: &LoveLetterObservation,
+    rules: &LoveLetterVariant,
+    i: usize,
+) -> [f64; 9] {
+    let mut lik = [1.0; 9];
+    let Some(played) = obs.players.get(i).and_then(|v| v.played.last().copied()) else {
+        return lik;
+    };
+    let mut o = obs.clone();
+    o.seat = Seat(i as u8);
+    o.players[i].played.pop();
+    o.players[i].protected = false;
+    o.known.clear();
+    o.deck = obs.deck.saturating_add(1);
+    o.hand.clear();
+    let best = |o: &LoveLetterObservation, card: Card| -> f64 {
+        let unseen = unseen_counts(o);
+        plays_of(o, rules, card)
+            .into_iter()
+            .map(|p| score(o, p, &unseen, rules))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    for kept in Card::ALL {
+        let v = usize::from(kept.value());
+        let pair = [played, kept];
+        if !rules.is_postman()
+            && pair.contains(&Card::Minister)
+            && played.value() + kept.value() >= 12
+        {
+            lik[v] = 0.0;
+            continue;
+        }
+        if kept == played {
+            continue;
+        }
+        o.hand = pair.to_vec();
+        let (mine, other) = (best(&o, played), best(&o, kept));
+        lik[v] = if mine > other + 1e-9 {
+            1.0
+        } else if mine + 1e-9 >= other {
+            0.5
+        } else {
+            MISPLAY
+        };
+    }
+    lik
+}
 
 /// The `strong` Love Letter strategy.
 #[derive(Debug, Default, Clone)]
 pub struct Strong {
     rules: LoveLetterVariant,
     budget: Budget,
+    /// This seat's last Soldier that took effect and missed nobody yet:
+    /// the round, the target, the card named and how many cards the target
+    /// had played then (its own play, remembered; nothing hidden).
+    last_guess: Option<(u32, Seat, Card, usize)>,
 }
+
+/// How much likelier a card named by this seat's Soldier, which the target
+/// survived, is than before once the target has drawn and played once
+/// since (it held another card; it may have drawn the one named).
+const MISSED_GUESS: f64 = 0.3;
 
 impl Strong {
     /// A strategy with the given thinking budget.
@@ -43,12 +139,18 @@ impl Strong {
         Strong {
             rules: LoveLetterVariant::default(),
             budget,
+            last_guess: None,
         }
     }
 
     /// One determinization: a state of the round consistent with `obs`, or
     /// `None` when the observation does not add up (then the heuristic plays).
-    fn sample(&self, obs: &LoveLetterObservation, rng: &mut BotRng) -> Option<LoveLetter> {
+    fn sample(
+        &self,
+        obs: &LoveLetterObservation,
+        belief: &[[f64; 9]],
+        rng: &mut BotRng,
+    ) -> Option<LoveLetter> {
         let mut counts = unseen_counts(obs);
         let me = obs.seat.index();
         let mut others: Vec<Option<Card>> = vec![None; obs.players.len()];
@@ -64,23 +166,27 @@ impl Strong {
             .filter_map(Card::from_value)
             .flat_map(|c| std::iter::repeat_n(c, usize::from(counts[usize::from(c.value())])))
             .collect();
-        // Belief: a player who chose what to play most likely kept the
-        // higher card, so hands at least as high as its last play weigh more.
+        // Belief: each other hand weighs as likely as it makes that
+        // player's last play (see [`kept_likelihood`]).
         for (i, view) in obs.players.iter().enumerate() {
             if i == me || !view.in_round || others[i].is_some() || pool.is_empty() {
                 continue;
             }
-            let floor = view.played.last().map_or(0, |c| c.value());
-            let weight = |c: &Card| if c.value() >= floor { KEPT_WEIGHT } else { 1.0 };
+            let lik = belief.get(i).copied().unwrap_or([1.0; 9]);
+            let weight = |c: &Card| lik[usize::from(c.value())];
             let total: f64 = pool.iter().map(weight).sum();
-            let mut x = rng.random::<f64>() * total;
             let mut pick = pool.len() - 1;
-            for (k, c) in pool.iter().enumerate() {
-                x -= weight(c);
-                if x < 0.0 {
-                    pick = k;
-                    break;
+            if total > 0.0 {
+                let mut x = rng.random::<f64>() * total;
+                for (k, c) in pool.iter().enumerate() {
+                    x -= weight(c);
+                    if x < 0.0 {
+                        pick = k;
+                        break;
+                    }
                 }
+            } else {
+                pick = rng.random_range(0..pool.len());
             }
             others[i] = Some(pool.swap_remove(pick));
         }
@@ -130,6 +236,7 @@ impl Strong {
 impl Strategy<LoveLetter> for Strong {
     fn new_game(&mut self, _seat: Seat, variant: &LoveLetterVariant, _seats: usize) {
         self.rules = variant.clone();
+        self.last_guess = None;
     }
 
     fn act(&mut self, obs: &LoveLetterObservation, legal: &[Play], rng: &mut BotRng) -> Play {
@@ -144,8 +251,34 @@ impl Strategy<LoveLetter> for Strong {
         }
         let me = obs.seat;
         let start = std::time::Instant::now();
+        let mut belief: Vec<[f64; 9]> = (0..obs.players.len())
+            .map(|i| {
+                let general = obs.players[i].played.last() == Some(&Card::General);
+                if i == me.index() || general || obs.known.iter().any(|(s, _)| s.index() == i) {
+                    // A General's player holds its target's card.
+                    [1.0; 9]
+                } else {
+                    kept_likelihood(obs, &self.rules, i)
+                }
+            })
+            .collect();
+        // A Soldier of ours that missed: the target did not hold the card.
+        if let Some((round, t, g, played)) = self.last_guess.take() {
+            if let (true, Some(view), Some(lik)) = (
+                round == obs.round,
+                obs.players.get(t.index()),
+                belief.get_mut(t.index()),
+            ) {
+                let v = usize::from(g.value());
+                match view.played.len().checked_sub(played) {
+                    Some(0) => lik[v] = 0.0,
+                    Some(1) => lik[v] *= MISSED_GUESS,
+                    _ => {}
+                }
+            }
+        }
         let (totals, samples) = self.budget.search(rng, candidates.len(), |totals, rng| {
-            let Some(state) = self.sample(obs, rng) else {
+            let Some(state) = self.sample(obs, &belief, rng) else {
                 return false;
             };
             let seed: u64 = rng.random();
@@ -170,7 +303,19 @@ impl Strategy<LoveLetter> for Strong {
         let best = (0..candidates.len())
             .max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))
             .unwrap_or(0);
-        candidates[best]
+        let choice = candidates[best];
+        if let Play::Play {
+            card: Card::Soldier,
+            target: Some(t),
+            guess: Some(g),
+        } = choice
+        {
+            if t != me && obs.no_effect(&self.rules, choice).is_none() {
+                let played = obs.players.get(t.index()).map_or(0, |v| v.played.len());
+                self.last_guess = Some((obs.round, t, g, played));
+            }
+        }
+        choice
     }
 }
 
@@ -178,6 +323,42 @@ impl Strategy<LoveLetter> for Strong {
 mod tests {
     use super::*;
     use croupier_rules::loveletter::Rules;
+
+    /// The opponent's last play weighs the card it kept: the heuristic
+    /// keeps the Princess over a Wizard, would rather have played a Soldier
+    /// than a Wizard, and cannot have held the Minister with a Wizard.
+    #[test]
+    fn the_last_play_weighs_the_card_kept() {
+        use croupier_rules::loveletter::SeatView;
+        let view = |played: Vec<Card>| SeatView {
+            in_round: true,
+            protected: false,
+            played,
+            out_hand: vec![],
+        };
+        let obs = LoveLetterObservation {
+            seat: Seat(0),
+            round: 0,
+            wins: vec![0, 0],
+            wins_needed: 4,
+            hand: vec![Card::Soldier, Card::Clown],
+            players: vec![view(vec![]), view(vec![Card::Wizard])],
+            deck: 11,
+            to_act: Some(Seat(0)),
+            first: Seat(1),
+            known: vec![],
+        };
+        let standard = LoveLetterVariant::standard();
+        let lik = kept_likelihood(&obs, &standard, 1);
+        assert_eq!(lik[usize::from(Card::Princess.value())], 1.0);
+        assert_eq!(lik[usize::from(Card::Minister.value())], 0.0);
+        assert_eq!(lik[usize::from(Card::Soldier.value())], MISPLAY);
+        // Postman's Minister bites only when drawn, so the pair is possible.
+        let postman = kept_likelihood(&obs, &LoveLetterVariant::postman(), 1);
+        assert!(postman[usize::from(Card::Minister.value())] > 0.0);
+        // A player that has not played yet: no evidence.
+        assert_eq!(kept_likelihood(&obs, &standard, 0), [1.0; 9]);
+    }
 
     /// Every sampled state shows the deciding seat exactly what it saw, at
     /// every decision of heuristic games under both rule sets and all sizes.
@@ -199,10 +380,14 @@ mod tests {
                 let strong = Strong {
                     rules: variant.clone(),
                     budget: Budget::iterations(1),
+                    last_guess: None,
                 };
                 while let Some(seat) = g.to_act().first() {
                     let obs = g.observation(seat);
-                    let state = strong.sample(&obs, &mut rng).expect("a consistent sample");
+                    let belief = vec![[1.0; 9]; seats];
+                    let state = strong
+                        .sample(&obs, &belief, &mut rng)
+                        .expect("a consistent sample");
                     assert_eq!(state.observation(seat), obs);
                     checked += 1;
                     let legal = g.legal_vec(seat);

@@ -27,12 +27,18 @@ pub const EXACT_TRICKS: u32 = 5;
 /// Share of samples in which the opponent's bid is any bid rather than the
 /// heuristic's (bidding must also hold up against unusual bidders).
 pub const ANY_BID: f64 = 0.25;
-/// Weight of a careless opponent (any bid, any legal card) beside a
-/// skilled one when choosing the bid: the bid is sealed before the
-/// opponent shows what kind of player it is.
-pub const CARELESS: f64 = 0.5;
-/// [`CARELESS`] when choosing the bid.
-pub const BID_CARELESS: f64 = 0.7;
+/// How likely a skilled opponent is to follow like the play-out policy
+/// (the rest is spread over its other legal cards).
+pub const SKILLED_FOLLOW: f64 = 0.7;
+/// Prior weight of a careless opponent (any bid, any legal card) beside a
+/// skilled one in the card play, before its revealed bid is weighed.
+pub const CARELESS: f64 = 0.75;
+/// [`CARELESS`] when choosing the bid, which is sealed before the opponent
+/// shows what kind of player it is. High, because a careless bidder is
+/// beaten only by bidding what the hand takes against careless play (probe
+/// games, 300 samples per decision: 0.7 won 92.5% of 120 games against
+/// `random`, 0.9 95.0%; against `heuristic` 91.7% and 90.8%).
+pub const BID_CARELESS: f64 = 0.9;
 const SPADES: u8 = 3;
 const ALL: u64 = (1u64 << 52) - 1;
 
@@ -259,6 +265,9 @@ struct Knowledge {
     their_count: u32,
     /// Cards the opponent has played so far.
     their_played: u64,
+    /// The opponent's follows: the card led to it, the card it played,
+    /// and the cards it played after that trick.
+    follows: Vec<(u8, u8, u64)>,
     me: usize,
 }
 
@@ -295,8 +304,61 @@ impl Knowledge {
             voids,
             their_count: u32::from(TRICKS).saturating_sub(their_played),
             their_played: theirs,
+            follows: Knowledge::follows(obs, me),
             me,
         }
+    }
+
+    fn follows(obs: &SkullWhistObservation, me: usize) -> Vec<(u8, u8, u64)> {
+        let theirs = |t: &croupier_rules::skullwhist::Trick| {
+            if t.leader.index() == me {
+                t.follow.bit()
+            } else {
+                t.lead.bit()
+            }
+        };
+        let mut later = 0u64;
+        if let (Some(c), Some(l)) = (obs.lead_card, obs.leader) {
+            if l.index() != me {
+                later |= c.bit();
+            }
+        }
+        let mut out = vec![];
+        for t in obs.history.iter().rev() {
+            if t.leader.index() == me {
+                out.push((t.lead.index(), t.follow.index(), later));
+            }
+            later |= theirs(t);
+        }
+        out
+    }
+
+    /// How likely the opponent's follows so far are, if it holds `theirs`
+    /// now, for a skilled player (it mostly follows like the play-out
+    /// policy: the cheapest winner, else the cheapest card) and for a
+    /// careless one (any legal card).
+    fn follow_likelihood(&self, theirs: u64) -> (f64, f64) {
+        let (mut skilled, mut careless) = (1.0, 1.0);
+        for &(lead, follow, later) in &self.follows {
+            let hand = theirs | later | (1u64 << follow);
+            let deal = Deal {
+                hands: [hand, hand],
+                leader: 0,
+                lead: Some(lead),
+                tricks: [0; 2],
+            };
+            let n = deal.playable(1).count_ones();
+            if n <= 1 {
+                continue;
+            }
+            careless /= f64::from(n);
+            skilled *= if deal.policy(1) == follow {
+                SKILLED_FOLLOW
+            } else {
+                (1.0 - SKILLED_FOLLOW) / f64::from(n - 1)
+            };
+        }
+        (skilled, careless)
     }
 
     /// The opponent's hand in one sample: `their_count` cards of the pool,
@@ -409,8 +471,10 @@ impl Strong {
             // The opponent's bid tells what kind of hand it holds, if it
             // is a skilled bidder: weigh this sample by how likely its bid
             // is under each kind of opponent (Bayes).
-            let skilled = (1.0 - CARELESS) * bid_likelihood(their_start, their_bid);
-            let careless = CARELESS / f64::from(TRICKS);
+            let (follow_skilled, follow_careless) = k.follow_likelihood(theirs);
+            let skilled =
+                (1.0 - CARELESS) * bid_likelihood(their_start, their_bid) * follow_skilled;
+            let careless = CARELESS / f64::from(TRICKS) * follow_careless;
             let seed: u64 = rng.random();
             let mut values = Vec::with_capacity(candidates.len());
             for c in candidates {
