@@ -98,8 +98,9 @@ pub(super) async fn run<G: Game>(
     let mut accepted: Vec<usize> = Vec::new();
     'steps: loop {
         deliver(game, seats, seen, config, tag, reaper).await;
-        crate::watch::publish(game); // spectators' public events (issue 16)
-                                     // A bot that can no longer be asked is stopped now, not at the end.
+        // Spectators see the public events (issue 16).
+        crate::watch::publish(game);
+        // A bot that can no longer be asked is stopped now, not at the end.
         for s in seats.iter_mut() {
             if let Driver::Program(p) = &mut s.driver {
                 close_broken(p, reaper);
