@@ -55,10 +55,11 @@ fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
         .args(["--house-bots", "", "--poll-timeout", "5", "--no-ladder"])
         .arg("--database")
         .arg(database)
+        // The instances' warnings and errors go to the benchmark's stderr.
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot start {} serve", server.display()))?;
     Ok(Proc(child))

@@ -27,6 +27,9 @@ use crate::{
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pub(crate) pool: PgPool,
+    /// The live tables' own connections (see `cluster`): a pairing holds
+    /// one across the deal's `start_game`, which needs one of `pool`.
+    live: PgPool,
     group: GroupCommit,
 }
 
@@ -37,16 +40,20 @@ impl PgStore {
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(url)?.application_name("croupier");
         let pool = PgPoolOptions::new()
-            .max_connections(8)
+            .max_connections(24)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
+        let live = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_lazy_with(options);
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         let group = GroupCommit::spawn(
             std::sync::Arc::new(PgBatch(pool.clone())),
             GroupConfig::default(),
         );
-        Ok(PgStore { pool, group })
+        Ok(PgStore { pool, live, group })
     }
 
     /// The connection pool (for tests and tools that read the tables).
@@ -77,7 +84,7 @@ impl Store for PgStore {
     }
 
     fn cluster(&self) -> Option<cluster::Cluster> {
-        Some(cluster::Cluster::new(self.pool.clone()))
+        Some(cluster::Cluster::new(self.live.clone()))
     }
 
     async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
