@@ -391,7 +391,9 @@ mod tests {
             GoofspielVariant::gops(),
             &[
                 "builtin:random",
-                "builtin:strong",
+                // A fixed number of iterations, not a time budget: the
+                // second run below must replay the first move for move.
+                "builtin:strong?iterations=200",
                 "builtin:random",
                 "builtin:random",
                 "builtin:random",
