@@ -52,8 +52,18 @@ struct Due<A> {
     since: Instant,
     /// When its time is up.
     deadline: Instant,
+    /// How long it took to answer, when the prompt itself brought the answer
+    /// back ([`crate::transport::Conn::answers_in_reply`]).
+    answered_in: Option<Duration>,
     /// Its legal actions when it was asked.
     legal: Vec<A>,
+}
+
+impl<A> Due<A> {
+    /// The thinking time the seat used for its answer.
+    fn used(&self) -> Duration {
+        self.answered_in.unwrap_or_else(|| self.since.elapsed())
+    }
 }
 
 /// An answer waiting for the rest of its round.
@@ -162,10 +172,11 @@ pub(super) async fn run<G: Game>(
         let asked = prompt_all(game, seats, &mut prompts, clocks, config, reaper).await;
         for (i, r, legal) in asked {
             match r {
-                Ok((since, deadline)) => {
+                Ok((since, deadline, answered_in)) => {
                     due[i] = Some(Due {
                         since,
                         deadline,
+                        answered_in,
                         legal,
                     })
                 }
@@ -347,7 +358,7 @@ async fn hear<G: Game>(
             }
         };
     };
-    let used = d.since.elapsed();
+    let used = d.used();
     let failed = match got {
         Ok(line) => match p.dialect.decode(game, seat, &line) {
             Ok(Reply::Action(a)) => return Heard::Answer(Decision::Action(a), used),
@@ -378,12 +389,13 @@ async fn hear<G: Game>(
     };
     let f = transport_fault(p, failed, skipped[i].take());
     close_broken(p, reaper);
-    Heard::Answer(Decision::Fault(f), d.since.elapsed())
+    Heard::Answer(Decision::Fault(f), d.used())
 }
 
 /// A prompt's result: when the seat became due and its deadline, or why it
-/// cannot answer and the time that took.
-type Asked = Result<(Instant, Instant), (Fault, Duration)>;
+/// cannot answer and the time that took; and how long the answer took when
+/// the prompt brought it back.
+type Asked = Result<(Instant, Instant, Option<Duration>), (Fault, Duration)>;
 
 /// Prompts every seat in `prompts` (their legal actions) at once, each
 /// within its own time limit.
@@ -450,7 +462,8 @@ async fn ask<G: Game>(
             return Err((transport_fault(p, e, None), since.elapsed()));
         }
     }
-    Ok((since, deadline))
+    let answered_in = conn.answers_in_reply().then(|| since.elapsed());
+    Ok((since, deadline, answered_in))
 }
 
 /// A due seat that can no longer answer (its bot broke or stopped while it
@@ -468,7 +481,7 @@ fn stranded<G: Game>(
             (None, None) => fault("crash", "the bot is not running"),
             (None, Some(_)) => return None,
         };
-        Some((i, Heard::Answer(Decision::Fault(f), d.since.elapsed())))
+        Some((i, Heard::Answer(Decision::Fault(f), d.used())))
     })
 }
 

@@ -33,6 +33,13 @@ pub trait Conn: Send {
     fn speaks_out_of_turn(&self) -> bool {
         false
     }
+    /// Whether `send` returns only once the bot has answered (an HTTP
+    /// bot's answer is the reply to the request that asked it): its thinking
+    /// time is then the time `send` took, not the time until `recv` is
+    /// called, which may be later when other seats are asked alongside.
+    fn answers_in_reply(&self) -> bool {
+        false
+    }
     /// What the bot said on the side (a program's stderr), for fault details.
     fn diagnostics(&self) -> String {
         String::new()

@@ -331,6 +331,10 @@ impl Conn for HttpConn {
         true
     }
 
+    fn answers_in_reply(&self) -> bool {
+        true
+    }
+
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async {})
     }
