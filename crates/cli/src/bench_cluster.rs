@@ -14,10 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 use serde_json::{json, Value};
-use tokio::sync::Semaphore;
 
 use crate::bench_proc::{cpu_seconds, free_port, wait_up};
-use crate::bench_server::{client, play, Bot, AUTH_IN_FLIGHT};
+use crate::bench_server::spawn_bots;
 use crate::bench_server_stats::{round, Endpoint, Stats};
 
 /// The proxy configuration of the docs.
@@ -99,30 +98,10 @@ async fn measure(
     pids: &[u32],
     options: &Options,
 ) -> anyhow::Result<Row> {
-    for _ in 0..100 {
-        if wait_up(base).await.is_ok() {
-            break;
-        }
-    }
     wait_up(base).await?;
     let stats = Arc::new(Stats::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
-    let mut tasks = tokio::task::JoinSet::new();
-    let run_id: u32 = rand::random();
-    for i in 0..options.bots {
-        let bot = Bot {
-            client: client(i)?,
-            base: base.to_string(),
-            stats: Arc::clone(&stats),
-        };
-        tasks.spawn(play(
-            bot,
-            format!("c{run_id:x}-{i}"),
-            Arc::clone(&stop),
-            Arc::clone(&gate),
-        ));
-    }
+    let mut tasks = spawn_bots(options.bots, base, 'c', &stats, &stop)?;
     let bots = options.bots as u64;
     let warm = Instant::now();
     let limit = Duration::from_secs(60 + bots / 2);

@@ -4,10 +4,8 @@
 //! then one client guesses a bot's password as fast as it can.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
@@ -48,26 +46,9 @@ pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::
     let room = (fd_limit as usize).saturating_sub(300);
     let connections = connections.min(room);
     let dir = tempfile::tempdir()?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let target = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let base = format!("http://{target}");
-    let child = Command::new(exe)
-        .args(["serve", "--listen", &target.to_string(), "--house-bots", ""])
-        .arg("--no-ladder")
-        .arg("--database")
-        .arg(format!(
-            "sqlite://{}",
-            dir.path().join("flood.db").display()
-        ))
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot start croupier serve")?;
-    let server = Server(child);
+    let database = format!("sqlite://{}", dir.path().join("flood.db").display());
+    let (server, base) = Server::serve(exe, &database, &["--no-ladder"], "error")?;
+    let target: SocketAddr = base.trim_start_matches("http://").parse()?;
     let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

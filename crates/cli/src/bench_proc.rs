@@ -3,16 +3,41 @@
 //! kernel's figures of a process (memory, CPU time, open files) and the
 //! machine's load, and percentiles of sorted samples.
 
-use std::process::Child;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context as _};
 
 /// A child server process, killed and reaped when dropped (a failed
 /// benchmark included).
 pub struct Server(pub Child);
 
 impl Server {
+    /// Starts `EXE serve` on a free loopback port with no house bots over
+    /// `database`, with `extra` arguments and the log at `log`; the server
+    /// and its base URL (not yet answering: see [`wait_up`]).
+    pub fn serve(
+        exe: &Path,
+        database: &str,
+        extra: &[&str],
+        log: &str,
+    ) -> anyhow::Result<(Server, String)> {
+        let listen = format!("127.0.0.1:{}", free_port()?);
+        let child = Command::new(exe)
+            .args(["serve", "--listen", &listen, "--house-bots", ""])
+            .args(extra)
+            .arg("--database")
+            .arg(database)
+            .env("RUST_LOG", log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {} serve", exe.display()))?;
+        Ok((Server(child), format!("http://{listen}")))
+    }
+
     pub fn pid(&self) -> u32 {
         self.0.id()
     }

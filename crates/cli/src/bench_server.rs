@@ -10,18 +10,17 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
 use crate::bench_proc::{
-    cpu_seconds, free_port, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
+    cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
 };
 use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 
@@ -205,6 +204,35 @@ pub(crate) fn client(i: usize) -> anyhow::Result<reqwest::Client> {
         .build()?)
 }
 
+/// Starts `bots` REST bots playing on `base` until `stop` (names
+/// `PREFIX<run>-<i>`, a fresh run id each time), counting into `stats`;
+/// at most [`AUTH_IN_FLIGHT`] of them register or log in at once.
+pub(crate) fn spawn_bots(
+    bots: usize,
+    base: &str,
+    prefix: char,
+    stats: &Arc<Stats>,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<tokio::task::JoinSet<anyhow::Result<()>>> {
+    let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
+    let mut tasks = tokio::task::JoinSet::new();
+    let run_id: u32 = rand::random();
+    for i in 0..bots {
+        let bot = Bot {
+            client: client(i)?,
+            base: base.to_string(),
+            stats: Arc::clone(stats),
+        };
+        tasks.spawn(play(
+            bot,
+            format!("{prefix}{run_id:x}-{i}"),
+            Arc::clone(stop),
+            Arc::clone(&gate),
+        ));
+    }
+    Ok(tasks)
+}
+
 /// Memory of the server through the measured time.
 #[derive(Debug, Default)]
 struct Memory {
@@ -250,29 +278,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         || format!("sqlite://{}", dir.path().join("bench.db").display()),
         String::from,
     );
-    let port = free_port()?;
-    let base = format!("http://127.0.0.1:{port}");
-    let child = Command::new(&options.server)
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--house-bots",
-            "",
-            "--poll-timeout",
-            "5",
-            // Only the REST bots under test play.
-            "--no-ladder",
-        ])
-        .arg("--database")
-        .arg(&database)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("cannot start {} serve", options.server.display()))?;
-    let server = Server(child);
+    // Only the REST bots under test play.
+    let (server, base) = Server::serve(
+        &options.server,
+        &database,
+        &["--poll-timeout", "5", "--no-ladder"],
+        "warn",
+    )?;
     let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -286,22 +298,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         };
         let stats = Arc::new(Stats::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
-        let mut tasks = tokio::task::JoinSet::new();
-        let run_id: u32 = rand::random();
-        for i in 0..options.bots {
-            let bot = Bot {
-                client: client(i)?,
-                base: base.clone(),
-                stats: Arc::clone(&stats),
-            };
-            tasks.spawn(play(
-                bot,
-                format!("b{run_id:x}-{i}"),
-                Arc::clone(&stop),
-                Arc::clone(&gate),
-            ));
-        }
+        let mut tasks = spawn_bots(options.bots, &base, 'b', &stats, &stop)?;
         // Registrations and logins (argon2id) happen first; measure once
         // every bot has logged in and, since, as many games have ended as
         // there are bots (or after a generous while).

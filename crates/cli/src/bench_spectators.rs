@@ -8,12 +8,11 @@
 //! runs, their difference, and the delay from each move (the person's POST)
 //! to each spectator receiving the events it caused (p50, p99).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::process::{Command, Stdio};
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 
 use crate::bench_proc::{cpu_seconds, percentile, rss_mib, wait_up, Server};
 
@@ -197,25 +196,8 @@ pub fn run(
     }
     let moves = moves.clamp(2, 24);
     let dir = tempfile::tempdir()?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let target = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let base = format!("http://{target}");
-    let child = Command::new(exe)
-        .args(["serve", "--listen", &target.to_string(), "--house-bots", ""])
-        .arg("--database")
-        .arg(format!(
-            "sqlite://{}",
-            dir.path().join("watch.db").display()
-        ))
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("cannot start croupier serve")?;
-    let server = Server(child);
+    let database = format!("sqlite://{}", dir.path().join("watch.db").display());
+    let (server, base) = Server::serve(exe, &database, &[], "error")?;
     let pid = server.pid();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
