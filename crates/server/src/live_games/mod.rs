@@ -15,7 +15,7 @@
 
 pub mod stream;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -40,6 +40,10 @@ pub struct LiveLimits {
     pub history: usize,
     /// How long a finished game stays watchable (its end message).
     pub linger: Duration,
+    /// Finished games kept watchable at once: past this, the oldest one
+    /// goes before its `linger` is up (its record is public by then), so
+    /// the memory of finished games does not grow with the games per second.
+    pub lingering: usize,
 }
 
 impl Default for LiveLimits {
@@ -51,6 +55,7 @@ impl Default for LiveLimits {
             buffer: 256,
             history: 4096,
             linger: Duration::from_secs(60),
+            lingering: 1000,
         }
     }
 }
@@ -179,6 +184,8 @@ impl Drop for Place {
 #[derive(Debug, Default)]
 struct State {
     games: HashMap<GameId, Arc<LiveGame>>,
+    /// Finished games still watchable, oldest first.
+    over: VecDeque<GameId>,
     clients: HashMap<IpAddr, usize>,
     total: usize,
 }
@@ -271,16 +278,43 @@ impl LiveGames {
             },
             usize::MAX,
         );
-        g.lock().over = true;
+        {
+            let mut inner = g.lock();
+            inner.over = true;
+            // Spectators watching now keep the channel until they have read
+            // the end; late ones only get the history. Without this the
+            // finished game would hold its whole send buffer while it lingers.
+            inner.tx = broadcast::channel(1).0;
+            inner.history.shrink_to_fit();
+        }
+        let limits = self.limits();
+        {
+            let mut s = self.lock();
+            s.over.push_back(id);
+            while s.over.len() > limits.lingering {
+                if let Some(old) = s.over.pop_front() {
+                    s.games.remove(&old);
+                }
+            }
+        }
         let me = Arc::clone(self);
-        let linger = self.limits().linger;
+        let linger = limits.linger;
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(async move {
                 tokio::time::sleep(linger).await;
-                me.lock().games.remove(&id);
+                me.forget(id);
             });
         } else {
-            me.lock().games.remove(&id);
+            me.forget(id);
+        }
+    }
+
+    /// Drops finished game `id` (its linger is up).
+    fn forget(&self, id: GameId) {
+        let mut s = self.lock();
+        s.games.remove(&id);
+        if let Some(i) = s.over.iter().position(|g| *g == id) {
+            s.over.remove(i);
         }
     }
 
@@ -426,6 +460,38 @@ mod tests {
             LiveMessage::End { .. }
         ));
         assert!(live.list().is_empty(), "a finished game is not listed");
+    }
+
+    #[tokio::test]
+    async fn finished_games_linger_within_a_bound_and_without_their_send_buffer() {
+        let live = Arc::new(LiveGames::default());
+        live.set_limits(LiveLimits {
+            lingering: 3,
+            ..LiveLimits::default()
+        });
+        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let w = live.open(1, "goofspiel", vec![], "t", None);
+        push(&w, vec![ev(0)]);
+        let mut early = live.watch(1, ip).unwrap();
+        live.close(1, "finished", vec![]);
+        // A spectator already watching still reads the end, then the stream closes.
+        assert!(matches!(
+            &*early.rx.recv().await.unwrap(),
+            LiveMessage::End { .. }
+        ));
+        assert!(early.rx.recv().await.is_err());
+        let late = live.watch(1, ip).unwrap();
+        assert!(late.over);
+        assert_eq!(late.history.len(), 3, "start, the event and the end");
+        for id in 2..=5 {
+            let _w = live.open(id, "goofspiel", vec![], "t", None);
+            live.close(id, "finished", vec![]);
+        }
+        assert_eq!(live.watch(1, ip).unwrap_err(), WatchError::NotLive(1));
+        assert_eq!(live.watch(2, ip).unwrap_err(), WatchError::NotLive(2));
+        for id in 3..=5 {
+            assert!(live.watch(id, ip).is_ok(), "game {id} still lingers");
+        }
     }
 
     #[test]
