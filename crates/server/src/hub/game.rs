@@ -152,11 +152,7 @@ pub(super) async fn run(t: Table) {
         Some(live) => {
             let mut names = Vec::with_capacity(2);
             for b in g.bots {
-                let name = match t.store.bot_info(b).await {
-                    Ok(Some(info)) => info.name,
-                    Ok(None) | Err(_) => format!("bot {b}"),
-                };
-                names.push(name);
+                names.push(bot_name(&t, b).await);
             }
             Some(live.open(
                 g.id,
@@ -231,6 +227,29 @@ pub(super) async fn run(t: Table) {
         }
     }
     let _ = t.done.send(Some(stored));
+}
+
+/// Bot `b`'s name, from the hub's cache or the store.
+async fn bot_name(t: &Table, b: BotId) -> String {
+    let known = {
+        let inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.names.get(&b).map(|n| n.to_string())
+    };
+    if let Some(name) = known {
+        return name;
+    }
+    match t.store.bot_info(b).await {
+        Ok(Some(info)) => {
+            let mut inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
+            inner.names.insert(b, Arc::from(info.name.as_str()));
+            info.name
+        }
+        Ok(None) => format!("bot {b}"),
+        Err(e) => {
+            tracing::warn!("game {}: cannot read bot {b}'s name: {e}", t.game.id);
+            format!("bot {b}")
+        }
+    }
 }
 
 impl Hub {

@@ -65,6 +65,9 @@ struct Inner {
     next_ticket: u64,
     /// Bots played inside the server (house bots).
     inside: HashSet<BotId>,
+    /// Bot names, for the spectators' start message (read once per bot,
+    /// not twice per game: a game's first bid waited for those reads).
+    names: HashMap<BotId, Arc<str>>,
 }
 
 /// Sessions, matchmaking and games in progress.
