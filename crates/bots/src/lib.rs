@@ -9,7 +9,7 @@
 //! |---|---|
 //! | goofspiel | `random`, `planner` (seed 004's Planner), `strong` (matrix games) |
 //! | skullwhist | `random`, `heuristic`, `strong` (determinized search) |
-//! | loveletter | `random`, `heuristic`, `strong` (determinized Monte Carlo) |
+//! | loveletter | `random`, `heuristic`, `strong` (information-set MCTS) |
 
 pub mod duplicate;
 pub mod goofspiel;

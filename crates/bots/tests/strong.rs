@@ -191,6 +191,40 @@ fn iterations_and_a_seed_make_choices_deterministic() {
     }
 }
 
+/// Love Letter's tree search: with a fixed number of iterations and a
+/// seed, the choice repeats exactly on one thread or several, at every
+/// decision of a few heuristic rounds.
+#[test]
+fn loveletter_tree_search_is_deterministic() {
+    let v = LoveLetterVariant::standard();
+    let mut compared = 0;
+    for threads in [1, 3] {
+        let budget = Budget::iterations(120).with_threads(threads);
+        let mut g = LoveLetter::new(&v, 3, 9).expect("a game");
+        let mut h = LoveLetter::builtin("heuristic").expect("heuristic");
+        let mut rng = bot_rng(1);
+        for _ in 0..12 {
+            let Some(seat) = g.to_act().first() else {
+                break;
+            };
+            let obs = g.observation(seat);
+            let legal = g.legal_vec(seat);
+            let choose = || {
+                let mut s = LoveLetter::builtin_with("strong", &budget).expect("strong");
+                s.new_game(seat, &v, 3);
+                s.act(&obs, &legal, &mut bot_rng(21))
+            };
+            let first = choose();
+            assert!(legal.contains(&first));
+            assert_eq!(choose(), first, "{threads} threads");
+            compared += 1;
+            let a = h.act(&obs, &legal, &mut rng);
+            g.apply(seat, a).expect("legal");
+        }
+    }
+    assert!(compared >= 12, "{compared}");
+}
+
 /// SkullWhist, in the middle of the card play: the opponent's unplayed
 /// cards swapped for others it could hold (cards out of play, none of a
 /// suit it showed void in), the same history replayed, the same

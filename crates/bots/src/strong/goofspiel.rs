@@ -41,7 +41,15 @@ pub struct Solver {
     /// are estimated instead (and not memoised), so that a decision keeps
     /// to its time budget; `None` solves everything.
     pub deadline: Option<std::time::Instant>,
+    /// Whether the deadline has passed (positions solved since are not
+    /// memoised); cleared by [`Solver::set_deadline`].
+    timed_out: bool,
 }
+
+/// Past the deadline, unsolved positions of this many cards or more are
+/// estimated: a solve of 3 cards takes microseconds, so a decision ends
+/// within a few of them after its deadline.
+pub const CUT_CARDS: u32 = 3;
 
 fn cards(mask: u32) -> impl Iterator<Item = u32> + Clone {
     (1..32u32).filter(move |c| mask & (1 << c) != 0)
@@ -55,12 +63,31 @@ fn mask(cards: &[u8]) -> u32 {
 }
 
 impl Solver {
+    /// Sets the deadline of the next decision (`None`: solve everything).
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+        self.timed_out = false;
+    }
+
+    /// Whether the deadline has passed (remembered once it has).
+    fn past_deadline(&mut self) -> bool {
+        if !self.timed_out
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            self.timed_out = true;
+        }
+        self.timed_out
+    }
+
     /// A solver for the tie rule of `variant`.
     pub fn new(variant: &GoofspielVariant) -> Self {
         Solver {
             carry_ties: variant.ties == TieRule::Carry,
             memo: HashMap::new(),
             deadline: None,
+            timed_out: false,
         }
     }
 
@@ -108,11 +135,10 @@ impl Solver {
         if let Some(v) = self.memo.get(&key) {
             return *v;
         }
-        if n == EXACT_CARDS
-            && self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-        {
+        // Past the deadline, positions of CUT_CARDS or more cards not
+        // solved yet are estimated, and a position whose solve met the
+        // deadline part-way is not memoised (it mixes in estimates).
+        if n >= CUT_CARDS && self.past_deadline() {
             return estimate(mine, theirs, undrawn, carry);
         }
         let mut total = 0.0;
@@ -121,7 +147,9 @@ impl Solver {
             total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
         }
         let v = total / f64::from(undrawn.count_ones());
-        self.memo.insert(key, v);
+        if !self.timed_out {
+            self.memo.insert(key, v);
+        }
         v
     }
 }
@@ -313,10 +341,10 @@ impl Strategy<Goofspiel> for Strong {
     }
 
     fn act(&mut self, obs: &GoofspielObservation, legal: &[Bid], rng: &mut BotRng) -> Bid {
-        self.solver.deadline = match self.budget.iterations {
+        self.solver.set_deadline(match self.budget.iterations {
             Some(_) => None,
             None => Some(std::time::Instant::now() + self.budget.think.mul_f64(super::HARD_STOP)),
-        };
+        });
         let Some((hand, probs)) = self.mixed(obs) else {
             return legal[0];
         };
@@ -389,6 +417,7 @@ mod tests {
                     carry_ties,
                     memo: HashMap::new(),
                     deadline: None,
+                    timed_out: false,
                 };
                 let v = s.value(full(n), full(n), full(n), 0);
                 assert!(v.abs() < 1e-7, "n={n}: {v}");
@@ -403,6 +432,7 @@ mod tests {
                 carry_ties,
                 memo: HashMap::new(),
                 deadline: None,
+                timed_out: false,
             };
             let a = s.value(mine, theirs, prizes, 0);
             let b = brute(mine, theirs, prizes, 0, carry_ties);
@@ -438,16 +468,47 @@ mod deadline {
             carry_ties: false,
             memo: HashMap::new(),
             deadline: Some(std::time::Instant::now()),
+            timed_out: false,
         };
         let v = late.value(mine, theirs, all, 0);
         assert_eq!(v, estimate(mine, theirs, all, 0));
         assert!(late.memo.is_empty());
         let mut exact = Solver {
             deadline: None,
+            timed_out: false,
             ..late.clone()
         };
         let w = exact.value(mine, theirs, all, 0);
         assert!(!exact.memo.is_empty());
         assert!((w - super::tests::brute(mine, theirs, all, 0, false)).abs() < 1e-7);
+    }
+
+    /// A deadline that passes part-way through a solve: what is memoised
+    /// is exact (positions that met the deadline are left out), so the
+    /// next decision does not inherit estimates as exact values; and
+    /// positions of [`CUT_CARDS`] or more after it are estimated.
+    #[test]
+    fn a_deadline_met_part_way_memoises_only_exact_values() {
+        let n = EXACT_CARDS;
+        let all = (1..=n + 1).fold(0u32, |m, c| m | (1 << c));
+        let mut cut_short = 0;
+        for micros in [0u64, 50, 200, 1000, 5000] {
+            let mut s = Solver::default();
+            s.set_deadline(Some(
+                std::time::Instant::now() + std::time::Duration::from_micros(micros),
+            ));
+            let theirs = all & !(1 << 2);
+            let mine = all & !(1 << 4);
+            s.turn_matrix(mine, theirs, all & !(1 << 6), 6);
+            if s.timed_out {
+                cut_short += 1;
+            }
+            let mut exact = Solver::default();
+            for (&(m, t, u, c), v) in &s.memo {
+                let w = exact.value(m, t, u, c);
+                assert!((v - w).abs() < 1e-9, "{micros} µs: {v} memoised, {w} exact");
+            }
+        }
+        assert!(cut_short >= 1, "no deadline met");
     }
 }

@@ -4,8 +4,8 @@
 //!   endgames ([`goofspiel::Strong`]).
 //! - SkullWhist: determinized sampling with play-outs and an exact
 //!   double-dummy endgame ([`skullwhist::Strong`]).
-//! - Love Letter: determinized Monte Carlo with heuristic play-outs
-//!   ([`loveletter::Strong`]).
+//! - Love Letter: information-set Monte Carlo tree search with a belief
+//!   over the other hands and heuristic play-outs ([`loveletter::Strong`]).
 
 pub mod goofspiel;
 pub mod loveletter;
@@ -186,6 +186,30 @@ impl Budget {
     where
         F: Fn(&mut [f64], &mut BotRng) -> bool + Sync,
     {
+        let parts = self.search_with(rng, || vec![0.0; width], |t, r| step(t, r));
+        let mut totals = vec![0.0; width];
+        let mut samples = 0;
+        for (t, n) in parts {
+            for (a, b) in totals.iter_mut().zip(t) {
+                *a += b;
+            }
+            samples += n;
+        }
+        (totals, samples)
+    }
+
+    /// [`Budget::search`] with any per-thread state (a search tree, say):
+    /// each thread starts from `init()` and calls `step` with its state and
+    /// its own generator once per iteration until the budget is spent or
+    /// `step` returns `false`. Returns every thread's state and iteration
+    /// count, in thread order. With `iterations` they are split evenly, so
+    /// the result depends only on `rng` and the thread count.
+    pub fn search_with<S, I, F>(&self, rng: &mut BotRng, init: I, step: F) -> Vec<(S, u32)>
+    where
+        S: Send,
+        I: Fn() -> S + Sync,
+        F: Fn(&mut S, &mut BotRng) -> bool + Sync,
+    {
         let start = Instant::now();
         let threads = self.threads.clamp(1, MAX_THREADS);
         let share = |k: u32| -> Budget {
@@ -196,44 +220,34 @@ impl Budget {
             b
         };
         let seeds: Vec<u64> = (0..threads).map(|_| rng.random()).collect();
-        let work = |k: u32, seed: u64| -> (Vec<f64>, u32) {
+        let work = |k: u32, seed: u64| -> (S, u32) {
             let budget = share(k);
             let mut r = crate::bot_rng(seed);
-            let mut totals = vec![0.0; width];
+            let mut state = init();
             let mut samples = 0u32;
             let cap = MAX_SAMPLES / threads;
             while !budget.spent(samples, start) && samples < cap.max(1) {
-                if !step(&mut totals, &mut r) {
+                if !step(&mut state, &mut r) {
                     break;
                 }
                 samples += 1;
             }
-            (totals, samples)
+            (state, samples)
         };
-        let parts: Vec<(Vec<f64>, u32)> = if threads == 1 {
-            vec![work(0, seeds[0])]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = seeds
-                    .iter()
-                    .enumerate()
-                    .map(|(k, s)| {
-                        let work = &work;
-                        scope.spawn(move || work(k as u32, *s))
-                    })
-                    .collect();
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
-            })
-        };
-        let mut totals = vec![0.0; width];
-        let mut samples = 0;
-        for (t, n) in parts {
-            for (a, b) in totals.iter_mut().zip(t) {
-                *a += b;
-            }
-            samples += n;
+        if threads == 1 {
+            return vec![work(0, seeds[0])];
         }
-        (totals, samples)
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = seeds
+                .iter()
+                .enumerate()
+                .map(|(k, s)| {
+                    let work = &work;
+                    scope.spawn(move || work(k as u32, *s))
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        })
     }
 }
 

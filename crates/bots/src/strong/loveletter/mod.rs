@@ -1,31 +1,34 @@
-//! Love Letter `strong`: determinized Monte Carlo search.
+//! Love Letter `strong`: information-set Monte Carlo tree search.
 //!
-//! For every decision it samples the hidden cards (the other players' hands,
-//! the set-aside card and the deck order) from what this seat has not seen,
+//! For every decision it runs single-observer ISMCTS ([`tree`]): each
+//! iteration samples the hidden cards (the other players' hands, the
+//! set-aside card and the deck order) from what this seat has not seen,
 //! keeping every card it knows another player holds (Clown looks, Knight
 //! duels, its own General swaps) and weighting each other hand by how
-//! likely it makes that player's last play under the card-counting
-//! heuristic ([`kept_likelihood`]) and by this seat's own missed Soldier
-//! guesses; each candidate play is then played out to
-//! the end of the round on every sample alike, every seat played by the
-//! card-counting [`Heuristic`](crate::loveletter::Heuristic), and the play
-//! that wins the round most often is chosen. Only the [`preferred`] plays are
-//! candidates. Works under both rule sets and at every table size.
+//! likely it makes that player's last two plays under the card-counting
+//! heuristic ([`kept_likelihood`]) and by the Soldier guesses that missed
+//! it ([`exposure::Clues`]); then it descends a tree of this seat's own
+//! information sets, the other seats moving by the heuristic on their own
+//! view (which includes what they saw of this seat's hand,
+//! [`exposure::Exposure`]). The play at the root with the most visits is
+//! chosen. Only the [`preferred`] plays are candidates. Works under both
+//! rule sets and at every table size.
 
 use croupier_rules::loveletter::{
     Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant, Play,
 };
-use croupier_rules::{Game, Seat};
+use croupier_rules::Seat;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::Budget;
+use exposure::{Clues, Exposure};
+use tree::{Params, Tree};
+
+pub mod exposure;
+pub mod tree;
 use crate::loveletter::{preferred, score, unseen_counts, Heuristic};
 use crate::{BotRng, Strategy};
-
-/// Most actions a play-out takes before it is scored as lost (a round has
-/// at most 16 draws; this only guards against a rules change).
-const MAX_PLAYOUT_ACTIONS: usize = 64;
 
 /// Likelihood of a play the card-counting heuristic would not have made
 /// (beside 1 for the play it would make): other bots are not the heuristic.
@@ -68,21 +71,35 @@ fn plays_of(o: &LoveLetterObservation, rules: &LoveLetterVariant, card: Card) ->
 /// card played back in its hand. Opponent modelling by Bayesian inference
 /// over an assumed policy, as in Whitehouse, Powley and Cowling's ISMCTS
 /// work and Ponsen et al.'s MCTS with opponent models.
+///
+/// `back` counts plays back from the last: 1 weighs the card kept at the
+/// play before (the view is this seat's with both cards back in hand).
 pub fn kept_likelihood(
     obs: &LoveLetterObservation,
     rules: &LoveLetterVariant,
     i: usize,
+    back: usize,
 ) -> [f64; 9] {
     let mut lik = [1.0; 9];
-    let Some(played) = obs.players.get(i).and_then(|v| v.played.last().copied()) else {
+    let Some(view) = obs.players.get(i) else {
+        return lik;
+    };
+    let Some(played) = view
+        .played
+        .len()
+        .checked_sub(1 + back)
+        .and_then(|k| view.played.get(k).copied())
+    else {
         return lik;
     };
     let mut o = obs.clone();
     o.seat = Seat(i as u8);
-    o.players[i].played.pop();
+    for _ in 0..=back {
+        o.players[i].played.pop();
+    }
     o.players[i].protected = false;
     o.known.clear();
-    o.deck = obs.deck.saturating_add(1);
+    o.deck = obs.deck.saturating_add(1 + back as u8);
     o.hand.clear();
     let best = |o: &LoveLetterObservation, card: Card| -> f64 {
         let unseen = unseen_counts(o);
@@ -118,14 +135,15 @@ pub fn kept_likelihood(
 }
 
 /// The `strong` Love Letter strategy.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Strong {
     rules: LoveLetterVariant,
     budget: Budget,
-    /// This seat's last Soldier that took effect and missed nobody yet:
-    /// the round, the target, the card named and how many cards the target
-    /// had played then (its own play, remembered; nothing hidden).
-    last_guess: Option<(u32, Seat, Card, usize)>,
+    params: Params,
+    /// What the other seats know of this seat's hand (from its events).
+    exposure: Exposure,
+    /// What the public events say of the other hands.
+    clues: Clues,
 }
 
 /// How much likelier a card named by this seat's Soldier, which the target
@@ -139,8 +157,43 @@ impl Strong {
         Strong {
             rules: LoveLetterVariant::default(),
             budget,
-            last_guess: None,
+            params: Params::default(),
+            exposure: Exposure::new(Seat(0)),
+            clues: Clues::default(),
         }
+    }
+
+    /// How likely each card (by value) is to be seat `i`'s, relative to
+    /// the others: what its last plays say under the heuristic's policy
+    /// ([`kept_likelihood`], the last two plays when no card came into its
+    /// hand from outside since), times what missed Soldiers say. No
+    /// weighting for this seat, a hand it knows, or a hand that came from
+    /// a General (the player holds its target's card) or a Wizard's draw.
+    fn belief(&self, obs: &LoveLetterObservation, i: usize) -> [f64; 9] {
+        let mut lik = [1.0; 9];
+        let Some(view) = obs.players.get(i) else {
+            return lik;
+        };
+        let general = view.played.last() == Some(&Card::General);
+        let fresh = self.clues.since_fresh(i);
+        if i == obs.seat.index() || obs.known.iter().any(|(s, _)| s.index() == i) {
+            return lik;
+        }
+        if !general && fresh >= 1 {
+            lik = kept_likelihood(obs, &self.rules, i, 0);
+            let before =
+                view.played.len() >= 2 && view.played[view.played.len() - 2] != Card::General;
+            if fresh >= 2 && before {
+                // The card kept before is the one played last or this one.
+                let prior = kept_likelihood(obs, &self.rules, i, 1);
+                let last = view.played.last().map_or(0, |c| usize::from(c.value()));
+                for v in 1..=8 {
+                    lik[v] *= prior[last] + prior[v];
+                }
+            }
+        }
+        self.clues.weigh_misses(i, &mut lik, MISSED_GUESS);
+        lik
     }
 
     /// One determinization: a state of the round consistent with `obs`, or
@@ -196,47 +249,18 @@ impl Strong {
         let deck: Vec<Card> = next.collect();
         LoveLetter::from_observation(&self.rules, obs, &others, &deck, set_aside, rng.random()).ok()
     }
-
-    /// Plays `play` in `state`, then the rest of the round by the heuristic
-    /// for every seat; 1 if `me` wins the round, else 0.
-    fn play_out(&self, mut state: LoveLetter, me: Seat, play: Play, rng: &mut BotRng) -> f64 {
-        let start = state.events().len();
-        if state.apply(me, play).is_err() {
-            return 0.0;
-        }
-        let mut heuristic = Heuristic::default();
-        heuristic.new_game(me, &self.rules, state.num_seats());
-        let mut legal = Vec::with_capacity(32);
-        for _ in 0..MAX_PLAYOUT_ACTIONS {
-            let won = state.events()[start..].iter().find_map(|e| match e {
-                LoveLetterEvent::RoundEnd { winner, .. } => Some(*winner == me),
-                _ => None,
-            });
-            if let Some(w) = won {
-                return if w { 1.0 } else { 0.0 };
-            }
-            let Some(seat) = state.to_act().first() else {
-                return 0.0;
-            };
-            legal.clear();
-            state.legal_actions(seat, &mut legal);
-            if legal.is_empty() {
-                return 0.0;
-            }
-            let obs = state.observation(seat);
-            let a = heuristic.act(&obs, &legal, rng);
-            if state.apply(seat, a).is_err() {
-                return 0.0;
-            }
-        }
-        0.0
-    }
 }
 
 impl Strategy<LoveLetter> for Strong {
-    fn new_game(&mut self, _seat: Seat, variant: &LoveLetterVariant, _seats: usize) {
+    fn new_game(&mut self, seat: Seat, variant: &LoveLetterVariant, _seats: usize) {
         self.rules = variant.clone();
-        self.last_guess = None;
+        self.clues = Clues::default();
+        self.exposure = Exposure::new(seat);
+    }
+
+    fn notify(&mut self, event: &LoveLetterEvent) {
+        self.exposure.notify(event);
+        self.clues.notify(event);
     }
 
     fn act(&mut self, obs: &LoveLetterObservation, legal: &[Play], rng: &mut BotRng) -> Play {
@@ -250,72 +274,39 @@ impl Strategy<LoveLetter> for Strong {
             return candidates.first().copied().unwrap_or_else(|| fallback(rng));
         }
         let me = obs.seat;
-        let start = std::time::Instant::now();
-        let mut belief: Vec<[f64; 9]> = (0..obs.players.len())
-            .map(|i| {
-                let general = obs.players[i].played.last() == Some(&Card::General);
-                if i == me.index() || general || obs.known.iter().any(|(s, _)| s.index() == i) {
-                    // A General's player holds its target's card.
-                    [1.0; 9]
-                } else {
-                    kept_likelihood(obs, &self.rules, i)
-                }
-            })
+        if self.exposure.me() != me {
+            self.exposure = Exposure::new(me);
+        }
+        self.exposure.sync(obs);
+        let belief: Vec<[f64; 9]> = (0..obs.players.len())
+            .map(|i| self.belief(obs, i))
             .collect();
-        // A Soldier of ours that missed: the target did not hold the card.
-        if let Some((round, t, g, played)) = self.last_guess.take() {
-            if let (true, Some(view), Some(lik)) = (
-                round == obs.round,
-                obs.players.get(t.index()),
-                belief.get_mut(t.index()),
-            ) {
-                let v = usize::from(g.value());
-                match view.played.len().checked_sub(played) {
-                    Some(0) => lik[v] = 0.0,
-                    Some(1) => lik[v] *= MISSED_GUESS,
-                    _ => {}
-                }
+        let trees = self.budget.search_with(
+            rng,
+            || Tree::new(obs, &candidates),
+            |tree, rng| {
+                let Some(state) = self.sample(obs, &belief, rng) else {
+                    return false;
+                };
+                tree.iterate(state, me, &self.exposure, &self.rules, &self.params, rng);
+                true
+            },
+        );
+        let mut visits = vec![0u64; candidates.len()];
+        let mut samples = 0;
+        for (tree, n) in &trees {
+            samples += n;
+            for (v, (_, n, _)) in visits.iter_mut().zip(tree.visits(obs).unwrap_or_default()) {
+                *v += u64::from(n);
             }
         }
-        let (totals, samples) = self.budget.search(rng, candidates.len(), |totals, rng| {
-            let Some(state) = self.sample(obs, &belief, rng) else {
-                return false;
-            };
-            let seed: u64 = rng.random();
-            let mut values = Vec::with_capacity(candidates.len());
-            for p in &candidates {
-                // A sample left unfinished at the deadline is dropped whole.
-                if self.budget.cut(start) {
-                    return false;
-                }
-                // Every candidate meets the same deal and the same luck.
-                let mut r = crate::bot_rng(seed);
-                values.push(self.play_out(state.clone(), me, *p, &mut r));
-            }
-            for (t, v) in totals.iter_mut().zip(values) {
-                *t += v;
-            }
-            true
-        });
         if samples == 0 {
             return fallback(rng);
         }
         let best = (0..candidates.len())
-            .max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))
+            .max_by(|a, b| visits[*a].cmp(&visits[*b]).then(b.cmp(a)))
             .unwrap_or(0);
-        let choice = candidates[best];
-        if let Play::Play {
-            card: Card::Soldier,
-            target: Some(t),
-            guess: Some(g),
-        } = choice
-        {
-            if t != me && obs.no_effect(&self.rules, choice).is_none() {
-                let played = obs.players.get(t.index()).map_or(0, |v| v.played.len());
-                self.last_guess = Some((obs.round, t, g, played));
-            }
-        }
-        choice
+        candidates[best]
     }
 }
 
@@ -323,6 +314,7 @@ impl Strategy<LoveLetter> for Strong {
 mod tests {
     use super::*;
     use croupier_rules::loveletter::Rules;
+    use croupier_rules::Game;
 
     /// The opponent's last play weighs the card it kept: the heuristic
     /// keeps the Princess over a Wizard, would rather have played a Soldier
@@ -349,15 +341,15 @@ mod tests {
             known: vec![],
         };
         let standard = LoveLetterVariant::standard();
-        let lik = kept_likelihood(&obs, &standard, 1);
+        let lik = kept_likelihood(&obs, &standard, 1, 0);
         assert_eq!(lik[usize::from(Card::Princess.value())], 1.0);
         assert_eq!(lik[usize::from(Card::Minister.value())], 0.0);
         assert_eq!(lik[usize::from(Card::Soldier.value())], MISPLAY);
         // Postman's Minister bites only when drawn, so the pair is possible.
-        let postman = kept_likelihood(&obs, &LoveLetterVariant::postman(), 1);
+        let postman = kept_likelihood(&obs, &LoveLetterVariant::postman(), 1, 0);
         assert!(postman[usize::from(Card::Minister.value())] > 0.0);
         // A player that has not played yet: no evidence.
-        assert_eq!(kept_likelihood(&obs, &standard, 0), [1.0; 9]);
+        assert_eq!(kept_likelihood(&obs, &standard, 0, 0), [1.0; 9]);
     }
 
     /// Every sampled state shows the deciding seat exactly what it saw, at
@@ -380,7 +372,9 @@ mod tests {
                 let strong = Strong {
                     rules: variant.clone(),
                     budget: Budget::iterations(1),
-                    last_guess: None,
+                    params: Params::default(),
+                    exposure: Exposure::new(Seat(0)),
+                    clues: Clues::default(),
                 };
                 while let Some(seat) = g.to_act().first() {
                     let obs = g.observation(seat);
