@@ -1,13 +1,16 @@
-//! One match between in-process strategies.
+//! One match between in-process strategies ([`play_match`]), and what every
+//! match shares: fault rulings, seeds, the record builder (`step`,
+//! `finish`) and the timestamp format.
 
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
-use croupier_bots::{bot_rng, BotRng, Strategy};
+use croupier_bots::{RandomBot, Strategy};
 use croupier_rules::{
-    game_rng, Fault, Game, GameKind, GameRng, Record, RecordedStep, RuleError, Seat, SeatInfo,
-    SetupError, StepKind,
+    Fault, Game, GameKind, GameRng, Record, RecordedStep, Seat, SeatInfo, SetupError, StepKind,
 };
 use rand::seq::IndexedRandom;
+
+use crate::live::{self, Driver, LiveConfig, LiveSeat, Mode, Think};
 
 /// Why a match could not be played.
 #[derive(Debug, thiserror::Error)]
@@ -96,72 +99,39 @@ pub fn now_rfc3339() -> String {
 /// Plays one game of `G` between `players` (in seat order) from `seed`, and
 /// returns its record. Strategies see only their own observation and the
 /// events visible to their seat.
+///
+/// The match runs the one decision loop of every match
+/// ([`crate::live`], by rounds: the seats due are asked, then their answers
+/// applied in seat order), with each strategy thinking on this thread. With
+/// no remote seat nothing in it waits, so it is driven to its end here, with
+/// no runtime; it may be called from any thread.
 pub fn play_match<G: Game>(
     variant: &G::Variant,
     seed: u64,
     players: &mut [Player<G>],
 ) -> Result<Record, MatchError> {
-    let mut game = G::new(variant, players.len(), seed)?;
-    let mut record = Record::begin::<G>(
+    // The strategies are lent to the match's seats and given back after.
+    let mut seats: Vec<LiveSeat<G>> = players
+        .iter_mut()
+        .map(|p| {
+            let strategy = std::mem::replace(&mut p.strategy, Box::new(RandomBot));
+            LiveSeat::builtin(p.info.clone(), strategy)
+        })
+        .collect();
+    let played = futures::executor::block_on(live::play(
         variant,
         seed,
-        players.iter().map(|p| p.info.clone()).collect(),
-    );
-    record.started = Some(now_rfc3339());
-    let mut rngs: Vec<BotRng> = (0..players.len())
-        .map(|i| bot_rng(seeds::bot(seed, i as u8)))
-        .collect();
-    let mut arena_rng: GameRng = game_rng(seeds::arena(seed));
-    let mut seen = vec![0usize; players.len()];
-    let seats = players.len();
-    for (i, p) in players.iter_mut().enumerate() {
-        p.strategy.new_game(Seat(i as u8), variant, seats);
+        &mut seats,
+        &LiveConfig::default(),
+        Mode::Rounds,
+        Think::Inline,
+    ));
+    for (p, s) in players.iter_mut().zip(seats) {
+        if let Driver::Builtin(strategy) = s.driver {
+            p.strategy = strategy;
+        }
     }
-    let mut legal = Vec::new();
-    // A game always ends: every step either applies an action or a forfeit,
-    // and each game's rules bound the number of actions.
-    while let Some(seat) = game.to_act().first() {
-        deliver_events(&game, players, &mut seen);
-        legal.clear();
-        game.legal_actions(seat, &mut legal);
-        let i = seat.index();
-        let obs = game.observation(seat);
-        let started = Instant::now();
-        let answer = if legal.is_empty() {
-            None
-        } else {
-            Some(players[i].strategy.act(&obs, &legal, &mut rngs[i]))
-        };
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let refused = match answer {
-            Some(a) => match game.apply(seat, a) {
-                Ok(()) => {
-                    record
-                        .steps
-                        .push(step(seat, StepKind::Action(a.to_string()), ms, None));
-                    continue;
-                }
-                Err(e) => (a.to_string(), e),
-            },
-            None => (String::new(), RuleError::illegal("no legal action")),
-        };
-        let fault = Fault {
-            kind: "illegal".into(),
-            detail: format!("'{}': {}", refused.0, refused.1),
-        };
-        apply_ruling(
-            &mut game,
-            seat,
-            fault,
-            &legal,
-            &mut arena_rng,
-            &mut record,
-            ms,
-        )?;
-    }
-    deliver_events(&game, players, &mut seen);
-    finish(&game, &mut record)?;
-    Ok(record)
+    played
 }
 
 /// Applies the game's fault ruling for `seat` (a random legal action, or a
@@ -216,16 +186,10 @@ pub fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> Record
     }
 }
 
-fn deliver_events<G: Game>(game: &G, players: &mut [Player<G>], seen: &mut [usize]) {
-    for (i, (p, seen)) in players.iter_mut().zip(seen).enumerate() {
-        croupier_bots::catch_up(game, Seat(i as u8), p.strategy.as_mut(), seen);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use croupier_bots::{Builtins, RandomBot};
+    use croupier_bots::{BotRng, Builtins};
     use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielVariant};
     use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant};
 

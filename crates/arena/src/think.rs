@@ -43,6 +43,20 @@ pub async fn act_blocking<G: Game>(
     }
 }
 
+/// Asks `strategy` for an action on this thread, for a match that runs no
+/// runtime ([`crate::runner::play_match`]). Returns the action and the time
+/// the strategy took.
+pub fn act_inline<G: Game>(
+    strategy: &mut Box<dyn Strategy<G>>,
+    obs: &G::Observation,
+    legal: &[G::Action],
+    rng: &mut BotRng,
+) -> (G::Action, Duration) {
+    let t = Instant::now();
+    let a = strategy.act(obs, legal, rng);
+    (a, t.elapsed())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

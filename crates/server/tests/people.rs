@@ -298,3 +298,54 @@ fn a_spectator_stream_carries_every_public_event_and_nothing_hidden() {
         .unwrap();
     assert_eq!(after.status().as_u16(), 404);
 }
+
+/// Breaks the store under a running server: the table of bots open to
+/// challenges is dropped, so reading it fails.
+fn drop_challenges(srv: &TestServer) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let sql = "DROP TABLE bot_challenges";
+        if srv.db.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(&srv.db).await.unwrap();
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        } else {
+            let pool = sqlx::PgPool::connect(&srv.db).await.unwrap();
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+    });
+}
+
+/// A store that fails is a server error on the play pages and the bot
+/// page, logged, not an empty list of opponents (nor a bot shown as closed
+/// to challenges).
+#[test]
+fn a_store_failure_is_an_error_page_not_an_empty_list() {
+    let srv = TestServer::start();
+    let c = client();
+    let bot = srv.bot("shown");
+    let page = |path: &str| {
+        let r = c.get(format!("{}{path}", srv.base)).send().unwrap();
+        (r.status().as_u16(), r.text().unwrap())
+    };
+    let (status, html) = page("/play?game=skullwhist");
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("house bot: random"), "{html}");
+    let (status, _) = page(&format!("/bots/{}", bot.name));
+    assert_eq!(status, 200);
+    drop_challenges(&srv);
+    let (status, html) = page("/play?game=skullwhist");
+    assert_eq!(status, 500, "{html}");
+    assert!(html.contains("Server error"), "{html}");
+    assert!(!html.contains("house bot: random"), "{html}");
+    let (status, html) = page(&format!("/bots/{}", bot.name));
+    assert_eq!(status, 500, "{html}");
+    let started = start(
+        &srv,
+        &c,
+        &[("game", "skullwhist"), ("opponent1", "house:random")],
+        None,
+    );
+    let (status, html) = started.expect_err("no game without the store");
+    assert_eq!(status, 500, "{html}");
+    assert!(html.contains("Server error"), "{html}");
+}

@@ -3,7 +3,8 @@
 //! ([`super::play_on_arrival`], the 2014 REST API's games).
 //!
 //! Every step: the events go out, then every seat that became due is asked
-//! once — a built-in strategy answers at once (on the blocking pool), a
+//! once — a built-in strategy answers at once (on the blocking pool, or on
+//! the calling thread in [`crate::runner::play_match`]), a
 //! remote bot gets its prompt (all prompts concurrently) and is due from
 //! then until it answers, with one deadline however many refusals and
 //! other seats' answers come between. Then the runner waits for the first
@@ -24,20 +25,20 @@ use std::time::Duration;
 
 use croupier_bots::BotRng;
 use croupier_dialects::Reply;
-use croupier_rules::{Fault, Game, GameRng, Record, Seat};
+use croupier_rules::{Fault, Game, GameRng, Record, RuleError, Seat};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::{
     deliver, fault, flush, rejected, settle, transport_fault, Clocks, Decision, Driver, LiveConfig,
-    LiveSeat, ProgramSeat,
+    LiveSeat, ProgramSeat, Think,
 };
 use crate::runner::MatchError;
 use crate::transport::TransportError;
 
 /// How the answers of a decision are applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Mode {
+pub(crate) enum Mode {
     /// Every seat due is asked, and the answers are applied together, in
     /// seat order, once every seat answered.
     Rounds,
@@ -89,6 +90,7 @@ enum Heard<A> {
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn run<G: Game>(
     mode: Mode,
+    think: Think,
     game: &mut G,
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
@@ -145,13 +147,24 @@ pub(super) async fn run<G: Game>(
             }
             let legal = game.legal_vec(seat);
             match &mut seats[i].driver {
-                // Nothing it could answer: left to the rules.
-                Driver::Builtin(_) if legal.is_empty() => continue,
+                // Nothing it could answer (a bug in a rules engine): ruled
+                // like an illegal answer.
+                Driver::Builtin(_) if legal.is_empty() => {
+                    let why = RuleError::illegal("no legal action");
+                    let f = fault("illegal", format!("'': {why}"));
+                    now.push((i, held_answer(Decision::Fault(f), 0.0, legal)));
+                }
                 Driver::Builtin(strategy) => {
                     let obs = game.observation(seat);
-                    let (a, took) =
-                        crate::think::act_blocking(strategy, obs, legal.clone(), &mut rngs[i])
-                            .await;
+                    let (a, took) = match think {
+                        Think::Blocking => {
+                            crate::think::act_blocking(strategy, obs, legal.clone(), &mut rngs[i])
+                                .await
+                        }
+                        Think::Inline => {
+                            crate::think::act_inline(strategy, &obs, &legal, &mut rngs[i])
+                        }
+                    };
                     clocks.charge(i, took);
                     let ms = took.as_secs_f64() * 1000.0;
                     now.push((i, held_answer(Decision::Action(a), ms, legal)));
@@ -425,7 +438,7 @@ async fn prompt_all<G: Game>(
                     (i, r, legal)
                 })
             }
-            _ => None,
+            (Driver::Builtin(_), _) | (Driver::Program(_), None) => None,
         });
     let asked = futures::future::join_all(asks).await;
     for (i, r, _) in &asked {

@@ -12,7 +12,7 @@
 
 mod decisions;
 
-use decisions::Mode;
+pub(crate) use decisions::Mode;
 
 use std::time::Duration;
 
@@ -198,7 +198,7 @@ pub async fn play_live<G: Game>(
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
 ) -> Result<Record, MatchError> {
-    play(variant, seed, seats, config, Mode::Rounds).await
+    play(variant, seed, seats, config, Mode::Rounds, Think::Blocking).await
 }
 
 /// Plays one game like [`play_live`], but applies each answer as it
@@ -218,15 +218,38 @@ pub async fn play_on_arrival<G: Game>(
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
 ) -> Result<Record, MatchError> {
-    play(variant, seed, seats, config, Mode::OnArrival).await
+    play(
+        variant,
+        seed,
+        seats,
+        config,
+        Mode::OnArrival,
+        Think::Blocking,
+    )
+    .await
 }
 
-async fn play<G: Game>(
+/// Where built-in strategies think.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Think {
+    /// On Tokio's blocking pool, so that a searching strategy holds up no
+    /// async worker ([`crate::think::act_blocking`]).
+    Blocking,
+    /// On the calling thread: a match of built-in strategies only
+    /// ([`crate::runner::play_match`]), which nothing else shares and in
+    /// which nothing waits, so it needs no runtime.
+    Inline,
+}
+
+/// Plays one game: the one decision loop in `mode`, built-ins thinking
+/// where `think` says.
+pub(crate) async fn play<G: Game>(
     variant: &G::Variant,
     seed: u64,
     seats: &mut [LiveSeat<G>],
     config: &LiveConfig,
     mode: Mode,
+    think: Think,
 ) -> Result<Record, MatchError> {
     let mut game = G::new(variant, seats.len(), seed)?;
     let mut record = Record::begin::<G>(
@@ -258,6 +281,7 @@ async fn play<G: Game>(
     };
     let result = decisions::run(
         mode,
+        think,
         &mut game,
         seats,
         config,

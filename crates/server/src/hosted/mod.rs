@@ -48,14 +48,25 @@ pub const DIALECTS: [DialectKind; 4] = [
 ];
 
 /// Why a hosted bot cannot be seated now.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum LinkError {
     /// It is in another game: try again when that one is over.
-    #[error("{0}")]
+    #[error("hosted bot {0} is in another game; try again soon")]
     Busy(String),
+    /// It has no active version (none passed validation yet).
+    #[error("hosted bot {0} has no active version")]
+    NoActiveVersion(String),
     /// Its version cannot be started.
-    #[error("{0}")]
-    Broken(String),
+    #[error(transparent)]
+    Broken(#[from] HostedError),
+    /// Its version names a dialect Croupier does not speak.
+    #[error("bot {bot}: {source}")]
+    Dialect {
+        /// The bot's name.
+        bot: String,
+        /// The unknown name.
+        source: croupier_dialects::UnknownDialect,
+    },
 }
 
 /// A version in a ladder match, and its stderr so far.
@@ -164,13 +175,12 @@ impl Hosted {
     /// How the ladder reaches hosted bot `b` in its next match: its newest
     /// active version, started in the sandbox, its stderr kept until
     /// [`Hosted::match_over`].
-    pub fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), String> {
+    pub fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), LinkError> {
         let (v, argv) = lock(&self.active)
             .get(&b.id)
             .cloned()
-            .ok_or_else(|| format!("hosted bot {} has no active version", b.name))?;
+            .ok_or_else(|| LinkError::NoActiveVersion(b.name.clone()))?;
         self.hold(b.id, &b.name, &v, argv)
-            .map_err(|e| e.to_string())
     }
 
     /// Whether bot `id` is in a game now (its version and stderr held until
@@ -194,9 +204,7 @@ impl Hosted {
         name: &str,
         v: &BotVersion,
     ) -> Result<(Link, DialectKind), LinkError> {
-        let argv = self
-            .command(v)
-            .map_err(|e| LinkError::Broken(e.to_string()))?;
+        let argv = self.command(v)?;
         self.hold(bot, name, v, argv)
     }
 
@@ -213,19 +221,17 @@ impl Hosted {
         v: &BotVersion,
         argv: Vec<String>,
     ) -> Result<(Link, DialectKind), LinkError> {
-        let dialect: DialectKind = v
-            .dialect
-            .parse()
-            .map_err(|e| LinkError::Broken(format!("bot {name}: {e}")))?;
+        let dialect: DialectKind = v.dialect.parse().map_err(|source| LinkError::Dialect {
+            bot: name.to_string(),
+            source,
+        })?;
         let conn = HostedConnector::new(argv, self.config.sandbox.clone());
         // One game at a time: the version and stderr are kept per bot until
         // `match_over`, so a second game (a person's challenge beside a
         // ladder match) would mix them up.
         match lock(&self.playing).entry(bot) {
             std::collections::hash_map::Entry::Occupied(_) => {
-                return Err(LinkError::Busy(format!(
-                    "hosted bot {name} is in another game; try again soon"
-                )))
+                return Err(LinkError::Busy(name.to_string()))
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert((v.version, Arc::clone(&conn.log)));

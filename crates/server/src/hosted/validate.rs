@@ -7,38 +7,69 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
+use croupier_arena::runner::MatchError;
 use croupier_arena::spec::remote_seat;
 use croupier_arena::transport::Link;
-use croupier_bots::Builtins;
-use croupier_dialects::DialectKind;
+use croupier_bots::{Builtins, UnknownBot};
+use croupier_dialects::{DialectKind, UnknownDialect};
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{GameKind, SeatInfo};
+use croupier_rules::{Fault, GameKind, SeatInfo, SetupError, UnknownGame};
 use croupier_store::hosted::{BotVersion, ACTIVE, FAILED};
 use croupier_store::BotInfo;
 
 use super::run::HostedConnector;
-use super::{lock, Hosted};
+use super::{lock, Hosted, HostedError};
+use crate::visibility::NoEntropy;
 
 /// The house strategy a new version meets.
 const OPPONENT: &str = "random";
+
+/// Why a version failed its validation (stored as the version's reason,
+/// shown to its owner).
+#[derive(Debug, thiserror::Error)]
+pub enum ValidationError {
+    /// Its files cannot be unpacked, or its runtime cannot run here.
+    #[error(transparent)]
+    Start(#[from] HostedError),
+    /// The bot plays a game Croupier does not know.
+    #[error(transparent)]
+    Game(#[from] UnknownGame),
+    /// The version names a dialect Croupier does not speak.
+    #[error(transparent)]
+    Dialect(#[from] UnknownDialect),
+    /// The standard variant does not set up (a bug).
+    #[error(transparent)]
+    Variant(#[from] SetupError),
+    /// The house opponent does not exist (a bug).
+    #[error(transparent)]
+    House(#[from] UnknownBot),
+    /// No seed could be drawn.
+    #[error(transparent)]
+    Seed(#[from] NoEntropy),
+    /// The runner could not play the match.
+    #[error("the validation match could not be played: {0}")]
+    Match(#[from] MatchError),
+    /// The version faulted in the match.
+    #[error("the validation match against house-{opp} failed: {}: {}", .0.kind, .0.detail, opp = OPPONENT)]
+    Fault(Fault),
+}
 
 impl Hosted {
     /// Plays version `v`'s validation match and records the verdict.
     pub(crate) async fn validate(self: Arc<Self>, bot: BotInfo, v: BotVersion) {
         let (verdict, stderr, argv) = match self.command(&v) {
-            Err(e) => (Err(e.to_string()), String::new(), Vec::new()),
+            Err(e) => (Err(ValidationError::from(e)), String::new(), Vec::new()),
             Ok(argv) => {
                 let (verdict, stderr) = self.validation_match(&bot, &v, argv.clone()).await;
                 (verdict, stderr, argv)
             }
         };
-        let (status, reason) = match &verdict {
-            Ok(()) => (ACTIVE, None),
-            Err(why) => (FAILED, Some(why.as_str())),
-        };
+        let reason = verdict.as_ref().err().map(ToString::to_string);
+        let status = if verdict.is_ok() { ACTIVE } else { FAILED };
+        let reason = reason.as_deref();
         tracing::info!(
             "hosted bot {} version {}: {status}{}",
             bot.name,
@@ -61,12 +92,12 @@ impl Hosted {
         bot: &BotInfo,
         v: &BotVersion,
         argv: Vec<String>,
-    ) -> (Result<(), String>, String) {
+    ) -> (Result<(), ValidationError>, String) {
         let conn = HostedConnector::new(argv, self.config.sandbox.clone());
         let log = Arc::clone(&conn.log);
         let link = Link::Custom(Arc::new(conn));
         let verdict = match bot.game.parse::<GameKind>() {
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e.into()),
             Ok(game) => {
                 let live = LiveConfig {
                     move_time: self
@@ -95,28 +126,23 @@ async fn one<G: Builtins>(
     v: &BotVersion,
     link: Link,
     live: &LiveConfig,
-) -> Result<(), String> {
-    let dialect: DialectKind = v.dialect.parse().map_err(|e| format!("{e}"))?;
-    let variant = parse_variant::<G>(None).map_err(|e| e.to_string())?;
-    let house = G::builtin(OPPONENT).map_err(|e| e.to_string())?;
+) -> Result<(), ValidationError> {
+    let dialect: DialectKind = v.dialect.parse()?;
+    let variant = parse_variant::<G>(None)?;
+    let house = G::builtin(OPPONENT)?;
     let mut seats: Vec<LiveSeat<G>> = vec![
         remote_seat::<G>(SeatInfo::named(bot.name.clone()), link, dialect),
         LiveSeat::builtin(SeatInfo::named(format!("house-{OPPONENT}")), house),
     ];
-    let seed = crate::visibility::fresh_seed().map_err(|e| e.to_string())?;
-    let record = play_live::<G>(&variant, seed, &mut seats, live)
-        .await
-        .map_err(|e| format!("the validation match could not be played: {e}"))?;
+    let seed = crate::visibility::fresh_seed()?;
+    let record = play_live::<G>(&variant, seed, &mut seats, live).await?;
     match record
         .steps
         .iter()
         .filter(|s| s.seat.index() == 0)
         .find_map(|s| s.fault.as_ref())
     {
-        Some(f) => Err(format!(
-            "the validation match against house-{OPPONENT} failed: {}: {}",
-            f.kind, f.detail
-        )),
+        Some(f) => Err(ValidationError::Fault(f.clone())),
         None => Ok(()),
     }
 }

@@ -18,6 +18,9 @@
 //! at once.
 
 pub mod conn;
+mod table;
+
+pub use table::{MoveError, Table, View};
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -26,7 +29,7 @@ use std::time::{Duration, SystemTime};
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
-use croupier_arena::transport::http::{HttpClient, HttpEndpoint};
+use croupier_arena::transport::http::HttpClient;
 use croupier_arena::transport::Link;
 use croupier_bots::Builtins;
 use croupier_dialects::DialectKind;
@@ -36,11 +39,11 @@ use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Record, SeatInfo, SetupError};
 use croupier_store::{BotId, BotInfo, BotKind, GameEnd, GameId, Store};
-use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
+use crate::ladder::SeatError;
 use crate::live_games::LiveGames;
-use crate::mailbox::{Mailboxes, PullConnector};
+use crate::mailbox::Mailboxes;
 
 /// Bounds on games people play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,122 +80,6 @@ pub fn unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// What the person sees of their game.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct View {
-    /// Events the person's seat may see, as transcript lines, in order.
-    pub events: Vec<String>,
-    /// The person's observation when last asked to act.
-    pub observation: Option<serde_json::Value>,
-    /// Legal moves now (empty unless it is the person's turn).
-    pub legal: Vec<String>,
-    /// The decision the moves answer.
-    pub decision: Option<u64>,
-    /// Milliseconds the person had for this decision.
-    pub deadline_ms: Option<u64>,
-    /// When the person was asked (ms since the epoch).
-    pub asked_at: Option<u64>,
-    /// The outcome (scores, ranks) once over.
-    pub outcome: Option<serde_json::Value>,
-    /// `running`, `finished` or `aborted`.
-    pub status: String,
-    /// Something to tell the person (a refused move, a timeout, an abort).
-    pub notice: Option<String>,
-    /// Grows with every change (the page's script listens for it).
-    pub version: u64,
-}
-
-/// One game a person plays.
-#[derive(Debug)]
-pub struct Table {
-    /// Stored game id.
-    pub id: GameId,
-    /// The game.
-    pub game: GameKind,
-    /// The person's seat.
-    pub seat: usize,
-    /// Seat names.
-    pub seats: Vec<String>,
-    /// Who plays (`guest` or an owner's name).
-    pub player: String,
-    /// The cookie that may see and play the game.
-    key: String,
-    client: IpAddr,
-    /// Registered opponents (for the per-bot bound).
-    bots: Vec<BotId>,
-    view: Mutex<View>,
-    changed: watch::Sender<u64>,
-    answers: mpsc::Sender<String>,
-}
-
-/// Why a move was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MoveError {
-    /// Not the person's turn, or an old page.
-    #[error("it is not your turn (or the page was old); here is the game now")]
-    NotNow,
-    /// Not one of the legal moves.
-    #[error("'{0}' is not one of your legal moves")]
-    Illegal(String),
-}
-
-impl Table {
-    fn lock(&self) -> MutexGuard<'_, View> {
-        self.view.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Changes the view and tells listeners.
-    pub fn update(&self, f: impl FnOnce(&mut View)) {
-        let version = {
-            let mut v = self.lock();
-            f(&mut v);
-            v.version += 1;
-            v.version
-        };
-        self.changed.send_replace(version);
-    }
-
-    /// The view now.
-    pub fn view(&self) -> View {
-        self.lock().clone()
-    }
-
-    /// Whether `key` (a cookie) may see and play this game.
-    pub fn belongs_to(&self, key: &str) -> bool {
-        !key.is_empty() && self.key == key
-    }
-
-    /// A receiver that changes with the view.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changed.subscribe()
-    }
-
-    /// The person's move `action` for `decision`.
-    pub fn answer(&self, decision: u64, action: &str) -> Result<(), MoveError> {
-        let mut v = self.lock();
-        if v.decision != Some(decision) {
-            return Err(MoveError::NotNow);
-        }
-        if !v.legal.iter().any(|l| l == action) {
-            return Err(MoveError::Illegal(action.chars().take(40).collect()));
-        }
-        let line = serde_json::json!({ "action": action, "decision": decision }).to_string();
-        self.answers.try_send(line).map_err(|_| MoveError::NotNow)?;
-        v.legal.clear();
-        v.decision = None;
-        v.notice = None;
-        v.version += 1;
-        let version = v.version;
-        drop(v);
-        self.changed.send_replace(version);
-        Ok(())
-    }
-
-    fn running(&self) -> bool {
-        self.lock().status == "running"
-    }
 }
 
 /// Who the person's opponents are.
@@ -421,7 +308,7 @@ impl People {
                         b.name
                     )))
                 }
-                _ => {}
+                Opponent::House(_) | Opponent::Bot(_) => {}
             }
         }
         let seat = match req.seat {
@@ -578,39 +465,8 @@ impl People {
         Ok(play_live::<G>(&variant, seed, &mut seats, &config).await?)
     }
 
-    fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), PlayError> {
-        self.reach(b).map_err(PlayError::Seat)
-    }
-
-    fn reach(&self, b: &BotInfo) -> Result<(Link, DialectKind), String> {
-        let dialect: DialectKind = b
-            .dialect
-            .as_deref()
-            .unwrap_or("croupier")
-            .parse()
-            .map_err(|e| format!("bot {}: {e}", b.name))?;
-        match (b.kind, &self.http) {
-            (BotKind::Push, Some(http)) => {
-                let url = b.endpoint.as_deref().unwrap_or_default();
-                let auth = b
-                    .auth_user
-                    .clone()
-                    .map(|u| (u, b.auth_password.clone().unwrap_or_default()));
-                let endpoint = HttpEndpoint::parse(url, auth).map_err(|e| e.to_string())?;
-                Ok((Link::Http(Arc::clone(http), endpoint), dialect))
-            }
-            (BotKind::Pull, _) => Ok((
-                Link::Custom(Arc::new(PullConnector(self.mailboxes.get(b.id)))),
-                DialectKind::Croupier,
-            )),
-            (BotKind::Hosted, _) => match self.hosted.get() {
-                Some(h) => h.link(b),
-                None => Err(format!("bot {}: hosted bots are off", b.name)),
-            },
-            (BotKind::Push, None) | (BotKind::Rest | BotKind::House, _) => {
-                Err(format!("bot {} cannot be played from the website", b.name))
-            }
-        }
+    fn link(&self, b: &BotInfo) -> Result<(Link, DialectKind), SeatError> {
+        crate::ladder::link(b, self.http.as_ref(), &self.mailboxes, self.hosted.get())
     }
 
     async fn finish(
@@ -620,17 +476,17 @@ impl People {
         played: Result<Record, PlayError>,
     ) {
         let now = croupier_arena::runner::now_rfc3339();
-        let stored = match &played {
-            Ok(record) => match GameEnd::from_record(record, ids) {
+        let stored = match played {
+            Ok(record) => match GameEnd::from_record(&record, ids) {
                 Ok(end) => self
                     .store
                     .finish_game(table.id, &end)
                     .await
                     .map(|()| end.scores.clone())
-                    .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
+                    .map_err(PlayError::from),
+                Err(e) => Err(e.into()),
             },
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         };
         match stored {
             Ok(scores) => {
@@ -639,7 +495,10 @@ impl People {
             }
             Err(e) => {
                 tracing::warn!("people: game {}: {e}", table.id);
-                let _ = self.store.abort_game(table.id, &e, &now).await;
+                let reason = e.to_string();
+                if let Err(stored) = self.store.abort_game(table.id, &reason, &now).await {
+                    tracing::warn!("people: cannot abort game {}: {stored}", table.id);
+                }
                 table.update(|v| {
                     v.status = "aborted".into();
                     v.notice = Some(format!("The game was aborted: {e}"));
@@ -667,11 +526,17 @@ pub enum PlayError {
     #[error(transparent)]
     House(#[from] croupier_bots::UnknownBot),
     /// A bot that cannot be seated.
-    #[error("{0}")]
-    Seat(String),
+    #[error(transparent)]
+    Seat(#[from] SeatError),
     /// The runner could not play the game.
     #[error(transparent)]
     Match(#[from] croupier_arena::runner::MatchError),
+    /// The finished record does not fit the game's row.
+    #[error(transparent)]
+    Record(#[from] croupier_store::RecordError),
+    /// The store failed to keep the finished game.
+    #[error(transparent)]
+    Store(#[from] croupier_store::StoreError),
 }
 
 /// Checks a variant text for `game`.

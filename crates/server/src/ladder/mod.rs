@@ -27,23 +27,66 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use croupier_arena::live::{play_live, LiveConfig};
+use croupier_arena::runner::MatchError;
 use croupier_arena::transport::http::HttpClient;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{GameKind, Record};
-use croupier_store::{BotId, BotInfo, BotKind, GameEnd, Store};
+use croupier_rules::{GameKind, Record, SetupError};
+use croupier_store::{BotId, BotInfo, BotKind, GameEnd, GameId, RecordError, Store, StoreError};
 use rand::seq::SliceRandom;
 use tokio::time::Instant;
 
 pub use config::{check_game, house_name, GameLadder, LadderConfig, LadderError};
 pub use lease::{LeaseConfig, Membership};
+pub use seats::SeatError;
+pub(crate) use seats::{link, pull_link, push_link};
 
 use crate::mailbox::Mailboxes;
 use pairing::{Clock, State};
 use seats::Entrant;
+
+/// Why a ladder match was not played to a stored end (logged, and stored
+/// as the reason of an aborted game).
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// This process has not joined the database's ladder yet.
+    #[error("cannot store a new game: the ladder has not joined the database")]
+    NotJoined,
+    /// No seed could be drawn.
+    #[error("cannot store a new game: {0}")]
+    Seed(#[from] crate::visibility::NoEntropy),
+    /// The game could not be dealt in the database.
+    #[error("cannot store a new game: {0}")]
+    Deal(String),
+    /// The ladder's variant does not read.
+    #[error(transparent)]
+    Variant(#[from] SetupError),
+    /// A bot cannot be seated.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// The runner could not play the match.
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The finished record does not fit the game's row.
+    #[error("cannot store finished game {id}: {source}")]
+    Record {
+        /// The game.
+        id: GameId,
+        /// Why.
+        source: RecordError,
+    },
+    /// The store failed to keep the finished game.
+    #[error("cannot store finished game {id}: {source}")]
+    Store {
+        /// The game.
+        id: GameId,
+        /// Why.
+        source: StoreError,
+    },
+}
 
 /// The ladder's view for status pages.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -335,13 +378,14 @@ impl Ladder {
             (Ok(seed), Some(m)) => (
                 seed,
                 m.start_game(g.game.name(), &ids, &claim, seed as i64, &started)
-                    .await,
+                    .await
+                    .map_err(GameError::Deal),
             ),
-            (Ok(_), None) => (0, Err("the ladder has not joined the database".into())),
-            (Err(e), _) => (0, Err(e.to_string())),
+            (Ok(_), None) => (0, Err(GameError::NotJoined)),
+            (Err(e), _) => (0, Err(GameError::from(e))),
         };
         let result = match stored {
-            Err(e) => Err(format!("cannot store a new game: {e}")),
+            Err(e) => Err(e),
             Ok(None) => {
                 tracing::debug!("ladder {}: a bot was claimed elsewhere first", g.game);
                 Ok(())
@@ -384,7 +428,9 @@ impl Ladder {
                         .map(|()| record),
                     Err(e) => {
                         let now = croupier_arena::runner::now_rfc3339();
-                        let _ = self.store.abort_game(id, &e, &now).await;
+                        if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
+                            tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
+                        }
                         Err(e)
                     }
                 };
@@ -406,13 +452,11 @@ impl Ladder {
         table: &[Entrant],
         seed: u64,
         live: &LiveConfig,
-    ) -> Result<Record, String> {
-        let variant = parse_variant::<G>(g.variant.as_deref()).map_err(|e| e.to_string())?;
+    ) -> Result<Record, GameError> {
+        let variant = parse_variant::<G>(g.variant.as_deref())?;
         let mut seats =
             seats::live_seats::<G>(table, &self.http, &self.mailboxes, self.hosted.get())?;
-        play_live::<G>(&variant, seed, &mut seats, live)
-            .await
-            .map_err(|e| e.to_string())
+        Ok(play_live::<G>(&variant, seed, &mut seats, live).await?)
     }
 
     async fn finish(
@@ -421,13 +465,13 @@ impl Ladder {
         ids: &[BotId],
         table: &[Entrant],
         record: &Record,
-    ) -> Result<(), String> {
-        let end = GameEnd::from_record(record, ids)
-            .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+    ) -> Result<(), GameError> {
+        let end =
+            GameEnd::from_record(record, ids).map_err(|source| GameError::Record { id, source })?;
         self.store
             .finish_game(id, &end)
             .await
-            .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+            .map_err(|source| GameError::Store { id, source })?;
         tracing::info!(
             "ladder game {id} ({}): {}",
             record.game,

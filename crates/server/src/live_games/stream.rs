@@ -83,23 +83,35 @@ fn kind(m: &LiveMessage) -> &'static str {
     }
 }
 
+/// A message as JSON; one that does not serialise (a bug) is logged and
+/// left out rather than sent empty.
+fn serialised(m: &LiveMessage) -> Option<String> {
+    match serde_json::to_string(m) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            tracing::error!("live games: a message does not serialise: {e}");
+            None
+        }
+    }
+}
+
 const DROPPED: &str = r#"{"type":"dropped","reason":"the client read too slowly and was dropped; reconnect to resume"}"#;
 
 /// The messages as Server-Sent Events (`event:` start, event, end or
 /// dropped; `data:` the JSON message; `id:` the event's index).
 pub fn sse(spectator: Spectator) -> Response {
-    let events = messages(spectator).map(|item| {
-        Ok::<Event, Infallible>(match item {
-            Item::Msg(m) => {
-                let data = serde_json::to_string(&*m).unwrap_or_default();
+    let events = messages(spectator).filter_map(|item| {
+        let event = match item {
+            Item::Msg(m) => serialised(&m).map(|data| {
                 let e = Event::default().event(kind(&m)).data(data);
                 match &*m {
                     LiveMessage::Event(p) => e.id(p.index.to_string()),
-                    _ => e,
+                    LiveMessage::Start { .. } | LiveMessage::End { .. } => e,
                 }
-            }
-            Item::Dropped => Event::default().event("dropped").data(DROPPED),
-        })
+            }),
+            Item::Dropped => Some(Event::default().event("dropped").data(DROPPED)),
+        };
+        std::future::ready(event.map(Ok::<Event, Infallible>))
     });
     let mut r = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
@@ -113,13 +125,15 @@ pub fn sse(spectator: Spectator) -> Response {
 
 /// The messages as NDJSON.
 pub fn ndjson(spectator: Spectator) -> Response {
-    let lines = messages(spectator).map(|item| {
-        let mut line = match item {
-            Item::Msg(m) => serde_json::to_string(&*m).unwrap_or_default(),
-            Item::Dropped => DROPPED.to_string(),
+    let lines = messages(spectator).filter_map(|item| {
+        let line = match item {
+            Item::Msg(m) => serialised(&m),
+            Item::Dropped => Some(DROPPED.to_string()),
         };
-        line.push('\n');
-        Ok::<Bytes, Infallible>(Bytes::from(line))
+        std::future::ready(line.map(|mut line| {
+            line.push('\n');
+            Ok::<Bytes, Infallible>(Bytes::from(line))
+        }))
     });
     (
         [

@@ -14,7 +14,7 @@ use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::GameKind;
+use croupier_rules::{GameKind, SetupError};
 use croupier_store::tournaments::{EntryRow, NewTournament};
 use croupier_store::{BotKind, StoreError};
 use serde::Deserialize;
@@ -22,6 +22,7 @@ use serde_json::json;
 
 use super::plan::Format;
 use super::view;
+use crate::api_error::ApiError;
 use crate::AppState;
 
 /// The routes (merged into the `/v1` API).
@@ -33,17 +34,16 @@ pub fn routes() -> Router<Arc<AppState>> {
 }
 
 fn fail(status: StatusCode, why: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": why.into() }))).into_response()
+    ApiError::from_status(status, why).into_response()
 }
 
 fn store_failed(e: StoreError) -> Response {
-    match e {
-        StoreError::NameTaken => fail(StatusCode::CONFLICT, "the name is taken"),
-        other => {
-            tracing::error!("v1 tournaments: {other}");
-            fail(StatusCode::INTERNAL_SERVER_ERROR, "storage failed")
-        }
-    }
+    ApiError::from(e).into_response()
+}
+
+/// A request the API refuses (400).
+fn bad(why: impl Into<String>) -> ApiError {
+    ApiError::BadRequest(why.into())
 }
 
 /// Entries: a list of bot names, or `"all"` (every active bot of the game).
@@ -95,13 +95,12 @@ fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-fn check_variant(game: GameKind, variant: Option<&str>) -> Result<(), String> {
+fn check_variant(game: GameKind, variant: Option<&str>) -> Result<(), SetupError> {
     match game {
         GameKind::Goofspiel => parse_variant::<Goofspiel>(variant).map(|_| ()),
         GameKind::LoveLetter => parse_variant::<LoveLetter>(variant).map(|_| ()),
         GameKind::SkullWhist => parse_variant::<SkullWhist>(variant).map(|_| ()),
     }
-    .map_err(|e| e.to_string())
 }
 
 fn valid_name(name: &str) -> bool {
@@ -113,68 +112,71 @@ fn valid_name(name: &str) -> bool {
 
 /// Checks a request; returns the tournament without its entries, and the
 /// entries' names (`None`: every active bot).
-fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), String> {
+fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), ApiError> {
     if !valid_name(&r.name) {
-        return Err("name: 1-64 of [-_a-zA-Z0-9]".into());
+        return Err(bad("name: 1-64 of [-_a-zA-Z0-9]"));
     }
     let game: GameKind = r
         .game
         .parse()
-        .map_err(|_| format!("game: unknown game '{}'", r.game))?;
+        .map_err(|_| bad(format!("game: unknown game '{}'", r.game)))?;
     let variant = r.variant.filter(|v| !v.trim().is_empty());
-    check_variant(game, variant.as_deref()).map_err(|e| format!("variant: {e}"))?;
-    let format = Format::parse(&r.format)
-        .ok_or_else(|| format!("format: '{}' is not round-robin or swiss", r.format))?;
+    check_variant(game, variant.as_deref()).map_err(|e| bad(format!("variant: {e}")))?;
+    let format = Format::parse(&r.format).ok_or_else(|| {
+        bad(format!(
+            "format: '{}' is not round-robin or swiss",
+            r.format
+        ))
+    })?;
     let rounds = match format {
         Format::Swiss => {
             let n = r
                 .rounds
-                .ok_or("rounds: a Swiss needs its number of rounds")?;
+                .ok_or_else(|| bad("rounds: a Swiss needs its number of rounds"))?;
             if !(1..=64).contains(&n) {
-                return Err("rounds: 1 to 64".into());
+                return Err(bad("rounds: 1 to 64"));
             }
             n
         }
         Format::RoundRobin => {
             if r.rounds.is_some() {
-                return Err(
-                    "rounds: a round-robin has one round per opponent; use games_per_pairing"
-                        .into(),
-                );
+                return Err(bad(
+                    "rounds: a round-robin has one round per opponent; use games_per_pairing",
+                ));
             }
             0
         }
     };
     let deals = r.games_per_pairing.unwrap_or(1);
     if !(1..=1000).contains(&deals) {
-        return Err("games_per_pairing: 1 to 1000".into());
+        return Err(bad("games_per_pairing: 1 to 1000"));
     }
     let max_seats = if game == GameKind::LoveLetter { 4 } else { 2 };
     let seats = r.seats.unwrap_or(2);
     if !(2..=max_seats).contains(&seats) || (format == Format::RoundRobin && seats != 2) {
-        return Err(format!(
+        return Err(bad(format!(
             "seats: 2{} (a round-robin is played in pairs)",
             if max_seats > 2 {
                 " to 4 for a Love Letter Swiss"
             } else {
                 ""
             }
-        ));
+        )));
     }
     let move_ms = r.move_time_ms.unwrap_or(5000);
     if !(1..=600_000).contains(&move_ms) {
-        return Err("move_time_ms: 1 to 600000".into());
+        return Err(bad("move_time_ms: 1 to 600000"));
     }
     if let Some(b) = r.budget_ms {
         if !(1..=86_400_000).contains(&b) {
-            return Err("budget_ms: 1 to 86400000".into());
+            return Err(bad("budget_ms: 1 to 86400000"));
         }
     }
     let starts_at = match r.start {
         None => unix_now(),
         Some(Start::Unix(t)) => t,
         Some(Start::Text(s)) => humantime::parse_rfc3339_weak(&s)
-            .map_err(|e| format!("start: '{s}': {e}"))?
+            .map_err(|e| bad(format!("start: '{s}': {e}")))?
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64),
     };
@@ -182,25 +184,28 @@ fn check(r: CreateRequest) -> Result<(NewTournament, Option<Vec<String>>), Strin
         None => None,
         Some(Entries::All(s)) if s == "all" => None,
         Some(Entries::All(s)) => {
-            return Err(format!(
+            return Err(bad(format!(
                 "entries: a list of bot names or \"all\", not '{s}'"
-            ))
+            )))
         }
         Some(Entries::Named(list)) => {
             let mut seen = std::collections::HashSet::new();
             if let Some(dup) = list.iter().find(|n| !seen.insert(n.as_str())) {
-                return Err(format!("entries: '{dup}' is listed twice"));
+                return Err(bad(format!("entries: '{dup}' is listed twice")));
             }
             if list.len() < 2 {
-                return Err("entries: at least two bots".into());
+                return Err(bad("entries: at least two bots"));
             }
             if list.len() > 256 {
-                return Err("entries: at most 256 bots".into());
+                return Err(bad("entries: at most 256 bots"));
             }
             Some(list)
         }
     };
-    let seed = crate::visibility::fresh_seed().map_err(|e| e.to_string())? as i64;
+    let seed = crate::visibility::fresh_seed().map_err(|e| {
+        tracing::error!("v1 tournaments: {e}");
+        ApiError::Internal(e.to_string())
+    })? as i64;
     Ok((
         NewTournament {
             name: r.name,
@@ -342,7 +347,7 @@ async fn create(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
     };
     let (mut t, named) = match check(request) {
         Ok(x) => x,
-        Err(e) => return fail(StatusCode::BAD_REQUEST, e),
+        Err(e) => return e.into_response(),
     };
     t.created_by = Some(owner.id);
     let game: GameKind = match t.game.parse() {
@@ -477,10 +482,9 @@ mod tests {
             (json!({"name": "no spaces"}), "name"),
             (json!({"start": "tomorrow"}), "start"),
         ] {
-            let e = check(request(extra.clone()).unwrap())
-                .err()
-                .unwrap_or_default();
-            assert!(e.contains(needle), "{extra}: {e}");
+            let e = check(request(extra.clone()).unwrap()).expect_err("refused");
+            assert_eq!(e.status(), StatusCode::BAD_REQUEST, "{extra}: {e}");
+            assert!(e.to_string().contains(needle), "{extra}: {e}");
         }
         assert!(request(json!({"colour": "red"})).is_err());
     }

@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod capacity;
+mod error;
 pub mod pages;
 pub mod plan;
 pub mod play;
@@ -26,6 +27,7 @@ use croupier_store::{BotId, BotKind, Store};
 use tokio::sync::Semaphore;
 
 pub use capacity::Capacity;
+pub use error::TournamentError;
 
 use crate::hosted::Hosted;
 use crate::ladder::{house_name, LadderConfig};
@@ -192,26 +194,19 @@ impl Tournaments {
     }
 
     /// Starts (if scheduled) and plays a tournament to its end.
-    async fn drive(&self, t: TournamentRow) -> Result<(), String> {
+    async fn drive(&self, t: TournamentRow) -> Result<(), TournamentError> {
         let ts = self.store.tournaments();
         if t.status == "scheduled" {
             self.start(&t).await?;
         }
         let mut resumed = false;
         loop {
-            let t = ts
-                .tournament(t.id)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or("the tournament is gone")?;
+            let t = ts.tournament(t.id).await?.ok_or(TournamentError::Gone)?;
             if t.status != "running" {
                 return Ok(());
             }
-            let entries = ts
-                .tournament_entries(t.id)
-                .await
-                .map_err(|e| e.to_string())?;
-            let games = ts.tournament_games(t.id).await.map_err(|e| e.to_string())?;
+            let entries = ts.tournament_entries(t.id).await?;
+            let games = ts.tournament_games(t.id).await?;
             if !resumed {
                 // Games a previous run left dealt: keep the finished ones,
                 // deal the others afresh.
@@ -224,25 +219,17 @@ impl Tournaments {
                 if round > 0 {
                     self.withdraw_faulty(&t, &entries, &games, round).await?;
                 }
-                let entries = ts
-                    .tournament_entries(t.id)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let entries = ts.tournament_entries(t.id).await?;
                 let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
                 if round >= t.rounds || still_in < 2 {
                     let now = croupier_arena::runner::now_rfc3339();
-                    ts.end_tournament(t.id, "finished", &now, None)
-                        .await
-                        .map_err(|e| e.to_string())?;
+                    ts.end_tournament(t.id, "finished", &now, None).await?;
                     tracing::info!("tournament {} finished", t.name);
                     return Ok(());
                 }
                 let next = round + 1;
-                let planned =
-                    plan::plan_round(&t, &entries, &games, next).map_err(|e| e.to_string())?;
-                ts.plan_round(t.id, next, &planned)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let planned = plan::plan_round(&t, &entries, &games, next)?;
+                ts.plan_round(t.id, next, &planned).await?;
                 tracing::info!(
                     "tournament {} round {next}: {} games",
                     t.name,
@@ -255,20 +242,17 @@ impl Tournaments {
     }
 
     /// Freezes the entries and marks the tournament running.
-    async fn start(&self, t: &TournamentRow) -> Result<(), String> {
-        let game: GameKind = t.game.parse().map_err(|e| format!("{e}"))?;
+    async fn start(&self, t: &TournamentRow) -> Result<(), TournamentError> {
+        let game: GameKind = t.game.parse()?;
+        let format = plan::Format::of(t)?;
         let ts = self.store.tournaments();
-        let named = ts
-            .tournament_entries(t.id)
-            .await
-            .map_err(|e| e.to_string())?;
+        let named = ts.tournament_entries(t.id).await?;
         let now = unix_now();
         let bots: Vec<BotId> = if t.all_bots {
             let mut ids: Vec<BotId> = self
                 .store
                 .remote_bots()
-                .await
-                .map_err(|e| e.to_string())?
+                .await?
                 .into_iter()
                 .filter(|b| b.game == t.game && b.enabled)
                 .filter(|b| b.paused_until.is_none_or(|p| p <= now))
@@ -297,7 +281,9 @@ impl Tournaments {
             let mut e = e;
             let checked = match e.kind {
                 BotKind::Hosted => self.check_hosted(&e).await,
-                _ => play::check_entry(game, &e, &reach),
+                BotKind::House | BotKind::Rest | BotKind::Push | BotKind::Pull => {
+                    play::check_entry(game, &e, &reach).map_err(TournamentError::from)
+                }
             };
             if let Err(why) = checked {
                 e.withdrawn = Some(format!("cannot be reached at the start: {why}"));
@@ -306,14 +292,12 @@ impl Tournaments {
             frozen.push(e);
         }
         let still_in = frozen.iter().filter(|e| e.withdrawn.is_none()).count();
-        let rounds = match plan::Format::parse(&t.format) {
-            Some(plan::Format::Swiss) => t.rounds,
-            _ => plan::round_robin_rounds(frozen.len()),
+        let rounds = match format {
+            plan::Format::Swiss => t.rounds,
+            plan::Format::RoundRobin => plan::round_robin_rounds(frozen.len()),
         };
         let at = croupier_arena::runner::now_rfc3339();
-        ts.start_tournament(t.id, &frozen, rounds, &at)
-            .await
-            .map_err(|e| e.to_string())?;
+        ts.start_tournament(t.id, &frozen, rounds, &at).await?;
         tracing::info!(
             "tournament {} started: {} entries frozen, {rounds} rounds",
             t.name,
@@ -326,20 +310,19 @@ impl Tournaments {
                 &at,
                 Some("fewer than two bots could play at the start"),
             )
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         }
         Ok(())
     }
 
     /// Checks a hosted entry's frozen version: hosted bots are on, and the
     /// version can be started.
-    async fn check_hosted(&self, e: &EntryRow) -> Result<(), String> {
+    async fn check_hosted(&self, e: &EntryRow) -> Result<(), TournamentError> {
         let Some(h) = self.hosted.get() else {
-            return Err("this server runs no hosted bots (croupier serve --sandbox)".into());
+            return Err(TournamentError::NoHosted);
         };
         let v = table::frozen_version(&self.store, e).await?;
-        h.check_version(&v).map_err(|e| e.to_string())
+        Ok(h.check_version(&v)?)
     }
 
     /// An entry as it is now: how it is reached (a hosted bot: its newest
@@ -350,8 +333,8 @@ impl Tournaments {
         tournament: TournamentId,
         bot: BotId,
         seq: i64,
-    ) -> Result<Option<EntryRow>, String> {
-        let Some(info) = self.store.bot_info(bot).await.map_err(|e| e.to_string())? else {
+    ) -> Result<Option<EntryRow>, TournamentError> {
+        let Some(info) = self.store.bot_info(bot).await? else {
             return Ok(None);
         };
         let strategy = match info.kind {
@@ -359,12 +342,8 @@ impl Tournaments {
             BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => None,
         };
         let version = match info.kind {
-            BotKind::Hosted => self
-                .store
-                .active_version(bot)
-                .await
-                .map_err(|e| e.to_string())?,
-            _ => None,
+            BotKind::Hosted => self.store.active_version(bot).await?,
+            BotKind::House | BotKind::Rest | BotKind::Push | BotKind::Pull => None,
         };
         let dialect = match &version {
             Some(v) => Some(v.dialect.clone()),
@@ -390,28 +369,34 @@ impl Tournaments {
     }
 
     /// Settles the games a previous run left dealt.
-    async fn resume(&self, games: &[TournamentGameRow]) -> Result<(), String> {
+    async fn resume(&self, games: &[TournamentGameRow]) -> Result<(), TournamentError> {
         let ts = self.store.tournaments();
         for g in games.iter().filter(|g| g.status == "running") {
             let row = match g.game_id {
-                Some(id) => self.store.game(id).await.map_err(|e| e.to_string())?,
+                Some(id) => self.store.game(id).await?,
                 None => None,
             };
-            let record = row
+            let stored = row
                 .filter(|r| r.status == "finished")
-                .and_then(|r| r.record)
-                .and_then(|r| serde_json::from_str::<Record>(&r).ok());
+                .and_then(|r| r.record.map(|text| (r.id, text)));
+            let record = match stored {
+                None => None,
+                Some((id, text)) => match serde_json::from_str::<Record>(&text) {
+                    Ok(record) => Some(record),
+                    // Dealt afresh, not counted with a result nobody can read.
+                    Err(e) => {
+                        tracing::warn!("tournament game {}: game {id}'s record does not read ({e}); it is dealt again", g.id);
+                        None
+                    }
+                },
+            };
             match record {
                 Some(record) => {
                     let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
                     ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
-                        .await
-                        .map_err(|e| e.to_string())?;
+                        .await?;
                 }
-                None => ts
-                    .reset_tournament_game(g.id)
-                    .await
-                    .map_err(|e| e.to_string())?,
+                None => ts.reset_tournament_game(g.id).await?,
             }
         }
         Ok(())
@@ -486,7 +471,7 @@ impl Tournaments {
         entries: &[EntryRow],
         games: &[TournamentGameRow],
         round: i64,
-    ) -> Result<(), String> {
+    ) -> Result<(), TournamentError> {
         let ts = self.store.tournaments();
         for e in entries.iter().filter(|e| e.withdrawn.is_none()) {
             let mine: Vec<&TournamentGameRow> = games
@@ -508,9 +493,7 @@ impl Tournaments {
                 last.chars().take(300).collect::<String>()
             );
             tracing::warn!("tournament {}: bot {} {reason}", t.name, e.name);
-            ts.withdraw_entry(t.id, e.bot, round, &reason)
-                .await
-                .map_err(|e| e.to_string())?;
+            ts.withdraw_entry(t.id, e.bot, round, &reason).await?;
         }
         Ok(())
     }
@@ -519,17 +502,23 @@ impl Tournaments {
         let Some(g) = g else { return "unknown".into() };
         let seat = g.bots().iter().position(|b| *b == bot).unwrap_or(0) as i64;
         let record = match g.game_id {
-            Some(id) => self
-                .store
-                .game(id)
-                .await
-                .ok()
-                .flatten()
-                .and_then(|r| r.record),
+            Some(id) => match self.store.game(id).await {
+                Ok(row) => row.and_then(|r| r.record),
+                Err(e) => {
+                    tracing::warn!("tournament game {}: cannot read game {id}: {e}", g.id);
+                    None
+                }
+            },
             None => None,
         };
         record
-            .and_then(|r| serde_json::from_str::<Record>(&r).ok())
+            .and_then(|r| match serde_json::from_str::<Record>(&r) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    tracing::warn!("tournament game {}: its record does not read: {e}", g.id);
+                    None
+                }
+            })
             .and_then(|r| play::faults(&r).into_iter().find(|f| f.0 == seat))
             .map_or_else(|| "unknown".into(), |f| f.1)
     }

@@ -11,6 +11,17 @@ use croupier_arena::tournament::swiss::{
 use croupier_store::tournaments::{EntryRow, NewTournamentGame, TournamentGameRow, TournamentRow};
 use croupier_store::BotId;
 
+/// Why a round cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The stored format is none of Croupier's.
+    #[error("unknown tournament format '{0}'")]
+    Format(String),
+    /// The Swiss pairing failed.
+    #[error(transparent)]
+    Pairing(#[from] PairingError),
+}
+
 /// Round-robin or Swiss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -21,6 +32,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format of stored tournament `t`.
+    pub fn of(t: &TournamentRow) -> Result<Format, PlanError> {
+        Format::parse(&t.format).ok_or_else(|| PlanError::Format(t.format.clone()))
+    }
+
     /// Reads `round-robin` or `swiss`.
     pub fn parse(s: &str) -> Option<Format> {
         match s {
@@ -230,16 +246,16 @@ pub fn plan_round(
     entries: &[EntryRow],
     games: &[TournamentGameRow],
     round: i64,
-) -> Result<Vec<NewTournamentGame>, PairingError> {
+) -> Result<Vec<NewTournamentGame>, PlanError> {
     let n = entries.len();
     let active: Vec<usize> = (0..n).filter(|i| active_in(&entries[*i], round)).collect();
-    let tables: Vec<Vec<usize>> = match Format::parse(&t.format) {
-        Some(Format::RoundRobin) | None => round_robin_pairs(n, round)
+    let tables: Vec<Vec<usize>> = match Format::of(t)? {
+        Format::RoundRobin => round_robin_pairs(n, round)
             .into_iter()
             .filter(|(a, b)| active.contains(a) && active.contains(b))
             .map(|(a, b)| vec![a, b])
             .collect(),
-        Some(Format::Swiss) => {
+        Format::Swiss => {
             if active.len() < 2 {
                 return Ok(Vec::new());
             }
@@ -280,7 +296,9 @@ pub fn plan_round(
 }
 
 /// Games a tournament plays in all (known once its rounds are planned: the
-/// rounds not yet planned are estimated from the number of entries).
+/// rounds not yet planned are estimated from the number of entries; a
+/// format Croupier does not know, which cannot be planned, is estimated as
+/// a round-robin).
 pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGameRow]) -> i64 {
     let per_table = |k: i64| t.deals * if t.duplicate { k } else { 1 };
     let planned_rounds = planned.iter().map(|g| g.round).max().unwrap_or(0);
@@ -291,12 +309,12 @@ pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGa
                 .map(|k| per_table(k as i64))
                 .sum::<i64>()
         }
-        _ => (entries / 2) as i64 * per_table(2),
+        Some(Format::RoundRobin) | None => (entries / 2) as i64 * per_table(2),
     };
     let rounds = match Format::parse(&t.format) {
         // Before the start a round-robin's rounds are not yet set.
         Some(Format::RoundRobin) if t.status == "scheduled" => round_robin_rounds(entries),
-        _ => t.rounds,
+        Some(Format::RoundRobin | Format::Swiss) | None => t.rounds,
     };
     let later = (rounds - planned_rounds).max(0) * per_round;
     planned.iter().filter(|g| g.status != "void").count() as i64 + later

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
-use croupier_arena::transport::http::{HttpClient, HttpEndpoint};
+use croupier_arena::transport::http::HttpClient;
 use croupier_arena::transport::Link;
-use croupier_bots::Builtins;
+use croupier_bots::{Builtins, Strategy, UnknownBot};
 use croupier_dialects::DialectKind;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -23,7 +23,9 @@ use croupier_rules::{GameKind, Record, SeatInfo};
 use croupier_store::tournaments::{EntryRow, TournamentRow};
 use croupier_store::{BotId, BotKind};
 
-use crate::mailbox::{Mailboxes, PullConnector};
+use super::TournamentError;
+use crate::ladder::{pull_link, push_link, SeatError};
+use crate::mailbox::Mailboxes;
 
 /// What a seat needs to reach its bot.
 #[allow(missing_debug_implementations)]
@@ -37,54 +39,76 @@ pub struct Reach<'a> {
     pub hosted: &'a HashMap<BotId, (Link, DialectKind)>,
 }
 
+/// Why a frozen entry cannot be seated.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    /// Its URL or dialect does not read.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// A kind of bot that plays through no link (a 2014 REST bot).
+    #[error("bot {0} is not reached over a link")]
+    NoLink(String),
+    /// A hosted entry the caller did not link for this game.
+    #[error("hosted bot {0} was not linked for this game")]
+    NotLinked(String),
+    /// A house entry without one of this server's house strategies.
+    #[error("house bot {0} is not one of this server's house bots for the game")]
+    NoStrategy(String),
+    /// A house entry whose strategy does not exist.
+    #[error("house bot {name}: {source}")]
+    House {
+        /// The entry's name.
+        name: String,
+        /// Why.
+        source: UnknownBot,
+    },
+}
+
 /// How a frozen entry is reached.
-pub fn link(e: &EntryRow, reach: &Reach<'_>) -> Result<(Link, DialectKind), String> {
+pub fn link(e: &EntryRow, reach: &Reach<'_>) -> Result<(Link, DialectKind), EntryError> {
     match e.kind {
         BotKind::Push => {
-            let dialect: DialectKind = e
-                .dialect
-                .as_deref()
-                .unwrap_or("croupier")
-                .parse()
-                .map_err(|err| format!("bot {}: {err}", e.name))?;
-            let url = e
-                .endpoint
-                .as_deref()
-                .ok_or_else(|| format!("push bot {} has no URL", e.name))?;
-            let auth = e
-                .auth_user
-                .clone()
-                .map(|u| (u, e.auth_password.clone().unwrap_or_default()));
-            let endpoint = HttpEndpoint::parse(url, auth).map_err(|err| err.to_string())?;
-            Ok((Link::Http(Arc::clone(reach.http), endpoint), dialect))
+            let auth = (e.auth_user.clone(), e.auth_password.clone());
+            Ok(push_link(
+                &e.name,
+                e.endpoint.as_deref(),
+                e.dialect.as_deref(),
+                auth,
+                reach.http,
+            )?)
         }
-        BotKind::Pull => Ok((
-            Link::Custom(Arc::new(PullConnector(reach.mailboxes.get(e.bot)))),
-            DialectKind::Croupier,
-        )),
-        BotKind::House | BotKind::Rest => Err(format!("bot {} is not reached over a link", e.name)),
+        BotKind::Pull => Ok(pull_link(e.bot, reach.mailboxes)),
+        BotKind::House | BotKind::Rest => Err(EntryError::NoLink(e.name.clone())),
         BotKind::Hosted => reach
             .hosted
             .get(&e.bot)
             .cloned()
-            .ok_or_else(|| format!("hosted bot {} was not linked for this game", e.name)),
+            .ok_or_else(|| EntryError::NotLinked(e.name.clone())),
     }
+}
+
+/// The strategy of house entry `e`.
+fn house<G: Builtins>(e: &EntryRow) -> Result<Box<dyn Strategy<G>>, EntryError> {
+    let strategy = e
+        .strategy
+        .as_deref()
+        .ok_or_else(|| EntryError::NoStrategy(e.name.clone()))?;
+    G::builtin(strategy).map_err(|source| EntryError::House {
+        name: e.name.clone(),
+        source,
+    })
 }
 
 /// Checks that an entry can be seated in `game` (at the start, so that a bot
 /// that cannot be reached at all is left out with a reason, not retried).
 /// Hosted entries are checked by the caller, against their frozen version.
-pub fn check_entry(game: GameKind, e: &EntryRow, reach: &Reach<'_>) -> Result<(), String> {
+pub fn check_entry(game: GameKind, e: &EntryRow, reach: &Reach<'_>) -> Result<(), EntryError> {
     match e.kind {
-        BotKind::House => {
-            let strategy = e.strategy.as_deref().unwrap_or_default();
-            let ok = match game {
-                GameKind::Goofspiel => Goofspiel::builtin(strategy).map(|_| ()),
-                GameKind::LoveLetter => LoveLetter::builtin(strategy).map(|_| ()),
-                GameKind::SkullWhist => SkullWhist::builtin(strategy).map(|_| ()),
-            };
-            ok.map_err(|err| format!("house bot {}: {err}", e.name))
-        }
+        BotKind::House => match game {
+            GameKind::Goofspiel => house::<Goofspiel>(e).map(|_| ()),
+            GameKind::LoveLetter => house::<LoveLetter>(e).map(|_| ()),
+            GameKind::SkullWhist => house::<SkullWhist>(e).map(|_| ()),
+        },
         BotKind::Hosted => Ok(()),
         BotKind::Rest | BotKind::Push | BotKind::Pull => link(e, reach).map(|_| ()),
     }
@@ -96,13 +120,13 @@ pub async fn play(
     seats: &[&EntryRow],
     seed: u64,
     reach: &Reach<'_>,
-) -> Result<Record, String> {
+) -> Result<Record, TournamentError> {
     let live = LiveConfig {
         move_time: Duration::from_millis(t.move_ms.max(1) as u64),
         budget: t.budget_ms.map(|b| Duration::from_millis(b.max(0) as u64)),
         ..LiveConfig::default()
     };
-    let game: GameKind = t.game.parse().map_err(|e| format!("{e}"))?;
+    let game: GameKind = t.game.parse()?;
     match game {
         GameKind::Goofspiel => play_game::<Goofspiel>(t, seats, seed, &live, reach).await,
         GameKind::LoveLetter => play_game::<LoveLetter>(t, seats, seed, &live, reach).await,
@@ -116,26 +140,20 @@ async fn play_game<G: Builtins>(
     seed: u64,
     live: &LiveConfig,
     reach: &Reach<'_>,
-) -> Result<Record, String> {
-    let variant = parse_variant::<G>(t.variant.as_deref()).map_err(|e| e.to_string())?;
+) -> Result<Record, TournamentError> {
+    let variant = parse_variant::<G>(t.variant.as_deref())?;
     let mut seats: Vec<LiveSeat<G>> = Vec::with_capacity(entries.len());
     for e in entries {
         let info = SeatInfo::named(e.name.clone());
         seats.push(match e.kind {
-            BotKind::House => LiveSeat::builtin(
-                info,
-                G::builtin(e.strategy.as_deref().unwrap_or_default())
-                    .map_err(|err| err.to_string())?,
-            ),
+            BotKind::House => LiveSeat::builtin(info, house::<G>(e)?),
             BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => {
                 let (link, dialect) = link(e, reach)?;
                 remote_seat::<G>(info, link, dialect)
             }
         });
     }
-    play_live::<G>(&variant, seed, &mut seats, live)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(play_live::<G>(&variant, seed, &mut seats, live).await?)
 }
 
 /// The seats that faulted at least once in `record`, and the last fault's

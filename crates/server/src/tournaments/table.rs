@@ -15,7 +15,7 @@ use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId, Tou
 use croupier_store::{BotId, BotKind, GameEnd, Store};
 use tokio::sync::Semaphore;
 
-use super::{play, Capacity};
+use super::{play, Capacity, TournamentError};
 use crate::hosted::{Hosted, LinkError};
 use crate::mailbox::Mailboxes;
 
@@ -33,17 +33,16 @@ pub(super) struct Handle {
 pub(super) async fn frozen_version(
     store: &Arc<dyn Store>,
     e: &EntryRow,
-) -> Result<BotVersion, String> {
+) -> Result<BotVersion, TournamentError> {
     let id = e
         .version_id
-        .ok_or_else(|| format!("hosted bot {} had no active version at the start", e.name))?;
+        .ok_or_else(|| TournamentError::NoFrozenVersion(e.name.clone()))?;
     store
         .bot_versions(e.bot)
-        .await
-        .map_err(|err| err.to_string())?
+        .await?
         .into_iter()
         .find(|v| v.id == id)
-        .ok_or_else(|| format!("hosted bot {}: its frozen version is gone", e.name))
+        .ok_or_else(|| TournamentError::VersionGone(e.name.clone()))
 }
 
 impl Handle {
@@ -64,7 +63,7 @@ impl Handle {
     async fn link_hosted(
         &self,
         seats: &[&EntryRow],
-    ) -> Result<HashMap<BotId, (Link, DialectKind)>, String> {
+    ) -> Result<HashMap<BotId, (Link, DialectKind)>, TournamentError> {
         let hosted: Vec<&EntryRow> = seats
             .iter()
             .copied()
@@ -74,10 +73,7 @@ impl Handle {
         if hosted.is_empty() {
             return Ok(links);
         }
-        let h = self
-            .hosted
-            .as_ref()
-            .ok_or("this server runs no hosted bots")?;
+        let h = self.hosted.as_ref().ok_or(TournamentError::NoHosted)?;
         let mut versions = Vec::with_capacity(hosted.len());
         for e in &hosted {
             versions.push(frozen_version(&self.store, e).await?);
@@ -95,8 +91,10 @@ impl Handle {
                         }
                         links.clear();
                         match err {
-                            LinkError::Busy(why) => busy = Some(why),
-                            LinkError::Broken(why) => return Err(why),
+                            LinkError::Busy(_) => busy = Some(err),
+                            LinkError::NoActiveVersion(_)
+                            | LinkError::Broken(_)
+                            | LinkError::Dialect { .. } => return Err(err.into()),
                         }
                         break;
                     }
@@ -119,17 +117,14 @@ impl Handle {
         t: &TournamentRow,
         entries: &[EntryRow],
         g: &TournamentGameRow,
-    ) -> Result<(), String> {
+    ) -> Result<(), TournamentError> {
         let seats: Vec<&EntryRow> = g
             .bots()
             .iter()
             .map(|b| entries.iter().find(|e| e.bot == *b))
             .collect::<Option<Vec<_>>>()
-            .ok_or("a seat names a bot that is not entered")?;
-        let _slot = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|e| e.to_string())?;
+            .ok_or(TournamentError::NotEntered)?;
+        let _slot = Arc::clone(&self.slots).acquire_owned().await?;
         let remote: Vec<BotId> = seats
             .iter()
             .filter(|e| e.kind != BotKind::House)
@@ -151,7 +146,7 @@ impl Handle {
                         h.release(*bot);
                     }
                 }
-                return Err(format!("cannot store a new game: {e}"));
+                return Err(TournamentError::Deal(e));
             }
         };
         let reach = play::Reach {
@@ -168,22 +163,29 @@ impl Handle {
         match played {
             Ok(record) => {
                 let end = GameEnd::from_record(&record, &bots)
-                    .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+                    .map_err(|source| TournamentError::Record { id, source })?;
                 self.store
                     .finish_game(id, &end)
                     .await
-                    .map_err(|e| format!("cannot store finished game {id}: {e}"))?;
+                    .map_err(|source| TournamentError::Finish { id, source })?;
                 let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
                 ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 self.capacity.count_game();
                 Ok(())
             }
             Err(e) => {
                 let now = croupier_arena::runner::now_rfc3339();
-                let _ = self.store.abort_game(id, &e, &now).await;
-                let _ = ts.reset_tournament_game(g.id).await;
+                if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
+                    tracing::warn!("tournament {}: cannot abort game {id}: {stored}", t.name);
+                }
+                if let Err(stored) = ts.reset_tournament_game(g.id).await {
+                    tracing::warn!(
+                        "tournament {}: cannot deal planned game {} again: {stored}",
+                        t.name,
+                        g.id
+                    );
+                }
                 Err(e)
             }
         }

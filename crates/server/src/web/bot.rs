@@ -367,12 +367,10 @@ pub async fn bot(
     fmt: Fmt,
 ) -> Response {
     // wf (issue 16): whether others may challenge it.
-    let open = state
-        .hub
-        .store()
-        .challengeable_bots()
-        .await
-        .unwrap_or_default();
+    let open = match state.hub.store().challengeable_bots().await {
+        Ok(open) => open,
+        Err(e) => return WebError::from(e).page(fmt),
+    };
     respond(fmt, bot_data(&state, &name).await, |d| {
         let mut body = format!(
             "<h1>{}</h1><p class=\"lead\">A {} bot. <a href=\"/games?bot={}\">All its games</a></p>",

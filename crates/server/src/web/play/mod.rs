@@ -19,14 +19,18 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Form, Router};
 use croupier_rules::GameKind;
-use croupier_store::{BotInfo, OwnerRow};
+use croupier_store::{BotInfo, OwnerRow, StoreError};
 use futures::stream;
 use serde::Deserialize;
 
-use super::html::{bot_link, esc, game_title, layout, url};
-use crate::human::{house_strategies, seat_range, NewGame, Opponent, StartError, Table, View};
+mod table;
+
+use super::html::{esc, game_title, layout, url};
+use super::{Fmt, WebError};
+use crate::human::{house_strategies, seat_range, NewGame, Opponent, StartError, Table};
 use crate::live_games::stream::client_ip;
 use crate::AppState;
+use table::table_html;
 
 /// The cookie that names a person's games.
 pub const COOKIE: &str = "croupier_player";
@@ -68,16 +72,24 @@ pub struct FormQuery {
 }
 
 /// Bots of `game` that may be offered: those open to challenges, and `also`.
-async fn offered(state: &AppState, game: GameKind, also: Option<&str>) -> Vec<BotInfo> {
+async fn offered(
+    state: &AppState,
+    game: GameKind,
+    also: Option<&str>,
+) -> Result<Vec<BotInfo>, StoreError> {
     let store = state.hub.store();
-    let open = store.challengeable_bots().await.unwrap_or_default();
-    let Ok(bots) = store.remote_bots().await else {
-        return Vec::new();
-    };
-    bots.into_iter()
+    let open = store.challengeable_bots().await?;
+    let bots = store.remote_bots().await?;
+    Ok(bots
+        .into_iter()
         .filter(|b| b.game == game.name())
         .filter(|b| open.contains(&b.id) || also == Some(b.name.as_str()))
-        .collect()
+        .collect())
+}
+
+/// The page of a store failure (logged; the person is told to try later).
+fn store_failed(e: StoreError) -> Response {
+    WebError::from(e).page(Fmt::Html)
 }
 
 fn options(game: GameKind, bots: &[BotInfo], chosen: Option<&str>, none: bool) -> String {
@@ -144,7 +156,10 @@ Games you play are stored with their replay, but they move no rating.</p>",
         }
     }
     for game in games {
-        let bots = offered(&state, game, q.bot.as_deref()).await;
+        let bots = match offered(&state, game, q.bot.as_deref()).await {
+            Ok(bots) => bots,
+            Err(e) => return store_failed(e),
+        };
         let seats = seat_range(game);
         let _ = write!(
             body,
@@ -195,17 +210,32 @@ pub struct StartForm {
     password: Option<String>,
 }
 
-async fn owner_of(state: &AppState, name: &str, password: &str) -> Option<OwnerRow> {
-    let row = state.hub.store().owner_by_name(name).await.ok()?;
+/// The owner `name` if `password` is theirs (`Ok(None)`: unknown owner or
+/// wrong password); the page to answer when that cannot be checked now.
+async fn owner_of(
+    state: &AppState,
+    name: &str,
+    password: &str,
+) -> Result<Option<OwnerRow>, Response> {
+    let row = state
+        .hub
+        .store()
+        .owner_by_name(name)
+        .await
+        .map_err(store_failed)?;
     let hash = row.as_ref().map(|r| r.password_hash.clone());
     let password = password.to_string();
-    let ok = crate::auth::hashing(move || crate::auth::verify_or_dummy(&password, hash.as_deref()))
-        .await?;
-    if ok {
-        row
-    } else {
-        None
-    }
+    let Some(ok) =
+        crate::auth::hashing(move || crate::auth::verify_or_dummy(&password, hash.as_deref()))
+            .await
+    else {
+        return Err(page_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Cannot start the game",
+            "The server is busy checking passwords; try again in a moment.",
+        ));
+    };
+    Ok(row.filter(|_| ok))
 }
 
 async fn start(
@@ -220,24 +250,26 @@ async fn start(
     };
     let owner = match (f.owner.as_deref(), f.password.as_deref()) {
         (Some(o), Some(p)) if !o.trim().is_empty() => match owner_of(&state, o.trim(), p).await {
-            Some(row) => Some(row),
-            None => {
+            Ok(Some(row)) => Some(row),
+            Ok(None) => {
                 return page_error(
                     StatusCode::UNAUTHORIZED,
                     "Cannot start the game",
                     "Unknown owner or wrong password.",
                 )
             }
+            Err(page) => return page,
         },
         _ => None,
     };
-    let open = state
-        .hub
-        .store()
-        .challengeable_bots()
-        .await
-        .unwrap_or_default();
-    let remote = state.hub.store().remote_bots().await.unwrap_or_default();
+    let open = match state.hub.store().challengeable_bots().await {
+        Ok(open) => open,
+        Err(e) => return store_failed(e),
+    };
+    let remote = match state.hub.store().remote_bots().await {
+        Ok(remote) => remote,
+        Err(e) => return store_failed(e),
+    };
     let mut opponents = Vec::new();
     for o in [&f.opponent1, &f.opponent2, &f.opponent3]
         .into_iter()
@@ -342,142 +374,6 @@ fn own_table(state: &AppState, id: &str, headers: &HeaderMap) -> Result<Arc<Tabl
         )));
     }
     Ok(t)
-}
-
-/// A value of an observation, readably.
-fn value_html(v: &serde_json::Value, out: &mut String) {
-    use serde_json::Value as V;
-    match v {
-        V::Null => out.push('–'),
-        V::Bool(b) => out.push_str(if *b { "yes" } else { "no" }),
-        V::Number(n) => out.push_str(&n.to_string()),
-        V::String(s) => out.push_str(&esc(s)),
-        V::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
-            if a.is_empty() {
-                out.push_str("<span class=\"empty\">none</span>");
-            }
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str("<span class=\"chip\">");
-                value_html(x, out);
-                out.push_str("</span>");
-            }
-        }
-        V::Array(a) => {
-            out.push_str("<ol start=\"0\">");
-            for x in a {
-                out.push_str("<li>");
-                value_html(x, out);
-                out.push_str("</li>");
-            }
-            out.push_str("</ol>");
-        }
-        V::Object(m) => {
-            out.push_str("<dl class=\"obs\">");
-            for (k, x) in m {
-                let _ = write!(out, "<dt>{}</dt><dd>", esc(&k.replace('_', " ")));
-                value_html(x, out);
-                out.push_str("</dd>");
-            }
-            out.push_str("</dl>");
-        }
-    }
-}
-
-fn table_html(t: &Table, v: &View) -> String {
-    let mut out = format!(
-        "<div id=\"table\" data-version=\"{}\" data-status=\"{}\"><h1>{} · game {} <small>you are seat {}</small></h1>",
-        v.version,
-        esc(&v.status),
-        game_title(t.game.name()),
-        t.id,
-        t.seat
-    );
-    out.push_str("<ul class=\"seats\">");
-    for (i, s) in t.seats.iter().enumerate() {
-        let who = if i == t.seat {
-            "<b>you</b>".to_string()
-        } else {
-            bot_link(s)
-        };
-        let _ = write!(out, "<li>seat {i}: {who}</li>");
-    }
-    out.push_str("</ul>");
-    if let Some(n) = &v.notice {
-        let _ = write!(out, "<p class=\"notice\">{}</p>", esc(n));
-    }
-    match (v.status.as_str(), v.decision) {
-        ("running", Some(d)) => {
-            let secs = v.deadline_ms.unwrap_or(0) / 1000;
-            let _ = write!(
-                out,
-                "<p id=\"turn\" class=\"turn\"><b>Your move.</b> You have {} min {} s from when you were asked.</p>\
-<form method=\"post\" action=\"/play/{}\" class=\"moves\"><input type=\"hidden\" name=\"decision\" value=\"{d}\">",
-                secs / 60,
-                secs % 60,
-                t.id
-            );
-            for a in &v.legal {
-                let _ = write!(
-                    out,
-                    "<button type=\"submit\" name=\"action\" value=\"{a}\" class=\"move\">{a}</button> ",
-                    a = esc(a)
-                );
-            }
-            out.push_str("</form>");
-        }
-        ("running", None) => {
-            out.push_str("<p id=\"turn\" class=\"waiting\">Waiting for the other players…</p>");
-        }
-        (status, _) => {
-            let _ = write!(
-                out,
-                "<p id=\"turn\" class=\"over\">The game is over ({}). ",
-                esc(status)
-            );
-            if let Some(o) = &v.outcome {
-                let scores = o["scores"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .enumerate()
-                            .map(|(i, s)| {
-                                let who = if i == t.seat {
-                                    "you".to_string()
-                                } else {
-                                    esc(&t.seats[i])
-                                };
-                                format!("{who} {s}")
-                            })
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    })
-                    .unwrap_or_default();
-                let _ = write!(out, "Scores: {scores}. ");
-            }
-            let _ = write!(
-                out,
-                "<a href=\"/games/{}\">See the replay with every card</a> · <a href=\"/play?game={}\">play again</a></p>",
-                t.id,
-                t.game.name()
-            );
-        }
-    }
-    if let Some(obs) = &v.observation {
-        out.push_str("<h2>What you see</h2>");
-        if v.decision.is_none() && v.status == "running" {
-            out.push_str("<p class=\"hint\">As of your last move; the events below are newer.</p>");
-        }
-        value_html(obs, &mut out);
-    }
-    out.push_str("<h2>What has happened</h2><ol id=\"seen\" class=\"events\">");
-    for e in &v.events {
-        let _ = write!(out, "<li>{}</li>", esc(e));
-    }
-    out.push_str("</ol></div>");
-    out
 }
 
 /// The play page's script: listens for changes and swaps the table.
