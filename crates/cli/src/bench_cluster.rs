@@ -1,6 +1,7 @@
 //! `croupier bench server --instances 1,2,3`: the REST bots of `bench
-//! server` against one `croupier serve` on SQLite, then against 1, 2, 3…
-//! instances on one PostgreSQL database behind haproxy (round robin, the
+//! server` against one `croupier serve` on SQLite, then one on PostgreSQL
+//! (both reached directly), then 1, 2, 3… instances on one PostgreSQL
+//! database behind haproxy (round robin, the
 //! configuration of docs/deploy/haproxy.cfg), in the same run: games per
 //! second and the service latencies of each setup. PostgreSQL is the
 //! `--database` URL, or else a throw-away cluster (a fresh database per
@@ -185,7 +186,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 .map_err(|e| anyhow!("a throw-away PostgreSQL cluster: {e}"))?,
         ),
     };
-    for &n in &options.instances {
+    // One instance without the proxy first (beside SQLite's, also direct),
+    // then the instance counts asked for, behind haproxy.
+    let setups = std::iter::once((1, false)).chain(options.instances.iter().map(|n| (*n, true)));
+    for (n, proxied) in setups {
         let url = match (&options.database, &scratch) {
             (Some(url), _) => url.clone(),
             (None, Some(c)) => rt.block_on(c.create_database())?,
@@ -197,6 +201,18 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             servers.push(serve(&options.server, &url, *p)?);
             // The first one migrates the database.
             rt.block_on(wait_up(&format!("http://127.0.0.1:{p}")))?;
+        }
+        let pids: Vec<u32> = servers.iter().map(|s| s.0.id()).collect();
+        if !proxied {
+            eprintln!("bench cluster: PostgreSQL, 1 instance, direct");
+            rows.push(rt.block_on(measure(
+                "PostgreSQL, 1 instance, direct".into(),
+                &format!("http://127.0.0.1:{}", ports[0]),
+                &pids,
+                &options,
+            ))?);
+            drop(servers);
+            continue;
         }
         let front = free_port()?;
         let cfg = dir.path().join(format!("haproxy{n}.cfg"));
@@ -211,7 +227,6 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 .spawn()
                 .context("cannot start haproxy (is it installed?)")?,
         );
-        let pids: Vec<u32> = servers.iter().map(|s| s.0.id()).collect();
         eprintln!("bench cluster: PostgreSQL, {n} instance(s) behind haproxy");
         rows.push(rt.block_on(measure(
             format!("PostgreSQL, {n} instance(s), haproxy"),

@@ -72,6 +72,53 @@ pub struct ServeArgs {
     /// `croupier-bot-files` in the working folder for PostgreSQL.
     #[arg(long, value_name = "DIR")]
     bot_files: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    lease: LeaseArgs,
+}
+
+/// The registration of a process among the others on one PostgreSQL
+/// database (`serve` and `worker`; docs/deploy.md).
+#[derive(Debug, Args)]
+pub struct LeaseArgs {
+    /// Seconds between this process's heartbeats (its registration's
+    /// renewal, the search for lost processes).
+    #[arg(
+        long,
+        env = "CROUPIER_LEASE_HEARTBEAT",
+        value_name = "SECS",
+        default_value_t = 2.0
+    )]
+    lease_heartbeat: f64,
+    /// Seconds a registration lasts without a heartbeat: then the process
+    /// counts as lost and the others close its games. More than twice the
+    /// heartbeat.
+    #[arg(
+        long,
+        env = "CROUPIER_LEASE_EXPIRY",
+        value_name = "SECS",
+        default_value_t = 10.0
+    )]
+    lease_expiry: f64,
+}
+
+impl LeaseArgs {
+    /// The lease settings for a process of `role`.
+    pub fn config(&self, role: &str) -> Result<croupier_server::ladder::LeaseConfig, CliError> {
+        let beat = seconds("lease-heartbeat", self.lease_heartbeat)?;
+        let ttl = seconds("lease-expiry", self.lease_expiry)?;
+        if ttl < beat * 2 {
+            return Err(CliError::Usage(format!(
+                "--lease-expiry ({} s) must be at least twice --lease-heartbeat ({} s): \
+                 a registration must outlive a late heartbeat",
+                self.lease_expiry, self.lease_heartbeat
+            )));
+        }
+        Ok(croupier_server::ladder::LeaseConfig {
+            role: role.into(),
+            ttl,
+            beat,
+        })
+    }
 }
 
 /// The bot-files folder: given, or beside the database.
@@ -111,6 +158,7 @@ fn ladder_config(
                 .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
         }
     };
+    config.lease = args.lease.config("serve")?;
     if let Some(share) = args.tournament_share {
         if !(0.05..=1.0).contains(&share) {
             return Err(CliError::Usage(
@@ -122,7 +170,7 @@ fn ladder_config(
     Ok(Some(config))
 }
 
-fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
+pub(crate) fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {
     if v > 0.0 && v <= 86_400.0 {
         Ok(Duration::from_secs_f64(v))
     } else {
@@ -140,6 +188,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             session_idle: seconds("session-idle", args.session_idle)?,
             move_timeout: seconds("move-timeout", args.move_timeout)?,
             poll_timeout: seconds("poll-timeout", args.poll_timeout)?,
+            lease: args.lease.config("serve")?,
         },
         house_bots: args
             .house_bots
@@ -231,15 +280,27 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         }
         let mut signals = crate::interrupt::Signals::install()
             .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch for signals: {e}")))?;
-        let ladder = state.ladder.clone(); // issue 13 (wc): leave in order
+        // Issue 13: leave in order (the ladder's registration is the hub's).
+        let member = state
+            .ladder
+            .as_ref()
+            .and_then(|l| l.membership().cloned())
+            .or_else(|| state.hub.relay().map(|r| Arc::clone(r.member())));
         croupier_server::run(listener, state, house, &config, async move {
             let stop = signals.recv().await;
             tracing::info!("{stop:?}: stopping");
         })
         .await
         .map_err(|e| CliError::Failed(e.into()))?;
-        if let Some(l) = ladder {
-            l.leave().await; // issue 13 (wc): its games closed, bots freed
+        if let Some(m) = member {
+            // Its games closed, its bots freed, its registration removed.
+            match m.leave().await {
+                Ok(r) => {
+                    let games: usize = r.iter().map(|r| r.games.len()).sum();
+                    tracing::info!("left the other processes; closed {games} games in progress");
+                }
+                Err(e) => tracing::warn!("cannot leave in order: {e}"),
+            }
         }
         // Bot programs get SIGTERM, a grace, then SIGKILL; a server stopped
         // by a signal has ended normally (exit 0).

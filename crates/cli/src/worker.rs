@@ -2,13 +2,16 @@
 //! ladder matches, leased from the database it shares with the `serve`
 //! instances (docs/workers.md). It serves no HTTP: push HTTP bots, house
 //! bots and hosted programs (in the sandbox, from `--bot-files`) play in
-//! it; pull bots, whose polls reach the instances, are left to them.
+//! it, and pull bots, whose polls and answers reach the instances, through
+//! their mailboxes shared in the database (answers relayed here by
+//! `NOTIFY`).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
 use croupier_arena::transport::http::{HttpClient, HttpLimits};
+use croupier_server::hub::relay::{NoGames, Relay};
 use croupier_server::ladder::{Ladder, LadderConfig};
 use croupier_server::mailbox::Mailboxes;
 use croupier_store::Backend;
@@ -45,6 +48,8 @@ pub struct WorkerArgs {
     /// the worker plays no hosted bots.
     #[arg(long, value_name = "DIR")]
     bot_files: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    lease: crate::serve::LeaseArgs,
 }
 
 /// Checks the database URL: a worker shares a PostgreSQL database.
@@ -77,7 +82,7 @@ fn ladder_config(args: &WorkerArgs) -> Result<LadderConfig, CliError> {
         }
         config.max_matches = n;
     }
-    config.lease.role = "worker".into();
+    config.lease = args.lease.config("worker")?;
     Ok(config)
 }
 
@@ -110,18 +115,23 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Failed(e.into()))?;
     rt.block_on(async move {
         let store = croupier_store::open(&args.database).await.map_err(|e| {
-            CliError::Usage(format!("database {}: cannot be reached: {e}", args.database))
+            CliError::Usage(format!(
+                "database {}: cannot be reached: {e}",
+                args.database
+            ))
         })?;
         let http = HttpClient::new(HttpLimits {
             allow_private: args.allow_private_bot_urls,
             ..Default::default()
         })
         .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
-        // No HTTP here: the mailboxes stay empty, so no pull bot is seated.
+        // Pull bots poll the instances: their mailboxes are shared through
+        // the database (messages as rows, answers relayed here).
+        let mailboxes = Arc::new(Mailboxes::default());
         let ladder = Arc::new(
             Ladder::new(
                 Arc::clone(&store),
-                Arc::new(Mailboxes::default()),
+                Arc::clone(&mailboxes),
                 Arc::new(http),
                 config.clone(),
             )
@@ -144,8 +154,14 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
             tracing::info!("hosted bots: programs from {}", dir.display());
         }
         let member = ladder.join().await;
+        if let Some(db) = store.cluster() {
+            let relay = Relay::start(db, Arc::clone(&member), Arc::new(NoGames))
+                .await
+                .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
+            mailboxes.share(relay);
+        }
         tracing::info!(
-            "croupier worker: process {} on {}, up to {} matches at once; pull bots are left to the serve instances",
+            "croupier worker: process {} on {}, up to {} matches at once",
             member.id(),
             args.database,
             config.max_matches

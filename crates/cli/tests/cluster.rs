@@ -129,6 +129,7 @@ struct Cluster {
     _pg: croupier_store::scratch::ScratchCluster,
     url: String,
     dir: tempfile::TempDir,
+    ports: Vec<u16>,
     instances: Vec<Option<Killed>>,
     _proxy: Killed,
     base: String,
@@ -137,6 +138,11 @@ struct Cluster {
 
 impl Cluster {
     fn start() -> Cluster {
+        Cluster::start_some(INSTANCES)
+    }
+
+    /// The proxy names all instances; only the first `running` start.
+    fn start_some(running: usize) -> Cluster {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -146,7 +152,7 @@ impl Cluster {
         let dir = tempfile::tempdir().expect("temp dir");
         let ports: Vec<u16> = (0..INSTANCES).map(|_| free_port()).collect();
         let mut instances = Vec::new();
-        for (i, port) in ports.iter().enumerate() {
+        for (i, port) in ports.iter().enumerate().take(running) {
             instances.push(Some(instance(
                 &url,
                 *port,
@@ -155,17 +161,30 @@ impl Cluster {
             // One at a time: the first migrates the database.
             wait_listening(*port);
         }
+        instances.resize_with(INSTANCES, || None);
         let front = free_port();
         let proxy = proxy(dir.path(), front, &ports);
         Cluster {
             _pg: pg,
             url,
             dir,
+            ports,
             instances,
             _proxy: proxy,
             base: format!("http://127.0.0.1:{front}"),
             rt,
         }
+    }
+
+    /// Starts instance `i` (not started yet) and waits until it listens.
+    fn start_instance(&mut self, i: usize) {
+        let port = self.ports[i];
+        self.instances[i] = Some(instance(
+            &self.url,
+            port,
+            &self.dir.path().join(format!("serve{i}.log")),
+        ));
+        wait_listening(port);
     }
 
     fn log(&self, i: usize) -> String {
@@ -416,14 +435,13 @@ fn killing_an_instance_closes_its_games_and_the_others_keep_serving() {
     // The instance to kill, and its games in progress at that moment.
     let victim = c.instances[1].take().expect("instance two");
     let pid = victim.0.id();
-    let name = format!("serve pid {pid}");
     let victim_games: Vec<i64> = c.query(move |pool| -> Query<Vec<i64>> {
         Box::pin(async move {
             sqlx::query_scalar(
-                "SELECT DISTINCT s.game FROM hub_seats s JOIN hub_instances i ON i.id = s.home
-                 WHERE i.name = $1",
+                "SELECT DISTINCT s.game FROM hub_seats s JOIN ladder_processes p ON p.id = s.home
+                 WHERE p.role = 'serve' AND p.pid = $1",
             )
-            .bind(name)
+            .bind(i64::from(pid))
             .fetch_all(&pool)
             .await
             .expect("seats")
@@ -462,7 +480,10 @@ fn killing_an_instance_closes_its_games_and_the_others_keep_serving() {
         let row = closed.iter().find(|r| r.0 == *id).expect("the game's row");
         assert!(
             row.1 == "finished"
-                || (row.1 == "aborted" && row.2.as_deref().is_some_and(|r| r.contains("instance"))),
+                || (row.1 == "aborted"
+                    && row.2.as_deref().is_some_and(|r| {
+                        r.starts_with("worker lost: serve ") && r.contains(&format!("pid {pid} "))
+                    })),
             "game {id} of the killed instance: {row:?}"
         );
     }
@@ -486,4 +507,48 @@ fn killing_an_instance_closes_its_games_and_the_others_keep_serving() {
             );
         }
     }
+}
+
+/// An instance alone answers from memory and writes no views; instances
+/// that join while its games run must see every move of them: the bots'
+/// `status` polls, now spread over three instances, never show a stale
+/// turn (a stale one would make a bot play out of turn, a failure).
+#[test]
+fn instances_joining_while_games_run_see_every_move() {
+    if !have_everything() {
+        return;
+    }
+    let mut c = Cluster::start_some(1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let games = Arc::new(AtomicUsize::new(0));
+    let handles = bots(&c.base, 8, "jj", &stop, &games);
+    wait_games(&games, 8, 240);
+    let alone_games = games.load(Ordering::Relaxed);
+    c.start_instance(1);
+    c.start_instance(2);
+    wait_games(&games, alone_games + 2 * 24, 240);
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Seen> = handles
+        .into_iter()
+        .map(|h| h.join().expect("bot thread"))
+        .collect();
+    let failures: usize = seen.iter().map(|s| s.failures).sum();
+    let rows = games_in(&c);
+    for s in &seen {
+        for id in &s.ended {
+            let row = rows.iter().find(|r| r.0 == *id);
+            assert!(
+                matches!(row, Some((_, st, _)) if st == "finished"),
+                "game {id}: {row:?}"
+            );
+        }
+    }
+    assert_eq!(failures, 0, "no request failed or saw a stale view");
+    let homes = (0..INSTANCES)
+        .filter(|i| c.log(*i).contains(": bot "))
+        .count();
+    assert!(
+        homes >= 2,
+        "games ran in {homes} instance(s) after the others joined"
+    );
 }

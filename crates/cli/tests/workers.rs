@@ -386,3 +386,279 @@ fn two_workers_and_an_instance_share_the_ladder_and_a_killed_worker_loses_nothin
         );
     });
 }
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+const PULL_LADDER: &str = r#"
+rest = "50ms"
+[goofspiel]
+move_time = "10s"
+house = ["random"]
+house_games = false
+[loveletter]
+enabled = false
+[skullwhist]
+enabled = false
+"#;
+
+/// Issue 13: a pull bot plays a ladder match run by a worker while every
+/// one of its requests reaches another instance than the one before (two
+/// `serve` instances without a ladder; the match's messages come from the
+/// database and each answer is relayed to the worker). Its polls go
+/// through haproxy too. The stored game is the worker's, finished, with
+/// every decision the bot was asked answered by it.
+// Not yet passing (wg, 24 Nov): the bot is asked every decision, each
+// answer relayed to the worker is accepted and the bot receives the match's
+// `end`, but the game row stays `running` for more than 20 s afterwards;
+// the cause (the worker's finish, or its relay task) is not found yet.
+#[test]
+#[ignore = "the worker's pull match is not stored as finished yet (see the comment)"]
+fn a_pull_bot_polling_any_instance_plays_a_match_run_by_a_worker() {
+    let cluster = match ScratchCluster::start(false) {
+        Ok(c) => c,
+        Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("skipped: PostgreSQL is not installed (this test fails under CI=true)");
+            return;
+        }
+        Err(e) => panic!("cannot start PostgreSQL: {e}"),
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async move {
+        let url = cluster.create_database().await.unwrap();
+        // Migrated once, before the processes start.
+        drop(croupier_store::open(&url).await.unwrap());
+        let pool = PgPool::connect(&url).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ladder = dir.path().join("ladder.toml");
+        std::fs::write(&ladder, PULL_LADDER).unwrap();
+        let ports = [free_port(), free_port()];
+        let mut processes = Vec::new();
+        for (i, port) in ports.iter().enumerate() {
+            let listen = format!("127.0.0.1:{port}");
+            let args = [
+                "serve",
+                "--listen",
+                &listen,
+                "--database",
+                &url,
+                "--no-ladder",
+                "--house-bots",
+                "",
+                "--sandbox",
+                "off",
+            ];
+            processes.push(croupier(&args, &dir.path().join(format!("serve{i}.log"))));
+        }
+        let worker = croupier(
+            &[
+                "worker",
+                "--database",
+                &url,
+                "--ladder",
+                ladder.to_str().unwrap(),
+                "--sandbox",
+                "off",
+            ],
+            &dir.path().join("worker.log"),
+        );
+        let logs = || {
+            ["serve0.log", "serve1.log", "worker.log"]
+                .iter()
+                .map(|f| {
+                    let text = std::fs::read_to_string(dir.path().join(f)).unwrap_or_default();
+                    let tail: Vec<&str> = text.lines().rev().take(15).collect();
+                    format!(
+                        "--- {f}\n{}",
+                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let bases: Vec<String> = ports
+            .iter()
+            .map(|p| format!("http://127.0.0.1:{p}"))
+            .collect();
+        let http = reqwest::Client::builder().no_proxy().build().unwrap();
+        for b in &bases {
+            wait_for(
+                Duration::from_secs(60),
+                "the instances to listen",
+                || async { http.get(format!("{b}/api/")).send().await.is_ok() },
+            )
+            .await;
+        }
+        // haproxy in front, with the docs' configuration.
+        let front = free_port();
+        let cfg = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/deploy/haproxy.cfg"),
+        )
+        .unwrap()
+        .replace("127.0.0.1:8080", &format!("127.0.0.1:{front}"))
+        .replace("127.0.0.1:8081", &format!("127.0.0.1:{}", ports[0]))
+        .replace("127.0.0.1:8082", &format!("127.0.0.1:{}", ports[1]))
+        .lines()
+        .filter(|l| !l.contains("127.0.0.1:8083"))
+        .fold(String::new(), |cfg, line| cfg + line + "\n");
+        let cfg_path = dir.path().join("haproxy.cfg");
+        std::fs::write(&cfg_path, cfg).unwrap();
+        let _proxy = match Command::new("haproxy")
+            .arg("-db")
+            .arg("-f")
+            .arg(&cfg_path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(c) => Running(c),
+            Err(_) if std::env::var("CI").as_deref() != Ok("true") => {
+                eprintln!("skipped: haproxy is not installed (this test fails under CI=true)");
+                return;
+            }
+            Err(e) => panic!("cannot start haproxy: {e}"),
+        };
+        let proxy = format!("http://127.0.0.1:{front}");
+        wait_for(Duration::from_secs(30), "haproxy", || async {
+            http.get(format!("{proxy}/api/")).send().await.is_ok()
+        })
+        .await;
+
+        // The owner and the pull bot, through the proxy.
+        let r = http
+            .post(format!("{proxy}/v1/owners"))
+            .json(&serde_json::json!({"name": "puller", "password": "pw-pw-pw"}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "{r:?}");
+        let bot: serde_json::Value = http
+            .post(format!("{proxy}/v1/bots"))
+            .basic_auth("puller", Some("pw-pw-pw"))
+            .json(&serde_json::json!({"name": "p1", "game": "goofspiel", "kind": "pull"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = bot["token"]
+            .as_str()
+            .expect("a pull bot's token")
+            .to_string();
+        let bot_id = bot["id"].as_i64().unwrap();
+
+        // The bot: each request goes to the other instance than the one
+        // before; every third poll goes through the proxy.
+        let mut turn = 0usize;
+        let mut next_base = |n: usize| {
+            turn += 1;
+            if n % 3 == 2 {
+                proxy.clone()
+            } else {
+                bases[turn % 2].clone()
+            }
+        };
+        let (mut after, mut asked, mut answered) = (0u64, 0usize, 0usize);
+        let mut ended = None;
+        let t0 = Instant::now();
+        let mut polls = 0usize;
+        while ended.is_none() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(120),
+                "no match ended\n{}",
+                logs()
+            );
+            let base = next_base(polls);
+            polls += 1;
+            let reply = http
+                .get(format!("{base}/v1/messages?after={after}&wait=2"))
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap();
+            assert!(reply.status().is_success(), "poll on {base}: {reply:?}");
+            let body: serde_json::Value = reply.json().await.unwrap();
+            for m in body["messages"].as_array().unwrap() {
+                after = m["seq"].as_u64().unwrap();
+                let tag = m["match"].as_str().unwrap();
+                let msg = &m["message"];
+                match msg["type"].as_str() {
+                    Some("act") => {
+                        asked += 1;
+                        let action = msg["legal"][0].as_str().unwrap();
+                        let base = next_base(0);
+                        let r = http
+                            .post(format!("{base}/v1/answer"))
+                            .bearer_auth(&token)
+                            .json(&serde_json::json!({
+                                "match": tag,
+                                "decision": msg["decision"],
+                                "action": action,
+                            }))
+                            .send()
+                            .await
+                            .unwrap();
+                        let status = r.status();
+                        let text = r.text().await.unwrap();
+                        assert!(
+                            status.is_success(),
+                            "answer on {base}: {status} {text}\n{}",
+                            logs()
+                        );
+                        answered += 1;
+                    }
+                    Some("end") => ended = Some(tag.to_string()),
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            asked >= 3 && answered == asked,
+            "asked {asked}, answered {answered}"
+        );
+        // The stored game: finished, the worker's, with the bot seated.
+        let worker_id: i64 = sqlx::query_scalar(
+            "SELECT id FROM ladder_processes WHERE role = 'worker' AND pid = $1",
+        )
+        .bind(i64::from(worker.0.id()))
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        // The match's end reaches the bot as its record is being stored.
+        wait_for(
+            Duration::from_secs(20),
+            "the match to be stored",
+            || async {
+                let open: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM games g JOIN game_seats s ON s.game_id = g.id
+                 WHERE s.bot = $1 AND g.status = 'running'",
+                )
+                .bind(bot_id)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+                open == 0
+            },
+        )
+        .await;
+        let games: Vec<(String, Option<i64>, Option<String>)> = sqlx::query_as(
+            "SELECT g.status, g.leased_by, g.reason FROM games g
+             JOIN game_seats s ON s.game_id = g.id WHERE s.bot = $1 ORDER BY g.id LIMIT 1",
+        )
+        .bind(bot_id)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        assert_eq!(games.len(), 1, "{games:?}");
+        let (status, leased_by, reason) = &games[0];
+        assert_eq!(status, "finished", "{reason:?}\n{}", logs());
+        assert_eq!(*leased_by, Some(worker_id), "the worker played it");
+        drop(processes);
+        drop(worker);
+    });
+}

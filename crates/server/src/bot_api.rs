@@ -451,7 +451,8 @@ async fn answer(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
         ));
     }
     let mailbox = state.mailboxes.get(bot.id);
-    match mailbox.answer(&a.tag, a.decision, &a.action) {
+    // Issue 13 (wg): relayed to the process playing the match if elsewhere.
+    match mailbox.answer_anywhere(&a.tag, a.decision, &a.action).await {
         Ok(()) => Ok(Json(json!({ "ok": true })).into_response()),
         Err(e @ crate::mailbox::AnswerError::NoMatch(_)) => Err(ApiError::NotFound(e.to_string())),
         Err(e) => Err(ApiError::Conflict(e.to_string())),

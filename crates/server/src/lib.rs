@@ -187,10 +187,26 @@ pub async fn prepare(
         }
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
-    hub.join_cluster(&format!("serve pid {}", std::process::id()))
-        .await
-        .map_err(StartError::Cluster)?;
+    // wg (issue 13): on PostgreSQL the process registers once, for its hub
+    // and its ladder, and one task renews it (ladder/lease.rs).
+    let member = match store.cluster() {
+        Some(_) => {
+            let m = ladder::Membership::join(Arc::clone(&store), config.hub.lease.clone())
+                .await
+                .map_err(StartError::Cluster)?;
+            let m = Arc::new(m);
+            tokio::spawn(Arc::clone(&m).run());
+            hub.join_cluster(Arc::clone(&m))
+                .await
+                .map_err(StartError::Cluster)?;
+            Some(m)
+        }
+        None => None,
+    };
     let mailboxes = Arc::new(mailbox::Mailboxes::default());
+    if let Some(relay) = hub.relay() {
+        mailboxes.share(Arc::clone(relay)); // wg (issue 13): pull bots on any instance
+    }
     let limits = croupier_arena::transport::http::HttpLimits {
         allow_private: config.allow_private_bot_urls,
         ..Default::default()
@@ -218,7 +234,10 @@ pub async fn prepare(
                 .await?,
             );
             ladder.watch_with(Arc::clone(&live)); // wf (issue 16)
-                                                  // Tournaments share the ladder's capacity (issue 15).
+            if let Some(m) = &member {
+                ladder.adopt(Arc::clone(m)); // wg (issue 13): one registration
+            }
+            // Tournaments share the ladder's capacity (issue 15).
             let capacity = Arc::new(tournaments::Capacity::new(
                 l.max_matches,
                 l.tournament_share,

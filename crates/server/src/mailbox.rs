@@ -3,6 +3,12 @@
 //! long poll (`GET /v1/messages`) and answers decisions with
 //! `POST /v1/answer`. A mailbox is a [`Connector`] for the match runner, so a
 //! pull bot is a seat like any other.
+//!
+//! With several processes on PostgreSQL ([`Mailboxes::share`], issue 13)
+//! the messages are rows (`croupier_store::postgres::pull`): a poll on any
+//! instance fetches them, woken by a `NOTIFY`; an answer that reaches
+//! another process than the match's is relayed to it (`hub::relay`); and
+//! whether a bot polls is read from the table, so a worker seats it too.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,7 +16,10 @@ use std::time::Duration;
 
 use croupier_arena::transport::TransportError;
 use croupier_arena::transport::{Conn, Connector};
+use croupier_store::postgres::cluster::Cluster;
 use croupier_store::BotId;
+
+use crate::hub::relay::{PullAnswer, PullHome, Relay};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use tokio::sync::{mpsc, Notify};
@@ -46,7 +55,27 @@ struct Inner {
 pub struct Mailbox {
     inner: Mutex<Inner>,
     arrived: Notify,
+    /// With several processes: the shared tables, and this bot.
+    shared: Option<(Arc<Shared>, BotId)>,
 }
+
+/// The mailboxes' shared side (several processes on PostgreSQL).
+struct Shared {
+    db: Cluster,
+    relay: Arc<Relay>,
+    pollers: Mutex<HashMap<BotId, Polled>>,
+}
+
+/// A bot seen polling: (polling then, seconds since its last poll ended,
+/// when read).
+type Polled = (bool, Option<f64>, Instant);
+
+/// How long the pollers read from the table are trusted.
+const POLLERS_EVERY: Duration = Duration::from_millis(250);
+/// How far back the pollers are read.
+const POLLERS_RECENT_SECS: f64 = 120.0;
+/// How long an answer relayed to the match's process may take.
+const RELAY_WAIT: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for Mailbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,6 +92,9 @@ pub enum AnswerError {
     /// The decision is not the one awaited.
     #[error("decision {0} is not awaiting an answer (late, duplicate or unknown)")]
     NotAwaited(u64),
+    /// The process playing the match did not answer (several processes).
+    #[error("the server playing match '{0}' did not answer: try again")]
+    Unreachable(String),
 }
 
 impl Mailbox {
@@ -74,6 +106,13 @@ impl Mailbox {
     /// Whether the bot is waiting for work: polling now, or polled within
     /// `recent`.
     pub fn waiting(&self, recent: Duration) -> bool {
+        if let Some((shared, bot)) = &self.shared {
+            let pollers = shared.pollers.lock().unwrap_or_else(|e| e.into_inner());
+            return pollers.get(bot).is_some_and(|(now, ago, at)| {
+                *now || ago
+                    .is_some_and(|a| Duration::from_secs_f64(a.max(0.0)) + at.elapsed() <= recent)
+            });
+        }
         let inner = self.lock();
         inner.polling > 0 || inner.last_poll.is_some_and(|t| t.elapsed() <= recent)
     }
@@ -81,6 +120,9 @@ impl Mailbox {
     /// Messages after `after`, waiting up to `wait` for one to arrive.
     /// Messages up to `after` are acknowledged and dropped.
     pub async fn fetch(&self, after: u64, wait: Duration) -> Vec<Envelope> {
+        if let Some((shared, bot)) = &self.shared {
+            return shared.fetch(*bot, after, wait).await;
+        }
         let deadline = Instant::now() + wait;
         {
             let mut inner = self.lock();
@@ -129,16 +171,61 @@ impl Mailbox {
         Ok(())
     }
 
-    fn post(&self, tag: &str, line: &str) {
+    /// Delivers an answer, to this process's match or (several processes)
+    /// to the process playing it.
+    pub async fn answer_anywhere(
+        &self,
+        tag: &str,
+        decision: u64,
+        action: &str,
+    ) -> Result<(), AnswerError> {
+        let local = self.answer(tag, decision, action);
+        let Some((shared, bot)) = &self.shared else {
+            return local;
+        };
+        if !matches!(local, Err(AnswerError::NoMatch(_))) {
+            return local;
+        }
+        let no_match = || AnswerError::NoMatch(tag.chars().take(80).collect());
+        let home = match shared.db.pull_home(*bot, tag).await {
+            Ok(Some(home)) if home != shared.relay.instance() => home,
+            Ok(_) => return Err(no_match()),
+            Err(e) => {
+                tracing::warn!("pull bot {bot}: the match's process: {e}");
+                return Err(AnswerError::Unreachable(tag.chars().take(80).collect()));
+            }
+        };
+        let a = PullAnswer {
+            bot: *bot,
+            tag: tag.to_string(),
+            decision,
+            action: action.to_string(),
+        };
+        match shared.relay.ask_pull(home, &a, RELAY_WAIT).await.as_deref() {
+            Some("ok") => Ok(()),
+            Some("late") => Err(AnswerError::NotAwaited(decision)),
+            Some(_) => Err(no_match()),
+            None => Err(AnswerError::Unreachable(tag.chars().take(80).collect())),
+        }
+    }
+
+    /// Notes a message for match `tag` (the decision it awaits, if it asks
+    /// for one); the message as JSON.
+    fn note(&self, tag: &str, line: &str) -> serde_json::Value {
         let message: serde_json::Value =
             serde_json::from_str(line).unwrap_or_else(|_| serde_json::Value::String(line.into()));
-        let mut inner = self.lock();
         if message.get("type").and_then(serde_json::Value::as_str) == Some("act") {
             let decision = message.get("decision").and_then(serde_json::Value::as_u64);
-            if let Some((_, awaited)) = inner.matches.get_mut(tag) {
+            if let Some((_, awaited)) = self.lock().matches.get_mut(tag) {
                 *awaited = decision;
             }
         }
+        message
+    }
+
+    fn post(&self, tag: &str, line: &str) {
+        let message = self.note(tag, line);
+        let mut inner = self.lock();
         inner.next_seq += 1;
         let seq = inner.next_seq;
         if inner.queue.len() >= MAX_QUEUED {
@@ -155,22 +242,159 @@ impl Mailbox {
 }
 
 /// The pull bots' mailboxes.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Mailboxes {
     boxes: Mutex<HashMap<BotId, Arc<Mailbox>>>,
+    shared: std::sync::OnceLock<Arc<Shared>>,
+}
+
+impl std::fmt::Debug for Mailboxes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailboxes")
+            .field("shared", &self.shared.get().is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Mailboxes {
+    /// Shares the mailboxes with the other processes on the database of
+    /// `relay` (issue 13): messages as rows, answers relayed, pollers read
+    /// from the table. Call before any mailbox is made.
+    pub fn share(self: &Arc<Self>, relay: Arc<Relay>) {
+        let shared = Arc::new(Shared {
+            db: relay.db().clone(),
+            relay: Arc::clone(&relay),
+            pollers: Mutex::new(HashMap::new()),
+        });
+        if self.shared.set(Arc::clone(&shared)).is_err() {
+            return;
+        }
+        relay.serve_pulls(Arc::new(Answers(Arc::downgrade(self))));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(POLLERS_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                match shared.db.pull_pollers(POLLERS_RECENT_SECS).await {
+                    Ok(rows) => {
+                        let now = Instant::now();
+                        let map = rows
+                            .into_iter()
+                            .map(|(bot, polling, ago)| (bot, (polling, ago, now)))
+                            .collect();
+                        *shared.pollers.lock().unwrap_or_else(|e| e.into_inner()) = map;
+                    }
+                    Err(e) => tracing::warn!("pull bots: who polls: {e}"),
+                }
+                if let Err(e) = shared.db.pull_clear_orphans().await {
+                    tracing::warn!("pull bots: matches of stopped processes: {e}");
+                }
+            }
+        });
+    }
+
     /// The mailbox of `bot` (made on first use).
     pub fn get(&self, bot: BotId) -> Arc<Mailbox> {
         let mut boxes = self.boxes.lock().unwrap_or_else(|e| e.into_inner());
-        Arc::clone(boxes.entry(bot).or_default())
+        let shared = self.shared.get();
+        Arc::clone(boxes.entry(bot).or_insert_with(|| {
+            Arc::new(Mailbox {
+                shared: shared.map(|s| (Arc::clone(s), bot)),
+                ..Mailbox::default()
+            })
+        }))
     }
 
-    /// The mailbox of `bot` if it has one.
+    /// The mailbox of `bot` if it has one (with several processes: if the
+    /// bot polled lately, on any instance).
     pub fn peek(&self, bot: BotId) -> Option<Arc<Mailbox>> {
+        if let Some(shared) = self.shared.get() {
+            let polled = shared
+                .pollers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains_key(&bot);
+            if polled {
+                return Some(self.get(bot));
+            }
+        }
         let boxes = self.boxes.lock().unwrap_or_else(|e| e.into_inner());
         boxes.get(&bot).cloned()
+    }
+}
+
+/// Answers relayed to this process by the others.
+struct Answers(std::sync::Weak<Mailboxes>);
+
+impl PullHome for Answers {
+    fn answer(&self, bot: BotId, tag: &str, decision: u64, action: &str) -> String {
+        let Some(boxes) = self.0.upgrade() else {
+            return "gone".into();
+        };
+        let Some(mailbox) = boxes
+            .boxes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&bot)
+            .cloned()
+        else {
+            return "gone".into();
+        };
+        match mailbox.answer(tag, decision, action) {
+            Ok(()) => "ok".into(),
+            Err(AnswerError::NotAwaited(_)) => "late".into(),
+            Err(_) => "gone".into(),
+        }
+    }
+}
+
+impl Shared {
+    async fn fetch(&self, bot: BotId, after: u64, wait: Duration) -> Vec<Envelope> {
+        let deadline = Instant::now() + wait;
+        let waker = self.relay.pull_waker(bot);
+        let last = match self.db.pull_poll_start(bot, wait.as_secs_f64()).await {
+            Ok(last) => last,
+            Err(e) => {
+                tracing::warn!("pull bot {bot}: cannot poll: {e}");
+                tokio::time::sleep(wait.min(Duration::from_secs(1))).await;
+                return Vec::new();
+            }
+        };
+        // A bot that remembers a sequence number of an earlier run of the
+        // database's live tables gets everything.
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        let after = if after > last { 0 } else { after };
+        let out = loop {
+            let notified = waker.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            match self.db.pull_fetch(bot, after, 256).await {
+                Ok(rows) if !rows.is_empty() => {
+                    break rows
+                        .into_iter()
+                        .map(|(seq, tag, message)| Envelope {
+                            seq: u64::try_from(seq).unwrap_or(0),
+                            tag,
+                            message: serde_json::from_str(&message)
+                                .unwrap_or(serde_json::Value::String(message)),
+                        })
+                        .collect();
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("pull bot {bot}: cannot fetch: {e}"),
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break Vec::new();
+            }
+            // A lost notification is made good by looking again each second.
+            let step = (deadline - now).min(Duration::from_secs(1));
+            let _ = tokio::time::timeout(step, notified).await;
+        };
+        if let Err(e) = self.db.pull_poll_end(bot).await {
+            tracing::warn!("pull bot {bot}: {e}");
+        }
+        out
     }
 }
 
@@ -189,6 +413,7 @@ impl Connector for PullConnector {
             mailbox: Arc::clone(&self.0),
             tag: match_tag.to_string(),
             answers: rx,
+            opened: false,
         }))
     }
 }
@@ -198,6 +423,9 @@ struct PullConn {
     mailbox: Arc<Mailbox>,
     tag: String,
     answers: mpsc::Receiver<String>,
+    /// Whether the match is recorded in the shared tables (several
+    /// processes: with its first messages).
+    opened: bool,
 }
 
 impl Conn for PullConn {
@@ -206,10 +434,25 @@ impl Conn for PullConn {
         lines: &'a [String],
         _deadline: Instant,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
-        for line in lines {
-            self.mailbox.post(&self.tag, line);
-        }
-        Box::pin(async { Ok(()) })
+        let Some((shared, bot)) = self.mailbox.shared.clone() else {
+            for line in lines {
+                self.mailbox.post(&self.tag, line);
+            }
+            return Box::pin(async { Ok(()) });
+        };
+        let messages: Vec<String> = lines
+            .iter()
+            .map(|l| self.mailbox.note(&self.tag, l).to_string())
+            .collect();
+        let home = (!self.opened).then(|| shared.relay.instance());
+        self.opened = true;
+        Box::pin(async move {
+            shared
+                .db
+                .pull_post(bot, &self.tag, &messages, home)
+                .await
+                .map_err(|e| TransportError::Io(format!("the pull bot's mailbox: {e}")))
+        })
     }
 
     fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
@@ -228,7 +471,15 @@ impl Conn for PullConn {
 
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         self.mailbox.lock().matches.remove(&self.tag);
-        Box::pin(async {})
+        let shared = self.mailbox.shared.clone();
+        let tag = self.tag;
+        Box::pin(async move {
+            if let Some((shared, bot)) = shared {
+                if let Err(e) = shared.db.pull_close(bot, &tag).await {
+                    tracing::warn!("pull bot {bot}: cannot close match {tag}: {e}");
+                }
+            }
+        })
     }
 }
 

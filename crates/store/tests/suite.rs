@@ -30,6 +30,7 @@ on_both_backends!(
     games_people_play_are_stored_but_rate_no_bot,
     owners_open_their_bots_to_challenges,
     ladder_leases_seat_a_bot_once_and_the_dead_are_reaped,
+    games_a_registered_process_deals_are_closed_when_it_is_lost,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -1100,6 +1101,56 @@ fn process(role: &str, ttl_ms: i64) -> NewProcess {
         pid: 42,
         ttl_ms,
     }
+}
+
+// Issue 13 (wg): one registry. On PostgreSQL every game a registered
+// process deals (REST, people's, tournament games) names it, so the reaper
+// closes them with its ladder matches; a process reaped while frozen comes
+// back under its id. SQLite (one process) leaves `start_game` unleased.
+async fn games_a_registered_process_deals_are_closed_when_it_is_lost(db: Db) {
+    let s = db.open().await;
+    let l = s.leases();
+    let [a, b] = [
+        s.create_bot("ra", "h", false).await.unwrap(),
+        s.create_bot("rb", "h", false).await.unwrap(),
+    ];
+    let before = s.start_game("skullwhist", &[a, b], 1, "t0").await.unwrap();
+    let p = l.register_process(&process("serve", 60_000)).await.unwrap();
+    l.lease_new_games(p.id);
+    let g = s.start_game("skullwhist", &[a, b], 2, "t0").await.unwrap();
+    assert!(l.heartbeat(p.id, -1_000).await.unwrap());
+    let reaped = l
+        .reap_processes(Reap::Expired, "worker lost", "t1")
+        .await
+        .unwrap();
+    assert_eq!(reaped.len(), 1);
+    let row = s.game(g).await.unwrap().unwrap();
+    if l.shared() {
+        assert_eq!(reaped[0].games, vec![g]);
+        assert_eq!(row.status, "aborted");
+        let reason = row.reason.unwrap();
+        assert!(
+            reason.starts_with("worker lost: serve h pid 42"),
+            "{reason}"
+        );
+    } else {
+        assert!(reaped[0].games.is_empty());
+        assert_eq!(row.status, "running");
+    }
+    // A game dealt before the registration is nobody's.
+    assert_eq!(s.game(before).await.unwrap().unwrap().status, "running");
+    // Reaped, the process registers again under its old id.
+    let again = l
+        .register_again(p.id, &process("serve", 60_000))
+        .await
+        .unwrap();
+    assert_eq!(again.id, p.id);
+    assert!(l.heartbeat(p.id, 60_000).await.unwrap());
+    // Its id cannot be taken twice.
+    assert!(l
+        .register_again(p.id, &process("serve", 60_000))
+        .await
+        .is_err());
 }
 
 async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {

@@ -21,18 +21,20 @@ use croupier_store::postgres::cluster::{Cluster, Pairing, SeatRow, SessionCheck}
 use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
 use rand::Rng;
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use super::game::LiveGame;
-use super::relay::{Home, Relay, GONE};
+use super::relay::{Crowd, Home, Relay, GONE, SESSION_RECHECK};
 use super::{refuse, Hub, Inner, NewGame, Refusal};
 
-/// A session's use is written at most this often (reads are every request).
+/// A session's use is written at most this often (and read at most every
+/// `SESSION_RECHECK` per instance).
 const TOUCH_SECS: f64 = 5.0;
 /// How long a waiting bot's poll sleeps between looks at the tables (a
-/// `NOTIFY` wakes it sooner).
-const POLL_STEP_MS: u64 = 250;
+/// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
+/// lost notification, and pairs the waiting bots of house-bot loops).
+const POLL_STEP_MS: u64 = 1000;
 
 /// The changes of a game's views and how far they are in the database.
 #[derive(Debug)]
@@ -41,13 +43,19 @@ pub(super) struct ViewSync {
     pub(super) version: Arc<watch::Sender<u64>>,
     /// The last version written.
     written: watch::Sender<u64>,
+    /// Wakes the writer: an answer waits for the views.
+    poke: Notify,
+    /// Whether other instances run (alone, the views are not written).
+    crowd: Arc<Crowd>,
 }
 
-impl Default for ViewSync {
-    fn default() -> Self {
+impl ViewSync {
+    pub(super) fn new(crowd: Arc<Crowd>) -> ViewSync {
         ViewSync {
             version: Arc::new(watch::channel(0).0),
             written: watch::channel(0).0,
+            poke: Notify::new(),
+            crowd,
         }
     }
 }
@@ -55,10 +63,19 @@ impl Default for ViewSync {
 impl LiveGame {
     /// Waits until the views as they are now are in the database (at most
     /// two seconds: the writer retries what fails on the next change).
+    /// Nothing to wait for while this instance is alone: no other instance
+    /// reads them.
     pub(super) async fn flushed(&self) {
         if let Some(s) = &self.sync {
+            if s.crowd.alone() {
+                return;
+            }
             let target = *s.version.borrow();
             let mut w = s.written.subscribe();
+            if *w.borrow() >= target {
+                return;
+            }
+            s.poke.notify_one();
             let _ =
                 tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)).await;
         }
@@ -66,19 +83,28 @@ impl LiveGame {
 }
 
 /// Copies a game's seat views to the database as they change, until the
-/// game is over and stored.
+/// game is over and stored. While the instance is alone the copies are
+/// skipped; they are made when another instance joins, or when an answer
+/// waits for them.
 pub(super) async fn write_views(game: Arc<LiveGame>, db: Cluster) {
     let Some(sync) = game.sync.clone() else {
         return;
     };
     let mut changes = sync.version.subscribe();
+    let mut joined = sync.crowd.joined();
     let mut stored = game.stored.clone();
     loop {
         tokio::select! {
             r = changes.changed() => if r.is_err() { break },
+            r = joined.changed() => if r.is_err() { break },
+            _ = sync.poke.notified() => {}
             _ = stored.wait_for(Option::is_some) => break,
         }
         let version = *changes.borrow_and_update();
+        joined.borrow_and_update();
+        if version <= *sync.written.borrow() || sync.crowd.alone() {
+            continue;
+        }
         let views: Vec<(String, bool, bool)> = game
             .seats
             .iter()
@@ -141,14 +167,18 @@ fn game_of_row(row: &SeatRow) -> NewGame {
 }
 
 impl Hub {
-    /// Joins the other instances on the store's PostgreSQL database
-    /// (nothing to do on SQLite). Call once, before serving.
-    pub async fn join_cluster(&self, name: &str) -> Result<bool, String> {
+    /// Joins the other instances on the store's PostgreSQL database as
+    /// registered process `member` (nothing to do on SQLite). Call once,
+    /// before serving.
+    pub async fn join_cluster(
+        &self,
+        member: Arc<crate::ladder::Membership>,
+    ) -> Result<bool, String> {
         let Some(db) = self.store.cluster() else {
             return Ok(false);
         };
         let home: Arc<dyn Home> = Arc::new(HomeGames(Arc::clone(&self.inner)));
-        let relay = Relay::start(db, name, home).await?;
+        let relay = Relay::start(db, member, home).await?;
         self.relay
             .set(relay)
             .map_err(|_| "the hub already joined".to_string())?;
@@ -165,9 +195,19 @@ impl Hub {
         let Some(relay) = self.relay.get() else {
             return self.session_bot(token);
         };
+        // Checked in the database once per `SESSION_RECHECK` per instance,
+        // not per request.
+        let recheck = SESSION_RECHECK.min(self.config.session_idle / 4);
+        if let Some(bot) = relay.cached_session(token, recheck) {
+            return Ok(bot);
+        }
         let idle = self.config.session_idle.as_secs_f64();
-        match relay.db().session(token, idle, TOUCH_SECS).await {
-            Ok(SessionCheck::Live(bot)) => Ok(bot),
+        let touch = TOUCH_SECS.min(recheck.as_secs_f64());
+        match relay.db().session(token, idle, touch).await {
+            Ok(SessionCheck::Live(bot)) => {
+                relay.cache_session(token, bot);
+                Ok(bot)
+            }
             Ok(SessionCheck::Expired) => refuse("session expired: log in again"),
             Ok(SessionCheck::Unknown) => refuse("unknown session: log in first"),
             Err(e) => Err(internal(e)),
@@ -187,6 +227,7 @@ impl Hub {
             .start_session(bot, token)
             .await
             .map_err(internal)?;
+        relay.forget_session(bot);
         if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             let wait = self.config.move_timeout + Duration::from_secs(10);
             relay
@@ -199,7 +240,7 @@ impl Hub {
     /// Waits until a game that is over has left the tables (its record is
     /// stored, or its home is gone and the game closed).
     async fn wait_unseated(&self, relay: &Relay, bot: BotId, game: GameId) {
-        let until = Instant::now() + super::relay::LEASE + Duration::from_secs(10);
+        let until = Instant::now() + relay.lease() + Duration::from_secs(10);
         while Instant::now() < until {
             match relay.db().seat_of(bot).await {
                 Ok(Some(r)) if r.game == game => {}
@@ -287,7 +328,29 @@ impl Hub {
         bot: BotId,
     ) -> Result<NewGame, Refusal> {
         let house = self.lock().inside.contains(&bot);
-        if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
+        // A game of this instance: its own view (the row may lag behind
+        // while the instance is alone).
+        if let Some((g, i)) = self.current_seat(bot) {
+            let (over, has_bid) = {
+                let v = g.seats[i].view();
+                (v.over, v.has_bid)
+            };
+            if over {
+                // Its seats leave the tables before it counts as stored.
+                g.wait_stored().await;
+            } else if has_bid {
+                return refuse(format!(
+                    "you are in game {} and have bid; finish it first",
+                    g.id
+                ));
+            } else {
+                return Ok(NewGame::Game {
+                    game: g.id,
+                    opponent: g.bots[1 - i],
+                    cards: g.hands[i].clone(),
+                });
+            }
+        } else if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             if house && row.home != relay.instance() {
                 // A house bot plays where its loop runs: another
                 // instance's loop has it.
@@ -309,17 +372,10 @@ impl Hub {
         let waker = relay.waker(bot);
         let mut waiting = false;
         loop {
-            match relay.db().take_partner(bot).await.map_err(internal)? {
-                Some(pairing) => {
-                    let partner = pairing.partner;
-                    let id = self.deal(bot, partner, Some(pairing)).await?;
-                    return self.game_for(bot, id).await;
-                }
-                None => {
-                    if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
-                        return Ok(game_of_row(&row));
-                    }
-                }
+            if let Some(pairing) = relay.db().take_partner(bot).await.map_err(internal)? {
+                let partner = pairing.partner;
+                let id = self.deal(bot, partner, Some(pairing)).await?;
+                return self.game_for(bot, id).await;
             }
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -334,9 +390,19 @@ impl Hub {
                     .await
                     .map_err(internal)?;
                 waiting = true;
+                // Two bots that looked at the same moment and found nobody
+                // both wait now: look once more, so one takes the other.
+                continue;
             }
-            let step = Duration::from_millis(POLL_STEP_MS + rand::rng().random_range(0..100));
+            // The instance that deals this bot a game says so (`NOTIFY`);
+            // the slow poll only makes good a lost notification.
+            let step = Duration::from_millis(POLL_STEP_MS + rand::rng().random_range(0..250));
             let _ = tokio::time::timeout(step.min(left), waker.notify.notified()).await;
+            if waiting {
+                if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
+                    return Ok(game_of_row(&row));
+                }
+            }
         }
         if waiting && !relay.db().stop_waiting(bot).await.map_err(internal)? {
             // Taken at the last moment: the deal's seats are written.

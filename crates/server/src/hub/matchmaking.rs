@@ -166,7 +166,10 @@ impl Hub {
         };
         let hand = |i: u8| rest::dealt_hand(engine.events(), Seat(i)).unwrap_or_default();
         let (done, stored) = watch::channel(None);
-        let sync = self.relay.get().map(|_| Arc::new(ViewSync::default()));
+        let sync = self
+            .relay
+            .get()
+            .map(|r| Arc::new(ViewSync::new(Arc::clone(r.crowd())))); // wg: issue 13
         let changed = sync.as_ref().map(|s| Arc::clone(&s.version));
         let live = Arc::new(LiveGame {
             id,

@@ -39,6 +39,9 @@ pub struct HubConfig {
     pub move_timeout: Duration,
     /// How long `new-game` waits for an opponent before `retry`.
     pub poll_timeout: Duration,
+    /// With several processes on PostgreSQL: this process's registration
+    /// (heartbeat, expiry; issue 13). Its ladder uses the same one.
+    pub lease: crate::ladder::LeaseConfig,
 }
 
 impl Default for HubConfig {
@@ -47,6 +50,7 @@ impl Default for HubConfig {
             session_idle: Duration::from_secs(300),
             move_timeout: Duration::from_secs(120),
             poll_timeout: Duration::from_secs(30),
+            lease: crate::ladder::LeaseConfig::default(),
         }
     }
 }

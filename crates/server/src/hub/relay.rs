@@ -4,30 +4,77 @@
 //! home's channel, and the home's reply comes back the same way on the
 //! asker's channel. No connection between instances but the database.
 //!
-//! Also here: the instance's lease (a heartbeat every second; the first
-//! instance to see a lease expired closes the dead instance's games with a
-//! reason) and the wake-up of bots waiting for an opponent.
+//! Also here: what an instance does after each heartbeat of its one
+//! registration (`ladder::lease::Membership`, whose reaper closes a lost
+//! process's games): whether other instances run ([`Crowd`]), clearing the
+//! seats of games whose process is gone; the session cache; the wake-up of
+//! bots waiting for an opponent.
 //!
-//! [`Relay::start`] is all a process running games needs: it registers the
-//! instance and serves the requests relayed to it with its [`Home`].
+//! [`Relay::start`] is all a registered process running games needs: it
+//! serves the requests relayed to it with its [`Home`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
+use crate::ladder::lease::{AfterBeat, Membership};
 use croupier_store::postgres::cluster::{instance_channel, Cluster, SHARED_CHANNEL};
 use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
-use tokio::sync::{oneshot, Notify};
+use tokio::sync::{oneshot, watch, Notify};
 
-/// How often an instance renews its lease.
-pub const HEARTBEAT: Duration = Duration::from_secs(1);
-/// An instance whose lease is older than this is dead; its games are
-/// closed by the others (so within about `LEASE + REAP` of its death).
-pub const LEASE: Duration = Duration::from_secs(10);
-/// How often an instance looks for dead ones.
-pub const REAP: Duration = Duration::from_secs(2);
+/// Whether another instance may answer requests for this instance's games
+/// now. While an instance is alone, its games' views need not be in the
+/// database before it answers (nobody else reads them): each heartbeat
+/// looks at the other live instances, and a starting instance tells them
+/// (`NOTIFY` "j") and waits one and a half heartbeats before it serves, so
+/// that every running instance has seen it by then and writes its views
+/// again. An answer older than that counts as "not alone".
+#[derive(Debug)]
+pub struct Crowd {
+    alone_at: Mutex<Option<Instant>>,
+    /// How long a heartbeat's "alone" holds (one and a half heartbeats).
+    alone_for: Duration,
+    /// Bumped each time the instance stops being alone: the games' view
+    /// writers write what they skipped.
+    joined: watch::Sender<u64>,
+}
+
+impl Crowd {
+    fn new(beat: Duration) -> Crowd {
+        Crowd {
+            alone_at: Mutex::new(None),
+            alone_for: beat.mul_f64(1.5),
+            joined: watch::channel(0).0,
+        }
+    }
+
+    /// Whether no other instance can be answering requests now.
+    pub fn alone(&self) -> bool {
+        lock(&self.alone_at).is_some_and(|t| t.elapsed() < self.alone_for)
+    }
+
+    /// How long a starting instance waits, when others run, before it
+    /// serves: by then each of them has seen it, or its "alone" expired.
+    fn join_wait(&self) -> Duration {
+        self.alone_for + Duration::from_millis(200)
+    }
+
+    fn set(&self, alone: bool) {
+        let was = std::mem::replace(&mut *lock(&self.alone_at), alone.then(Instant::now));
+        if was.is_some() && !alone {
+            self.joined.send_modify(|n| *n += 1);
+        }
+    }
+
+    /// Wakes when the instance stops being alone.
+    pub fn joined(&self) -> watch::Receiver<u64> {
+        self.joined.subscribe()
+    }
+}
 
 /// The games a process runs: what it does with a request relayed to it.
 pub trait Home: Send + Sync + 'static {
@@ -36,8 +83,48 @@ pub trait Home: Send + Sync + 'static {
     fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String>;
 }
 
+/// A pull bot's answer relayed to the process playing its match.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct PullAnswer {
+    /// The bot.
+    pub bot: BotId,
+    /// The match's tag.
+    pub tag: String,
+    /// The decision answered.
+    pub decision: u64,
+    /// The action.
+    pub action: String,
+}
+
+/// What a process does with the pull bots' answers relayed to it.
+pub trait PullHome: Send + Sync + 'static {
+    /// Delivers an answer to a match this process plays; the reply text.
+    fn answer(&self, bot: BotId, tag: &str, decision: u64, action: &str) -> String;
+}
+
 /// The reply of a home that does not run the game.
 pub const GONE: &str = "gone";
+
+/// The home of a process that runs no REST games (a worker).
+#[derive(Debug)]
+pub struct NoGames;
+
+impl Home for NoGames {
+    fn handle(&self, _game: GameId, _seat: usize, _line: String) -> BoxFuture<'static, String> {
+        Box::pin(async { GONE.to_string() })
+    }
+}
+
+/// Why a REST game is closed whose instance stopped without its reaper
+/// closing it (its seats outlived the game's row, e.g. a deal written by a
+/// process registered before migration 0008).
+pub const STOPPED_REASON: &str = "the server instance running the game stopped";
+
+impl AfterBeat for Relay {
+    fn after_beat(&self, renewed: bool) -> BoxFuture<'_, ()> {
+        Box::pin(self.after_heartbeat(renewed))
+    }
+}
 
 /// One instance's side of the relay.
 pub struct Relay {
@@ -46,7 +133,32 @@ pub struct Relay {
     next: AtomicU64,
     pending: Mutex<HashMap<u64, oneshot::Sender<String>>>,
     matched: Mutex<HashMap<BotId, Arc<Notify>>>,
+    sessions: Mutex<SessionCache>,
+    pulled: Mutex<HashMap<BotId, Arc<Notify>>>,
+    pull_home: std::sync::OnceLock<Arc<dyn PullHome>>,
+    crowd: Arc<Crowd>,
+    /// How long a lost process's games may stay open: its registration's
+    /// lifetime plus a heartbeat (the reaper's sweep).
+    lease: Duration,
+    member: Arc<Membership>,
 }
+
+/// Sessions this instance checked in the database lately: a request whose
+/// token was found live less than [`SESSION_RECHECK`] ago is not checked
+/// again. A login anywhere drops the bot's cached token in every instance
+/// (`NOTIFY` "s BOT" on the shared channel, sent by the login's
+/// transaction); a lost notification is made good by the recheck.
+#[derive(Default)]
+struct SessionCache {
+    /// token → (bot, when the database said it was live).
+    by_token: HashMap<String, (BotId, Instant)>,
+    /// bot → its cached token.
+    by_bot: HashMap<BotId, String>,
+}
+
+/// How long a session found live is trusted without asking the database
+/// again (at most: never longer than a quarter of the idle time).
+pub const SESSION_RECHECK: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for Relay {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -61,15 +173,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Relay {
-    /// Registers this process as an instance named `name`, and serves the
-    /// requests relayed to its games with `home` (in tasks that live as
-    /// long as the runtime). Also renews the instance's lease, and closes
-    /// the games of dead instances.
-    pub async fn start(db: Cluster, name: &str, home: Arc<dyn Home>) -> Result<Arc<Relay>, String> {
-        let instance = db
-            .register_instance(name)
-            .await
-            .map_err(|e| format!("cannot register the instance: {e}"))?;
+    /// Joins the other instances as registered process `member` (the one
+    /// registry of live processes, `croupier_store::leases`), and serves
+    /// the requests relayed to its games with `home` (in tasks that live as
+    /// long as the runtime). After each of the member's heartbeats it
+    /// looks at the other instances and clears the seats of games whose
+    /// process is gone (the member's reaper closed the games).
+    pub async fn start(
+        db: Cluster,
+        member: Arc<Membership>,
+        home: Arc<dyn Home>,
+    ) -> Result<Arc<Relay>, String> {
+        let instance = member.id();
         let own = instance_channel(instance);
         let mut listener = db
             .listen(&[SHARED_CHANNEL, &own])
@@ -81,8 +196,14 @@ impl Relay {
             next: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             matched: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(SessionCache::default()),
+            pulled: Mutex::new(HashMap::new()),
+            pull_home: std::sync::OnceLock::new(),
+            crowd: Arc::new(Crowd::new(member.config().beat)),
+            lease: member.config().ttl + member.config().beat,
+            member: Arc::clone(&member),
         });
-        tracing::info!("instance {instance} ({name}) joined the cluster");
+        tracing::info!("instance {instance} joined the cluster");
         let r = Arc::clone(&relay);
         tokio::spawn(async move {
             loop {
@@ -95,12 +216,27 @@ impl Relay {
                 }
             }
         });
-        let r = Arc::clone(&relay);
-        tokio::spawn(async move { r.keep_lease().await });
+        // Whether others run, before serving: if so, tell them and wait
+        // until each has seen this one (and writes its games' views again).
+        match db.other_instances(instance).await {
+            // A worker serves no requests: nobody need wait for it.
+            _ if member.config().role != "serve" => {}
+            Ok(0) => relay.crowd.set(true),
+            Ok(_) | Err(_) => {
+                let _ = db.notify(SHARED_CHANNEL, &format!("j {instance}")).await;
+                tokio::time::sleep(relay.crowd.join_wait()).await;
+            }
+        }
+        member.after_beat(Arc::clone(&relay) as Arc<dyn AfterBeat>);
         Ok(relay)
     }
 
-    /// This instance's id.
+    /// Whether other instances run (see [`Crowd`]).
+    pub fn crowd(&self) -> &Arc<Crowd> {
+        &self.crowd
+    }
+
+    /// This instance's id (its id in the registry of processes).
     pub fn instance(&self) -> i64 {
         self.instance
     }
@@ -110,41 +246,40 @@ impl Relay {
         &self.db
     }
 
-    async fn keep_lease(&self) {
-        let mut beat = tokio::time::interval(HEARTBEAT);
-        let mut last_reap = tokio::time::Instant::now();
-        loop {
-            beat.tick().await;
-            match self.db.heartbeat(self.instance).await {
-                Ok(true) => {}
-                Ok(false) => tracing::error!(
-                    "instance {}: the others declared it dead (its lease ran out); its games were closed",
-                    self.instance
-                ),
-                Err(e) => tracing::warn!("instance {}: heartbeat: {e}", self.instance),
+    /// How long a lost process's games may stay open.
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    /// This process's registration.
+    pub fn member(&self) -> &Arc<Membership> {
+        &self.member
+    }
+
+    async fn after_heartbeat(&self, renewed: bool) {
+        let others = if renewed {
+            self.db.other_instances(self.instance).await
+        } else {
+            Ok(1)
+        };
+        match others {
+            Ok(n) => self.crowd.set(n == 0),
+            Err(e) => {
+                self.crowd.set(false);
+                tracing::warn!("instance {}: the other instances: {e}", self.instance);
             }
-            if last_reap.elapsed() >= REAP {
-                last_reap = tokio::time::Instant::now();
-                let now = croupier_arena::runner::now_rfc3339();
-                match self
-                    .db
-                    .reap_dead(
-                        LEASE.as_secs_f64(),
-                        "the server instance running the game stopped",
-                        &now,
-                    )
-                    .await
-                {
-                    Ok((dead, games)) if !dead.is_empty() || !games.is_empty() => {
-                        tracing::warn!(
-                            "instances {dead:?} stopped: closed their {} games in progress",
-                            games.len()
-                        );
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!("looking for stopped instances: {e}"),
-                }
+        }
+        self.prune_sessions(SESSION_RECHECK * 4);
+        let now = croupier_arena::runner::now_rfc3339();
+        match self.db.clear_orphans(STOPPED_REASON, &now).await {
+            Ok(games) if !games.is_empty() => {
+                tracing::warn!(
+                    "cleared the seats of {} games whose instance stopped: {games:?}",
+                    games.len()
+                );
             }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("looking for the games of stopped instances: {e}"),
         }
     }
 
@@ -153,12 +288,56 @@ impl Relay {
         let mut parts = payload.splitn(2, ' ');
         let (kind, rest) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         match kind {
+            "s" => {
+                if let Ok(bot) = rest.parse::<BotId>() {
+                    self.forget_session(bot);
+                }
+            }
+            // Another instance starts: its requests may read our views.
+            "j" => {
+                if rest.parse::<i64>().ok() != Some(self.instance) {
+                    self.crowd.set(false);
+                }
+            }
             "m" => {
                 if let Ok(bot) = rest.parse::<BotId>() {
                     if let Some(n) = lock(&self.matched).get(&bot) {
                         n.notify_one();
                     }
                 }
+            }
+            // Messages for a pull bot (see `crate::mailbox`).
+            "p" => {
+                if let Ok(bot) = rest.parse::<BotId>() {
+                    if let Some(n) = lock(&self.pulled).get(&bot) {
+                        n.notify_waiters();
+                    }
+                }
+            }
+            // A pull bot's answer for a match this process plays.
+            "a" => {
+                let mut f = rest.splitn(3, ' ');
+                let parsed = (|| {
+                    let origin = f.next()?.parse::<i64>().ok()?;
+                    let id = f.next()?.parse::<u64>().ok()?;
+                    let a: PullAnswer = serde_json::from_str(f.next()?).ok()?;
+                    Some((origin, id, a))
+                })();
+                let Some((origin, id, a)) = parsed else {
+                    tracing::warn!("a relayed answer that does not parse: {payload}");
+                    return;
+                };
+                let reply = match self.pull_home.get() {
+                    Some(h) => h.answer(a.bot, &a.tag, a.decision, &a.action),
+                    None => GONE.to_string(),
+                };
+                let db = self.db.clone();
+                tokio::spawn(async move {
+                    let channel = instance_channel(origin);
+                    if let Err(e) = db.notify(&channel, &format!("r {id} {reply}")).await {
+                        tracing::warn!("cannot send a relayed reply: {e}");
+                    }
+                });
             }
             "r" => {
                 let (id, reply) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -205,11 +384,32 @@ impl Relay {
         line: &str,
         wait: Duration,
     ) -> Option<String> {
+        self.send_to(
+            home,
+            |id| format!("q {} {id} {game} {seat} {line}", self.instance),
+            wait,
+        )
+        .await
+    }
+
+    /// Sends a pull bot's answer to the process playing its match; the
+    /// reply ([`PullHome::answer`]), or `None` if none came within `wait`.
+    pub async fn ask_pull(&self, home: i64, answer: &PullAnswer, wait: Duration) -> Option<String> {
+        let body = serde_json::to_string(answer).ok()?;
+        self.send_to(home, |id| format!("a {} {id} {body}", self.instance), wait)
+            .await
+    }
+
+    async fn send_to(
+        &self,
+        home: i64,
+        payload: impl FnOnce(u64) -> String,
+        wait: Duration,
+    ) -> Option<String> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
-        let payload = format!("q {} {id} {game} {seat} {line}", self.instance);
-        let sent = self.db.notify(&instance_channel(home), &payload).await;
+        let sent = self.db.notify(&instance_channel(home), &payload(id)).await;
         let reply = match sent {
             Ok(()) => tokio::time::timeout(wait, rx)
                 .await
@@ -222,6 +422,59 @@ impl Relay {
         };
         lock(&self.pending).remove(&id);
         reply
+    }
+
+    /// What handles the pull bots' answers relayed to this process.
+    pub fn serve_pulls(&self, home: Arc<dyn PullHome>) {
+        let _ = self.pull_home.set(home);
+    }
+
+    /// Woken whenever messages arrive for pull bot `bot`, by any process.
+    pub fn pull_waker(&self, bot: BotId) -> Arc<Notify> {
+        Arc::clone(lock(&self.pulled).entry(bot).or_default())
+    }
+
+    /// The bot of `token` if the database said it was live less than
+    /// `recheck` ago.
+    pub(super) fn cached_session(&self, token: &str, recheck: Duration) -> Option<BotId> {
+        let cache = lock(&self.sessions);
+        let (bot, at) = cache.by_token.get(token)?;
+        (at.elapsed() < recheck).then_some(*bot)
+    }
+
+    /// Remembers that the database said `token` is `bot`'s live session.
+    pub(super) fn cache_session(&self, token: &str, bot: BotId) {
+        let mut cache = lock(&self.sessions);
+        if let Some(old) = cache.by_bot.insert(bot, token.to_string()) {
+            if old != token {
+                cache.by_token.remove(&old);
+            }
+        }
+        cache
+            .by_token
+            .insert(token.to_string(), (bot, Instant::now()));
+    }
+
+    /// Drops `bot`'s cached session (it logged in again somewhere).
+    pub(super) fn forget_session(&self, bot: BotId) {
+        let mut cache = lock(&self.sessions);
+        if let Some(token) = cache.by_bot.remove(&bot) {
+            cache.by_token.remove(&token);
+        }
+    }
+
+    /// Drops the cached sessions not checked for `older` (they would be
+    /// checked again anyway); keeps the cache as small as the active bots.
+    pub(super) fn prune_sessions(&self, older: Duration) {
+        let mut cache = lock(&self.sessions);
+        let SessionCache { by_token, by_bot } = &mut *cache;
+        by_token.retain(|_, (bot, at)| {
+            let keep = at.elapsed() < older;
+            if !keep {
+                by_bot.remove(bot);
+            }
+            keep
+        });
     }
 
     /// Tells the instances that `bot` was dealt a game.
@@ -252,5 +505,30 @@ impl Drop for Waker<'_> {
         {
             m.remove(&self.bot);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_instance_is_alone_only_while_a_recent_heartbeat_said_so() {
+        let crowd = Crowd::new(Duration::from_millis(40));
+        // Not alone before the first heartbeat.
+        assert!(!crowd.alone());
+        let joined = crowd.joined();
+        crowd.set(true);
+        assert!(crowd.alone());
+        // An answer older than one and a half heartbeats no longer holds.
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(!crowd.alone());
+        crowd.set(true);
+        assert!(!joined.has_changed().unwrap());
+        // Another instance appears: the view writers are woken.
+        crowd.set(false);
+        assert!(!crowd.alone());
+        assert!(joined.has_changed().unwrap());
+        assert!(crowd.join_wait() > Duration::from_millis(60));
     }
 }

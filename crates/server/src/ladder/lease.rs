@@ -8,10 +8,19 @@
 //! The same code runs on SQLite, where one process runs the ladder: there it
 //! reaps every other registration at once when it joins (they are left over
 //! from a run that was killed).
+//!
+//! This registry is the only one: on PostgreSQL a `serve` instance
+//! registers once (before its hub and its ladder), its hub's relay runs
+//! after each heartbeat ([`AfterBeat`]), and every game the process deals
+//! names it (`LeaseStore::lease_new_games`), so one reaper closes a lost
+//! process's REST games, people's games and tournament games with its
+//! ladder matches.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use futures::future::BoxFuture;
 
 use croupier_store::leases::{LeasedGame, NewProcess, ProcessId, Reap, Reaped};
 use croupier_store::{BotId, GameId, Store};
@@ -43,11 +52,20 @@ pub const LOST: &str = "worker lost";
 /// The reason prefix of games closed because their process stopped.
 pub const STOPPED: &str = "process stopped";
 
+/// What else a process does after each heartbeat (the hub's relay).
+pub trait AfterBeat: Send + Sync {
+    /// Called after each heartbeat; `renewed` says whether the
+    /// registration was renewed (false: it could not be, or it had expired).
+    fn after_beat(&self, renewed: bool) -> BoxFuture<'_, ()>;
+}
+
 /// This process's registration.
 pub struct Membership {
     store: Arc<dyn Store>,
     config: LeaseConfig,
     id: AtomicI64,
+    renewed: AtomicBool,
+    after: Mutex<Vec<Arc<dyn AfterBeat>>>,
 }
 
 impl std::fmt::Debug for Membership {
@@ -78,6 +96,8 @@ impl Membership {
             store,
             config,
             id: AtomicI64::new(0),
+            renewed: AtomicBool::new(true),
+            after: Mutex::new(Vec::new()),
         };
         let id = m.register().await?;
         if !m.store.leases().shared() {
@@ -94,20 +114,38 @@ impl Membership {
     }
 
     async fn register(&self) -> Result<ProcessId, String> {
-        let row = self
-            .store
-            .leases()
-            .register_process(&NewProcess {
-                role: self.config.role.clone(),
-                host: host(),
-                pid: i64::from(std::process::id()),
-                ttl_ms: ms(self.config.ttl),
-            })
-            .await
-            .map_err(|e| format!("cannot register this process: {e}"))?;
+        let p = NewProcess {
+            role: self.config.role.clone(),
+            host: host(),
+            pid: i64::from(std::process::id()),
+            ttl_ms: ms(self.config.ttl),
+        };
+        let leases = self.store.leases();
+        // A process reaped while frozen comes back under its old id: the
+        // others know it by that id (its channel, its seats).
+        let again = match self.id() {
+            0 => None,
+            old => leases.register_again(old, &p).await.ok(),
+        };
+        let row = match again {
+            Some(row) => row,
+            None => leases
+                .register_process(&p)
+                .await
+                .map_err(|e| format!("cannot register this process: {e}"))?,
+        };
         self.id.store(row.id, Ordering::SeqCst);
+        leases.lease_new_games(row.id);
         tracing::info!("ladder: registered as {}", row.label());
         Ok(row.id)
+    }
+
+    /// Runs `hook` after each heartbeat of [`Membership::run`].
+    pub fn after_beat(&self, hook: Arc<dyn AfterBeat>) {
+        self.after
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(hook);
     }
 
     /// This process's id in the registry.
@@ -124,7 +162,10 @@ impl Membership {
     /// reaps the lost. Returns what was reaped.
     pub async fn beat(&self) -> Vec<Reaped> {
         let leases = self.store.leases();
-        match leases.heartbeat(self.id(), ms(self.config.ttl)).await {
+        let renewed = leases.heartbeat(self.id(), ms(self.config.ttl)).await;
+        self.renewed
+            .store(matches!(renewed, Ok(true)), Ordering::SeqCst);
+        match renewed {
             Ok(true) => {}
             Ok(false) => {
                 tracing::warn!(
@@ -150,13 +191,20 @@ impl Membership {
         }
     }
 
-    /// Renews and reaps every `beat`, forever.
+    /// Renews and reaps every `beat`, then runs the hooks
+    /// ([`Membership::after_beat`]), forever.
     pub async fn run(self: Arc<Self>) {
         let mut tick = tokio::time::interval(self.config.beat);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
             self.beat().await;
+            let renewed = self.renewed.load(Ordering::SeqCst);
+            let hooks: Vec<Arc<dyn AfterBeat>> =
+                self.after.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            for h in hooks {
+                h.after_beat(renewed).await;
+            }
         }
     }
 

@@ -241,6 +241,13 @@ impl Ladder {
         self.member.get()
     }
 
+    /// Uses `m` as this process's registration: a `serve` instance on
+    /// PostgreSQL registers once for its hub and its ladder and runs the
+    /// heartbeat itself (issue 13, wg). Call before [`Ladder::run`].
+    pub fn adopt(&self, m: Arc<Membership>) {
+        let _ = self.member.set(m);
+    }
+
     /// Joins the processes that run the ladder on this database (retrying
     /// while the database cannot be reached), and keeps the registration
     /// renewed. Called by [`Ladder::run`]; callable before it to fail early.

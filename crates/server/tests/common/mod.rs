@@ -22,6 +22,7 @@ pub fn config() -> ServerConfig {
             session_idle: Duration::from_secs(120),
             move_timeout: Duration::from_secs(60),
             poll_timeout: Duration::from_secs(5),
+            lease: Default::default(),
         },
         house_bots: Vec::new(),
         house_pause: Duration::from_millis(1),

@@ -120,6 +120,16 @@ pub trait LeaseStore: Send + Sync {
     /// Whether several processes may share this database (PostgreSQL);
     /// SQLite has one process running the ladder.
     fn shared(&self) -> bool;
+    /// Marks every game this store deals from now on with `start_game`
+    /// (REST games, people's games, tournament games) as played by process
+    /// `id`, like the ladder's leased games: when the process is reaped,
+    /// they are closed with the others (PostgreSQL; on SQLite one process
+    /// runs everything and closes what is left on start).
+    fn lease_new_games(&self, id: ProcessId);
+    /// Registers a process again under its old id (it was reaped while
+    /// frozen, and its id names it to the others: channels, seats).
+    async fn register_again(&self, id: ProcessId, p: &NewProcess)
+        -> Result<ProcessRow, StoreError>;
     /// Registers a process; returns its row.
     async fn register_process(&self, p: &NewProcess) -> Result<ProcessRow, StoreError>;
     /// Renews a registration for `ttl_ms`; `false` if it is gone (reaped).
@@ -156,7 +166,8 @@ lease_queries!(
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
     "",
     "",
-    false
+    false,
+    |_, _| {}
 );
 lease_queries!(
     crate::PgStore,
@@ -165,5 +176,6 @@ lease_queries!(
     "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
     " FOR UPDATE SKIP LOCKED",
     " FOR SHARE",
-    true
+    true,
+    crate::PgStore::lease_games_to
 );

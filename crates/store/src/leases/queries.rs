@@ -7,13 +7,38 @@
 /// database clock in milliseconds, `$skip` the lock a reaper takes on the
 /// registrations it reaps (skipping those another reaper holds), `$share`
 /// the lock a claim takes on its own registration, `$shared` whether
-/// several processes may use the database.
+/// several processes may use the database, `$lease_to` what marks the games
+/// dealt from now on as the process's.
 macro_rules! lease_queries {
-    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $share:literal, $shared:literal) => {
+    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $share:literal, $shared:literal, $lease_to:expr) => {
         #[async_trait::async_trait]
         impl $crate::leases::LeaseStore for $store {
             fn shared(&self) -> bool {
                 $shared
+            }
+
+            fn lease_new_games(&self, id: $crate::leases::ProcessId) {
+                let lease_to: fn(&$store, i64) = $lease_to;
+                lease_to(self, id);
+            }
+
+            async fn register_again(
+                &self,
+                id: $crate::leases::ProcessId,
+                p: &$crate::leases::NewProcess,
+            ) -> Result<$crate::leases::ProcessRow, $crate::StoreError> {
+                Ok(sqlx::query_as(concat!(
+                    "INSERT INTO ladder_processes (id, role, host, pid, started_ms, beat_ms, expires_ms) VALUES ($5, $1, $2, $3, ",
+                    $now, ", ", $now, ", ", $now, " + $4)
+                     RETURNING id, role, host, pid, started_ms, beat_ms, expires_ms"
+                ))
+                .bind(&p.role)
+                .bind(&p.host)
+                .bind(p.pid)
+                .bind(p.ttl_ms)
+                .bind(id)
+                .fetch_one(&self.$write)
+                .await?)
             }
 
             async fn register_process(

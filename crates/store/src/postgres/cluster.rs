@@ -1,8 +1,10 @@
 //! What several server instances share on PostgreSQL (issue 13 item 3):
-//! instance leases, SkullWhist REST sessions, the bots waiting for an
-//! opponent, the seats of the games in progress with the instance that runs
-//! each (its home), and `LISTEN/NOTIFY` between instances. The tables are
-//! in migration 0007 (unlogged: live state, never a record).
+//! SkullWhist REST sessions, the bots waiting for an opponent, the seats of
+//! the games in progress with the process that runs each (its home), and
+//! `LISTEN/NOTIFY` between instances. The tables are in migration 0007
+//! (unlogged: live state, never a record); the instances are the `serve`
+//! processes of the one registry of live processes, `ladder_processes`
+//! (migration 0008, `crate::leases`).
 //!
 //! The server decides; this module only holds the SQL.
 
@@ -149,60 +151,33 @@ impl Cluster {
         Cluster { pool }
     }
 
-    /// Registers a running instance; its id.
-    pub async fn register_instance(&self, name: &str) -> Result<i64, StoreError> {
-        Ok(
-            sqlx::query_scalar("INSERT INTO hub_instances (name) VALUES ($1) RETURNING id")
-                .bind(name)
-                .fetch_one(&self.pool)
-                .await?,
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// How many `serve` processes other than `me` have a registration that
+    /// has not expired (the registry is `ladder_processes`, see
+    /// `crate::leases`).
+    pub async fn other_instances(&self, me: i64) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM ladder_processes WHERE role = 'serve' AND id <> $1
+               AND expires_ms >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
         )
+        .bind(me)
+        .fetch_one(&self.pool)
+        .await?)
     }
 
-    /// Renews an instance's lease; false if it was already declared dead.
-    pub async fn heartbeat(&self, instance: i64) -> Result<bool, StoreError> {
-        let r = sqlx::query("UPDATE hub_instances SET heartbeat = now() WHERE id = $1")
-            .bind(instance)
-            .execute(&self.pool)
-            .await?;
-        Ok(r.rows_affected() == 1)
-    }
-
-    /// Removes an instance that stops cleanly (its games are over).
-    pub async fn leave(&self, instance: i64) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM hub_instances WHERE id = $1")
-            .bind(instance)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    /// Declares dead the instances whose lease ran out `lease_secs` ago, and
-    /// closes their games in progress as aborted with `reason` (in one
-    /// transaction: a game is closed once, by one instance; a game its home
-    /// stored before it died stays finished). Also closes the games of
-    /// homes no longer registered (after a PostgreSQL restart). Returns the
-    /// dead instances and the games closed.
-    pub async fn reap_dead(
-        &self,
-        lease_secs: f64,
-        reason: &str,
-        at: &str,
-    ) -> Result<(Vec<i64>, Vec<GameId>), StoreError> {
+    /// Clears the seats of games whose home is no longer registered (the
+    /// reaper closed its games; after a PostgreSQL crash the seats are gone
+    /// already) and closes such games still running as aborted with
+    /// `reason`. Returns the games cleared.
+    pub async fn clear_orphans(&self, reason: &str, at: &str) -> Result<Vec<GameId>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let dead: Vec<i64> = sqlx::query_scalar(
-            "DELETE FROM hub_instances WHERE heartbeat < now() - make_interval(secs => $1)
-             RETURNING id",
-        )
-        .bind(lease_secs)
-        .fetch_all(&mut *tx)
-        .await?;
         let mut games: Vec<GameId> = sqlx::query_scalar(
-            "DELETE FROM hub_seats WHERE home = ANY($1)
-                OR home NOT IN (SELECT id FROM hub_instances)
+            "DELETE FROM hub_seats WHERE home NOT IN (SELECT id FROM ladder_processes)
              RETURNING game",
         )
-        .bind(&dead)
         .fetch_all(&mut *tx)
         .await?;
         games.sort_unstable();
@@ -219,11 +194,12 @@ impl Cluster {
             .await?;
         }
         tx.commit().await?;
-        Ok((dead, games))
+        Ok(games)
     }
 
     /// Starts `bot`'s session `token`, replacing its old one, and stops its
-    /// waiting.
+    /// waiting; tells the instances (`NOTIFY` "s BOT" on the shared
+    /// channel), which drop the old session from their caches.
     pub async fn start_session(&self, bot: BotId, token: &str) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -236,6 +212,12 @@ impl Cluster {
         .await?;
         sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
             .bind(bot)
+            .execute(&mut *tx)
+            .await?;
+        // Every instance drops the bot's cached session (with the commit).
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(SHARED_CHANNEL)
+            .bind(format!("s {bot}"))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;

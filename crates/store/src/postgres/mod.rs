@@ -4,10 +4,13 @@
 
 pub mod cluster;
 mod hosted;
+pub mod pull;
 mod ratings;
 mod web;
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -31,6 +34,11 @@ pub struct PgStore {
     /// one across the deal's `start_game`, which needs one of `pool`.
     live: PgPool,
     group: GroupCommit,
+    /// This process's id in the registry of live processes, once it
+    /// registered (0 before): every game it deals names it in
+    /// `games.leased_by`, so that the games of a process that dies are
+    /// closed by the others (issue 13).
+    process: Arc<AtomicI64>,
 }
 
 impl PgStore {
@@ -49,16 +57,28 @@ impl PgStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect_lazy_with(options);
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        let process = Arc::new(AtomicI64::new(0));
         let group = GroupCommit::spawn(
-            std::sync::Arc::new(PgBatch(pool.clone())),
+            Arc::new(PgBatch(pool.clone(), Arc::clone(&process))),
             GroupConfig::default(),
         );
-        Ok(PgStore { pool, live, group })
+        Ok(PgStore {
+            pool,
+            live,
+            group,
+            process,
+        })
     }
 
     /// The connection pool (for tests and tools that read the tables).
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// Marks every game dealt from now on as played by registered process
+    /// `id` (see [`crate::leases::LeaseStore::lease_new_games`]).
+    pub(crate) fn lease_games_to(&self, id: i64) {
+        self.process.store(id, Ordering::SeqCst);
     }
 }
 
@@ -405,16 +425,18 @@ impl Store for PgStore {
     }
 }
 
-/// The pool, as the group-commit task sees it.
-struct PgBatch(PgPool);
+/// The pool, as the group-commit task sees it, and the registered process
+/// its games are leased to.
+struct PgBatch(PgPool, Arc<AtomicI64>);
 
 #[async_trait]
 impl BatchWrite for PgBatch {
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
         let mut tx = self.0.begin().await?;
         let mut done = Vec::with_capacity(batch.len());
+        let process = self.1.load(Ordering::SeqCst);
         for w in batch {
-            done.push(apply(&mut tx, w).await?);
+            done.push(apply(&mut tx, w, process).await?);
         }
         tx.commit().await?;
         Ok(done)
@@ -422,14 +444,14 @@ impl BatchWrite for PgBatch {
 }
 
 /// One write inside a batch's transaction.
-async fn apply(tx: &mut PgConnection, w: &Write) -> Result<Written, StoreError> {
+async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written, StoreError> {
     match w {
         Write::StartGame {
             game,
             bots,
             seed,
             started,
-        } => start_game(tx, game, bots, *seed, started)
+        } => start_game(tx, game, bots, *seed, started, process)
             .await
             .map(Written::Game),
         Write::FinishGame { id, end } => {
@@ -471,6 +493,7 @@ async fn start_game(
     bots: &[BotId],
     seed: i64,
     started: &str,
+    process: i64,
 ) -> Result<GameId, StoreError> {
     if bots.len() < 2 {
         return Err(StoreError::Db(sqlx::Error::Protocol(
@@ -478,7 +501,8 @@ async fn start_game(
         )));
     }
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES ($1, 'running', $2, $3, $4, $5, $6) RETURNING id",
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
+         VALUES ($1, 'running', $2, $3, $4, $5, $6, NULLIF($7, 0)) RETURNING id",
     )
     .bind(game)
     .bind(bots[0])
@@ -486,6 +510,7 @@ async fn start_game(
     .bind(bots.len() as i64)
     .bind(seed)
     .bind(started)
+    .bind(process)
     .fetch_one(&mut *tx)
     .await?;
     sqlx::query(
