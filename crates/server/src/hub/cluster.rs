@@ -25,6 +25,7 @@ use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use super::game::LiveGame;
+use super::matchmaking::OwnGame;
 use super::relay::{Crowd, Home, Relay, GONE, SESSION_RECHECK};
 use super::{refuse, Hub, Inner, NewGame, Refusal};
 
@@ -330,27 +331,12 @@ impl Hub {
         let house = self.lock().inside.contains(&bot);
         // A game of this instance: its own view (the row may lag behind
         // while the instance is alone).
-        if let Some((g, i)) = self.current_seat(bot) {
-            let (over, has_bid) = {
-                let v = g.seats[i].view();
-                (v.over, v.has_bid)
-            };
-            if over {
-                // Its seats leave the tables before it counts as stored.
-                g.wait_stored().await;
-            } else if has_bid {
-                return refuse(format!(
-                    "you are in game {} and have bid; finish it first",
-                    g.id
-                ));
-            } else {
-                return Ok(NewGame::Game {
-                    game: g.id,
-                    opponent: g.bots[1 - i],
-                    cards: g.hands[i].clone(),
-                });
-            }
-        } else if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
+        let row = match self.own_game(bot).await {
+            OwnGame::Reply(reply) => return reply,
+            OwnGame::Ended => None,
+            OwnGame::NotHere => relay.db().seat_of(bot).await.map_err(internal)?,
+        };
+        if let Some(row) = row {
             if house && row.home != relay.instance() {
                 // A house bot plays where its loop runs: another
                 // instance's loop has it.

@@ -39,32 +39,54 @@ pub(super) struct Waiter {
     pub(super) tx: oneshot::Sender<GameId>,
 }
 
+/// What `new-game` makes of a bot's game in this instance.
+pub(super) enum OwnGame {
+    /// The reply: the game, or a refusal.
+    Reply(Result<NewGame, Refusal>),
+    /// Its game just ended and is stored.
+    Ended,
+    /// It is in no game of this instance.
+    NotHere,
+}
+
 impl Hub {
+    /// `new-game` for a bot in a game of this instance: that game while it
+    /// has not bid, a refusal once it has; a game that just ended is waited
+    /// for until it is stored.
+    pub(super) async fn own_game(&self, bot: BotId) -> OwnGame {
+        let Some((g, i)) = self.current_seat(bot) else {
+            return OwnGame::NotHere;
+        };
+        let (over, has_bid) = {
+            let v = g.seats[i].view();
+            (v.over, v.has_bid)
+        };
+        if over {
+            // Its seats leave the tables before it counts as stored.
+            g.wait_stored().await;
+            OwnGame::Ended
+        } else if has_bid {
+            OwnGame::Reply(refuse(format!(
+                "you are in game {} and have bid; finish it first",
+                g.id
+            )))
+        } else {
+            OwnGame::Reply(Ok(NewGame::Game {
+                game: g.id,
+                opponent: g.bots[1 - i],
+                cards: g.hands[i].clone(),
+            }))
+        }
+    }
+
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
     pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
         if let Some(relay) = self.relay.get() {
             return self.cluster_new_game(relay, bot).await;
         }
-        if let Some((g, i)) = self.current_seat(bot) {
-            let (over, has_bid) = {
-                let v = g.seats[i].view();
-                (v.over, v.has_bid)
-            };
-            if over {
-                g.wait_stored().await;
-            } else if has_bid {
-                return refuse(format!(
-                    "you are in game {} and have bid; finish it first",
-                    g.id
-                ));
-            } else {
-                return Ok(NewGame::Game {
-                    game: g.id,
-                    opponent: g.bots[1 - i],
-                    cards: g.hands[i].clone(),
-                });
-            }
+        if let OwnGame::Reply(reply) = self.own_game(bot).await {
+            return reply;
         }
         let (partner, rx) = {
             let mut inner = self.lock();
