@@ -79,6 +79,15 @@ pub enum CliError {
     Failed(anyhow::Error),
 }
 
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Usage(why) => f.write_str(why),
+            CliError::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 impl From<anyhow::Error> for CliError {
     fn from(e: anyhow::Error) -> Self {
         CliError::Failed(e)

@@ -209,27 +209,13 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                 sandbox
             }
             Err(e) => {
-                let why = match e {
-                    CliError::Usage(why) => why,
-                    CliError::Failed(e) => e.to_string(),
-                };
-                eprintln!("warning: {why}; the server runs on without hosted bots");
+                eprintln!("warning: {e}; the server runs on without hosted bots");
                 croupier_arena::transport::process::Sandbox::Off
             }
         },
     };
     let bot_files = bot_files(&args);
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
-    croupier_arena::transport::process::adopt_orphans();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(e.into()))?;
+    let rt = crate::serve::runtime()?;
     rt.block_on(async move {
         let store = croupier_store::open(&args.database)
             .await
@@ -310,4 +296,20 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         tracing::info!("stopped ({bots} bot programs ended)");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Logging to stderr, children of a crashed predecessor reaped, and the
+/// runtime: the start of every long-running command (`serve`, `worker`).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    croupier_arena::transport::process::adopt_orphans();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(e.into()))
 }

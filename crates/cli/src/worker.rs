@@ -93,26 +93,12 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
     let sandbox = match (&args.bot_files, crate::sandbox::resolve(args.sandbox)) {
         (Some(dir), Ok(sandbox)) => Some((dir.clone(), sandbox)),
         (Some(_), Err(e)) => {
-            let why = match e {
-                CliError::Usage(why) => why,
-                CliError::Failed(e) => e.to_string(),
-            };
-            eprintln!("warning: {why}; this worker plays no hosted bots");
+            eprintln!("warning: {e}; this worker plays no hosted bots");
             None
         }
         (None, _) => None,
     };
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
-    croupier_arena::transport::process::adopt_orphans();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(e.into()))?;
+    let rt = crate::serve::runtime()?;
     rt.block_on(async move {
         let store = croupier_store::open(&args.database).await.map_err(|e| {
             CliError::Usage(format!(
