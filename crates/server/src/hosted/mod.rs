@@ -183,12 +183,6 @@ impl Hosted {
         self.hold(b.id, &b.name, &v, argv)
     }
 
-    /// Whether bot `id` is in a game now (its version and stderr held until
-    /// [`Hosted::match_over`]).
-    pub fn busy(&self, id: BotId) -> bool {
-        lock(&self.playing).contains_key(&id)
-    }
-
     /// Checks that version `v` can be started here (its files unpack, its
     /// runtime is installed).
     pub fn check_version(&self, v: &BotVersion) -> Result<(), HostedError> {

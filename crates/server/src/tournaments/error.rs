@@ -2,7 +2,6 @@
 //! driver, and (for a game) stored as the reason of the aborted game.
 
 use croupier_arena::runner::MatchError;
-use croupier_bots::UnknownBot;
 use croupier_rules::{SetupError, UnknownGame};
 use croupier_store::{GameId, RecordError, StoreError};
 
@@ -71,9 +70,6 @@ pub enum TournamentError {
     /// The tournament's variant does not read.
     #[error(transparent)]
     Variant(#[from] SetupError),
-    /// A house strategy that does not exist.
-    #[error(transparent)]
-    House(#[from] UnknownBot),
     /// The runner could not play the game.
     #[error(transparent)]
     Match(#[from] MatchError),

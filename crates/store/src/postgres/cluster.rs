@@ -260,17 +260,6 @@ impl Cluster {
         Ok(SessionCheck::Live(bot))
     }
 
-    /// Forgets sessions idle longer than `forget_secs`.
-    pub async fn forget_sessions(&self, forget_secs: f64) -> Result<u64, StoreError> {
-        let r = sqlx::query(
-            "DELETE FROM hub_sessions WHERE last_seen < now() - make_interval(secs => $1)",
-        )
-        .bind(forget_secs)
-        .execute(&self.pool)
-        .await?;
-        Ok(r.rows_affected())
-    }
-
     /// Puts `bot` among the waiting bots for `secs`.
     pub async fn wait(&self, bot: BotId, secs: f64) -> Result<(), StoreError> {
         sqlx::query(
@@ -350,15 +339,6 @@ impl Cluster {
         Ok(Some(Pairing { tx, partner }))
     }
 
-    /// Writes the seats of a game dealt without a waiting partner (house
-    /// bots' games). Fails if a bot is seated already.
-    pub async fn seat(&self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        insert_seats(&mut tx, seats).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
     /// The seat of `bot` in a game in progress, if any.
     pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
         let row = sqlx::query(&format!(
@@ -368,52 +348,6 @@ impl Cluster {
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.map(|r| seat_row(&r)).transpose()?)
-    }
-
-    /// The bot of a live session and its seat in a game in progress, in one
-    /// query (the hot path of `status`, `bid` and `play`).
-    pub async fn session_seat(
-        &self,
-        token: &str,
-        idle_secs: f64,
-        touch_secs: f64,
-    ) -> Result<(SessionCheck, Option<SeatRow>), StoreError> {
-        let row = sqlx::query(
-            "SELECT s.bot AS session_bot,
-                    s.last_seen > now() - make_interval(secs => $2) AS live,
-                    s.last_seen < now() - make_interval(secs => $3) AS stale,
-                    h.bot, h.game, h.seat, h.opponent, h.hand, h.status, h.has_bid, h.over, h.home
-             FROM hub_sessions s LEFT JOIN hub_seats h ON h.bot = s.bot
-             WHERE s.token = $1",
-        )
-        .bind(token)
-        .bind(idle_secs)
-        .bind(touch_secs)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else {
-            return Ok((SessionCheck::Unknown, None));
-        };
-        let (bot, live, stale): (BotId, bool, bool) = (
-            row.try_get("session_bot")?,
-            row.try_get("live")?,
-            row.try_get("stale")?,
-        );
-        if !live {
-            return Ok((SessionCheck::Expired, None));
-        }
-        if stale {
-            sqlx::query("UPDATE hub_sessions SET last_seen = now() WHERE token = $1")
-                .bind(token)
-                .execute(&self.pool)
-                .await?;
-        }
-        let seated: Option<GameId> = row.try_get("game")?;
-        let seat = match seated {
-            Some(_) => Some(seat_row(&row)?),
-            None => None,
-        };
-        Ok((SessionCheck::Live(bot), seat))
     }
 
     /// Writes what the home says of a game's seats: `(status, has_bid,
