@@ -103,6 +103,11 @@ pub struct BenchArgs {
     /// throw-away cluster). See docs/deploy.md.
     #[arg(long, value_name = "N,N,…", value_delimiter = ',')]
     instances: Option<Vec<usize>>,
+    /// `bench server`: run the server under test, and then the bare
+    /// endpoint, on one half of the CPUs and the load generator on the
+    /// other half, so that they do not take each other's time.
+    #[arg(long)]
+    split_cores: bool,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -236,6 +241,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 json: args.json,
                 server,
                 database: args.database,
+                split_cores: args.split_cores,
             })?;
             return Ok(ExitCode::SUCCESS);
         }

@@ -47,6 +47,9 @@ pub struct Options {
     pub server: PathBuf,
     /// The server's database URL (default: SQLite in a temporary folder).
     pub database: Option<String>,
+    /// The server and the bare endpoint on one half of the CPUs, the load
+    /// generator on the other (see `bench_cores`).
+    pub split_cores: bool,
 }
 
 pub(crate) struct Bot {
@@ -278,6 +281,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         || format!("sqlite://{}", dir.path().join("bench.db").display()),
         String::from,
     );
+    let cores = options
+        .split_cores
+        .then(crate::bench_cores::split)
+        .transpose()?;
+    if let Some(c) = &cores {
+        crate::bench_cores::pin_this_thread(&c.server)?;
+    }
     // Only the REST bots under test play.
     let (server, base) = Server::serve(
         &options.server,
@@ -286,6 +296,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         "warn",
     )?;
     let pid = server.pid();
+    // The load generator's runtime, built below, starts its threads here.
+    if let Some(c) = &cores {
+        crate::bench_cores::pin_this_thread(&c.load)?;
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -370,7 +384,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             stats: Arc::clone(&stats),
         };
         let bare_time = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX));
-        let bare = baseline(options.bots, bare_time).await?;
+        let bare = baseline(options.bots, bare_time, cores.map(|c| c.server)).await?;
         let extra = json!({
             "warmup_seconds": round(warmup_secs),
             "server_cpu_cores": round((cpu1 - cpu0) / secs),
@@ -380,10 +394,46 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "first_bot_error": errors.first(),
             "load_average_before": load_before,
             "load_average_after": load_average(),
+            "split_cores": cores.map(|c| json!({"server_cpus": c.counts.0, "load_cpus": c.counts.1})),
         });
         report(&options, &croupier, &bare, extra);
         Ok(())
     })
+}
+
+/// The bare endpoint's server: a task of this runtime, or a thread with a
+/// runtime of its own.
+enum Bare {
+    Task(tokio::task::JoinHandle<std::io::Result<()>>),
+    Thread(
+        tokio::sync::oneshot::Sender<()>,
+        std::thread::JoinHandle<anyhow::Result<()>>,
+    ),
+}
+
+impl Bare {
+    async fn stop(self) -> anyhow::Result<()> {
+        match self {
+            Bare::Task(task) => {
+                task.abort();
+                Ok(())
+            }
+            Bare::Thread(stop, thread) => {
+                // The thread may have ended already (its error is below).
+                let _ = stop.send(());
+                tokio::task::spawn_blocking(move || thread.join())
+                    .await?
+                    .map_err(|_| anyhow!("the bare endpoint's thread panicked"))?
+            }
+        }
+    }
+}
+
+fn bare_app() -> axum::Router {
+    axum::Router::new().route(
+        "/api/{method}/",
+        axum::routing::post(|| async { axum::Json(json!({"result": "success"})) }),
+    )
 }
 
 /// The figures of one target.
@@ -394,15 +444,43 @@ struct Measured {
     stats: Arc<Stats>,
 }
 
-/// The same request loop against an endpoint that does nothing.
-async fn baseline(bots: usize, time: Duration) -> anyhow::Result<Measured> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr: SocketAddr = listener.local_addr()?;
-    let app = axum::Router::new().route(
-        "/api/{method}/",
-        axum::routing::post(|| async { axum::Json(json!({"result": "success"})) }),
-    );
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+/// The same request loop against an endpoint that does nothing: in this
+/// process's runtime, or with `--split-cores` on a runtime of its own on the
+/// server's CPUs (`on`), as the server under test ran.
+async fn baseline(
+    bots: usize,
+    time: Duration,
+    on: Option<nix::sched::CpuSet>,
+) -> anyhow::Result<Measured> {
+    let (addr, server) = match on {
+        None => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let addr: SocketAddr = listener.local_addr()?;
+            let task = tokio::spawn(async move { axum::serve(listener, bare_app()).await });
+            (addr, Bare::Task(task))
+        }
+        Some(cpus) => {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+            listener.set_nonblocking(true)?;
+            let addr = listener.local_addr()?;
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let thread = std::thread::spawn(move || -> anyhow::Result<()> {
+                crate::bench_cores::pin_this_thread(&cpus)?;
+                let rt = tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()?;
+                rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener)?;
+                    tokio::select! {
+                        served = axum::serve(listener, bare_app()) => served?,
+                        _ = stopped => {}
+                    }
+                    anyhow::Ok(())
+                })
+            });
+            (addr, Bare::Thread(stop, thread))
+        }
+    };
     let stats = Arc::new(Stats::default());
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = tokio::task::JoinSet::new();
@@ -431,7 +509,7 @@ async fn baseline(bots: usize, time: Duration) -> anyhow::Result<Measured> {
     let r1 = stats.requests.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);
     while tasks.join_next().await.is_some() {}
-    server.abort();
+    server.stop().await?;
     Ok(Measured {
         seconds: secs,
         requests_per_sec: (r1 - r0) as f64 / secs,
@@ -545,6 +623,12 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
             .map(|s| format!("{}s:{}", s[0].as_f64().unwrap_or(0.0).round(), s[1]))
             .collect();
         println!("RSS samples (MiB): {}", samples.join(" "));
+    }
+    if let Some(split) = extra["split_cores"].as_object() {
+        println!(
+            "split cores: the server and the bare endpoint on {} CPU(s), the load generator on {}",
+            split["server_cpus"], split["load_cpus"]
+        );
     }
     println!(
         "refused plays {}, old-game refusals {}, register/login retries {}, bot errors {}{}",

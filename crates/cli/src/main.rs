@@ -3,6 +3,7 @@
 
 mod bench;
 mod bench_cluster;
+mod bench_cores;
 mod bench_flood;
 mod bench_http;
 mod bench_proc;

@@ -81,6 +81,9 @@ pub struct Hosted {
     active: Mutex<HashMap<BotId, (BotVersion, Vec<String>)>>,
     /// The stderr logs of the ladder matches in progress, by bot.
     playing: Mutex<HashMap<BotId, Playing>>,
+    /// Told whenever a bot leaves `playing` (a game waiting for a busy
+    /// hosted bot waits on it).
+    freed: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Hosted {
@@ -131,6 +134,7 @@ impl Hosted {
             config,
             active: Mutex::default(),
             playing: Mutex::default(),
+            freed: tokio::sync::Notify::new(),
         };
         let bots = hosted.store.remote_bots().await?;
         for b in bots.iter().filter(|b| b.kind == BotKind::Hosted) {
@@ -205,7 +209,16 @@ impl Hosted {
     /// Lets bot `id` go without a game to record (a tournament could not
     /// seat its other bots yet).
     pub fn release(&self, id: BotId) {
-        lock(&self.playing).remove(&id);
+        if lock(&self.playing).remove(&id).is_some() {
+            self.freed.notify_waiters();
+        }
+    }
+
+    /// Resolves the next time a hosted bot is let go (after a game or a
+    /// [`Hosted::release`]). Create it before trying [`Hosted::link_version`]
+    /// and await it after a [`LinkError::Busy`], so no release is missed.
+    pub fn freed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.freed.notified()
     }
 
     fn hold(
@@ -241,6 +254,7 @@ impl Hosted {
             let Some((version, log)) = lock(&self.playing).remove(bot) else {
                 continue;
             };
+            self.freed.notify_waiters();
             let text = lock(&log).text();
             if let Err(e) = self.store.add_hosted_match(id, *bot, version, &text).await {
                 tracing::warn!("hosted bot {bot}: cannot store the stderr of game {id}: {e}");

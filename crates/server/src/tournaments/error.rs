@@ -18,6 +18,9 @@ pub enum TournamentError {
     /// The tournament was deleted while it ran.
     #[error("the tournament is gone")]
     Gone,
+    /// The tournament was cancelled while a game waited for its bots.
+    #[error("the tournament was cancelled")]
+    Cancelled,
     /// The stored game is none of Croupier's.
     #[error(transparent)]
     Game(#[from] UnknownGame),

@@ -443,9 +443,13 @@ impl Tournaments {
                     if !me.still_running(t.id).await {
                         break;
                     }
-                    if let Err(e) = me.play_one(&t, &entries, &g).await {
-                        tracing::warn!("tournament {} game {}: {e}", t.name, g.id);
-                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    match me.play_one(&t, &entries, &g).await {
+                        Ok(()) => {}
+                        Err(TournamentError::Cancelled) => break,
+                        Err(e) => {
+                            tracing::warn!("tournament {} game {}: {e}", t.name, g.id);
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
                     }
                 }
             });

@@ -19,6 +19,10 @@ use super::{play, Capacity, TournamentError};
 use crate::hosted::{Hosted, LinkError};
 use crate::mailbox::Mailboxes;
 
+/// How often a game waiting for a busy hosted bot looks whether its
+/// tournament was cancelled.
+const CANCEL_CHECK: Duration = Duration::from_secs(1);
+
 /// What a table's task needs to play games.
 pub(super) struct Handle {
     pub(super) store: Arc<dyn Store>,
@@ -58,10 +62,12 @@ impl Handle {
 
     /// Seats the hosted entries of a game as their frozen versions. A hosted
     /// bot plays one game at a time: while one is in another game (a
-    /// person's challenge), this waits for it rather than faulting it; if
-    /// one of several is busy, the others are let go meanwhile.
+    /// person's challenge), this waits until a hosted bot is let go rather
+    /// than faulting it; if one of several is busy, the others are let go
+    /// meanwhile. Waiting ends if tournament `id` is cancelled.
     async fn link_hosted(
         &self,
+        id: TournamentId,
         seats: &[&EntryRow],
     ) -> Result<HashMap<BotId, (Link, DialectKind)>, TournamentError> {
         let hosted: Vec<&EntryRow> = seats
@@ -79,6 +85,11 @@ impl Handle {
             versions.push(frozen_version(&self.store, e).await?);
         }
         loop {
+            // Listening before trying: a release between the try and the
+            // wait is not missed.
+            let freed = h.freed();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
             let mut busy = None;
             for (e, v) in hosted.iter().zip(&versions) {
                 match h.link_version(e.bot, &e.name, v) {
@@ -100,12 +111,15 @@ impl Handle {
                     }
                 }
             }
-            match busy {
-                None => return Ok(links),
-                Some(why) => {
-                    tracing::debug!("tournament game waits: {why}");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
+            let Some(why) = busy else {
+                return Ok(links);
+            };
+            tracing::debug!("tournament game waits: {why}");
+            // A release wakes this at once; the timeout only looks again
+            // whether the tournament was cancelled meanwhile.
+            let _ = tokio::time::timeout(CANCEL_CHECK, freed).await;
+            if !self.still_running(id).await {
+                return Err(TournamentError::Cancelled);
             }
         }
     }
@@ -131,7 +145,7 @@ impl Handle {
             .map(|e| e.bot)
             .collect();
         let _claim = self.capacity.claim(&remote).await;
-        let hosted = self.link_hosted(&seats).await?;
+        let hosted = self.link_hosted(t.id, &seats).await?;
         let ts = self.store.tournaments();
         let started = croupier_arena::runner::now_rfc3339();
         let bots = g.bots();
