@@ -273,3 +273,61 @@ impl Hosted {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(bot: BotId) -> BotVersion {
+        BotVersion {
+            id: 1,
+            bot,
+            version: 1,
+            file_hash: String::new(),
+            file_name: "bot.py".into(),
+            runtime: "python3".into(),
+            entry: "bot.py".into(),
+            dialect: "gops".into(),
+            status: "active".into(),
+            reason: None,
+            stderr: None,
+            created_at: "0".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_busy_bot_is_refused_and_its_release_wakes_a_waiter() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("h.db").display());
+        let store = croupier_store::open(&url).await.expect("store");
+        let config = HostedConfig {
+            dir: dir.path().join("files"),
+            sandbox: Sandbox::Off,
+            move_time: HashMap::new(),
+        };
+        let hosted = Hosted::new(store, config).await.expect("hosted");
+        let bot: BotId = 7;
+        let v = version(bot);
+        let argv = || vec!["true".to_string()];
+        hosted.hold(bot, "b", &v, argv()).expect("first game");
+        assert!(matches!(
+            hosted.hold(bot, "b", &v, argv()),
+            Err(LinkError::Busy(_))
+        ));
+        // A waiter that listens before the release is woken by it.
+        let freed = hosted.freed();
+        tokio::pin!(freed);
+        freed.as_mut().enable();
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), freed.as_mut())
+                .await
+                .is_err(),
+            "woken with the bot still busy"
+        );
+        hosted.release(bot);
+        tokio::time::timeout(Duration::from_secs(5), freed)
+            .await
+            .expect("the release wakes the waiter");
+        hosted.hold(bot, "b", &v, argv()).expect("free again");
+    }
+}
