@@ -146,6 +146,8 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
     .unwrap();
     c.wait(b, 30.0).await.unwrap();
     assert!(c.take_partner(a).await.unwrap().is_none());
+    // (The refused take's transaction, and its lock on `a`, end after it.)
+    settled(&pool).await;
     // Unseated, it is taken.
     sqlx::query("DELETE FROM hub_seats WHERE bot = $1")
         .bind(b)
@@ -166,6 +168,7 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
         .unwrap();
     assert!(c.take_partner(a).await.unwrap().is_none());
     dealing.rollback().await.unwrap();
+    settled(&pool).await;
     let p = c.take_partner(a).await.unwrap().expect("b waits, free");
     assert_eq!(p.partner, b);
 }
