@@ -193,7 +193,7 @@ pub async fn prepare(
         Some(_) => {
             let m = ladder::Membership::join(Arc::clone(&store), config.hub.lease.clone())
                 .await
-                .map_err(StartError::Cluster)?;
+                .map_err(|e| StartError::Cluster(e.to_string()))?; // wk (issue 11)
             let m = Arc::new(m);
             tokio::spawn(Arc::clone(&m).run());
             hub.join_cluster(Arc::clone(&m))

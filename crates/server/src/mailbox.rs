@@ -25,8 +25,17 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Notify};
 use tokio::time::{timeout_at, Instant};
 
-/// Messages kept for a bot that does not fetch them (older ones are dropped).
-const MAX_QUEUED: usize = 4096;
+/// Most messages kept for a bot that does not fetch them; a match's message
+/// beyond them is refused (the match sees the bot unreachable), in memory
+/// and in the shared tables alike.
+pub const MAX_QUEUED: usize = 4096;
+
+/// The error of a message refused because the bot's mailbox is full.
+fn full() -> TransportError {
+    TransportError::Disconnected(format!(
+        "the pull bot's mailbox is full: {MAX_QUEUED} messages were not fetched"
+    ))
+}
 
 /// One message for a pull bot.
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +73,10 @@ struct Shared {
     db: Cluster,
     relay: Arc<Relay>,
     pollers: Mutex<HashMap<BotId, Polled>>,
+    /// The process playing each match answered lately, by (bot, tag): a
+    /// match keeps its home while it lasts, so only the first answer of a
+    /// match relayed from here reads it from the table.
+    homes: Mutex<HashMap<(BotId, String), i64>>,
 }
 
 /// A bot seen polling: (polling then, seconds since its last poll ended,
@@ -72,6 +85,11 @@ type Polled = (bool, Option<f64>, Instant);
 
 /// How long the pollers read from the table are trusted.
 const POLLERS_EVERY: Duration = Duration::from_millis(250);
+/// How often (in pollers' reads) the matches of stopped processes are
+/// forgotten: every 2 s.
+const ORPHANS_EVERY_TICKS: u32 = 8;
+/// Most matches' homes remembered (see [`Shared::home`]).
+const HOMES_KEPT: usize = 4096;
 /// How far back the pollers are read.
 const POLLERS_RECENT_SECS: f64 = 120.0;
 /// How long an answer relayed to the match's process may take.
@@ -187,7 +205,7 @@ impl Mailbox {
             return local;
         }
         let no_match = || AnswerError::NoMatch(tag.chars().take(80).collect());
-        let home = match shared.db.pull_home(*bot, tag).await {
+        let home = match shared.home(*bot, tag).await {
             Ok(Some(home)) if home != shared.relay.instance() => home,
             Ok(_) => return Err(no_match()),
             Err(e) => {
@@ -201,7 +219,12 @@ impl Mailbox {
             decision,
             action: action.to_string(),
         };
-        match shared.relay.ask_pull(home, &a, RELAY_WAIT).await.as_deref() {
+        let reply = shared.relay.ask_pull(home, &a, RELAY_WAIT).await;
+        if !matches!(reply.as_deref(), Some("ok" | "late")) {
+            // The match is over there, or its process is gone.
+            shared.forget_home(*bot, tag);
+        }
+        match reply.as_deref() {
             Some("ok") => Ok(()),
             Some("late") => Err(AnswerError::NotAwaited(decision)),
             Some(_) => Err(no_match()),
@@ -223,21 +246,26 @@ impl Mailbox {
         message
     }
 
-    fn post(&self, tag: &str, line: &str) {
-        let message = self.note(tag, line);
-        let mut inner = self.lock();
-        inner.next_seq += 1;
-        let seq = inner.next_seq;
-        if inner.queue.len() >= MAX_QUEUED {
-            inner.queue.pop_front();
+    /// Queues `lines` of match `tag`, all or none: refused if they would
+    /// not fit within [`MAX_QUEUED`].
+    fn post(&self, tag: &str, lines: &[String]) -> Result<(), TransportError> {
+        if self.lock().queue.len() + lines.len() > MAX_QUEUED {
+            return Err(full());
         }
-        inner.queue.push_back(Envelope {
-            seq,
-            tag: tag.to_string(),
-            message,
-        });
+        let messages: Vec<serde_json::Value> = lines.iter().map(|l| self.note(tag, l)).collect();
+        let mut inner = self.lock();
+        for message in messages {
+            inner.next_seq += 1;
+            let seq = inner.next_seq;
+            inner.queue.push_back(Envelope {
+                seq,
+                tag: tag.to_string(),
+                message,
+            });
+        }
         drop(inner);
         self.arrived.notify_waiters();
+        Ok(())
     }
 }
 
@@ -265,6 +293,7 @@ impl Mailboxes {
             db: relay.db().clone(),
             relay: Arc::clone(&relay),
             pollers: Mutex::new(HashMap::new()),
+            homes: Mutex::new(HashMap::new()),
         });
         if self.shared.set(Arc::clone(&shared)).is_err() {
             return;
@@ -273,8 +302,10 @@ impl Mailboxes {
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(POLLERS_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut ticks = 0u32;
             loop {
                 tick.tick().await;
+                ticks = ticks.wrapping_add(1);
                 match shared.db.pull_pollers(POLLERS_RECENT_SECS).await {
                     Ok(rows) => {
                         let now = Instant::now();
@@ -286,8 +317,12 @@ impl Mailboxes {
                     }
                     Err(e) => tracing::warn!("pull bots: who polls: {e}"),
                 }
-                if let Err(e) = shared.db.pull_clear_orphans().await {
-                    tracing::warn!("pull bots: matches of stopped processes: {e}");
+                // A stopped process's matches only refuse answers sooner:
+                // once every few seconds is enough.
+                if ticks.is_multiple_of(ORPHANS_EVERY_TICKS) {
+                    if let Err(e) = shared.db.pull_clear_orphans().await {
+                        tracing::warn!("pull bots: matches of stopped processes: {e}");
+                    }
                 }
             }
         });
@@ -349,6 +384,35 @@ impl PullHome for Answers {
 }
 
 impl Shared {
+    /// The process playing `bot`'s match `tag` (remembered once read).
+    async fn home(&self, bot: BotId, tag: &str) -> Result<Option<i64>, croupier_store::StoreError> {
+        let key = (bot, tag.to_string());
+        if let Some(home) = self
+            .homes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(Some(*home));
+        }
+        let home = self.db.pull_home(bot, tag).await?;
+        if let Some(home) = home {
+            let mut homes = self.homes.lock().unwrap_or_else(|e| e.into_inner());
+            if homes.len() >= HOMES_KEPT {
+                homes.clear();
+            }
+            homes.insert(key, home);
+        }
+        Ok(home)
+    }
+
+    fn forget_home(&self, bot: BotId, tag: &str) {
+        self.homes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(bot, tag.to_string()));
+    }
+
     async fn fetch(&self, bot: BotId, after: u64, wait: Duration) -> Vec<Envelope> {
         let deadline = Instant::now() + wait;
         let waker = self.relay.pull_waker(bot);
@@ -435,10 +499,8 @@ impl Conn for PullConn {
         _deadline: Instant,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
         let Some((shared, bot)) = self.mailbox.shared.clone() else {
-            for line in lines {
-                self.mailbox.post(&self.tag, line);
-            }
-            return Box::pin(async { Ok(()) });
+            let posted = self.mailbox.post(&self.tag, lines);
+            return Box::pin(async { posted });
         };
         let messages: Vec<String> = lines
             .iter()
@@ -447,11 +509,19 @@ impl Conn for PullConn {
         let home = (!self.opened).then(|| shared.relay.instance());
         self.opened = true;
         Box::pin(async move {
-            shared
+            let posted = shared
                 .db
-                .pull_post(bot, &self.tag, &messages, home)
+                .pull_post(bot, &self.tag, &messages, home, MAX_QUEUED as i64)
                 .await
-                .map_err(|e| TransportError::Io(format!("the pull bot's mailbox: {e}")))
+                .map_err(|e| TransportError::Io(format!("the pull bot's mailbox: {e}")))?;
+            if !posted {
+                // Not recorded: the first messages go again with the next send.
+                if home.is_some() {
+                    self.opened = false;
+                }
+                return Err(full());
+            }
+            Ok(())
         })
     }
 
@@ -469,10 +539,10 @@ impl Conn for PullConn {
         true
     }
 
-    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
-        self.mailbox.lock().matches.remove(&self.tag);
+    fn close(mut self: Box<Self>) -> BoxFuture<'static, ()> {
+        let tag = std::mem::take(&mut self.tag);
+        self.mailbox.lock().matches.remove(&tag);
         let shared = self.mailbox.shared.clone();
-        let tag = self.tag;
         Box::pin(async move {
             if let Some((shared, bot)) = shared {
                 if let Err(e) = shared.db.pull_close(bot, &tag).await {
@@ -480,6 +550,29 @@ impl Conn for PullConn {
                 }
             }
         })
+    }
+}
+
+impl Drop for PullConn {
+    /// A match dropped without closing its connection (abandoned: the
+    /// process stops, or lost its lease) closes it all the same.
+    fn drop(&mut self) {
+        if self.tag.is_empty() {
+            return; // closed
+        }
+        let tag = std::mem::take(&mut self.tag);
+        self.mailbox.lock().matches.remove(&tag);
+        let (Some((shared, bot)), Ok(rt)) = (
+            self.mailbox.shared.clone(),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        rt.spawn(async move {
+            if let Err(e) = shared.db.pull_close(bot, &tag).await {
+                tracing::warn!("pull bot {bot}: cannot close match {tag}: {e}");
+            }
+        });
     }
 }
 
@@ -552,6 +645,33 @@ mod tests {
         let got = mb.fetch(9_999, Duration::from_millis(10)).await;
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].seq, 1);
+    }
+
+    #[tokio::test]
+    async fn a_full_mailbox_refuses_messages_until_the_bot_fetches() {
+        let mb = Arc::new(Mailbox::default());
+        let mut conn = PullConnector(Arc::clone(&mb)).connect("m").unwrap();
+        let later = Instant::now() + Duration::from_secs(1);
+        let batch: Vec<String> = (0..MAX_QUEUED - 1)
+            .map(|i| format!(r#"{{"type":"info","i":{i}}}"#))
+            .collect();
+        conn.send(&batch, later).await.unwrap();
+        // Two more do not fit: neither is queued.
+        let two = vec![r#"{"type":"a"}"#.to_string(), r#"{"type":"b"}"#.to_string()];
+        let refused = conn.send(&two, later).await.unwrap_err();
+        assert!(refused.to_string().contains("mailbox is full"), "{refused}");
+        conn.send(&two[..1], later).await.unwrap();
+        assert!(conn.send(&two[..1], later).await.is_err());
+        // The oldest message is still there: nothing was dropped.
+        let got = mb.fetch(0, Duration::from_millis(10)).await;
+        assert_eq!((got.len(), got[0].seq), (256, 1));
+        assert_eq!(got[0].message["i"], 0);
+        // Acknowledged messages make room again.
+        let got = mb.fetch(10, Duration::from_millis(10)).await;
+        assert_eq!(got[0].seq, 11);
+        let ten: Vec<String> = (0..10).map(|_| r#"{"type":"c"}"#.to_string()).collect();
+        conn.send(&ten, later).await.unwrap();
+        assert!(conn.send(&two[..1], later).await.is_err());
     }
 
     #[tokio::test]

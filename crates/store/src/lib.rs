@@ -272,6 +272,8 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// Marks a running game aborted.
     async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError>;
     /// Marks every running game aborted (after a restart); returns how many.
+    /// On PostgreSQL, only those no registered process plays (the games of
+    /// a registration, expired or not, are its reaper's).
     async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError>;
     /// A game by id.
     async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError>;

@@ -179,7 +179,10 @@ impl Hub {
             return Ok(false);
         };
         let home: Arc<dyn Home> = Arc::new(HomeGames(Arc::clone(&self.inner)));
-        let relay = Relay::start(db, member, home).await?;
+        // wk (issue 11): the relay's error is an enum; this API keeps text.
+        let relay = Relay::start(db, member, home)
+            .await
+            .map_err(|e| e.to_string())?;
         self.relay
             .set(relay)
             .map_err(|_| "the hub already joined".to_string())?;

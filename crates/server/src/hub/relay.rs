@@ -102,6 +102,14 @@ pub trait PullHome: Send + Sync + 'static {
     fn answer(&self, bot: BotId, tag: &str, decision: u64, action: &str) -> String;
 }
 
+/// Why an instance could not join the others.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    /// Its channels could not be listened to.
+    #[error("cannot listen for the other instances: {0}")]
+    Listen(#[source] croupier_store::StoreError),
+}
+
 /// The reply of a home that does not run the game.
 pub const GONE: &str = "gone";
 
@@ -183,13 +191,13 @@ impl Relay {
         db: Cluster,
         member: Arc<Membership>,
         home: Arc<dyn Home>,
-    ) -> Result<Arc<Relay>, String> {
+    ) -> Result<Arc<Relay>, RelayError> {
         let instance = member.id();
         let own = instance_channel(instance);
         let mut listener = db
             .listen(&[SHARED_CHANNEL, &own])
             .await
-            .map_err(|e| format!("cannot listen for the other instances: {e}"))?;
+            .map_err(RelayError::Listen)?;
         let relay = Arc::new(Relay {
             db: db.clone(),
             instance,

@@ -40,7 +40,7 @@ use rand::seq::SliceRandom;
 use tokio::time::Instant;
 
 pub use config::{check_game, house_name, GameLadder, LadderConfig, LadderError};
-pub use lease::{LeaseConfig, Membership};
+pub use lease::{LeaseConfig, LeaseError, Membership, TermEnd};
 pub use seats::SeatError;
 pub(crate) use seats::{link, pull_link, push_link};
 
@@ -60,7 +60,7 @@ pub enum GameError {
     Seed(#[from] crate::visibility::NoEntropy),
     /// The game could not be dealt in the database.
     #[error("cannot store a new game: {0}")]
-    Deal(String),
+    Deal(#[source] lease::LeaseError),
     /// The ladder's variant does not read.
     #[error(transparent)]
     Variant(#[from] SetupError),
@@ -78,6 +78,9 @@ pub enum GameError {
         /// Why.
         source: RecordError,
     },
+    /// The match was abandoned: this process's registration ended.
+    #[error("abandoned: {0}")]
+    Abandoned(TermEnd),
     /// The store failed to keep the finished game.
     #[error("cannot store finished game {id}: {source}")]
     Store {
@@ -87,6 +90,9 @@ pub enum GameError {
         source: StoreError,
     },
 }
+
+/// How long a process leaving waits for its matches to be abandoned.
+const LEAVE_WAIT: Duration = Duration::from_secs(5);
 
 /// The ladder's view for status pages.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -275,6 +281,10 @@ impl Ladder {
     /// rather than when its registration expires.
     pub async fn leave(&self) {
         if let Some(m) = self.member.get() {
+            // No new match, the heartbeat stops, and the matches in
+            // progress are abandoned (their games are closed below).
+            m.stop();
+            self.wait_idle(LEAVE_WAIT).await;
             match m.leave().await {
                 Ok(r) => {
                     let games: usize = r.iter().map(|r| r.games.len()).sum();
@@ -285,13 +295,25 @@ impl Ladder {
         }
     }
 
-    /// Runs forever, starting matches as bots become available.
+    /// Waits (up to `limit`) until no match runs.
+    async fn wait_idle(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        while self.lock().running > 0 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Runs until the process stops, starting matches as bots become
+    /// available.
     pub async fn run(self: Arc<Self>) {
         let member = self.join().await;
         let mut tick = tokio::time::interval(self.config.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
+            if member.stopped() {
+                return;
+            }
             let remote = match self.store.remote_bots().await {
                 Ok(r) => r,
                 Err(e) => {
@@ -381,6 +403,9 @@ impl Ladder {
         } else {
             self.config.rest
         };
+        // Issue 13: the match is abandoned if this process's registration
+        // ends meanwhile (reaped as lost, or stopping).
+        let mut term = self.member.get().map(|m| m.term());
         let (seed, stored) = match (crate::visibility::fresh_seed(), self.member.get()) {
             (Ok(seed), Some(m)) => (
                 seed,
@@ -399,58 +424,121 @@ impl Ladder {
             }
             Ok(Some(id)) => {
                 release.3 = true;
-                let live = LiveConfig {
-                    move_time: g.move_time,
-                    budget: g.budget,
-                    ..LiveConfig::default()
-                };
-                // wf (issue 16): spectators watch the match.
-                let names: Vec<String> = table.iter().map(|e| e.name().to_string()).collect();
-                let watch = self
-                    .live
-                    .get()
-                    .map(|l| l.open(id, g.game.name(), names, &started, None));
-                let played = crate::live_games::watched(watch, async {
-                    match g.game {
-                        GameKind::Goofspiel => {
-                            self.play_game::<Goofspiel>(&g, &table, seed, &live).await
-                        }
-                        GameKind::LoveLetter => {
-                            self.play_game::<LoveLetter>(&g, &table, seed, &live).await
-                        }
-                        GameKind::SkullWhist => {
-                            self.play_game::<SkullWhist>(&g, &table, seed, &live).await
-                        }
-                    }
-                })
-                .await;
-                // Issue 12 hook: hosted bots' versions and stderr.
-                if let Some(h) = self.hosted.get() {
-                    h.match_over(id, &ids).await;
-                }
-                let done = match played {
-                    Ok(record) => self
-                        .finish(id, &ids, &table, &record)
-                        .await
-                        .map(|()| record),
-                    Err(e) => {
-                        let now = croupier_arena::runner::now_rfc3339();
-                        if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
-                            tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
-                        }
-                        Err(e)
+                let played = self.play_dealt(&g, id, &table, &ids, &claim, seed, &started, rest);
+                let ended = async {
+                    match term.as_mut() {
+                        Some(t) => t.ended().await,
+                        None => std::future::pending().await,
                     }
                 };
-                crate::live_games::closed(self.live.get(), id, &done); // wf (issue 16)
-                if let Some(m) = self.member.get() {
-                    m.release(&claim, rest).await;
+                tokio::select! {
+                    done = played => done,
+                    end = ended => {
+                        self.abandon(&g, id, end, &claim, rest).await;
+                        Ok(())
+                    }
                 }
-                done.map(|_| ())
             }
         };
         if let Err(e) = result {
             tracing::warn!("ladder {}: {e}", g.game);
         }
+    }
+
+    /// A match dealt in a term of the registration that ended: its bots
+    /// are not this process's any more. Nothing of it is stored; a lost
+    /// term's game was closed by the reaper (closing it again here changes
+    /// nothing then), a stopping process's games are closed as it leaves.
+    async fn abandon(
+        &self,
+        g: &GameLadder,
+        id: GameId,
+        end: TermEnd,
+        claim: &[BotId],
+        rest: Duration,
+    ) {
+        crate::live_games::closed(
+            self.live.get(),
+            id,
+            &Err::<Record, _>(GameError::Abandoned(end)),
+        );
+        match end {
+            TermEnd::Lost => {
+                tracing::warn!(
+                    "ladder {}: game {id} abandoned: this process was taken for lost",
+                    g.game
+                );
+                let now = croupier_arena::runner::now_rfc3339();
+                let why = format!("{}: this process was taken for lost", lease::LOST);
+                if let Err(e) = self.store.abort_game(id, &why, &now).await {
+                    tracing::warn!("ladder {}: cannot abort game {id}: {e}", g.game);
+                }
+                // The reaper freed the bots: this releases nothing, unless
+                // the game was dealt just after this process registered
+                // again (its claim is then this process's, and must end).
+                // The bots are busy here until this match is gone, so no
+                // newer claim of this process on them exists.
+                if let Some(m) = self.member.get() {
+                    m.release(claim, rest).await;
+                }
+            }
+            TermEnd::Stopped => {
+                tracing::info!("ladder {}: game {id} stopped with the process", g.game);
+            }
+        }
+    }
+
+    /// Plays a dealt match to its end, stores it and releases its bots.
+    #[allow(clippy::too_many_arguments)]
+    async fn play_dealt(
+        &self,
+        g: &GameLadder,
+        id: GameId,
+        table: &[Entrant],
+        ids: &[BotId],
+        claim: &[BotId],
+        seed: u64,
+        started: &str,
+        rest: Duration,
+    ) -> Result<(), GameError> {
+        let live = LiveConfig {
+            move_time: g.move_time,
+            budget: g.budget,
+            ..LiveConfig::default()
+        };
+        // wf (issue 16): spectators watch the match.
+        let names: Vec<String> = table.iter().map(|e| e.name().to_string()).collect();
+        let watch = self
+            .live
+            .get()
+            .map(|l| l.open(id, g.game.name(), names, started, None));
+        let played = crate::live_games::watched(watch, async {
+            match g.game {
+                GameKind::Goofspiel => self.play_game::<Goofspiel>(g, table, seed, &live).await,
+                GameKind::LoveLetter => self.play_game::<LoveLetter>(g, table, seed, &live).await,
+                GameKind::SkullWhist => self.play_game::<SkullWhist>(g, table, seed, &live).await,
+            }
+        })
+        .await;
+        // Issue 12 hook: hosted bots' versions and stderr.
+        if let Some(h) = self.hosted.get() {
+            h.match_over(id, ids).await;
+        }
+        let done = match played {
+            Ok(record) => self.finish(id, ids, table, &record).await.map(|()| record),
+            Err(e) => {
+                let now = croupier_arena::runner::now_rfc3339();
+                if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
+                    tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
+                }
+                Err(e)
+            }
+        };
+        crate::live_games::closed(self.live.get(), id, &done); // wf (issue 16)
+        if let Some(m) = self.member.get() {
+            m.release(claim, rest).await;
+        }
+        done.map(|_| ())
     }
 
     async fn play_game<G: Builtins>(

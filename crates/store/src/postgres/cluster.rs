@@ -21,6 +21,11 @@ pub fn instance_channel(instance: i64) -> String {
     format!("croupier_hub_{instance}")
 }
 
+/// How long [`Cluster::stop_waiting`] waits for a pairing's row lock (wk,
+/// issue 13): a deal holds it for milliseconds; one stuck longer must not
+/// hang the bot's request.
+pub const STOP_WAITING_LOCK: &str = "SET LOCAL lock_timeout = '5s'";
+
 /// Shared live state of the instances on one PostgreSQL database.
 #[derive(Debug, Clone)]
 pub struct Cluster {
@@ -276,11 +281,16 @@ impl Cluster {
     /// Takes `bot` out of the waiting bots; false if it was not waiting
     /// (another instance took it for a game). Waits while another instance
     /// holds its row for a pairing.
+    /// A pairing stuck longer than [`STOP_WAITING_LOCK`] makes this an
+    /// error (lock_not_available) rather than a hung request (wk).
     pub async fn stop_waiting(&self, bot: BotId) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(STOP_WAITING_LOCK).execute(&mut *tx).await?;
         let r = sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
             .bind(bot)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(r.rows_affected() == 1)
     }
 
@@ -320,9 +330,13 @@ impl Cluster {
         if !free {
             return Ok(None);
         }
+        // wk (issue 13 item 4c): a partner that is seated is not taken, and
+        // the partner is claimed like `bot` (its deal lock, then a look at
+        // the seats committed before it), so two deals never seat it.
         let partner: Option<BotId> = sqlx::query_scalar(
-            "SELECT bot FROM hub_waiting WHERE bot <> $1 AND until > now()
-             ORDER BY random() LIMIT 1 FOR UPDATE SKIP LOCKED",
+            "SELECT w.bot FROM hub_waiting w WHERE w.bot <> $1 AND w.until > now()
+               AND NOT EXISTS (SELECT 1 FROM hub_seats s WHERE s.bot = w.bot)
+             ORDER BY random() LIMIT 1 FOR UPDATE OF w SKIP LOCKED",
         )
         .bind(bot)
         .fetch_optional(&mut *tx)
@@ -330,6 +344,17 @@ impl Cluster {
         let Some(partner) = partner else {
             return Ok(None);
         };
+        let claimed: bool = sqlx::query_scalar(
+            "SELECT pg_try_advisory_xact_lock(3013, $1::int)
+                    AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
+        )
+        .bind(partner as i32)
+        .bind(partner)
+        .fetch_one(&mut *tx)
+        .await?;
+        if !claimed {
+            return Ok(None);
+        }
         if mine.is_some() {
             sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
                 .bind(bot)

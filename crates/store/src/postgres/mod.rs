@@ -158,10 +158,12 @@ impl Store for PgStore {
 
     async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
         let r = sqlx::query(
-            // Issue 13 (wc): not the games a live process is playing.
+            // Issue 13 (wc): not the games a registered process plays. wk:
+            // nor those of a registration that expired: the reaper closes
+            // them with the registration, which is how a frozen process
+            // learns it lost them (closing them here left it playing on).
             "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE status = 'running'
-             AND (leased_by IS NULL OR leased_by NOT IN (SELECT id FROM ladder_processes
-                  WHERE expires_ms >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)))",
+             AND NOT EXISTS (SELECT 1 FROM ladder_processes p WHERE p.id = games.leased_by)",
         )
         .bind(reason)
         .bind(at)

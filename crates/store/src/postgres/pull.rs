@@ -23,53 +23,51 @@ impl Cluster {
     /// Appends `messages` of match `tag` to `bot`'s mailbox with the next
     /// sequence numbers (the bot's row lock orders them), records the match
     /// as played by process `home` when `open` (its first messages), and
-    /// wakes the bot's polls.
+    /// wakes the bot's polls. `false` (nothing written) if more than `cap`
+    /// messages would then wait unacknowledged (migration 0010).
     pub async fn pull_post(
         &self,
         bot: BotId,
         tag: &str,
         messages: &[String],
         home: Option<i64>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let last: i64 = sqlx::query_scalar(
-            "INSERT INTO pull_boxes (bot, next_seq) VALUES ($1, $2)
-             ON CONFLICT (bot) DO UPDATE SET next_seq = pull_boxes.next_seq + $2
-             RETURNING next_seq",
+        cap: i64,
+    ) -> Result<bool, StoreError> {
+        let n = messages.len() as i64;
+        if n > cap {
+            return Ok(false);
+        }
+        // One statement, one round trip: the bot's row is locked by the
+        // upsert (posts to one bot are ordered by it), and the messages, the
+        // match's home and the wake-up follow only if it was written.
+        let posted: Option<i64> = sqlx::query_scalar(
+            "WITH b AS (
+                 INSERT INTO pull_boxes (bot, next_seq) VALUES ($1, $2)
+                 ON CONFLICT (bot) DO UPDATE SET next_seq = pull_boxes.next_seq + $2
+                 WHERE pull_boxes.next_seq + $2 - pull_boxes.acked <= $3
+                 RETURNING next_seq
+             ), m AS (
+                 INSERT INTO pull_messages (bot, seq, tag, message)
+                 SELECT $1, b.next_seq - $2 + t.i, $4, t.m
+                 FROM b, UNNEST($5::TEXT[]) WITH ORDINALITY AS t(m, i)
+             ), h AS (
+                 INSERT INTO pull_matches (bot, tag, home)
+                 SELECT $1, $4, $6::BIGINT FROM b WHERE $6::BIGINT IS NOT NULL
+                 ON CONFLICT (bot, tag) DO UPDATE SET home = excluded.home
+             )
+             SELECT b.next_seq, pg_notify($7, $8) FROM b",
         )
         .bind(bot)
-        .bind(messages.len() as i64)
-        .fetch_one(&mut *tx)
-        .await?;
-        let first = last - messages.len() as i64 + 1;
-        sqlx::query(
-            "INSERT INTO pull_messages (bot, seq, tag, message)
-             SELECT $1, $2 + t.i - 1, $3, t.m FROM UNNEST($4::TEXT[]) WITH ORDINALITY AS t(m, i)",
-        )
-        .bind(bot)
-        .bind(first)
+        .bind(n)
+        .bind(cap)
         .bind(tag)
         .bind(messages)
-        .execute(&mut *tx)
+        .bind(home)
+        .bind(SHARED_CHANNEL)
+        .bind(format!("p {bot}"))
+        .fetch_optional(self.pool())
         .await?;
-        if let Some(home) = home {
-            sqlx::query(
-                "INSERT INTO pull_matches (bot, tag, home) VALUES ($1, $2, $3)
-                 ON CONFLICT (bot, tag) DO UPDATE SET home = excluded.home",
-            )
-            .bind(bot)
-            .bind(tag)
-            .bind(home)
-            .execute(&mut *tx)
-            .await?;
-        }
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(SHARED_CHANNEL)
-            .bind(format!("p {bot}"))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        Ok(posted.is_some())
     }
 
     /// A match of `bot` is over: answers to it are refused everywhere.
@@ -116,20 +114,21 @@ impl Cluster {
     }
 
     /// Drops `bot`'s messages up to `after` (acknowledged) and returns up
-    /// to `limit` of the next ones.
+    /// to `limit` of the next ones, in one statement.
     pub async fn pull_fetch(
         &self,
         bot: BotId,
         after: i64,
         limit: i64,
     ) -> Result<Vec<PullMessage>, StoreError> {
-        sqlx::query("DELETE FROM pull_messages WHERE bot = $1 AND seq <= $2")
-            .bind(bot)
-            .bind(after)
-            .execute(self.pool())
-            .await?;
         let rows = sqlx::query(
-            "SELECT seq, tag, message FROM pull_messages WHERE bot = $1 AND seq > $2
+            "WITH gone AS (
+                 DELETE FROM pull_messages WHERE bot = $1 AND seq <= $2
+             ), acked AS (
+                 UPDATE pull_boxes SET acked = LEAST($2, next_seq)
+                 WHERE bot = $1 AND acked < LEAST($2, next_seq)
+             )
+             SELECT seq, tag, message FROM pull_messages WHERE bot = $1 AND seq > $2
              ORDER BY seq LIMIT $3",
         )
         .bind(bot)
