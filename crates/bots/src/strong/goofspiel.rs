@@ -400,40 +400,51 @@ impl Strong {
         if let Some(t0) = self.started {
             budget.think = budget.think.saturating_sub(t0.elapsed());
         }
+        // Hands and prizes left as bit masks (cards < 32), the sampled
+        // orders on the stack: a rollout allocates nothing.
+        let mine_mask = mask(&mine);
+        let undrawn_mask = mask(&undrawn);
+        let (mut bids0, mut prizes0) = ([0u8; 32], [0u8; 32]);
+        bids0[..n].copy_from_slice(&theirs);
+        prizes0[..n - 1].copy_from_slice(&undrawn);
         let (totals, _) = budget.search(rng, width, |t, r| {
             if t[n] >= f64::from(ROLLOUTS) {
                 return false;
             }
             t[n] += 1.0;
-            let mut bids = theirs.clone();
-            bids.shuffle(r);
-            let mut prizes = undrawn.clone();
-            prizes.shuffle(r);
-            if let Some(k) = next.and_then(|x| prizes.iter().position(|p| *p == x)) {
+            let mut bids = bids0;
+            bids[..n].shuffle(r);
+            let mut prizes = prizes0;
+            prizes[..n - 1].shuffle(r);
+            if let Some(k) = next.and_then(|x| prizes[..n - 1].iter().position(|p| *p == x)) {
                 prizes.swap(0, k);
             }
+            let settle = |a: u8, b: u8, pot: &mut i64, diff: &mut i64| {
+                match a.cmp(&b) {
+                    std::cmp::Ordering::Greater => *diff += *pot,
+                    std::cmp::Ordering::Less => *diff -= *pot,
+                    std::cmp::Ordering::Equal => {}
+                }
+                if a != b || !carry_ties {
+                    *pot = 0;
+                }
+            };
             for (i, &a) in mine.iter().enumerate() {
-                let mut hand = mine.clone();
-                hand.remove(i);
-                let mut left = prizes.clone();
-                left.sort_unstable();
+                let mut hand = mine_mask & !(1u32 << a);
+                let mut left = undrawn_mask;
                 let mut diff = diff0;
                 let mut pot = i64::from(lot);
-                let settle = |a: u8, b: u8, pot: &mut i64, diff: &mut i64| {
-                    match a.cmp(&b) {
-                        std::cmp::Ordering::Greater => *diff += *pot,
-                        std::cmp::Ordering::Less => *diff -= *pot,
-                        std::cmp::Ordering::Equal => {}
-                    }
-                    if a != b || !carry_ties {
-                        *pot = 0;
-                    }
-                };
                 settle(a, bids[0], &mut pot, &mut diff);
-                for (k, &p) in prizes.iter().enumerate() {
-                    let rank = left.iter().position(|x| *x == p).unwrap_or(0);
-                    left.remove(rank);
-                    let card = hand.remove(rank.min(hand.len() - 1));
+                for (k, &p) in prizes[..n - 1].iter().enumerate() {
+                    // This seat's card of the prize's rank among those left.
+                    let rank = (left & ((1u32 << p) - 1)).count_ones();
+                    left &= !(1u32 << p);
+                    let mut h = hand;
+                    for _ in 0..rank.min(hand.count_ones().saturating_sub(1)) {
+                        h &= h - 1;
+                    }
+                    let card = h.trailing_zeros() as u8;
+                    hand &= !(1u32 << card);
                     pot += i64::from(p);
                     settle(card, bids[k + 1], &mut pot, &mut diff);
                 }
