@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
+use super::targets::legal_plays;
 use super::{no_effect, LoveLetterVariant, NoEffectReason, Play};
 use crate::core::Seat;
 
@@ -60,5 +61,35 @@ impl LoveLetterObservation {
         };
         let view = self.players.get(t.index())?;
         no_effect(variant.rules, self.seat, t, view.in_round, view.protected)
+    }
+
+    /// Every legal play of `card` by this seat under `variant`, as the
+    /// game would list it were this seat to act holding `card` (the rules'
+    /// own list, from what the observation shows of each seat).
+    pub fn legal_plays_of(&self, variant: &LoveLetterVariant, card: Card) -> Vec<Play> {
+        let mut out = vec![];
+        let view = |t: Seat| self.players.get(t.index());
+        legal_plays(
+            variant,
+            self.players.len(),
+            self.seat,
+            card,
+            |t| view(t).is_some_and(|v| v.in_round),
+            |t| view(t).is_some_and(|v| v.protected),
+            &mut out,
+        );
+        out
+    }
+
+    /// Every legal play of the cards in this seat's hand (each card once,
+    /// in hand order), as the game lists them while this seat is to act.
+    pub fn legal_plays(&self, variant: &LoveLetterVariant) -> Vec<Play> {
+        let mut out = vec![];
+        for (i, card) in self.hand.iter().enumerate() {
+            if !self.hand[..i].contains(card) {
+                out.extend(self.legal_plays_of(variant, *card));
+            }
+        }
+        out
     }
 }

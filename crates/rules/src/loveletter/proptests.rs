@@ -180,6 +180,8 @@ fn playout(
         for other in (0..seats as u8).map(Seat).filter(|s| *s != seat) {
             prop_assert!(g.legal_vec(other).is_empty());
         }
+        // The seat's own observation lists the same plays (bots use it).
+        prop_assert_eq!(&g.observation(seat).legal_plays(&g.variant), &legal);
         // Every legal action is accepted; a few are applied to a copy.
         for a in &legal {
             prop_assert_eq!(g.check(seat, *a), Ok(()), "{} refused", a);

@@ -3,7 +3,7 @@
 //! (protected by a Priestess; under Postman's rules also out of the round,
 //! or the player itself) is a legal play that does nothing.
 
-use super::{Card, LoveLetter, NoEffectReason, Play, Rules, Seat};
+use super::{Card, LoveLetter, LoveLetterVariant, NoEffectReason, Play, Rules, Seat};
 use crate::core::RuleError;
 
 /// Why a card `player` aims at `target` (who is in the round or not,
@@ -28,6 +28,58 @@ pub fn no_effect(
     // A player's own protection ends as its turn begins, so it is never
     // protected against itself.
     (target != player && target_protected).then_some(NoEffectReason::Protected)
+}
+
+/// Appends every legal play of `card` by `seat` at a table of `seats`
+/// where `in_round(t)` and `protected(t)` say each seat's state: the one
+/// rule for a game and for an observation of it.
+pub(super) fn legal_plays(
+    variant: &LoveLetterVariant,
+    seats: usize,
+    seat: Seat,
+    card: Card,
+    in_round: impl Fn(Seat) -> bool,
+    protected: impl Fn(Seat) -> bool,
+    out: &mut Vec<Play>,
+) {
+    if !card.takes_target() {
+        out.push(Play::card(card));
+        return;
+    }
+    let may_name = |t: Seat| -> bool {
+        if t.index() >= seats {
+            return false;
+        }
+        if variant.is_postman() {
+            return true;
+        }
+        if t == seat {
+            return card == Card::Wizard;
+        }
+        in_round(t) && !(variant.refuse_protected && protected(t))
+    };
+    let guesses: &[Card] = if variant.is_postman() {
+        &Card::ALL
+    } else {
+        &Card::GUESSES
+    };
+    let mut has_target = false;
+    for t in (0..seats).map(|t| Seat(t as u8)) {
+        if !may_name(t) {
+            continue;
+        }
+        has_target |= no_effect(variant.rules, seat, t, in_round(t), protected(t)).is_none();
+        if card == Card::Soldier {
+            out.extend(guesses.iter().map(|g| Play::soldier(t, *g)));
+        } else {
+            out.push(Play::on(card, t));
+        }
+    }
+    // Standard rules: without target only when no player can be
+    // affected. Postman's rules always want a target.
+    if !variant.is_postman() && !has_target {
+        out.push(Play::card(card));
+    }
 }
 
 impl LoveLetter {
@@ -75,25 +127,15 @@ impl LoveLetter {
 
     /// Appends every legal play of `card` by `seat`.
     pub(super) fn legal_plays_of(&self, seat: Seat, card: Card, out: &mut Vec<Play>) {
-        if !card.takes_target() {
-            out.push(Play::card(card));
-            return;
-        }
-        for t in (0..self.seats).map(Seat) {
-            if !self.may_name(seat, card, t) {
-                continue;
-            }
-            if card == Card::Soldier {
-                out.extend(self.guesses().iter().map(|g| Play::soldier(t, *g)));
-            } else {
-                out.push(Play::on(card, t));
-            }
-        }
-        // Standard rules: without target only when no player can be
-        // affected. Postman's rules always want a target.
-        if !self.variant.is_postman() && !self.has_target(seat, card) {
-            out.push(Play::card(card));
-        }
+        legal_plays(
+            &self.variant,
+            self.n(),
+            seat,
+            card,
+            |t| self.is_in(t),
+            |t| self.is_protected(t),
+            out,
+        );
     }
 
     /// Checks a play of `card` by `seat` (who holds it, on its turn).

@@ -34,31 +34,11 @@ use crate::{BotRng, Strategy};
 /// (beside 1 for the play it would make): other bots are not the heuristic.
 const MISPLAY: f64 = 0.1;
 
-/// The plays of `card` that the seat of `o` could make, by the rules as
-/// they stand in `o`, less those the heuristic never considers.
+/// The plays of `card` that the seat of `o` could make: the rules' own
+/// list for `o` ([`LoveLetterObservation::legal_plays_of`]), less those the
+/// heuristic never considers.
 fn plays_of(o: &LoveLetterObservation, rules: &LoveLetterVariant, card: Card) -> Vec<Play> {
-    if !card.takes_target() {
-        return vec![Play::card(card)];
-    }
-    let mut out = vec![];
-    for (t, view) in o.players.iter().enumerate() {
-        let t = Seat(t as u8);
-        let may = rules.is_postman()
-            || (t == o.seat && card == Card::Wizard)
-            || (t != o.seat && view.in_round);
-        if !may {
-            continue;
-        }
-        if card == Card::Soldier {
-            out.extend(Card::GUESSES.iter().map(|g| Play::soldier(t, *g)));
-        } else {
-            out.push(Play::on(card, t));
-        }
-    }
-    if !rules.is_postman() && out.iter().all(|p| o.no_effect(rules, *p).is_some()) {
-        out.push(Play::card(card));
-    }
-    preferred(o, &out, rules)
+    preferred(o, &o.legal_plays_of(rules, card), rules)
 }
 
 /// How likely each card (by value) is to be the one seat `i` kept when it

@@ -15,8 +15,9 @@
 //! round is played out by the heuristic for every seat, and the result (1
 //! if the searching seat wins the round, else 0) is backed up the path.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 use croupier_rules::loveletter::{
     LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant, Play,
@@ -107,7 +108,7 @@ impl Node {
 /// The key of an information set: a hash of everything the observation
 /// shows (the hand as a multiset).
 pub fn key(obs: &LoveLetterObservation) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = FxHasher::default();
     let mut hand: Vec<u8> = obs.hand.iter().map(|c| c.value()).collect();
     hand.sort_unstable();
     hand.hash(&mut h);
@@ -131,7 +132,7 @@ pub fn key(obs: &LoveLetterObservation) -> u64 {
 /// A search tree of one thread.
 #[derive(Debug, Default)]
 pub struct Tree {
-    nodes: HashMap<u64, Node, BuildHasherDefault<DefaultHasher>>,
+    nodes: FxHashMap<u64, Node>,
 }
 
 impl Tree {
