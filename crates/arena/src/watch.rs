@@ -36,10 +36,28 @@ pub struct PublicEvent {
 /// Where a watched match's public events go.
 pub type Sink = Box<dyn Fn(Vec<PublicEvent>) + Send + Sync>;
 
+/// Where a watch's failures go (the server logs them): the match goes on,
+/// and its spectators get every other event.
+pub type Failures = Box<dyn Fn(PublishError) + Send + Sync>;
+
+/// A public event that could not be written for spectators (a game whose
+/// event does not serialise: a bug in its rules). Spectators do not get it;
+/// they get every other event.
+#[derive(Debug, thiserror::Error)]
+#[error("event {index} of the match cannot be shown to spectators: {source}")]
+pub struct PublishError {
+    /// The event's position in the game's log.
+    pub index: usize,
+    /// Why it could not be written.
+    #[source]
+    pub source: serde_json::Error,
+}
+
 /// A watch on one match.
 pub struct Watch {
     seen: Mutex<usize>,
     sink: Sink,
+    failures: Failures,
 }
 
 impl std::fmt::Debug for Watch {
@@ -49,11 +67,13 @@ impl std::fmt::Debug for Watch {
 }
 
 impl Watch {
-    /// A watch that hands each batch of new public events to `sink`.
-    pub fn new(sink: Sink) -> Arc<Watch> {
+    /// A watch that hands each batch of new public events to `sink`, and
+    /// each event that cannot be written to `failures`.
+    pub fn new(sink: Sink, failures: Failures) -> Arc<Watch> {
         Arc::new(Watch {
             seen: Mutex::new(0),
             sink,
+            failures,
         })
     }
 
@@ -73,22 +93,31 @@ impl Watch {
         let to_act: Vec<u8> = (0..n as u8)
             .filter(|s| game.to_act().contains(Seat(*s)))
             .collect();
-        let batch: Vec<PublicEvent> = events
+        let mut batch = Vec::new();
+        let mut failed = Vec::new();
+        let public = events
             .iter()
             .enumerate()
             .skip(*seen)
-            .filter(|(_, e)| (0..n as u8).all(|s| e.visible_to(Seat(s))))
-            .map(|(index, e)| PublicEvent {
-                index,
-                event: serde_json::to_value(e).unwrap_or_default(),
-                text: e.to_string(),
-                to_act: to_act.clone(),
-            })
-            .collect();
+            .filter(|(_, e)| (0..n as u8).all(|s| e.visible_to(Seat(s))));
+        for (index, e) in public {
+            match serde_json::to_value(e) {
+                Ok(event) => batch.push(PublicEvent {
+                    index,
+                    event,
+                    text: e.to_string(),
+                    to_act: to_act.clone(),
+                }),
+                Err(source) => failed.push(PublishError { index, source }),
+            }
+        }
         *seen = events.len();
         drop(seen);
         if !batch.is_empty() {
             (self.sink)(batch);
+        }
+        for f in failed {
+            (self.failures)(f);
         }
     }
 }
@@ -121,9 +150,12 @@ mod tests {
     async fn a_watched_match_shows_only_events_every_seat_sees() {
         let got: Arc<Mutex<Vec<PublicEvent>>> = Arc::default();
         let sink = Arc::clone(&got);
-        let watch = Watch::new(Box::new(move |b| {
-            sink.lock().unwrap().extend(b);
-        }));
+        let watch = Watch::new(
+            Box::new(move |b| {
+                sink.lock().unwrap().extend(b);
+            }),
+            Box::new(|e| panic!("{e}")),
+        );
         let mut seats: Vec<LiveSeat<Goofspiel>> = (0..2)
             .map(|i| {
                 LiveSeat::builtin(

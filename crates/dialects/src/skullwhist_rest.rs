@@ -11,13 +11,17 @@
 //! (kept for `status` polls), whether a request stood or was refused, and
 //! the end of the game. The runner owns the game, its clocks and rulings.
 
-use croupier_rules::skullwhist::{
-    Card, Phase, SkullWhist, SkullWhistAction, SkullWhistEvent, SkullWhistObservation, Trick,
-};
+use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistEvent};
 use croupier_rules::{Event as _, Game, RuleError, Seat};
 use serde_json::{json, Map, Value};
 
 use crate::{Dialect, DialectKind, Flow, Reply};
+
+mod replies;
+
+pub use replies::{
+    failure_text, new_game_reply, new_game_text, retry_text, Status, RETRY_REASON, SUCCESS_TEXT,
+};
 
 /// A refusal with the reason shown to the bot (`{"result": "failure",
 /// "reason": ...}`).
@@ -63,7 +67,7 @@ pub fn success(mut fields: Obj) -> Value {
 
 /// `{"result": "retry", ...}`: `new-game` found no opponent in time.
 pub fn retry() -> Value {
-    json!({"result": "retry", "reason": "no opponent yet; call new-game again"})
+    json!({"result": "retry", "reason": RETRY_REASON})
 }
 
 /// A string field of a request.
@@ -126,73 +130,6 @@ pub fn dealt_hand(events: &[SkullWhistEvent], seat: Seat) -> Option<Vec<Card>> {
         | SkullWhistEvent::Scored { .. }
         | SkullWhistEvent::Forfeit { .. } => None,
     })
-}
-
-/// The `new-game` reply: the game, the opponent and the dealt cards.
-pub fn new_game_reply(game: i64, opponent: i64, cards: &[Card]) -> Value {
-    let cards: Vec<String> = cards.iter().map(ToString::to_string).collect();
-    success(obj(
-        json!({"game": game, "opponent": opponent, "cards": cards}),
-    ))
-}
-
-/// What `status` says about a seat's game.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Status {
-    /// Game id (None: not in a game).
-    pub game: Option<i64>,
-    /// Current trick, 1..=13.
-    pub round: Option<u8>,
-    /// Whether this bot must play a card now.
-    pub your_turn: Option<bool>,
-    /// Opponent's bot id.
-    pub opponent: Option<i64>,
-    /// Opponent's bid, once this bot has bid too.
-    pub opponent_bid: Option<u8>,
-    /// Opponent's card in the previous trick.
-    pub opponent_previous_card: Option<Card>,
-    /// Opponent's card in the current trick.
-    pub opponent_current_card: Option<Card>,
-    /// Whether this bot took the previous trick (None in trick 1).
-    pub you_won_previous_round: Option<bool>,
-}
-
-impl Status {
-    /// The status of a seat of game `game` against `opponent`, from what the
-    /// seat observes.
-    pub fn of(game: i64, opponent: i64, obs: &SkullWhistObservation) -> Status {
-        let seat = obs.seat;
-        let opp = Seat(1 - seat.0);
-        let card_of = |t: &Trick, s: Seat| if t.leader == s { t.lead } else { t.follow };
-        let last = obs.history.last();
-        Status {
-            game: Some(game),
-            round: Some((obs.history.len() as u8 + 1).min(13)),
-            your_turn: Some(obs.to_act && obs.phase == Phase::Playing),
-            opponent: Some(opponent),
-            opponent_bid: obs.my_bid.and(obs.opponent_bid),
-            opponent_previous_card: last.map(|t| card_of(t, opp)),
-            opponent_current_card: match (obs.lead_card, obs.leader) {
-                (Some(c), Some(l)) if l == opp => Some(c),
-                _ => None,
-            },
-            you_won_previous_round: last.map(|t| t.winner == seat),
-        }
-    }
-
-    /// The `status` reply.
-    pub fn reply(&self) -> Value {
-        success(obj(json!({
-            "game": self.game,
-            "round": self.round,
-            "your-turn": self.your_turn,
-            "opponent": self.opponent,
-            "opponent-bid": self.opponent_bid,
-            "opponent-previous-card": self.opponent_previous_card.map(|c| c.to_string()),
-            "opponent-current-card": self.opponent_current_card.map(|c| c.to_string()),
-            "you-won-previous-round": self.you_won_previous_round,
-        })))
-    }
 }
 
 /// What the store knows of a finished game besides its record.
@@ -361,9 +298,7 @@ impl SkullWhistRest {
             out.push(HubLine::Over.write());
             return;
         }
-        let status = Status::of(self.game, self.opponent, &game.observation(seat))
-            .reply()
-            .to_string();
+        let status = Status::of(self.game, self.opponent, &game.observation(seat)).reply_text();
         let has_bid = game.bids()[seat.index()].is_some();
         out.push(
             HubLine::View {

@@ -8,6 +8,7 @@
 pub mod api_error;
 pub mod auth;
 pub mod bot_api;
+pub mod front;
 pub mod hosted;
 pub mod house;
 pub mod hub;
@@ -130,15 +131,13 @@ pub fn app(state: Arc<AppState>) -> Router {
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
         .with_state(state)
-        // Outermost last: failures get their API's shape, then the limits.
-        .layer(axum::middleware::from_fn(shape::json_failures))
+        // One layer in front (issues 11 and 20): JSON API bodies are read
+        // whole (or refused) before anything answers, then the limits,
+        // then failures get their API's shape (see `front`).
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default())),
-            throttle::throttle,
-        ))
-        // Outermost: JSON API bodies are read whole (or refused) before any
-        // layer or handler answers (see `shape::whole_bodies`).
-        .layer(axum::middleware::from_fn(shape::whole_bodies));
+            front::front,
+        ));
     paths::collapse_slashes(routes)
 }
 

@@ -6,9 +6,10 @@
 //! (HTTP 200, as all its answers); under `/v1` the `{"error":…}` of `/v1`,
 //! keeping the status. HTML documentation pages are left as they are.
 
+use axum::body::Bytes;
 use axum::extract::Request;
+use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
 use futures::StreamExt;
 
@@ -33,7 +34,10 @@ pub enum Api {
 
 /// The API of `path`, if any.
 pub fn api_of(path: &str) -> Option<Api> {
-    let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+    let under = |p: &str| {
+        path.strip_prefix(p)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
     if under("/api") {
         Some(Api::Rest2014)
     } else if under("/v1") {
@@ -49,20 +53,16 @@ pub fn failure(api: Api, status: StatusCode, reason: &str) -> Response {
     ApiError::from_status(status, reason).respond(api)
 }
 
-/// Outermost layer for the JSON APIs: every request body is read whole
-/// before any handler runs, so that an answer never goes out while the client
-/// is still writing (closing a socket with unread data resets it, and the
-/// client loses the answer). A body declared or found over [`READ_LIMIT`] gets
-/// its API's failure after the rest is drained (up to [`DRAIN_LIMIT`]; the
-/// server's body-read timeout bounds a slow sender), and the connection closes.
-pub async fn whole_bodies(req: Request, next: Next) -> Response {
-    let Some(api) = api_of(req.uri().path().trim_end_matches('/')) else {
-        return next.run(req).await;
-    };
-    // Hosted bot uploads stream to their handler, which bounds them itself.
-    if crate::hosted::api::is_upload(req.method(), req.uri().path()) {
-        return next.run(req).await;
-    }
+/// For the JSON APIs (run first by [`crate::front`]): every request body
+/// is read whole before any handler runs, so that an answer never goes out
+/// while the client is still writing (closing a socket with unread data
+/// resets it, and the client loses the answer). A body declared or found
+/// over [`READ_LIMIT`] gets its API's failure after the rest is drained (up
+/// to [`DRAIN_LIMIT`]; the server's body-read timeout bounds a slow
+/// sender), and the connection closes: the error is that status, for
+/// [`closing`]. A body that comes in one piece (as
+/// small ones do) is kept as it came, without a copy.
+pub async fn read_whole(req: Request) -> Result<(Parts, Bytes), StatusCode> {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -70,31 +70,40 @@ pub async fn whole_bodies(req: Request, next: Next) -> Response {
         .and_then(|v| v.trim().parse::<u64>().ok());
     let (parts, body) = req.into_parts();
     let mut stream = body.into_data_stream();
-    let mut bytes = Vec::new();
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
     let mut read: u64 = 0;
     let mut too_large = declared.is_some_and(|l| l > READ_LIMIT);
     while let Some(chunk) = stream.next().await {
         let Ok(chunk) = chunk else {
-            return closing(api, StatusCode::REQUEST_TIMEOUT);
+            return Err(StatusCode::REQUEST_TIMEOUT);
         };
         read += chunk.len() as u64;
         if read > DRAIN_LIMIT {
             break;
         }
         too_large |= read > READ_LIMIT;
-        if !too_large {
-            bytes.extend_from_slice(&chunk);
+        if too_large {
+            continue;
+        }
+        match first.take() {
+            None if more.is_empty() => first = Some(chunk),
+            held => {
+                if let Some(held) = held {
+                    more.extend_from_slice(&held);
+                }
+                more.extend_from_slice(&chunk);
+            }
         }
     }
     if too_large {
-        return closing(api, StatusCode::PAYLOAD_TOO_LARGE);
+        return Err(StatusCode::PAYLOAD_TOO_LARGE);
     }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    Ok((parts, first.unwrap_or_else(|| Bytes::from(more))))
 }
 
 /// `api`'s failure for `status`, on a connection that then closes.
-fn closing(api: Api, status: StatusCode) -> Response {
+pub fn closing(api: Api, status: StatusCode) -> Response {
     let mut out = failure(api, status, &reason(status, ""));
     out.headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -120,14 +129,11 @@ fn reason(status: StatusCode, text: &str) -> String {
     }
 }
 
-/// The middleware: rewrites plain-text failures under `/api` and `/v1`.
-pub async fn json_failures(req: Request, next: Next) -> Response {
-    // JSONP answers scripts, not JSON: its refusals stay as they are.
-    let path = req.uri().path();
-    let Some(api) = api_of(path).filter(|_| !path.starts_with("/api/jsonp")) else {
-        return next.run(req).await;
-    };
-    let response = next.run(req).await;
+/// Rewrites a plain-text failure of `api` into its JSON shape (run last by
+/// [`crate::front`]; JSONP's answers are scripts and are not passed here).
+/// Answers that are not failures, and failures already in JSON (or an
+/// `/api` documentation page), pass unchanged.
+pub async fn json_failures(api: Api, response: Response) -> Response {
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) {
         return response;
@@ -170,6 +176,9 @@ mod tests {
         assert_eq!(api_of("/api/login/"), Some(Api::Rest2014));
         assert_eq!(api_of("/v1/bots"), Some(Api::V1));
         assert_eq!(api_of("/apix"), None);
+        assert_eq!(api_of("/v1"), Some(Api::V1));
+        assert_eq!(api_of("/v1x/a"), None);
+        assert_eq!(api_of("/"), None);
         assert_eq!(api_of("/games/1"), None);
     }
 }

@@ -10,8 +10,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Json};
 use croupier_dialects::skullwhist_rest::{
-    failure, int_field, new_game_reply, old_game_reply, retry, str_field, success, FinishedGame,
-    Obj,
+    failure, failure_text, int_field, new_game_text, old_game_reply, retry_text, str_field,
+    success, FinishedGame, Obj, SUCCESS_TEXT,
 };
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, Record};
@@ -30,14 +30,41 @@ pub const METHODS: [&str; 8] = [
     "register", "login", "new-game", "bid", "status", "play", "old-game", "jsonp",
 ];
 
-/// A reply: built JSON, or JSON text written before (a `status` reply, as
-/// the game's runner last wrote it for the seat).
+/// A reply: built JSON, or JSON text (a `status` reply as the game's
+/// runner last wrote it for the seat, or a reply written straight from its
+/// wire struct: see `croupier_dialects::skullwhist_rest::replies`).
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// Built per request.
     Json(Value),
-    /// Written JSON text.
-    Text(Arc<str>),
+    /// Written JSON text (always UTF-8), sent without a copy.
+    Text(Bytes),
+}
+
+/// An `Arc<str>` as the owner of a response body's bytes.
+struct SharedText(Arc<str>);
+
+impl AsRef<[u8]> for SharedText {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl Answer {
+    /// Text written before and shared (a seat's `status` reply).
+    pub fn shared(text: Arc<str>) -> Answer {
+        Answer::Text(Bytes::from_owner(SharedText(text)))
+    }
+
+    /// Text written for this reply.
+    pub fn owned(text: String) -> Answer {
+        Answer::Text(Bytes::from(text))
+    }
+
+    /// A constant reply.
+    pub fn constant(text: &'static str) -> Answer {
+        Answer::Text(Bytes::from_static(text.as_bytes()))
+    }
 }
 
 impl From<Value> for Answer {
@@ -50,7 +77,8 @@ impl std::fmt::Display for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Answer::Json(v) => v.fmt(f),
-            Answer::Text(t) => f.write_str(t),
+            // Only ever built from `str`s (see the constructors).
+            Answer::Text(t) => f.write_str(&String::from_utf8_lossy(t)),
         }
     }
 }
@@ -59,11 +87,7 @@ impl IntoResponse for Answer {
     fn into_response(self) -> Response {
         match self {
             Answer::Json(v) => Json(v).into_response(),
-            Answer::Text(t) => (
-                [(header::CONTENT_TYPE, "application/json")],
-                t.as_bytes().to_vec(),
-            )
-                .into_response(),
+            Answer::Text(t) => ([(header::CONTENT_TYPE, "application/json")], t).into_response(),
         }
     }
 }
@@ -72,7 +96,7 @@ impl IntoResponse for Answer {
 pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
     match answer(state, method, body).await {
         Answer::Json(v) => v,
-        Answer::Text(t) => serde_json::from_str(&t).unwrap_or_else(|e| {
+        Answer::Text(t) => serde_json::from_slice(&t).unwrap_or_else(|e| {
             tracing::error!("a written reply is not JSON: {e}");
             failure("internal error")
         }),
@@ -83,45 +107,49 @@ pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
 pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
     match dispatch(state, method, body).await {
         Ok(v) => v,
-        Err(Refusal(reason)) => failure(reason).into(),
+        Err(Refusal(reason)) => Answer::owned(failure_text(&reason)),
     }
 }
 
+/// The methods of a game in progress answer with text written straight
+/// from typed replies; the others build JSON.
 async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, Refusal> {
-    if method == "status" {
-        let bot = state.hub.session(str_field(body, "session")?).await?;
-        return Ok(Answer::Text(state.hub.status(bot).await));
+    match method {
+        "status" => {
+            let bot = state.hub.session(str_field(body, "session")?).await?;
+            Ok(Answer::shared(state.hub.status(bot).await))
+        }
+        "bid" => {
+            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let bid = int_field(body, "bid")?;
+            state.hub.bid(bot, bid).await?;
+            Ok(Answer::constant(SUCCESS_TEXT))
+        }
+        "play" | "play-card" => {
+            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let card = str_field(body, "card")?;
+            state.hub.play(bot, card).await?;
+            Ok(Answer::constant(SUCCESS_TEXT))
+        }
+        "new-game" => {
+            let bot = state.hub.session(str_field(body, "session")?).await?;
+            Ok(Answer::owned(match state.hub.new_game(bot).await? {
+                NewGame::Retry => retry_text(),
+                NewGame::Game {
+                    game,
+                    opponent,
+                    cards,
+                } => new_game_text(game, opponent, &cards),
+            }))
+        }
+        _ => dispatch_json(state, method, body).await.map(Answer::Json),
     }
-    dispatch_json(state, method, body).await.map(Answer::Json)
 }
 
 async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
     match method {
         "register" => register(state, body).await,
         "login" => login(state, body).await,
-        "new-game" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
-            match state.hub.new_game(bot).await? {
-                NewGame::Retry => Ok(retry()),
-                NewGame::Game {
-                    game,
-                    opponent,
-                    cards,
-                } => Ok(new_game_reply(game, opponent, &cards)),
-            }
-        }
-        "bid" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
-            let bid = int_field(body, "bid")?;
-            state.hub.bid(bot, bid).await?;
-            Ok(success(Obj::new()))
-        }
-        "play" | "play-card" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
-            let card = str_field(body, "card")?;
-            state.hub.play(bot, card).await?;
-            Ok(success(Obj::new()))
-        }
         "old-game" => {
             state.hub.session(str_field(body, "session")?).await?;
             let id = int_field(body, "game")?;

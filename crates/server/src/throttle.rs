@@ -24,17 +24,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
+use axum::body::{Body, Bytes};
+use axum::extract::ConnectInfo;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 
-use crate::shape::{api_of, Api};
+use crate::shape::Api;
 
 /// The limits.
 #[derive(Debug, Clone)]
@@ -218,15 +218,18 @@ pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
 pub struct ParsedBody(pub Arc<Value>);
 
 /// What kind of request, for the limits.
-enum Kind {
+#[derive(Debug)]
+pub enum Kind {
+    /// Any other request.
     Other,
+    /// A registration.
     Register,
     /// A login by `name` (when it could be read).
     Login(Option<String>),
 }
 
-fn basic_name(req: &Request) -> Option<String> {
-    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+fn basic_name(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let encoded = v.strip_prefix("Basic ")?;
     let decoded = base64::engine::general_purpose::STANDARD
         .decode(encoded.trim())
@@ -235,56 +238,85 @@ fn basic_name(req: &Request) -> Option<String> {
     Some(text.split_once(':')?.0.to_string())
 }
 
-/// The middleware.
-pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) -> Response {
+/// A throttled request: its API, how long it must wait, and why.
+#[derive(Debug, Clone, Copy)]
+pub struct Throttled {
+    api: Option<Api>,
+    wait: Duration,
+    what: &'static str,
+}
+
+impl Throttled {
+    /// Its answer ([`too_many`]).
+    pub fn response(&self) -> Response {
+        too_many(self.api, self.wait, self.what)
+    }
+}
+
+/// A request as the throttle sees it (run by [`crate::front`]).
+#[derive(Debug)]
+pub struct Seen<'a> {
+    /// The request line and headers.
+    pub parts: &'a Parts,
+    /// Its path without trailing slashes.
+    pub path: &'a str,
+    /// Its API.
+    pub api: Option<Api>,
+    /// Its body, when it was read whole (every JSON API request but a
+    /// hosted bot upload).
+    pub body: Option<&'a Bytes>,
+}
+
+/// Checks a request against the limits, before it runs: its kind (to
+/// count a login's outcome in [`Throttle::settle`]) and, for a 2014 POST,
+/// its body as parsed JSON (read for the session or name, and handed on so
+/// that the handler does not parse it again); or the answer of a throttled
+/// request.
+pub fn admit(t: &Throttle, req: &Seen<'_>) -> Result<(Kind, Option<ParsedBody>), Throttled> {
     if t.seen.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
         t.requests.retain_recent();
         t.bots.retain_recent();
         t.registrations.retain_recent();
     }
-    let ip = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    let path = req.uri().path().trim_end_matches('/').to_string();
-    let api = api_of(&path);
+    let (parts, path, api) = (req.parts, req.path, req.api);
+    let ip = client_ip(parts);
     if !ip.is_loopback() {
         if let Err(wait) = Throttle::check(&t.requests, ip) {
-            return too_many(api, wait, "too many requests from your address");
+            return Err(Throttled {
+                api,
+                wait,
+                what: "too many requests from your address",
+            });
         }
     }
-    if let Some(bearer) = req
-        .headers()
+    if let Some(bearer) = parts
+        .headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
     {
         if let Err(wait) = Throttle::check(&t.bots, format!("bearer {}", bearer.trim())) {
-            return too_many(api, wait, "too many requests from this bot");
+            return Err(Throttled {
+                api,
+                wait,
+                what: "too many requests from this bot",
+            });
         }
     }
-    let post = req.method() == Method::POST;
-    let (kind, req) = match path.as_str() {
-        "/api/register" | "/v1/owners" if post => (Kind::Register, req),
-        p if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
-            // Read the (small) body for the name or session, then hand it on.
-            let (parts, body) = req.into_parts();
-            // `shape::whole_bodies`, outside this layer, has read the body
-            // whole and refused one over its limit.
-            let Ok(bytes) = axum::body::to_bytes(body, crate::shape::READ_LIMIT as usize).await
-            else {
-                return crate::shape::failure(
-                    Api::Rest2014,
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request body is too large",
-                );
-            };
-            let v = serde_json::from_slice::<Value>(&bytes).ok();
+    let post = parts.method == Method::POST;
+    let mut parsed = None;
+    let kind = match (path, req.body) {
+        ("/api/register" | "/v1/owners", _) if post => Kind::Register,
+        (p, Some(bytes)) if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
+            let v = serde_json::from_slice::<Value>(bytes).ok();
             let field = |k: &str| v.as_ref().and_then(|v| v.get(k).and_then(Value::as_str));
             if let Some(session) = field("session") {
                 if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
-                    return too_many(api, wait, "too many requests from this bot");
+                    return Err(Throttled {
+                        api,
+                        wait,
+                        what: "too many requests from this bot",
+                    });
                 }
             }
             let kind = if p == "/api/login" {
@@ -292,72 +324,108 @@ pub async fn throttle(State(t): State<Arc<Throttle>>, req: Request, next: Next) 
             } else {
                 Kind::Other
             };
-            let mut req = Request::from_parts(parts, Body::from(bytes));
-            if let Some(v) = v {
-                req.extensions_mut().insert(ParsedBody(Arc::new(v)));
-            }
-            (kind, req)
+            parsed = v.map(|v| ParsedBody(Arc::new(v)));
+            kind
         }
-        _ if api == Some(Api::V1) && req.headers().contains_key(header::AUTHORIZATION) => {
-            match basic_name(&req) {
-                Some(name) => (Kind::Login(Some(name)), req),
-                None => (Kind::Other, req),
+        _ if api == Some(Api::V1) && parts.headers.contains_key(header::AUTHORIZATION) => {
+            match basic_name(&parts.headers) {
+                Some(name) => Kind::Login(Some(name)),
+                None => Kind::Other,
             }
         }
-        _ => (Kind::Other, req),
+        _ => Kind::Other,
     };
     match &kind {
-        Kind::Other => return next.run(req).await,
+        Kind::Other => {}
         Kind::Register => {
             if let Err(wait) = Throttle::check(&t.registrations, ip) {
-                return too_many(api, wait, "too many registrations from your address");
+                return Err(Throttled {
+                    api,
+                    wait,
+                    what: "too many registrations from your address",
+                });
             }
-            return next.run(req).await;
         }
         Kind::Login(name) => {
             if let Some(wait) = t.login_wait(ip, name.as_deref()) {
-                return too_many(api, wait, "too many failed logins");
+                return Err(Throttled {
+                    api,
+                    wait,
+                    what: "too many failed logins",
+                });
             }
         }
     }
-    let Kind::Login(name) = kind else {
-        return next.run(req).await;
-    };
-    let response = next.run(req).await;
-    let ok = match api {
-        Some(Api::V1) => {
-            if response.status() == StatusCode::UNAUTHORIZED {
-                Some(false)
-            } else if response.status().is_success() {
-                Some(true)
-            } else {
-                None
+    Ok((kind, parsed))
+}
+
+impl Throttle {
+    /// Counts a login's outcome from its answer (a failed one backs off the
+    /// next); other answers pass unchanged. `ip` is the client's address.
+    pub async fn settle(
+        &self,
+        kind: Kind,
+        ip: IpAddr,
+        api: Option<Api>,
+        response: Response,
+    ) -> Response {
+        let Kind::Login(name) = kind else {
+            return response;
+        };
+        let ok = match api {
+            Some(Api::V1) => {
+                if response.status() == StatusCode::UNAUTHORIZED {
+                    Some(false)
+                } else if response.status().is_success() {
+                    Some(true)
+                } else {
+                    None
+                }
             }
-        }
-        _ => {
-            // The 2014 API answers HTTP 200 either way: read the result.
-            let (parts, body) = response.into_parts();
-            let bytes = axum::body::to_bytes(body, 64 * 1024)
-                .await
-                .unwrap_or_default();
-            let result = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("result").and_then(Value::as_str).map(str::to_string));
-            let ok = match result.as_deref() {
-                Some("success") => Some(true),
-                Some("failure") => Some(false),
-                _ => None,
-            };
-            if let Some(ok) = ok {
-                t.login_result(ip, name.as_deref(), ok);
+            _ => {
+                // The 2014 API answers HTTP 200 either way: read the result.
+                let (parts, body) = response.into_parts();
+                let bytes = match axum::body::to_bytes(body, 64 * 1024).await {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        // Not counted: the answer could not be read.
+                        tracing::error!("login: its answer could not be read: {e}");
+                        return crate::shape::failure(
+                            Api::Rest2014,
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            "internal error: the answer could not be read",
+                        );
+                    }
+                };
+                let result = serde_json::from_slice::<Value>(&bytes)
+                    .ok()
+                    .and_then(|v| v.get("result").and_then(Value::as_str).map(str::to_string));
+                let ok = match result.as_deref() {
+                    Some("success") => Some(true),
+                    Some("failure") => Some(false),
+                    _ => None,
+                };
+                if let Some(ok) = ok {
+                    self.login_result(ip, name.as_deref(), ok);
+                }
+                return Response::from_parts(parts, Body::from(bytes));
             }
-            return Response::from_parts(parts, Body::from(bytes));
+        };
+        if let Some(ok) = ok {
+            self.login_result(ip, name.as_deref(), ok);
         }
-    };
-    if let Some(ok) = ok {
-        t.login_result(ip, name.as_deref(), ok);
+        response
     }
-    response
+}
+
+/// The client's address of a request (unspecified when the server runs
+/// without its accept loop, as in router tests).
+pub fn client_ip(parts: &Parts) -> IpAddr {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
 }
 
 #[cfg(test)]

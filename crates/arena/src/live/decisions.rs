@@ -110,19 +110,21 @@ pub(super) async fn run<G: Game>(
     let mut accepted: Vec<usize> = Vec::new();
     'steps: loop {
         deliver(game, seats, seen, config, tag, reaper).await;
+        // The seats whose answers stood hear so first: a bot waiting for
+        // its reply (a REST request) waits for nothing else.
+        for i in accepted.drain(..) {
+            if let Driver::Program(p) = &mut seats[i].driver {
+                let mut lines = Vec::new();
+                p.dialect.accepted(game, Seat(i as u8), &mut lines);
+                flush(p, &mut lines, config).await;
+            }
+        }
         // Spectators see the public events (issue 16).
         crate::watch::publish(game);
         // A bot that can no longer be asked is stopped now, not at the end.
         for s in seats.iter_mut() {
             if let Driver::Program(p) = &mut s.driver {
                 close_broken(p, reaper);
-            }
-        }
-        for i in accepted.drain(..) {
-            if let Driver::Program(p) = &mut seats[i].driver {
-                let mut lines = Vec::new();
-                p.dialect.accepted(game, Seat(i as u8), &mut lines);
-                flush(p, &mut lines, config).await;
             }
         }
         let to_act = game.to_act();

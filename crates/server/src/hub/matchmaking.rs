@@ -180,7 +180,7 @@ impl Hub {
             let seat = Seat(i as u8);
             let obs = engine.observation(seat);
             View {
-                status: Arc::from(Status::of(id, bots[1 - i], &obs).reply().to_string()),
+                status: Arc::from(Status::of(id, bots[1 - i], &obs).reply_text()),
                 has_bid: false,
                 over: false,
                 observation: inside[i].then(|| (obs, engine.legal_vec(seat))),

@@ -104,9 +104,7 @@ impl Hub {
             store,
             config,
             not_in_game: Arc::from(
-                croupier_dialects::skullwhist_rest::Status::default()
-                    .reply()
-                    .to_string(),
+                croupier_dialects::skullwhist_rest::Status::default().reply_text(),
             ),
             live: std::sync::OnceLock::new(),
             relay: std::sync::OnceLock::new(),

@@ -20,6 +20,9 @@ use tokio::time::{timeout_at, Instant};
 /// Requests a bot may have in flight for one seat.
 const INBOX: usize = 64;
 
+/// A deadline further away than this is none (no move clock is a day).
+const NO_DEADLINE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
 /// What a seat's bot sends the runner.
 pub(super) enum Request {
     /// A `bid N` / `play C` line and where its reply goes.
@@ -173,7 +176,14 @@ impl Conn for HubConn {
 
     fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
         Box::pin(async move {
-            match timeout_at(deadline, self.inbox.recv()).await {
+            // Out of turn the runner listens without a deadline (it passes
+            // one a year away): no timer for it.
+            let got = if deadline > Instant::now() + NO_DEADLINE {
+                Ok(self.inbox.recv().await)
+            } else {
+                timeout_at(deadline, self.inbox.recv()).await
+            };
+            match got {
                 Err(_) => Err(TransportError::Timeout),
                 Ok(Some(Request::Line(line, tx))) => {
                     self.pending = Some(tx);

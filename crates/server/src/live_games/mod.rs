@@ -258,11 +258,14 @@ impl LiveGames {
         });
         self.lock().games.insert(id, Arc::clone(&live));
         let keep = limits.history;
-        Watch::new(Box::new(move |batch| {
-            for e in batch {
-                live.push(LiveMessage::Event(e), keep);
-            }
-        }))
+        Watch::new(
+            Box::new(move |batch| {
+                for e in batch {
+                    live.push(LiveMessage::Event(e), keep);
+                }
+            }),
+            Box::new(move |e| tracing::error!("game {id}: {e}")),
+        )
     }
 
     /// Ends game `id`: spectators get the end message, and the game stays
