@@ -43,6 +43,7 @@ fn server() -> &'static Server {
                 session_idle: Duration::from_secs(3600),
                 move_timeout: Duration::from_secs(3600),
                 poll_timeout: Duration::from_millis(1),
+                ..HubConfig::default()
             },
             house_bots: Vec::new(),
             house_pause: Duration::from_millis(1),
