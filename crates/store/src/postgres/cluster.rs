@@ -8,9 +8,12 @@
 //!
 //! The server decides; this module only holds the SQL.
 
+use std::sync::{Arc, OnceLock};
+
 use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row, Transaction};
 
+use super::batch::Batches;
 use crate::{BotId, GameId, StoreError};
 
 /// The channel every instance listens to (bots matched).
@@ -25,6 +28,9 @@ pub fn instance_channel(instance: i64) -> String {
 #[derive(Debug, Clone)]
 pub struct Cluster {
     pool: PgPool,
+    /// The shared round trips of notifications and seat reads (started on
+    /// first use; shared by the clones).
+    batches: Arc<OnceLock<Arc<Batches>>>,
 }
 
 /// What a session token is.
@@ -282,7 +288,7 @@ impl Listener {
     }
 }
 
-fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
+pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
     Ok(SeatRow {
         bot: r.try_get("bot")?,
         game: r.try_get("game")?,
@@ -296,11 +302,20 @@ fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
     })
 }
 
-const SEAT_COLUMNS: &str = "bot, game, seat, opponent, hand, status, has_bid, over, home";
+pub(crate) const SEAT_COLUMNS: &str =
+    "bot, game, seat, opponent, hand, status, has_bid, over, home";
 
 impl Cluster {
     pub(crate) fn new(pool: PgPool) -> Cluster {
-        Cluster { pool }
+        Cluster {
+            pool,
+            batches: Arc::new(OnceLock::new()),
+        }
+    }
+
+    fn batches(&self) -> &Batches {
+        self.batches
+            .get_or_init(|| Batches::start(self.pool.clone()))
     }
 
     pub(crate) fn pool(&self) -> &PgPool {
@@ -513,15 +528,10 @@ impl Cluster {
         Ok(())
     }
 
-    /// The seat of `bot` in a game in progress, if any.
+    /// The seat of `bot` in a game in progress, if any (read in one
+    /// statement with the other reads queued meanwhile).
     pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {SEAT_COLUMNS} FROM hub_seats WHERE bot = $1"
-        ))
-        .bind(bot)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|r| seat_row(&r)).transpose()?)
+        self.batches().seat_of(bot).await
     }
 
     /// Writes what the homes say of their games' seats, many games in one
@@ -585,14 +595,10 @@ impl Cluster {
         Ok(())
     }
 
-    /// Sends `payload` on `channel`.
+    /// Sends `payload` on `channel` (in one statement with the other
+    /// notifications queued meanwhile, in the order they were queued).
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(channel)
-            .bind(payload)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.batches().notify(channel, payload).await
     }
 
     /// Listens on `channels` (on a connection of its own).

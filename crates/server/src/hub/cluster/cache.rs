@@ -153,6 +153,11 @@ impl RemoteGames {
         self.lock().remove(game);
     }
 
+    /// Whether `game` is kept here.
+    pub(super) fn knows(&self, game: GameId) -> bool {
+        self.lock().games.contains_key(&game)
+    }
+
     /// Where `bot` plays, if the cache knows it.
     pub(super) fn placed(&self, bot: BotId) -> Option<Placed> {
         let g = self.lock();
@@ -365,8 +370,10 @@ mod tests {
         c.take(views7_empty(6), 1);
         assert_eq!(c.passive_status(10, FRESH), None);
         assert!(c.placed(10).is_some());
+        assert!(c.knows(7));
         c.take(Notice::Ended { game: 7 }, 1);
         assert_eq!(c.placed(10), None);
+        assert!(!c.knows(7));
         assert_eq!(c.len(), 0);
     }
 

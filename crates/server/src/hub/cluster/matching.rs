@@ -49,6 +49,8 @@ impl Hub {
         let row = match self.own_game(bot).await {
             OwnGame::Reply(reply) => return reply,
             OwnGame::Ended => None,
+            // Alone, no other instance runs games.
+            OwnGame::NotHere if relay.crowd().alone() => None,
             OwnGame::NotHere => relay.db().seat_of(bot).await.map_err(internal)?,
         };
         if let Some(row) = row {

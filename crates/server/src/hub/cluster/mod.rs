@@ -71,6 +71,17 @@ struct HomeGames {
 
 impl Home for HomeGames {
     fn notified(&self, kind: &str, rest: &str) -> bool {
+        // Views of a game not kept here (this instance's own, most often)
+        // are not read further.
+        if kind == "v" {
+            let game = rest
+                .split(' ')
+                .next()
+                .and_then(|g| g.parse::<GameId>().ok());
+            if game.is_some_and(|g| !self.games.knows(g)) {
+                return true;
+            }
+        }
         match Notice::parse(kind, rest) {
             Some(n) => {
                 self.games.take(n, self.instance);
@@ -340,6 +351,10 @@ impl Hub {
     /// wrote; `None` if the bot is in no game.
     pub(super) async fn remote_status(&self, bot: BotId) -> Option<Arc<str>> {
         let relay = self.relay.get()?;
+        if relay.crowd().alone() {
+            // No other instance runs games: the bot is in none.
+            return None;
+        }
         if let Some(s) = self
             .remote_games()
             .and_then(|c| c.passive_status(bot, PASSIVE_FRESH))
