@@ -61,10 +61,10 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
     // Taken from the table: both waiting rows go with the deal.
     c.wait(1, 30.0).await.unwrap();
     c.wait(2, 30.0).await.unwrap();
-    let pairing = c.take_partner(1).await.unwrap().expect("a partner");
+    let pairing = c.take_partner(1, true).await.unwrap().expect("a partner");
     assert_eq!(pairing.partner, 2);
     // While the deal is being written, nobody else takes either bot.
-    assert!(c.take_partner(3).await.unwrap().is_none());
+    assert!(c.take_partner(3, false).await.unwrap().is_none());
     pairing.commit(&seats(100, [2, 1], 7)).await.unwrap();
     assert_eq!(
         next_notice(&mut l).await,
@@ -81,7 +81,9 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
     assert!(!c.stop_waiting(2).await.unwrap(), "2 no longer waits");
     // A seated bot is dealt nothing more.
     c.wait(4, 30.0).await.unwrap();
-    assert!(c.take_partner(1).await.unwrap().is_none());
+    assert!(c.take_partner(1, false).await.unwrap().is_none());
+    // A bot whose waiting row was taken is dealt nothing more by itself.
+    assert!(c.take_partner(2, true).await.unwrap().is_none());
 
     // Taken from the taker's own instance: its row was removed first.
     assert!(c.stop_waiting(4).await.unwrap());

@@ -456,7 +456,14 @@ impl Cluster {
     /// waiting row, if any, is locked and removed with it, so that nobody
     /// takes `bot` meanwhile; `None` if nobody waits, or if another
     /// instance is taking `bot` right now. One statement after `BEGIN`.
-    pub async fn take_partner(&self, bot: BotId) -> Result<Option<Pairing>, StoreError> {
+    ///
+    /// `waiting`: `bot` wrote its waiting row; if the row is gone another
+    /// instance or bot took it (its deal is on the way): `None`.
+    pub async fn take_partner(
+        &self,
+        bot: BotId,
+        waiting: bool,
+    ) -> Result<Option<Pairing>, StoreError> {
         let mut tx = self.pool.begin().await?;
         // One deal at a time per bot across the instances (a house bot's
         // loop runs in each), and none for a bot already seated; a bot
@@ -481,7 +488,7 @@ impl Cluster {
         let waits: bool = row.try_get("waits")?;
         let free: bool = row.try_get("free")?;
         let partner: Option<BotId> = row.try_get("partner")?;
-        if (waits && mine.is_none()) || !free {
+        if ((waits || waiting) && mine.is_none()) || !free {
             return Ok(None);
         }
         Ok(partner.map(|partner| Pairing {

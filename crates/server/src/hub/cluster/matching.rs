@@ -85,7 +85,12 @@ impl Hub {
         let mut listed: Option<(u64, oneshot::Receiver<GameId>)> = None;
         loop {
             if house || !relay.crowd().alone() {
-                if let Some(pairing) = relay.db().take_partner(bot).await.map_err(internal)? {
+                if let Some(pairing) = relay
+                    .db()
+                    .take_partner(bot, listed.is_some())
+                    .await
+                    .map_err(internal)?
+                {
                     if let Some((ticket, _)) = &listed {
                         self.unlist(bot, *ticket);
                     }
