@@ -90,6 +90,27 @@ struct Row {
     stats: Arc<Stats>,
     cpu_cores: f64,
     errors: usize,
+    /// Statements PostgreSQL ran in the measured time (every round trip:
+    /// `BEGIN` and `COMMIT` too), when the database has
+    /// `pg_stat_statements` loaded.
+    statements: Option<i64>,
+    /// The measured time (s).
+    seconds: f64,
+}
+
+/// Statements PostgreSQL has run so far on the whole cluster, if
+/// `pg_stat_statements` is loaded (`shared_preload_libraries`).
+async fn statements_so_far(url: Option<&str>) -> Option<i64> {
+    use sqlx::Connection;
+    let mut c = sqlx::PgConnection::connect(url?).await.ok()?;
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .execute(&mut c)
+        .await
+        .ok()?;
+    sqlx::query_scalar("SELECT COALESCE(SUM(calls), 0)::BIGINT FROM pg_stat_statements")
+        .fetch_one(&mut c)
+        .await
+        .ok()
 }
 
 /// Runs the bots against `base` (whose server processes are `pids`).
@@ -98,6 +119,7 @@ async fn measure(
     base: &str,
     pids: &[u32],
     options: &Options,
+    pg: Option<&str>,
 ) -> anyhow::Result<Row> {
     wait_up(base).await?;
     let stats = Arc::new(Stats::default());
@@ -127,6 +149,7 @@ async fn measure(
     );
     let cpu = || -> f64 { pids.iter().map(|p| cpu_seconds(*p)).sum() };
     let cpu0 = cpu();
+    let s0 = statements_so_far(pg).await;
     stats.clear_latencies();
     let start = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(options.seconds)).await;
@@ -135,6 +158,7 @@ async fn measure(
         stats.game_ends.load(Ordering::Relaxed),
         stats.requests.load(Ordering::Relaxed),
     );
+    let s1 = statements_so_far(pg).await;
     let cpu_cores = (cpu() - cpu0) / secs;
     stop.store(true, Ordering::Relaxed);
     let mut errors = 0;
@@ -155,7 +179,28 @@ async fn measure(
         stats,
         cpu_cores,
         errors,
+        // Less the two statements of the second look.
+        statements: s0.zip(s1).map(|(a, b)| b - a - 2),
+        seconds: secs,
     })
+}
+
+impl Row {
+    /// PostgreSQL statements per game finished in the measured time.
+    fn per_game(&self) -> Option<f64> {
+        let games = self.games_per_sec * self.seconds;
+        self.statements
+            .filter(|_| games > 0.0)
+            .map(|n| round(n as f64 / games))
+    }
+
+    /// PostgreSQL statements per REST request in the measured time.
+    fn per_request(&self) -> Option<f64> {
+        let requests = self.requests_per_sec * self.seconds;
+        self.statements
+            .filter(|_| requests > 0.0)
+            .map(|n| round(n as f64 / requests))
+    }
 }
 
 /// Runs every setup and prints the table (or JSON).
@@ -177,6 +222,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             &base,
             &[server.0.id()],
             &options,
+            None,
         ))?);
     }
     let scratch = match &options.database {
@@ -210,6 +256,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 &format!("http://127.0.0.1:{}", ports[0]),
                 &pids,
                 &options,
+                Some(&url),
             ))?);
             drop(servers);
             continue;
@@ -233,6 +280,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             &format!("http://127.0.0.1:{front}"),
             &pids,
             &options,
+            Some(&url),
         ))?);
         drop(proxy);
         drop(servers);
@@ -257,6 +305,9 @@ fn report(options: &Options, rows: &[Row]) {
                 "new_game_wait": r.stats.summary(Endpoint::NewGame),
                 "server_cpu_cores": round(r.cpu_cores),
                 "bot_errors": r.errors,
+                "pg_statements": r.statements,
+                "pg_statements_per_game": r.per_game(),
+                "pg_statements_per_request": r.per_request(),
             })
         })
         .collect();
@@ -271,12 +322,12 @@ fn report(options: &Options, rows: &[Row]) {
         "croupier bench server --instances: {} REST bots, {} s per setup\n",
         options.bots, options.seconds
     );
-    println!("| setup | games/s | of SQLite | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| setup | games/s | of SQLite | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let s = r.stats.service();
         println!(
-            "| {} | {:.1} | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} |",
+            "| {} | {:.1} | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
             r.setup,
             r.games_per_sec,
             if sqlite > 0.0 {
@@ -291,7 +342,9 @@ fn report(options: &Options, rows: &[Row]) {
             r.stats.summary(Endpoint::Play).p99_ms,
             r.stats.summary(Endpoint::NewGame).p50_ms,
             r.cpu_cores,
-            r.errors
+            r.errors,
+            r.per_game().map_or("—".into(), |v| format!("{v:.1}")),
+            r.per_request().map_or("—".into(), |v| format!("{v:.2}")),
         );
     }
 }

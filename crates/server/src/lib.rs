@@ -165,6 +165,9 @@ pub enum StartError {
     /// The instance cannot join the others on its database (issue 13).
     #[error("cannot join the other instances: {0}")]
     Cluster(String),
+    /// wm (issue 13): the hub cannot join the other instances.
+    #[error("cannot join the other instances: {0}")]
+    Join(#[from] hub::JoinError),
 }
 
 /// Prepares the server state: closes games a previous run left in progress,
@@ -195,9 +198,7 @@ pub async fn prepare(
                 .map_err(|e| StartError::Cluster(e.to_string()))?; // wk (issue 11)
             let m = Arc::new(m);
             tokio::spawn(Arc::clone(&m).run());
-            hub.join_cluster(Arc::clone(&m))
-                .await
-                .map_err(StartError::Cluster)?;
+            hub.join_cluster(Arc::clone(&m)).await?;
             Some(m)
         }
         None => None,

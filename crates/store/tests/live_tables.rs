@@ -111,7 +111,7 @@ async fn stopping_to_wait_behind_a_stuck_pairing_fails_instead_of_hanging() {
     let (a, b) = (bots[0], bots[1]);
     c.wait(b, 30.0).await.unwrap();
     // `a` takes `b` and the deal never commits: `b`'s row stays locked.
-    let stuck = c.take_partner(a).await.unwrap().expect("b waits");
+    let stuck = c.take_partner(a, false).await.unwrap().expect("b waits");
     assert_eq!(stuck.partner, b);
     let t0 = Instant::now();
     let r = tokio::time::timeout(Duration::from_secs(60), c.stop_waiting(b))
@@ -145,7 +145,7 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
     .await
     .unwrap();
     c.wait(b, 30.0).await.unwrap();
-    assert!(c.take_partner(a).await.unwrap().is_none());
+    assert!(c.take_partner(a, false).await.unwrap().is_none());
     // (The refused take's transaction, and its lock on `a`, end after it.)
     settled(&pool).await;
     // Unseated, it is taken.
@@ -154,7 +154,7 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
         .execute(&pool)
         .await
         .unwrap();
-    let p = c.take_partner(a).await.unwrap().expect("b waits, unseated");
+    let p = c.take_partner(a, false).await.unwrap().expect("b waits, unseated");
     assert_eq!(p.partner, b);
     drop(p);
     settled(&pool).await;
@@ -166,10 +166,10 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
         .execute(&mut *dealing)
         .await
         .unwrap();
-    assert!(c.take_partner(a).await.unwrap().is_none());
+    assert!(c.take_partner(a, false).await.unwrap().is_none());
     dealing.rollback().await.unwrap();
     settled(&pool).await;
-    let p = c.take_partner(a).await.unwrap().expect("b waits, free");
+    let p = c.take_partner(a, false).await.unwrap().expect("b waits, free");
     assert_eq!(p.partner, b);
 }
 

@@ -14,7 +14,6 @@ use rand::seq::IndexedRandom;
 use rand::Rng;
 use tokio::sync::{oneshot, watch};
 
-use super::cluster::ViewSync;
 use super::game::{LiveGame, Table};
 use super::seat::{SeatLink, View};
 use super::{refuse, Hub, Refusal};
@@ -188,10 +187,7 @@ impl Hub {
         };
         let hand = |i: u8| rest::dealt_hand(engine.events(), Seat(i)).unwrap_or_default();
         let (done, stored) = watch::channel(None);
-        let sync = self
-            .relay
-            .get()
-            .map(|r| Arc::new(ViewSync::new(Arc::clone(r.crowd())))); // wg: issue 13
+        let sync = self.view_sync(); // wg, wm: issue 13
         let changed = sync.as_ref().map(|s| Arc::clone(&s.version));
         let live = Arc::new(LiveGame {
             id,
@@ -234,11 +230,8 @@ impl Hub {
             done,
             cluster: self.relay.get().map(|r| r.db().clone()),
         }));
-        if let Some(relay) = self.relay.get() {
-            tokio::spawn(super::cluster::write_views(
-                Arc::clone(&live),
-                relay.db().clone(),
-            ));
+        if live.sync.is_some() {
+            tokio::spawn(super::cluster::write_views(Arc::clone(&live))); // wm: issue 13
         }
         Ok(id)
     }

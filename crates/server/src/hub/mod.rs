@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use croupier_store::{BotId, GameId, Store};
 
+pub use cluster::JoinError; // wm (issue 13)
 pub use croupier_dialects::skullwhist_rest::Refusal;
 pub use game::LiveGame;
 pub use matchmaking::NewGame;
@@ -86,6 +87,9 @@ pub struct Hub {
     /// With several instances on PostgreSQL: this instance's side of the
     /// relay (see `cluster`); unset on SQLite.
     relay: std::sync::OnceLock<Arc<Relay>>,
+    /// wm (issue 13): the cache of the other instances' games and the view
+    /// writer (see `cluster`); unset on SQLite.
+    cluster: std::sync::OnceLock<cluster::Side>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -108,6 +112,7 @@ impl Hub {
             ),
             live: std::sync::OnceLock::new(),
             relay: std::sync::OnceLock::new(),
+            cluster: std::sync::OnceLock::new(),
         }
     }
 

@@ -81,6 +81,12 @@ pub trait Home: Send + Sync + 'static {
     /// Handles `line` for seat `seat` of game `game`; the reply text
     /// (`"gone"` for a game this process does not run).
     fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String>;
+
+    /// wm (issue 13): a notification of another kind (the REST games'
+    /// deals, views and ends, see `hub::cluster`); whether it was taken.
+    fn notified(&self, _kind: &str, _rest: &str) -> bool {
+        false
+    }
 }
 
 /// A pull bot's answer relayed to the process playing its match.
@@ -378,6 +384,7 @@ impl Relay {
                     }
                 });
             }
+            _ if home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
         }
     }

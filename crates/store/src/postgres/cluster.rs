@@ -8,9 +8,12 @@
 //!
 //! The server decides; this module only holds the SQL.
 
+use std::sync::{Arc, OnceLock};
+
 use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row, Transaction};
 
+use super::batch::Batches;
 use crate::{BotId, GameId, StoreError};
 
 /// The channel every instance listens to (bots matched).
@@ -30,6 +33,9 @@ pub const STOP_WAITING_LOCK: &str = "SET LOCAL lock_timeout = '5s'";
 #[derive(Debug, Clone)]
 pub struct Cluster {
     pool: PgPool,
+    /// The shared round trips of notifications and seat reads (started on
+    /// first use; shared by the clones).
+    batches: Arc<OnceLock<Arc<Batches>>>,
 }
 
 /// What a session token is.
@@ -71,54 +77,206 @@ pub struct SeatRow {
 /// writes the game's seats, or the pairing is dropped (it waits again).
 #[derive(Debug)]
 pub struct Pairing {
-    tx: Transaction<'static, Postgres>,
+    /// The transaction holding the rows (`None`: a partner waiting in the
+    /// taker's own process, already taken with [`Cluster::stop_waiting`]).
+    tx: Option<Transaction<'static, Postgres>>,
+    pool: PgPool,
     /// The bot taken.
     pub partner: BotId,
+    /// The taker's own waiting row, locked too (removed with the partner's).
+    me: Option<BotId>,
 }
 
 impl Pairing {
-    /// Writes the seats of the game dealt, removes the partner from the
-    /// waiting bots, and tells the instances (the partner's poll may be
-    /// anywhere). Fails if a bot is already seated (a house bot taken by
-    /// two instances at once): nothing is written then.
-    pub async fn commit(mut self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        insert_seats(&mut self.tx, seats).await?;
-        sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
-            .bind(self.partner)
-            .execute(&mut *self.tx)
-            .await?;
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(SHARED_CHANNEL)
-            .bind(format!("m {}", self.partner))
-            .execute(&mut *self.tx)
-            .await?;
-        self.tx.commit().await?;
+    /// Writes the seats of the game dealt, removes the partner (and the
+    /// taker) from the waiting bots, and tells the instances (the
+    /// partner's poll may be anywhere; every instance learns the game's
+    /// seats and home): one statement and the commit. Fails if a bot is
+    /// already seated (a house bot taken by two instances at once):
+    /// nothing is written then.
+    pub async fn commit(self, seats: &[SeatRow]) -> Result<(), StoreError> {
+        let Some(mut tx) = self.tx else {
+            return Cluster::new(self.pool).seat_game(seats).await;
+        };
+        let gone: Vec<BotId> = std::iter::once(self.partner).chain(self.me).collect();
+        let cols = SeatColumns::of(seats);
+        sqlx::query(&format!(
+            "WITH ins AS ({INSERT_SEATS} RETURNING 1),
+                  del AS (DELETE FROM hub_waiting WHERE bot = ANY($10) RETURNING 1)
+             SELECT pg_notify($11, $12), pg_notify($11, $13),
+                    (SELECT count(*) FROM ins), (SELECT count(*) FROM del)"
+        ))
+        .bind(cols.bot)
+        .bind(cols.game)
+        .bind(cols.seat)
+        .bind(cols.opponent)
+        .bind(cols.hand)
+        .bind(cols.status)
+        .bind(cols.has_bid)
+        .bind(cols.over)
+        .bind(cols.home)
+        .bind(&gone)
+        .bind(SHARED_CHANNEL)
+        .bind(format!("m {}", self.partner))
+        .bind(Notice::dealt(seats).payload())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
 }
 
-async fn insert_seats(
-    tx: &mut Transaction<'static, Postgres>,
-    seats: &[SeatRow],
-) -> Result<(), StoreError> {
-    for s in seats {
-        sqlx::query(
-            "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, has_bid, over, home)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(s.bot)
-        .bind(s.game)
-        .bind(s.seat)
-        .bind(s.opponent)
-        .bind(&s.hand)
-        .bind(&s.status)
-        .bind(s.has_bid)
-        .bind(s.over)
-        .bind(s.home)
-        .execute(&mut **tx)
-        .await?;
+/// The seats of a game, column by column (for `UNNEST`).
+struct SeatColumns<'a> {
+    bot: Vec<BotId>,
+    game: Vec<GameId>,
+    seat: Vec<i32>,
+    opponent: Vec<BotId>,
+    hand: Vec<&'a str>,
+    status: Vec<&'a str>,
+    has_bid: Vec<bool>,
+    over: Vec<bool>,
+    home: Vec<i64>,
+}
+
+impl<'a> SeatColumns<'a> {
+    fn of(seats: &'a [SeatRow]) -> SeatColumns<'a> {
+        SeatColumns {
+            bot: seats.iter().map(|s| s.bot).collect(),
+            game: seats.iter().map(|s| s.game).collect(),
+            seat: seats.iter().map(|s| s.seat).collect(),
+            opponent: seats.iter().map(|s| s.opponent).collect(),
+            hand: seats.iter().map(|s| s.hand.as_str()).collect(),
+            status: seats.iter().map(|s| s.status.as_str()).collect(),
+            has_bid: seats.iter().map(|s| s.has_bid).collect(),
+            over: seats.iter().map(|s| s.over).collect(),
+            home: seats.iter().map(|s| s.home).collect(),
+        }
     }
-    Ok(())
+}
+
+/// Inserts the seats `$1`…`$9` (the columns of [`SeatColumns`]).
+const INSERT_SEATS: &str =
+    "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, has_bid, over, home)
+     SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::INT[], $4::BIGINT[], $5::TEXT[],
+                          $6::TEXT[], $7::BOOL[], $8::BOOL[], $9::BIGINT[])";
+
+/// What a notification on [`SHARED_CHANNEL`] says about the REST games
+/// (each instance keeps a cache of the other instances' games with them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// A game dealt: where it runs and its bots by seat.
+    Dealt {
+        /// The game.
+        game: GameId,
+        /// Its home instance.
+        home: i64,
+        /// Its bots by seat.
+        bots: Vec<BotId>,
+    },
+    /// The seats' views changed (`views` empty: too long to send; read
+    /// the rows).
+    Views {
+        /// The game.
+        game: GameId,
+        /// Grows with every change (a later notice wins).
+        version: u64,
+        /// `(status, has_bid, over)` by seat.
+        views: Vec<(String, bool, bool)>,
+    },
+    /// The game left the tables (stored, or closed).
+    Ended {
+        /// The game.
+        game: GameId,
+    },
+}
+
+/// A notification payload longer than this is not sent whole
+/// (PostgreSQL's limit is 8000 bytes).
+const MAX_PAYLOAD: usize = 7900;
+
+impl Notice {
+    /// The notice of a game dealt with `seats`.
+    pub fn dealt(seats: &[SeatRow]) -> Notice {
+        let mut by_seat: Vec<&SeatRow> = seats.iter().collect();
+        by_seat.sort_by_key(|s| s.seat);
+        Notice::Dealt {
+            game: seats.first().map_or(0, |s| s.game),
+            home: seats.first().map_or(0, |s| s.home),
+            bots: by_seat.iter().map(|s| s.bot).collect(),
+        }
+    }
+
+    /// Reads a notification of kind `kind` (`d`, `v`, `e`) with the rest
+    /// of its payload; `None` for other kinds or a payload that does not
+    /// parse.
+    pub fn parse(kind: &str, rest: &str) -> Option<Notice> {
+        match kind {
+            "d" => {
+                let mut f = rest.split(' ');
+                let game = f.next()?.parse().ok()?;
+                let home = f.next()?.parse().ok()?;
+                let bots = f.map(str::parse).collect::<Result<Vec<BotId>, _>>().ok()?;
+                Some(Notice::Dealt { game, home, bots })
+            }
+            "v" => {
+                let mut f = rest.splitn(3, ' ');
+                let game = f.next()?.parse().ok()?;
+                let version = f.next()?.parse().ok()?;
+                let views = match f.next() {
+                    Some(json) => serde_json::from_str(json).ok()?,
+                    None => Vec::new(),
+                };
+                Some(Notice::Views {
+                    game,
+                    version,
+                    views,
+                })
+            }
+            "e" => Some(Notice::Ended {
+                game: rest.parse().ok()?,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The payload: its kind, a space, the rest.
+    pub fn payload(&self) -> String {
+        match self {
+            Notice::Dealt { game, home, bots } => {
+                let mut out = format!("d {game} {home}");
+                for b in bots {
+                    out.push_str(&format!(" {b}"));
+                }
+                out
+            }
+            Notice::Views {
+                game,
+                version,
+                views,
+            } => {
+                let json = serde_json::to_string(views).unwrap_or_default();
+                let full = format!("v {game} {version} {json}");
+                if full.len() <= MAX_PAYLOAD && !views.is_empty() {
+                    full
+                } else {
+                    format!("v {game} {version}")
+                }
+            }
+            Notice::Ended { game } => format!("e {game}"),
+        }
+    }
+}
+
+/// The views of one game to write: what its home says of its seats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameViews {
+    /// The game.
+    pub game: GameId,
+    /// Grows with every change.
+    pub version: u64,
+    /// `(status, has_bid, over)` by seat index.
+    pub views: Vec<(String, bool, bool)>,
 }
 
 /// Notifications from the other instances.
@@ -135,7 +293,7 @@ impl Listener {
     }
 }
 
-fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
+pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
     Ok(SeatRow {
         bot: r.try_get("bot")?,
         game: r.try_get("game")?,
@@ -149,11 +307,20 @@ fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
     })
 }
 
-const SEAT_COLUMNS: &str = "bot, game, seat, opponent, hand, status, has_bid, over, home";
+pub(crate) const SEAT_COLUMNS: &str =
+    "bot, game, seat, opponent, hand, status, has_bid, over, home";
 
 impl Cluster {
     pub(crate) fn new(pool: PgPool) -> Cluster {
-        Cluster { pool }
+        Cluster {
+            pool,
+            batches: Arc::new(OnceLock::new()),
+        }
+    }
+
+    fn batches(&self) -> &Batches {
+        self.batches
+            .get_or_init(|| Batches::start(self.pool.clone()))
     }
 
     pub(crate) fn pool(&self) -> &PgPool {
@@ -298,52 +465,49 @@ impl Cluster {
     /// another instance is taking), to deal a game between them. `bot`'s own
     /// waiting row, if any, is locked and removed with it, so that nobody
     /// takes `bot` meanwhile; `None` if nobody waits, or if another
-    /// instance is taking `bot` right now.
-    pub async fn take_partner(&self, bot: BotId) -> Result<Option<Pairing>, StoreError> {
+    /// instance is taking `bot` right now. One statement after `BEGIN`.
+    ///
+    /// `waiting`: `bot` wrote its waiting row; if the row is gone another
+    /// instance or bot took it (its deal is on the way): `None`.
+    pub async fn take_partner(
+        &self,
+        bot: BotId,
+        waiting: bool,
+    ) -> Result<Option<Pairing>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let mine: Option<BotId> =
-            sqlx::query_scalar("SELECT bot FROM hub_waiting WHERE bot = $1 FOR UPDATE SKIP LOCKED")
-                .bind(bot)
-                .fetch_optional(&mut *tx)
-                .await?;
-        if mine.is_none() {
-            let waits: Option<BotId> =
-                sqlx::query_scalar("SELECT bot FROM hub_waiting WHERE bot = $1")
-                    .bind(bot)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            if waits.is_some() {
-                // Locked: another instance is dealing `bot` a game.
-                return Ok(None);
-            }
-        }
         // One deal at a time per bot across the instances (a house bot's
-        // loop runs in each), and none for a bot already seated.
-        let free: bool = sqlx::query_scalar(
-            "SELECT pg_try_advisory_xact_lock(3013, $1::int)
-                    AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
+        // loop runs in each), and none for a bot already seated; a bot
+        // whose own row another instance holds is being dealt a game.
+        let row = sqlx::query(
+            "WITH mine AS (SELECT bot FROM hub_waiting WHERE bot = $1 FOR UPDATE SKIP LOCKED),
+                  free AS (SELECT pg_try_advisory_xact_lock(3013, $2)
+                                  AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1) AS ok),
+                  partner AS (SELECT w.bot FROM hub_waiting w
+                              WHERE w.bot <> $1 AND w.until > now() AND (SELECT ok FROM free)
+                                AND NOT EXISTS (SELECT 1 FROM hub_seats s WHERE s.bot = w.bot)
+                              ORDER BY random() LIMIT 1 FOR UPDATE OF w SKIP LOCKED)
+             SELECT (SELECT bot FROM mine) AS mine,
+                    EXISTS (SELECT 1 FROM hub_waiting WHERE bot = $1) AS waits,
+                    (SELECT ok FROM free) AS free,
+                    (SELECT bot FROM partner) AS partner",
         )
-        .bind(bot as i32)
         .bind(bot)
+        .bind(bot as i32)
         .fetch_one(&mut *tx)
         .await?;
-        if !free {
+        let mine: Option<BotId> = row.try_get("mine")?;
+        let waits: bool = row.try_get("waits")?;
+        let free: bool = row.try_get("free")?;
+        let partner: Option<BotId> = row.try_get("partner")?;
+        if ((waits || waiting) && mine.is_none()) || !free {
             return Ok(None);
         }
-        // wk (issue 13 item 4c): a partner that is seated is not taken, and
-        // the partner is claimed like `bot` (its deal lock, then a look at
-        // the seats committed before it), so two deals never seat it.
-        let partner: Option<BotId> = sqlx::query_scalar(
-            "SELECT w.bot FROM hub_waiting w WHERE w.bot <> $1 AND w.until > now()
-               AND NOT EXISTS (SELECT 1 FROM hub_seats s WHERE s.bot = w.bot)
-             ORDER BY random() LIMIT 1 FOR UPDATE OF w SKIP LOCKED",
-        )
-        .bind(bot)
-        .fetch_optional(&mut *tx)
-        .await?;
         let Some(partner) = partner else {
             return Ok(None);
         };
+        // wk (issue 13 item 4c): the partner is claimed like `bot` (its deal
+        // lock, then a look at the seats committed before it, in a statement
+        // of its own), so two deals never seat it.
         let claimed: bool = sqlx::query_scalar(
             "SELECT pg_try_advisory_xact_lock(3013, $1::int)
                     AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
@@ -355,68 +519,121 @@ impl Cluster {
         if !claimed {
             return Ok(None);
         }
-        if mine.is_some() {
-            sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
-                .bind(bot)
-                .execute(&mut *tx)
-                .await?;
+        Ok(Some(Pairing {
+            tx: Some(tx),
+            pool: self.pool.clone(),
+            partner,
+            me: mine,
+        }))
+    }
+
+    /// A pairing with `partner`, a bot waiting in this process and already
+    /// taken from the waiting bots with [`Cluster::stop_waiting`].
+    pub fn local_pairing(&self, partner: BotId) -> Pairing {
+        Pairing {
+            tx: None,
+            pool: self.pool.clone(),
+            partner,
+            me: None,
         }
-        Ok(Some(Pairing { tx, partner }))
     }
 
-    /// The seat of `bot` in a game in progress, if any.
-    pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {SEAT_COLUMNS} FROM hub_seats WHERE bot = $1"
+    /// Seats a game dealt between bots of this instance (the partner was
+    /// taken with [`Cluster::stop_waiting`]) and tells the instances: one
+    /// statement. Fails if a bot is already seated.
+    pub async fn seat_game(&self, seats: &[SeatRow]) -> Result<(), StoreError> {
+        let cols = SeatColumns::of(seats);
+        sqlx::query(&format!(
+            "WITH ins AS ({INSERT_SEATS} RETURNING 1)
+             SELECT pg_notify($10, $11), (SELECT count(*) FROM ins)"
         ))
-        .bind(bot)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|r| seat_row(&r)).transpose()?)
-    }
-
-    /// Writes what the home says of a game's seats: `(status, has_bid,
-    /// over)` by seat index.
-    pub async fn write_views(
-        &self,
-        game: GameId,
-        views: &[(String, bool, bool)],
-    ) -> Result<(), StoreError> {
-        let statuses: Vec<&str> = views.iter().map(|v| v.0.as_str()).collect();
-        let bids: Vec<bool> = views.iter().map(|v| v.1).collect();
-        let overs: Vec<bool> = views.iter().map(|v| v.2).collect();
-        sqlx::query(
-            "UPDATE hub_seats SET status = ($2::text[])[seat + 1],
-                                  has_bid = ($3::bool[])[seat + 1],
-                                  over = ($4::bool[])[seat + 1]
-             WHERE game = $1",
-        )
-        .bind(game)
-        .bind(&statuses)
-        .bind(&bids)
-        .bind(&overs)
+        .bind(cols.bot)
+        .bind(cols.game)
+        .bind(cols.seat)
+        .bind(cols.opponent)
+        .bind(cols.hand)
+        .bind(cols.status)
+        .bind(cols.has_bid)
+        .bind(cols.over)
+        .bind(cols.home)
+        .bind(SHARED_CHANNEL)
+        .bind(Notice::dealt(seats).payload())
         .execute(&self.pool)
         .await?;
         Ok(())
     }
 
-    /// Removes a game's seats (it is stored, or closed).
-    pub async fn unseat(&self, game: GameId) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM hub_seats WHERE game = $1")
-            .bind(game)
-            .execute(&self.pool)
-            .await?;
+    /// The seat of `bot` in a game in progress, if any (read in one
+    /// statement with the other reads queued meanwhile).
+    pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
+        self.batches().seat_of(bot).await
+    }
+
+    /// Writes what the homes say of their games' seats, many games in one
+    /// statement, and tells the instances ([`Notice::Views`], in the same
+    /// transaction: a view is in the rows when its notice arrives).
+    pub async fn write_views(&self, games: &[GameViews]) -> Result<(), StoreError> {
+        let mut game = Vec::new();
+        let mut seat = Vec::new();
+        let mut status = Vec::new();
+        let mut has_bid = Vec::new();
+        let mut over = Vec::new();
+        let mut notices = Vec::with_capacity(games.len());
+        for g in games {
+            for (i, v) in g.views.iter().enumerate() {
+                game.push(g.game);
+                seat.push(i as i32);
+                status.push(v.0.as_str());
+                has_bid.push(v.1);
+                over.push(v.2);
+            }
+            notices.push(
+                Notice::Views {
+                    game: g.game,
+                    version: g.version,
+                    views: g.views.clone(),
+                }
+                .payload(),
+            );
+        }
+        sqlx::query(
+            "WITH v AS (SELECT * FROM UNNEST($1::BIGINT[], $2::INT[], $3::TEXT[], $4::BOOL[], $5::BOOL[])
+                                   AS v(game, seat, status, has_bid, over)),
+                  u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid, over = v.over
+                        FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
+             SELECT pg_notify($6, p), (SELECT count(*) FROM u) FROM UNNEST($7::TEXT[]) AS p",
+        )
+        .bind(&game)
+        .bind(&seat)
+        .bind(&status)
+        .bind(&has_bid)
+        .bind(&over)
+        .bind(SHARED_CHANNEL)
+        .bind(&notices)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
-    /// Sends `payload` on `channel`.
-    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(channel)
-            .bind(payload)
-            .execute(&self.pool)
-            .await?;
+    /// Removes a game's seats (it is stored, or closed) and tells the
+    /// instances ([`Notice::Ended`]).
+    pub async fn unseat(&self, game: GameId) -> Result<(), StoreError> {
+        sqlx::query(
+            "WITH d AS (DELETE FROM hub_seats WHERE game = $1 RETURNING 1)
+             SELECT pg_notify($2, $3), (SELECT count(*) FROM d)",
+        )
+        .bind(game)
+        .bind(SHARED_CHANNEL)
+        .bind(Notice::Ended { game }.payload())
+        .execute(&self.pool)
+        .await?;
         Ok(())
+    }
+
+    /// Sends `payload` on `channel` (in one statement with the other
+    /// notifications queued meanwhile, in the order they were queued).
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
+        self.batches().notify(channel, payload).await
     }
 
     /// Listens on `channels` (on a connection of its own).

@@ -2,6 +2,7 @@
 //! migrator takes an advisory lock, so instances may start together), and
 //! the hot-path writes through the same [`GroupCommit`] writer as SQLite.
 
+mod batch;
 pub mod cluster;
 mod hosted;
 pub mod pull;

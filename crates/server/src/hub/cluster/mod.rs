@@ -13,122 +13,87 @@
 //! - `bid`, `play`, a re-login's abandon: relayed to the home ([`Relay`]).
 //!
 //! On SQLite none of this exists: the hub keeps everything in memory.
+//!
+//! Rooms: [`cache`] (the other instances' games, from their
+//! notifications), [`views`] (a game's views written for the others, in
+//! batches), [`matching`] (`new-game`: bots waiting here first, then the
+//! table).
+
+mod cache;
+mod matching;
+mod views;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use croupier_store::postgres::cluster::{Cluster, Pairing, SeatRow, SessionCheck};
+use croupier_store::postgres::cluster::{Notice, Pairing, SeatRow, SessionCheck};
 use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
-use rand::Rng;
-use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
 use super::game::LiveGame;
-use super::matchmaking::OwnGame;
-use super::relay::{Crowd, Home, Relay, GONE, SESSION_RECHECK};
+use super::relay::{Home, Relay, GONE, SESSION_RECHECK};
 use super::{refuse, Hub, Inner, NewGame, Refusal};
+use cache::{RemoteGames, PASSIVE_FRESH};
+use views::ViewWriter;
+pub(super) use views::{write_views, ViewSync};
 
 /// A session's use is written at most this often (and read at most every
 /// `SESSION_RECHECK` per instance).
 const TOUCH_SECS: f64 = 5.0;
-/// How long a waiting bot's poll sleeps between looks at the tables (a
-/// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
-/// lost notification, and pairs the waiting bots of house-bot loops).
-const POLL_STEP_MS: u64 = 1000;
 
-/// The changes of a game's views and how far they are in the database.
+/// Why this instance cannot join the others (issue 13).
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The relay between the instances cannot start.
+    #[error(transparent)]
+    Relay(#[from] super::relay::RelayError),
+    /// [`Hub::join_cluster`] was called twice.
+    #[error("the hub already joined")]
+    Twice,
+}
+
+/// This instance's side of the cluster, beside the relay: its cache of the
+/// other instances' games and its view writer.
 #[derive(Debug)]
-pub(super) struct ViewSync {
-    /// Bumped by the seats on every change.
-    pub(super) version: Arc<watch::Sender<u64>>,
-    /// The last version written.
-    written: watch::Sender<u64>,
-    /// Wakes the writer: an answer waits for the views.
-    poke: Notify,
-    /// Whether other instances run (alone, the views are not written).
-    crowd: Arc<Crowd>,
+pub(super) struct Side {
+    games: Arc<RemoteGames>,
+    writer: ViewWriter,
 }
 
-impl ViewSync {
-    pub(super) fn new(crowd: Arc<Crowd>) -> ViewSync {
-        ViewSync {
-            version: Arc::new(watch::channel(0).0),
-            written: watch::channel(0).0,
-            poke: Notify::new(),
-            crowd,
-        }
-    }
+/// This instance's games, for requests relayed from the others; and the
+/// cache of the others' games, fed by their notifications.
+struct HomeGames {
+    inner: Arc<Mutex<Inner>>,
+    games: Arc<RemoteGames>,
+    instance: i64,
 }
-
-impl LiveGame {
-    /// Waits until the views as they are now are in the database (at most
-    /// two seconds: the writer retries what fails on the next change).
-    /// Nothing to wait for while this instance is alone: no other instance
-    /// reads them.
-    pub(super) async fn flushed(&self) {
-        if let Some(s) = &self.sync {
-            if s.crowd.alone() {
-                return;
-            }
-            let target = *s.version.borrow();
-            let mut w = s.written.subscribe();
-            if *w.borrow() >= target {
-                return;
-            }
-            s.poke.notify_one();
-            let _ =
-                tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)).await;
-        }
-    }
-}
-
-/// Copies a game's seat views to the database as they change, until the
-/// game is over and stored. While the instance is alone the copies are
-/// skipped; they are made when another instance joins, or when an answer
-/// waits for them.
-pub(super) async fn write_views(game: Arc<LiveGame>, db: Cluster) {
-    let Some(sync) = game.sync.clone() else {
-        return;
-    };
-    let mut changes = sync.version.subscribe();
-    let mut joined = sync.crowd.joined();
-    let mut stored = game.stored.clone();
-    loop {
-        tokio::select! {
-            r = changes.changed() => if r.is_err() { break },
-            r = joined.changed() => if r.is_err() { break },
-            _ = sync.poke.notified() => {}
-            _ = stored.wait_for(Option::is_some) => break,
-        }
-        let version = *changes.borrow_and_update();
-        joined.borrow_and_update();
-        if version <= *sync.written.borrow() || sync.crowd.alone() {
-            continue;
-        }
-        let views: Vec<(String, bool, bool)> = game
-            .seats
-            .iter()
-            .map(|s| {
-                let v = s.view();
-                (v.status.to_string(), v.has_bid, v.over)
-            })
-            .collect();
-        if let Err(e) = db.write_views(game.id, &views).await {
-            tracing::warn!("game {}: cannot write its views: {e}", game.id);
-            continue;
-        }
-        sync.written.send_replace(version);
-    }
-}
-
-/// This instance's games, for requests relayed from the others.
-struct HomeGames(Arc<Mutex<Inner>>);
 
 impl Home for HomeGames {
+    fn notified(&self, kind: &str, rest: &str) -> bool {
+        // Views of a game not kept here (this instance's own, most often)
+        // are not read further.
+        if kind == "v" {
+            let game = rest
+                .split(' ')
+                .next()
+                .and_then(|g| g.parse::<GameId>().ok());
+            if game.is_some_and(|g| !self.games.knows(g)) {
+                return true;
+            }
+        }
+        match Notice::parse(kind, rest) {
+            Some(n) => {
+                self.games.take(n, self.instance);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String> {
         let live = self
-            .0
+            .inner
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .games
@@ -141,6 +106,14 @@ impl Home for HomeGames {
             }
         })
     }
+}
+
+/// What the home of a game said to a relayed line.
+enum Relayed {
+    /// Its answer to the bot.
+    Reply(Result<(), Refusal>),
+    /// It does not run the game (any more).
+    Gone,
 }
 
 fn internal(e: impl std::fmt::Display) -> Refusal {
@@ -174,19 +147,40 @@ impl Hub {
     pub async fn join_cluster(
         &self,
         member: Arc<crate::ladder::Membership>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, JoinError> {
         let Some(db) = self.store.cluster() else {
             return Ok(false);
         };
-        let home: Arc<dyn Home> = Arc::new(HomeGames(Arc::clone(&self.inner)));
-        // wk (issue 11): the relay's error is an enum; this API keeps text.
+        let games = Arc::new(RemoteGames::default());
+        let home: Arc<dyn Home> = Arc::new(HomeGames {
+            inner: Arc::clone(&self.inner),
+            games: Arc::clone(&games),
+            instance: member.id(),
+        });
+        let side = Side {
+            games,
+            writer: ViewWriter::start(db.clone()),
+        };
+        self.cluster.set(side).map_err(|_| JoinError::Twice)?;
         let relay = Relay::start(db, member, home)
             .await
-            .map_err(|e| e.to_string())?;
-        self.relay
-            .set(relay)
-            .map_err(|_| "the hub already joined".to_string())?;
+            .map_err(JoinError::Relay)?;
+        self.relay.set(relay).map_err(|_| JoinError::Twice)?;
         Ok(true)
+    }
+
+    /// The view changes of a game dealt now (with several instances).
+    pub(super) fn view_sync(&self) -> Option<Arc<ViewSync>> {
+        let relay = self.relay.get()?;
+        let side = self.cluster.get()?;
+        Some(Arc::new(ViewSync::new(
+            Arc::clone(relay.crowd()),
+            side.writer.clone(),
+        )))
+    }
+
+    fn remote_games(&self) -> Option<&RemoteGames> {
+        self.cluster.get().map(|s| &*s.games)
     }
 
     /// This instance in the cluster, if it is in one.
@@ -245,21 +239,50 @@ impl Hub {
     /// stored, or its home is gone and the game closed).
     async fn wait_unseated(&self, relay: &Relay, bot: BotId, game: GameId) {
         let until = Instant::now() + relay.lease() + Duration::from_secs(10);
+        let step = Duration::from_millis(20);
         while Instant::now() < until {
+            // The game's end is heard (`NOTIFY`), or looked for again.
+            let ended = self.remote_games().map(|c| c.ended().notified());
+            let ended = async move {
+                match ended {
+                    Some(n) => {
+                        let _ = tokio::time::timeout(step, n).await;
+                    }
+                    None => tokio::time::sleep(step).await,
+                }
+            };
+            tokio::pin!(ended);
             match relay.db().seat_of(bot).await {
                 Ok(Some(r)) if r.game == game => {}
                 _ => return,
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            ended.await;
         }
     }
 
-    /// `bid`/`play` of a bot whose game runs elsewhere (or nowhere).
+    /// `bid`/`play` of a bot whose game runs elsewhere (or nowhere). Its
+    /// seat and the game's home come from the cache when it knows them (a
+    /// stale entry is answered "gone" by the home; the rows are read
+    /// then), else from the rows.
     pub(super) async fn remote_line(&self, bot: BotId, line: String) -> Result<(), Refusal> {
         let not_in_game = || Refusal("you are not in a game".into());
         let Some(relay) = self.relay.get() else {
             return Err(not_in_game());
         };
+        if let Some(p) = self.remote_games().and_then(|c| c.placed(bot)) {
+            match self
+                .relay_line(relay, bot, p.game, p.seat, p.home, &line)
+                .await
+            {
+                Relayed::Gone => {
+                    // The cache had not heard that the game ended.
+                    if let Some(c) = self.remote_games() {
+                        c.forget(p.game);
+                    }
+                }
+                Relayed::Reply(r) => return r,
+            }
+        }
         let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? else {
             return Err(not_in_game());
         };
@@ -267,50 +290,77 @@ impl Hub {
             self.wait_unseated(relay, bot, row.game).await;
             return Err(not_in_game());
         }
-        // The home answers once the move is applied (and the game stored,
-        // if the move ended it); a home that died is noticed by its lease.
+        match self
+            .relay_line(relay, bot, row.game, row.seat as usize, row.home, &line)
+            .await
+        {
+            Relayed::Gone => {
+                self.wait_unseated(relay, bot, row.game).await;
+                Err(not_in_game())
+            }
+            Relayed::Reply(r) => r,
+        }
+    }
+
+    /// Sends a `bid`/`play` line to the game's home and waits for its
+    /// answer: once the move is applied (and the game stored, if the move
+    /// ended it); a home that died is noticed by its lease.
+    async fn relay_line(
+        &self,
+        relay: &Relay,
+        bot: BotId,
+        game: GameId,
+        seat: usize,
+        home: i64,
+        line: &str,
+    ) -> Relayed {
+        let not_in_game = || Refusal("you are not in a game".into());
         let wait = self.config.move_timeout + Duration::from_secs(10);
         let until = Instant::now() + wait;
         loop {
             let step = Duration::from_secs(3).min(until.saturating_duration_since(Instant::now()));
-            match relay
-                .ask(row.home, row.game, row.seat as usize, &line, step)
-                .await
-                .as_deref()
-            {
-                Some("ok") => return Ok(()),
+            match relay.ask(home, game, seat, line, step).await.as_deref() {
+                Some("ok") => return Relayed::Reply(Ok(())),
                 Some(r) if r.starts_with("refused ") => {
-                    return Err(Refusal(r["refused ".len()..].to_string()))
+                    return Relayed::Reply(Err(Refusal(r["refused ".len()..].to_string())))
                 }
-                Some(_) => {
-                    self.wait_unseated(relay, bot, row.game).await;
-                    return Err(not_in_game());
-                }
+                Some(_) => return Relayed::Gone,
                 None => {
                     // No answer yet: is the game still there?
                     match relay.db().seat_of(bot).await {
-                        Ok(Some(r)) if r.game == row.game && Instant::now() < until => {
+                        Ok(Some(r)) if r.game == game && Instant::now() < until => {
                             // The request may have been applied: asking
                             // again is refused if so, which the bot reads
                             // as for any late duplicate.
                             continue;
                         }
                         Ok(Some(_)) => {
-                            return Err(Refusal(
+                            return Relayed::Reply(Err(Refusal(
                                 "the game's server did not answer: try again".into(),
-                            ))
+                            )))
                         }
-                        _ => return Err(not_in_game()),
+                        _ => return Relayed::Reply(Err(not_in_game())),
                     }
                 }
             }
         }
     }
 
-    /// `status` of a bot whose game runs elsewhere: the row the home wrote;
-    /// `None` if the bot is in no game.
+    /// `status` of a bot whose game runs elsewhere: from the cache when it
+    /// leaves the bot nothing to do (see `cache`), else the row the home
+    /// wrote; `None` if the bot is in no game.
     pub(super) async fn remote_status(&self, bot: BotId) -> Option<Arc<str>> {
         let relay = self.relay.get()?;
+        if relay.crowd().alone() {
+            // No other instance runs games: the bot is in none.
+            return None;
+        }
+        if let Some(s) = self
+            .remote_games()
+            .and_then(|c| c.passive_status(bot, PASSIVE_FRESH))
+        {
+            return Some(s);
+        }
         let row = match relay.db().seat_of(bot).await {
             Ok(row) => row?,
             Err(e) => {
@@ -323,83 +373,6 @@ impl Hub {
             return None;
         }
         Some(Arc::from(row.status))
-    }
-
-    /// `new-game` with several instances.
-    pub(super) async fn cluster_new_game(
-        &self,
-        relay: &Relay,
-        bot: BotId,
-    ) -> Result<NewGame, Refusal> {
-        let house = self.lock().inside.contains(&bot);
-        // A game of this instance: its own view (the row may lag behind
-        // while the instance is alone).
-        let row = match self.own_game(bot).await {
-            OwnGame::Reply(reply) => return reply,
-            OwnGame::Ended => None,
-            OwnGame::NotHere => relay.db().seat_of(bot).await.map_err(internal)?,
-        };
-        if let Some(row) = row {
-            if house && row.home != relay.instance() {
-                // A house bot plays where its loop runs: another
-                // instance's loop has it.
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                return Ok(NewGame::Retry);
-            }
-            if row.over {
-                self.wait_unseated(relay, bot, row.game).await;
-            } else if row.has_bid {
-                return refuse(format!(
-                    "you are in game {} and have bid; finish it first",
-                    row.game
-                ));
-            } else {
-                return Ok(game_of_row(&row));
-            }
-        }
-        let until = Instant::now() + self.config.poll_timeout;
-        let waker = relay.waker(bot);
-        let mut waiting = false;
-        loop {
-            if let Some(pairing) = relay.db().take_partner(bot).await.map_err(internal)? {
-                let partner = pairing.partner;
-                let id = self.deal(bot, partner, Some(pairing)).await?;
-                return self.game_for(bot, id).await;
-            }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            // House bots never wait in the table: they take waiting bots
-            // from the instance whose loop plays them.
-            if !house && !waiting {
-                relay
-                    .db()
-                    .wait(bot, left.as_secs_f64())
-                    .await
-                    .map_err(internal)?;
-                waiting = true;
-                // Two bots that looked at the same moment and found nobody
-                // both wait now: look once more, so one takes the other.
-                continue;
-            }
-            // The instance that deals this bot a game says so (`NOTIFY`);
-            // the slow poll only makes good a lost notification.
-            let step = Duration::from_millis(POLL_STEP_MS + rand::rng().random_range(0..250));
-            let _ = tokio::time::timeout(step.min(left), waker.notify.notified()).await;
-            if waiting {
-                if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
-                    return Ok(game_of_row(&row));
-                }
-            }
-        }
-        if waiting && !relay.db().stop_waiting(bot).await.map_err(internal)? {
-            // Taken at the last moment: the deal's seats are written.
-            if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
-                return Ok(game_of_row(&row));
-            }
-        }
-        Ok(NewGame::Retry)
     }
 
     /// Writes a game dealt here into the shared tables with the partner

@@ -1,0 +1,427 @@
+//! What this instance knows of the REST games other instances run, from
+//! their notifications ([`Notice`]): where a game runs and which bot sits
+//! in which seat (facts that never change while the game runs), and the
+//! seats' latest views as their home sent them.
+//!
+//! Only what cannot mislead a bot is answered from here:
+//! - a bot's seat and its game's home, for relaying its `bid`/`play` (a
+//!   stale entry is answered "gone" by the home, and the rows are read);
+//! - a `status` that leaves the bot nothing to do (it has bid, it is not
+//!   its turn, the game is not over), at most [`PASSIVE_FRESH`] after the
+//!   home sent it. Any other `status` is read from the rows, which the
+//!   home writes before it answers a move: a bot never reads that it must
+//!   act on a view older than its own last move.
+//!
+//! A view is kept for its own seat only: a status is looked up by the
+//! bot's seat, never by the game alone.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use croupier_store::postgres::cluster::Notice;
+use croupier_store::{BotId, GameId};
+use tokio::time::Instant;
+
+/// How long a view that leaves the bot nothing to do is answered from the
+/// cache (a lost notification delays a bot at most this long).
+pub(super) const PASSIVE_FRESH: Duration = Duration::from_millis(300);
+
+/// Entries not touched for this long are dropped (their game's end was
+/// not heard: a lost notification).
+const FORGET_AFTER: Duration = Duration::from_secs(600);
+
+/// Where a bot plays, as the cache knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Placed {
+    pub(super) game: GameId,
+    pub(super) seat: usize,
+    pub(super) home: i64,
+}
+
+#[derive(Debug)]
+struct View {
+    status: Arc<str>,
+    has_bid: bool,
+    over: bool,
+}
+
+#[derive(Debug)]
+struct Entry {
+    home: i64,
+    bots: Vec<BotId>,
+    version: u64,
+    views: Vec<View>,
+    /// When the views were last sent (or the game dealt).
+    at: Instant,
+}
+
+#[derive(Debug, Default)]
+struct Games {
+    games: HashMap<GameId, Entry>,
+    game_of: HashMap<BotId, GameId>,
+    dealt: u64,
+}
+
+/// The other instances' games (see the module's documentation).
+#[derive(Debug, Default)]
+pub(super) struct RemoteGames {
+    games: Mutex<Games>,
+    /// Woken by every game's end (any home's).
+    ended: tokio::sync::Notify,
+}
+
+/// Whether a `status` reply says it is the bot's turn to play.
+fn says_your_turn(status: &str) -> bool {
+    status.contains("\"your-turn\":true")
+}
+
+impl RemoteGames {
+    fn lock(&self) -> MutexGuard<'_, Games> {
+        self.games.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes a notice; `me` is this instance (its own games are not kept:
+    /// it answers for them itself).
+    pub(super) fn take(&self, notice: Notice, me: i64) {
+        let mut g = self.lock();
+        match notice {
+            Notice::Dealt { game, home, bots } => {
+                if home == me {
+                    return;
+                }
+                for b in &bots {
+                    g.game_of.insert(*b, game);
+                }
+                g.games.insert(
+                    game,
+                    Entry {
+                        home,
+                        bots,
+                        version: 0,
+                        views: Vec::new(),
+                        at: Instant::now(),
+                    },
+                );
+                g.dealt += 1;
+                if g.dealt.is_multiple_of(1024) {
+                    g.prune(FORGET_AFTER);
+                }
+            }
+            Notice::Views {
+                game,
+                version,
+                views,
+            } => {
+                let Some(e) = g.games.get_mut(&game) else {
+                    return;
+                };
+                if version <= e.version {
+                    return;
+                }
+                e.version = version;
+                e.at = Instant::now();
+                e.views = if views.len() == e.bots.len() {
+                    views
+                        .into_iter()
+                        .map(|(status, has_bid, over)| View {
+                            status: Arc::from(status),
+                            has_bid,
+                            over,
+                        })
+                        .collect()
+                } else {
+                    // Not sent whole: nothing is answered from here.
+                    Vec::new()
+                };
+            }
+            Notice::Ended { game } => {
+                g.remove(game);
+                drop(g);
+                self.ended.notify_waiters();
+            }
+        }
+    }
+
+    /// Wakes at the next end of a game heard.
+    pub(super) fn ended(&self) -> &tokio::sync::Notify {
+        &self.ended
+    }
+
+    /// Forgets a game (its home said it is gone).
+    pub(super) fn forget(&self, game: GameId) {
+        self.lock().remove(game);
+    }
+
+    /// Whether `game` is kept here.
+    pub(super) fn knows(&self, game: GameId) -> bool {
+        self.lock().games.contains_key(&game)
+    }
+
+    /// Where `bot` plays, if the cache knows it.
+    pub(super) fn placed(&self, bot: BotId) -> Option<Placed> {
+        let g = self.lock();
+        let game = *g.game_of.get(&bot)?;
+        let e = g.games.get(&game)?;
+        let seat = e.bots.iter().position(|b| *b == bot)?;
+        if e.views.get(seat).is_some_and(|v| v.over) {
+            return None;
+        }
+        Some(Placed {
+            game,
+            seat,
+            home: e.home,
+        })
+    }
+
+    /// `bot`'s `status` if it leaves the bot nothing to do and was sent
+    /// less than `fresh` ago.
+    pub(super) fn passive_status(&self, bot: BotId, fresh: Duration) -> Option<Arc<str>> {
+        let g = self.lock();
+        let game = *g.game_of.get(&bot)?;
+        let e = g.games.get(&game)?;
+        if e.at.elapsed() >= fresh {
+            return None;
+        }
+        let seat = e.bots.iter().position(|b| *b == bot)?;
+        let v = e.views.get(seat)?;
+        (v.has_bid && !v.over && !says_your_turn(&v.status)).then(|| Arc::clone(&v.status))
+    }
+
+    /// How many games are kept (for tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().games.len()
+    }
+}
+
+impl Games {
+    fn remove(&mut self, game: GameId) {
+        if let Some(e) = self.games.remove(&game) {
+            for b in e.bots {
+                if self.game_of.get(&b) == Some(&game) {
+                    self.game_of.remove(&b);
+                }
+            }
+        }
+    }
+
+    fn prune(&mut self, older: Duration) {
+        let old: Vec<GameId> = self
+            .games
+            .iter()
+            .filter(|(_, e)| e.at.elapsed() >= older)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in old {
+            self.remove(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_dialects::skullwhist_rest::Status;
+
+    const FRESH: Duration = Duration::from_secs(60);
+
+    fn status(game: i64, opponent: i64, your_turn: bool) -> String {
+        Status {
+            game: Some(game),
+            your_turn: Some(your_turn),
+            opponent: Some(opponent),
+            ..Status::default()
+        }
+        .reply()
+        .to_string()
+    }
+
+    fn dealt(game: GameId, home: i64, bots: [BotId; 2]) -> Notice {
+        Notice::Dealt {
+            game,
+            home,
+            bots: bots.to_vec(),
+        }
+    }
+
+    fn views(game: GameId, version: u64, v: [(String, bool, bool); 2]) -> Notice {
+        Notice::Views {
+            game,
+            version,
+            views: v.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_status_detector_reads_the_replies_the_dialect_writes() {
+        assert!(says_your_turn(&status(1, 2, true)));
+        assert!(!says_your_turn(&status(1, 2, false)));
+    }
+
+    #[test]
+    fn each_bot_reads_its_own_seat_and_never_the_other() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        let mine = status(7, 20, false);
+        let theirs = status(7, 10, false);
+        c.take(
+            views(
+                7,
+                1,
+                [(mine.clone(), true, false), (theirs.clone(), true, false)],
+            ),
+            1,
+        );
+        assert_eq!(c.passive_status(10, FRESH).as_deref(), Some(mine.as_str()));
+        assert_eq!(
+            c.passive_status(20, FRESH).as_deref(),
+            Some(theirs.as_str())
+        );
+        // A bot in no game known here reads nothing.
+        assert_eq!(c.passive_status(30, FRESH), None);
+        assert_eq!(
+            c.placed(20),
+            Some(Placed {
+                game: 7,
+                seat: 1,
+                home: 2
+            })
+        );
+    }
+
+    #[test]
+    fn only_a_view_that_leaves_nothing_to_do_is_answered() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        // Before any view: nothing.
+        assert_eq!(c.passive_status(10, FRESH), None);
+        // Its turn, not bid yet, over: read the rows.
+        c.take(
+            views(
+                7,
+                1,
+                [
+                    (status(7, 20, true), true, false),
+                    (status(7, 10, false), false, false),
+                ],
+            ),
+            1,
+        );
+        assert_eq!(c.passive_status(10, FRESH), None);
+        assert_eq!(c.passive_status(20, FRESH), None);
+        c.take(
+            views(
+                7,
+                2,
+                [
+                    (status(7, 20, false), true, true),
+                    (status(7, 10, false), true, true),
+                ],
+            ),
+            1,
+        );
+        assert_eq!(c.passive_status(10, FRESH), None);
+        assert_eq!(c.placed(10), None);
+        // Stale: not fresh any more.
+        let c = RemoteGames::default();
+        c.take(dealt(8, 2, [10, 20]), 1);
+        c.take(
+            views(
+                8,
+                1,
+                [
+                    (status(8, 20, false), true, false),
+                    (status(8, 10, false), true, false),
+                ],
+            ),
+            1,
+        );
+        assert!(c.passive_status(10, FRESH).is_some());
+        assert_eq!(c.passive_status(10, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn older_views_never_replace_newer_ones_and_ends_forget_the_game() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        let new = status(7, 20, false);
+        c.take(
+            views(
+                7,
+                5,
+                [(new.clone(), true, false), (new.clone(), true, false)],
+            ),
+            1,
+        );
+        c.take(
+            views(
+                7,
+                4,
+                [
+                    (status(7, 20, true), true, false),
+                    (new.clone(), true, false),
+                ],
+            ),
+            1,
+        );
+        assert_eq!(c.passive_status(10, FRESH).as_deref(), Some(new.as_str()));
+        // Views too long to send: nothing answered from here.
+        c.take(views7_empty(6), 1);
+        assert_eq!(c.passive_status(10, FRESH), None);
+        assert!(c.placed(10).is_some());
+        assert!(c.knows(7));
+        c.take(Notice::Ended { game: 7 }, 1);
+        assert_eq!(c.placed(10), None);
+        assert!(!c.knows(7));
+        assert_eq!(c.len(), 0);
+    }
+
+    fn views7_empty(version: u64) -> Notice {
+        Notice::Views {
+            game: 7,
+            version,
+            views: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_new_game_replaces_the_old_one_and_own_games_are_not_kept() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        c.take(dealt(9, 3, [10, 30]), 1);
+        assert_eq!(c.placed(10).map(|p| (p.game, p.home)), Some((9, 3)));
+        // The end of the old game does not forget the bot's new one.
+        c.take(Notice::Ended { game: 7 }, 1);
+        assert_eq!(c.placed(10).map(|p| p.game), Some(9));
+        assert_eq!(c.placed(20), None);
+        // This instance's own games are answered by the games themselves.
+        c.take(dealt(11, 1, [40, 50]), 1);
+        assert_eq!(c.placed(40), None);
+        c.forget(9);
+        assert_eq!(c.placed(10), None);
+    }
+
+    #[test]
+    fn notices_round_trip_through_their_payloads() {
+        for n in [
+            dealt(7, 2, [10, 20]),
+            views(
+                7,
+                3,
+                [
+                    (status(7, 20, true), true, false),
+                    (status(7, 10, false), false, true),
+                ],
+            ),
+            views7_empty(4),
+            Notice::Ended { game: 7 },
+        ] {
+            let p = n.payload();
+            let (kind, rest) = p.split_once(' ').unwrap_or((&p, ""));
+            assert_eq!(Notice::parse(kind, rest), Some(n));
+        }
+        assert_eq!(Notice::parse("d", "x 1 2"), None);
+        assert_eq!(Notice::parse("q", "1"), None);
+    }
+}

@@ -1,0 +1,254 @@
+//! `new-game` with several instances. A bot is paired with a bot waiting
+//! in this same instance when there is one (no other instance is asked:
+//! the partner's row is taken with one `DELETE`, and its poll is told in
+//! memory), else with one waiting in the shared table (when other
+//! instances run, or for a house bot), else it waits in both: in the table
+//! (another instance may take it; its `NOTIFY` wakes the poll) and in this
+//! instance's list (a bot arriving here takes it).
+//!
+//! A waiting bot's row is written before it is listed here, so a bot taken
+//! from the list whose row is gone was taken by another instance.
+
+use std::time::Duration;
+
+use croupier_store::postgres::cluster::Pairing;
+use croupier_store::{BotId, GameId};
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::super::matchmaking::{OwnGame, Waiter};
+use super::super::relay::Relay;
+use super::super::{refuse, Hub, NewGame, Refusal};
+use super::{game_of_row, internal};
+
+/// How long a waiting bot's poll sleeps between looks at the tables (a
+/// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
+/// lost notification, and pairs the waiting bots of house-bot loops).
+const POLL_STEP_MS: u64 = 1000;
+
+/// A bot taken from this instance's list, or the bot listed.
+enum Listed {
+    /// Another bot was waiting here: taken from the list.
+    Partner(Waiter),
+    /// Listed with this ticket; the game comes through the receiver.
+    Waiting(u64, oneshot::Receiver<GameId>),
+}
+
+impl Hub {
+    /// `new-game` with several instances.
+    pub(in crate::hub) async fn cluster_new_game(
+        &self,
+        relay: &Relay,
+        bot: BotId,
+    ) -> Result<NewGame, Refusal> {
+        let house = self.lock().inside.contains(&bot);
+        // A game of this instance: its own view (the row may lag behind
+        // while the instance is alone).
+        let row = match self.own_game(bot).await {
+            OwnGame::Reply(reply) => return reply,
+            OwnGame::Ended => None,
+            // Alone, no other instance runs games.
+            OwnGame::NotHere if relay.crowd().alone() => None,
+            OwnGame::NotHere => relay.db().seat_of(bot).await.map_err(internal)?,
+        };
+        if let Some(row) = row {
+            if house && row.home != relay.instance() {
+                // A house bot plays where its loop runs: another
+                // instance's loop has it.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                return Ok(NewGame::Retry);
+            }
+            if row.over {
+                self.wait_unseated(relay, bot, row.game).await;
+            } else if row.has_bid {
+                return refuse(format!(
+                    "you are in game {} and have bid; finish it first",
+                    row.game
+                ));
+            } else {
+                return Ok(game_of_row(&row));
+            }
+        }
+        // A house bot's loop runs in every instance: its deals go through
+        // the table's per-bot lock, never the list.
+        if !house {
+            while let Some(w) = self.pop_waiter(bot) {
+                if let Some(reply) = self.deal_listed(relay, bot, w).await? {
+                    return Ok(reply);
+                }
+            }
+        }
+        let until = Instant::now() + self.config.poll_timeout;
+        let waker = relay.waker(bot);
+        let mut listed: Option<(u64, oneshot::Receiver<GameId>)> = None;
+        loop {
+            if house || !relay.crowd().alone() {
+                if let Some(pairing) = relay
+                    .db()
+                    .take_partner(bot, listed.is_some())
+                    .await
+                    .map_err(internal)?
+                {
+                    if let Some((ticket, _)) = &listed {
+                        self.unlist(bot, *ticket);
+                    }
+                    let partner = pairing.partner;
+                    let id = self.deal(bot, partner, Some(pairing)).await?;
+                    return self.game_for(bot, id).await;
+                }
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            // House bots never wait: they take waiting bots from the
+            // instance whose loop plays them.
+            if !house && listed.is_none() {
+                relay
+                    .db()
+                    .wait(bot, left.as_secs_f64())
+                    .await
+                    .map_err(internal)?;
+                match self.list_or_take(bot) {
+                    Listed::Waiting(ticket, rx) => {
+                        listed = Some((ticket, rx));
+                        // Two bots on two instances that looked at the same
+                        // moment both wait now: look once more, so one
+                        // takes the other.
+                        continue;
+                    }
+                    Listed::Partner(w) => {
+                        // Its own row first: another instance may be
+                        // taking this bot right now.
+                        if !relay.db().stop_waiting(bot).await.map_err(internal)? {
+                            self.relist(w);
+                            return self.taken_elsewhere(relay, bot).await;
+                        }
+                        if let Some(reply) = self.deal_listed(relay, bot, w).await? {
+                            return Ok(reply);
+                        }
+                        continue;
+                    }
+                }
+            }
+            // A bot of this instance deals it a game (in memory), or
+            // another instance does (`NOTIFY`); the slow poll only makes
+            // good a lost notification.
+            let step = Duration::from_millis(POLL_STEP_MS + rand::rng().random_range(0..250));
+            let step = step.min(left);
+            match &mut listed {
+                Some((ticket, rx)) => {
+                    tokio::select! {
+                        r = rx => {
+                            let ticket = *ticket;
+                            self.unlist(bot, ticket);
+                            return match r {
+                                Ok(id) => self.game_for(bot, id).await,
+                                // Taken from the list, but its deal failed
+                                // or another instance had taken it.
+                                Err(_) => self.taken_elsewhere(relay, bot).await,
+                            };
+                        }
+                        _ = waker.notify.notified() => {
+                            if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
+                                let ticket = *ticket;
+                                self.unlist(bot, ticket);
+                                return Ok(game_of_row(&row));
+                            }
+                        }
+                        _ = tokio::time::sleep(step) => {}
+                    }
+                }
+                None => {
+                    let _ = tokio::time::timeout(step, waker.notify.notified()).await;
+                }
+            }
+        }
+        let Some((ticket, rx)) = listed else {
+            return Ok(NewGame::Retry);
+        };
+        if !self.unlist(bot, ticket) {
+            // A bot of this instance took it from the list at the last
+            // moment: its deal says how it went.
+            if let Ok(Ok(id)) = tokio::time::timeout(Duration::from_secs(10), rx).await {
+                return self.game_for(bot, id).await;
+            }
+        }
+        self.taken_elsewhere(relay, bot).await
+    }
+
+    /// The poll of a waiting bot ends: out of the table, or, if it was
+    /// taken meanwhile (its row is gone), its game if the deal is written.
+    async fn taken_elsewhere(&self, relay: &Relay, bot: BotId) -> Result<NewGame, Refusal> {
+        // Waits while another instance holds the row for a deal.
+        if !relay.db().stop_waiting(bot).await.map_err(internal)? {
+            if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
+                return Ok(game_of_row(&row));
+            }
+        }
+        Ok(NewGame::Retry)
+    }
+
+    /// Deals `bot` a game with `w`, taken from this instance's list, if
+    /// `w`'s row is still there (else another instance took it: `None`).
+    async fn deal_listed(
+        &self,
+        relay: &Relay,
+        bot: BotId,
+        w: Waiter,
+    ) -> Result<Option<NewGame>, Refusal> {
+        if !relay.db().stop_waiting(w.bot).await.map_err(internal)? {
+            // Dropping `w` tells its poll to look at the tables.
+            return Ok(None);
+        }
+        let pairing: Pairing = relay.db().local_pairing(w.bot);
+        let id = self.deal(bot, w.bot, Some(pairing)).await?;
+        let _ = w.tx.send(id);
+        self.game_for(bot, id).await.map(Some)
+    }
+
+    /// Takes a bot other than `bot` waiting in this instance, at random.
+    fn pop_waiter(&self, bot: BotId) -> Option<Waiter> {
+        let mut inner = self.lock();
+        inner.waiting.retain(|w| !w.tx.is_closed());
+        let candidates: Vec<usize> = (0..inner.waiting.len())
+            .filter(|i| inner.waiting[*i].bot != bot)
+            .collect();
+        let i = *candidates.choose(&mut rand::rng())?;
+        Some(inner.waiting.swap_remove(i))
+    }
+
+    /// Takes a bot waiting in this instance if there is one, else lists
+    /// `bot` (all under one lock: of two bots arriving together, one takes
+    /// the other).
+    fn list_or_take(&self, bot: BotId) -> Listed {
+        let mut inner = self.lock();
+        inner.waiting.retain(|w| !w.tx.is_closed() && w.bot != bot);
+        let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
+        if let Some(i) = candidates.choose(&mut rand::rng()).copied() {
+            return Listed::Partner(inner.waiting.swap_remove(i));
+        }
+        let (tx, rx) = oneshot::channel();
+        inner.next_ticket += 1;
+        let ticket = inner.next_ticket;
+        inner.waiting.push(Waiter { bot, ticket, tx });
+        Listed::Waiting(ticket, rx)
+    }
+
+    /// Puts a bot taken from the list back.
+    fn relist(&self, w: Waiter) {
+        self.lock().waiting.push(w);
+    }
+
+    /// Takes `bot`'s listing out; whether it was still listed.
+    fn unlist(&self, bot: BotId, ticket: u64) -> bool {
+        let mut inner = self.lock();
+        let before = inner.waiting.len();
+        inner
+            .waiting
+            .retain(|w| !(w.bot == bot && w.ticket == ticket));
+        inner.waiting.len() != before
+    }
+}

@@ -1,0 +1,146 @@
+//! PostgreSQL only (issue 13): the REST hub's shared tables and the
+//! notifications that feed each instance's cache of the others' games —
+//! a deal (taken from the table or from the taker's own instance) seats
+//! both bots and says where the game runs; a batch of views updates every
+//! seat it names and sends each game's views; the end of a game clears its
+//! seats and says so. Without PostgreSQL the test says so and passes,
+//! except under CI=true.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+mod common;
+
+use std::time::Duration;
+
+use croupier_store::postgres::cluster::{
+    Cluster, GameViews, Listener, Notice, SeatRow, SHARED_CHANNEL,
+};
+use croupier_store::{BotId, GameId};
+
+fn seats(game: GameId, bots: [BotId; 2], home: i64) -> Vec<SeatRow> {
+    (0..2)
+        .map(|i| SeatRow {
+            bot: bots[i],
+            game,
+            seat: i as i32,
+            opponent: bots[1 - i],
+            hand: format!("hand{i}"),
+            status: format!("{{\"seat\":{i}}}"),
+            has_bid: false,
+            over: false,
+            home,
+        })
+        .collect()
+}
+
+/// The next notification on the shared channel (skipping `m`, the wake-up
+/// of a waiting bot's poll), as a notice.
+async fn next_notice(l: &mut Listener) -> Notice {
+    loop {
+        let (_, payload) = tokio::time::timeout(Duration::from_secs(10), l.recv())
+            .await
+            .expect("a notification")
+            .unwrap();
+        let (kind, rest) = payload.split_once(' ').unwrap();
+        if kind == "m" {
+            continue;
+        }
+        return Notice::parse(kind, rest).unwrap_or_else(|| panic!("not a notice: {payload}"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    let store = db.open().await;
+    let c: Cluster = store.cluster().unwrap();
+    let mut l = c.listen(&[SHARED_CHANNEL]).await.unwrap();
+
+    // Taken from the table: both waiting rows go with the deal.
+    c.wait(1, 30.0).await.unwrap();
+    c.wait(2, 30.0).await.unwrap();
+    let pairing = c.take_partner(1, true).await.unwrap().expect("a partner");
+    assert_eq!(pairing.partner, 2);
+    // While the deal is being written, nobody else takes either bot.
+    assert!(c.take_partner(3, false).await.unwrap().is_none());
+    pairing.commit(&seats(100, [2, 1], 7)).await.unwrap();
+    assert_eq!(
+        next_notice(&mut l).await,
+        Notice::Dealt {
+            game: 100,
+            home: 7,
+            bots: vec![2, 1]
+        }
+    );
+    let row = c.seat_of(1).await.unwrap().unwrap();
+    assert_eq!((row.game, row.seat, row.opponent, row.home), (100, 1, 2, 7));
+    assert_eq!(row.hand, "hand1");
+    assert!(!c.stop_waiting(1).await.unwrap(), "1 no longer waits");
+    assert!(!c.stop_waiting(2).await.unwrap(), "2 no longer waits");
+    // A seated bot is dealt nothing more.
+    c.wait(4, 30.0).await.unwrap();
+    assert!(c.take_partner(1, false).await.unwrap().is_none());
+    // A bot whose waiting row was taken is dealt nothing more by itself.
+    assert!(c.take_partner(2, true).await.unwrap().is_none());
+
+    // Taken from the taker's own instance: its row was removed first.
+    assert!(c.stop_waiting(4).await.unwrap());
+    c.local_pairing(4)
+        .commit(&seats(101, [5, 4], 8))
+        .await
+        .unwrap();
+    assert_eq!(
+        next_notice(&mut l).await,
+        Notice::Dealt {
+            game: 101,
+            home: 8,
+            bots: vec![5, 4]
+        }
+    );
+    // A bot already seated cannot be seated twice: nothing is written.
+    assert!(c
+        .local_pairing(6)
+        .commit(&seats(102, [6, 4], 8))
+        .await
+        .is_err());
+    assert!(c.seat_of(6).await.unwrap().is_none());
+    assert_eq!(c.seat_of(4).await.unwrap().unwrap().game, 101);
+
+    // Views of two games in one statement: each seat its own.
+    let v = |g: GameId, version: u64, turn: usize| GameViews {
+        game: g,
+        version,
+        views: (0..2)
+            .map(|i| (format!("{{\"g\":{g},\"s\":{i}}}"), true, i == turn))
+            .collect(),
+    };
+    c.write_views(&[v(100, 3, 0), v(101, 9, 1)]).await.unwrap();
+    for want in [v(100, 3, 0), v(101, 9, 1)] {
+        assert_eq!(
+            next_notice(&mut l).await,
+            Notice::Views {
+                game: want.game,
+                version: want.version,
+                views: want.views.clone()
+            }
+        );
+    }
+    let r = c.seat_of(2).await.unwrap().unwrap();
+    assert_eq!(
+        (r.status.as_str(), r.has_bid, r.over),
+        ("{\"g\":100,\"s\":0}", true, true)
+    );
+    let r = c.seat_of(1).await.unwrap().unwrap();
+    assert_eq!((r.status.as_str(), r.over), ("{\"g\":100,\"s\":1}", false));
+    let r = c.seat_of(4).await.unwrap().unwrap();
+    assert_eq!((r.status.as_str(), r.over), ("{\"g\":101,\"s\":1}", true));
+
+    // The end: the seats go, and every instance hears it.
+    c.unseat(100).await.unwrap();
+    assert_eq!(next_notice(&mut l).await, Notice::Ended { game: 100 });
+    assert!(c.seat_of(1).await.unwrap().is_none());
+    assert!(c.seat_of(2).await.unwrap().is_none());
+    assert!(c.seat_of(5).await.unwrap().is_some());
+}
