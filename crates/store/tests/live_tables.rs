@@ -154,7 +154,11 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
         .execute(&pool)
         .await
         .unwrap();
-    let p = c.take_partner(a, false).await.unwrap().expect("b waits, unseated");
+    let p = c
+        .take_partner(a, false)
+        .await
+        .unwrap()
+        .expect("b waits, unseated");
     assert_eq!(p.partner, b);
     drop(p);
     settled(&pool).await;
@@ -169,7 +173,11 @@ async fn a_seated_or_claimed_bot_is_not_taken_as_a_partner() {
     assert!(c.take_partner(a, false).await.unwrap().is_none());
     dealing.rollback().await.unwrap();
     settled(&pool).await;
-    let p = c.take_partner(a, false).await.unwrap().expect("b waits, free");
+    let p = c
+        .take_partner(a, false)
+        .await
+        .unwrap()
+        .expect("b waits, free");
     assert_eq!(p.partner, b);
 }
 
