@@ -162,10 +162,11 @@ pub enum StartError {
     /// Hosted bots were enabled twice.
     #[error("hosted bots are already enabled")]
     HostedTwice,
-    /// The instance cannot join the others on its database (issue 13).
-    #[error("cannot join the other instances: {0}")]
-    Cluster(String),
-    /// wm (issue 13): the hub cannot join the other instances.
+    /// The process cannot register with the others on its database
+    /// (issue 13).
+    #[error("cannot register with the other instances: {0}")]
+    Lease(#[from] ladder::LeaseError),
+    /// The hub cannot join the other instances (issue 13).
     #[error("cannot join the other instances: {0}")]
     Join(#[from] hub::JoinError),
 }
@@ -193,9 +194,7 @@ pub async fn prepare(
     // and its ladder, and one task renews it (ladder/lease.rs).
     let member = match store.cluster() {
         Some(_) => {
-            let m = ladder::Membership::join(Arc::clone(&store), config.hub.lease.clone())
-                .await
-                .map_err(|e| StartError::Cluster(e.to_string()))?; // wk (issue 11)
+            let m = ladder::Membership::join(Arc::clone(&store), config.hub.lease.clone()).await?;
             let m = Arc::new(m);
             tokio::spawn(Arc::clone(&m).run());
             hub.join_cluster(Arc::clone(&m)).await?;
