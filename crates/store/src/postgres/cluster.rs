@@ -100,21 +100,12 @@ impl Pairing {
         };
         let gone: Vec<BotId> = std::iter::once(self.partner).chain(self.me).collect();
         let cols = SeatColumns::of(seats);
-        sqlx::query(&format!(
+        cols.bind(sqlx::query(&format!(
             "WITH ins AS ({INSERT_SEATS} RETURNING 1),
                   del AS (DELETE FROM hub_waiting WHERE bot = ANY($10) RETURNING 1)
              SELECT pg_notify($11, $12), pg_notify($11, $13),
                     (SELECT count(*) FROM ins), (SELECT count(*) FROM del)"
-        ))
-        .bind(cols.bot)
-        .bind(cols.game)
-        .bind(cols.seat)
-        .bind(cols.opponent)
-        .bind(cols.hand)
-        .bind(cols.status)
-        .bind(cols.has_bid)
-        .bind(cols.over)
-        .bind(cols.home)
+        )))
         .bind(&gone)
         .bind(SHARED_CHANNEL)
         .bind(format!("m {}", self.partner))
@@ -153,7 +144,26 @@ impl<'a> SeatColumns<'a> {
             home: seats.iter().map(|s| s.home).collect(),
         }
     }
+
+    /// Binds the columns as `$1`…`$9` of `q` (see [`INSERT_SEATS`]).
+    fn bind<'q>(self, q: PgQuery<'q>) -> PgQuery<'q>
+    where
+        'a: 'q,
+    {
+        q.bind(self.bot)
+            .bind(self.game)
+            .bind(self.seat)
+            .bind(self.opponent)
+            .bind(self.hand)
+            .bind(self.status)
+            .bind(self.has_bid)
+            .bind(self.over)
+            .bind(self.home)
+    }
 }
+
+/// A PostgreSQL statement with its arguments.
+type PgQuery<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
 
 /// Inserts the seats `$1`…`$9` (the columns of [`SeatColumns`]).
 const INSERT_SEATS: &str =
@@ -543,19 +553,10 @@ impl Cluster {
     /// statement. Fails if a bot is already seated.
     pub async fn seat_game(&self, seats: &[SeatRow]) -> Result<(), StoreError> {
         let cols = SeatColumns::of(seats);
-        sqlx::query(&format!(
+        cols.bind(sqlx::query(&format!(
             "WITH ins AS ({INSERT_SEATS} RETURNING 1)
              SELECT pg_notify($10, $11), (SELECT count(*) FROM ins)"
-        ))
-        .bind(cols.bot)
-        .bind(cols.game)
-        .bind(cols.seat)
-        .bind(cols.opponent)
-        .bind(cols.hand)
-        .bind(cols.status)
-        .bind(cols.has_bid)
-        .bind(cols.over)
-        .bind(cols.home)
+        )))
         .bind(SHARED_CHANNEL)
         .bind(Notice::dealt(seats).payload())
         .execute(&self.pool)
