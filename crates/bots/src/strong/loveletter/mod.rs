@@ -7,7 +7,10 @@
 //! duels, its own General swaps) and weighting each other hand by how
 //! likely it makes that player's last two plays under the card-counting
 //! heuristic ([`kept_likelihood`]) and by the Soldier guesses that missed
-//! it ([`exposure::Clues`]); then it descends a tree of this seat's own
+//! it ([`exposure::Clues`]); at a two-player table the opponent's card
+//! is weighed instead by a filter carried over every play of the round
+//! ([`filter::Filter`]: each play judged on the opponent's exact view,
+//! rebuilt by the rules); then it descends a tree of this seat's own
 //! information sets, the other seats moving by the heuristic on their own
 //! view (which includes what they saw of this seat's hand,
 //! [`exposure::Exposure`]). The play at the root with the most visits is
@@ -23,16 +26,18 @@ use rand::Rng;
 
 use super::Budget;
 use exposure::{Clues, Exposure};
+use filter::Filter;
 use tree::{Params, Tree};
 
 pub mod exposure;
+pub mod filter;
 pub mod tree;
 use crate::loveletter::{preferred, score, unseen_counts, Heuristic};
 use crate::{BotRng, Strategy};
 
 /// Likelihood of a play the card-counting heuristic would not have made
 /// (beside 1 for the play it would make): other bots are not the heuristic.
-const MISPLAY: f64 = 0.1;
+pub const MISPLAY: f64 = 0.1;
 
 /// The plays of `card` that the seat of `o` could make: the rules' own
 /// list for `o` ([`LoveLetterObservation::legal_plays_of`]), less those the
@@ -124,6 +129,8 @@ pub struct Strong {
     exposure: Exposure,
     /// What the public events say of the other hands.
     clues: Clues,
+    /// The belief over the opponent's card at a two-player table.
+    filter: Filter,
 }
 
 /// How much likelier a card named by this seat's Soldier, which the target
@@ -140,6 +147,7 @@ impl Strong {
             params: Params::default(),
             exposure: Exposure::new(Seat(0)),
             clues: Clues::default(),
+            filter: Filter::default(),
         }
     }
 
@@ -236,14 +244,50 @@ impl Strategy<LoveLetter> for Strong {
         self.rules = variant.clone();
         self.clues = Clues::default();
         self.exposure = Exposure::new(seat);
+        self.filter = Filter::default();
     }
 
     fn notify(&mut self, event: &LoveLetterEvent) {
+        let knew = match event {
+            LoveLetterEvent::Played { seat, .. } => self.exposure.known_by(*seat),
+            _ => None,
+        };
+        self.filter.notify(event, knew);
         self.exposure.notify(event);
         self.clues.notify(event);
     }
 
     fn act(&mut self, obs: &LoveLetterObservation, legal: &[Play], rng: &mut BotRng) -> Play {
+        let me = obs.seat;
+        if self.exposure.me() != me {
+            self.exposure = Exposure::new(me);
+        }
+        self.exposure.sync(obs);
+        let mut belief: Vec<[f64; 9]> = (0..obs.players.len())
+            .map(|i| self.belief(obs, i))
+            .collect();
+        if obs.players.len() == 2 {
+            let opp = 1 - me.index().min(1);
+            let fallback = belief[opp];
+            if let Some(b) = self.filter.belief(obs, &self.rules, || fallback) {
+                belief[opp] = b;
+            }
+        }
+        let play = self.choose(obs, legal, &belief, rng);
+        self.filter.record(obs, play);
+        play
+    }
+}
+
+impl Strong {
+    /// The play chosen by the search, given the belief over each hand.
+    fn choose(
+        &mut self,
+        obs: &LoveLetterObservation,
+        legal: &[Play],
+        belief: &[[f64; 9]],
+        rng: &mut BotRng,
+    ) -> Play {
         let candidates = preferred(obs, legal, &self.rules);
         let fallback = |rng: &mut BotRng| {
             let mut h = Heuristic::default();
@@ -254,18 +298,11 @@ impl Strategy<LoveLetter> for Strong {
             return candidates.first().copied().unwrap_or_else(|| fallback(rng));
         }
         let me = obs.seat;
-        if self.exposure.me() != me {
-            self.exposure = Exposure::new(me);
-        }
-        self.exposure.sync(obs);
-        let belief: Vec<[f64; 9]> = (0..obs.players.len())
-            .map(|i| self.belief(obs, i))
-            .collect();
         let trees = self.budget.search_with(
             rng,
             || Tree::new(obs, &candidates),
             |tree, rng| {
-                let Some(state) = self.sample(obs, &belief, rng) else {
+                let Some(state) = self.sample(obs, belief, rng) else {
                     return false;
                 };
                 tree.iterate(state, me, &self.exposure, &self.rules, &self.params, rng);
@@ -355,6 +392,7 @@ mod tests {
                     params: Params::default(),
                     exposure: Exposure::new(Seat(0)),
                     clues: Clues::default(),
+                    filter: Filter::default(),
                 };
                 while let Some(seat) = g.to_act().first() {
                     let obs = g.observation(seat);
