@@ -92,7 +92,13 @@ impl LiveGame {
             return Err(not_in_game());
         }
         match self.seats[i].request(line).await {
-            Some(Ok(())) if self.over(i) => match self.wait_stored().await {
+            // wo (issue 13): timed when CROUPIER_WAITS is set.
+            Some(Ok(())) if self.over(i) => match croupier_store::postgres::waits::timed(
+                "game: final move waits until stored",
+                self.wait_stored(),
+            )
+            .await
+            {
                 true => Ok(()),
                 false => Err(Refusal(
                     "internal error: the game could not be stored".into(),

@@ -377,7 +377,8 @@ impl Relay {
                 let reply = home.handle(game, seat, line);
                 let db = self.db.clone();
                 tokio::spawn(async move {
-                    let reply = reply.await;
+                    let reply =
+                        croupier_store::postgres::waits::timed("relay: home handles", reply).await;
                     let channel = instance_channel(origin);
                     if let Err(e) = db.notify(&channel, &format!("r {id} {reply}")).await {
                         tracing::warn!("cannot send a relayed reply: {e}");
@@ -424,6 +425,7 @@ impl Relay {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
+        let t = Instant::now();
         let sent = self.db.notify(&instance_channel(home), &payload(id)).await;
         let reply = match sent {
             Ok(()) => tokio::time::timeout(wait, rx)
@@ -436,6 +438,7 @@ impl Relay {
             }
         };
         lock(&self.pending).remove(&id);
+        croupier_store::postgres::waits::record("relay: ask, reply back", t.elapsed());
         reply
     }
 

@@ -55,12 +55,19 @@ impl Batches {
                 let payloads: Vec<&str> = batch.iter().map(|((_, p), _)| p.as_str()).collect();
                 // In the arrays' order: one sender's notifications arrive
                 // in the order it sent them.
-                let r = sqlx::query(
-                    "SELECT pg_notify(t.c, t.p) FROM UNNEST($1::TEXT[], $2::TEXT[]) AS t(c, p)",
-                )
-                .bind(&channels)
-                .bind(&payloads)
-                .execute(&p)
+                let r = async {
+                    let mut c = super::waits::timed("live pool: acquire", p.acquire()).await?;
+                    super::waits::timed(
+                        "batched: notify statement",
+                        sqlx::query(
+                            "SELECT pg_notify(t.c, t.p) FROM UNNEST($1::TEXT[], $2::TEXT[]) AS t(c, p)",
+                        )
+                        .bind(&channels)
+                        .bind(&payloads)
+                        .execute(&mut *c),
+                    )
+                    .await
+                }
                 .await;
                 for (_, reply) in batch {
                     let _ = reply.send(match &r {
@@ -77,11 +84,14 @@ impl Batches {
                 let mut bots: Vec<BotId> = batch.iter().map(|(b, _)| *b).collect();
                 bots.sort_unstable();
                 bots.dedup();
-                let r = sqlx::query(&format!(
-                    "SELECT {SEAT_COLUMNS} FROM hub_seats WHERE bot = ANY($1)"
-                ))
-                .bind(&bots)
-                .fetch_all(&pool)
+                let r = super::waits::timed(
+                    "batched: seat_of statement",
+                    sqlx::query(&format!(
+                        "SELECT {SEAT_COLUMNS} FROM hub_seats WHERE bot = ANY($1)"
+                    ))
+                    .bind(&bots)
+                    .fetch_all(&pool),
+                )
                 .await;
                 let rows: Result<Vec<SeatRow>, sqlx::Error> =
                     r.and_then(|rows| rows.iter().map(seat_row).collect());

@@ -24,10 +24,13 @@ pub fn instance_channel(instance: i64) -> String {
     format!("croupier_hub_{instance}")
 }
 
-/// How long [`Cluster::stop_waiting`] waits for a pairing's row lock (wk,
-/// issue 13): a deal holds it for milliseconds; one stuck longer must not
-/// hang the bot's request.
-pub const STOP_WAITING_LOCK: &str = "SET LOCAL lock_timeout = '5s'";
+/// How long a statement on the live tables' connections waits for a lock
+/// (their `lock_timeout`), e.g. [`Cluster::stop_waiting`] for a pairing's
+/// row lock (wk, issue 13): a deal holds it for milliseconds; one stuck
+/// longer must not hang the bot's request. A connection option, so that
+/// it costs no round trip (it was a `SET LOCAL` in a transaction of its
+/// own).
+pub const LIVE_LOCK_TIMEOUT: &str = "5s";
 
 /// Shared live state of the instances on one PostgreSQL database.
 #[derive(Debug, Clone)]
@@ -95,25 +98,28 @@ impl Pairing {
     /// already seated (a house bot taken by two instances at once):
     /// nothing is written then.
     pub async fn commit(self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        let Some(mut tx) = self.tx else {
-            return Cluster::new(self.pool).seat_game(seats).await;
-        };
-        let gone: Vec<BotId> = std::iter::once(self.partner).chain(self.me).collect();
-        let cols = SeatColumns::of(seats);
-        cols.bind(sqlx::query(&format!(
-            "WITH ins AS ({INSERT_SEATS} RETURNING 1),
-                  del AS (DELETE FROM hub_waiting WHERE bot = ANY($10) RETURNING 1)
-             SELECT pg_notify($11, $12), pg_notify($11, $13),
-                    (SELECT count(*) FROM ins), (SELECT count(*) FROM del)"
-        )))
-        .bind(&gone)
-        .bind(SHARED_CHANNEL)
-        .bind(format!("m {}", self.partner))
-        .bind(Notice::dealt(seats).payload())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        super::waits::timed("pg: commit", async move {
+            let Some(mut tx) = self.tx else {
+                return Cluster::new(self.pool).seat_game(seats).await;
+            };
+            let gone: Vec<BotId> = std::iter::once(self.partner).chain(self.me).collect();
+            let cols = SeatColumns::of(seats);
+            cols.bind(sqlx::query(&format!(
+                "WITH ins AS ({INSERT_SEATS} RETURNING 1),
+                      del AS (DELETE FROM hub_waiting WHERE bot = ANY($10) RETURNING 1)
+                 SELECT pg_notify($11, $12), pg_notify($11, $13),
+                        (SELECT count(*) FROM ins), (SELECT count(*) FROM del)"
+            )))
+            .bind(&gone)
+            .bind(SHARED_CHANNEL)
+            .bind(format!("m {}", self.partner))
+            .bind(Notice::dealt(seats).payload())
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -355,55 +361,61 @@ impl Cluster {
     /// already) and closes such games still running as aborted with
     /// `reason`. Returns the games cleared.
     pub async fn clear_orphans(&self, reason: &str, at: &str) -> Result<Vec<GameId>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let mut games: Vec<GameId> = sqlx::query_scalar(
-            "DELETE FROM hub_seats WHERE home NOT IN (SELECT id FROM ladder_processes)
-             RETURNING game",
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        games.sort_unstable();
-        games.dedup();
-        if !games.is_empty() {
-            sqlx::query(
-                "UPDATE games SET status = 'aborted', reason = $1, finished = $2
-                 WHERE id = ANY($3) AND status = 'running'",
+        super::waits::timed("pg: clear_orphans", async move {
+            let mut tx = self.pool.begin().await?;
+            let mut games: Vec<GameId> = sqlx::query_scalar(
+                "DELETE FROM hub_seats WHERE home NOT IN (SELECT id FROM ladder_processes)
+                 RETURNING game",
             )
-            .bind(reason)
-            .bind(at)
-            .bind(&games)
-            .execute(&mut *tx)
+            .fetch_all(&mut *tx)
             .await?;
-        }
-        tx.commit().await?;
-        Ok(games)
+            games.sort_unstable();
+            games.dedup();
+            if !games.is_empty() {
+                sqlx::query(
+                    "UPDATE games SET status = 'aborted', reason = $1, finished = $2
+                     WHERE id = ANY($3) AND status = 'running'",
+                )
+                .bind(reason)
+                .bind(at)
+                .bind(&games)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(games)
+        })
+        .await
     }
 
     /// Starts `bot`'s session `token`, replacing its old one, and stops its
     /// waiting; tells the instances (`NOTIFY` "s BOT" on the shared
     /// channel), which drop the old session from their caches.
     pub async fn start_session(&self, bot: BotId, token: &str) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO hub_sessions (token, bot, last_seen) VALUES ($1, $2, now())
-             ON CONFLICT (bot) DO UPDATE SET token = excluded.token, last_seen = excluded.last_seen",
-        )
-        .bind(token)
-        .bind(bot)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
+        super::waits::timed("pg: start_session", async move {
+            let mut tx = self.pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO hub_sessions (token, bot, last_seen) VALUES ($1, $2, now())
+                 ON CONFLICT (bot) DO UPDATE SET token = excluded.token, last_seen = excluded.last_seen",
+            )
+            .bind(token)
             .bind(bot)
             .execute(&mut *tx)
             .await?;
-        // Every instance drops the bot's cached session (with the commit).
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(SHARED_CHANNEL)
-            .bind(format!("s {bot}"))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+            sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
+                .bind(bot)
+                .execute(&mut *tx)
+                .await?;
+            // Every instance drops the bot's cached session (with the commit).
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(SHARED_CHANNEL)
+                .bind(format!("s {bot}"))
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(())
+        })
+        .await
     }
 
     /// What `token` is, marking a live session used. The mark is written
@@ -414,61 +426,67 @@ impl Cluster {
         idle_secs: f64,
         touch_secs: f64,
     ) -> Result<SessionCheck, StoreError> {
-        let row = sqlx::query(
-            "SELECT bot,
-                    last_seen > now() - make_interval(secs => $2) AS live,
-                    last_seen < now() - make_interval(secs => $3) AS stale
-             FROM hub_sessions WHERE token = $1",
-        )
-        .bind(token)
-        .bind(idle_secs)
-        .bind(touch_secs)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else {
-            return Ok(SessionCheck::Unknown);
-        };
-        let (bot, live, stale): (BotId, bool, bool) =
-            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
-        if !live {
-            return Ok(SessionCheck::Expired);
-        }
-        if stale {
-            sqlx::query("UPDATE hub_sessions SET last_seen = now() WHERE token = $1")
-                .bind(token)
-                .execute(&self.pool)
-                .await?;
-        }
-        Ok(SessionCheck::Live(bot))
+        super::waits::timed("pg: session", async move {
+            let row = sqlx::query(
+                "SELECT bot,
+                        last_seen > now() - make_interval(secs => $2) AS live,
+                        last_seen < now() - make_interval(secs => $3) AS stale
+                 FROM hub_sessions WHERE token = $1",
+            )
+            .bind(token)
+            .bind(idle_secs)
+            .bind(touch_secs)
+            .fetch_optional(&self.pool)
+            .await?;
+            let Some(row) = row else {
+                return Ok(SessionCheck::Unknown);
+            };
+            let (bot, live, stale): (BotId, bool, bool) =
+                (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+            if !live {
+                return Ok(SessionCheck::Expired);
+            }
+            if stale {
+                sqlx::query("UPDATE hub_sessions SET last_seen = now() WHERE token = $1")
+                    .bind(token)
+                    .execute(&self.pool)
+                    .await?;
+            }
+            Ok(SessionCheck::Live(bot))
+        })
+        .await
     }
 
     /// Puts `bot` among the waiting bots for `secs`.
     pub async fn wait(&self, bot: BotId, secs: f64) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO hub_waiting (bot, until) VALUES ($1, now() + make_interval(secs => $2))
-             ON CONFLICT (bot) DO UPDATE SET until = excluded.until",
-        )
-        .bind(bot)
-        .bind(secs)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        super::waits::timed("pg: wait", async move {
+            sqlx::query(
+                "INSERT INTO hub_waiting (bot, until) VALUES ($1, now() + make_interval(secs => $2))
+                 ON CONFLICT (bot) DO UPDATE SET until = excluded.until",
+            )
+            .bind(bot)
+            .bind(secs)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Takes `bot` out of the waiting bots; false if it was not waiting
     /// (another instance took it for a game). Waits while another instance
     /// holds its row for a pairing.
-    /// A pairing stuck longer than [`STOP_WAITING_LOCK`] makes this an
+    /// A pairing stuck longer than [`LIVE_LOCK_TIMEOUT`] makes this an
     /// error (lock_not_available) rather than a hung request (wk).
     pub async fn stop_waiting(&self, bot: BotId) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(STOP_WAITING_LOCK).execute(&mut *tx).await?;
-        let r = sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
-            .bind(bot)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(r.rows_affected() == 1)
+        super::waits::timed("pg: stop_waiting", async move {
+            let r = sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
+                .bind(bot)
+                .execute(&self.pool)
+                .await?;
+            Ok(r.rows_affected() == 1)
+        })
+        .await
     }
 
     /// Takes a waiting bot other than `bot` (at random, skipping those
@@ -484,57 +502,60 @@ impl Cluster {
         bot: BotId,
         waiting: bool,
     ) -> Result<Option<Pairing>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        // One deal at a time per bot across the instances (a house bot's
-        // loop runs in each), and none for a bot already seated; a bot
-        // whose own row another instance holds is being dealt a game.
-        let row = sqlx::query(
-            "WITH mine AS (SELECT bot FROM hub_waiting WHERE bot = $1 FOR UPDATE SKIP LOCKED),
-                  free AS (SELECT pg_try_advisory_xact_lock(3013, $2)
-                                  AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1) AS ok),
-                  partner AS (SELECT w.bot FROM hub_waiting w
-                              WHERE w.bot <> $1 AND w.until > now() AND (SELECT ok FROM free)
-                                AND NOT EXISTS (SELECT 1 FROM hub_seats s WHERE s.bot = w.bot)
-                              ORDER BY random() LIMIT 1 FOR UPDATE OF w SKIP LOCKED)
-             SELECT (SELECT bot FROM mine) AS mine,
-                    EXISTS (SELECT 1 FROM hub_waiting WHERE bot = $1) AS waits,
-                    (SELECT ok FROM free) AS free,
-                    (SELECT bot FROM partner) AS partner",
-        )
-        .bind(bot)
-        .bind(bot as i32)
-        .fetch_one(&mut *tx)
-        .await?;
-        let mine: Option<BotId> = row.try_get("mine")?;
-        let waits: bool = row.try_get("waits")?;
-        let free: bool = row.try_get("free")?;
-        let partner: Option<BotId> = row.try_get("partner")?;
-        if ((waits || waiting) && mine.is_none()) || !free {
-            return Ok(None);
-        }
-        let Some(partner) = partner else {
-            return Ok(None);
-        };
-        // wk (issue 13 item 4c): the partner is claimed like `bot` (its deal
-        // lock, then a look at the seats committed before it, in a statement
-        // of its own), so two deals never seat it.
-        let claimed: bool = sqlx::query_scalar(
-            "SELECT pg_try_advisory_xact_lock(3013, $1::int)
-                    AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
-        )
-        .bind(partner as i32)
-        .bind(partner)
-        .fetch_one(&mut *tx)
-        .await?;
-        if !claimed {
-            return Ok(None);
-        }
-        Ok(Some(Pairing {
-            tx: Some(tx),
-            pool: self.pool.clone(),
-            partner,
-            me: mine,
-        }))
+        super::waits::timed("pg: take_partner", async move {
+            let mut tx = self.pool.begin().await?;
+            // One deal at a time per bot across the instances (a house bot's
+            // loop runs in each), and none for a bot already seated; a bot
+            // whose own row another instance holds is being dealt a game.
+            let row = sqlx::query(
+                "WITH mine AS (SELECT bot FROM hub_waiting WHERE bot = $1 FOR UPDATE SKIP LOCKED),
+                      free AS (SELECT pg_try_advisory_xact_lock(3013, $2)
+                                      AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1) AS ok),
+                      partner AS (SELECT w.bot FROM hub_waiting w
+                                  WHERE w.bot <> $1 AND w.until > now() AND (SELECT ok FROM free)
+                                    AND NOT EXISTS (SELECT 1 FROM hub_seats s WHERE s.bot = w.bot)
+                                  ORDER BY random() LIMIT 1 FOR UPDATE OF w SKIP LOCKED)
+                 SELECT (SELECT bot FROM mine) AS mine,
+                        EXISTS (SELECT 1 FROM hub_waiting WHERE bot = $1) AS waits,
+                        (SELECT ok FROM free) AS free,
+                        (SELECT bot FROM partner) AS partner",
+            )
+            .bind(bot)
+            .bind(bot as i32)
+            .fetch_one(&mut *tx)
+            .await?;
+            let mine: Option<BotId> = row.try_get("mine")?;
+            let waits: bool = row.try_get("waits")?;
+            let free: bool = row.try_get("free")?;
+            let partner: Option<BotId> = row.try_get("partner")?;
+            if ((waits || waiting) && mine.is_none()) || !free {
+                return Ok(None);
+            }
+            let Some(partner) = partner else {
+                return Ok(None);
+            };
+            // wk (issue 13 item 4c): the partner is claimed like `bot` (its deal
+            // lock, then a look at the seats committed before it, in a statement
+            // of its own), so two deals never seat it.
+            let claimed: bool = sqlx::query_scalar(
+                "SELECT pg_try_advisory_xact_lock(3013, $1::int)
+                        AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
+            )
+            .bind(partner as i32)
+            .bind(partner)
+            .fetch_one(&mut *tx)
+            .await?;
+            if !claimed {
+                return Ok(None);
+            }
+            Ok(Some(Pairing {
+                tx: Some(tx),
+                pool: self.pool.clone(),
+                partner,
+                me: mine,
+            }))
+        })
+        .await
     }
 
     /// A pairing with `partner`, a bot waiting in this process and already
@@ -552,89 +573,105 @@ impl Cluster {
     /// taken with [`Cluster::stop_waiting`]) and tells the instances: one
     /// statement. Fails if a bot is already seated.
     pub async fn seat_game(&self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        let cols = SeatColumns::of(seats);
-        cols.bind(sqlx::query(&format!(
-            "WITH ins AS ({INSERT_SEATS} RETURNING 1)
-             SELECT pg_notify($10, $11), (SELECT count(*) FROM ins)"
-        )))
-        .bind(SHARED_CHANNEL)
-        .bind(Notice::dealt(seats).payload())
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        super::waits::timed("pg: seat_game", async move {
+            let cols = SeatColumns::of(seats);
+            cols.bind(sqlx::query(&format!(
+                "WITH ins AS ({INSERT_SEATS} RETURNING 1)
+                 SELECT pg_notify($10, $11), (SELECT count(*) FROM ins)"
+            )))
+            .bind(SHARED_CHANNEL)
+            .bind(Notice::dealt(seats).payload())
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// The seat of `bot` in a game in progress, if any (read in one
     /// statement with the other reads queued meanwhile).
     pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
-        self.batches().seat_of(bot).await
+        super::waits::timed(
+            "pg: seat_of",
+            async move { self.batches().seat_of(bot).await },
+        )
+        .await
     }
 
     /// Writes what the homes say of their games' seats, many games in one
     /// statement, and tells the instances ([`Notice::Views`], in the same
     /// transaction: a view is in the rows when its notice arrives).
     pub async fn write_views(&self, games: &[GameViews]) -> Result<(), StoreError> {
-        let mut game = Vec::new();
-        let mut seat = Vec::new();
-        let mut status = Vec::new();
-        let mut has_bid = Vec::new();
-        let mut over = Vec::new();
-        let mut notices = Vec::with_capacity(games.len());
-        for g in games {
-            for (i, v) in g.views.iter().enumerate() {
-                game.push(g.game);
-                seat.push(i as i32);
-                status.push(v.0.as_str());
-                has_bid.push(v.1);
-                over.push(v.2);
-            }
-            notices.push(
-                Notice::Views {
-                    game: g.game,
-                    version: g.version,
-                    views: g.views.clone(),
+        super::waits::timed("pg: write_views", async move {
+            let mut game = Vec::new();
+            let mut seat = Vec::new();
+            let mut status = Vec::new();
+            let mut has_bid = Vec::new();
+            let mut over = Vec::new();
+            let mut notices = Vec::with_capacity(games.len());
+            for g in games {
+                for (i, v) in g.views.iter().enumerate() {
+                    game.push(g.game);
+                    seat.push(i as i32);
+                    status.push(v.0.as_str());
+                    has_bid.push(v.1);
+                    over.push(v.2);
                 }
-                .payload(),
-            );
-        }
-        sqlx::query(
-            "WITH v AS (SELECT * FROM UNNEST($1::BIGINT[], $2::INT[], $3::TEXT[], $4::BOOL[], $5::BOOL[])
-                                   AS v(game, seat, status, has_bid, over)),
-                  u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid, over = v.over
-                        FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
-             SELECT pg_notify($6, p), (SELECT count(*) FROM u) FROM UNNEST($7::TEXT[]) AS p",
-        )
-        .bind(&game)
-        .bind(&seat)
-        .bind(&status)
-        .bind(&has_bid)
-        .bind(&over)
-        .bind(SHARED_CHANNEL)
-        .bind(&notices)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+                notices.push(
+                    Notice::Views {
+                        game: g.game,
+                        version: g.version,
+                        views: g.views.clone(),
+                    }
+                    .payload(),
+                );
+            }
+            sqlx::query(
+                "WITH v AS (SELECT * FROM UNNEST($1::BIGINT[], $2::INT[], $3::TEXT[], $4::BOOL[], $5::BOOL[])
+                                       AS v(game, seat, status, has_bid, over)),
+                      u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid, over = v.over
+                            FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
+                 SELECT pg_notify($6, p), (SELECT count(*) FROM u) FROM UNNEST($7::TEXT[]) AS p",
+            )
+            .bind(&game)
+            .bind(&seat)
+            .bind(&status)
+            .bind(&has_bid)
+            .bind(&over)
+            .bind(SHARED_CHANNEL)
+            .bind(&notices)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Removes a game's seats (it is stored, or closed) and tells the
     /// instances ([`Notice::Ended`]).
     pub async fn unseat(&self, game: GameId) -> Result<(), StoreError> {
-        sqlx::query(
-            "WITH d AS (DELETE FROM hub_seats WHERE game = $1 RETURNING 1)
-             SELECT pg_notify($2, $3), (SELECT count(*) FROM d)",
-        )
-        .bind(game)
-        .bind(SHARED_CHANNEL)
-        .bind(Notice::Ended { game }.payload())
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        super::waits::timed("pg: unseat", async move {
+            sqlx::query(
+                "WITH d AS (DELETE FROM hub_seats WHERE game = $1 RETURNING 1)
+                 SELECT pg_notify($2, $3), (SELECT count(*) FROM d)",
+            )
+            .bind(game)
+            .bind(SHARED_CHANNEL)
+            .bind(Notice::Ended { game }.payload())
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     /// Sends `payload` on `channel` (in one statement with the other
     /// notifications queued meanwhile, in the order they were queued).
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
-        self.batches().notify(channel, payload).await
+        super::waits::timed("pg: notify", async move {
+            self.batches().notify(channel, payload).await
+        })
+        .await
     }
 
     /// Listens on `channels` (on a connection of its own).

@@ -7,6 +7,7 @@ pub mod cluster;
 mod hosted;
 pub mod pull;
 mod ratings;
+pub mod waits;
 mod web;
 
 use std::str::FromStr;
@@ -34,7 +35,16 @@ pub struct PgStore {
     /// The live tables' own connections (see `cluster`): a pairing holds
     /// one across the deal's `start_game`, which needs one of `pool`.
     live: PgPool,
+    /// The finished games: each batch's commit waits until PostgreSQL
+    /// flushed it to disk (a bot is told its game ended only then).
     group: GroupCommit,
+    /// Games dealt and aborted, bots' health: on `live`'s connections,
+    /// whose commits do not wait for the disk (`synchronous_commit = off`).
+    /// A killed server process loses none of them (PostgreSQL has them);
+    /// a PostgreSQL crash may lose the last fraction of a second of them,
+    /// never a finished game (its commit is flushed after theirs). See
+    /// docs/deploy.md.
+    quick: GroupCommit,
     /// This process's id in the registry of live processes, once it
     /// registered (0 before): every game it deals names it in
     /// `games.leased_by`, so that the games of a process that dies are
@@ -53,20 +63,31 @@ impl PgStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.clone())
             .await?;
+        // Commits on these connections do not wait for the disk (see
+        // `quick`), and a lock is waited for at most 5 s.
         let live = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_lazy_with(options);
+            .connect_lazy_with(options.options([
+                ("synchronous_commit", "off"),
+                ("lock_timeout", cluster::LIVE_LOCK_TIMEOUT),
+            ]));
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        waits::start();
         let process = Arc::new(AtomicI64::new(0));
         let group = GroupCommit::spawn(
             Arc::new(PgBatch(pool.clone(), Arc::clone(&process))),
+            GroupConfig::default(),
+        );
+        let quick = GroupCommit::spawn(
+            Arc::new(PgBatch(live.clone(), Arc::clone(&process))),
             GroupConfig::default(),
         );
         Ok(PgStore {
             pool,
             live,
             group,
+            quick,
             process,
         })
     }
@@ -137,7 +158,7 @@ impl Store for PgStore {
             seed,
             started: started.to_string(),
         };
-        match self.group.write(write).await? {
+        match waits::timed("group: start_game", self.quick.write(write)).await? {
             Written::Game(id) => Ok(id),
             Written::Done => Err(StoreError::Closed),
         }
@@ -145,13 +166,17 @@ impl Store for PgStore {
 
     async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
         let end = end.clone();
-        self.group.write(Write::FinishGame { id, end }).await?;
+        waits::timed(
+            "group: finish_game",
+            self.group.write(Write::FinishGame { id, end }),
+        )
+        .await?;
         Ok(())
     }
 
     async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
         let (reason, at) = (reason.to_string(), at.to_string());
-        self.group
+        self.quick
             .write(Write::AbortGame { id, reason, at })
             .await?;
         Ok(())
@@ -318,7 +343,7 @@ impl Store for PgStore {
             paused_until,
             pause_reason,
         };
-        self.group.write(write).await?;
+        self.quick.write(write).await?;
         Ok(())
     }
 
@@ -435,13 +460,16 @@ struct PgBatch(PgPool, Arc<AtomicI64>);
 #[async_trait]
 impl BatchWrite for PgBatch {
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
-        let mut tx = self.0.begin().await?;
+        let t = std::time::Instant::now();
+        let mut tx = waits::timed("batch: acquire+begin", self.0.begin()).await?;
         let mut done = Vec::with_capacity(batch.len());
         let process = self.1.load(Ordering::SeqCst);
         for w in batch {
             done.push(apply(&mut tx, w, process).await?);
         }
-        tx.commit().await?;
+        waits::record("batch: statements", t.elapsed());
+        waits::timed("batch: commit", tx.commit()).await?;
+        waits::record("batch: whole", t.elapsed());
         Ok(done)
     }
 }
@@ -458,7 +486,7 @@ async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written
             .await
             .map(Written::Game),
         Write::FinishGame { id, end } => {
-            finish_game(tx, *id, end).await?;
+            ratings::finish_game(tx, *id, end, process).await?;
             Ok(Written::Done)
         }
         Write::AbortGame { id, reason, at } => {
@@ -503,9 +531,14 @@ async fn start_game(
             "a game needs at least two bots".into(),
         )));
     }
+    // The game and its seats: one statement.
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
-         VALUES ($1, 'running', $2, $3, $4, $5, $6, NULLIF($7, 0)) RETURNING id",
+        "WITH g AS (INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
+                    VALUES ($1, 'running', $2, $3, $4, $5, $6, NULLIF($7, 0)) RETURNING id),
+              s AS (INSERT INTO game_seats (game_id, seat, bot)
+                    SELECT g.id, t.seat - 1, t.bot
+                    FROM g, UNNEST($8::BIGINT[]) WITH ORDINALITY AS t(bot, seat))
+         SELECT id FROM g",
     )
     .bind(game)
     .bind(bots[0])
@@ -514,56 +547,10 @@ async fn start_game(
     .bind(seed)
     .bind(started)
     .bind(process)
+    .bind(bots)
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query(
-        "INSERT INTO game_seats (game_id, seat, bot)
-         SELECT $1, t.seat - 1, t.bot FROM UNNEST($2::BIGINT[]) WITH ORDINALITY AS t(bot, seat)",
-    )
-    .bind(id)
-    .bind(bots)
-    .execute(&mut *tx)
-    .await?;
     Ok(id)
-}
-
-async fn finish_game(tx: &mut PgConnection, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
-    // Issue 13 (wc): only a running game finishes; one closed meanwhile
-    // (its process was reaped as lost) stays as it was, unrated.
-    let r = sqlx::query(
-        "UPDATE games SET status = 'finished', finished = $1, score1 = $2, score2 = $3, forfeited_by = $4, record = $5 WHERE id = $6 AND status = 'running'",
-    )
-    .bind(&end.finished)
-    .bind(end.scores.first().copied().flatten())
-    .bind(end.scores.get(1).copied().flatten())
-    .bind(end.forfeited_by)
-    .bind(&end.record)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    if r.rows_affected() == 0 {
-        return Ok(());
-    }
-    // Every seat that has a rank, in one statement.
-    let scores: Vec<Option<i64>> = (0..end.ranks.len())
-        .map(|seat| end.scores.get(seat).copied().flatten())
-        .collect();
-    let ranks: Vec<i64> = end.ranks.iter().map(|r| i64::from(*r)).collect();
-    sqlx::query(
-        "UPDATE game_seats s SET score = u.score, rank = u.rank,
-            forfeited = (s.bot IS NOT DISTINCT FROM $4)
-         FROM UNNEST($2::BIGINT[], $3::BIGINT[]) WITH ORDINALITY AS u(score, rank, seat)
-         WHERE s.game_id = $1 AND s.seat = u.seat - 1",
-    )
-    .bind(id)
-    .bind(&scores)
-    .bind(&ranks)
-    .bind(end.forfeited_by)
-    .execute(&mut *tx)
-    .await?;
-    // Ratings, counts and head-to-head of the website (issue 6).
-    ratings::record_result(tx, id, end).await?;
-    Ok(())
 }
 
 const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";

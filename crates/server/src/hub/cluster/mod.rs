@@ -359,6 +359,7 @@ impl Hub {
             .remote_games()
             .and_then(|c| c.passive_status(bot, PASSIVE_FRESH))
         {
+            croupier_store::postgres::waits::record("status: from the cache", Duration::ZERO);
             return Some(s);
         }
         let row = match relay.db().seat_of(bot).await {
@@ -369,7 +370,11 @@ impl Hub {
             }
         };
         if row.over {
-            self.wait_unseated(relay, bot, row.game).await;
+            croupier_store::postgres::waits::timed(
+                "status: wait unseated",
+                self.wait_unseated(relay, bot, row.game),
+            )
+            .await;
             return None;
         }
         Some(Arc::from(row.status))

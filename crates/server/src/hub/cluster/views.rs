@@ -59,8 +59,11 @@ impl LiveGame {
                 return;
             }
             s.poke.notify_one();
-            let _ =
-                tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)).await;
+            let _ = croupier_store::postgres::waits::timed(
+                "views: an answer waits for its views",
+                tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)),
+            )
+            .await;
         }
     }
 }
