@@ -15,7 +15,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use croupier_rules::{Event as _, Game, Seat};
+use croupier_rules::{Event, Game, Seat};
 use serde::Serialize;
 
 /// One public event of a live match.
@@ -84,15 +84,24 @@ impl Watch {
 
     /// Hands the sink the public events of `game` it has not had yet.
     pub fn step<G: Game>(&self, game: &G) {
-        let events = game.events();
+        let n = game.num_seats();
+        self.hand_over(game.events(), n, || {
+            (0..n as u8)
+                .filter(|s| game.to_act().contains(Seat(*s)))
+                .collect()
+        });
+    }
+
+    /// Hands the sink the events of `events` (a log of `n` seats) past
+    /// those it has had that every seat may see, each with the seats
+    /// `to_act` gives; an event that cannot be written goes to the
+    /// failures instead (never as a `null`).
+    fn hand_over<E: Event>(&self, events: &[E], n: usize, to_act: impl FnOnce() -> Vec<u8>) {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if *seen >= events.len() {
             return;
         }
-        let n = game.num_seats();
-        let to_act: Vec<u8> = (0..n as u8)
-            .filter(|s| game.to_act().contains(Seat(*s)))
-            .collect();
+        let to_act = to_act();
         let mut batch = Vec::new();
         let mut failed = Vec::new();
         let public = events
@@ -191,6 +200,77 @@ mod tests {
         let texts: Vec<String> = got.iter().map(|e| e.text.clone()).collect();
         assert_eq!(texts, public);
         assert!(got.last().unwrap().to_act.is_empty());
+    }
+
+    /// An event whose even-numbered values cannot be written (as a rules
+    /// bug would make one), visible to both seats unless `hidden`.
+    #[derive(Debug, Clone, serde::Deserialize)]
+    struct Flaky {
+        n: u32,
+        hidden: bool,
+    }
+
+    impl Serialize for Flaky {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.n % 2 == 0 {
+                return Err(serde::ser::Error::custom(format!(
+                    "event {} is broken",
+                    self.n
+                )));
+            }
+            s.serialize_u32(self.n)
+        }
+    }
+
+    impl std::fmt::Display for Flaky {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "flaky {}", self.n)
+        }
+    }
+
+    impl croupier_rules::Event for Flaky {
+        fn visible_to(&self, _seat: Seat) -> bool {
+            !self.hidden
+        }
+    }
+
+    #[test]
+    fn an_event_that_cannot_be_written_is_reported_and_never_sent() {
+        let got: Arc<Mutex<Vec<PublicEvent>>> = Arc::default();
+        let failures: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
+        let (sink, failed) = (Arc::clone(&got), Arc::clone(&failures));
+        let watch = Watch::new(
+            Box::new(move |b| sink.lock().unwrap().extend(b)),
+            Box::new(move |e| failed.lock().unwrap().push((e.index, e.to_string()))),
+        );
+        let ev = |n, hidden| Flaky { n, hidden };
+        let mut log = vec![ev(1, false), ev(2, false), ev(3, true), ev(4, true)];
+        watch.hand_over(&log, 2, || vec![1]);
+        // Later events go out in a later step; the broken one is not retried.
+        log.extend([ev(5, false), ev(6, false)]);
+        watch.hand_over(&log, 2, Vec::new);
+        let got = got.lock().unwrap();
+        let sent: Vec<(usize, &str)> = got.iter().map(|e| (e.index, e.text.as_str())).collect();
+        assert_eq!(sent, [(0, "flaky 1"), (4, "flaky 5")]);
+        assert!(
+            got.iter().all(|e| !e.event.is_null()),
+            "no null reaches spectators"
+        );
+        assert_eq!(got[0].event, serde_json::json!(1));
+        assert_eq!(got[0].to_act, [1]);
+        assert!(got[1].to_act.is_empty());
+        // Only public events are written at all: the hidden broken one
+        // (index 3) is never tried.
+        let failures = failures.lock().unwrap();
+        let indices: Vec<usize> = failures.iter().map(|f| f.0).collect();
+        assert_eq!(indices, [1, 5]);
+        assert!(
+            failures[0]
+                .1
+                .contains("event 1 of the match cannot be shown")
+                && failures[0].1.contains("event 2 is broken"),
+            "{failures:?}"
+        );
     }
 
     #[test]
