@@ -519,7 +519,9 @@ async fn next_message<G: Game>(
 ) -> Option<(usize, Result<String, TransportError>)> {
     // Out of turn there is no deadline: a year stands for none.
     let never = Instant::now() + Duration::from_secs(365 * 24 * 3600);
-    let waits: Vec<_> = seats
+    // One wait per listening seat (the connections' own futures, polled in
+    // seat order: no boxing or list beyond them).
+    let mut waits: Vec<(usize, RecvFuture<'_>)> = seats
         .iter_mut()
         .enumerate()
         .filter_map(|(i, s)| {
@@ -538,14 +540,27 @@ async fn next_message<G: Game>(
                 None => return None,
             };
             let conn = p.process.as_mut()?;
-            Some(Box::pin(async move { (i, conn.recv(deadline).await) }))
+            Some((i, conn.recv(deadline)))
         })
         .collect();
     if waits.is_empty() {
         return None;
     }
-    Some(futures::future::select_all(waits).await.0)
+    Some(
+        std::future::poll_fn(|cx| {
+            for (i, w) in waits.iter_mut() {
+                if let std::task::Poll::Ready(got) = w.as_mut().poll(cx) {
+                    return std::task::Poll::Ready((*i, got));
+                }
+            }
+            std::task::Poll::Pending
+        })
+        .await,
+    )
 }
+
+/// A connection's wait for its next message.
+type RecvFuture<'a> = futures::future::BoxFuture<'a, Result<String, TransportError>>;
 
 #[cfg(test)]
 #[path = "arrival_tests.rs"]
