@@ -212,7 +212,7 @@ mod tests {
 
     impl Serialize for Flaky {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            if self.n % 2 == 0 {
+            if self.n.is_multiple_of(2) {
                 return Err(serde::ser::Error::custom(format!(
                     "event {} is broken",
                     self.n
