@@ -519,9 +519,7 @@ async fn next_message<G: Game>(
 ) -> Option<(usize, Result<String, TransportError>)> {
     // Out of turn there is no deadline: a year stands for none.
     let never = Instant::now() + Duration::from_secs(365 * 24 * 3600);
-    // One wait per listening seat (the connections' own futures, polled in
-    // seat order: no boxing or list beyond them).
-    let mut waits: Vec<(usize, RecvFuture<'_>)> = seats
+    let waits: Vec<_> = seats
         .iter_mut()
         .enumerate()
         .filter_map(|(i, s)| {
@@ -540,27 +538,14 @@ async fn next_message<G: Game>(
                 None => return None,
             };
             let conn = p.process.as_mut()?;
-            Some((i, conn.recv(deadline)))
+            Some(Box::pin(async move { (i, conn.recv(deadline).await) }))
         })
         .collect();
     if waits.is_empty() {
         return None;
     }
-    Some(
-        std::future::poll_fn(|cx| {
-            for (i, w) in waits.iter_mut() {
-                if let std::task::Poll::Ready(got) = w.as_mut().poll(cx) {
-                    return std::task::Poll::Ready((*i, got));
-                }
-            }
-            std::task::Poll::Pending
-        })
-        .await,
-    )
+    Some(futures::future::select_all(waits).await.0)
 }
-
-/// A connection's wait for its next message.
-type RecvFuture<'a> = futures::future::BoxFuture<'a, Result<String, TransportError>>;
 
 #[cfg(test)]
 #[path = "arrival_tests.rs"]
