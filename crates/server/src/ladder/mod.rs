@@ -133,6 +133,11 @@ impl std::fmt::Debug for Ladder {
     }
 }
 
+/// `tick` scaled by a random factor in [0.5, 1.5).
+fn jittered(tick: Duration, rng: &mut impl rand::Rng) -> Duration {
+    tick.mul_f64(rng.random_range(0.5..1.5))
+}
+
 fn unix_now() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -307,10 +312,13 @@ impl Ladder {
     /// available.
     pub async fn run(self: Arc<Self>) {
         let member = self.join().await;
-        let mut tick = tokio::time::interval(self.config.tick);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tick.tick().await;
+            // Issue 13: a jittered tick. With a fixed one, the process whose
+            // tick lands first after the bots' rest ends takes every table,
+            // starts their next rest in its own phase and so wins again:
+            // one process ends up playing the whole ladder.
+            let pause = jittered(self.config.tick, &mut rand::rng());
+            tokio::time::sleep(pause).await;
             if member.stopped() {
                 return;
             }
@@ -597,5 +605,22 @@ impl Drop for Release<'_> {
         } else {
             s.cancel(self.1, &self.2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_tick_is_jittered_around_its_setting() {
+        let mut rng = StdRng::seed_from_u64(7);
+        let tick = Duration::from_millis(200);
+        let ticks: Vec<Duration> = (0..200).map(|_| jittered(tick, &mut rng)).collect();
+        assert!(ticks.iter().all(|t| *t >= tick / 2 && *t < tick * 3 / 2));
+        let (lo, hi) = (ticks.iter().min().unwrap(), ticks.iter().max().unwrap());
+        assert!(*hi - *lo > tick / 2, "not spread: {lo:?}..{hi:?}");
     }
 }
