@@ -267,19 +267,20 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let mut signals = crate::interrupt::Signals::install()
             .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch for signals: {e}")))?;
         // Issue 13: leave in order (the ladder's registration is the hub's).
-        let member = state
-            .ladder
-            .as_ref()
-            .and_then(|l| l.membership().cloned())
-            .or_else(|| state.hub.relay().map(|r| Arc::clone(r.member())));
+        let ladder = state.ladder.clone();
+        let member = state.hub.relay().map(|r| Arc::clone(r.member()));
         croupier_server::run(listener, state, house, &config, async move {
             let stop = signals.recv().await;
             tracing::info!("{stop:?}: stopping");
         })
         .await
         .map_err(|e| CliError::Failed(e.into()))?;
-        if let Some(m) = member {
-            // Its games closed, its bots freed, its registration removed.
+        // Its games closed, its bots freed, its registration removed; the
+        // ladder first lets its matches wind down (a deal in flight
+        // included), then leaves with the registration it shares.
+        if let Some(l) = ladder.filter(|l| l.membership().is_some()) {
+            l.leave().await;
+        } else if let Some(m) = member {
             match m.leave().await {
                 Ok(r) => {
                     let games: usize = r.iter().map(|r| r.games.len()).sum();

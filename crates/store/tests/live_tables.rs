@@ -2,7 +2,8 @@
 //! A pull bot's mailbox is bounded and a post beyond the bound writes
 //! nothing; a bot's request that stops waiting cannot hang on a stuck
 //! pairing; a waiting bot that is seated, or being dealt a game by another
-//! instance, is not taken as a partner. Without PostgreSQL the tests say so
+//! instance, is not taken as a partner; a process leaving in order waits
+//! for its own deal in flight and closes that game too. Without PostgreSQL the tests say so
 //! and pass, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
@@ -254,4 +255,77 @@ async fn closing_games_after_a_restart_spares_every_registered_process() {
     assert_eq!(status(games[1]).await, "running");
     assert_eq!(status(games[2]).await, "aborted");
     assert_eq!(status(unleased).await, "aborted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_leaving_waits_for_its_claim_in_flight_and_closes_its_game() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    let s = db.open().await;
+    let pool = PgPool::connect(&db.url).await.unwrap();
+    let mut bots = Vec::new();
+    for i in 0..2 {
+        bots.push(s.create_bot(&format!("l{i}"), "h", false).await.unwrap());
+    }
+    let leases = s.leases();
+    let me = leases
+        .register_process(&NewProcess {
+            role: "serve".into(),
+            host: "h".into(),
+            pid: 1,
+            ttl_ms: 60_000,
+        })
+        .await
+        .unwrap()
+        .id;
+    // A claim of this process in flight: it holds its registration (as
+    // `start_leased_game` does) and deals a game before it commits.
+    let mut claim = pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM ladder_processes WHERE id = $1 FOR SHARE")
+        .bind(me)
+        .execute(&mut *claim)
+        .await
+        .unwrap();
+    let leave = {
+        let s = std::sync::Arc::clone(&s);
+        tokio::spawn(async move {
+            s.leases()
+                .reap_processes(
+                    croupier_store::leases::Reap::One(me),
+                    "process stopped",
+                    "t1",
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!leave.is_finished(), "leaving did not wait for the claim");
+    let game: i64 = sqlx::query_scalar(
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
+         VALUES ('goofspiel', 'running', $1, $2, 2, 9, 't0', $3) RETURNING id",
+    )
+    .bind(bots[0])
+    .bind(bots[1])
+    .bind(me)
+    .fetch_one(&mut *claim)
+    .await
+    .unwrap();
+    claim.commit().await.unwrap();
+    let reaped = leave.await.unwrap().unwrap();
+    assert_eq!(reaped.len(), 1, "its own registration was skipped");
+    assert_eq!(reaped[0].games, vec![game]);
+    let status: String = sqlx::query_scalar("SELECT status FROM games WHERE id = $1")
+        .bind(game)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(status, "aborted");
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ladder_processes WHERE id = $1")
+        .bind(me)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
 }

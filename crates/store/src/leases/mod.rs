@@ -166,6 +166,7 @@ lease_queries!(
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
     "",
     "",
+    "",
     false,
     |_, _| {}
 );
@@ -175,6 +176,7 @@ lease_queries!(
     pool,
     "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
     " FOR UPDATE SKIP LOCKED",
+    " FOR UPDATE",
     " FOR SHARE",
     true,
     crate::PgStore::lease_games_to

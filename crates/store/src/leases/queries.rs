@@ -5,12 +5,14 @@
 /// Implements [`super::LeaseStore`] for `$store`, reading
 /// through `self.$read` and writing through `self.$write`; `$now` is the
 /// database clock in milliseconds, `$skip` the lock a reaper takes on the
-/// registrations it reaps (skipping those another reaper holds), `$share`
+/// registrations it reaps (skipping those another reaper holds), `$own`
+/// the lock a process leaving takes on its own registration (waiting for
+/// its claims in flight, which hold `$share`, to commit), `$share`
 /// the lock a claim takes on its own registration, `$shared` whether
 /// several processes may use the database, `$lease_to` what marks the games
 /// dealt from now on as the process's.
 macro_rules! lease_queries {
-    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $share:literal, $shared:literal, $lease_to:expr) => {
+    ($store:ty, $read:ident, $write:ident, $now:literal, $skip:literal, $own:literal, $share:literal, $shared:literal, $lease_to:expr) => {
         #[async_trait::async_trait]
         impl $crate::leases::LeaseStore for $store {
             fn shared(&self) -> bool {
@@ -89,9 +91,12 @@ macro_rules! lease_queries {
                     ))
                     .fetch_all(&mut *tx)
                     .await?,
+                    // Its own row is waited for, not skipped: a claim of
+                    // this process still in flight holds it, and the game
+                    // that claim deals must be closed here too.
                     Reap::One(id) => sqlx::query_as(concat!(
                         "SELECT id, role, host, pid, started_ms, beat_ms, expires_ms FROM ladder_processes WHERE id = $1 ORDER BY id",
-                        $skip
+                        $own
                     ))
                     .bind(id)
                     .fetch_all(&mut *tx)
