@@ -137,7 +137,17 @@ impl Exposure {
                 self.hand.clear();
                 self.known_by = [None; SEATS];
             }
-            _ => {}
+            LoveLetterEvent::Turn { .. }
+            | LoveLetterEvent::Draw { .. }
+            | LoveLetterEvent::NoEffect { .. }
+            | LoveLetterEvent::Swap { .. }
+            | LoveLetterEvent::Reveal { .. }
+            | LoveLetterEvent::Discard { .. }
+            | LoveLetterEvent::SetAsideTaken { .. }
+            | LoveLetterEvent::Forfeit { .. }
+            | LoveLetterEvent::Out { .. }
+            | LoveLetterEvent::RoundEnd { .. }
+            | LoveLetterEvent::MatchEnd { .. } => {}
         }
     }
 }
@@ -242,7 +252,14 @@ impl Clues {
                 self.since_fresh[t] = 0;
                 self.misses[t].clear();
             }
-            _ => {}
+            LoveLetterEvent::Turn { .. }
+            | LoveLetterEvent::Draw { .. }
+            | LoveLetterEvent::Swap { .. }
+            | LoveLetterEvent::Reveal { .. }
+            | LoveLetterEvent::SetAsideTaken { .. }
+            | LoveLetterEvent::Forfeit { .. }
+            | LoveLetterEvent::RoundEnd { .. }
+            | LoveLetterEvent::MatchEnd { .. } => {}
         }
     }
 }

@@ -50,7 +50,17 @@ impl Filter {
                 self.opp_knew = opp_knew;
                 self.events.push(e.clone());
             }
-            _ => self.events.push(e.clone()),
+            LoveLetterEvent::Turn { .. }
+            | LoveLetterEvent::Draw { .. }
+            | LoveLetterEvent::NoEffect { .. }
+            | LoveLetterEvent::Swap { .. }
+            | LoveLetterEvent::Reveal { .. }
+            | LoveLetterEvent::Discard { .. }
+            | LoveLetterEvent::SetAsideTaken { .. }
+            | LoveLetterEvent::Forfeit { .. }
+            | LoveLetterEvent::Out { .. }
+            | LoveLetterEvent::RoundEnd { .. }
+            | LoveLetterEvent::MatchEnd { .. } => self.events.push(e.clone()),
         }
     }
 
@@ -158,7 +168,14 @@ fn draws(events: &[LoveLetterEvent], me: Seat) -> Option<(Vec<Option<Card>>, Pla
             | LoveLetterEvent::RoundStart { .. }
             | LoveLetterEvent::Forfeit { .. }
             | LoveLetterEvent::MatchEnd { .. } => return None,
-            _ => {}
+            LoveLetterEvent::Turn { .. }
+            | LoveLetterEvent::Draw { .. }
+            | LoveLetterEvent::Played { .. }
+            | LoveLetterEvent::NoEffect { .. }
+            | LoveLetterEvent::Swap { .. }
+            | LoveLetterEvent::Reveal { .. }
+            | LoveLetterEvent::Discard { .. }
+            | LoveLetterEvent::Out { .. } => {}
         }
     }
     Some((seq, their_play?))
