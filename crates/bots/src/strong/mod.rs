@@ -2,8 +2,8 @@
 //!
 //! - Goofspiel: each turn solved as a matrix game over exactly valued
 //!   endgames ([`goofspiel::Strong`]).
-//! - SkullWhist: determinized sampling with play-outs and an exact
-//!   double-dummy endgame ([`skullwhist::Strong`]).
+//! - SkullWhist: determinized sampling with play-outs against a random
+//!   opponent, weighted by its follows ([`skullwhist::Strong`]).
 //! - Love Letter: information-set Monte Carlo tree search with a belief
 //!   over the other hands and heuristic play-outs ([`loveletter::Strong`]).
 
