@@ -2,22 +2,25 @@
 //! (`play_on_arrival`: answers applied as they come) in its own task, with two seats
 //! whose connections are the hub's ([`SeatLink`]). The runner keeps the
 //! game, its move clocks and its rulings; the hub passes requests in and
-//! reads what the runner last said. A finished game is stored (in the
-//! store's next group commit) by its task; requests that would tell a bot
-//! the game is over wait until it is durable.
+//! reads what the runner last said. A request that brings a move polls the
+//! runner itself once its line is in ([`super::drive`]), so the move is
+//! answered without a turn of the scheduler. A finished game is stored (in
+//! the store's next group commit) by its task; requests that would tell a
+//! bot the game is over wait until it is durable.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use croupier_arena::live::{play_on_arrival, LiveConfig, LiveSeat};
-use croupier_arena::runner::now_rfc3339;
+use croupier_arena::runner::{now_rfc3339, MatchError};
 use croupier_arena::transport::Link;
 use croupier_dialects::skullwhist_rest::{self as rest, SkullWhistRest};
 use croupier_rules::skullwhist::SkullWhistVariant;
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistObservation};
-use croupier_rules::SeatInfo;
+use croupier_rules::{Record, SeatInfo};
 use croupier_store::{BotId, GameEnd, GameId, Store};
 use tokio::sync::watch;
 
+use super::drive::Drive;
 use super::seat::SeatLink;
 use super::{Hub, Inner, Refusal};
 
@@ -36,7 +39,12 @@ pub struct LiveGame {
     /// With several instances: the views' changes and how far they are
     /// written to the database (see `cluster`).
     pub(super) sync: Option<Arc<super::cluster::ViewSync>>,
+    /// The game's runner, once its task has started it.
+    pub(super) runner: OnceLock<Arc<Drive<Played>>>,
 }
+
+/// What the runner of a game comes to.
+pub(super) type Played = Result<Record, MatchError>;
 
 impl std::fmt::Debug for LiveGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,12 +82,21 @@ impl LiveGame {
         }
         if line == "abandon" {
             self.seats[i].abandon().await;
+            self.step_here();
             self.wait_stored().await;
             return "ok".into();
         }
         match self.request(i, line).await {
             Ok(()) => "ok".into(),
             Err(Refusal(r)) => format!("refused {r}"),
+        }
+    }
+
+    /// Polls the game's runner once in the calling task (see
+    /// [`super::drive`]).
+    fn step_here(&self) {
+        if let Some(r) = self.runner.get() {
+            r.step_here();
         }
     }
 
@@ -91,7 +108,15 @@ impl LiveGame {
             self.wait_stored().await;
             return Err(not_in_game());
         }
-        match self.seats[i].request(line).await {
+        let reply = match self.seats[i].send(line).await {
+            Some(answer) => {
+                // The move is applied and answered here, in this task.
+                self.step_here();
+                answer.await.ok()
+            }
+            None => None,
+        };
+        match reply {
             // wo (issue 13): timed when CROUPIER_WAITS is set.
             Some(Ok(())) if self.over(i) => match croupier_store::postgres::waits::timed(
                 "game: final move waits until stored",
@@ -170,18 +195,23 @@ pub(super) async fn run(t: Table) {
         }
         None => None,
     };
-    let played = crate::live_games::watched(
-        watch,
-        play_on_arrival(&SkullWhistVariant {}, t.seed, &mut seats, &t.config),
-    )
-    .await
-    .map(|mut record| {
-        record.started = Some(t.started.clone());
-        record
+    let (seed, config) = (t.seed, t.config.clone());
+    let runner = Drive::new(async move {
+        let played = play_on_arrival(&SkullWhistVariant {}, seed, &mut seats, &config);
+        crate::live_games::watched(watch, played).await
     });
+    let _ = g.runner.set(Arc::clone(&runner));
+    let played: Result<Record, String> = match runner.run().await {
+        Ok(Ok(mut record)) => {
+            record.started = Some(t.started.clone());
+            Ok(record)
+        }
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(panic) => Err(panic),
+    };
     let end = played
         .as_ref()
-        .map_err(|e| e.to_string())
+        .map_err(Clone::clone)
         .and_then(|record| GameEnd::from_record(record, &g.bots).map_err(|e| e.to_string()));
     let stored = match end {
         Ok(end) => {

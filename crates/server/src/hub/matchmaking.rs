@@ -199,6 +199,7 @@ impl Hub {
             ],
             stored,
             sync,
+            runner: std::sync::OnceLock::new(),
         });
         {
             let mut inner = self.lock();

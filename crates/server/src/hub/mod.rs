@@ -1,7 +1,8 @@
 //! The live side of the SkullWhist server over the 2014 REST API. One room
 //! per concern: [`sessions`] (login, expiry), [`matchmaking`] (the
 //! `new-game` long poll, dealing), [`game`] (games in progress, each played
-//! by the arena's match runner in its own task, and stored), [`seat`] (the
+//! by the arena's match runner in its own task, and stored), [`drive`] (a
+//! game's runner, polled by the request that brings a move), [`seat`] (the
 //! hub as a `Connector`: a seat's requests in, its status out). Handlers
 //! and house bots call the same methods.
 //!
@@ -11,6 +12,7 @@
 //! seat's latest reply under the seat's own short lock.
 
 mod cluster;
+mod drive;
 mod game;
 mod matchmaking;
 pub mod relay;

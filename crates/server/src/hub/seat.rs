@@ -71,12 +71,16 @@ impl SeatLink {
         lock(&self.view)
     }
 
-    /// Sends a request line; its reply, or `None` when the game ended
-    /// before the runner answered it.
-    pub(super) async fn request(&self, line: String) -> Option<Result<(), Refusal>> {
+    /// Puts a request line in the seat's inbox; where its reply comes
+    /// (closed when the game ends before the runner answered it), or
+    /// `None` when the game is gone.
+    pub(super) async fn send(
+        &self,
+        line: String,
+    ) -> Option<oneshot::Receiver<Result<(), Refusal>>> {
         let (tx, rx) = oneshot::channel();
         self.requests.send(Request::Line(line, tx)).await.ok()?;
-        rx.await.ok()
+        Some(rx)
     }
 
     /// Tells the runner the bot left.
