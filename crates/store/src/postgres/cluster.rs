@@ -1,7 +1,7 @@
 //! What several server instances share on PostgreSQL (issue 13 item 3):
 //! SkullWhist REST sessions, the bots waiting for an opponent, the seats of
 //! the games in progress with the process that runs each (its home), and
-//! `LISTEN/NOTIFY` between instances. The tables are in migration 0007
+//! `LISTEN/NOTIFY` between instances (the messages in `notice`). The tables are in migration 0007
 //! (unlogged: live state, never a record); the instances are the `serve`
 //! processes of the one registry of live processes, `ladder_processes`
 //! (migration 0008, `crate::leases`).
@@ -14,15 +14,8 @@ use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row, Transaction};
 
 use super::batch::Batches;
+pub use super::notice::{instance_channel, Listener, Notice, SHARED_CHANNEL};
 use crate::{BotId, GameId, StoreError};
-
-/// The channel every instance listens to (bots matched).
-pub const SHARED_CHANNEL: &str = "croupier_hub";
-
-/// The channel of one instance (requests relayed to it, replies to it).
-pub fn instance_channel(instance: i64) -> String {
-    format!("croupier_hub_{instance}")
-}
 
 /// How long a statement on the live tables' connections waits for a lock
 /// (their `lock_timeout`), e.g. [`Cluster::stop_waiting`] for a pairing's
@@ -177,113 +170,6 @@ const INSERT_SEATS: &str =
      SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::INT[], $4::BIGINT[], $5::TEXT[],
                           $6::TEXT[], $7::BOOL[], $8::BOOL[], $9::BIGINT[])";
 
-/// What a notification on [`SHARED_CHANNEL`] says about the REST games
-/// (each instance keeps a cache of the other instances' games with them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
-    /// A game dealt: where it runs and its bots by seat.
-    Dealt {
-        /// The game.
-        game: GameId,
-        /// Its home instance.
-        home: i64,
-        /// Its bots by seat.
-        bots: Vec<BotId>,
-    },
-    /// The seats' views changed (`views` empty: too long to send; read
-    /// the rows).
-    Views {
-        /// The game.
-        game: GameId,
-        /// Grows with every change (a later notice wins).
-        version: u64,
-        /// `(status, has_bid, over)` by seat.
-        views: Vec<(String, bool, bool)>,
-    },
-    /// The game left the tables (stored, or closed).
-    Ended {
-        /// The game.
-        game: GameId,
-    },
-}
-
-/// A notification payload longer than this is not sent whole
-/// (PostgreSQL's limit is 8000 bytes).
-const MAX_PAYLOAD: usize = 7900;
-
-impl Notice {
-    /// The notice of a game dealt with `seats`.
-    pub fn dealt(seats: &[SeatRow]) -> Notice {
-        let mut by_seat: Vec<&SeatRow> = seats.iter().collect();
-        by_seat.sort_by_key(|s| s.seat);
-        Notice::Dealt {
-            game: seats.first().map_or(0, |s| s.game),
-            home: seats.first().map_or(0, |s| s.home),
-            bots: by_seat.iter().map(|s| s.bot).collect(),
-        }
-    }
-
-    /// Reads a notification of kind `kind` (`d`, `v`, `e`) with the rest
-    /// of its payload; `None` for other kinds or a payload that does not
-    /// parse.
-    pub fn parse(kind: &str, rest: &str) -> Option<Notice> {
-        match kind {
-            "d" => {
-                let mut f = rest.split(' ');
-                let game = f.next()?.parse().ok()?;
-                let home = f.next()?.parse().ok()?;
-                let bots = f.map(str::parse).collect::<Result<Vec<BotId>, _>>().ok()?;
-                Some(Notice::Dealt { game, home, bots })
-            }
-            "v" => {
-                let mut f = rest.splitn(3, ' ');
-                let game = f.next()?.parse().ok()?;
-                let version = f.next()?.parse().ok()?;
-                let views = match f.next() {
-                    Some(json) => serde_json::from_str(json).ok()?,
-                    None => Vec::new(),
-                };
-                Some(Notice::Views {
-                    game,
-                    version,
-                    views,
-                })
-            }
-            "e" => Some(Notice::Ended {
-                game: rest.parse().ok()?,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The payload: its kind, a space, the rest.
-    pub fn payload(&self) -> String {
-        match self {
-            Notice::Dealt { game, home, bots } => {
-                let mut out = format!("d {game} {home}");
-                for b in bots {
-                    out.push_str(&format!(" {b}"));
-                }
-                out
-            }
-            Notice::Views {
-                game,
-                version,
-                views,
-            } => {
-                let json = serde_json::to_string(views).unwrap_or_default();
-                let full = format!("v {game} {version} {json}");
-                if full.len() <= MAX_PAYLOAD && !views.is_empty() {
-                    full
-                } else {
-                    format!("v {game} {version}")
-                }
-            }
-            Notice::Ended { game } => format!("e {game}"),
-        }
-    }
-}
-
 /// The views of one game to write: what its home says of its seats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameViews {
@@ -293,20 +179,6 @@ pub struct GameViews {
     pub version: u64,
     /// `(status, has_bid, over)` by seat index.
     pub views: Vec<(String, bool, bool)>,
-}
-
-/// Notifications from the other instances.
-#[derive(Debug)]
-pub struct Listener(PgListener);
-
-impl Listener {
-    /// The next notification: its channel and payload. After a lost
-    /// connection the listener reconnects (notifications sent meanwhile are
-    /// lost; callers poll the tables as well).
-    pub async fn recv(&mut self) -> Result<(String, String), StoreError> {
-        let n = self.0.recv().await?;
-        Ok((n.channel().to_string(), n.payload().to_string()))
-    }
 }
 
 pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {

@@ -5,6 +5,7 @@
 mod batch;
 pub mod cluster;
 mod hosted;
+mod notice;
 pub mod pull;
 mod ratings;
 pub mod waits;
