@@ -208,23 +208,27 @@ type Query<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
 struct Seen {
     /// Games it saw end (its status said it is in no game any more).
     ended: Vec<i64>,
-    /// Requests that failed (HTTP errors, refusals other than turns).
-    failures: usize,
+    /// Requests that failed (HTTP errors, refusals other than turns), each
+    /// as what was sent and what came back.
+    failures: Vec<String>,
 }
 
+/// A call's JSON reply, or what went wrong (the transport's error, or the
+/// status and body of a reply that is not JSON: a proxy's error page).
 fn call(
     client: &reqwest::blocking::Client,
     base: &str,
     method: &str,
     body: Value,
-) -> Option<Value> {
-    client
+) -> Result<Value, String> {
+    let reply = client
         .post(format!("{base}/api/{method}/"))
         .json(&body)
         .send()
-        .ok()?
-        .json()
-        .ok()
+        .map_err(|e| format!("{method}: {e}"))?;
+    let status = reply.status();
+    let text = reply.text().map_err(|e| format!("{method}: {e}"))?;
+    serde_json::from_str(&text).map_err(|_| format!("{method}: {status} {text:?}"))
 }
 
 /// A REST bot: registers, logs in, plays games of random legal cards
@@ -240,7 +244,7 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
     let mut session = None;
     for _ in 0..100 {
         let _ = call(&client, &base, "register", creds.clone());
-        if let Some(r) = call(&client, &base, "login", creds.clone()) {
+        if let Ok(r) = call(&client, &base, "login", creds.clone()) {
             if let Some(s) = r["session"].as_str() {
                 session = Some(s.to_string());
                 break;
@@ -250,17 +254,20 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
     }
     let session = session.expect("the bot logged in");
     while !stop.load(Ordering::Relaxed) {
-        let Some(g) = call(&client, &base, "new-game", json!({"session": session})) else {
-            seen.failures += 1;
-            std::thread::sleep(Duration::from_millis(100));
-            continue;
+        let g = match call(&client, &base, "new-game", json!({"session": session})) {
+            Ok(g) => g,
+            Err(e) => {
+                seen.failures.push(e);
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
         };
         if g["result"] == "retry" {
             continue;
         }
         let Some(game) = g["game"].as_i64() else {
             // "you have bid; finish it first": play on below.
-            seen.failures += 1;
+            seen.failures.push(format!("new-game: {g}"));
             std::thread::sleep(Duration::from_millis(100));
             continue;
         };
@@ -272,14 +279,14 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
                     .collect()
             })
             .unwrap_or_default();
-        if call(&client, &base, "bid", json!({"session": session, "bid": 3}))
-            .is_none_or(|r| r["result"] != "success")
-        {
-            seen.failures += 1;
+        match call(&client, &base, "bid", json!({"session": session, "bid": 3})) {
+            Ok(r) if r["result"] == "success" => {}
+            Ok(r) => seen.failures.push(format!("bid: {r}")),
+            Err(e) => seen.failures.push(e),
         }
         let mut errors = 0;
         loop {
-            let Some(s) = call(&client, &base, "status", json!({"session": session})) else {
+            let Ok(s) = call(&client, &base, "status", json!({"session": session})) else {
                 errors += 1;
                 if errors > 200 {
                     break;
@@ -316,9 +323,9 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
                 "play",
                 json!({"session": session, "card": card}),
             ) {
-                Some(r) if r["result"] == "success" => hand.retain(|c| *c != card),
-                _ => {
-                    seen.failures += 1;
+                Ok(r) if r["result"] == "success" => hand.retain(|c| *c != card),
+                r => {
+                    seen.failures.push(format!("play {card}: {r:?}"));
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
@@ -384,7 +391,7 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
         .into_iter()
         .map(|h| h.join().expect("bot thread"))
         .collect();
-    let failures: usize = seen.iter().map(|s| s.failures).sum();
+    let failures: Vec<&String> = seen.iter().flat_map(|s| &s.failures).collect();
     let mut ended: Vec<i64> = seen.iter().flat_map(|s| s.ended.clone()).collect();
     ended.sort_unstable();
     // Each game the bots saw end was seen by both of its bots.
@@ -392,9 +399,10 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
     distinct.dedup();
     let rows = games_in(&c);
     eprintln!(
-        "{} games seen ended, {} rows, {failures} failed requests",
+        "{} games seen ended, {} rows, {} failed requests",
         distinct.len(),
-        rows.len()
+        rows.len(),
+        failures.len()
     );
     for id in &distinct {
         let row = rows.iter().find(|r| r.0 == *id);
@@ -414,7 +422,10 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
         distinct.len(),
         "the database holds each finished game once, and only those the bots saw"
     );
-    assert_eq!(failures, 0, "no request failed through the proxy");
+    assert!(
+        failures.is_empty(),
+        "requests failed through the proxy: {failures:?}"
+    );
     // Games ran in more than one instance (each logs the games it played).
     let homes = (0..INSTANCES)
         .filter(|i| c.log(*i).contains(": bot "))
@@ -537,7 +548,7 @@ fn instances_joining_while_games_run_see_every_move() {
         .into_iter()
         .map(|h| h.join().expect("bot thread"))
         .collect();
-    let failures: usize = seen.iter().map(|s| s.failures).sum();
+    let failures: Vec<&String> = seen.iter().flat_map(|s| &s.failures).collect();
     let rows = games_in(&c);
     for s in &seen {
         for id in &s.ended {
@@ -548,7 +559,10 @@ fn instances_joining_while_games_run_see_every_move() {
             );
         }
     }
-    assert_eq!(failures, 0, "no request failed or saw a stale view");
+    assert!(
+        failures.is_empty(),
+        "requests failed or saw a stale view: {failures:?}"
+    );
     let homes = (0..INSTANCES)
         .filter(|i| c.log(*i).contains(": bot "))
         .count();

@@ -190,5 +190,5 @@ pub fn rfc3339_ago(secs: u64) -> String {
     let t = std::time::SystemTime::now()
         .checked_sub(std::time::Duration::from_secs(secs))
         .unwrap_or(std::time::UNIX_EPOCH);
-    humantime::format_rfc3339_millis(t).to_string()
+    croupier_arena::runner::rfc3339(t)
 }
