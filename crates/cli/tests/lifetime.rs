@@ -68,10 +68,16 @@ impl Run {
                 break;
             }
             if start.elapsed() > START || run.child.try_wait().unwrap().is_some() {
+                // SIGTERM first: croupier then says how many bots it had.
+                let _ = kill(Pid::from_raw(run.child.id() as i32), Signal::SIGTERM);
+                std::thread::sleep(Duration::from_secs(3));
                 let _ = run.child.kill();
                 let out = run.child.wait_with_output().unwrap();
                 panic!(
-                    "the bots did not start: {procs:?}\nstderr: {}",
+                    "the bots did not start after {:?}: {procs:?}\nexit: {}\nstdout: {}\nstderr: {}",
+                    start.elapsed(),
+                    out.status,
+                    String::from_utf8_lossy(&out.stdout),
                     String::from_utf8_lossy(&out.stderr)
                 );
             }

@@ -214,7 +214,7 @@ pub fn stop_all(grace: Duration) -> usize {
 }
 
 /// Whether `pid` exists and is not a zombie.
-fn running(pid: Pid) -> bool {
+pub(super) fn running(pid: Pid) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => stat
             .rsplit_once(')')

@@ -218,8 +218,16 @@ impl BotProcess {
     }
 
     fn exit_note(&mut self) -> String {
+        if !self.leader_running() {
+            // What the bot left in its group goes now, while the group id
+            // is still ours (see [`BotProcess::signal`]).
+            self.signal(Signal::SIGKILL);
+        }
         match self.child.try_wait() {
-            Ok(Some(status)) => format!(" ({status})"),
+            Ok(Some(status)) => {
+                self.pgid = None;
+                format!(" ({status})")
+            }
             _ => String::new(),
         }
     }
@@ -240,20 +248,28 @@ impl BotProcess {
     pub async fn terminate(mut self) {
         self.stdin = None;
         self.signal(Signal::SIGTERM);
-        let grace = self.limits.grace;
-        if tokio::time::timeout(grace, self.child.wait())
-            .await
-            .is_err()
-        {
-            self.signal(Signal::SIGKILL);
-            let _ = self.child.wait().await;
+        let until = Instant::now() + self.limits.grace;
+        while self.leader_running() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        // The group may hold children the bot forked; they go too, and so
-        // do the orphans it detached.
+        // The group may hold children the bot forked; they go too (and the
+        // orphans it detached, at `forget`). The leader is not reaped yet.
         self.signal(Signal::SIGKILL);
+        let _ = self.child.wait().await;
+        self.pgid = None;
         lifetime::forget(self.serial);
     }
 
+    /// Whether the bot's first process runs (it is neither a zombie nor
+    /// gone).
+    fn leader_running(&self) -> bool {
+        self.pgid.is_some_and(lifetime::running)
+    }
+
+    /// Signals the bot's process group. Only while its leader is not reaped:
+    /// until then its pid, and so the group id, cannot be given to another
+    /// process; after, a `killpg` could hit a stranger's group (pids wrap at
+    /// 32768 by default on a busy machine).
     fn signal(&self, sig: Signal) {
         if let Some(pgid) = self.pgid {
             // ESRCH (group already gone) is the normal case after an exit.
