@@ -50,7 +50,11 @@ impl Run {
         for _ in 0..BOTS {
             args.push(&bot);
         }
-        args.extend(["--move-time", "120"]);
+        // A fixed deal: with a random one, the first player is sometimes
+        // dealt the Minister with cards worth 12 or more, is out before
+        // anyone answers, and the Classic dialect stops its program (CI saw
+        // 3 of 4 bots for 30 s). Under seed 1 all four stay in.
+        args.extend(["--move-time", "120", "--seed", "1"]);
         args.extend(extra);
         let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
             .args(&args)
