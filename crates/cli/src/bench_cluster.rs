@@ -17,7 +17,7 @@ use anyhow::{anyhow, Context};
 use serde_json::{json, Value};
 
 use crate::bench_proc::{cpu_seconds, free_port, wait_up};
-use crate::bench_server::spawn_bots;
+use crate::bench_rest_bots::spawn_bots;
 use crate::bench_server_stats::{round, Endpoint, Stats};
 use croupier_store::postgres::waits::Summary;
 use std::collections::BTreeMap;

@@ -7,6 +7,7 @@ mod bench_cores;
 mod bench_flood;
 mod bench_http;
 mod bench_proc;
+mod bench_rest_bots;
 mod bench_sandbox;
 mod bench_server;
 mod bench_server_stats;

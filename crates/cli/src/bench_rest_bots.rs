@@ -1,0 +1,207 @@
+//! The load generator's REST bots: each registers, logs in and plays whole
+//! SkullWhist games through the 2014 REST API with random legal cards,
+//! timing every call per endpoint (`croupier bench server` and
+//! `bench server --instances`).
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::anyhow;
+use rand::seq::IndexedRandom;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+
+use crate::bench_server_stats::{Endpoint, Stats};
+
+/// Bots per loopback source address: the server allows 200 registrations
+/// at once per address, loopback included.
+const BOTS_PER_ADDRESS: usize = 150;
+/// Registrations and logins in flight at once (argon2 runs on two threads
+/// behind a bounded queue on the server).
+pub(crate) const AUTH_IN_FLIGHT: usize = 32;
+
+pub(crate) struct Bot {
+    pub(crate) client: reqwest::Client,
+    pub(crate) base: String,
+    pub(crate) stats: Arc<Stats>,
+}
+
+impl Bot {
+    pub(crate) async fn call(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
+        let t = Instant::now();
+        let reply: Value = self
+            .client
+            .post(format!("{}/api/{}/", self.base, endpoint.method()))
+            .json(&body)
+            .send()
+            .await?
+            .json()
+            .await?;
+        self.stats.record(endpoint, t);
+        Ok(reply)
+    }
+
+    /// Register or login, waiting out the throttle and a full hash queue.
+    async fn auth(
+        &self,
+        endpoint: Endpoint,
+        body: Value,
+        gate: &Semaphore,
+    ) -> anyhow::Result<Value> {
+        for _ in 0..600 {
+            let reply = {
+                let _permit = gate.acquire().await?;
+                self.call(endpoint, body.clone()).await?
+            };
+            let busy = reply["result"] == "retry"
+                || reply["reason"].as_str().is_some_and(|r| r.contains("busy"));
+            if !busy {
+                return ok(&reply).cloned();
+            }
+            self.stats.auth_retries.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        Err(anyhow!("{} kept answering retry", endpoint.method()))
+    }
+}
+
+fn ok(v: &Value) -> anyhow::Result<&Value> {
+    match v["result"].as_str() {
+        Some("success") => Ok(v),
+        _ => Err(anyhow!("{v}")),
+    }
+}
+
+/// One REST bot: plays random legal cards until `stop`; fetches every
+/// fifth finished game with old-game.
+pub(crate) async fn play(
+    bot: Bot,
+    name: String,
+    stop: Arc<AtomicBool>,
+    gate: Arc<Semaphore>,
+) -> anyhow::Result<()> {
+    let stats = Arc::clone(&bot.stats);
+    let creds = json!({"name": name, "password": "pw"});
+    bot.auth(Endpoint::Register, creds.clone(), &gate).await?;
+    let login = bot.auth(Endpoint::Login, creds, &gate).await?;
+    let session = login["session"]
+        .as_str()
+        .ok_or_else(|| anyhow!("the login reply has no session: {login}"))?
+        .to_string();
+    stats.logged_in.fetch_add(1, Ordering::Relaxed);
+    let mut finished = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let g = bot
+            .call(Endpoint::NewGame, json!({"session": session}))
+            .await?;
+        if g["result"] == "retry" {
+            stats.new_game_retries.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
+        let game = ok(&g)?["game"].clone();
+        let mut hand: Vec<String> = g["cards"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ok(&bot
+            .call(Endpoint::Bid, json!({"session": session, "bid": 3}))
+            .await?)?;
+        let mut ended = false;
+        while !ended {
+            let s = bot
+                .call(Endpoint::Status, json!({"session": session}))
+                .await?;
+            if s["game"].is_null() {
+                // Both bots of a game see it end: count halves.
+                stats.game_ends.fetch_add(1, Ordering::Relaxed);
+                finished += 1;
+                ended = true;
+                continue;
+            }
+            if s["your-turn"] != true {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                continue;
+            }
+            let lead = s["opponent-current-card"]
+                .as_str()
+                .and_then(|c| c.chars().next());
+            let follow: Vec<&String> = hand
+                .iter()
+                .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
+                .collect();
+            let choice = if follow.is_empty() {
+                hand.choose(&mut rand::rng())
+            } else {
+                follow.choose(&mut rand::rng()).copied()
+            };
+            let Some(card) = choice.cloned() else { break };
+            let r = bot
+                .call(Endpoint::Play, json!({"session": session, "card": card}))
+                .await?;
+            if r["result"] == "success" {
+                hand.retain(|c| *c != card);
+            } else {
+                stats.refused_plays.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if ended && finished.is_multiple_of(5) && !stop.load(Ordering::Relaxed) {
+            let r = bot
+                .call(Endpoint::OldGame, json!({"session": session, "game": game}))
+                .await?;
+            if r["result"] != "success" {
+                stats.old_game_refusals.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A keep-alive client for bot `i`, from its loopback source address.
+pub(crate) fn client(i: usize) -> anyhow::Result<reqwest::Client> {
+    let host = 1 + (i / BOTS_PER_ADDRESS).min(250) as u8;
+    Ok(reqwest::Client::builder()
+        .no_proxy()
+        .tcp_nodelay(true)
+        .pool_max_idle_per_host(1)
+        // Below the server's 20 s keep-alive timeout, so that a bot waiting
+        // for its turn to log in never reuses a connection being closed.
+        .pool_idle_timeout(Duration::from_secs(10))
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, host)))
+        .timeout(Duration::from_secs(60))
+        .build()?)
+}
+
+/// Starts `bots` REST bots playing on `base` until `stop` (names
+/// `PREFIX<run>-<i>`, a fresh run id each time), counting into `stats`;
+/// at most [`AUTH_IN_FLIGHT`] of them register or log in at once.
+pub(crate) fn spawn_bots(
+    bots: usize,
+    base: &str,
+    prefix: char,
+    stats: &Arc<Stats>,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<tokio::task::JoinSet<anyhow::Result<()>>> {
+    let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
+    let mut tasks = tokio::task::JoinSet::new();
+    let run_id: u32 = rand::random();
+    for i in 0..bots {
+        let bot = Bot {
+            client: client(i)?,
+            base: base.to_string(),
+            stats: Arc::clone(stats),
+        };
+        tasks.spawn(play(
+            bot,
+            format!("{prefix}{run_id:x}-{i}"),
+            Arc::clone(stop),
+            Arc::clone(&gate),
+        ));
+    }
+    Ok(tasks)
+}
