@@ -21,6 +21,7 @@ on_both_backends!(
     four_seat_games_count_every_pair_and_live_games_are_online,
     forfeits_without_scores_are_stored,
     concurrent_games_are_all_stored_and_rated,
+    games_finished_together_are_rated_as_one_by_one,
     a_bad_write_fails_alone,
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
@@ -500,6 +501,113 @@ async fn concurrent_games_are_all_stored_and_rated(db: Db) {
         let played = board.iter().find(|x| x.bot == *b).map_or(0, |x| x.games);
         assert_eq!(points.len() as i64, played);
     }
+}
+
+/// Games finished together (one group commit, one batch) are rated as if
+/// finished one by one in the order they were submitted: the same games
+/// are played in two game kinds, finished one at a time in one and all at
+/// once in the other, and every rating, count, pair and history point must
+/// agree. A game aborted before its end arrives stays aborted and unrated.
+async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
+    let s = db.open().await;
+    let mut bots = Vec::new();
+    for i in 0..4 {
+        bots.push(s.create_bot(&format!("o{i}"), "h", false).await.unwrap());
+    }
+    // Seats, ranks and the forfeiting seat: bots meet again and again
+    // (so one batch rates a bot several times), with ties and forfeits.
+    let plan: Vec<([usize; 2], Vec<u8>, Option<usize>)> = (0..24)
+        .map(|i| {
+            let x = i % 4;
+            let y = (x + 1 + i / 4) % 4;
+            let y = if y == x { (x + 1) % 4 } else { y };
+            let ranks = match i % 5 {
+                0 => vec![1, 1],
+                1 | 3 => vec![2, 1],
+                _ => vec![1, 2],
+            };
+            ([x, y], ranks, (i % 7 == 3).then_some(1))
+        })
+        .collect();
+    for (kind, together) in [("goofspiel", false), ("skullwhist", true)] {
+        let mut games = Vec::new();
+        for (i, (seats, ranks, forfeit)) in plan.iter().enumerate() {
+            let ids = [bots[seats[0]], bots[seats[1]]];
+            let g = s.start_game(kind, &ids, i as i64, "t0").await.unwrap();
+            let at = format!("2026-04-04T00:00:{i:02}Z");
+            games.push((g, end(ranks.clone(), forfeit.map(|f| ids[f]), &at)));
+            if i == 10 {
+                // Aborted first (its process lost): its end changes nothing.
+                s.abort_game(g, "lost", "t1").await.unwrap();
+            }
+        }
+        if together {
+            let all = games.iter().map(|(g, e)| s.finish_game(*g, e));
+            for r in futures::future::join_all(all).await {
+                r.unwrap();
+            }
+        } else {
+            for (g, e) in &games {
+                s.finish_game(*g, e).await.unwrap();
+            }
+        }
+    }
+    assert_eq!(s.count_games("aborted").await.unwrap(), 2);
+    assert_eq!(s.count_games("finished").await.unwrap(), 46);
+    let one = s.leaderboard("goofspiel").await.unwrap();
+    let all = s.leaderboard("skullwhist").await.unwrap();
+    assert_eq!(one.len(), 4);
+    assert_eq!(one.iter().map(|b| b.games).sum::<i64>(), 46);
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
+    for a in &one {
+        let b = all.iter().find(|b| b.bot == a.bot).unwrap();
+        assert!(close(a.mu, b.mu) && close(a.sigma, b.sigma), "{a:?} {b:?}");
+        assert_eq!(
+            (
+                a.games,
+                a.wins,
+                a.losses,
+                a.ties,
+                a.forfeits,
+                &a.last_played
+            ),
+            (
+                b.games,
+                b.wins,
+                b.losses,
+                b.ties,
+                b.forfeits,
+                &b.last_played
+            ),
+        );
+        let h1 = s.rating_history(a.bot, "goofspiel", 100).await.unwrap();
+        let h2 = s.rating_history(a.bot, "skullwhist", 100).await.unwrap();
+        assert_eq!(h1.len() as i64, a.games);
+        assert_eq!(h1.len(), h2.len());
+        for (p, q) in h1.iter().zip(&h2) {
+            assert!(close(p.mu, q.mu) && close(p.sigma, q.sigma), "{p:?} {q:?}");
+        }
+    }
+    let key =
+        |p: &croupier_store::web::PairStats| (p.bot, p.opponent, p.games, p.wins, p.losses, p.ties);
+    let mut p1: Vec<_> = s
+        .pairs("goofspiel")
+        .await
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    let mut p2: Vec<_> = s
+        .pairs("skullwhist")
+        .await
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    p1.sort();
+    p2.sort();
+    assert!(!p1.is_empty());
+    assert_eq!(p1, p2);
 }
 
 async fn a_bad_write_fails_alone(db: Db) {

@@ -4,6 +4,7 @@
 
 mod batch;
 pub mod cluster;
+mod finish;
 mod hosted;
 mod notice;
 pub mod pull;
@@ -465,14 +466,40 @@ impl BatchWrite for PgBatch {
         let mut tx = waits::timed("batch: acquire+begin", self.0.begin()).await?;
         let mut done = Vec::with_capacity(batch.len());
         let process = self.1.load(Ordering::SeqCst);
-        for w in batch {
-            done.push(apply(&mut tx, w, process).await?);
+        let mut rest = batch;
+        while let Some(w) = rest.first() {
+            // A run of finished games (distinct ids) goes in three
+            // statements; any other write on its own, in the batch's order.
+            let run = finishing_run(rest);
+            if run.is_empty() {
+                done.push(apply(&mut tx, w, process).await?);
+                rest = &rest[1..];
+            } else {
+                finish::finish_games(&mut tx, &run, process).await?;
+                done.extend(run.iter().map(|_| Written::Done));
+                rest = &rest[run.len()..];
+            }
         }
         waits::record("batch: statements", t.elapsed());
         waits::timed("batch: commit", tx.commit()).await?;
         waits::record("batch: whole", t.elapsed());
         Ok(done)
     }
+}
+
+/// The finished games at the head of `writes`, up to the first other
+/// write or the first game already in the run.
+fn finishing_run(writes: &[Write]) -> Vec<(GameId, &GameEnd)> {
+    let mut run: Vec<(GameId, &GameEnd)> = Vec::new();
+    for w in writes {
+        match w {
+            Write::FinishGame { id, end } if !run.iter().any(|(g, _)| g == id) => {
+                run.push((*id, end))
+            }
+            _ => break,
+        }
+    }
+    run
 }
 
 /// One write inside a batch's transaction.
@@ -487,7 +514,7 @@ async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written
             .await
             .map(Written::Game),
         Write::FinishGame { id, end } => {
-            ratings::finish_game(tx, *id, end, process).await?;
+            finish::finish_games(tx, &[(*id, end)], process).await?;
             Ok(Written::Done)
         }
         Write::AbortGame { id, reason, at } => {
