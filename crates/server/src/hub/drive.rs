@@ -131,10 +131,13 @@ impl<T: Send + 'static> Drive<T> {
 
 /// What a panic said.
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
-    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-        (Some(s), _) => format!("the game's runner panicked: {s}"),
-        (None, Some(s)) => format!("the game's runner panicked: {s}"),
-        (None, None) => "the game's runner panicked".into(),
+    let said = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    match said {
+        Some(s) => format!("the game's runner panicked: {s}"),
+        None => "the game's runner panicked".into(),
     }
 }
 

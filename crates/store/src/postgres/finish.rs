@@ -4,15 +4,15 @@
 //! three per game, one after the other, while every later finishing move
 //! waited for the batch).
 //!
-//! The ratings are computed here, in the batch's order: a bot in two games
-//! of one batch is rated by the second from what the first made of it, as
-//! if the games had been written one by one.
+//! The ratings are computed and written by `super::ratings::write_rated`,
+//! in the batch's order.
 
 use std::collections::HashMap;
 
 use sqlx::{PgConnection, Row};
 
-use crate::ratings::{conservative, ratable, updates, START};
+use super::ratings::{self, Before, ToRate};
+use crate::ratings::ratable;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// A game of the batch as the first statement found it.
@@ -21,38 +21,6 @@ struct Marked {
     bots: Vec<BotId>,
     /// Not a tournament's or a person's game, not rated before.
     rateable: bool,
-}
-
-/// A bot in one game kind.
-type StatKey = (BotId, String);
-/// A bot against an opponent in one game kind.
-type PairKey = (BotId, BotId, String);
-
-/// What the rated games of a batch add to each table.
-#[derive(Default)]
-struct Rated {
-    /// (bot, game kind) → its latest state; in first-seen order in `order`.
-    stats: HashMap<StatKey, Stat>,
-    order: Vec<StatKey>,
-    /// (bot, game id, mu, sigma).
-    history: Vec<(BotId, GameId, f64, f64)>,
-    /// (bot, opponent, game kind) → [games, wins, losses, ties].
-    pairs: HashMap<PairKey, [i64; 4]>,
-    pair_order: Vec<PairKey>,
-    /// game kind → games.
-    totals: HashMap<String, i64>,
-}
-
-/// A bot's rating and the counts a batch adds to it in one game kind.
-#[derive(Clone, Copy)]
-struct Stat {
-    mu: f64,
-    sigma: f64,
-    /// [games, wins, losses, ties, forfeits] added.
-    counts: [i64; 5],
-    last_game: GameId,
-    /// Index of the game's end in the batch (its time).
-    last_end: usize,
 }
 
 /// Marks each running game of `games` finished and stores its scores; each
@@ -77,74 +45,21 @@ pub(crate) async fn finish_games(
         all_there(tx, &missing).await?;
     }
     // The games to rate, in the batch's order, with their ranks.
-    let rated: Vec<(usize, Vec<u8>)> = games
+    let rated: Vec<ToRate> = games
         .iter()
-        .enumerate()
-        .filter_map(|(i, (id, end))| {
-            let m = marked.get(id)?;
-            m.rateable
-                .then(|| ratable(&m.bots, end))
-                .flatten()
-                .map(|r| (i, r))
+        .filter_map(|(id, end)| {
+            let m = marked.get(id).filter(|m| m.rateable)?;
+            Some(ToRate {
+                id: *id,
+                end,
+                game: &m.game,
+                bots: &m.bots,
+                ranks: ratable(&m.bots, end)?,
+            })
         })
         .collect();
     let before = seats_and_ratings(tx, games, &marked, &rated).await?;
-    if rated.is_empty() {
-        return Ok(());
-    }
-    let mut r = Rated::default();
-    let mut now = before;
-    for (i, ranks) in &rated {
-        let (id, end) = games[*i];
-        let Some(m) = marked.get(&id) else { continue };
-        let start: Vec<(f64, f64)> = m
-            .bots
-            .iter()
-            .map(|b| now.get(&(*b, m.game.clone())).copied().unwrap_or(START))
-            .collect();
-        let (seats, pairs) = updates(&m.bots, ranks, end.forfeited_by, &start);
-        for s in &seats {
-            let key = (s.bot, m.game.clone());
-            now.insert(key.clone(), (s.mu, s.sigma));
-            r.history.push((s.bot, id, s.mu, s.sigma));
-            let add = [1, s.win, s.loss, s.tie, s.forfeit];
-            match r.stats.get_mut(&key) {
-                Some(st) => {
-                    st.mu = s.mu;
-                    st.sigma = s.sigma;
-                    st.counts.iter_mut().zip(add).for_each(|(c, a)| *c += a);
-                    st.last_game = id;
-                    st.last_end = *i;
-                }
-                None => {
-                    r.order.push(key.clone());
-                    r.stats.insert(
-                        key,
-                        Stat {
-                            mu: s.mu,
-                            sigma: s.sigma,
-                            counts: add,
-                            last_game: id,
-                            last_end: *i,
-                        },
-                    );
-                }
-            }
-        }
-        for p in &pairs {
-            let key = (p.bot, p.opponent, m.game.clone());
-            let add = [1, p.win, p.loss, p.tie];
-            match r.pairs.get_mut(&key) {
-                Some(c) => c.iter_mut().zip(add).for_each(|(c, a)| *c += a),
-                None => {
-                    r.pair_order.push(key.clone());
-                    r.pairs.insert(key, add);
-                }
-            }
-        }
-        *r.totals.entry(m.game.clone()).or_insert(0) += 1;
-    }
-    write_rated(tx, games, &r, shard).await?;
+    ratings::write_rated(tx, &rated, before, shard).await?;
     Ok(())
 }
 
@@ -229,8 +144,8 @@ async fn seats_and_ratings(
     tx: &mut PgConnection,
     games: &[(GameId, &GameEnd)],
     marked: &HashMap<GameId, Marked>,
-    rated: &[(usize, Vec<u8>)],
-) -> Result<HashMap<StatKey, (f64, f64)>, StoreError> {
+    rated: &[ToRate<'_>],
+) -> Result<Before, StoreError> {
     let (mut seat_game, mut seat_no, mut seat_score, mut seat_rank, mut seat_forfeit) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (id, end) in games {
@@ -246,12 +161,10 @@ async fn seats_and_ratings(
         }
     }
     let (mut kinds, mut bots) = (Vec::new(), Vec::new());
-    for (i, _) in rated {
-        if let Some(m) = marked.get(&games[*i].0) {
-            for b in &m.bots {
-                kinds.push(m.game.as_str());
-                bots.push(*b);
-            }
+    for g in rated {
+        for b in g.bots {
+            kinds.push(g.game);
+            bots.push(*b);
         }
     }
     let rows = sqlx::query(
@@ -281,105 +194,4 @@ async fn seats_and_ratings(
         );
     }
     Ok(before)
-}
-
-/// The third statement: ratings and counts, history, head-to-head and the
-/// totals of the batch's rated games, each table once.
-async fn write_rated(
-    tx: &mut PgConnection,
-    games: &[(GameId, &GameEnd)],
-    r: &Rated,
-    shard: i64,
-) -> Result<(), sqlx::Error> {
-    let stats: Vec<(&StatKey, &Stat)> = r
-        .order
-        .iter()
-        .filter_map(|k| Some((k, r.stats.get(k)?)))
-        .collect();
-    let s_bot: Vec<BotId> = stats.iter().map(|((b, _), _)| *b).collect();
-    let s_game: Vec<&str> = stats.iter().map(|((_, g), _)| g.as_str()).collect();
-    let s_mu: Vec<f64> = stats.iter().map(|(_, s)| s.mu).collect();
-    let s_sigma: Vec<f64> = stats.iter().map(|(_, s)| s.sigma).collect();
-    let s_cons: Vec<f64> = stats
-        .iter()
-        .map(|(_, s)| conservative(s.mu, s.sigma))
-        .collect();
-    let count = |k: usize| -> Vec<i64> { stats.iter().map(|(_, s)| s.counts[k]).collect() };
-    let s_last: Vec<GameId> = stats.iter().map(|(_, s)| s.last_game).collect();
-    let s_when: Vec<&str> = stats
-        .iter()
-        .map(|(_, s)| games[s.last_end].1.finished.as_str())
-        .collect();
-    let h_bot: Vec<BotId> = r.history.iter().map(|h| h.0).collect();
-    let h_game: Vec<GameId> = r.history.iter().map(|h| h.1).collect();
-    let h_mu: Vec<f64> = r.history.iter().map(|h| h.2).collect();
-    let h_sigma: Vec<f64> = r.history.iter().map(|h| h.3).collect();
-    let pairs: Vec<(&PairKey, &[i64; 4])> = r
-        .pair_order
-        .iter()
-        .filter_map(|k| Some((k, r.pairs.get(k)?)))
-        .collect();
-    let p_bot: Vec<BotId> = pairs.iter().map(|((b, _, _), _)| *b).collect();
-    let p_opp: Vec<BotId> = pairs.iter().map(|((_, o, _), _)| *o).collect();
-    let p_game: Vec<&str> = pairs.iter().map(|((_, _, g), _)| g.as_str()).collect();
-    let pcount = |k: usize| -> Vec<i64> { pairs.iter().map(|(_, c)| c[k]).collect() };
-    let t_game: Vec<&str> = r.totals.keys().map(String::as_str).collect();
-    let t_games: Vec<i64> = t_game.iter().map(|g| r.totals[*g]).collect();
-    sqlx::query(
-        "WITH stats AS (
-            INSERT INTO bot_stats AS s (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played)
-            SELECT * FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::FLOAT8[], $4::FLOAT8[], $5::FLOAT8[],
-                                 $6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[], $10::BIGINT[],
-                                 $11::BIGINT[], $12::TEXT[])
-            ON CONFLICT (bot, game) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma,
-               conservative = EXCLUDED.conservative, games = s.games + EXCLUDED.games,
-               wins = s.wins + EXCLUDED.wins, losses = s.losses + EXCLUDED.losses,
-               ties = s.ties + EXCLUDED.ties, forfeits = s.forfeits + EXCLUDED.forfeits,
-               last_game = EXCLUDED.last_game, last_played = EXCLUDED.last_played
-            RETURNING 1),
-          history AS (
-            INSERT INTO rating_history (bot, game_id, mu, sigma)
-            SELECT * FROM UNNEST($13::BIGINT[], $14::BIGINT[], $15::FLOAT8[], $16::FLOAT8[])
-            RETURNING 1),
-          pairs AS (
-            INSERT INTO pair_stats AS p (bot, opponent, game, games, wins, losses, ties)
-            SELECT * FROM UNNEST($17::BIGINT[], $18::BIGINT[], $19::TEXT[], $20::BIGINT[],
-                                 $21::BIGINT[], $22::BIGINT[], $23::BIGINT[])
-            ON CONFLICT (bot, opponent, game) DO UPDATE SET games = p.games + EXCLUDED.games,
-               wins = p.wins + EXCLUDED.wins, losses = p.losses + EXCLUDED.losses,
-               ties = p.ties + EXCLUDED.ties
-            RETURNING 1)
-         INSERT INTO game_totals AS t (game, shard, games)
-         SELECT u.game, $24, u.games FROM UNNEST($25::TEXT[], $26::BIGINT[]) AS u(game, games)
-         ON CONFLICT (game, shard) DO UPDATE SET games = t.games + EXCLUDED.games",
-    )
-    .bind(&s_bot)
-    .bind(&s_game)
-    .bind(&s_mu)
-    .bind(&s_sigma)
-    .bind(&s_cons)
-    .bind(count(0))
-    .bind(count(1))
-    .bind(count(2))
-    .bind(count(3))
-    .bind(count(4))
-    .bind(&s_last)
-    .bind(&s_when)
-    .bind(&h_bot)
-    .bind(&h_game)
-    .bind(&h_mu)
-    .bind(&h_sigma)
-    .bind(&p_bot)
-    .bind(&p_opp)
-    .bind(&p_game)
-    .bind(pcount(0))
-    .bind(pcount(1))
-    .bind(pcount(2))
-    .bind(pcount(3))
-    .bind(shard)
-    .bind(&t_game)
-    .bind(&t_games)
-    .execute(&mut *tx)
-    .await?;
-    Ok(())
 }

@@ -248,14 +248,18 @@ impl BotProcess {
     pub async fn terminate(mut self) {
         self.stdin = None;
         self.signal(Signal::SIGTERM);
-        let until = Instant::now() + self.limits.grace;
-        while self.leader_running() && Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(5)).await;
+        let grace = self.limits.grace;
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.signal(Signal::SIGKILL);
+            let _ = self.child.wait().await;
         }
-        // The group may hold children the bot forked; they go too (and the
-        // orphans it detached, at `forget`). The leader is not reaped yet.
+        // The group may hold children the bot forked; they go too (while
+        // one lives, the group id stays reserved), and so do the orphans it
+        // detached. Then the handle forgets the id (see `signal`).
         self.signal(Signal::SIGKILL);
-        let _ = self.child.wait().await;
         self.pgid = None;
         lifetime::forget(self.serial);
     }
@@ -266,10 +270,11 @@ impl BotProcess {
         self.pgid.is_some_and(lifetime::running)
     }
 
-    /// Signals the bot's process group. Only while its leader is not reaped:
-    /// until then its pid, and so the group id, cannot be given to another
-    /// process; after, a `killpg` could hit a stranger's group (pids wrap at
-    /// 32768 by default on a busy machine).
+    /// Signals the bot's process group. The group id is safe to use while
+    /// the leader is unreaped or any member lives; once the leader is
+    /// reaped and its group empty, the id may be given to a new process
+    /// (pids wrap at 32768 by default), so a handle forgets it right after
+    /// its last kill.
     fn signal(&self, sig: Signal) {
         if let Some(pgid) = self.pgid {
             // ESRCH (group already gone) is the normal case after an exit.
