@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use crate::bench_proc::{cpu_seconds, free_port, wait_up};
 use crate::bench_rest_bots::spawn_bots;
 use crate::bench_server_stats::{round, Endpoint, Stats};
-use croupier_store::postgres::waits::Summary;
+use croupier_store::waits::Summary;
 use std::collections::BTreeMap;
 
 /// The proxy configuration of the docs.
@@ -51,22 +51,9 @@ impl Drop for Proc {
     }
 }
 
-/// With `CROUPIER_BENCH_WAITS` set, where each instance's database waits
-/// go (see `croupier_store::postgres::waits`).
-fn waits_file(port: u16) -> Option<PathBuf> {
-    std::env::var_os("CROUPIER_BENCH_WAITS")?;
-    Some(std::env::temp_dir().join(format!(
-        "croupier-bench-waits-{}-{port}.jsonl",
-        std::process::id()
-    )))
-}
-
 fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
     let mut command = Command::new(server);
-    if let Some(f) = waits_file(port) {
-        let _ = std::fs::remove_file(&f);
-        command.env(croupier_store::postgres::waits::ENV, f);
-    }
+    crate::bench_waits::arm(&mut command, port);
     let child = command
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--house-bots", "", "--poll-timeout", "5", "--no-ladder"])
@@ -116,50 +103,6 @@ struct Row {
     /// The instances' database waits in the measured time, by kind (with
     /// `CROUPIER_BENCH_WAITS`).
     waits: Vec<(String, Summary)>,
-}
-
-/// Asks each instance for its waits so far (`SIGUSR1`), and reads them.
-async fn take_waits(ports: &[u16], pids: &[u32]) -> Vec<BTreeMap<String, Summary>> {
-    if ports.is_empty() || ports.iter().any(|p| waits_file(*p).is_none()) {
-        return Vec::new();
-    }
-    for pid in pids {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(*pid as i32),
-            nix::sys::signal::Signal::SIGUSR1,
-        );
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    ports
-        .iter()
-        .filter_map(|p| {
-            let text = std::fs::read_to_string(waits_file(*p)?).ok()?;
-            serde_json::from_str(text.lines().last()?).ok()
-        })
-        .collect()
-}
-
-/// The instances' waits together: counts and totals added, the largest
-/// p50/p99/max of any instance.
-fn merge_waits(all: Vec<BTreeMap<String, Summary>>) -> Vec<(String, Summary)> {
-    let mut out: BTreeMap<String, Summary> = BTreeMap::new();
-    for m in all {
-        for (k, v) in m {
-            let e = out.entry(k).or_insert(Summary {
-                n: 0,
-                p50_ms: 0.0,
-                p99_ms: 0.0,
-                max_ms: 0.0,
-                total_s: 0.0,
-            });
-            e.n += v.n;
-            e.p50_ms = e.p50_ms.max(v.p50_ms);
-            e.p99_ms = e.p99_ms.max(v.p99_ms);
-            e.max_ms = e.max_ms.max(v.max_ms);
-            e.total_s += v.total_s;
-        }
-    }
-    out.into_iter().collect()
 }
 
 /// Statements PostgreSQL has run so far on the whole cluster, if
@@ -215,8 +158,7 @@ async fn measure(
     let cpu = || -> f64 { pids.iter().map(|p| cpu_seconds(*p)).sum() };
     let cpu0 = cpu();
     let s0 = statements_so_far(pg).await;
-    let waits_of = if pg.is_some() { ports } else { &[] };
-    take_waits(waits_of, pids).await;
+    crate::bench_waits::take(ports, pids).await;
     stats.clear_latencies();
     let start = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(options.seconds)).await;
@@ -226,7 +168,7 @@ async fn measure(
         stats.requests.load(Ordering::Relaxed),
     );
     let s1 = statements_so_far(pg).await;
-    let waits = merge_waits(take_waits(waits_of, pids).await);
+    let waits = crate::bench_waits::merge(crate::bench_waits::take(ports, pids).await);
     let cpu_cores = (cpu() - cpu0) / secs;
     stop.store(true, Ordering::Relaxed);
     let mut errors = 0;
@@ -420,23 +362,11 @@ fn report(options: &Options, rows: &[Row]) {
             r.per_request().map_or("—".into(), |v| format!("{v:.2}")),
         );
     }
-    for r in rows.iter().filter(|r| !r.waits.is_empty()) {
-        println!(
-            "\nWaits, {} (all instances; p50/p99/max: the largest of any instance):\n",
+    for r in rows {
+        let title = format!(
+            "{} (all instances; p50/p99/max: the largest of any instance)",
             r.setup
         );
-        println!("| wait | count | per s | p50 ms | p99 ms | max ms | total s |");
-        println!("|---|---|---|---|---|---|---|");
-        for (k, v) in &r.waits {
-            println!(
-                "| {k} | {} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} |",
-                v.n,
-                v.n as f64 / r.seconds,
-                v.p50_ms,
-                v.p99_ms,
-                v.max_ms,
-                v.total_s
-            );
-        }
+        crate::bench_waits::print(&title, &r.waits, r.seconds);
     }
 }

@@ -11,7 +11,7 @@ use anyhow::{anyhow, Context as _};
 
 /// A child server process, killed and reaped when dropped (a failed
 /// benchmark included).
-pub struct Server(pub Child);
+pub struct Server(pub Child, u16);
 
 impl Server {
     /// Starts `EXE serve` on a free loopback port with no house bots over
@@ -23,8 +23,11 @@ impl Server {
         extra: &[&str],
         log: &str,
     ) -> anyhow::Result<(Server, String)> {
-        let listen = format!("127.0.0.1:{}", free_port()?);
-        let child = Command::new(exe)
+        let port = free_port()?;
+        let listen = format!("127.0.0.1:{port}");
+        let mut command = Command::new(exe);
+        crate::bench_waits::arm(&mut command, port);
+        let child = command
             .args(["serve", "--listen", &listen, "--house-bots", ""])
             .args(extra)
             .arg("--database")
@@ -35,11 +38,17 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .with_context(|| format!("cannot start {} serve", exe.display()))?;
-        Ok((Server(child), format!("http://{listen}")))
+        Ok((Server(child, port), format!("http://{listen}")))
     }
 
     pub fn pid(&self) -> u32 {
         self.0.id()
+    }
+
+    /// Its waits so far (with `CROUPIER_BENCH_WAITS`, see `bench_waits`),
+    /// and it starts over.
+    pub async fn take_waits(&self) -> Vec<(String, croupier_store::waits::Summary)> {
+        crate::bench_waits::merge(crate::bench_waits::take(&[self.1], &[self.pid()]).await)
     }
 }
 

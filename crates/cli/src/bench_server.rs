@@ -160,6 +160,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         );
         let cpu0 = cpu_seconds(pid);
         memory.after_warmup_mib = rss_mib(pid);
+        server.take_waits().await;
         stats.clear_latencies();
         let start = Instant::now();
         let time = Duration::from_secs_f64(options.seconds);
@@ -176,6 +177,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             stats.requests.load(Ordering::Relaxed),
         );
         let cpu1 = cpu_seconds(pid);
+        let waits = server.take_waits().await;
         let fds = open_fds(pid);
         stop.store(true, Ordering::Relaxed);
         let mut errors = Vec::new();
@@ -204,8 +206,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "load_average_before": load_before,
             "load_average_after": load_average(),
             "split_cores": cores.map(|c| json!({"server_cpus": c.counts.0, "load_cpus": c.counts.1})),
+            "waits": waits.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
         });
         report(&options, &croupier, &bare, extra);
+        if !options.json {
+            crate::bench_waits::print("in the server", &waits, secs);
+        }
         Ok(())
     })
 }

@@ -92,6 +92,11 @@ pub struct GroupConfig {
     pub window: Duration,
     /// At most this many writes per batch.
     pub max_batch: usize,
+    /// The writer runs on a thread of its own (a one-thread runtime), not
+    /// as a task of the runtime it was started from: each statement's
+    /// answer then wakes a thread at once instead of joining the back of a
+    /// busy runtime's queue.
+    pub own_thread: bool,
 }
 
 impl Default for GroupConfig {
@@ -99,6 +104,7 @@ impl Default for GroupConfig {
         GroupConfig {
             window: Duration::from_millis(2),
             max_batch: 256,
+            own_thread: false,
         }
     }
 }
@@ -128,14 +134,36 @@ impl GroupCommit {
         let max = config.max_batch.max(1);
         // Room for several batches: a burst waits here, not in the callers.
         let (tx, rx) = mpsc::channel(max * 16);
-        tokio::spawn(run(
-            target,
-            rx,
-            GroupConfig {
-                max_batch: max,
-                ..config
-            },
-        ));
+        let config = GroupConfig {
+            max_batch: max,
+            ..config
+        };
+        if config.own_thread {
+            // The thread ends with `run`, when the last handle is dropped.
+            let rx = Arc::new(std::sync::Mutex::new(Some(rx)));
+            let (slot, to_thread) = (Arc::clone(&rx), Arc::clone(&target));
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let started = runtime.map(|rt| {
+                std::thread::Builder::new()
+                    .name("croupier-commit".into())
+                    .spawn(move || {
+                        let taken = slot.lock().ok().and_then(|mut r| r.take());
+                        if let Some(rx) = taken {
+                            rt.block_on(run(to_thread, rx, config));
+                        }
+                    })
+            });
+            if !matches!(started, Ok(Ok(_))) {
+                // No thread: the writer is a task after all.
+                if let Some(rx) = rx.lock().ok().and_then(|mut r| r.take()) {
+                    tokio::spawn(run(target, rx, config));
+                }
+            }
+        } else {
+            tokio::spawn(run(target, rx, config));
+        }
         GroupCommit { tx }
     }
 
@@ -167,6 +195,11 @@ async fn run(target: Arc<dyn BatchWrite>, mut rx: mpsc::Receiver<Job>, config: G
                         _ => break,
                     }
                 }
+            }
+        }
+        if crate::waits::enabled() {
+            for j in &jobs {
+                crate::waits::record("group: queued before its batch", j.submitted.elapsed());
             }
         }
         commit(&*target, &mut jobs).await;
@@ -291,6 +324,7 @@ mod tests {
         let config = GroupConfig {
             window: Duration::from_millis(50),
             max_batch: 4,
+            own_thread: false,
         };
         let group = GroupCommit::spawn(log.clone(), config);
         let mut tasks = tokio::task::JoinSet::new();
@@ -304,5 +338,57 @@ mod tests {
         let batches = log.0.lock().unwrap().clone();
         assert_eq!(batches.iter().sum::<usize>(), 10);
         assert!(batches.iter().all(|n| *n <= 4), "{batches:?}");
+    }
+
+    /// Submits one write from a task of the calling (one-thread) runtime,
+    /// then blocks that thread for a while without yielding: whether the
+    /// write was committed meanwhile.
+    async fn committed_while_the_caller_is_busy(own_thread: bool) -> bool {
+        let log = Arc::new(Log::default());
+        let config = GroupConfig {
+            window: Duration::ZERO,
+            own_thread,
+            ..GroupConfig::default()
+        };
+        let group = GroupCommit::spawn(log.clone(), config);
+        let task = tokio::spawn(async move { group.write(abort("ok")).await });
+        // The task runs until it waits for its answer.
+        tokio::task::yield_now().await;
+        std::thread::sleep(Duration::from_millis(300));
+        let committed = !log.0.lock().unwrap().is_empty();
+        assert_eq!(task.await.unwrap().unwrap(), Written::Done);
+        assert_eq!(log.0.lock().unwrap().clone(), vec![1]);
+        committed
+    }
+
+    #[tokio::test]
+    async fn a_writer_on_its_own_thread_commits_while_the_callers_runtime_is_busy() {
+        assert!(committed_while_the_caller_is_busy(true).await);
+        // The control: a writer task waits for the busy runtime.
+        assert!(!committed_while_the_caller_is_busy(false).await);
+    }
+
+    #[tokio::test]
+    async fn a_writer_on_its_own_thread_ends_with_its_last_handle_after_committing() {
+        let log = Arc::new(Log::default());
+        let config = GroupConfig {
+            own_thread: true,
+            ..GroupConfig::default()
+        };
+        let group = GroupCommit::spawn(log.clone(), config);
+        let (a, b) = tokio::join!(group.write(abort("ok")), group.write(abort("bad")));
+        assert_eq!(a.unwrap(), Written::Done);
+        assert!(b.is_err());
+        drop(group);
+        // The thread let go of its store when it ended.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while Arc::strong_count(&log) > 1 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            Arc::strong_count(&log),
+            1,
+            "the writer thread is still running"
+        );
     }
 }

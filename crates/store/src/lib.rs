@@ -16,6 +16,7 @@ mod sqlite;
 mod sqlite_hosted;
 mod sqlite_web;
 pub mod tournaments;
+pub mod waits;
 pub mod web;
 // Issue 13 (wc): ladder leases between processes.
 pub mod leases;

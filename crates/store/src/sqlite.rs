@@ -37,18 +37,34 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
+        // The writer never copies the WAL into the database itself (the
+        // copy and its fsync made one commit in a hundred take ~10 ms);
+        // `checkpoints` does it beside it.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(options.clone())
+            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
+        crate::waits::start();
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await?;
+        tokio::spawn(checkpoints(pool.clone()));
         let group = GroupCommit::spawn(
             std::sync::Arc::new(SqliteBatch(writer.clone())),
-            GroupConfig::default(),
+            GroupConfig {
+                // A commit costs no fsync here (WAL, synchronous = NORMAL):
+                // a batch takes what queued while the last one committed,
+                // and waits for nothing more.
+                window: Duration::ZERO,
+                // Each statement's answer wakes the writer's own thread at
+                // once, instead of waiting its turn behind the requests of
+                // a busy runtime (issue 20: the finished game's p99 8 ms
+                // instead of 22).
+                own_thread: true,
+                ..GroupConfig::default()
+            },
         );
         let store = SqliteStore {
             pool,
@@ -58,6 +74,38 @@ impl SqliteStore {
         // Games finished before ratings existed (issue 6) are rated once.
         store.rate_backlog().await?;
         Ok(store)
+    }
+}
+
+/// How often the WAL is copied into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// Copies the WAL into the database now and then on a reading connection
+/// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
+/// reader, and does what it can), so that the writer's commits never do
+/// it. Ends when the store's pools are closed.
+async fn checkpoints(pool: SqlitePool) {
+    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut warned = false;
+    loop {
+        every.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        let done = crate::waits::timed(
+            "sqlite: checkpoint (beside the writer)",
+            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool),
+        )
+        .await;
+        match done {
+            Ok(_) => warned = false,
+            Err(e) if !warned && !pool.is_closed() => {
+                tracing::warn!("SQLite checkpoint failed (the WAL grows until one succeeds): {e}");
+                warned = true;
+            }
+            Err(_) => {}
+        }
     }
 }
 
@@ -397,12 +445,15 @@ struct SqliteBatch(SqlitePool);
 #[async_trait]
 impl BatchWrite for SqliteBatch {
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
-        let mut tx = self.0.begin().await?;
+        let t = std::time::Instant::now();
+        let mut tx = crate::waits::timed("batch: acquire+begin", self.0.begin()).await?;
         let mut done = Vec::with_capacity(batch.len());
         for w in batch {
             done.push(apply(&mut tx, w).await?);
         }
-        tx.commit().await?;
+        crate::waits::record("batch: statements", t.elapsed());
+        crate::waits::timed("batch: commit", tx.commit()).await?;
+        crate::waits::record("batch: whole", t.elapsed());
         Ok(done)
     }
 }

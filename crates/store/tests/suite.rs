@@ -749,6 +749,42 @@ async fn sqlite_games_finished_before_ratings_are_rated_on_open() {
     assert_eq!(s.leaderboard("goofspiel").await.unwrap()[0].games, 1);
 }
 
+/// SQLite only: the writer's commits never copy the WAL into the database
+/// (`wal_autocheckpoint = 0`); a checkpointer beside it does, so finished
+/// games reach the database file within a second or so, without a
+/// checkpoint run by the test.
+#[tokio::test]
+async fn sqlite_games_reach_the_database_file_through_the_checkpointer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let s = SqliteStore::open(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let a = s.create_bot("ck-a", "h", false).await.unwrap();
+    let b = s.create_bot("ck-b", "h", false).await.unwrap();
+    let size = || std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let before = size();
+    // 2.4 MB of records: fewer pages than SQLite's default automatic
+    // checkpoint (1,000 pages), so only the checkpointer copies them.
+    let record = format!("{{\"pad\":\"{}\"}}", "x".repeat(20_000));
+    for i in 0..120 {
+        let g = s.start_game("goofspiel", &[a, b], i, "t0").await.unwrap();
+        let mut e = end(vec![1, 2], None, "t1");
+        e.record = record.clone();
+        s.finish_game(g, &e).await.unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while size() < before + 2_000_000 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        size() >= before + 2_000_000,
+        "the database file stayed at {} bytes (from {before}): the WAL was not copied",
+        size()
+    );
+    assert_eq!(s.leaderboard("goofspiel").await.unwrap()[0].games, 120);
+}
+
 async fn a_remote_bot_names_its_owner(db: Db) {
     let s = db.open().await;
     let owner = s.create_owner("olga", "h").await.unwrap();

@@ -315,9 +315,10 @@ pub(crate) async fn play<G: Game>(
             }),
             Driver::Builtin(_) => None,
         });
-    for conn in futures::future::join_all(goodbyes).await {
-        reaper.spawn(conn.close());
-    }
+    // Closed here, together, not spawned: a spawned task would wait a turn
+    // of a busy runtime's queue before the game could end (issue 20).
+    let said = futures::future::join_all(goodbyes).await;
+    futures::future::join_all(said.into_iter().map(|conn| conn.close())).await;
     while reaper.join_next().await.is_some() {}
     result?;
     finish(&game, &mut record)?;

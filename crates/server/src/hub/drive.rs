@@ -45,6 +45,9 @@ pub(super) struct Drive<T> {
     missed: AtomicBool,
     /// The waker every poll hands the runner (it wakes `task`).
     waker: Waker,
+    /// Notified whenever the runner is woken, for a request that drives
+    /// the runner's last steps itself ([`Drive::nudged`]).
+    nudge: tokio::sync::Notify,
 }
 
 /// Wakes the game's task.
@@ -57,6 +60,9 @@ impl<T: Send + 'static> Wake for ToTask<T> {
 
     fn wake_by_ref(self: &Arc<Self>) {
         if let Some(d) = self.0.upgrade() {
+            // A request waiting to close the game goes first: whichever of
+            // the two polls first runs the runner's next steps.
+            d.nudge.notify_one();
             d.task.wake();
         }
     }
@@ -69,6 +75,7 @@ impl<T: Send + 'static> Drive<T> {
             task: AtomicWaker::new(),
             missed: AtomicBool::new(false),
             waker: Waker::from(Arc::new(ToTask(me.clone()))),
+            nudge: tokio::sync::Notify::new(),
         })
     }
 
@@ -80,6 +87,14 @@ impl<T: Send + 'static> Drive<T> {
             drop(state);
             self.let_go();
         }
+    }
+
+    /// Waits until the runner is woken again (at once if it was woken
+    /// since the last call): a request that ended the game polls the
+    /// runner's last steps (its game's group commit answered) itself with
+    /// [`Drive::step_here`] instead of waiting for the game's task.
+    pub(super) async fn nudged(&self) {
+        self.nudge.notified().await;
     }
 
     /// Drives the runner to its end; its result, or what it panicked with

@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use croupier_arena::live::{play_on_arrival, LiveConfig, LiveSeat};
-use croupier_arena::runner::{now_rfc3339, MatchError};
+use croupier_arena::runner::now_rfc3339;
 use croupier_arena::transport::Link;
 use croupier_dialects::skullwhist_rest::{self as rest, SkullWhistRest};
 use croupier_rules::skullwhist::SkullWhistVariant;
@@ -43,8 +43,8 @@ pub struct LiveGame {
     pub(super) runner: OnceLock<Arc<Drive<Played>>>,
 }
 
-/// What the runner of a game comes to.
-pub(super) type Played = Result<Record, MatchError>;
+/// What the runner of a game comes to (the game is closed by then).
+pub(super) type Played = ();
 
 impl std::fmt::Debug for LiveGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,6 +73,34 @@ impl LiveGame {
             rx.wait_for(Option::is_some).await.map(|s| *s),
             Ok(Some(true))
         )
+    }
+
+    /// For the request that ended the game: waits until the game is closed
+    /// (whether it was stored), polling the runner here whenever it is
+    /// woken (its game's group commit answered), so that the answer does
+    /// not also wait for the game's task to come round in the run queue.
+    async fn close_here(&self) -> bool {
+        let Some(r) = self.runner.get() else {
+            return self.wait_stored().await;
+        };
+        let mut rx = self.stored.clone();
+        loop {
+            if let Some(stored) = *rx.borrow_and_update() {
+                return stored;
+            }
+            r.step_here();
+            if let Some(stored) = *rx.borrow_and_update() {
+                return stored;
+            }
+            tokio::select! {
+                changed = rx.changed() => {
+                    if changed.is_err() {
+                        return false;
+                    }
+                }
+                () = r.nudged() => {}
+            }
+        }
     }
 
     /// Whether a relayed line is answered by this game; the reply text.
@@ -118,9 +146,9 @@ impl LiveGame {
         };
         match reply {
             // wo (issue 13): timed when CROUPIER_WAITS is set.
-            Some(Ok(())) if self.over(i) => match croupier_store::postgres::waits::timed(
+            Some(Ok(())) if self.over(i) => match croupier_store::waits::timed(
                 "game: final move waits until stored",
-                self.wait_stored(),
+                self.close_here(),
             )
             .await
             {
@@ -196,44 +224,102 @@ pub(super) async fn run(t: Table) {
         None => None,
     };
     let (seed, config) = (t.seed, t.config.clone());
+    let end = Arc::new(End {
+        id: g.id,
+        bots: g.bots,
+        started: t.started.clone(),
+        store: Arc::clone(&t.store),
+        inner: Arc::clone(&t.inner),
+        live: t.live.clone(),
+        cluster: t.cluster.clone(),
+        done: t.done,
+    });
+    // The game is closed by whoever polls the runner when it ends: usually
+    // the request that brought the last card, which then waits for the
+    // group commit itself (see `LiveGame::request`).
+    let closer = Arc::clone(&end);
     let runner = Drive::new(async move {
         let played = play_on_arrival(&SkullWhistVariant {}, seed, &mut seats, &config);
-        crate::live_games::watched(watch, played).await
+        let played = crate::live_games::watched(watch, played).await;
+        closer.close(played.map_err(|e| e.to_string())).await;
     });
     let _ = g.runner.set(Arc::clone(&runner));
-    let played: Result<Record, String> = match runner.run().await {
-        Ok(Ok(mut record)) => {
-            record.started = Some(t.started.clone());
-            Ok(record)
+    if let Err(panic) = runner.run().await {
+        end.close(Err(panic)).await;
+    }
+}
+
+/// What closing a game needs.
+struct End {
+    id: GameId,
+    bots: [BotId; 2],
+    started: String,
+    store: Arc<dyn Store>,
+    inner: Arc<Mutex<Inner>>,
+    live: Option<Arc<crate::live_games::LiveGames>>,
+    cluster: Option<croupier_store::postgres::cluster::Cluster>,
+    done: watch::Sender<Option<bool>>,
+}
+
+impl End {
+    /// Stores the game, tells its spectators, releases its bots and then
+    /// the requests waiting for it.
+    async fn close(&self, played: Result<Record, String>) {
+        let (id, bots) = (self.id, self.bots);
+        let played = played.map(|mut record| {
+            record.started = Some(self.started.clone());
+            record
+        });
+        let stored = store_end(&*self.store, id, bots, &played).await;
+        if let Some(db) = &self.cluster {
+            // Other instances stop sending requests to this game.
+            if let Err(e) = db.unseat(id).await {
+                tracing::warn!("game {id}: cannot clear its seats: {e}");
+            }
         }
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(panic) => Err(panic),
-    };
+        crate::live_games::closed(self.live.as_ref(), id, &played); // once stored (issue 16)
+        {
+            let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            inner.games.remove(&id);
+            for b in bots {
+                if inner.game_of.get(&b) == Some(&id) {
+                    inner.game_of.remove(&b);
+                }
+            }
+        }
+        let _ = self.done.send(Some(stored));
+    }
+}
+
+/// Stores how a game ended: finished with its record, or aborted with the
+/// reason; whether it was stored as finished.
+async fn store_end(
+    store: &dyn Store,
+    id: GameId,
+    bots: [BotId; 2],
+    played: &Result<Record, String>,
+) -> bool {
     let end = played
         .as_ref()
         .map_err(Clone::clone)
-        .and_then(|record| GameEnd::from_record(record, &g.bots).map_err(|e| e.to_string()));
-    let stored = match end {
+        .and_then(|record| GameEnd::from_record(record, &bots).map_err(|e| e.to_string()));
+    match end {
         Ok(end) => {
             match (end.forfeited_by, end.scores.as_slice()) {
                 (Some(f), _) => tracing::info!(
-                    "game {}: bot {} forfeited against bot {}",
-                    g.id,
-                    f,
-                    g.bots.iter().find(|b| **b != f).copied().unwrap_or(f)
+                    "game {id}: bot {f} forfeited against bot {}",
+                    bots.iter().find(|b| **b != f).copied().unwrap_or(f)
                 ),
-                (None, [Some(a), Some(b), ..]) => tracing::info!(
-                    "game {}: bot {} {a} to bot {} {b}",
-                    g.id,
-                    g.bots[0],
-                    g.bots[1]
-                ),
+                (None, [Some(a), Some(b), ..]) => {
+                    tracing::info!("game {id}: bot {} {a} to bot {} {b}", bots[0], bots[1])
+                }
                 (None, _) => {}
             }
-            match t.store.finish_game(g.id, &end).await {
+            let write = store.finish_game(id, &end);
+            match croupier_store::waits::timed("game: stored", write).await {
                 Ok(()) => true,
                 Err(e) => {
-                    tracing::error!("cannot store finished game {}: {e}", g.id);
+                    tracing::error!("cannot store finished game {id}: {e}");
                     false
                 }
             }
@@ -241,28 +327,11 @@ pub(super) async fn run(t: Table) {
         Err(e) => {
             // A rules or runner bug: the game is kept as aborted, with the reason.
             let reason = format!("the game could not be closed: {e}");
-            tracing::error!("game {}: {reason}", g.id);
-            let _ = t.store.abort_game(g.id, &reason, &now_rfc3339()).await;
+            tracing::error!("game {id}: {reason}");
+            let _ = store.abort_game(id, &reason, &now_rfc3339()).await;
             false
         }
-    };
-    if let Some(db) = &t.cluster {
-        // Other instances stop sending requests to this game.
-        if let Err(e) = db.unseat(g.id).await {
-            tracing::warn!("game {}: cannot clear its seats: {e}", g.id);
-        }
     }
-    crate::live_games::closed(t.live.as_ref(), g.id, &played); // once stored (issue 16)
-    {
-        let mut inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.games.remove(&g.id);
-        for b in g.bots {
-            if inner.game_of.get(&b) == Some(&g.id) {
-                inner.game_of.remove(&b);
-            }
-        }
-    }
-    let _ = t.done.send(Some(stored));
 }
 
 /// Bot `b`'s name, from the hub's cache or the store.

@@ -377,8 +377,7 @@ impl Relay {
                 let reply = home.handle(game, seat, line);
                 let db = self.db.clone();
                 tokio::spawn(async move {
-                    let reply =
-                        croupier_store::postgres::waits::timed("relay: home handles", reply).await;
+                    let reply = croupier_store::waits::timed("relay: home handles", reply).await;
                     let channel = instance_channel(origin);
                     if let Err(e) = db.notify(&channel, &format!("r {id} {reply}")).await {
                         tracing::warn!("cannot send a relayed reply: {e}");
@@ -438,7 +437,7 @@ impl Relay {
             }
         };
         lock(&self.pending).remove(&id);
-        croupier_store::postgres::waits::record("relay: ask, reply back", t.elapsed());
+        croupier_store::waits::record("relay: ask, reply back", t.elapsed());
         reply
     }
 

@@ -56,8 +56,8 @@ impl Batches {
                 // In the arrays' order: one sender's notifications arrive
                 // in the order it sent them.
                 let r = async {
-                    let mut c = super::waits::timed("live pool: acquire", p.acquire()).await?;
-                    super::waits::timed(
+                    let mut c = crate::waits::timed("live pool: acquire", p.acquire()).await?;
+                    crate::waits::timed(
                         "batched: notify statement",
                         sqlx::query(
                             "SELECT pg_notify(t.c, t.p) FROM UNNEST($1::TEXT[], $2::TEXT[]) AS t(c, p)",
@@ -84,7 +84,7 @@ impl Batches {
                 let mut bots: Vec<BotId> = batch.iter().map(|(b, _)| *b).collect();
                 bots.sort_unstable();
                 bots.dedup();
-                let r = super::waits::timed(
+                let r = crate::waits::timed(
                     "batched: seat_of statement",
                     sqlx::query(&format!(
                         "SELECT {SEAT_COLUMNS} FROM hub_seats WHERE bot = ANY($1)"

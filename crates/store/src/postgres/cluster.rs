@@ -91,7 +91,7 @@ impl Pairing {
     /// already seated (a house bot taken by two instances at once):
     /// nothing is written then.
     pub async fn commit(self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        super::waits::timed("pg: commit", async move {
+        crate::waits::timed("pg: commit", async move {
             let Some(mut tx) = self.tx else {
                 return Cluster::new(self.pool).seat_game(seats).await;
             };
@@ -233,7 +233,7 @@ impl Cluster {
     /// already) and closes such games still running as aborted with
     /// `reason`. Returns the games cleared.
     pub async fn clear_orphans(&self, reason: &str, at: &str) -> Result<Vec<GameId>, StoreError> {
-        super::waits::timed("pg: clear_orphans", async move {
+        crate::waits::timed("pg: clear_orphans", async move {
             let mut tx = self.pool.begin().await?;
             let mut games: Vec<GameId> = sqlx::query_scalar(
                 "DELETE FROM hub_seats WHERE home NOT IN (SELECT id FROM ladder_processes)
@@ -264,7 +264,7 @@ impl Cluster {
     /// waiting; tells the instances (`NOTIFY` "s BOT" on the shared
     /// channel), which drop the old session from their caches.
     pub async fn start_session(&self, bot: BotId, token: &str) -> Result<(), StoreError> {
-        super::waits::timed("pg: start_session", async move {
+        crate::waits::timed("pg: start_session", async move {
             let mut tx = self.pool.begin().await?;
             sqlx::query(
                 "INSERT INTO hub_sessions (token, bot, last_seen) VALUES ($1, $2, now())
@@ -298,7 +298,7 @@ impl Cluster {
         idle_secs: f64,
         touch_secs: f64,
     ) -> Result<SessionCheck, StoreError> {
-        super::waits::timed("pg: session", async move {
+        crate::waits::timed("pg: session", async move {
             let row = sqlx::query(
                 "SELECT bot,
                         last_seen > now() - make_interval(secs => $2) AS live,
@@ -331,7 +331,7 @@ impl Cluster {
 
     /// Puts `bot` among the waiting bots for `secs`.
     pub async fn wait(&self, bot: BotId, secs: f64) -> Result<(), StoreError> {
-        super::waits::timed("pg: wait", async move {
+        crate::waits::timed("pg: wait", async move {
             sqlx::query(
                 "INSERT INTO hub_waiting (bot, until) VALUES ($1, now() + make_interval(secs => $2))
                  ON CONFLICT (bot) DO UPDATE SET until = excluded.until",
@@ -351,7 +351,7 @@ impl Cluster {
     /// A pairing stuck longer than [`LIVE_LOCK_TIMEOUT`] makes this an
     /// error (lock_not_available) rather than a hung request (wk).
     pub async fn stop_waiting(&self, bot: BotId) -> Result<bool, StoreError> {
-        super::waits::timed("pg: stop_waiting", async move {
+        crate::waits::timed("pg: stop_waiting", async move {
             let r = sqlx::query("DELETE FROM hub_waiting WHERE bot = $1")
                 .bind(bot)
                 .execute(&self.pool)
@@ -374,7 +374,7 @@ impl Cluster {
         bot: BotId,
         waiting: bool,
     ) -> Result<Option<Pairing>, StoreError> {
-        super::waits::timed("pg: take_partner", async move {
+        crate::waits::timed("pg: take_partner", async move {
             let mut tx = self.pool.begin().await?;
             // One deal at a time per bot across the instances (a house bot's
             // loop runs in each), and none for a bot already seated; a bot
@@ -445,7 +445,7 @@ impl Cluster {
     /// taken with [`Cluster::stop_waiting`]) and tells the instances: one
     /// statement. Fails if a bot is already seated.
     pub async fn seat_game(&self, seats: &[SeatRow]) -> Result<(), StoreError> {
-        super::waits::timed("pg: seat_game", async move {
+        crate::waits::timed("pg: seat_game", async move {
             let cols = SeatColumns::of(seats);
             cols.bind(sqlx::query(&format!(
                 "WITH ins AS ({INSERT_SEATS} RETURNING 1)
@@ -463,7 +463,7 @@ impl Cluster {
     /// The seat of `bot` in a game in progress, if any (read in one
     /// statement with the other reads queued meanwhile).
     pub async fn seat_of(&self, bot: BotId) -> Result<Option<SeatRow>, StoreError> {
-        super::waits::timed(
+        crate::waits::timed(
             "pg: seat_of",
             async move { self.batches().seat_of(bot).await },
         )
@@ -474,7 +474,7 @@ impl Cluster {
     /// statement, and tells the instances ([`Notice::Views`], in the same
     /// transaction: a view is in the rows when its notice arrives).
     pub async fn write_views(&self, games: &[GameViews]) -> Result<(), StoreError> {
-        super::waits::timed("pg: write_views", async move {
+        crate::waits::timed("pg: write_views", async move {
             let mut game = Vec::new();
             let mut seat = Vec::new();
             let mut status = Vec::new();
@@ -522,7 +522,7 @@ impl Cluster {
     /// Removes a game's seats (it is stored, or closed) and tells the
     /// instances ([`Notice::Ended`]).
     pub async fn unseat(&self, game: GameId) -> Result<(), StoreError> {
-        super::waits::timed("pg: unseat", async move {
+        crate::waits::timed("pg: unseat", async move {
             sqlx::query(
                 "WITH d AS (DELETE FROM hub_seats WHERE game = $1 RETURNING 1)
                  SELECT pg_notify($2, $3), (SELECT count(*) FROM d)",
@@ -540,7 +540,7 @@ impl Cluster {
     /// Sends `payload` on `channel` (in one statement with the other
     /// notifications queued meanwhile, in the order they were queued).
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<(), StoreError> {
-        super::waits::timed("pg: notify", async move {
+        crate::waits::timed("pg: notify", async move {
             self.batches().notify(channel, payload).await
         })
         .await

@@ -9,7 +9,7 @@ mod hosted;
 mod notice;
 pub mod pull;
 mod ratings;
-pub mod waits;
+
 mod web;
 
 use std::str::FromStr;
@@ -22,6 +22,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{FromRow, PgConnection, PgPool, Row};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+use crate::waits;
 use crate::{
     BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store, StoreError,
 };

@@ -359,7 +359,7 @@ impl Hub {
             .remote_games()
             .and_then(|c| c.passive_status(bot, PASSIVE_FRESH))
         {
-            croupier_store::postgres::waits::record("status: from the cache", Duration::ZERO);
+            croupier_store::waits::record("status: from the cache", Duration::ZERO);
             return Some(s);
         }
         let row = match relay.db().seat_of(bot).await {
@@ -370,7 +370,7 @@ impl Hub {
             }
         };
         if row.over {
-            croupier_store::postgres::waits::timed(
+            croupier_store::waits::timed(
                 "status: wait unseated",
                 self.wait_unseated(relay, bot, row.game),
             )

@@ -59,7 +59,7 @@ impl LiveGame {
                 return;
             }
             s.poke.notify_one();
-            let _ = croupier_store::postgres::waits::timed(
+            let _ = croupier_store::waits::timed(
                 "views: an answer waits for its views",
                 tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)),
             )
