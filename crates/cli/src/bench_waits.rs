@@ -40,10 +40,14 @@ pub async fn take(tags: &[u16], pids: &[u32]) -> Vec<BTreeMap<String, Summary>> 
         return Vec::new();
     }
     for pid in pids {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(*pid as i32),
-            nix::sys::signal::Signal::SIGUSR1,
-        );
+        // SIGUSR1 ends a process that does not catch it: an older build
+        // given with --server-bin must not be killed by the benchmark.
+        if catches_usr1(*pid) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(*pid as i32),
+                nix::sys::signal::Signal::SIGUSR1,
+            );
+        }
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     tags.iter()
@@ -52,6 +56,19 @@ pub async fn take(tags: &[u16], pids: &[u32]) -> Vec<BTreeMap<String, Summary>> 
             serde_json::from_str(text.lines().last()?).ok()
         })
         .collect()
+}
+
+/// Whether process `pid` catches `SIGUSR1` (`SigCgt` in
+/// `/proc/PID/status`).
+fn catches_usr1(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (nix::libc::SIGUSR1 - 1)) != 0)
 }
 
 /// Several servers' waits together: counts and totals added, the largest
@@ -110,6 +127,21 @@ mod tests {
             max_ms: p99,
             total_s: total,
         }
+    }
+
+    #[test]
+    fn only_a_process_that_catches_usr1_is_signalled() {
+        // This test process does not catch SIGUSR1; a dead pid catches nothing.
+        assert!(!catches_usr1(std::process::id()));
+        assert!(!catches_usr1(u32::MAX));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _guard = rt.enter();
+        let _usr1 =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::user_defined1()).unwrap();
+        assert!(catches_usr1(std::process::id()));
     }
 
     #[test]
