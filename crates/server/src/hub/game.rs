@@ -4,9 +4,11 @@
 //! game, its move clocks and its rulings; the hub passes requests in and
 //! reads what the runner last said. A request that brings a move polls the
 //! runner itself once its line is in ([`super::drive`]), so the move is
-//! answered without a turn of the scheduler. A finished game is stored (in
-//! the store's next group commit) by its task; requests that would tell a
-//! bot the game is over wait until it is durable.
+//! answered without a turn of the scheduler. A finished game is closed
+//! (stored in the store's next group commit, then its bots released) by
+//! whoever polls the runner when it ends, usually the request that ended
+//! it; requests that would tell a bot the game is over wait until it is
+//! durable.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -236,7 +238,7 @@ pub(super) async fn run(t: Table) {
     });
     // The game is closed by whoever polls the runner when it ends: usually
     // the request that brought the last card, which then waits for the
-    // group commit itself (see `LiveGame::request`).
+    // group commit itself (see `LiveGame::close_here`).
     let closer = Arc::clone(&end);
     let runner = Drive::new(async move {
         let played = play_on_arrival(&SkullWhistVariant {}, seed, &mut seats, &config);
