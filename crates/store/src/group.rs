@@ -81,6 +81,11 @@ pub trait BatchWrite: Send + Sync + 'static {
     /// Applies `batch` in order in one transaction: every write or none.
     /// Returns one [`Written`] per write.
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError>;
+
+    /// Called after a batch when no write is waiting: upkeep that must run
+    /// between transactions (SQLite finishes copying its WAL here, so that
+    /// the next transaction starts the WAL afresh). Nothing by default.
+    async fn idle(&self) {}
 }
 
 /// How the writer groups writes.
@@ -203,6 +208,9 @@ async fn run(target: Arc<dyn BatchWrite>, mut rx: mpsc::Receiver<Job>, config: G
             }
         }
         commit(&*target, &mut jobs).await;
+        if rx.is_empty() {
+            target.idle().await;
+        }
     }
 }
 
