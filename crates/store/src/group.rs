@@ -97,11 +97,6 @@ pub struct GroupConfig {
     pub window: Duration,
     /// At most this many writes per batch.
     pub max_batch: usize,
-    /// The writer runs on a thread of its own (a one-thread runtime), not
-    /// as a task of the runtime it was started from: each statement's
-    /// answer then wakes a thread at once instead of joining the back of a
-    /// busy runtime's queue.
-    pub own_thread: bool,
 }
 
 impl Default for GroupConfig {
@@ -109,7 +104,6 @@ impl Default for GroupConfig {
         GroupConfig {
             window: Duration::from_millis(2),
             max_batch: 256,
-            own_thread: false,
         }
     }
 }
@@ -136,6 +130,31 @@ impl std::fmt::Debug for GroupCommit {
 impl GroupCommit {
     /// Starts the writer task over `target` (needs a tokio runtime).
     pub fn spawn(target: Arc<dyn BatchWrite>, config: GroupConfig) -> GroupCommit {
+        let (group, rx, config) = GroupCommit::channel(config);
+        tokio::spawn(run(target, rx, config));
+        group
+    }
+
+    /// Starts the writer on a thread of its own (`croupier-commit`, with a
+    /// one-thread runtime) rather than as a task of the caller's runtime:
+    /// each statement's answer then wakes that thread at once instead of
+    /// waiting its turn behind a busy runtime's tasks. The thread ends with
+    /// the last handle.
+    pub fn spawn_on_thread(
+        target: Arc<dyn BatchWrite>,
+        config: GroupConfig,
+    ) -> std::io::Result<GroupCommit> {
+        let (group, rx, config) = GroupCommit::channel(config);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("croupier-commit".into())
+            .spawn(move || runtime.block_on(run(target, rx, config)))?;
+        Ok(group)
+    }
+
+    fn channel(config: GroupConfig) -> (GroupCommit, mpsc::Receiver<Job>, GroupConfig) {
         let max = config.max_batch.max(1);
         // Room for several batches: a burst waits here, not in the callers.
         let (tx, rx) = mpsc::channel(max * 16);
@@ -143,33 +162,7 @@ impl GroupCommit {
             max_batch: max,
             ..config
         };
-        if config.own_thread {
-            // The thread ends with `run`, when the last handle is dropped.
-            let rx = Arc::new(std::sync::Mutex::new(Some(rx)));
-            let (slot, to_thread) = (Arc::clone(&rx), Arc::clone(&target));
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build();
-            let started = runtime.map(|rt| {
-                std::thread::Builder::new()
-                    .name("croupier-commit".into())
-                    .spawn(move || {
-                        let taken = slot.lock().ok().and_then(|mut r| r.take());
-                        if let Some(rx) = taken {
-                            rt.block_on(run(to_thread, rx, config));
-                        }
-                    })
-            });
-            if !matches!(started, Ok(Ok(_))) {
-                // No thread: the writer is a task after all.
-                if let Some(rx) = rx.lock().ok().and_then(|mut r| r.take()) {
-                    tokio::spawn(run(target, rx, config));
-                }
-            }
-        } else {
-            tokio::spawn(run(target, rx, config));
-        }
-        GroupCommit { tx }
+        (GroupCommit { tx }, rx, config)
     }
 
     /// Submits `write` and waits until its batch is committed.
@@ -251,9 +244,10 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    /// Records each batch; fails a batch holding an abort with reason "bad".
+    /// Records each batch (and each idle call); fails a batch holding an
+    /// abort with reason "bad".
     #[derive(Default)]
-    struct Log(Mutex<Vec<usize>>);
+    struct Log(Mutex<Vec<usize>>, std::sync::atomic::AtomicUsize);
 
     #[async_trait]
     impl BatchWrite for Log {
@@ -273,6 +267,10 @@ mod tests {
                     _ => Written::Done,
                 })
                 .collect())
+        }
+
+        async fn idle(&self) {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
@@ -332,7 +330,6 @@ mod tests {
         let config = GroupConfig {
             window: Duration::from_millis(50),
             max_batch: 4,
-            own_thread: false,
         };
         let group = GroupCommit::spawn(log.clone(), config);
         let mut tasks = tokio::task::JoinSet::new();
@@ -355,10 +352,13 @@ mod tests {
         let log = Arc::new(Log::default());
         let config = GroupConfig {
             window: Duration::ZERO,
-            own_thread,
             ..GroupConfig::default()
         };
-        let group = GroupCommit::spawn(log.clone(), config);
+        let group = if own_thread {
+            GroupCommit::spawn_on_thread(log.clone(), config).unwrap()
+        } else {
+            GroupCommit::spawn(log.clone(), config)
+        };
         let task = tokio::spawn(async move { group.write(abort("ok")).await });
         // The task runs until it waits for its answer.
         tokio::task::yield_now().await;
@@ -379,11 +379,7 @@ mod tests {
     #[tokio::test]
     async fn a_writer_on_its_own_thread_ends_with_its_last_handle_after_committing() {
         let log = Arc::new(Log::default());
-        let config = GroupConfig {
-            own_thread: true,
-            ..GroupConfig::default()
-        };
-        let group = GroupCommit::spawn(log.clone(), config);
+        let group = GroupCommit::spawn_on_thread(log.clone(), GroupConfig::default()).unwrap();
         let (a, b) = tokio::join!(group.write(abort("ok")), group.write(abort("bad")));
         assert_eq!(a.unwrap(), Written::Done);
         assert!(b.is_err());
@@ -398,5 +394,24 @@ mod tests {
             1,
             "the writer thread is still running"
         );
+    }
+
+    #[tokio::test]
+    async fn the_writer_does_its_upkeep_when_no_write_waits() {
+        let log = Arc::new(Log::default());
+        let group = GroupCommit::spawn(log.clone(), GroupConfig::default());
+        group.write(abort("ok")).await.unwrap();
+        // The queue was empty after that batch.
+        let idle = || log.1.load(std::sync::atomic::Ordering::SeqCst);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while idle() == 0 && std::time::Instant::now() < deadline {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(idle(), 1);
+        group.write(abort("ok")).await.unwrap();
+        while idle() == 1 && std::time::Instant::now() < deadline {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(idle(), 2);
     }
 }

@@ -58,6 +58,9 @@ pub enum StoreError {
     /// The store's writer task has stopped (its runtime is shutting down).
     #[error("the store's writer has stopped")]
     Closed,
+    /// The store's writer thread could not be started.
+    #[error("cannot start the store's writer thread: {0}")]
+    Thread(#[source] std::io::Error),
 }
 
 /// A registered bot.

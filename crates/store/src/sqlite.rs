@@ -1,6 +1,7 @@
 //! The SQLite store: one file, WAL journal, migrations applied on open.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -23,6 +24,18 @@ pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
     pub(crate) writer: SqlitePool,
     group: GroupCommit,
+    /// The checkpointer's task, stopped with the last handle of the store.
+    _checkpointer: Arc<AbortOnDrop>,
+}
+
+/// Aborts a task when dropped.
+#[derive(Debug)]
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl SqliteStore {
@@ -50,9 +63,12 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options)
             .await?;
-        tokio::spawn(checkpoints(pool.clone()));
-        let group = GroupCommit::spawn(
-            std::sync::Arc::new(SqliteBatch {
+        let checkpointer = Arc::new(AbortOnDrop(tokio::spawn(checkpoints(pool.clone()))));
+        // Each statement's answer wakes the writer's own thread at once,
+        // instead of waiting its turn behind the requests of a busy runtime
+        // (issue 20: the finished game's p99 8 ms instead of 22).
+        let group = GroupCommit::spawn_on_thread(
+            Arc::new(SqliteBatch {
                 writer: writer.clone(),
                 topped_up: std::sync::Mutex::new(std::time::Instant::now()),
             }),
@@ -61,18 +77,15 @@ impl SqliteStore {
                 // a batch takes what queued while the last one committed,
                 // and waits for nothing more.
                 window: Duration::ZERO,
-                // Each statement's answer wakes the writer's own thread at
-                // once, instead of waiting its turn behind the requests of
-                // a busy runtime (issue 20: the finished game's p99 8 ms
-                // instead of 22).
-                own_thread: true,
                 ..GroupConfig::default()
             },
-        );
+        )
+        .map_err(StoreError::Thread)?;
         let store = SqliteStore {
             pool,
             writer,
             group,
+            _checkpointer: checkpointer,
         };
         // Games finished before ratings existed (issue 6) are rated once.
         store.rate_backlog().await?;
@@ -89,16 +102,13 @@ const TOP_UP_EVERY: Duration = Duration::from_secs(1);
 /// Copies the WAL into the database now and then on a reading connection
 /// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
 /// reader, and does what it can), so that the writer's commits never do
-/// it. Ends when the store's pools are closed.
+/// it. Aborted with the last handle of the store.
 async fn checkpoints(pool: SqlitePool) {
     let mut every = tokio::time::interval(CHECKPOINT_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut warned = false;
     loop {
         every.tick().await;
-        if pool.is_closed() {
-            return;
-        }
         let done = crate::waits::timed(
             "sqlite: checkpoint (beside the writer)",
             sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool),

@@ -588,24 +588,16 @@ async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
             assert!(close(p.mu, q.mu) && close(p.sigma, q.sigma), "{p:?} {q:?}");
         }
     }
-    let key =
-        |p: &croupier_store::web::PairStats| (p.bot, p.opponent, p.games, p.wins, p.losses, p.ties);
-    let mut p1: Vec<_> = s
-        .pairs("goofspiel")
-        .await
-        .unwrap()
-        .iter()
-        .map(key)
-        .collect();
-    let mut p2: Vec<_> = s
-        .pairs("skullwhist")
-        .await
-        .unwrap()
-        .iter()
-        .map(key)
-        .collect();
-    p1.sort();
-    p2.sort();
+    let pairs = |all: Vec<croupier_store::web::PairStats>| {
+        let mut v: Vec<_> = all
+            .iter()
+            .map(|p| (p.bot, p.opponent, p.games, p.wins, p.losses, p.ties))
+            .collect();
+        v.sort();
+        v
+    };
+    let p1 = pairs(s.pairs("goofspiel").await.unwrap());
+    let p2 = pairs(s.pairs("skullwhist").await.unwrap());
     assert!(!p1.is_empty());
     assert_eq!(p1, p2);
 }

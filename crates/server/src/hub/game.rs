@@ -42,11 +42,9 @@ pub struct LiveGame {
     /// written to the database (see `cluster`).
     pub(super) sync: Option<Arc<super::cluster::ViewSync>>,
     /// The game's runner, once its task has started it.
-    pub(super) runner: OnceLock<Arc<Drive<Played>>>,
+    /// (It comes to nothing: the game is closed by then, see [`End`].)
+    pub(super) runner: OnceLock<Arc<Drive<()>>>,
 }
-
-/// What the runner of a game comes to (the game is closed by then).
-pub(super) type Played = ();
 
 impl std::fmt::Debug for LiveGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
