@@ -12,7 +12,7 @@ mod common;
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{
-    Cluster, GameViews, Listener, Notice, SeatRow, SHARED_CHANNEL,
+    instance_channel, Cluster, GameViews, Listener, Notice, SeatRow, SHARED_CHANNEL,
 };
 use croupier_store::{BotId, GameId};
 
@@ -115,6 +115,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         views: (0..2)
             .map(|i| (format!("{{\"g\":{g},\"s\":{i}}}"), true, i == turn))
             .collect(),
+        also: Vec::new(),
     };
     c.write_views(&[v(100, 3, 0), v(101, 9, 1)]).await.unwrap();
     for want in [v(100, 3, 0), v(101, 9, 1)] {
@@ -136,6 +137,60 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
     assert_eq!((r.status.as_str(), r.over), ("{\"g\":100,\"s\":1}", false));
     let r = c.seat_of(4).await.unwrap().unwrap();
     assert_eq!((r.status.as_str(), r.over), ("{\"g\":101,\"s\":1}", true));
+
+    // Answers to relayed requests ride with the views, after them: an
+    // asker listening on both channels hears the views first. A game with
+    // no views to write sends only its answers (no empty views notice).
+    let asker = instance_channel(77);
+    let mut both = c.listen(&[SHARED_CHANNEL, &asker]).await.unwrap();
+    let mut with_answer = v(101, 10, 0);
+    with_answer.views[1].0 = "{\"g\":101,\"s\":1,\"v\":10}".into();
+    with_answer.also = vec![(asker.clone(), "r 1 ok".into())];
+    let only_answer = GameViews {
+        game: 100,
+        version: 11,
+        views: Vec::new(),
+        also: vec![(asker.clone(), "r 2 refused no".into())],
+    };
+    c.write_views(&[with_answer.clone(), only_answer])
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    for _ in 0..3 {
+        let (channel, payload) = tokio::time::timeout(Duration::from_secs(10), both.recv())
+            .await
+            .expect("a notification")
+            .unwrap();
+        heard.push((channel == asker, payload));
+    }
+    assert_eq!(
+        heard,
+        vec![
+            (
+                false,
+                Notice::Views {
+                    game: 101,
+                    version: 10,
+                    views: with_answer.views.clone(),
+                }
+                .payload()
+            ),
+            (true, "r 1 ok".to_string()),
+            (true, "r 2 refused no".to_string()),
+        ]
+    );
+    // The views are in the rows when the answer is heard.
+    let r = c.seat_of(4).await.unwrap().unwrap();
+    assert_eq!(r.status, "{\"g\":101,\"s\":1,\"v\":10}");
+    // The shared channel's listener heard the views, not the answers.
+    assert_eq!(
+        next_notice(&mut l).await,
+        Notice::Views {
+            game: 101,
+            version: 10,
+            views: with_answer.views.clone()
+        }
+    );
 
     // The end: the seats go, and every instance hears it.
     c.unseat(100).await.unwrap();

@@ -23,6 +23,7 @@ use croupier_store::{BotId, GameEnd, GameId, Store};
 use tokio::sync::watch;
 
 use super::drive::Drive;
+use super::relay::{Handled, ReplyTo};
 use super::seat::SeatLink;
 use super::{Hub, Inner, Refusal};
 
@@ -103,21 +104,28 @@ impl LiveGame {
         }
     }
 
-    /// Whether a relayed line is answered by this game; the reply text.
-    pub(super) async fn relayed(&self, i: usize, line: String) -> String {
+    /// A line relayed from another instance for seat `i`: the reply text,
+    /// or [`Handled::Sent`] when it went to `to` with the game's views.
+    pub(super) async fn relayed(&self, i: usize, line: String, to: ReplyTo) -> Handled {
         if i > 1 {
-            return super::relay::GONE.into();
+            return Handled::Reply(super::relay::GONE.into());
         }
         if line == "abandon" {
             self.seats[i].abandon().await;
             self.step_here();
             self.wait_stored().await;
-            return "ok".into();
+            return Handled::Reply("ok".into());
         }
-        match self.request(i, line).await {
-            Ok(()) => "ok".into(),
+        let (reply, after) = self.apply(i, line).await;
+        let text = match reply {
+            Ok(()) => "ok".to_string(),
             Err(Refusal(r)) => format!("refused {r}"),
+        };
+        // The answer rides with the views it follows, in one statement.
+        if after == After::Views && self.flushed_with(to.notice(&text)).await {
+            return Handled::Sent;
         }
+        Handled::Reply(text)
     }
 
     /// Polls the game's runner once in the calling task (see
@@ -129,12 +137,23 @@ impl LiveGame {
     }
 
     /// A `bid`/`play` line of seat `i`: the runner's reply. The request that
-    /// ends the game is answered once the game is durable.
+    /// ends the game is answered once the game is durable; any other once
+    /// the seats' views are in the database (with several instances).
     async fn request(&self, i: usize, line: String) -> Result<(), Refusal> {
+        let (reply, after) = self.apply(i, line).await;
+        if after == After::Views {
+            self.flushed().await;
+        }
+        reply
+    }
+
+    /// Applies seat `i`'s line: the runner's reply, and what must happen
+    /// before the bot hears it.
+    async fn apply(&self, i: usize, line: String) -> (Result<(), Refusal>, After) {
         let not_in_game = || Refusal("you are not in a game".into());
         if self.over(i) {
             self.wait_stored().await;
-            return Err(not_in_game());
+            return (Err(not_in_game()), After::Nothing);
         }
         let reply = match self.seats[i].send(line).await {
             Some(answer) => {
@@ -152,23 +171,32 @@ impl LiveGame {
             )
             .await
             {
-                true => Ok(()),
-                false => Err(Refusal(
-                    "internal error: the game could not be stored".into(),
-                )),
+                true => (Ok(()), After::Nothing),
+                false => (
+                    Err(Refusal(
+                        "internal error: the game could not be stored".into(),
+                    )),
+                    After::Nothing,
+                ),
             },
-            Some(reply) => {
-                // With several instances, the seats' views reach the
-                // database before the bot hears its answer.
-                self.flushed().await;
-                reply
-            }
+            // With several instances, the seats' views reach the database
+            // before the bot hears its answer.
+            Some(reply) => (reply, After::Views),
             None => {
                 self.wait_stored().await;
-                Err(not_in_game())
+                (Err(not_in_game()), After::Nothing)
             }
         }
     }
+}
+
+/// What a move's answer waits for once the move is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Nothing more (the game is over and closed).
+    Nothing,
+    /// The seats' views in the database.
+    Views,
 }
 
 /// What a game's task needs.

@@ -76,11 +76,44 @@ impl Crowd {
     }
 }
 
+/// Where the answer to a relayed request goes: the asker's channel and the
+/// request's number there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyTo {
+    channel: String,
+    id: u64,
+}
+
+impl ReplyTo {
+    /// The notification `(channel, payload)` that answers the request with
+    /// `reply`.
+    pub fn notice(&self, reply: &str) -> (String, String) {
+        (self.channel.clone(), format!("r {} {reply}", self.id))
+    }
+}
+
+/// What a home did with a relayed request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Handled {
+    /// The answer, for the relay to send.
+    Reply(String),
+    /// The home sent the answer itself (with the game's views, in the
+    /// transaction that wrote them: one statement fewer).
+    Sent,
+}
+
 /// The games a process runs: what it does with a request relayed to it.
 pub trait Home: Send + Sync + 'static {
-    /// Handles `line` for seat `seat` of game `game`; the reply text
-    /// (`"gone"` for a game this process does not run).
-    fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String>;
+    /// Handles `line` for seat `seat` of game `game`: the reply text
+    /// (`"gone"` for a game this process does not run), or that the home
+    /// sent it to `to` itself.
+    fn handle(
+        &self,
+        game: GameId,
+        seat: usize,
+        line: String,
+        to: ReplyTo,
+    ) -> BoxFuture<'static, Handled>;
 
     /// wm (issue 13): a notification of another kind (the REST games'
     /// deals, views and ends, see `hub::cluster`); whether it was taken.
@@ -124,8 +157,14 @@ pub const GONE: &str = "gone";
 pub struct NoGames;
 
 impl Home for NoGames {
-    fn handle(&self, _game: GameId, _seat: usize, _line: String) -> BoxFuture<'static, String> {
-        Box::pin(async { GONE.to_string() })
+    fn handle(
+        &self,
+        _game: GameId,
+        _seat: usize,
+        _line: String,
+        _to: ReplyTo,
+    ) -> BoxFuture<'static, Handled> {
+        Box::pin(async { Handled::Reply(GONE.to_string()) })
     }
 }
 
@@ -345,10 +384,14 @@ impl Relay {
                     Some(h) => h.answer(a.bot, &a.tag, a.decision, &a.action),
                     None => GONE.to_string(),
                 };
+                let (channel, payload) = ReplyTo {
+                    channel: instance_channel(origin),
+                    id,
+                }
+                .notice(&reply);
                 let db = self.db.clone();
                 tokio::spawn(async move {
-                    let channel = instance_channel(origin);
-                    if let Err(e) = db.notify(&channel, &format!("r {id} {reply}")).await {
+                    if let Err(e) = db.notify(&channel, &payload).await {
                         tracing::warn!("cannot send a relayed reply: {e}");
                     }
                 });
@@ -374,13 +417,20 @@ impl Relay {
                     tracing::warn!("a relayed request that does not parse: {payload}");
                     return;
                 };
-                let reply = home.handle(game, seat, line);
+                let to = ReplyTo {
+                    channel: instance_channel(origin),
+                    id,
+                };
+                let handled = home.handle(game, seat, line, to.clone());
                 let db = self.db.clone();
                 tokio::spawn(async move {
-                    let reply = croupier_store::waits::timed("relay: home handles", reply).await;
-                    let channel = instance_channel(origin);
-                    if let Err(e) = db.notify(&channel, &format!("r {id} {reply}")).await {
-                        tracing::warn!("cannot send a relayed reply: {e}");
+                    let handled =
+                        croupier_store::waits::timed("relay: home handles", handled).await;
+                    if let Handled::Reply(reply) = handled {
+                        let (channel, payload) = to.notice(&reply);
+                        if let Err(e) = db.notify(&channel, &payload).await {
+                            tracing::warn!("cannot send a relayed reply: {e}");
+                        }
                     }
                 });
             }

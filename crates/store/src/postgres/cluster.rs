@@ -177,8 +177,12 @@ pub struct GameViews {
     pub game: GameId,
     /// Grows with every change.
     pub version: u64,
-    /// `(status, has_bid, over)` by seat index.
+    /// `(status, has_bid, over)` by seat index; empty: only `also` is sent.
     pub views: Vec<(String, bool, bool)>,
+    /// Notifications `(channel, payload)` sent by the same transaction,
+    /// after the views' (the answers to requests relayed to the game's
+    /// home: an asker hears its answer only once the views are written).
+    pub also: Vec<(String, String)>,
 }
 
 pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
@@ -472,7 +476,8 @@ impl Cluster {
 
     /// Writes what the homes say of their games' seats, many games in one
     /// statement, and tells the instances ([`Notice::Views`], in the same
-    /// transaction: a view is in the rows when its notice arrives).
+    /// transaction: a view is in the rows when its notice arrives); then
+    /// sends each game's `also` notifications, in the same transaction.
     pub async fn write_views(&self, games: &[GameViews]) -> Result<(), StoreError> {
         crate::waits::timed("pg: write_views", async move {
             let mut game = Vec::new();
@@ -480,8 +485,9 @@ impl Cluster {
             let mut status = Vec::new();
             let mut has_bid = Vec::new();
             let mut over = Vec::new();
+            let mut channels = Vec::with_capacity(games.len());
             let mut notices = Vec::with_capacity(games.len());
-            for g in games {
+            for g in games.iter().filter(|g| !g.views.is_empty()) {
                 for (i, v) in g.views.iter().enumerate() {
                     game.push(g.game);
                     seat.push(i as i32);
@@ -489,6 +495,7 @@ impl Cluster {
                     has_bid.push(v.1);
                     over.push(v.2);
                 }
+                channels.push(SHARED_CHANNEL);
                 notices.push(
                     Notice::Views {
                         game: g.game,
@@ -498,19 +505,26 @@ impl Cluster {
                     .payload(),
                 );
             }
+            // The views' notices first: notifications of one transaction
+            // arrive in the order they were sent.
+            for (channel, payload) in games.iter().flat_map(|g| &g.also) {
+                channels.push(channel.as_str());
+                notices.push(payload.clone());
+            }
             sqlx::query(
                 "WITH v AS (SELECT * FROM UNNEST($1::BIGINT[], $2::INT[], $3::TEXT[], $4::BOOL[], $5::BOOL[])
                                        AS v(game, seat, status, has_bid, over)),
                       u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid, over = v.over
                             FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
-                 SELECT pg_notify($6, p), (SELECT count(*) FROM u) FROM UNNEST($7::TEXT[]) AS p",
+                 SELECT pg_notify(n.c, n.p), (SELECT count(*) FROM u)
+                 FROM UNNEST($6::TEXT[], $7::TEXT[]) AS n(c, p)",
             )
             .bind(&game)
             .bind(&seat)
             .bind(&status)
             .bind(&has_bid)
             .bind(&over)
-            .bind(SHARED_CHANNEL)
+            .bind(&channels)
             .bind(&notices)
             .execute(&self.pool)
             .await?;

@@ -32,7 +32,7 @@ use futures::future::BoxFuture;
 use tokio::time::Instant;
 
 use super::game::LiveGame;
-use super::relay::{Home, Relay, GONE, SESSION_RECHECK};
+use super::relay::{Handled, Home, Relay, ReplyTo, GONE, SESSION_RECHECK};
 use super::{refuse, Hub, Inner, NewGame, Refusal};
 use cache::{RemoteGames, PASSIVE_FRESH};
 use views::ViewWriter;
@@ -91,7 +91,13 @@ impl Home for HomeGames {
         }
     }
 
-    fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String> {
+    fn handle(
+        &self,
+        game: GameId,
+        seat: usize,
+        line: String,
+        to: ReplyTo,
+    ) -> BoxFuture<'static, Handled> {
         let live = self
             .inner
             .lock()
@@ -101,8 +107,8 @@ impl Home for HomeGames {
             .cloned();
         Box::pin(async move {
             match live {
-                Some(g) => g.relayed(seat, line).await,
-                None => GONE.into(),
+                Some(g) => g.relayed(seat, line, to).await,
+                None => Handled::Reply(GONE.into()),
             }
         })
     }

@@ -2,9 +2,11 @@
 //! they change (and sent to them in a notification, in the same statement:
 //! see `cache`). One writer task per instance writes the views of all its
 //! games that changed since its last write in one statement, so a busy
-//! instance makes one round trip for many moves.
+//! instance makes one round trip for many moves. The answers to moves
+//! relayed from other instances ride in the same statement, after the
+//! views they follow ([`LiveGame::flushed_with`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{Cluster, GameViews};
@@ -29,7 +31,15 @@ pub(in crate::hub) struct ViewSync {
     crowd: Arc<Crowd>,
     /// The instance's writer.
     writer: ViewWriter,
+    /// Notifications to send with the next write (answers to relayed
+    /// moves), each told whether it went; `None` once the game's writer
+    /// has stopped.
+    carried: Mutex<Option<Vec<Carried>>>,
 }
+
+/// A notification `(channel, payload)` sent with a game's views, and who
+/// learns whether it went.
+type Carried = ((String, String), oneshot::Sender<bool>);
 
 impl ViewSync {
     pub(super) fn new(crowd: Arc<Crowd>, writer: ViewWriter) -> ViewSync {
@@ -39,13 +49,22 @@ impl ViewSync {
             poke: Notify::new(),
             crowd,
             writer,
+            carried: Mutex::new(Some(Vec::new())),
         }
+    }
+
+    fn carried(&self) -> MutexGuard<'_, Option<Vec<Carried>>> {
+        self.carried.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
+/// How long an answer waits for its views before it goes without them
+/// (the writer retries what fails on the next change).
+const FLUSH_WAIT: Duration = Duration::from_secs(2);
+
 impl LiveGame {
     /// Waits until the views as they are now are in the database (at most
-    /// two seconds: the writer retries what fails on the next change).
+    /// [`FLUSH_WAIT`]).
     /// Nothing to wait for while this instance is alone: no other instance
     /// reads them.
     pub(in crate::hub) async fn flushed(&self) {
@@ -61,10 +80,38 @@ impl LiveGame {
             s.poke.notify_one();
             let _ = croupier_store::waits::timed(
                 "views: an answer waits for its views",
-                tokio::time::timeout(Duration::from_secs(2), w.wait_for(|v| *v >= target)),
+                tokio::time::timeout(FLUSH_WAIT, w.wait_for(|v| *v >= target)),
             )
             .await;
         }
+    }
+
+    /// Sends `notice` (the answer to a relayed move) in the statement that
+    /// writes the views as they are now, after them; whether it went. Not
+    /// sent (`false`: the caller sends it itself) while this instance is
+    /// alone, once the game's writer has stopped, or if the write failed
+    /// or took longer than [`FLUSH_WAIT`].
+    pub(in crate::hub) async fn flushed_with(&self, notice: (String, String)) -> bool {
+        let Some(s) = &self.sync else {
+            return false;
+        };
+        if s.crowd.alone() {
+            return false;
+        }
+        let (tx, rx) = oneshot::channel();
+        match s.carried().as_mut() {
+            Some(pending) => pending.push((notice, tx)),
+            None => return false,
+        }
+        s.poke.notify_one();
+        matches!(
+            croupier_store::waits::timed(
+                "views: a relayed answer waits for its views",
+                tokio::time::timeout(FLUSH_WAIT, rx),
+            )
+            .await,
+            Ok(Ok(true))
+        )
     }
 }
 
@@ -88,26 +135,40 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
         }
         let version = *changes.borrow_and_update();
         joined.borrow_and_update();
-        if version <= *sync.written.borrow() || sync.crowd.alone() {
+        let carried = std::mem::take(sync.carried().get_or_insert_with(Vec::new));
+        let stale = version > *sync.written.borrow() && !sync.crowd.alone();
+        if !stale && carried.is_empty() {
             continue;
         }
-        let views: Vec<(String, bool, bool)> = game
-            .seats
-            .iter()
-            .map(|s| {
-                let v = s.view();
-                (v.status.to_string(), v.has_bid, v.over)
-            })
-            .collect();
+        // Views already written are not written again for an answer.
+        let views: Vec<(String, bool, bool)> = if stale {
+            game.seats
+                .iter()
+                .map(|s| {
+                    let v = s.view();
+                    (v.status.to_string(), v.has_bid, v.over)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (also, told): (Vec<_>, Vec<_>) = carried.into_iter().unzip();
         let write = GameViews {
             game: game.id,
             version,
             views,
+            also,
         };
-        if sync.writer.write(write).await {
+        let ok = sync.writer.write(write).await;
+        if ok && stale {
             sync.written.send_replace(version);
         }
+        for t in told {
+            let _ = t.send(ok);
+        }
     }
+    // Whoever still waits to send with the views sends alone.
+    sync.carried().take();
 }
 
 type Job = (GameViews, oneshot::Sender<bool>);
@@ -124,15 +185,17 @@ impl ViewWriter {
     pub(super) fn start(db: Cluster) -> ViewWriter {
         let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
         tokio::spawn(async move {
+            // One statement at a time, with whatever queued meanwhile: two
+            // at once made more, smaller statements and no faster answers
+            // on a busy machine (bench server --instances 2).
             while let Some(first) = rx.recv().await {
-                let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
-                    match rx.try_recv() {
-                        Ok(job) => batch.push(job),
-                        Err(_) => break,
-                    }
+                let (mut games, mut told) = (Vec::new(), Vec::new());
+                for (views, reply) in std::iter::once(first)
+                    .chain(std::iter::from_fn(|| rx.try_recv().ok()).take(MAX_BATCH - 1))
+                {
+                    games.push(views);
+                    told.push(reply);
                 }
-                let games: Vec<GameViews> = batch.iter().map(|(v, _)| v.clone()).collect();
                 let ok = match db.write_views(&games).await {
                     Ok(()) => true,
                     Err(e) => {
@@ -140,7 +203,7 @@ impl ViewWriter {
                         false
                     }
                 };
-                for (_, reply) in batch {
+                for reply in told {
                     let _ = reply.send(ok);
                 }
             }
