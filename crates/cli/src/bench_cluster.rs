@@ -151,6 +151,16 @@ async fn measure(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // For a profiler attached to the instances (docs/benchmarks.md).
+    eprintln!(
+        "bench cluster: {setup}: warm-up over after {:.1} s; measuring server pids {} for {} s",
+        warm.elapsed().as_secs_f64(),
+        pids.iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        options.seconds
+    );
     let (g0, r0) = (
         stats.game_ends.load(Ordering::Relaxed),
         stats.requests.load(Ordering::Relaxed),
