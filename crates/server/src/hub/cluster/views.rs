@@ -133,10 +133,17 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
             _ = sync.poke.notified() => {}
             _ = stored.wait_for(Option::is_some) => break,
         }
+        // The answers first, then the version: an answer was queued after
+        // its move changed the views (the runner delivers the views before
+        // it answers), so the version read next includes that change, and
+        // the answer never goes without the views it follows.
+        let carried = std::mem::take(sync.carried().get_or_insert_with(Vec::new));
         let version = *changes.borrow_and_update();
         joined.borrow_and_update();
-        let carried = std::mem::take(sync.carried().get_or_insert_with(Vec::new));
-        let stale = version > *sync.written.borrow() && !sync.crowd.alone();
+        // An answer to carry means another instance is there, whatever
+        // the last heartbeat said.
+        let stale =
+            version > *sync.written.borrow() && (!carried.is_empty() || !sync.crowd.alone());
         if !stale && carried.is_empty() {
             continue;
         }
