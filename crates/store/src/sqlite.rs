@@ -99,6 +99,17 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// How often the writer itself finishes the copy, when idle.
 const TOP_UP_EVERY: Duration = Duration::from_secs(1);
 
+/// Copies what it can of the WAL into the database without waiting for
+/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`.
+async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<(), sqlx::Error> {
+    crate::waits::timed(
+        wait,
+        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(pool),
+    )
+    .await
+    .map(|_| ())
+}
+
 /// Copies the WAL into the database now and then on a reading connection
 /// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
 /// reader, and does what it can), so that the writer's commits never do
@@ -109,11 +120,7 @@ async fn checkpoints(pool: SqlitePool) {
     let mut warned = false;
     loop {
         every.tick().await;
-        let done = crate::waits::timed(
-            "sqlite: checkpoint (beside the writer)",
-            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool),
-        )
-        .await;
+        let done = checkpoint(&pool, "sqlite: checkpoint (beside the writer)").await;
         match done {
             Ok(_) => warned = false,
             Err(e) if !warned && !pool.is_closed() => {
@@ -479,11 +486,7 @@ impl BatchWrite for SqliteBatch {
             }
             *last = std::time::Instant::now();
         }
-        let _ = crate::waits::timed(
-            "sqlite: checkpoint (the writer, idle)",
-            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&self.writer),
-        )
-        .await;
+        let _ = checkpoint(&self.writer, "sqlite: checkpoint (the writer, idle)").await;
     }
 
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {

@@ -14,6 +14,7 @@
 //! serves the requests relayed to it with its [`Home`].
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -85,6 +86,14 @@ pub struct ReplyTo {
 }
 
 impl ReplyTo {
+    /// Request `id` of instance `origin`.
+    fn new(origin: i64, id: u64) -> ReplyTo {
+        ReplyTo {
+            channel: instance_channel(origin),
+            id,
+        }
+    }
+
     /// The notification `(channel, payload)` that answers the request with
     /// `reply`.
     pub fn notice(&self, reply: &str) -> (String, String) {
@@ -104,16 +113,18 @@ pub enum Handled {
 
 /// The games a process runs: what it does with a request relayed to it.
 pub trait Home: Send + Sync + 'static {
-    /// Handles `line` for seat `seat` of game `game`: the reply text
-    /// (`"gone"` for a game this process does not run), or that the home
-    /// sent it to `to` itself.
+    /// Handles `line` for seat `seat` of game `game`: the reply text, or
+    /// that the home sent it to `to` itself. By default (a process that
+    /// runs no REST games) `"gone"`.
     fn handle(
         &self,
-        game: GameId,
-        seat: usize,
-        line: String,
-        to: ReplyTo,
-    ) -> BoxFuture<'static, Handled>;
+        _game: GameId,
+        _seat: usize,
+        _line: String,
+        _to: ReplyTo,
+    ) -> BoxFuture<'static, Handled> {
+        Box::pin(async { Handled::Reply(GONE.to_string()) })
+    }
 
     /// wm (issue 13): a notification of another kind (the REST games'
     /// deals, views and ends, see `hub::cluster`); whether it was taken.
@@ -156,17 +167,7 @@ pub const GONE: &str = "gone";
 #[derive(Debug)]
 pub struct NoGames;
 
-impl Home for NoGames {
-    fn handle(
-        &self,
-        _game: GameId,
-        _seat: usize,
-        _line: String,
-        _to: ReplyTo,
-    ) -> BoxFuture<'static, Handled> {
-        Box::pin(async { Handled::Reply(GONE.to_string()) })
-    }
-}
+impl Home for NoGames {}
 
 /// Why a REST game is closed whose instance stopped without its reaper
 /// closing it (its seats outlived the game's row, e.g. a deal written by a
@@ -384,17 +385,10 @@ impl Relay {
                     Some(h) => h.answer(a.bot, &a.tag, a.decision, &a.action),
                     None => GONE.to_string(),
                 };
-                let (channel, payload) = ReplyTo {
-                    channel: instance_channel(origin),
-                    id,
-                }
-                .notice(&reply);
-                let db = self.db.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = db.notify(&channel, &payload).await {
-                        tracing::warn!("cannot send a relayed reply: {e}");
-                    }
-                });
+                self.reply(
+                    ReplyTo::new(origin, id),
+                    std::future::ready(Handled::Reply(reply)),
+                );
             }
             "r" => {
                 let (id, reply) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -417,26 +411,30 @@ impl Relay {
                     tracing::warn!("a relayed request that does not parse: {payload}");
                     return;
                 };
-                let to = ReplyTo {
-                    channel: instance_channel(origin),
-                    id,
-                };
+                let to = ReplyTo::new(origin, id);
                 let handled = home.handle(game, seat, line, to.clone());
-                let db = self.db.clone();
-                tokio::spawn(async move {
-                    let handled =
-                        croupier_store::waits::timed("relay: home handles", handled).await;
-                    if let Handled::Reply(reply) = handled {
-                        let (channel, payload) = to.notice(&reply);
-                        if let Err(e) = db.notify(&channel, &payload).await {
-                            tracing::warn!("cannot send a relayed reply: {e}");
-                        }
-                    }
-                });
+                self.reply(
+                    to,
+                    croupier_store::waits::timed("relay: home handles", handled),
+                );
             }
             _ if home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
         }
+    }
+
+    /// Sends the answer `handled` comes to back to its asker, in a task of
+    /// its own (unless the home sent it already).
+    fn reply(&self, to: ReplyTo, handled: impl Future<Output = Handled> + Send + 'static) {
+        let db = self.db.clone();
+        tokio::spawn(async move {
+            if let Handled::Reply(reply) = handled.await {
+                let (channel, payload) = to.notice(&reply);
+                if let Err(e) = db.notify(&channel, &payload).await {
+                    tracing::warn!("cannot send a relayed reply: {e}");
+                }
+            }
+        });
     }
 
     /// Sends `line` for seat `seat` of game `game` to its home instance;

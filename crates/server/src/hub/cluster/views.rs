@@ -89,13 +89,15 @@ impl LiveGame {
     /// Sends `notice` (the answer to a relayed move) in the statement that
     /// writes the views as they are now, after them; whether it went. Not
     /// sent (`false`: the caller sends it itself) while this instance is
-    /// alone, once the game's writer has stopped, or if the write failed
-    /// or took longer than [`FLUSH_WAIT`].
+    /// alone, when the views are written already (a refused move changes
+    /// none: the answer need not queue behind the view writer), once the
+    /// game's writer has stopped, or if the write failed or took longer
+    /// than [`FLUSH_WAIT`].
     pub(in crate::hub) async fn flushed_with(&self, notice: (String, String)) -> bool {
         let Some(s) = &self.sync else {
             return false;
         };
-        if s.crowd.alone() {
+        if s.crowd.alone() || *s.version.borrow() <= *s.written.borrow() {
             return false;
         }
         let (tx, rx) = oneshot::channel();
