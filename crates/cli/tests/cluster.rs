@@ -72,8 +72,10 @@ fn unit_args(port: u16) -> Vec<String> {
 
 /// One `croupier serve` on `port` (as the docs' systemd unit starts it, its
 /// database in `CROUPIER_DATABASE` as the unit's environment file sets it),
-/// its log in `log`.
+/// its log in `log`, its waits (`croupier_store::waits`, on `SIGUSR1`) in
+/// `log` with the extension `waits`.
 fn instance(url: &str, port: u16, log: &Path) -> Killed {
+    let waits = log.with_extension("waits");
     let log = std::fs::File::create(log).expect("log file");
     let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(unit_args(port))
@@ -83,6 +85,7 @@ fn instance(url: &str, port: u16, log: &Path) -> Killed {
         .env("CROUPIER_DATABASE", url)
         .env("NO_COLOR", "1")
         .env("RUST_LOG", "info")
+        .env(croupier_store::waits::ENV, waits)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -189,6 +192,45 @@ impl Cluster {
 
     fn log(&self, i: usize) -> String {
         std::fs::read_to_string(self.dir.path().join(format!("serve{i}.log"))).unwrap_or_default()
+    }
+
+    /// How many waits of each kind running instance `i` recorded since it
+    /// started (or since this was last asked): it is sent `SIGUSR1` and
+    /// appends them to its waits file.
+    fn wait_counts(&self, i: usize) -> std::collections::BTreeMap<String, u64> {
+        let file = self.dir.path().join(format!("serve{i}.waits"));
+        let lines = |f: &Path| {
+            std::fs::read_to_string(f)
+                .map(|t| t.lines().count())
+                .unwrap_or(0)
+        };
+        let before = lines(&file);
+        let pid = self.instances[i]
+            .as_ref()
+            .expect("a running instance")
+            .0
+            .id();
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGUSR1,
+        )
+        .expect("signal the instance");
+        let start = Instant::now();
+        while lines(&file) == before {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "instance {i} wrote no waits on SIGUSR1"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let text = std::fs::read_to_string(&file).expect("waits file");
+        let last: Value =
+            serde_json::from_str(text.lines().last().expect("a line")).expect("the waits are JSON");
+        last.as_object()
+            .expect("waits by kind")
+            .iter()
+            .map(|(k, v)| (k.clone(), v["n"].as_u64().expect("a count")))
+            .collect()
     }
 
     fn query<T>(&self, f: impl FnOnce(sqlx::PgPool) -> Query<T>) -> T {
@@ -431,6 +473,23 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
         .filter(|i| c.log(*i).contains(": bot "))
         .count();
     assert!(homes >= 2, "games ran in {homes} instance(s)");
+    // A move relayed to its game's home is answered in the statement that
+    // writes the views it made (one NOTIFY, not two); only a move that
+    // changed nothing, or one made after the game's end, is answered alone.
+    let (mut with_views, mut alone) = (0, 0);
+    for i in 0..INSTANCES {
+        let n = c.wait_counts(i);
+        with_views += n
+            .get("relay: home answered with the views")
+            .copied()
+            .unwrap_or(0);
+        alone += n.get("relay: home answered alone").copied().unwrap_or(0);
+    }
+    eprintln!("relayed moves answered with their views: {with_views}, alone: {alone}");
+    assert!(
+        with_views >= 20 && with_views > 4 * alone,
+        "relayed answers went with the views {with_views} times, alone {alone} times"
+    );
 }
 
 #[test]

@@ -413,10 +413,18 @@ impl Relay {
                 };
                 let to = ReplyTo::new(origin, id);
                 let handled = home.handle(game, seat, line, to.clone());
-                self.reply(
-                    to,
-                    croupier_store::waits::timed("relay: home handles", handled),
-                );
+                let t = std::time::Instant::now();
+                self.reply(to, async move {
+                    let handled = handled.await;
+                    // Which way the answer went (the cluster test counts
+                    // them): with the views it follows, or alone.
+                    let kind = match handled {
+                        Handled::Sent => "relay: home answered with the views",
+                        Handled::Reply(_) => "relay: home answered alone",
+                    };
+                    croupier_store::waits::record(kind, t.elapsed());
+                    handled
+                });
             }
             _ if home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
