@@ -17,20 +17,32 @@ use std::sync::{Arc, Mutex};
 
 use croupier_rules::{Event, Game, Seat};
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 /// One public event of a live match.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PublicEvent {
     /// Position of the event in the game's whole log (hidden events
     /// included, so numbers may skip).
     pub index: usize,
-    /// The event as the game serialises it (the `event` of croupier/1).
-    pub event: serde_json::Value,
+    /// The event as the game serialises it (the `event` of croupier/1),
+    /// written once: most games are never watched, and a finished game's
+    /// history lingers for late spectators.
+    pub event: Box<RawValue>,
     /// The event's transcript line.
     pub text: String,
     /// Seats that must act after this batch of events (empty when the game
     /// is over).
     pub to_act: Vec<u8>,
+}
+
+impl PartialEq for PublicEvent {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+            && self.event.get() == other.event.get()
+            && self.text == other.text
+            && self.to_act == other.to_act
+    }
 }
 
 /// Where a watched match's public events go.
@@ -110,7 +122,7 @@ impl Watch {
             .skip(*seen)
             .filter(|(_, e)| (0..n as u8).all(|s| e.visible_to(Seat(s))));
         for (index, e) in public {
-            match serde_json::to_value(e) {
+            match serde_json::value::to_raw_value(e) {
                 Ok(event) => batch.push(PublicEvent {
                     index,
                     event,
@@ -253,10 +265,10 @@ mod tests {
         let sent: Vec<(usize, &str)> = got.iter().map(|e| (e.index, e.text.as_str())).collect();
         assert_eq!(sent, [(0, "flaky 1"), (4, "flaky 5")]);
         assert!(
-            got.iter().all(|e| !e.event.is_null()),
+            got.iter().all(|e| e.event.get() != "null"),
             "no null reaches spectators"
         );
-        assert_eq!(got[0].event, serde_json::json!(1));
+        assert_eq!(got[0].event.get(), "1");
         assert_eq!(got[0].to_act, [1]);
         assert!(got[1].to_act.is_empty());
         // Only public events are written at all: the hidden broken one

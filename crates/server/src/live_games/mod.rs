@@ -437,7 +437,7 @@ mod tests {
     fn ev(i: usize) -> PublicEvent {
         PublicEvent {
             index: i,
-            event: serde_json::json!({"n": i}),
+            event: serde_json::value::to_raw_value(&serde_json::json!({"n": i})).unwrap(),
             text: format!("event {i}"),
             to_act: vec![],
         }
