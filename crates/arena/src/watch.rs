@@ -36,15 +36,6 @@ pub struct PublicEvent {
     pub to_act: Vec<u8>,
 }
 
-impl PartialEq for PublicEvent {
-    fn eq(&self, other: &Self) -> bool {
-        self.index == other.index
-            && self.event.get() == other.event.get()
-            && self.text == other.text
-            && self.to_act == other.to_act
-    }
-}
-
 /// Where a watched match's public events go.
 pub type Sink = Box<dyn Fn(Vec<PublicEvent>) + Send + Sync>;
 
