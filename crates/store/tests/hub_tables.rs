@@ -12,7 +12,7 @@ mod common;
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{
-    instance_channel, Cluster, GameViews, Listener, Notice, SeatRow, SHARED_CHANNEL,
+    instance_channel, Cluster, GameViews, Listener, Notice, SeatRow, MAX_PAYLOAD, SHARED_CHANNEL,
 };
 use croupier_store::{BotId, GameId};
 
@@ -191,6 +191,36 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
             views: with_answer.views.clone()
         }
     );
+
+    // An answer too long for a notification fails the whole statement,
+    // the other game's views with it (so the homes never carry one: they
+    // send it alone); one at the limit goes.
+    let mut views_then = v(101, 12, 1);
+    views_then.views[1].0 = "{\"g\":101,\"s\":1,\"v\":12}".into();
+    let too_long = GameViews {
+        game: 100,
+        version: 12,
+        views: Vec::new(),
+        also: vec![(asker.clone(), "x".repeat(8_001))],
+    };
+    assert!(c.write_views(&[views_then, too_long]).await.is_err());
+    let r = c.seat_of(4).await.unwrap().unwrap();
+    assert_eq!(
+        r.status, "{\"g\":101,\"s\":1,\"v\":10}",
+        "nothing was written"
+    );
+    let at_limit = GameViews {
+        game: 100,
+        version: 13,
+        views: Vec::new(),
+        also: vec![(asker.clone(), "y".repeat(MAX_PAYLOAD))],
+    };
+    c.write_views(&[at_limit]).await.unwrap();
+    let (channel, payload) = tokio::time::timeout(Duration::from_secs(10), both.recv())
+        .await
+        .expect("the answer at the limit")
+        .unwrap();
+    assert_eq!((channel, payload.len()), (asker.clone(), MAX_PAYLOAD));
 
     // The end: the seats go, and every instance hears it.
     c.unseat(100).await.unwrap();

@@ -46,8 +46,8 @@ pub enum Notice {
 }
 
 /// A notification payload longer than this is not sent whole
-/// (PostgreSQL's limit is 8000 bytes).
-const MAX_PAYLOAD: usize = 7900;
+/// (PostgreSQL's limit is 8000 bytes; a longer one fails its statement).
+pub const MAX_PAYLOAD: usize = 7900;
 
 impl Notice {
     /// The notice of a game dealt with `seats`.

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use croupier_store::postgres::cluster::{Cluster, GameViews};
+use croupier_store::postgres::cluster::{Cluster, GameViews, MAX_PAYLOAD};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 
 use super::super::game::LiveGame;
@@ -92,11 +92,16 @@ impl LiveGame {
     /// alone, when the views are written already (a refused move changes
     /// none: the answer need not queue behind the view writer), once the
     /// game's writer has stopped, or if the write failed or took longer
-    /// than [`FLUSH_WAIT`].
+    /// than [`FLUSH_WAIT`]. Nor is a payload too long for a notification:
+    /// it would fail the whole statement, and with it the views of the
+    /// other games written in it.
     pub(in crate::hub) async fn flushed_with(&self, notice: (String, String)) -> bool {
         let Some(s) = &self.sync else {
             return false;
         };
+        if !fits(&notice.1) {
+            return false;
+        }
         if s.crowd.alone() || *s.version.borrow() <= *s.written.borrow() {
             return false;
         }
@@ -115,6 +120,11 @@ impl LiveGame {
             Ok(Ok(true))
         )
     }
+}
+
+/// Whether `payload` can ride in the view writer's statement.
+fn fits(payload: &str) -> bool {
+    payload.len() <= MAX_PAYLOAD
 }
 
 /// Copies a game's seat views to the database as they change, until the
@@ -228,5 +238,17 @@ impl ViewWriter {
             return false;
         }
         rx.await.unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_answer_that_fits_a_notification_rides_with_the_views() {
+        assert!(fits("r 12 ok"));
+        assert!(fits(&"x".repeat(MAX_PAYLOAD)));
+        assert!(!fits(&"x".repeat(MAX_PAYLOAD + 1)));
     }
 }
