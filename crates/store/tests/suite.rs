@@ -702,6 +702,78 @@ async fn game_lists_are_newest_finished_first_and_filter(db: Db) {
     );
 }
 
+/// A finished game is committed by the store's writer on a thread of its
+/// own: while the caller's one-thread runtime is blocked without yielding,
+/// another thread sees the game finished in the database (a writer that
+/// were a task of the caller's runtime would wait for it; with PostgreSQL
+/// it did, and every finishing move of a busy server waited its turn).
+async fn finished_while_the_callers_runtime_is_busy(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("busy-a", "h", false).await.unwrap();
+    let b = s.create_bot("busy-b", "h", false).await.unwrap();
+    let g = s.start_game("goofspiel", &[a, b], 1, "t0").await.unwrap();
+    let finishing = {
+        let s = Arc::clone(&s);
+        tokio::spawn(async move { s.finish_game(g, &end(vec![1, 2], None, "t1")).await })
+    };
+    // The task submits its write and waits for the answer.
+    tokio::task::yield_now().await;
+    let url = db.url.clone();
+    // This thread blocks here, never yielding to its runtime.
+    let seen = std::thread::spawn(move || status_within(&url, g, "finished", 5))
+        .join()
+        .unwrap();
+    finishing.await.unwrap().unwrap();
+    assert_eq!(
+        seen, "finished",
+        "the write waited for the caller's runtime"
+    );
+}
+
+/// Game `g`'s status as read by a connection of another thread, polled until
+/// it is `want` or `secs` seconds passed.
+fn status_within(url: &str, g: i64, want: &str, secs: u64) -> String {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let sql = format!("SELECT status FROM games WHERE id = {g}");
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(secs);
+        loop {
+            let status: String = if url.starts_with("sqlite:") {
+                let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+                let s = sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap();
+                pool.close().await;
+                s
+            } else {
+                let pool = sqlx::PgPool::connect(url).await.unwrap();
+                let s = sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap();
+                pool.close().await;
+                s
+            };
+            if status == want || tokio::time::Instant::now() >= deadline {
+                return status;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn sqlite_finished_while_the_callers_runtime_is_busy() {
+    finished_while_the_callers_runtime_is_busy(common::sqlite().await.unwrap()).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn postgres_finished_while_the_callers_runtime_is_busy() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    finished_while_the_callers_runtime_is_busy(db).await;
+}
+
 /// SQLite only: databases made before ratings existed are rated on open.
 #[tokio::test]
 async fn sqlite_games_finished_before_ratings_are_rated_on_open() {

@@ -68,24 +68,38 @@ impl PgStore {
             .await?;
         // Commits on these connections do not wait for the disk (see
         // `quick`), and a lock is waited for at most 5 s.
+        let quick_options = options.clone().options([
+            ("synchronous_commit", "off"),
+            ("lock_timeout", cluster::LIVE_LOCK_TIMEOUT),
+        ]);
         let live = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_lazy_with(options.options([
-                ("synchronous_commit", "off"),
-                ("lock_timeout", cluster::LIVE_LOCK_TIMEOUT),
-            ]));
+            .connect_lazy_with(quick_options.clone());
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         waits::start();
         let process = Arc::new(AtomicI64::new(0));
-        let group = GroupCommit::spawn(
-            Arc::new(PgBatch(pool.clone(), Arc::clone(&process))),
+        // Each writer runs on a thread of its own with connections of its
+        // own (opened from that thread, so that their answers wake it at
+        // once instead of waiting behind a busy runtime's requests; see
+        // `GroupCommit::spawn_on_thread`). A writer sends one batch at a
+        // time: one connection, and one spare.
+        let own = |options: PgConnectOptions| {
+            PgPoolOptions::new()
+                .max_connections(2)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_lazy_with(options)
+        };
+        let group = GroupCommit::spawn_on_thread(
+            Arc::new(PgBatch(own(options.clone()), Arc::clone(&process))),
             GroupConfig::default(),
-        );
-        let quick = GroupCommit::spawn(
-            Arc::new(PgBatch(live.clone(), Arc::clone(&process))),
+        )
+        .map_err(StoreError::Thread)?;
+        let quick = GroupCommit::spawn_on_thread(
+            Arc::new(PgBatch(own(quick_options), Arc::clone(&process))),
             GroupConfig::default(),
-        );
+        )
+        .map_err(StoreError::Thread)?;
         Ok(PgStore {
             pool,
             live,
