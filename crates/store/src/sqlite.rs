@@ -70,7 +70,7 @@ impl SqliteStore {
         let group = GroupCommit::spawn_on_thread(
             Arc::new(SqliteBatch {
                 writer: writer.clone(),
-                topped_up: std::sync::Mutex::new(std::time::Instant::now()),
+                next_top_up: std::sync::Mutex::new(std::time::Instant::now() + TOP_UP_EVERY),
             }),
             GroupConfig {
                 // A commit costs no fsync here (WAL, synchronous = NORMAL):
@@ -98,6 +98,9 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
 /// How often the writer itself finishes the copy, when idle.
 const TOP_UP_EVERY: Duration = Duration::from_secs(1);
+
+/// How soon the writer tries again when its copy was not whole.
+const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
 /// Copies what it can of the WAL into the database without waiting for
 /// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`.
@@ -465,8 +468,8 @@ impl Store for SqliteStore {
 /// The writer connection, as the group-commit task sees it.
 struct SqliteBatch {
     writer: SqlitePool,
-    /// When the writer last finished the WAL's copy itself.
-    topped_up: std::sync::Mutex<std::time::Instant>,
+    /// When the writer next finishes the WAL's copy itself.
+    next_top_up: std::sync::Mutex<std::time::Instant>,
 }
 
 #[async_trait]
@@ -478,15 +481,28 @@ impl BatchWrite for SqliteBatch {
     /// the writer copies what is left (little: what came since the last
     /// copy, but with its fsync) at most every [`TOP_UP_EVERY`]; the WAL
     /// then stays under about a second of writes.
+    ///
+    /// A copy that finds the checkpointer at work (SQLite runs one
+    /// checkpoint at a time) copies nothing; one that a reader stops short
+    /// copies only part. Either is tried again [`TOP_UP_RETRY`] later:
+    /// counted as done, three collisions in a row left the WAL growing for
+    /// three seconds.
     async fn idle(&self) {
-        {
-            let mut last = self.topped_up.lock().unwrap_or_else(|p| p.into_inner());
-            if last.elapsed() < TOP_UP_EVERY {
-                return;
-            }
-            *last = std::time::Instant::now();
+        let now = std::time::Instant::now();
+        if now < *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) {
+            return;
         }
-        let _ = checkpoint(&self.writer, "sqlite: checkpoint (the writer, idle)").await;
+        let copied = crate::waits::timed(
+            "sqlite: checkpoint (the writer, idle)",
+            sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+                .fetch_one(&self.writer),
+        )
+        .await;
+        // (busy, frames in the WAL, frames copied)
+        let whole = matches!(copied, Ok((0, log, done)) if done == log);
+        let next = if whole { TOP_UP_EVERY } else { TOP_UP_RETRY };
+        *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) =
+            std::time::Instant::now() + next;
     }
 
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
