@@ -740,17 +740,16 @@ fn status_within(url: &str, g: i64, want: &str, secs: u64) -> String {
     runtime.block_on(async {
         let sql = format!("SELECT status FROM games WHERE id = {g}");
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(secs);
+        let (sqlite, pg) = if url.starts_with("sqlite:") {
+            (Some(sqlx::SqlitePool::connect(url).await.unwrap()), None)
+        } else {
+            (None, Some(sqlx::PgPool::connect(url).await.unwrap()))
+        };
         loop {
-            let status: String = if url.starts_with("sqlite:") {
-                let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-                let s = sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap();
-                pool.close().await;
-                s
-            } else {
-                let pool = sqlx::PgPool::connect(url).await.unwrap();
-                let s = sqlx::query_scalar(&sql).fetch_one(&pool).await.unwrap();
-                pool.close().await;
-                s
+            let status: String = match (&sqlite, &pg) {
+                (Some(pool), _) => sqlx::query_scalar(&sql).fetch_one(pool).await.unwrap(),
+                (_, Some(pool)) => sqlx::query_scalar(&sql).fetch_one(pool).await.unwrap(),
+                (None, None) => unreachable!("one pool is open"),
             };
             if status == want || tokio::time::Instant::now() >= deadline {
                 return status;
