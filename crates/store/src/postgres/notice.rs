@@ -49,6 +49,13 @@ pub enum Notice {
 /// (PostgreSQL's limit is 8000 bytes; a longer one fails its statement).
 pub const MAX_PAYLOAD: usize = 7900;
 
+/// Whether `payload` can be sent as one notification (a longer one would
+/// fail the statement that sends it, and everything else that statement
+/// writes).
+pub fn fits(payload: &str) -> bool {
+    payload.len() <= MAX_PAYLOAD
+}
+
 impl Notice {
     /// The notice of a game dealt with `seats`.
     pub fn dealt(seats: &[SeatRow]) -> Notice {
@@ -114,7 +121,7 @@ impl Notice {
                 let full = serde_json::to_string(views)
                     .ok()
                     .map(|json| format!("v {game} {version} {json}"))
-                    .filter(|full| full.len() <= MAX_PAYLOAD && !views.is_empty());
+                    .filter(|full| fits(full) && !views.is_empty());
                 full.unwrap_or_else(|| format!("v {game} {version}"))
             }
             Notice::Ended { game } => format!("e {game}"),
@@ -133,5 +140,17 @@ impl Listener {
     pub async fn recv(&mut self) -> Result<(String, String), StoreError> {
         let n = self.0.recv().await?;
         Ok((n.channel().to_string(), n.payload().to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_payload_within_the_limit_fits_a_notification() {
+        assert!(fits("r 12 ok"));
+        assert!(fits(&"x".repeat(MAX_PAYLOAD)));
+        assert!(!fits(&"x".repeat(MAX_PAYLOAD + 1)));
     }
 }

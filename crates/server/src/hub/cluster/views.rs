@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use croupier_store::postgres::cluster::{Cluster, GameViews, MAX_PAYLOAD};
+use croupier_store::postgres::cluster::{fits, Cluster, GameViews};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 
 use super::super::game::LiveGame;
@@ -120,11 +120,6 @@ impl LiveGame {
             Ok(Ok(true))
         )
     }
-}
-
-/// Whether `payload` can ride in the view writer's statement.
-fn fits(payload: &str) -> bool {
-    payload.len() <= MAX_PAYLOAD
 }
 
 /// Copies a game's seat views to the database as they change, until the
@@ -238,17 +233,5 @@ impl ViewWriter {
             return false;
         }
         rx.await.unwrap_or(false)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_an_answer_that_fits_a_notification_rides_with_the_views() {
-        assert!(fits("r 12 ok"));
-        assert!(fits(&"x".repeat(MAX_PAYLOAD)));
-        assert!(!fits(&"x".repeat(MAX_PAYLOAD + 1)));
     }
 }
