@@ -103,14 +103,17 @@ const TOP_UP_EVERY: Duration = Duration::from_secs(1);
 const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
 /// Copies what it can of the WAL into the database without waiting for
-/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`.
-async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<(), sqlx::Error> {
-    crate::waits::timed(
+/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`: whether it
+/// copied every frame (not when another checkpoint was running, or a
+/// reader stopped it short).
+async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
+    // (busy, frames in the WAL, frames copied)
+    let (busy, log, copied): (i64, i64, i64) = crate::waits::timed(
         wait,
-        sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(pool),
+        sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool),
     )
-    .await
-    .map(|_| ())
+    .await?;
+    Ok(busy == 0 && copied == log)
 }
 
 /// Copies the WAL into the database now and then on a reading connection
@@ -492,15 +495,12 @@ impl BatchWrite for SqliteBatch {
         if now < *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) {
             return;
         }
-        let copied = crate::waits::timed(
-            "sqlite: checkpoint (the writer, idle)",
-            sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
-                .fetch_one(&self.writer),
-        )
-        .await;
-        // (busy, frames in the WAL, frames copied)
-        let whole = matches!(copied, Ok((0, log, done)) if done == log);
-        let next = if whole { TOP_UP_EVERY } else { TOP_UP_RETRY };
+        let whole = checkpoint(&self.writer, "sqlite: checkpoint (the writer, idle)").await;
+        let next = if matches!(whole, Ok(true)) {
+            TOP_UP_EVERY
+        } else {
+            TOP_UP_RETRY
+        };
         *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) =
             std::time::Instant::now() + next;
     }
