@@ -13,6 +13,7 @@ pub mod ratings;
 mod record;
 pub mod scratch;
 mod sqlite;
+mod sqlite_batch;
 mod sqlite_hosted;
 mod sqlite_web;
 pub mod tournaments;

@@ -21,7 +21,7 @@
 
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
-use sqlx::SqliteConnection;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 use crate::{BotId, GameEnd, GameId};
 
@@ -227,57 +227,86 @@ pub(crate) async fn record_result(
                 .await?;
         before.push(r.unwrap_or(START));
     }
-    let (seats, pairs) = updates(&bots, &ranks, end.forfeited_by, &before);
-    for s in &seats {
-        sqlx::query(
-            "INSERT INTO bot_stats (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played)
-             VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8, ?9, ?10, ?11)
-             ON CONFLICT (bot, game) DO UPDATE SET mu = ?3, sigma = ?4, conservative = ?5,
-                games = games + 1, wins = wins + ?6, losses = losses + ?7, ties = ties + ?8,
-                forfeits = forfeits + ?9, last_game = ?10, last_played = ?11",
-        )
-        .bind(s.bot)
-        .bind(&game)
-        .bind(s.mu)
-        .bind(s.sigma)
-        .bind(conservative(s.mu, s.sigma))
-        .bind(s.win)
-        .bind(s.loss)
-        .bind(s.tie)
-        .bind(s.forfeit)
-        .bind(id)
-        .bind(&end.finished)
+    write_rated(tx, id, end, &game, &bots, &ranks, &before).await
+}
+
+/// Writes what rated game `id` of kind `game` changes, given its bots by
+/// seat, the ranks they count with and their ratings `before`: ratings and
+/// counts, history, head-to-head and the total, in SQLite. Each table is
+/// one statement whatever the number of seats (every statement is a round
+/// trip to sqlx's connection thread).
+pub(crate) async fn write_rated(
+    tx: &mut SqliteConnection,
+    id: GameId,
+    end: &GameEnd,
+    game: &str,
+    bots: &[BotId],
+    ranks: &[u8],
+    before: &[(f64, f64)],
+) -> Result<(), sqlx::Error> {
+    let (seats, pairs) = updates(bots, ranks, end.forfeited_by, before);
+    QueryBuilder::<Sqlite>::new(
+        "INSERT INTO bot_stats (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played) ",
+    )
+    .push_values(&seats, |mut row, s| {
+        row.push_bind(s.bot)
+            .push_bind(game)
+            .push_bind(s.mu)
+            .push_bind(s.sigma)
+            .push_bind(conservative(s.mu, s.sigma))
+            .push("1")
+            .push_bind(s.win)
+            .push_bind(s.loss)
+            .push_bind(s.tie)
+            .push_bind(s.forfeit)
+            .push_bind(id)
+            .push_bind(&end.finished);
+    })
+    .push(
+        " ON CONFLICT (bot, game) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
+            conservative = excluded.conservative, games = games + 1,
+            wins = wins + excluded.wins, losses = losses + excluded.losses,
+            ties = ties + excluded.ties, forfeits = forfeits + excluded.forfeits,
+            last_game = excluded.last_game, last_played = excluded.last_played",
+    )
+    .build()
+    .execute(&mut *tx)
+    .await?;
+    QueryBuilder::<Sqlite>::new("INSERT INTO rating_history (bot, game_id, mu, sigma) ")
+        .push_values(&seats, |mut row, s| {
+            row.push_bind(s.bot)
+                .push_bind(id)
+                .push_bind(s.mu)
+                .push_bind(s.sigma);
+        })
+        .build()
         .execute(&mut *tx)
         .await?;
-        sqlx::query("INSERT INTO rating_history (bot, game_id, mu, sigma) VALUES (?, ?, ?, ?)")
-            .bind(s.bot)
-            .bind(id)
-            .bind(s.mu)
-            .bind(s.sigma)
-            .execute(&mut *tx)
-            .await?;
-    }
-    for p in &pairs {
-        sqlx::query(
-            "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties)
-             VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)
-             ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
-                wins = wins + ?4, losses = losses + ?5, ties = ties + ?6",
-        )
-        .bind(p.bot)
-        .bind(p.opponent)
-        .bind(&game)
-        .bind(p.win)
-        .bind(p.loss)
-        .bind(p.tie)
-        .execute(&mut *tx)
-        .await?;
-    }
+    QueryBuilder::<Sqlite>::new(
+        "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties) ",
+    )
+    .push_values(&pairs, |mut row, p| {
+        row.push_bind(p.bot)
+            .push_bind(p.opponent)
+            .push_bind(game)
+            .push("1")
+            .push_bind(p.win)
+            .push_bind(p.loss)
+            .push_bind(p.tie);
+    })
+    .push(
+        " ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
+                wins = wins + excluded.wins, losses = losses + excluded.losses,
+                ties = ties + excluded.ties",
+    )
+    .build()
+    .execute(&mut *tx)
+    .await?;
     sqlx::query(
         "INSERT INTO game_totals (game, games) VALUES (?, 1)
          ON CONFLICT (game) DO UPDATE SET games = games + 1",
     )
-    .bind(&game)
+    .bind(game)
     .execute(&mut *tx)
     .await?;
     Ok(())

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{FromRow, Row, SqliteConnection, SqlitePool};
+use sqlx::{FromRow, Row, SqlitePool};
 
-use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+use crate::group::{GroupCommit, GroupConfig, Write, Written};
+use crate::sqlite_batch::SqliteBatch;
 use crate::{
     now, BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
     StoreError,
@@ -68,10 +69,7 @@ impl SqliteStore {
         // instead of waiting its turn behind the requests of a busy runtime
         // (issue 20: the finished game's p99 8 ms instead of 22).
         let group = GroupCommit::spawn_on_thread(
-            Arc::new(SqliteBatch {
-                writer: writer.clone(),
-                next_top_up: std::sync::Mutex::new(std::time::Instant::now() + TOP_UP_EVERY),
-            }),
+            Arc::new(SqliteBatch::new(writer.clone())),
             GroupConfig {
                 // A commit costs no fsync here (WAL, synchronous = NORMAL):
                 // a batch takes what queued while the last one committed,
@@ -96,17 +94,11 @@ impl SqliteStore {
 /// How often the WAL is copied into the database.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
-/// How often the writer itself finishes the copy, when idle.
-const TOP_UP_EVERY: Duration = Duration::from_secs(1);
-
-/// How soon the writer tries again when its copy was not whole.
-const TOP_UP_RETRY: Duration = Duration::from_millis(50);
-
 /// Copies what it can of the WAL into the database without waiting for
 /// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`: whether it
 /// copied every frame (not when another checkpoint was running, or a
 /// reader stopped it short).
-async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
+pub(crate) async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
     // (busy, frames in the WAL, frames copied)
     let (busy, log, copied): (i64, i64, i64) = crate::waits::timed(
         wait,
@@ -466,174 +458,6 @@ impl Store for SqliteStore {
     fn leases(&self) -> &dyn crate::LeaseStore {
         self // issue 13 (wc)
     }
-}
-
-/// The writer connection, as the group-commit task sees it.
-struct SqliteBatch {
-    writer: SqlitePool,
-    /// When the writer next finishes the WAL's copy itself.
-    next_top_up: std::sync::Mutex<std::time::Instant>,
-}
-
-#[async_trait]
-impl BatchWrite for SqliteBatch {
-    /// The checkpointer copies the WAL beside the writer, but a busy writer
-    /// always appends more meanwhile, and SQLite starts the WAL afresh only
-    /// when a transaction begins with every frame copied: without this the
-    /// WAL grew by gigabytes a minute under load. So, when no write waits,
-    /// the writer copies what is left (little: what came since the last
-    /// copy, but with its fsync) at most every [`TOP_UP_EVERY`]; the WAL
-    /// then stays under about a second of writes.
-    ///
-    /// A copy that finds the checkpointer at work (SQLite runs one
-    /// checkpoint at a time) copies nothing; one that a reader stops short
-    /// copies only part. Either is tried again [`TOP_UP_RETRY`] later:
-    /// counted as done, three collisions in a row left the WAL growing for
-    /// three seconds.
-    async fn idle(&self) {
-        let now = std::time::Instant::now();
-        if now < *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) {
-            return;
-        }
-        let whole = checkpoint(&self.writer, "sqlite: checkpoint (the writer, idle)").await;
-        let next = if matches!(whole, Ok(true)) {
-            TOP_UP_EVERY
-        } else {
-            TOP_UP_RETRY
-        };
-        *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) =
-            std::time::Instant::now() + next;
-    }
-
-    async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
-        let t = std::time::Instant::now();
-        let mut tx = crate::waits::timed("batch: acquire+begin", self.writer.begin()).await?;
-        let mut done = Vec::with_capacity(batch.len());
-        for w in batch {
-            done.push(apply(&mut tx, w).await?);
-        }
-        crate::waits::record("batch: statements", t.elapsed());
-        crate::waits::timed("batch: commit", tx.commit()).await?;
-        crate::waits::record("batch: whole", t.elapsed());
-        Ok(done)
-    }
-}
-
-/// One write inside a batch's transaction.
-async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreError> {
-    match w {
-        Write::StartGame {
-            game,
-            bots,
-            seed,
-            started,
-        } => start_game(tx, game, bots, *seed, started)
-            .await
-            .map(Written::Game),
-        Write::FinishGame { id, end } => {
-            finish_game(tx, *id, end).await?;
-            Ok(Written::Done)
-        }
-        Write::AbortGame { id, reason, at } => {
-            sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE id = ? AND status = 'running'")
-                .bind(reason)
-                .bind(at)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            Ok(Written::Done)
-        }
-        Write::BotHealth {
-            id,
-            strikes,
-            paused_until,
-            pause_reason,
-        } => {
-            sqlx::query(
-                "UPDATE bots SET strikes = ?, paused_until = ?, pause_reason = ? WHERE id = ?",
-            )
-            .bind(strikes)
-            .bind(paused_until)
-            .bind(pause_reason)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-            Ok(Written::Done)
-        }
-    }
-}
-
-async fn start_game(
-    tx: &mut SqliteConnection,
-    game: &str,
-    bots: &[BotId],
-    seed: i64,
-    started: &str,
-) -> Result<GameId, StoreError> {
-    if bots.len() < 2 {
-        return Err(StoreError::Db(sqlx::Error::Protocol(
-            "a game needs at least two bots".into(),
-        )));
-    }
-    let r = sqlx::query(
-        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
-    )
-    .bind(game)
-    .bind(bots[0])
-    .bind(bots[1])
-    .bind(bots.len() as i64)
-    .bind(seed)
-    .bind(started)
-    .execute(&mut *tx)
-    .await?;
-    let id = r.last_insert_rowid();
-    for (seat, bot) in bots.iter().enumerate() {
-        sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(seat as i64)
-            .bind(bot)
-            .execute(&mut *tx)
-            .await?;
-    }
-    Ok(id)
-}
-
-async fn finish_game(
-    tx: &mut SqliteConnection,
-    id: GameId,
-    end: &GameEnd,
-) -> Result<(), StoreError> {
-    // Issue 13 (wc): only a running game finishes; one closed meanwhile
-    // (its process was reaped as lost) stays as it was, unrated.
-    let r = sqlx::query(
-        "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ? WHERE id = ? AND status = 'running'",
-    )
-    .bind(&end.finished)
-    .bind(end.scores.first().copied().flatten())
-    .bind(end.scores.get(1).copied().flatten())
-    .bind(end.forfeited_by)
-    .bind(&end.record)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    if r.rows_affected() == 0 {
-        return Ok(());
-    }
-    for (seat, rank) in end.ranks.iter().enumerate() {
-        sqlx::query(
-            "UPDATE game_seats SET score = ?, rank = ?, forfeited = (bot IS ?) WHERE game_id = ? AND seat = ?",
-        )
-        .bind(end.scores.get(seat).copied().flatten())
-        .bind(i64::from(*rank))
-        .bind(end.forfeited_by)
-        .bind(id)
-        .bind(seat as i64)
-        .execute(&mut *tx)
-        .await?;
-    }
-    // Ratings, counts and head-to-head of the website (issue 6).
-    crate::ratings::record_result(tx, id, end).await?;
-    Ok(())
 }
 
 const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
