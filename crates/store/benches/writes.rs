@@ -23,7 +23,11 @@ fn end(i: u64) -> GameEnd {
     GameEnd {
         finished: "2026-11-27T16:00:00Z".into(),
         scores: vec![Some(40), Some(25)],
-        ranks: if i.is_multiple_of(3) { vec![1, 1] } else { vec![1, 2] },
+        ranks: if i.is_multiple_of(3) {
+            vec![1, 1]
+        } else {
+            vec![1, 2]
+        },
         forfeited_by: None,
         record: format!(
             "{{\"game\":\"skullwhist\",\"moves\":\"{}\"}}",

@@ -2,8 +2,11 @@
 //! (Bayesian, TrueSkill-like) rating per bot and game kind, W/L/T/forfeit
 //! counts, head-to-head counts per pair, and a rating history.
 //!
-//! [`record_result`] runs inside the transaction of `finish_game`, so a
-//! stored game and its effect on the ratings are never apart.
+//! A game is rated inside the transaction that marks it finished, so a
+//! stored game and its effect on the ratings are never apart: on SQLite by
+//! `sqlite_batch::finish_game` (or [`record_result`] for the backlog and
+//! imports), both writing through [`write_rated`]; on PostgreSQL by
+//! `postgres::finish`.
 //!
 //! How a game counts:
 //! - ranks come from [`GameEnd::ranks`] (1 = best, equal ranks tie); each seat
@@ -164,6 +167,9 @@ pub(crate) fn updates(
 /// played, games with fewer than two distinct bots, and a game already
 /// rated (a repeated finish). Written once over `$n` placeholders (which
 /// sqlx binds by number on SQLite too) for each backend's connection type.
+/// The same rule is written again in the `RETURNING` clause of
+/// `sqlite_batch::finish_game` and in `postgres::finish::mark`, which decide
+/// it in the statement that marks the game finished: change all three.
 macro_rules! rated_game_fn {
     ($conn:ty) => {
         async fn rated_game(

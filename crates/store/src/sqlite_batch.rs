@@ -178,11 +178,12 @@ async fn finish_game(
 ) -> Result<(), StoreError> {
     // Rated unless it is a tournament's game (ratings stay the ladder's), a
     // game a person played, or rated before (a repeated finish: the
-    // history row of seat 0's bot).
-    let marked: Option<(String, bool)> = sqlx::query_as(
+    // history row of seat 0's bot). The same rule as
+    // `ratings::rated_game_fn`'s: change both.
+    let marked: Option<(String, i64, bool)> = sqlx::query_as(
         "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ?
          WHERE id = ? AND status = 'running'
-         RETURNING game,
+         RETURNING game, seats,
              tournament_id IS NULL
              AND NOT EXISTS (SELECT 1 FROM person_games WHERE game_id = games.id)
              AND NOT EXISTS (SELECT 1 FROM rating_history h JOIN game_seats s ON s.bot = h.bot
@@ -196,20 +197,26 @@ async fn finish_game(
     .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((game, rateable)) = marked else {
+    let Some((game, seats, rateable)) = marked else {
         return Ok(());
     };
     // Every seat with a rank gets its score and rank, in one statement.
-    if !end.ranks.is_empty() {
+    // (Ranks past the last seat would match no row: left out, they cannot
+    // push the statement past SQLite's limit of bound values.)
+    let ranked = end.ranks.len().min(usize::try_from(seats).unwrap_or(0));
+    if ranked > 0 {
         let mut q = QueryBuilder::<Sqlite>::new(
             "UPDATE game_seats SET score = v.column2, rank = v.column3, forfeited = (bot IS ",
         );
         q.push_bind(end.forfeited_by).push(") FROM (");
-        q.push_values(end.ranks.iter().enumerate(), |mut row, (seat, rank)| {
-            row.push_bind(seat as i64)
-                .push_bind(end.scores.get(seat).copied().flatten())
-                .push_bind(i64::from(*rank));
-        });
+        q.push_values(
+            end.ranks[..ranked].iter().enumerate(),
+            |mut row, (seat, rank)| {
+                row.push_bind(seat as i64)
+                    .push_bind(end.scores.get(seat).copied().flatten())
+                    .push_bind(i64::from(*rank));
+            },
+        );
         q.push(") AS v WHERE game_id = ")
             .push_bind(id)
             .push(" AND seat = v.column1");

@@ -126,6 +126,30 @@ async fn games_run_then_finish_or_abort(db: Db) {
     assert_eq!(s.count_games("running").await.unwrap(), 0);
     assert!(s.game(g3 + 100).await.unwrap().is_none());
     assert!(s.game_bots(g3 + 100).await.unwrap().is_empty());
+    // Only a running game finishes: finishing an aborted one, or a
+    // finished one again, changes neither the game nor the ratings.
+    let again = GameEnd {
+        finished: "t9".into(),
+        scores: vec![Some(-5), Some(30)],
+        ranks: vec![2, 1],
+        forfeited_by: Some(a),
+        record: "{}".into(),
+    };
+    s.finish_game(g3, &again).await.unwrap();
+    s.finish_game(g1, &again).await.unwrap();
+    let r3 = s.game(g3).await.unwrap().unwrap();
+    assert_eq!(
+        (r3.status.as_str(), r3.score1, r3.record),
+        ("aborted", None, None)
+    );
+    assert_eq!(s.game(g1).await.unwrap().unwrap().score1, Some(20));
+    let board = s.leaderboard("skullwhist").await.unwrap();
+    let counts: Vec<_> = board
+        .iter()
+        .map(|r| (r.name.as_str(), r.games, r.wins, r.losses, r.forfeits))
+        .collect();
+    assert_eq!(counts, [("a", 1, 1, 0, 0), ("b", 1, 0, 1, 0)]);
+    assert!(s.leaderboard("goofspiel").await.unwrap().is_empty());
 }
 
 async fn data_survives_reopening_and_running_games_are_aborted_after_a_crash(db: Db) {
