@@ -108,6 +108,14 @@ pub struct BenchArgs {
     /// other half, so that they do not take each other's time.
     #[arg(long)]
     split_cores: bool,
+    /// `bench server`: a second server build to compare with the first
+    /// (`--server-bin`, default this binary), run in alternating order (A B,
+    /// then B A) for `--rounds` rounds; prints every run and the medians.
+    #[arg(long, value_name = "FILE")]
+    versus: Option<std::path::PathBuf>,
+    /// Rounds of `--versus` (each runs both builds).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    rounds: usize,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -209,6 +217,33 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 }
                 None => crate::play::current_exe()?,
             };
+            if let Some(other) = args.versus {
+                if !other.is_file() {
+                    return Err(CliError::Usage(format!(
+                        "--versus {}: no such file",
+                        other.display()
+                    )));
+                }
+                if args.instances.is_some() {
+                    return Err(CliError::Usage(
+                        "--versus compares single servers: leave out --instances".into(),
+                    ));
+                }
+                if !(1..=50).contains(&args.rounds) {
+                    return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
+                }
+                crate::bench_versus::run(crate::bench_versus::Options {
+                    bots: args.bots,
+                    seconds: args.seconds,
+                    json: args.json,
+                    builds: [server, other],
+                    rounds: args.rounds,
+                    split_cores: args.split_cores,
+                    database: args.database,
+                    exe: crate::play::current_exe()?,
+                })?;
+                return Ok(ExitCode::SUCCESS);
+            }
             if let Some(instances) = args.instances {
                 if instances.is_empty() || instances.iter().any(|n| !(1..=16).contains(n)) {
                     return Err(CliError::Usage(

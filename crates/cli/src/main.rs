@@ -14,6 +14,7 @@ mod bench_server_stats;
 mod bench_spectators;
 mod bench_strength;
 mod bench_tournament;
+mod bench_versus;
 mod bench_waits;
 mod bench_web;
 mod bench_workers; // issue 13 (wc)

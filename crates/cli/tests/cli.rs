@@ -118,6 +118,15 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
         ],
         &["play", "goofspiel", "random", "builtin:random"],
         &["bench", "nothing"],
+        &["bench", "server", "--versus", "/no/such/croupier"],
+        &[
+            "bench",
+            "server",
+            "--versus",
+            env!("CARGO_BIN_EXE_croupier"),
+            "--rounds",
+            "0",
+        ],
     ];
     for args in cases {
         let o = croupier(args);
@@ -210,6 +219,45 @@ fn golden_records_replay_through_the_cli() {
     assert!(o.status.success());
     let golden = std::fs::read_to_string(dir.with_extension("txt")).unwrap();
     assert!(stdout(&o).starts_with(&golden));
+}
+
+#[test]
+fn bench_server_versus_runs_both_builds_in_alternating_order() {
+    let me = env!("CARGO_BIN_EXE_croupier");
+    let o = croupier(&[
+        "bench",
+        "server",
+        "--bots",
+        "4",
+        "--seconds",
+        "0.3",
+        "--versus",
+        me,
+        "--rounds",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["bench"], "server-versus");
+    let runs = v["runs"].as_array().unwrap();
+    let order: Vec<(u64, &str)> = runs
+        .iter()
+        .map(|r| (r["round"].as_u64().unwrap(), r["build"].as_str().unwrap()))
+        .collect();
+    assert_eq!(order, [(1, "A"), (1, "B"), (2, "B"), (2, "A")]);
+    for r in runs {
+        assert!(r["games_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(
+            r["server_cpu_us_per_request"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+    }
+    for build in ["A", "B"] {
+        let m = &v["medians"][build];
+        assert!(m["requests_per_sec"].as_f64().unwrap() > 0.0, "{m}");
+    }
+    assert!(v["b_over_a"]["games_per_sec"].as_f64().unwrap() > 0.0);
 }
 
 #[test]
