@@ -223,17 +223,35 @@ pub(crate) async fn record_result(
     let Some((game, bots, ranks)) = rated_game(tx, id, end).await? else {
         return Ok(());
     };
-    let mut before = Vec::with_capacity(bots.len());
-    for bot in &bots {
-        let r: Option<(f64, f64)> =
-            sqlx::query_as("SELECT mu, sigma FROM bot_stats WHERE bot = ? AND game = ?")
-                .bind(bot)
-                .bind(&game)
-                .fetch_optional(&mut *tx)
-                .await?;
-        before.push(r.unwrap_or(START));
-    }
+    let before: Vec<(f64, f64)> = seats_before(tx, &game, id)
+        .await?
+        .into_iter()
+        .map(|s| s.1)
+        .collect();
     write_rated(tx, id, end, &game, &bots, &ranks, &before).await
+}
+
+/// Every seat's bot of game `id`, in seat order, with its rating in game
+/// kind `game` before this game ([`START`] if it has none), in SQLite:
+/// one statement.
+pub(crate) async fn seats_before(
+    tx: &mut SqliteConnection,
+    game: &str,
+    id: GameId,
+) -> Result<Vec<(BotId, (f64, f64))>, sqlx::Error> {
+    let rows: Vec<(BotId, Option<f64>, Option<f64>)> = sqlx::query_as(
+        "SELECT s.bot, b.mu, b.sigma FROM game_seats s
+         LEFT JOIN bot_stats b ON b.bot = s.bot AND b.game = ?
+         WHERE s.game_id = ? ORDER BY s.seat",
+    )
+    .bind(game)
+    .bind(id)
+    .fetch_all(&mut *tx)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(bot, mu, sigma)| (bot, mu.zip(sigma).unwrap_or(START)))
+        .collect())
 }
 
 /// Writes what rated game `id` of kind `game` changes, given its bots by

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 
 use crate::group::{BatchWrite, Write, Written};
-use crate::ratings::{ratable, START};
+use crate::ratings::ratable;
 use crate::sqlite::checkpoint;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
@@ -88,6 +88,8 @@ impl BatchWrite for SqliteBatch {
     }
 }
 
+crate::group::plain_writes_fn!(SqliteConnection);
+
 /// One write inside a batch's transaction.
 async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreError> {
     match w {
@@ -104,12 +106,7 @@ async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreErr
             Ok(Written::Done)
         }
         Write::AbortGame { id, reason, at } => {
-            sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE id = ? AND status = 'running'")
-                .bind(reason)
-                .bind(at)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            abort_game(tx, id, reason, at).await?;
             Ok(Written::Done)
         }
         Write::BotHealth {
@@ -118,15 +115,7 @@ async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreErr
             paused_until,
             pause_reason,
         } => {
-            sqlx::query(
-                "UPDATE bots SET strikes = ?, paused_until = ?, pause_reason = ? WHERE id = ?",
-            )
-            .bind(strikes)
-            .bind(paused_until)
-            .bind(pause_reason)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            bot_health(tx, id, strikes, paused_until, pause_reason).await?;
             Ok(Written::Done)
         }
     }
@@ -225,27 +214,12 @@ async fn finish_game(
     if !rateable {
         return Ok(());
     }
-    // Every seat's bot, and its rating in this game kind before the game.
-    let rows: Vec<(BotId, Option<f64>, Option<f64>)> = sqlx::query_as(
-        "SELECT s.bot, b.mu, b.sigma FROM game_seats s
-         LEFT JOIN bot_stats b ON b.bot = s.bot AND b.game = ?
-         WHERE s.game_id = ? ORDER BY s.seat",
-    )
-    .bind(&game)
-    .bind(id)
-    .fetch_all(&mut *tx)
-    .await?;
-    let bots: Vec<BotId> = rows.iter().map(|r| r.0).collect();
+    let seated = crate::ratings::seats_before(tx, &game, id).await?;
+    let bots: Vec<BotId> = seated.iter().map(|s| s.0).collect();
     let Some(ranks) = ratable(&bots, end) else {
         return Ok(());
     };
-    let before: Vec<(f64, f64)> = rows
-        .iter()
-        .map(|r| match (r.1, r.2) {
-            (Some(mu), Some(sigma)) => (mu, sigma),
-            _ => START,
-        })
-        .collect();
+    let before: Vec<(f64, f64)> = seated.iter().map(|s| s.1).collect();
     crate::ratings::write_rated(tx, id, end, &game, &bots, &ranks, &before).await?;
     Ok(())
 }

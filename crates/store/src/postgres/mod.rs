@@ -517,6 +517,8 @@ fn finishing_run(writes: &[Write]) -> Vec<(GameId, &GameEnd)> {
     run
 }
 
+crate::group::plain_writes_fn!(PgConnection);
+
 /// One write inside a batch's transaction.
 async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written, StoreError> {
     match w {
@@ -533,12 +535,7 @@ async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written
             Ok(Written::Done)
         }
         Write::AbortGame { id, reason, at } => {
-            sqlx::query("UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE id = $3 AND status = 'running'")
-                .bind(reason)
-                .bind(at)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            abort_game(tx, id, reason, at).await?;
             Ok(Written::Done)
         }
         Write::BotHealth {
@@ -547,15 +544,7 @@ async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written
             paused_until,
             pause_reason,
         } => {
-            sqlx::query(
-                "UPDATE bots SET strikes = $1, paused_until = $2, pause_reason = $3 WHERE id = $4",
-            )
-            .bind(strikes)
-            .bind(paused_until)
-            .bind(pause_reason)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            bot_health(tx, id, strikes, paused_until, pause_reason).await?;
             Ok(Written::Done)
         }
     }
