@@ -150,6 +150,19 @@ async fn games_run_then_finish_or_abort(db: Db) {
         .collect();
     assert_eq!(counts, [("a", 1, 1, 0, 0), ("b", 1, 0, 1, 0)]);
     assert!(s.leaderboard("goofspiel").await.unwrap().is_empty());
+    // Ranks that do not match the seats (one too many, or one short): the
+    // game is stored finished, but rates nobody.
+    for (seed, ranks) in [(20, vec![1, 2, 1]), (21, vec![1])] {
+        let g = s
+            .start_game("goofspiel", &[a, b], seed, "t0")
+            .await
+            .unwrap();
+        let odd = GameEnd { ranks, ..e.clone() };
+        s.finish_game(g, &odd).await.unwrap();
+        let row = s.game(g).await.unwrap().unwrap();
+        assert_eq!((row.status.as_str(), row.score1), ("finished", Some(20)));
+    }
+    assert!(s.leaderboard("goofspiel").await.unwrap().is_empty());
 }
 
 async fn data_survives_reopening_and_running_games_are_aborted_after_a_crash(db: Db) {
