@@ -114,8 +114,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     versus: Option<std::path::PathBuf>,
     /// Rounds of `--versus` (each runs both builds).
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    rounds: usize,
+    /// (Default 2.)
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
     /// limit is lower).
     #[arg(long, default_value_t = 21_000)]
@@ -229,7 +230,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                         "--versus compares single servers: leave out --instances".into(),
                     ));
                 }
-                if !(1..=50).contains(&args.rounds) {
+                let rounds = args.rounds.unwrap_or(2);
+                if !(1..=50).contains(&rounds) {
                     return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
                 }
                 crate::bench_versus::run(crate::bench_versus::Options {
@@ -237,12 +239,17 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     seconds: args.seconds,
                     json: args.json,
                     builds: [server, other],
-                    rounds: args.rounds,
+                    rounds,
                     split_cores: args.split_cores,
                     database: args.database,
                     exe: crate::play::current_exe()?,
                 })?;
                 return Ok(ExitCode::SUCCESS);
+            }
+            if args.rounds.is_some() {
+                return Err(CliError::Usage(
+                    "--rounds counts the rounds of --versus: give it a second build".into(),
+                ));
             }
             if let Some(instances) = args.instances {
                 if instances.is_empty() || instances.iter().any(|n| !(1..=16).contains(n)) {

@@ -127,6 +127,7 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
             "--rounds",
             "0",
         ],
+        &["bench", "server", "--rounds", "3"],
     ];
     for args in cases {
         let o = croupier(args);
