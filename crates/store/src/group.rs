@@ -237,54 +237,16 @@ async fn commit(target: &dyn BatchWrite, jobs: &mut Vec<Job>) {
     }
 }
 
-/// `abort_game(tx, id, reason, at)` and `bot_health(tx, id, strikes,
-/// paused_until, pause_reason)`: the batch writes that are one statement
-/// on either backend ([`Write::AbortGame`], [`Write::BotHealth`]). Written
-/// once over `$n` placeholders (which sqlx binds by number on SQLite too)
-/// for each backend's connection type.
-macro_rules! plain_writes_fn {
-    ($conn:ty) => {
-        /// Marks running game `id` aborted (a game no longer running stays
-        /// as it is).
-        async fn abort_game(
-            tx: &mut $conn,
-            id: &$crate::GameId,
-            reason: &str,
-            at: &str,
-        ) -> Result<(), sqlx::Error> {
-            sqlx::query(
-                "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE id = $3 AND status = 'running'",
-            )
-            .bind(reason)
-            .bind(at)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-            Ok(())
-        }
+/// [`Write::AbortGame`] on either backend: running game `$3` marked
+/// aborted with reason `$1` at `$2` (a game no longer running stays as it
+/// is). Numbered placeholders bind in order on SQLite too.
+pub(crate) const ABORT_GAME: &str =
+    "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE id = $3 AND status = 'running'";
 
-        /// Stores bot `id`'s strikes and pause.
-        async fn bot_health(
-            tx: &mut $conn,
-            id: &$crate::BotId,
-            strikes: &i64,
-            paused_until: &Option<i64>,
-            pause_reason: &Option<String>,
-        ) -> Result<(), sqlx::Error> {
-            sqlx::query(
-                "UPDATE bots SET strikes = $1, paused_until = $2, pause_reason = $3 WHERE id = $4",
-            )
-            .bind(strikes)
-            .bind(paused_until)
-            .bind(pause_reason)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-            Ok(())
-        }
-    };
-}
-pub(crate) use plain_writes_fn;
+/// [`Write::BotHealth`] on either backend: bot `$4`'s strikes, pause and
+/// its reason.
+pub(crate) const BOT_HEALTH: &str =
+    "UPDATE bots SET strikes = $1, paused_until = $2, pause_reason = $3 WHERE id = $4";
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,8 @@ pub mod scratch;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_hosted;
+mod sqlite_ratings;
+mod sqlite_raw;
 mod sqlite_web;
 pub mod tournaments;
 pub mod waits;
@@ -53,6 +55,9 @@ pub enum StoreError {
     /// The database failed.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    /// The database failed (SQLite, in the writer's batches).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// Migrations failed.
     #[error("migration error: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),

@@ -4,9 +4,9 @@
 //!
 //! A game is rated inside the transaction that marks it finished, so a
 //! stored game and its effect on the ratings are never apart: on SQLite by
-//! `sqlite_batch::finish_game` (or [`record_result`] for the backlog and
-//! imports), both writing through [`write_rated`]; on PostgreSQL by
-//! `postgres::finish`.
+//! `sqlite_ratings` (from the writer's finish, the backlog and imports); on
+//! PostgreSQL by `postgres::finish` (or `postgres::ratings::record_result`
+//! for the backlog).
 //!
 //! How a game counts:
 //! - ranks come from [`GameEnd::ranks`] (1 = best, equal ranks tie); each seat
@@ -24,9 +24,8 @@
 
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
-use crate::{BotId, GameEnd, GameId};
+use crate::{BotId, GameEnd};
 
 /// The rating a bot starts with.
 pub const START: (f64, f64) = (25.0, 25.0 / 3.0);
@@ -159,181 +158,6 @@ pub(crate) fn updates(
         }
     }
     (seats, pairs)
-}
-
-/// `rated_game(tx, id, end)`: whether finished game `id` changes ratings,
-/// and if so its game kind, its bots by seat and the rank each counts with.
-/// Not rated: tournament games (ratings stay the ladder's), games a person
-/// played, games with fewer than two distinct bots, and a game already
-/// rated (a repeated finish). Written once over `$n` placeholders (which
-/// sqlx binds by number on SQLite too) for each backend's connection type.
-/// The same rule is written again in the `RETURNING` clause of
-/// `sqlite_batch::finish_game` and in `postgres::finish::mark`, which decide
-/// it in the statement that marks the game finished: change all three.
-macro_rules! rated_game_fn {
-    ($conn:ty) => {
-        async fn rated_game(
-            tx: &mut $conn,
-            id: GameId,
-            end: &GameEnd,
-        ) -> Result<Option<(String, Vec<BotId>, Vec<u8>)>, sqlx::Error> {
-            let game: Option<String> = sqlx::query_scalar(
-                "SELECT game FROM games WHERE id = $1 AND tournament_id IS NULL",
-            )
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let Some(game) = game else { return Ok(None) };
-            let bots: Vec<BotId> =
-                sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
-                    .bind(id)
-                    .fetch_all(&mut *tx)
-                    .await?;
-            let Some(ranks) = crate::ratings::ratable(&bots, end) else {
-                return Ok(None);
-            };
-            let person = sqlx::query("SELECT seat FROM person_games WHERE game_id = $1")
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-            let already =
-                sqlx::query("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
-                    .bind(bots[0])
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            if person.is_some() || already.is_some() {
-                return Ok(None);
-            }
-            Ok(Some((game, bots, ranks)))
-        }
-    };
-}
-pub(crate) use rated_game_fn;
-
-rated_game_fn!(SqliteConnection);
-
-/// Updates ratings, counts, head-to-head and history for finished game
-/// `id` (already marked finished in this transaction), in SQLite.
-pub(crate) async fn record_result(
-    tx: &mut SqliteConnection,
-    id: GameId,
-    end: &GameEnd,
-) -> Result<(), sqlx::Error> {
-    let Some((game, bots, ranks)) = rated_game(tx, id, end).await? else {
-        return Ok(());
-    };
-    let before: Vec<(f64, f64)> = seats_before(tx, &game, id)
-        .await?
-        .into_iter()
-        .map(|s| s.1)
-        .collect();
-    write_rated(tx, id, end, &game, &bots, &ranks, &before).await
-}
-
-/// Every seat's bot of game `id`, in seat order, with its rating in game
-/// kind `game` before this game ([`START`] if it has none), in SQLite:
-/// one statement.
-pub(crate) async fn seats_before(
-    tx: &mut SqliteConnection,
-    game: &str,
-    id: GameId,
-) -> Result<Vec<(BotId, (f64, f64))>, sqlx::Error> {
-    let rows: Vec<(BotId, Option<f64>, Option<f64>)> = sqlx::query_as(
-        "SELECT s.bot, b.mu, b.sigma FROM game_seats s
-         LEFT JOIN bot_stats b ON b.bot = s.bot AND b.game = ?
-         WHERE s.game_id = ? ORDER BY s.seat",
-    )
-    .bind(game)
-    .bind(id)
-    .fetch_all(&mut *tx)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(bot, mu, sigma)| (bot, mu.zip(sigma).unwrap_or(START)))
-        .collect())
-}
-
-/// Writes what rated game `id` of kind `game` changes, given its bots by
-/// seat, the ranks they count with and their ratings `before`: ratings and
-/// counts, history, head-to-head and the total, in SQLite. Each table is
-/// one statement whatever the number of seats (every statement is a round
-/// trip to sqlx's connection thread).
-pub(crate) async fn write_rated(
-    tx: &mut SqliteConnection,
-    id: GameId,
-    end: &GameEnd,
-    game: &str,
-    bots: &[BotId],
-    ranks: &[u8],
-    before: &[(f64, f64)],
-) -> Result<(), sqlx::Error> {
-    let (seats, pairs) = updates(bots, ranks, end.forfeited_by, before);
-    QueryBuilder::<Sqlite>::new(
-        "INSERT INTO bot_stats (bot, game, mu, sigma, conservative, games, wins, losses, ties, forfeits, last_game, last_played) ",
-    )
-    .push_values(&seats, |mut row, s| {
-        row.push_bind(s.bot)
-            .push_bind(game)
-            .push_bind(s.mu)
-            .push_bind(s.sigma)
-            .push_bind(conservative(s.mu, s.sigma))
-            .push("1")
-            .push_bind(s.win)
-            .push_bind(s.loss)
-            .push_bind(s.tie)
-            .push_bind(s.forfeit)
-            .push_bind(id)
-            .push_bind(&end.finished);
-    })
-    .push(
-        " ON CONFLICT (bot, game) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
-            conservative = excluded.conservative, games = games + 1,
-            wins = wins + excluded.wins, losses = losses + excluded.losses,
-            ties = ties + excluded.ties, forfeits = forfeits + excluded.forfeits,
-            last_game = excluded.last_game, last_played = excluded.last_played",
-    )
-    .build()
-    .execute(&mut *tx)
-    .await?;
-    QueryBuilder::<Sqlite>::new("INSERT INTO rating_history (bot, game_id, mu, sigma) ")
-        .push_values(&seats, |mut row, s| {
-            row.push_bind(s.bot)
-                .push_bind(id)
-                .push_bind(s.mu)
-                .push_bind(s.sigma);
-        })
-        .build()
-        .execute(&mut *tx)
-        .await?;
-    QueryBuilder::<Sqlite>::new(
-        "INSERT INTO pair_stats (bot, opponent, game, games, wins, losses, ties) ",
-    )
-    .push_values(&pairs, |mut row, p| {
-        row.push_bind(p.bot)
-            .push_bind(p.opponent)
-            .push_bind(game)
-            .push("1")
-            .push_bind(p.win)
-            .push_bind(p.loss)
-            .push_bind(p.tie);
-    })
-    .push(
-        " ON CONFLICT (bot, opponent, game) DO UPDATE SET games = games + 1,
-                wins = wins + excluded.wins, losses = losses + excluded.losses,
-                ties = ties + excluded.ties",
-    )
-    .build()
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "INSERT INTO game_totals (game, games) VALUES (?, 1)
-         ON CONFLICT (game) DO UPDATE SET games = games + 1",
-    )
-    .bind(game)
-    .execute(&mut *tx)
-    .await?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,23 +2,26 @@
 //! batch's transaction runs for each hot write (games started, finished
 //! and aborted, bots' health), and the WAL top-up when no write waits.
 //!
-//! Every statement is a round trip to sqlx's connection thread, which
-//! under load cost more than SQLite's own work (issue 20: the writer's two
-//! threads took a quarter of the server's CPU). So a started game is two
-//! statements (the game, then all its seats in one), and a finished game
-//! seven: the game marked finished, saying whether it is rated; its
+//! A batch runs on the group-commit thread itself, through rusqlite on the
+//! writer connection's own handle ([`with_raw`]): sqlx would hand every
+//! statement to its connection thread and back, and under load those
+//! hand-offs cost more than SQLite's own work (issue 20). A started game
+//! is two statements (the game, then all its seats in one), and a finished
+//! game seven: the game marked finished, saying whether it is rated; its
 //! seats' scores and ranks; and, when rated, the seats' bots with their
 //! ratings before, then each ratings table written once
-//! (`ratings::write_rated`).
+//! (`sqlite_ratings`).
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, OptionalExtension, TransactionBehavior};
+use sqlx::SqlitePool;
 
 use crate::group::{BatchWrite, Write, Written};
-use crate::ratings::ratable;
 use crate::sqlite::checkpoint;
+use crate::sqlite_raw::rows;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// How often the writer itself finishes the copy, when idle.
@@ -76,37 +79,39 @@ impl BatchWrite for SqliteBatch {
 
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
         let t = std::time::Instant::now();
-        let mut tx = crate::waits::timed("batch: acquire+begin", self.writer.begin()).await?;
-        let mut done = Vec::with_capacity(batch.len());
-        for w in batch {
-            done.push(apply(&mut tx, w).await?);
-        }
-        crate::waits::record("batch: statements", t.elapsed());
-        crate::waits::timed("batch: commit", tx.commit()).await?;
+        let mut conn = crate::waits::timed("batch: acquire", self.writer.acquire()).await?;
+        let done = crate::sqlite_raw::with_raw(&mut conn, |db| {
+            let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+            let mut done = Vec::with_capacity(batch.len());
+            for w in batch {
+                done.push(apply(&tx, w)?);
+            }
+            crate::waits::record("batch: statements", t.elapsed());
+            tx.commit()?;
+            Ok(done)
+        })
+        .await;
         crate::waits::record("batch: whole", t.elapsed());
-        Ok(done)
+        done
     }
 }
 
-crate::group::plain_writes_fn!(SqliteConnection);
-
 /// One write inside a batch's transaction.
-async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreError> {
+fn apply(db: &rusqlite::Connection, w: &Write) -> Result<Written, StoreError> {
     match w {
         Write::StartGame {
             game,
             bots,
             seed,
             started,
-        } => start_game(tx, game, bots, *seed, started)
-            .await
-            .map(Written::Game),
+        } => start_game(db, game, bots, *seed, started).map(Written::Game),
         Write::FinishGame { id, end } => {
-            finish_game(tx, *id, end).await?;
+            finish_game(db, *id, end)?;
             Ok(Written::Done)
         }
         Write::AbortGame { id, reason, at } => {
-            abort_game(tx, id, reason, at).await?;
+            db.prepare_cached(crate::group::ABORT_GAME)?
+                .execute(params![reason, at, id])?;
             Ok(Written::Done)
         }
         Write::BotHealth {
@@ -115,15 +120,16 @@ async fn apply(tx: &mut SqliteConnection, w: &Write) -> Result<Written, StoreErr
             paused_until,
             pause_reason,
         } => {
-            bot_health(tx, id, strikes, paused_until, pause_reason).await?;
+            db.prepare_cached(crate::group::BOT_HEALTH)?
+                .execute(params![strikes, paused_until, pause_reason, id])?;
             Ok(Written::Done)
         }
     }
 }
 
 /// Inserts a running game and its seats; its id.
-async fn start_game(
-    tx: &mut SqliteConnection,
+pub(crate) fn start_game(
+    db: &rusqlite::Connection,
     game: &str,
     bots: &[BotId],
     seed: i64,
@@ -134,25 +140,21 @@ async fn start_game(
             "a game needs at least two bots".into(),
         )));
     }
-    let id = sqlx::query(
+    db.prepare_cached(
         "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
-    )
-    .bind(game)
-    .bind(bots[0])
-    .bind(bots[1])
-    .bind(bots.len() as i64)
-    .bind(seed)
-    .bind(started)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
-    QueryBuilder::<Sqlite>::new("INSERT INTO game_seats (game_id, seat, bot) ")
-        .push_values(bots.iter().enumerate(), |mut row, (seat, bot)| {
-            row.push_bind(id).push_bind(seat as i64).push_bind(*bot);
-        })
-        .build()
-        .execute(&mut *tx)
-        .await?;
+    )?
+    .execute(params![game, bots[0], bots[1], bots.len() as i64, seed, started])?;
+    let id = db.last_insert_rowid();
+    let values: Vec<i64> = bots
+        .iter()
+        .enumerate()
+        .flat_map(|(seat, bot)| [id, seat as i64, *bot])
+        .collect();
+    db.prepare_cached(&format!(
+        "INSERT INTO game_seats (game_id, seat, bot) VALUES {}",
+        rows("(?, ?, ?)", bots.len())
+    ))?
+    .execute(params_from_iter(values))?;
     Ok(id)
 }
 
@@ -160,32 +162,38 @@ async fn start_game(
 /// it when it counts for the ratings (see `crate::ratings`). A game closed
 /// meanwhile (issue 13: its process was reaped as lost) stays as it was,
 /// unrated.
-async fn finish_game(
-    tx: &mut SqliteConnection,
+pub(crate) fn finish_game(
+    db: &rusqlite::Connection,
     id: GameId,
     end: &GameEnd,
 ) -> Result<(), StoreError> {
     // Rated unless it is a tournament's game (ratings stay the ladder's), a
     // game a person played, or rated before (a repeated finish: the
     // history row of seat 0's bot). The same rule as
-    // `ratings::rated_game_fn`'s: change both.
-    let marked: Option<(String, i64, bool)> = sqlx::query_as(
-        "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ?
-         WHERE id = ? AND status = 'running'
-         RETURNING game, seats,
-             tournament_id IS NULL
-             AND NOT EXISTS (SELECT 1 FROM person_games WHERE game_id = games.id)
-             AND NOT EXISTS (SELECT 1 FROM rating_history h JOIN game_seats s ON s.bot = h.bot
-                             WHERE s.game_id = games.id AND s.seat = 0 AND h.game_id = games.id)",
-    )
-    .bind(&end.finished)
-    .bind(end.scores.first().copied().flatten())
-    .bind(end.scores.get(1).copied().flatten())
-    .bind(end.forfeited_by)
-    .bind(&end.record)
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await?;
+    // `sqlite_ratings::rate_finished`'s and `postgres::finish::mark`'s:
+    // change all three.
+    let marked: Option<(String, i64, bool)> = db
+        .prepare_cached(
+            "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ?
+             WHERE id = ? AND status = 'running'
+             RETURNING game, seats,
+                 tournament_id IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM person_games WHERE game_id = games.id)
+                 AND NOT EXISTS (SELECT 1 FROM rating_history h JOIN game_seats s ON s.bot = h.bot
+                                 WHERE s.game_id = games.id AND s.seat = 0 AND h.game_id = games.id)",
+        )?
+        .query_row(
+            params![
+                end.finished,
+                end.scores.first().copied().flatten(),
+                end.scores.get(1).copied().flatten(),
+                end.forfeited_by,
+                end.record,
+                id
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
     let Some((game, seats, rateable)) = marked else {
         return Ok(());
     };
@@ -194,32 +202,23 @@ async fn finish_game(
     // push the statement past SQLite's limit of bound values.)
     let ranked = end.ranks.len().min(usize::try_from(seats).unwrap_or(0));
     if ranked > 0 {
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "UPDATE game_seats SET score = v.column2, rank = v.column3, forfeited = (bot IS ",
-        );
-        q.push_bind(end.forfeited_by).push(") FROM (");
-        q.push_values(
-            end.ranks[..ranked].iter().enumerate(),
-            |mut row, (seat, rank)| {
-                row.push_bind(seat as i64)
-                    .push_bind(end.scores.get(seat).copied().flatten())
-                    .push_bind(i64::from(*rank));
-            },
-        );
-        q.push(") AS v WHERE game_id = ")
-            .push_bind(id)
-            .push(" AND seat = v.column1");
-        q.build().execute(&mut *tx).await?;
+        let mut values: Vec<Value> = Vec::with_capacity(2 + 3 * ranked);
+        values.push(end.forfeited_by.into());
+        for (seat, rank) in end.ranks[..ranked].iter().enumerate() {
+            values.push((seat as i64).into());
+            values.push(end.scores.get(seat).copied().flatten().into());
+            values.push(i64::from(*rank).into());
+        }
+        values.push(id.into());
+        db.prepare_cached(&format!(
+            "UPDATE game_seats SET score = v.column2, rank = v.column3, forfeited = (bot IS ?)
+             FROM (VALUES {}) AS v WHERE game_id = ? AND seat = v.column1",
+            rows("(?, ?, ?)", ranked)
+        ))?
+        .execute(params_from_iter(values))?;
     }
-    if !rateable {
-        return Ok(());
+    if rateable {
+        crate::sqlite_ratings::rate(db, id, end, &game)?;
     }
-    let seated = crate::ratings::seats_before(tx, &game, id).await?;
-    let bots: Vec<BotId> = seated.iter().map(|s| s.0).collect();
-    let Some(ranks) = ratable(&bots, end) else {
-        return Ok(());
-    };
-    let before: Vec<(f64, f64)> = seated.iter().map(|s| s.1).collect();
-    crate::ratings::write_rated(tx, id, end, &game, &bots, &ranks, &before).await?;
     Ok(())
 }

@@ -10,7 +10,9 @@ use crate::web::{
     BotStats, GameFilter, GameSummary, HistoryPoint, ImportGame, MinuteCount, PairStats,
     SeatSummary, WebBot, WebReads,
 };
-use crate::{ratings, BotId, GameId, SqliteStore, StoreError};
+use rusqlite::TransactionBehavior;
+
+use crate::{sqlite_batch, BotId, GameId, SqliteStore, StoreError};
 
 const STATS: &str = "SELECT s.bot, b.name, b.kind, s.game, s.mu, s.sigma, s.conservative, s.games,
     s.wins, s.losses, s.ties, s.forfeits, s.last_played FROM bot_stats s JOIN bots b ON b.id = s.bot";
@@ -109,7 +111,10 @@ impl SqliteStore {
                         forfeited_by,
                         record: String::new(),
                     };
-                    ratings::record_result(&mut tx, id, &end).await?;
+                    crate::sqlite_raw::with_raw(&mut tx, |db| {
+                        crate::sqlite_ratings::rate_finished(db, id, &end)
+                    })
+                    .await?;
                     rated += 1;
                 }
                 sqlx::query("DELETE FROM ratings_backlog WHERE game_id = ?")
@@ -124,49 +129,19 @@ impl SqliteStore {
     /// Stores finished games in one transaction, rating each in order, as
     /// `start_game` followed by `finish_game` would. Returns their ids.
     pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
-        let mut tx = self.writer.begin().await?;
-        let mut ids = Vec::with_capacity(games.len());
-        for g in games {
-            if g.bots.len() < 2 {
-                continue;
+        let mut conn = self.writer.acquire().await?;
+        crate::sqlite_raw::with_raw(&mut conn, |db| {
+            let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+            let mut ids = Vec::with_capacity(games.len());
+            for g in games.iter().filter(|g| g.bots.len() >= 2) {
+                let id = sqlite_batch::start_game(&tx, &g.game, &g.bots, g.seed, &g.started)?;
+                sqlite_batch::finish_game(&tx, id, &g.end)?;
+                ids.push(id);
             }
-            let e = &g.end;
-            let id = sqlx::query(
-                "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record)
-                 VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&g.game)
-            .bind(g.bots[0])
-            .bind(g.bots[1])
-            .bind(g.bots.len() as i64)
-            .bind(g.seed)
-            .bind(&g.started)
-            .bind(&e.finished)
-            .bind(e.scores.first().copied().flatten())
-            .bind(e.scores.get(1).copied().flatten())
-            .bind(e.forfeited_by)
-            .bind(&e.record)
-            .execute(&mut *tx)
-            .await?
-            .last_insert_rowid();
-            for (seat, bot) in g.bots.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited) VALUES (?, ?, ?, ?, ?, ?)",
-                )
-                .bind(id)
-                .bind(seat as i64)
-                .bind(bot)
-                .bind(e.scores.get(seat).copied().flatten())
-                .bind(e.ranks.get(seat).map(|r| i64::from(*r)))
-                .bind(e.forfeited_by == Some(*bot))
-                .execute(&mut *tx)
-                .await?;
-            }
-            ratings::record_result(&mut tx, id, e).await?;
-            ids.push(id);
-        }
-        tx.commit().await?;
-        Ok(ids)
+            tx.commit()?;
+            Ok(ids)
+        })
+        .await
     }
 }
 

@@ -517,7 +517,39 @@ fn finishing_run(writes: &[Write]) -> Vec<(GameId, &GameEnd)> {
     run
 }
 
-crate::group::plain_writes_fn!(PgConnection);
+/// Marks running game `id` aborted ([`crate::group::ABORT_GAME`]).
+async fn abort_game(
+    tx: &mut PgConnection,
+    id: &GameId,
+    reason: &str,
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(crate::group::ABORT_GAME)
+        .bind(reason)
+        .bind(at)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// Stores bot `id`'s strikes and pause ([`crate::group::BOT_HEALTH`]).
+async fn bot_health(
+    tx: &mut PgConnection,
+    id: &BotId,
+    strikes: &i64,
+    paused_until: &Option<i64>,
+    pause_reason: &Option<String>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(crate::group::BOT_HEALTH)
+        .bind(strikes)
+        .bind(paused_until)
+        .bind(pause_reason)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
 
 /// One write inside a batch's transaction.
 async fn apply(tx: &mut PgConnection, w: &Write, process: i64) -> Result<Written, StoreError> {

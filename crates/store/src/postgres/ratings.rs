@@ -12,7 +12,46 @@ use sqlx::PgConnection;
 use crate::ratings::{conservative, updates, START};
 use crate::{BotId, GameEnd, GameId};
 
-crate::ratings::rated_game_fn!(PgConnection);
+/// Whether finished game `id` changes ratings, and if so its game kind,
+/// its bots by seat and the rank each counts with. Not rated: tournament
+/// games (ratings stay the ladder's), games a person played, games with
+/// fewer than two distinct bots, and a game already rated (a repeated
+/// finish). The same rule is written again in `super::finish::mark` and in
+/// SQLite's `sqlite_batch::finish_game` and `sqlite_ratings::rate_finished`:
+/// change them all.
+async fn rated_game(
+    tx: &mut PgConnection,
+    id: GameId,
+    end: &GameEnd,
+) -> Result<Option<(String, Vec<BotId>, Vec<u8>)>, sqlx::Error> {
+    let game: Option<String> =
+        sqlx::query_scalar("SELECT game FROM games WHERE id = $1 AND tournament_id IS NULL")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some(game) = game else { return Ok(None) };
+    let bots: Vec<BotId> =
+        sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+    let Some(ranks) = crate::ratings::ratable(&bots, end) else {
+        return Ok(None);
+    };
+    let person = sqlx::query("SELECT seat FROM person_games WHERE game_id = $1")
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let already = sqlx::query("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
+        .bind(bots[0])
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if person.is_some() || already.is_some() {
+        return Ok(None);
+    }
+    Ok(Some((game, bots, ranks)))
+}
 
 /// A finished game to rate: its kind, its bots by seat and the ranks they
 /// count with.

@@ -6,7 +6,7 @@
 //! both SQLite and PostgreSQL accept through sqlx) and instantiated for each
 //! backend. Games of a tournament are stored as every game is (`start_game`
 //! rows, `finish_game` records) but carry `games.tournament_id`: they are not
-//! rated (see `ratings::rated_game_fn`) and pages can list them apart.
+//! rated (see `sqlite_ratings::rate_finished` and `postgres::finish::mark`) and pages can list them apart.
 
 use async_trait::async_trait;
 use serde::Serialize;
