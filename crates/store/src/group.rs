@@ -239,7 +239,9 @@ async fn commit(target: &dyn BatchWrite, jobs: &mut Vec<Job>) {
 
 /// [`Write::AbortGame`] on either backend: running game `$3` marked
 /// aborted with reason `$1` at `$2` (a game no longer running stays as it
-/// is). Numbered placeholders bind in order on SQLite too.
+/// is). sqlx binds `$n` by its number; SQLite (rusqlite) takes `$1` as a
+/// name and numbers names by first appearance, so both constants must keep
+/// their placeholders in order, `$1` first.
 pub(crate) const ABORT_GAME: &str =
     "UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE id = $3 AND status = 'running'";
 

@@ -3,7 +3,7 @@
 //! and aborted, bots' health), and the WAL top-up when no write waits.
 //!
 //! A batch runs on the group-commit thread itself, through rusqlite on the
-//! writer connection's own handle ([`with_raw`]): sqlx would hand every
+//! writer connection's own handle (`sqlite_raw::with_raw`): sqlx would hand every
 //! statement to its connection thread and back, and under load those
 //! hand-offs cost more than SQLite's own work (issue 20). A started game
 //! is two statements (the game, then all its seats in one), and a finished

@@ -5,9 +5,10 @@
 //! connection thread and back; under load those hand-offs cost the server
 //! more than SQLite's own work (issue 20).
 //!
-//! This is the project's one `unsafe` block (the workspace denies
-//! `unsafe_code`; this function alone allows it): wrapping the handle sqlx
-//! lends.
+//! This is the project's one `unsafe` block: wrapping the handle sqlx
+//! lends. Every other crate forbids `unsafe_code` (the workspace's lints);
+//! this crate denies it (`crates/store/Cargo.toml`) and this function
+//! alone allows it.
 
 use sqlx::SqliteConnection;
 
@@ -33,16 +34,37 @@ pub(crate) async fn with_raw<T>(
     // statements it prepared and leaves the connection open, and it drops
     // before `handle`.
     let db = unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) }?;
-    let outside = db.is_autocommit();
+    // Room for every statement of a batch mixing games of 2, 3 and 4 seats
+    // (each seat count is its own SQL text), so none is prepared twice.
+    db.set_prepared_statement_cache_capacity(64);
+    let guard = LeaveAsFound {
+        db: &db,
+        outside: db.is_autocommit(),
+    };
     let r = f(&db);
-    if outside && !db.is_autocommit() {
-        // A transaction `f` left open (its commit and its rollback both
-        // failed): sqlx must not get the connection back inside it.
-        let _ = db.execute_batch("ROLLBACK");
-    }
+    // In this order (and in reverse declaration order if `f` panics): the
+    // guard, then `db`, then the lock.
+    drop(guard);
     drop(db);
     drop(handle);
     r
+}
+
+/// Rolls back a transaction that `f` began and left open (its commit and
+/// its rollback both failed, or it panicked): sqlx must not get its
+/// connection back inside it.
+struct LeaveAsFound<'a> {
+    db: &'a rusqlite::Connection,
+    /// Whether the connection was outside a transaction before `f`.
+    outside: bool,
+}
+
+impl Drop for LeaveAsFound<'_> {
+    fn drop(&mut self) {
+        if self.outside && !self.db.is_autocommit() {
+            let _ = self.db.execute_batch("ROLLBACK");
+        }
+    }
 }
 
 /// `row` (such as `(?, ?, 1)`) `n` times, comma-separated: the rows of a

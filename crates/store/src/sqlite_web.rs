@@ -10,9 +10,10 @@ use crate::web::{
     BotStats, GameFilter, GameSummary, HistoryPoint, ImportGame, MinuteCount, PairStats,
     SeatSummary, WebBot, WebReads,
 };
-use rusqlite::TransactionBehavior;
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, TransactionBehavior};
 
-use crate::{sqlite_batch, BotId, GameId, SqliteStore, StoreError};
+use crate::{BotId, GameId, SqliteStore, StoreError};
 
 const STATS: &str = "SELECT s.bot, b.name, b.kind, s.game, s.mu, s.sigma, s.conservative, s.games,
     s.wins, s.losses, s.ties, s.forfeits, s.last_played FROM bot_stats s JOIN bots b ON b.id = s.bot";
@@ -127,15 +128,17 @@ impl SqliteStore {
     }
 
     /// Stores finished games in one transaction, rating each in order, as
-    /// `start_game` followed by `finish_game` would. Returns their ids.
+    /// `start_game` followed by `finish_game` would, except that every
+    /// seat gets its score and forfeit flag (and its rank, if it has one),
+    /// as on PostgreSQL. Returns their ids.
     pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
         let mut conn = self.writer.acquire().await?;
         crate::sqlite_raw::with_raw(&mut conn, |db| {
             let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
             let mut ids = Vec::with_capacity(games.len());
             for g in games.iter().filter(|g| g.bots.len() >= 2) {
-                let id = sqlite_batch::start_game(&tx, &g.game, &g.bots, g.seed, &g.started)?;
-                sqlite_batch::finish_game(&tx, id, &g.end)?;
+                let id = import_game(&tx, g)?;
+                crate::sqlite_ratings::rate_finished(&tx, id, &g.end)?;
                 ids.push(id);
             }
             tx.commit()?;
@@ -143,6 +146,46 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Inserts finished game `g` (at least two bots) and all its seats; its id.
+fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, StoreError> {
+    let e = &g.end;
+    db.prepare_cached(
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record)
+         VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )?
+    .execute(params![
+        g.game,
+        g.bots[0],
+        g.bots[1],
+        g.bots.len() as i64,
+        g.seed,
+        g.started,
+        e.finished,
+        e.scores.first().copied().flatten(),
+        e.scores.get(1).copied().flatten(),
+        e.forfeited_by,
+        e.record
+    ])?;
+    let id = db.last_insert_rowid();
+    let mut values: Vec<Value> = Vec::with_capacity(6 * g.bots.len());
+    for (seat, bot) in g.bots.iter().enumerate() {
+        values.extend([
+            id.into(),
+            (seat as i64).into(),
+            (*bot).into(),
+            e.scores.get(seat).copied().flatten().into(),
+            e.ranks.get(seat).map(|r| i64::from(*r)).into(),
+            (e.forfeited_by == Some(*bot)).into(),
+        ]);
+    }
+    db.prepare_cached(&format!(
+        "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited) VALUES {}",
+        crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?)", g.bots.len())
+    ))?
+    .execute(params_from_iter(values))?;
+    Ok(id)
 }
 
 #[async_trait]

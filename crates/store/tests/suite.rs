@@ -445,6 +445,33 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
     let names: Vec<&str> = board.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["x", "w", "z", "y"]);
     assert_eq!(s.pairs("loveletter").await.unwrap().len(), 12);
+    // An import whose ranks stop short of its seats: every seat still gets
+    // its score and forfeit flag, the same on both backends; not rated.
+    let mut short = end(vec![1], Some(bots[2]), "2026-01-01T00:03:00Z");
+    short.scores = vec![Some(5), Some(6), Some(7)];
+    let ids = s
+        .import_games(&[ImportGame {
+            game: "loveletter".into(),
+            bots: bots[..3].to_vec(),
+            seed: 4,
+            started: "2026-01-01T00:00:00Z".into(),
+            end: short,
+        }])
+        .await
+        .unwrap();
+    let seats = s.game_summary(ids[0]).await.unwrap().unwrap().seats;
+    assert_eq!(
+        seats
+            .iter()
+            .map(|x| (x.score, x.rank, x.forfeited))
+            .collect::<Vec<_>>(),
+        vec![
+            (Some(5), Some(1), false),
+            (Some(6), None, false),
+            (Some(7), None, true)
+        ]
+    );
+    assert_eq!(s.pairs("loveletter").await.unwrap().len(), 12);
     let live = s
         .start_game("loveletter", &bots[..2], 3, "t")
         .await
