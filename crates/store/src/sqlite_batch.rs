@@ -128,7 +128,7 @@ fn apply(db: &rusqlite::Connection, w: &Write) -> Result<Written, StoreError> {
 }
 
 /// Inserts a running game and its seats; its id.
-pub(crate) fn start_game(
+fn start_game(
     db: &rusqlite::Connection,
     game: &str,
     bots: &[BotId],
@@ -162,11 +162,7 @@ pub(crate) fn start_game(
 /// it when it counts for the ratings (see `crate::ratings`). A game closed
 /// meanwhile (issue 13: its process was reaped as lost) stays as it was,
 /// unrated.
-pub(crate) fn finish_game(
-    db: &rusqlite::Connection,
-    id: GameId,
-    end: &GameEnd,
-) -> Result<(), StoreError> {
+fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
     // Rated unless it is a tournament's game (ratings stay the ladder's), a
     // game a person played, or rated before (a repeated finish: the
     // history row of seat 0's bot). The same rule as
