@@ -10,6 +10,7 @@ use sqlx::{FromRow, Row, SqlitePool};
 
 use crate::group::{GroupCommit, GroupConfig, Write, Written};
 use crate::sqlite_batch::SqliteBatch;
+use crate::sqlite_raw::RawWriter;
 use crate::{
     now, BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
     StoreError,
@@ -24,6 +25,8 @@ use crate::{
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
     pub(crate) writer: SqlitePool,
+    /// The writer's own connection: the batches, the backlog, imports.
+    pub(crate) raw: RawWriter,
     group: GroupCommit,
     /// The checkpointer's task, stopped with the last handle of the store.
     _checkpointer: Arc<AbortOnDrop>,
@@ -42,6 +45,7 @@ impl Drop for AbortOnDrop {
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` and migrates it.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let busy = Duration::from_secs(10);
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -49,19 +53,31 @@ impl SqliteStore {
             // crash of the process (kill -9); only a power cut can lose the
             // latest ones. FULL would add an fsync to every commit.
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(10))
+            .busy_timeout(busy)
             .foreign_keys(true);
+        // The writer's own connection opens the same file: a database in
+        // memory would be another one.
+        let path = options.get_filename().to_path_buf();
+        let name = path.to_string_lossy();
+        if name.starts_with("file:sqlx-in-memory") || url.contains("mode=memory") {
+            return Err(StoreError::Url(url.to_string()));
+        }
         // The writer never copies the WAL into the database itself (the
         // copy and its fsync made one commit in a hundred take ~10 ms);
-        // `checkpoints` does it beside it.
+        // `checkpoints` does it beside it. A local file's connection cannot
+        // break: no ping (a round trip to sqlx's connection thread) before
+        // each use.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&writer).await?;
         crate::waits::start();
+        let raw = RawWriter::open(&path, busy, writer.clone())?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         let checkpointer = Arc::new(AbortOnDrop(tokio::spawn(checkpoints(pool.clone()))));
@@ -69,7 +85,7 @@ impl SqliteStore {
         // instead of waiting its turn behind the requests of a busy runtime
         // (issue 20: the finished game's p99 8 ms instead of 22).
         let group = GroupCommit::spawn_on_thread(
-            Arc::new(SqliteBatch::new(writer.clone())),
+            Arc::new(SqliteBatch::new(writer.clone(), raw.clone())),
             GroupConfig {
                 // A commit costs no fsync here (WAL, synchronous = NORMAL):
                 // a batch takes what queued while the last one committed,
@@ -82,6 +98,7 @@ impl SqliteStore {
         let store = SqliteStore {
             pool,
             writer,
+            raw,
             group,
             _checkpointer: checkpointer,
         };

@@ -3,7 +3,7 @@
 //! and aborted, bots' health), and the WAL top-up when no write waits.
 //!
 //! A batch runs on the group-commit thread itself, through rusqlite on the
-//! writer connection's own handle (`sqlite_raw::with_raw`): sqlx would hand every
+//! writer's own connection (`sqlite_raw::RawWriter`): sqlx would hand every
 //! statement to its connection thread and back, and under load those
 //! hand-offs cost more than SQLite's own work (issue 20). A started game
 //! is two statements (the game, then all its seats in one), and a finished
@@ -21,7 +21,7 @@ use sqlx::SqlitePool;
 
 use crate::group::{BatchWrite, Write, Written};
 use crate::sqlite::checkpoint;
-use crate::sqlite_raw::rows;
+use crate::sqlite_raw::{rows, RawWriter};
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// How often the writer itself finishes the copy, when idle.
@@ -32,16 +32,20 @@ const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
 /// The writer connection, as the group-commit task sees it.
 pub(crate) struct SqliteBatch {
+    /// sqlx's writer pool: the idle WAL copies.
     writer: SqlitePool,
+    /// The batches' statements.
+    raw: RawWriter,
     /// When the writer next finishes the WAL's copy itself.
     next_top_up: std::sync::Mutex<std::time::Instant>,
 }
 
 impl SqliteBatch {
     /// The group-commit writer's side of the writer connection.
-    pub(crate) fn new(writer: SqlitePool) -> Self {
+    pub(crate) fn new(writer: SqlitePool, raw: RawWriter) -> Self {
         SqliteBatch {
             writer,
+            raw,
             next_top_up: std::sync::Mutex::new(std::time::Instant::now() + TOP_UP_EVERY),
         }
     }
@@ -79,18 +83,19 @@ impl BatchWrite for SqliteBatch {
 
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
         let t = std::time::Instant::now();
-        let mut conn = crate::waits::timed("batch: acquire", self.writer.acquire()).await?;
-        let done = crate::sqlite_raw::with_raw(&mut conn, |db| {
-            let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
-            let mut done = Vec::with_capacity(batch.len());
-            for w in batch {
-                done.push(apply(&tx, w)?);
-            }
-            crate::waits::record("batch: statements", t.elapsed());
-            tx.commit()?;
-            Ok(done)
-        })
-        .await;
+        let done = self
+            .raw
+            .run(|db| {
+                let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+                let mut done = Vec::with_capacity(batch.len());
+                for w in batch {
+                    done.push(apply(&tx, w)?);
+                }
+                crate::waits::record("batch: statements", t.elapsed());
+                tx.commit()?;
+                Ok(done)
+            })
+            .await;
         crate::waits::record("batch: whole", t.elapsed());
         done
     }

@@ -1,69 +1,113 @@
-//! The writer connection's own SQLite handle, through rusqlite
-//! ([`with_raw`]): the group-commit writer's batches, the ratings backlog
-//! and imports run their statements there as plain calls on the calling
-//! thread. Through sqlx each statement is a round trip to sqlx's
-//! connection thread and back; under load those hand-offs cost the server
-//! more than SQLite's own work (issue 20).
+//! The writer's own SQLite connection ([`RawWriter`]): a rusqlite
+//! connection to the database file, beside sqlx's writer pool. The
+//! group-commit writer's batches, the ratings backlog and imports run
+//! their statements there as plain calls on the calling thread. Through
+//! sqlx each statement was a round trip to sqlx's connection thread and
+//! back; under load those hand-offs cost the server more than SQLite's own
+//! work (issue 20). The connection lives as long as the store, so each
+//! statement is prepared once, not once per batch.
 //!
-//! This is the project's one `unsafe` block: wrapping the handle sqlx
-//! lends. Every other crate forbids `unsafe_code` (the workspace's lints);
-//! this crate denies it (`crates/store/Cargo.toml`) and this function
-//! alone allows it.
+//! One writer at a time: [`RawWriter::run`] first takes sqlx's writer
+//! pool's only connection and holds it while its statements run. So sqlx's
+//! writes and these queue in one line, as they did when both used that
+//! connection, and no transaction of one sees the other commit under it
+//! (two writing connections would otherwise meet SQLite's busy waits, and
+//! a deferred sqlx transaction that read before the other committed could
+//! not write at all).
 
-use sqlx::SqliteConnection;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::OpenFlags;
+use sqlx::SqlitePool;
 
 use crate::StoreError;
 
-/// Runs `f` on the writer's own SQLite connection, on this thread: one
-/// hand-off to sqlx's connection thread to lock the connection, then every
-/// statement is a plain call (with sqlx, each statement was a round trip
-/// between two threads, which under load cost more than SQLite's work).
-/// `f` may run inside a transaction that `conn` began; it must leave the
-/// connection as it found it (a `rusqlite::Transaction` that `f` began
-/// commits or rolls back before `f` returns).
-#[allow(unsafe_code)] // The project's one unsafe block: see the Safety note.
-pub(crate) async fn with_raw<T>(
-    conn: &mut SqliteConnection,
-    f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    let mut handle = conn.lock_handle().await?;
-    // Safety: the handle is sqlx's open connection, locked for us until
-    // `handle` drops, so no other thread uses it meanwhile (sqlx opens it
-    // in SQLite's multi-thread mode: one thread at a time, any thread).
-    // `from_handle` does not own it: dropping `db` finalizes the
-    // statements it prepared and leaves the connection open, and it drops
-    // before `handle`.
-    let db = unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) }?;
-    // Room for every statement of a batch mixing games of 2, 3 and 4 seats
-    // (each seat count is its own SQL text), so none is prepared twice.
-    db.set_prepared_statement_cache_capacity(64);
-    let guard = LeaveAsFound {
-        db: &db,
-        outside: db.is_autocommit(),
-    };
-    let r = f(&db);
-    // In this order (and in reverse declaration order if `f` panics): the
-    // guard, then `db`, then the lock.
-    drop(guard);
-    drop(db);
-    drop(handle);
-    r
+/// Room for every statement the writer runs (each seat count of a
+/// multi-row statement is its own text), so none is prepared twice.
+const STATEMENTS: usize = 128;
+
+/// The writer's own connection, and the pool whose connection is its turn.
+#[derive(Clone)]
+pub(crate) struct RawWriter {
+    /// sqlx's writer pool (one connection): holding it is the turn to write.
+    turn: SqlitePool,
+    db: Arc<Mutex<rusqlite::Connection>>,
 }
 
-/// Rolls back a transaction that `f` began and left open (its commit and
-/// its rollback both failed, or it panicked): sqlx must not get its
-/// connection back inside it.
-struct LeaveAsFound<'a> {
-    db: &'a rusqlite::Connection,
-    /// Whether the connection was outside a transaction before `f`.
-    outside: bool,
+impl std::fmt::Debug for RawWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RawWriter")
+    }
+}
+
+impl RawWriter {
+    /// Opens the database file at `path` (created and migrated by sqlx
+    /// already, in WAL mode) with the settings of sqlx's writer: NORMAL
+    /// sync, foreign keys, the same busy timeout, and no automatic
+    /// checkpoint (the store runs them beside the writer).
+    pub(crate) fn open(path: &Path, busy: Duration, turn: SqlitePool) -> Result<Self, StoreError> {
+        let db = rusqlite::Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        db.busy_timeout(busy)?;
+        db.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 0;",
+        )?;
+        db.set_prepared_statement_cache_capacity(STATEMENTS);
+        Ok(RawWriter {
+            turn,
+            db: Arc::new(Mutex::new(db)),
+        })
+    }
+
+    /// Runs `f` on the writer's own connection, on this thread, once it is
+    /// the writer's turn (sqlx's writer connection held meanwhile). `f`
+    /// should leave the connection outside a transaction; one it leaves
+    /// open (its commit and rollback both failed, or it panicked) is rolled
+    /// back.
+    pub(crate) async fn run<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let turn = crate::waits::timed("raw writer: turn", self.turn.acquire()).await?;
+        let r = self.run_now(f);
+        drop(turn);
+        r
+    }
+
+    /// `f` on the connection, outside any transaction before and after.
+    fn run_now<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let db = self.db.lock().unwrap_or_else(PoisonError::into_inner);
+        let guard = LeaveAsFound(&db);
+        // A panic in an earlier `f` (the lock poisoned) may have left one.
+        guard.roll_back_if_open();
+        let r = f(&db);
+        drop(guard);
+        r
+    }
+}
+
+/// Rolls back a transaction left open, so that the next user finds the
+/// connection outside one (also when `f` panics).
+struct LeaveAsFound<'a>(&'a rusqlite::Connection);
+
+impl LeaveAsFound<'_> {
+    fn roll_back_if_open(&self) {
+        if !self.0.is_autocommit() {
+            let _ = self.0.execute_batch("ROLLBACK");
+        }
+    }
 }
 
 impl Drop for LeaveAsFound<'_> {
     fn drop(&mut self) {
-        if self.outside && !self.db.is_autocommit() {
-            let _ = self.db.execute_batch("ROLLBACK");
-        }
+        self.roll_back_if_open();
     }
 }
 
@@ -79,72 +123,112 @@ mod tests {
 
     use super::*;
     use rusqlite::TransactionBehavior;
-    use sqlx::Connection;
+    use sqlx::sqlite::SqlitePoolOptions;
 
-    async fn connection() -> (tempfile::TempDir, SqliteConnection) {
+    async fn writer() -> (tempfile::TempDir, SqlitePool, RawWriter) {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
-        let mut c = SqliteConnection::connect(&url).await.unwrap();
-        sqlx::query("CREATE TABLE t (x INTEGER NOT NULL)")
-            .execute(&mut c)
+        let path = dir.path().join("t.db");
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect(&url)
             .await
             .unwrap();
-        (dir, c)
+        sqlx::query("PRAGMA journal_mode = WAL")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("CREATE TABLE t (x INTEGER NOT NULL)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let raw = RawWriter::open(&path, Duration::from_secs(5), pool.clone()).unwrap();
+        (dir, pool, raw)
     }
 
-    async fn rows_in_t(c: &mut SqliteConnection) -> i64 {
+    async fn rows_in_t(pool: &SqlitePool) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM t")
-            .fetch_one(c)
+            .fetch_one(pool)
             .await
             .unwrap()
     }
 
     #[tokio::test]
-    async fn statements_run_on_the_sqlx_connection_and_in_its_transaction() {
-        let (_dir, mut c) = connection().await;
-        with_raw(&mut c, |db| Ok(db.execute("INSERT INTO t VALUES (1)", [])?))
+    async fn the_writer_waits_for_a_sqlx_transaction_and_sqlx_sees_its_writes() {
+        let (_dir, pool, raw) = writer().await;
+        raw.run(|db| Ok(db.execute("INSERT INTO t VALUES (1)", [])?))
             .await
             .unwrap();
-        assert_eq!(rows_in_t(&mut c).await, 1);
-        // Inside a transaction sqlx began: rolled back with it.
-        let mut tx = c.begin().await.unwrap();
-        with_raw(
-            &mut tx,
-            |db| Ok(db.execute("INSERT INTO t VALUES (2)", [])?),
-        )
-        .await
-        .unwrap();
-        tx.rollback().await.unwrap();
-        assert_eq!(rows_in_t(&mut c).await, 1);
+        assert_eq!(rows_in_t(&pool).await, 1);
+        // While sqlx's transaction holds the writer connection, the raw
+        // writer waits for it, then runs after its commit.
+        let mut tx = pool.begin().await.unwrap();
+        sqlx::query("INSERT INTO t VALUES (2)")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        let waiting = {
+            let raw = raw.clone();
+            tokio::spawn(async move {
+                raw.run(
+                    |db| Ok(db.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0))?),
+                )
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            !waiting.is_finished(),
+            "the raw writer did not wait its turn"
+        );
+        tx.commit().await.unwrap();
+        assert_eq!(waiting.await.unwrap().unwrap(), 2);
     }
 
     #[tokio::test]
     async fn a_failed_or_abandoned_transaction_leaves_the_connection_usable() {
-        let (_dir, mut c) = connection().await;
+        let (_dir, pool, raw) = writer().await;
         // A failing statement inside a rusqlite transaction: rolled back.
-        let failed = with_raw(&mut c, |db| {
-            let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
-            tx.execute("INSERT INTO t VALUES (1)", [])?;
-            tx.execute("INSERT INTO t VALUES (NULL)", [])?;
-            tx.commit()?;
-            Ok(())
-        })
-        .await;
+        let failed = raw
+            .run(|db| {
+                let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+                tx.execute("INSERT INTO t VALUES (1)", [])?;
+                tx.execute("INSERT INTO t VALUES (NULL)", [])?;
+                tx.commit()?;
+                Ok(())
+            })
+            .await;
         assert!(matches!(failed, Err(StoreError::Sqlite(_))), "{failed:?}");
-        assert_eq!(rows_in_t(&mut c).await, 0);
-        // A transaction left open: rolled back before sqlx gets it back.
-        with_raw(&mut c, |db| {
-            db.execute_batch("BEGIN; INSERT INTO t VALUES (3);")?;
+        assert_eq!(rows_in_t(&pool).await, 0);
+        // A transaction left open: rolled back before anyone writes again
+        // (else sqlx's write below would wait for the lock in vain).
+        raw.run(|db| {
+            db.execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (3);")?;
             Ok(())
         })
         .await
         .unwrap();
-        let mut tx = c.begin().await.unwrap();
         sqlx::query("INSERT INTO t VALUES (4)")
-            .execute(&mut *tx)
+            .execute(&pool)
             .await
             .unwrap();
-        tx.commit().await.unwrap();
-        assert_eq!(rows_in_t(&mut c).await, 1);
+        assert_eq!(rows_in_t(&pool).await, 1);
+        // And after a panic inside `f`.
+        let panicked = {
+            let raw = raw.clone();
+            tokio::spawn(async move {
+                raw.run(|db| -> Result<(), StoreError> {
+                    db.execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (5);")?;
+                    panic!("a bug inside the writer");
+                })
+                .await
+            })
+            .await
+        };
+        assert!(panicked.is_err());
+        raw.run(|db| Ok(db.execute("INSERT INTO t VALUES (6)", [])?))
+            .await
+            .unwrap();
+        assert_eq!(rows_in_t(&pool).await, 2);
     }
 }

@@ -11,7 +11,7 @@ use crate::web::{
     SeatSummary, WebBot, WebReads,
 };
 use rusqlite::types::Value;
-use rusqlite::{params, params_from_iter, TransactionBehavior};
+use rusqlite::{params, params_from_iter, OptionalExtension, TransactionBehavior};
 
 use crate::{BotId, GameId, SqliteStore, StoreError};
 
@@ -79,51 +79,11 @@ impl SqliteStore {
     pub(crate) async fn rate_backlog(&self) -> Result<u64, StoreError> {
         let mut rated = 0;
         loop {
-            let mut tx = self.writer.begin().await?;
-            let ids: Vec<GameId> = sqlx::query_scalar(
-                "SELECT game_id FROM ratings_backlog ORDER BY game_id LIMIT 1000",
-            )
-            .fetch_all(&mut *tx)
-            .await?;
-            if ids.is_empty() {
+            let (done, more) = self.raw.run(rate_some_of_the_backlog).await?;
+            rated += done;
+            if !more {
                 return Ok(rated);
             }
-            for id in ids {
-                let row: Option<(Option<String>, Option<BotId>)> =
-                    sqlx::query_as("SELECT finished, forfeited_by FROM games WHERE id = ?")
-                        .bind(id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                let ranks: Vec<Option<i64>> = sqlx::query_scalar(
-                    "SELECT rank FROM game_seats WHERE game_id = ? ORDER BY seat",
-                )
-                .bind(id)
-                .fetch_all(&mut *tx)
-                .await?;
-                let ranks: Option<Vec<u8>> = ranks
-                    .into_iter()
-                    .map(|r| r.and_then(|r| u8::try_from(r).ok()))
-                    .collect();
-                if let (Some((finished, forfeited_by)), Some(ranks)) = (row, ranks) {
-                    let end = crate::GameEnd {
-                        finished: finished.unwrap_or_default(),
-                        scores: Vec::new(),
-                        ranks,
-                        forfeited_by,
-                        record: String::new(),
-                    };
-                    crate::sqlite_raw::with_raw(&mut tx, |db| {
-                        crate::sqlite_ratings::rate_finished(db, id, &end)
-                    })
-                    .await?;
-                    rated += 1;
-                }
-                sqlx::query("DELETE FROM ratings_backlog WHERE game_id = ?")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            tx.commit().await?;
         }
     }
 
@@ -132,20 +92,60 @@ impl SqliteStore {
     /// seat gets its score and forfeit flag (and its rank, if it has one),
     /// as on PostgreSQL. Returns their ids.
     pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
-        let mut conn = self.writer.acquire().await?;
-        crate::sqlite_raw::with_raw(&mut conn, |db| {
-            let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
-            let mut ids = Vec::with_capacity(games.len());
-            for g in games.iter().filter(|g| g.bots.len() >= 2) {
-                let id = import_game(&tx, g)?;
-                crate::sqlite_ratings::rate_finished(&tx, id, &g.end)?;
-                ids.push(id);
-            }
-            tx.commit()?;
-            Ok(ids)
-        })
-        .await
+        self.raw
+            .run(|db| {
+                let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+                let mut ids = Vec::with_capacity(games.len());
+                for g in games.iter().filter(|g| g.bots.len() >= 2) {
+                    let id = import_game(&tx, g)?;
+                    crate::sqlite_ratings::rate_finished(&tx, id, &g.end)?;
+                    ids.push(id);
+                }
+                tx.commit()?;
+                Ok(ids)
+            })
+            .await
     }
+}
+
+/// Rates the oldest 1,000 games of the backlog in one transaction: how
+/// many it rated, and whether it found any.
+fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), StoreError> {
+    let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
+    let ids: Vec<GameId> = tx
+        .prepare("SELECT game_id FROM ratings_backlog ORDER BY game_id LIMIT 1000")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut rated = 0;
+    for &id in &ids {
+        let row: Option<(Option<String>, Option<BotId>)> = tx
+            .prepare_cached("SELECT finished, forfeited_by FROM games WHERE id = ?")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let ranks: Vec<Option<i64>> = tx
+            .prepare_cached("SELECT rank FROM game_seats WHERE game_id = ? ORDER BY seat")?
+            .query_map([id], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let ranks: Option<Vec<u8>> = ranks
+            .into_iter()
+            .map(|r| r.and_then(|r| u8::try_from(r).ok()))
+            .collect();
+        if let (Some((finished, forfeited_by)), Some(ranks)) = (row, ranks) {
+            let end = crate::GameEnd {
+                finished: finished.unwrap_or_default(),
+                scores: Vec::new(),
+                ranks,
+                forfeited_by,
+                record: String::new(),
+            };
+            crate::sqlite_ratings::rate_finished(&tx, id, &end)?;
+            rated += 1;
+        }
+        tx.prepare_cached("DELETE FROM ratings_backlog WHERE game_id = ?")?
+            .execute([id])?;
+    }
+    tx.commit()?;
+    Ok((rated, !ids.is_empty()))
 }
 
 /// Inserts finished game `g` (at least two bots) and all its seats; its id.
