@@ -1,5 +1,6 @@
 //! The SQLite store: one file, WAL journal, migrations applied on open.
 
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,7 +47,10 @@ impl SqliteStore {
     /// Opens (creating if needed) the database at `url` and migrates it.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let busy = Duration::from_secs(10);
-        let options = SqliteConnectOptions::from_str(url)?
+        let options = SqliteConnectOptions::from_str(url)?;
+        // The writer's own connection opens the same file.
+        let path = one_file(url, &options)?;
+        let options = options
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             // In WAL mode, NORMAL makes every committed transaction survive a
@@ -55,13 +59,6 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(busy)
             .foreign_keys(true);
-        // The writer's own connection opens the same file: a database in
-        // memory would be another one.
-        let path = options.get_filename().to_path_buf();
-        let name = path.to_string_lossy();
-        if name.starts_with("file:sqlx-in-memory") || url.contains("mode=memory") {
-            return Err(StoreError::Url(url.to_string()));
-        }
         // The writer never copies the WAL into the database itself (the
         // copy and its fsync made one commit in a hundred take ~10 ms);
         // `checkpoints` does it beside it. A local file's connection cannot
@@ -105,6 +102,31 @@ impl SqliteStore {
         // Games finished before ratings existed (issue 6) are rated once.
         store.rate_backlog().await?;
         Ok(store)
+    }
+}
+
+/// The database file of `url` (parsed as `options`), which the writer's
+/// own connection opens beside sqlx's: refused unless it is one writable
+/// file, as `sqlite://FILE` (or with `?mode=rwc` / `?mode=rw`) names. In
+/// memory each connection would have a database of its own; read-only,
+/// immutable, shared-cache or another VFS, the two connections would not
+/// agree.
+fn one_file(url: &str, options: &SqliteConnectOptions) -> Result<PathBuf, StoreError> {
+    // The parameters as sqlx reads them (everything after the first `?`,
+    // form-decoded).
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let plain = url::form_urlencoded::parse(query.as_bytes()).all(|(k, v)| match &*k {
+        "mode" => v == "rwc" || v == "rw",
+        "cache" => v == "private",
+        _ => false,
+    });
+    let path = options.get_filename();
+    // sqlx's own name for `:memory:`.
+    let in_memory = path.to_string_lossy().starts_with("file:sqlx-in-memory-");
+    if plain && !in_memory && !path.as_os_str().is_empty() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(StoreError::Url(url.to_string()))
     }
 }
 
@@ -485,5 +507,44 @@ fn inserted(r: Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>) -> Result<i
         Ok(done) => Ok(done.last_insert_rowid()),
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
         Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn file_of(url: &str) -> Result<PathBuf, StoreError> {
+        one_file(url, &SqliteConnectOptions::from_str(url).unwrap())
+    }
+
+    #[test]
+    fn the_store_takes_one_writable_file_and_refuses_the_rest() {
+        for (url, file) in [
+            ("sqlite://games.db", "games.db"),
+            ("sqlite:///srv/c/games.db?mode=rwc", "/srv/c/games.db"),
+            ("sqlite:games.db?mode=rw", "games.db"),
+            (
+                "sqlite:///srv/mode=memory/games.db",
+                "/srv/mode=memory/games.db",
+            ),
+        ] {
+            assert_eq!(file_of(url).unwrap(), PathBuf::from(file), "{url}");
+        }
+        for url in [
+            "sqlite::memory:",
+            "sqlite://:memory:",
+            "sqlite://games.db?mode=memory",
+            "sqlite://games.db?mode=%6Demory",
+            "sqlite://games.db?mode=ro",
+            "sqlite://games.db?immutable=true",
+            "sqlite://games.db?cache=shared",
+            "sqlite://games.db?vfs=unix-none",
+            "sqlite://",
+        ] {
+            assert!(matches!(file_of(url), Err(StoreError::Url(_))), "{url}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! SQLite's side of the ratings (`crate::ratings` computes them): what a
 //! rated game writes, through rusqlite on the writer's own connection
-//! (`sqlite_raw::with_raw`). Each table is one statement whatever the
+//! (`sqlite_raw::RawWriter`). Each table is one statement whatever the
 //! number of seats.
 //!
 //! Used by the group-commit writer's finish (`sqlite_batch::finish_game`),

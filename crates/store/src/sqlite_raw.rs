@@ -50,7 +50,11 @@ impl RawWriter {
     pub(crate) fn open(path: &Path, busy: Duration, turn: SqlitePool) -> Result<Self, StoreError> {
         let db = rusqlite::Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            // As sqlx opens it (URI names allowed); never created here: a
+            // file sqlx did not open is an error, not a new database.
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         db.busy_timeout(busy)?;
         db.execute_batch(
@@ -65,9 +69,9 @@ impl RawWriter {
 
     /// Runs `f` on the writer's own connection, on this thread, once it is
     /// the writer's turn (sqlx's writer connection held meanwhile). `f`
-    /// should leave the connection outside a transaction; one it leaves
-    /// open (its commit and rollback both failed, or it panicked) is rolled
-    /// back.
+    /// must leave the connection outside a transaction: one it leaves open
+    /// (or a panic does) is rolled back, and an `Ok` that left one open
+    /// becomes an error, since its writes were lost.
     pub(crate) async fn run<T>(
         &self,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
@@ -88,8 +92,14 @@ impl RawWriter {
         // A panic in an earlier `f` (the lock poisoned) may have left one.
         guard.roll_back_if_open();
         let r = f(&db);
+        let left_open = !db.is_autocommit();
         drop(guard);
-        r
+        match r {
+            Ok(_) if left_open => Err(StoreError::Db(sqlx::Error::Protocol(
+                "the SQLite writer left a transaction open: rolled back".into(),
+            ))),
+            r => r,
+        }
     }
 }
 
@@ -186,6 +196,34 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_writer_has_the_settings_of_sqlx_s_writer() {
+        let (_dir, _pool, raw) = writer().await;
+        let settings = raw
+            .run(|db| {
+                let get = |p: &str| -> rusqlite::Result<String> {
+                    db.query_row(&format!("PRAGMA {p}"), [], |r| {
+                        Ok(r.get_ref(0)?.as_i64().map_or_else(
+                            |_| r.get::<_, String>(0).unwrap_or_default(),
+                            |n| n.to_string(),
+                        ))
+                    })
+                };
+                Ok([
+                    "synchronous",
+                    "foreign_keys",
+                    "wal_autocheckpoint",
+                    "busy_timeout",
+                    "journal_mode",
+                ]
+                .map(|p| get(p).unwrap()))
+            })
+            .await
+            .unwrap();
+        // NORMAL, on, no automatic checkpoint, 5 s (as given), WAL.
+        assert_eq!(settings, ["1", "1", "0", "5000", "wal"].map(String::from));
+    }
+
+    #[tokio::test]
     async fn a_failed_or_abandoned_transaction_leaves_the_connection_usable() {
         let (_dir, pool, raw) = writer().await;
         // A failing statement inside a rusqlite transaction: rolled back.
@@ -201,13 +239,15 @@ mod tests {
         assert!(matches!(failed, Err(StoreError::Sqlite(_))), "{failed:?}");
         assert_eq!(rows_in_t(&pool).await, 0);
         // A transaction left open: rolled back before anyone writes again
-        // (else sqlx's write below would wait for the lock in vain).
-        raw.run(|db| {
-            db.execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (3);")?;
-            Ok(())
-        })
-        .await
-        .unwrap();
+        // (else sqlx's write below would wait for the lock in vain), and
+        // said so.
+        let left_open = raw
+            .run(|db| {
+                db.execute_batch("BEGIN IMMEDIATE; INSERT INTO t VALUES (3);")?;
+                Ok(())
+            })
+            .await;
+        assert!(matches!(left_open, Err(StoreError::Db(_))), "{left_open:?}");
         sqlx::query("INSERT INTO t VALUES (4)")
             .execute(&pool)
             .await
