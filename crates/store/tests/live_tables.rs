@@ -31,13 +31,16 @@ async fn setup() -> Option<(Cluster, PgPool, Vec<i64>)> {
     Some((cluster, pool, bots))
 }
 
-/// Waits until no transaction of this database is left open (a dropped
-/// pairing's rollback runs after the drop).
+/// Waits until no other session of this database is inside a transaction
+/// (a dropped pairing's rollback runs after the drop). Sessions idle in a
+/// transaction are not enough: while its `ROLLBACK` runs, a session is
+/// `active` and still holds its locks.
 async fn settled(pool: &PgPool) {
     for _ in 0..100 {
         let open: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+             WHERE datname = current_database() AND pid <> pg_backend_pid()
+             AND backend_type = 'client backend' AND xact_start IS NOT NULL",
         )
         .fetch_one(pool)
         .await
