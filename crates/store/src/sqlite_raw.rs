@@ -82,6 +82,27 @@ impl RawWriter {
         r
     }
 
+    /// [`RawWriter::run`] for long work (an import): `f` runs on a thread
+    /// for blocking work, so that no runtime thread waits for it.
+    pub(crate) async fn run_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let turn = crate::waits::timed("raw writer: turn", self.turn.acquire()).await?;
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let r = this.run_now(f);
+            drop(turn);
+            r
+        })
+        .await
+        .map_err(|e| {
+            StoreError::Db(sqlx::Error::Protocol(format!(
+                "the SQLite writer's work failed: {e}"
+            )))
+        })?
+    }
+
     /// `f` on the connection, outside any transaction before and after.
     fn run_now<T>(
         &self,
@@ -193,6 +214,28 @@ mod tests {
         );
         tx.commit().await.unwrap();
         assert_eq!(waiting.await.unwrap().unwrap(), 2);
+    }
+
+    #[tokio::test]
+    async fn blocking_work_waits_its_turn_too_and_a_panic_in_it_is_an_error() {
+        let (_dir, pool, raw) = writer().await;
+        let tx = pool.begin().await.unwrap();
+        let waiting = {
+            let raw = raw.clone();
+            tokio::spawn(async move {
+                raw.run_blocking(|db| Ok(db.execute("INSERT INTO t VALUES (1)", [])?))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!waiting.is_finished(), "the blocking work did not wait");
+        tx.rollback().await.unwrap();
+        assert_eq!(waiting.await.unwrap().unwrap(), 1);
+        let panicked = raw
+            .run_blocking(|_| -> Result<(), StoreError> { panic!("a bug in an import") })
+            .await;
+        assert!(matches!(panicked, Err(StoreError::Db(_))), "{panicked:?}");
+        assert_eq!(rows_in_t(&pool).await, 1);
     }
 
     #[tokio::test]

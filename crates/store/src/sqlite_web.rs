@@ -90,10 +90,12 @@ impl SqliteStore {
     /// Stores finished games in one transaction, rating each in order, as
     /// `start_game` followed by `finish_game` would, except that every
     /// seat gets its score and forfeit flag (and its rank, if it has one),
-    /// as on PostgreSQL. Returns their ids.
+    /// as on PostgreSQL. Returns their ids. The transaction runs on a
+    /// thread for blocking work (a copy of `games` goes with it).
     pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
+        let games = games.to_vec();
         self.raw
-            .run(|db| {
+            .run_blocking(move |db| {
                 let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
                 let mut ids = Vec::with_capacity(games.len());
                 for g in games.iter().filter(|g| g.bots.len() >= 2) {
