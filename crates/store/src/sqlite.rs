@@ -17,11 +17,13 @@ use crate::{
     StoreError,
 };
 
-/// SQLite storage. Writes go through one connection (SQLite has one writer
-/// at a time; a pool of writers would only contend and back off), reads
-/// through a small pool. The writes of the hot paths (games started,
-/// finished and aborted, bots' health) go through a [`GroupCommit`] task,
-/// which commits those of many games in one transaction.
+/// SQLite storage. One write at a time (SQLite has one writer at a time;
+/// a pool of writers would only contend and back off): the rare writes go
+/// through sqlx's one writer connection, and the writes of the hot paths
+/// (games started, finished and aborted, bots' health) through a
+/// [`GroupCommit`] task, which commits those of many games in one
+/// transaction on the writer's own connection ([`RawWriter`]) while it
+/// holds sqlx's. Reads go through a small pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
