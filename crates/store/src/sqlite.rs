@@ -22,8 +22,8 @@ use crate::{
 /// through sqlx's one writer connection, and the writes of the hot paths
 /// (games started, finished and aborted, bots' health) through a
 /// [`GroupCommit`] task, which commits those of many games in one
-/// transaction on the writer's own connection ([`RawWriter`]) while it
-/// holds sqlx's. Reads go through a small pool.
+/// transaction on the writer's own connection (`sqlite_raw::RawWriter`)
+/// while it holds sqlx's. Reads go through a small pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pub(crate) pool: SqlitePool,
