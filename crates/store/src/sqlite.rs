@@ -84,7 +84,7 @@ impl SqliteStore {
         // instead of waiting its turn behind the requests of a busy runtime
         // (issue 20: the finished game's p99 8 ms instead of 22).
         let group = GroupCommit::spawn_on_thread(
-            Arc::new(SqliteBatch::new(writer.clone(), raw.clone())),
+            Arc::new(SqliteBatch::new(raw.clone())),
             GroupConfig {
                 // A commit costs no fsync here (WAL, synchronous = NORMAL):
                 // a batch takes what queued while the last one committed,
@@ -418,7 +418,7 @@ impl Store for SqliteStore {
         &self,
         games: &[crate::web::ImportGame],
     ) -> Result<Vec<GameId>, StoreError> {
-        SqliteStore::import_games(self, games).await
+        SqliteStore::import_games(self, games.to_vec()).await
     }
 
     fn tournaments(&self) -> &dyn crate::TournamentStore {

@@ -17,7 +17,6 @@ use std::time::Duration;
 use async_trait::async_trait;
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, OptionalExtension, TransactionBehavior};
-use sqlx::SqlitePool;
 
 use crate::group::{BatchWrite, Write, Written};
 use crate::sqlite::checkpoint;
@@ -32,9 +31,7 @@ const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
 /// The writer connection, as the group-commit task sees it.
 pub(crate) struct SqliteBatch {
-    /// sqlx's writer pool: the idle WAL copies.
-    writer: SqlitePool,
-    /// The batches' statements.
+    /// The batches' statements (and, through its pool, the idle WAL copies).
     raw: RawWriter,
     /// When the writer next finishes the WAL's copy itself.
     next_top_up: std::sync::Mutex<std::time::Instant>,
@@ -42,9 +39,8 @@ pub(crate) struct SqliteBatch {
 
 impl SqliteBatch {
     /// The group-commit writer's side of the writer connection.
-    pub(crate) fn new(writer: SqlitePool, raw: RawWriter) -> Self {
+    pub(crate) fn new(raw: RawWriter) -> Self {
         SqliteBatch {
-            writer,
             raw,
             next_top_up: std::sync::Mutex::new(std::time::Instant::now() + TOP_UP_EVERY),
         }
@@ -71,7 +67,7 @@ impl BatchWrite for SqliteBatch {
         if now < *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) {
             return;
         }
-        let whole = checkpoint(&self.writer, "sqlite: checkpoint (the writer, idle)").await;
+        let whole = checkpoint(self.raw.pool(), "sqlite: checkpoint (the writer, idle)").await;
         let next = if matches!(whole, Ok(true)) {
             TOP_UP_EVERY
         } else {

@@ -67,6 +67,11 @@ impl RawWriter {
         })
     }
 
+    /// sqlx's writer pool, whose one connection is the writer's turn.
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.turn
+    }
+
     /// Runs `f` on the writer's own connection, on this thread, once it is
     /// the writer's turn (sqlx's writer connection held meanwhile). `f`
     /// must leave the connection outside a transaction: one it leaves open
@@ -110,7 +115,8 @@ impl RawWriter {
     ) -> Result<T, StoreError> {
         let db = self.db.lock().unwrap_or_else(PoisonError::into_inner);
         let guard = LeaveAsFound(&db);
-        // A panic in an earlier `f` (the lock poisoned) may have left one.
+        // The guard rolled back after the last `f`, even one that panicked;
+        // a rollback that failed then is tried again here.
         guard.roll_back_if_open();
         let r = f(&db);
         let left_open = !db.is_autocommit();

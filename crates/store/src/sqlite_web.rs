@@ -75,13 +75,14 @@ impl SqliteStore {
     }
 
     /// Rates the games finished before ratings existed (listed by migration
-    /// 0003 in `ratings_backlog`), oldest first, in transactions of 1,000.
+    /// 0003 in `ratings_backlog`), oldest first, in transactions of
+    /// [`BACKLOG_CHUNK`] games.
     pub(crate) async fn rate_backlog(&self) -> Result<u64, StoreError> {
         let mut rated = 0;
         loop {
-            let (done, more) = self.raw.run(rate_some_of_the_backlog).await?;
+            let (done, whole) = self.raw.run(rate_some_of_the_backlog).await?;
             rated += done;
-            if !more {
+            if !whole {
                 return Ok(rated);
             }
         }
@@ -91,9 +92,8 @@ impl SqliteStore {
     /// `start_game` followed by `finish_game` would, except that every
     /// seat gets its score and forfeit flag (and its rank, if it has one),
     /// as on PostgreSQL. Returns their ids. The transaction runs on a
-    /// thread for blocking work (a copy of `games` goes with it).
-    pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
-        let games = games.to_vec();
+    /// thread for blocking work, which takes `games` with it.
+    pub async fn import_games(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
         self.raw
             .run_blocking(move |db| {
                 let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
@@ -110,13 +110,17 @@ impl SqliteStore {
     }
 }
 
-/// Rates the oldest 1,000 games of the backlog in one transaction: how
-/// many it rated, and whether it found any.
+/// How many games of the backlog one transaction rates.
+const BACKLOG_CHUNK: usize = 1000;
+
+/// Rates the oldest [`BACKLOG_CHUNK`] games of the backlog in one
+/// transaction: how many it rated, and whether the chunk was whole (so
+/// that more may wait; the backlog only shrinks).
 fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), StoreError> {
     let tx = rusqlite::Transaction::new_unchecked(db, TransactionBehavior::Immediate)?;
     let ids: Vec<GameId> = tx
-        .prepare("SELECT game_id FROM ratings_backlog ORDER BY game_id LIMIT 1000")?
-        .query_map([], |r| r.get(0))?
+        .prepare("SELECT game_id FROM ratings_backlog ORDER BY game_id LIMIT ?")?
+        .query_map([BACKLOG_CHUNK as i64], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let mut rated = 0;
     for &id in &ids {
@@ -147,7 +151,7 @@ fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), St
             .execute([id])?;
     }
     tx.commit()?;
-    Ok((rated, !ids.is_empty()))
+    Ok((rated, ids.len() == BACKLOG_CHUNK))
 }
 
 /// Inserts finished game `g` (at least two bots) and all its seats; its id.

@@ -866,8 +866,23 @@ async fn sqlite_games_finished_before_ratings_are_rated_on_open() {
         .execute(&raw)
         .await
         .unwrap();
-    raw.close().await;
+    // More than one transaction's worth (1,000): listed games that are no
+    // longer there, which are dropped from the backlog unrated.
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+         INSERT INTO ratings_backlog (game_id) SELECT ? + i FROM n",
+    )
+    .bind(g)
+    .execute(&raw)
+    .await
+    .unwrap();
     let s = SqliteStore::open(&url).await.unwrap();
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM ratings_backlog")
+        .fetch_one(&raw)
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "the whole backlog is worked through");
+    raw.close().await;
     let board = s.leaderboard("goofspiel").await.unwrap();
     let ids: Vec<i64> = board.iter().map(|r| r.bot).collect();
     assert_eq!(ids, [a, b]);

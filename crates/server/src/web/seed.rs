@@ -210,7 +210,7 @@ pub async fn seed(
     while start < count {
         let stop = (start + chunk).min(count);
         let games = play_games(start..stop, count, spacing, end, &ids).await?;
-        stored += store.import_games(&games).await?.len() as u64;
+        stored += store.import_games(games).await?.len() as u64;
         start = stop;
     }
     Ok(stored)
