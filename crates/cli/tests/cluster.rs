@@ -74,13 +74,14 @@ fn unit_args(port: u16) -> Vec<String> {
 /// database in `CROUPIER_DATABASE` as the unit's environment file sets it),
 /// its log in `log`, its waits (`croupier_store::waits`, on `SIGUSR1`) in
 /// `log` with the extension `waits`.
-fn instance(url: &str, port: u16, log: &Path) -> Killed {
+/// `house`: its house bots' strategies (none for most tests: only the
+/// REST bots under test play).
+fn instance(url: &str, port: u16, log: &Path, house: &str) -> Killed {
     let waits = log.with_extension("waits");
     let log = std::fs::File::create(log).expect("log file");
     let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(unit_args(port))
-        // Only the REST bots under test play.
-        .args(["--no-ladder", "--house-bots", ""])
+        .args(["--no-ladder", "--house-bots", house])
         .args(["--move-timeout", "20"])
         .env("CROUPIER_DATABASE", url)
         .env("NO_COLOR", "1")
@@ -137,6 +138,8 @@ struct Cluster {
     _proxy: Killed,
     base: String,
     rt: tokio::runtime::Runtime,
+    /// The instances' house bots.
+    house: &'static str,
 }
 
 impl Cluster {
@@ -146,6 +149,11 @@ impl Cluster {
 
     /// The proxy names all instances; only the first `running` start.
     fn start_some(running: usize) -> Cluster {
+        Cluster::start_with(running, "")
+    }
+
+    /// As [`Cluster::start_some`], with house bots of strategies `house`.
+    fn start_with(running: usize, house: &'static str) -> Cluster {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -160,6 +168,7 @@ impl Cluster {
                 &url,
                 *port,
                 &dir.path().join(format!("serve{i}.log")),
+                house,
             )));
             // One at a time: the first migrates the database.
             wait_listening(*port);
@@ -176,6 +185,7 @@ impl Cluster {
             _proxy: proxy,
             base: format!("http://127.0.0.1:{front}"),
             rt,
+            house,
         }
     }
 
@@ -186,6 +196,7 @@ impl Cluster {
             &self.url,
             port,
             &self.dir.path().join(format!("serve{i}.log")),
+            self.house,
         ));
         wait_listening(port);
     }
@@ -599,9 +610,26 @@ fn instances_joining_while_games_run_see_every_move() {
     let handles = bots(&c.base, 8, "jj", &stop, &games);
     wait_games(&games, 8, 240);
     let alone_games = games.load(Ordering::Relaxed);
+    // Alone, its bots wait in its list only: no row is written or taken.
+    let alone = c.wait_counts(0);
+    for kind in ["pg: wait", "pg: stop_waiting", "pg: take_partner"] {
+        assert_eq!(
+            alone.get(kind),
+            None,
+            "the instance alone went to the waiting table ({kind}): {alone:?}"
+        );
+    }
     c.start_instance(1);
     c.start_instance(2);
     wait_games(&games, alone_games + 2 * 24, 240);
+    // With others, bots wait in the table too, where the others take them.
+    let rows_written: u64 = (0..INSTANCES)
+        .map(|i| c.wait_counts(i).get("pg: wait").copied().unwrap_or(0))
+        .sum();
+    assert!(
+        rows_written > 0,
+        "no bot waited in the table after the join"
+    );
     stop.store(true, Ordering::Relaxed);
     let seen: Vec<Seen> = handles
         .into_iter()
@@ -628,5 +656,43 @@ fn instances_joining_while_games_run_see_every_move() {
     assert!(
         homes >= 2,
         "games ran in {homes} instance(s) after the others joined"
+    );
+}
+
+/// An instance alone keeps its waiting bots out of the table; its house
+/// bots take them from its list instead (under their deal lock), so a lone
+/// REST bot plays the house bots.
+#[test]
+fn a_lone_instance_pairs_its_house_bots_with_bots_in_its_list() {
+    if !have_everything() {
+        return;
+    }
+    let c = Cluster::start_with(1, "random");
+    let stop = Arc::new(AtomicBool::new(false));
+    let games = Arc::new(AtomicUsize::new(0));
+    let handles = bots(&c.base, 1, "lone", &stop, &games);
+    wait_games(&games, 3, 120);
+    let counts = c.wait_counts(0);
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Seen> = handles
+        .into_iter()
+        .map(|h| h.join().expect("bot thread"))
+        .collect();
+    let rows = games_in(&c);
+    for id in seen.iter().flat_map(|s| &s.ended) {
+        let row = rows.iter().find(|r| r.0 == *id);
+        assert!(
+            matches!(row, Some((_, st, _)) if st == "finished"),
+            "game {id}: {row:?}"
+        );
+    }
+    assert_eq!(
+        counts.get("pg: wait"),
+        None,
+        "a row was written: {counts:?}"
+    );
+    assert!(
+        counts.get("pg: claim").is_some_and(|n| *n >= 3),
+        "house bots took bots from the list under their deal lock: {counts:?}"
     );
 }

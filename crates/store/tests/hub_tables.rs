@@ -3,8 +3,9 @@
 //! a deal (taken from the table or from the taker's own instance) seats
 //! both bots and says where the game runs; a batch of views updates every
 //! seat it names and sends each game's views; the end of a game clears its
-//! seats and says so. Without PostgreSQL the test says so and passes,
-//! except under CI=true.
+//! seats and says so; a claimed bot (a house bot taking a bot from its
+//! instance's list) is dealt nothing else meanwhile. Without PostgreSQL
+//! the tests say so and pass, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
 mod common;
@@ -228,4 +229,37 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
     assert!(c.seat_of(1).await.unwrap().is_none());
     assert!(c.seat_of(2).await.unwrap().is_none());
     assert!(c.seat_of(5).await.unwrap().is_some());
+}
+
+/// A house bot taking a bot from its instance's list (no row) holds its
+/// own deal lock meanwhile, as when it takes one from the table: no other
+/// deal of it starts, and a seated bot is not claimed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claimed_bot_is_dealt_nothing_else_until_its_deal_is_written() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    let store = db.open().await;
+    let c: Cluster = store.cluster().unwrap();
+    let claim = c.claim(1).await.unwrap().expect("bot 1 is free");
+    // Its deal lock is held: neither another claim nor a take from the
+    // table deals it meanwhile.
+    assert!(c.claim(1).await.unwrap().is_none());
+    c.wait(2, 30.0).await.unwrap();
+    assert!(c.take_partner(1, false).await.unwrap().is_none());
+    // Another bot is claimed as usual.
+    drop(c.claim(3).await.unwrap().expect("bot 3 is free"));
+    // The deal with a partner from the list: seats written, lock released.
+    claim.with(4).commit(&seats(200, [1, 4], 9)).await.unwrap();
+    let row = c.seat_of(1).await.unwrap().unwrap();
+    assert_eq!((row.game, row.opponent, row.home), (200, 4, 9));
+    // Seated: claimed no more.
+    assert!(c.claim(1).await.unwrap().is_none());
+    assert!(c.claim(4).await.unwrap().is_none());
+    // A claim dropped without a deal releases the bot.
+    drop(c.claim(5).await.unwrap().expect("bot 5 is free"));
+    assert!(c.claim(5).await.unwrap().is_some());
+    // The other bot still waits in the table.
+    assert!(c.stop_waiting(2).await.unwrap());
 }

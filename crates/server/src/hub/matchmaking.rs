@@ -36,6 +36,10 @@ pub(super) struct Waiter {
     pub(super) bot: BotId,
     pub(super) ticket: u64,
     pub(super) tx: oneshot::Sender<GameId>,
+    /// With several instances: whether the bot also waits in the shared
+    /// table (written while other instances ran), so that taking it from
+    /// the list must take its row too.
+    pub(super) row: bool,
 }
 
 /// What `new-game` makes of a bot's game in this instance.
@@ -97,7 +101,12 @@ impl Hub {
                     let (tx, rx) = oneshot::channel();
                     inner.next_ticket += 1;
                     let ticket = inner.next_ticket;
-                    inner.waiting.push(Waiter { bot, ticket, tx });
+                    inner.waiting.push(Waiter {
+                        bot,
+                        ticket,
+                        tx,
+                        row: false,
+                    });
                     (None, Some((ticket, rx)))
                 }
             }

@@ -116,6 +116,27 @@ impl Pairing {
     }
 }
 
+/// A bot claimed for a deal ([`Cluster::claim`]): its deal lock is held
+/// until the pairing made with [`Claim::with`] commits, or it is dropped.
+#[derive(Debug)]
+pub struct Claim {
+    tx: Transaction<'static, Postgres>,
+    pool: PgPool,
+}
+
+impl Claim {
+    /// The pairing of the claimed bot with `partner`, a bot waiting in this
+    /// process without a row (taken from its list, so nobody else has it).
+    pub fn with(self, partner: BotId) -> Pairing {
+        Pairing {
+            tx: Some(self.tx),
+            pool: self.pool,
+            partner,
+            me: None,
+        }
+    }
+}
+
 /// The seats of a game, column by column (for `UNNEST`).
 struct SeatColumns<'a> {
     bot: Vec<BotId>,
@@ -429,6 +450,31 @@ impl Cluster {
                 pool: self.pool.clone(),
                 partner,
                 me: mine,
+            }))
+        })
+        .await
+    }
+
+    /// Claims `bot` for a deal with a partner waiting only in this process
+    /// (with no row here, so no other instance can take it): `bot`'s deal
+    /// lock is held, as in [`Cluster::take_partner`], until the pairing
+    /// made with [`Claim::with`] commits or is dropped; `None` if `bot` is
+    /// seated or another deal of it is under way. One statement after
+    /// `BEGIN`.
+    pub async fn claim(&self, bot: BotId) -> Result<Option<Claim>, StoreError> {
+        crate::waits::timed("pg: claim", async move {
+            let mut tx = self.pool.begin().await?;
+            let free: bool = sqlx::query_scalar(
+                "SELECT pg_try_advisory_xact_lock(3013, $1::int)
+                        AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
+            )
+            .bind(bot as i32)
+            .bind(bot)
+            .fetch_one(&mut *tx)
+            .await?;
+            Ok(free.then(|| Claim {
+                tx,
+                pool: self.pool.clone(),
             }))
         })
         .await

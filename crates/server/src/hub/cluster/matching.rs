@@ -1,17 +1,27 @@
 //! `new-game` with several instances. A bot is paired with a bot waiting
 //! in this same instance when there is one (no other instance is asked:
-//! the partner's row is taken with one `DELETE`, and its poll is told in
-//! memory), else with one waiting in the shared table (when other
-//! instances run, or for a house bot), else it waits in both: in the table
-//! (another instance may take it; its `NOTIFY` wakes the poll) and in this
-//! instance's list (a bot arriving here takes it).
+//! the partner's row, if it has one, is taken with one `DELETE`, and its
+//! poll is told in memory), else with one waiting in the shared table
+//! (when other instances run, or for a house bot), else it waits in both:
+//! in the table (another instance may take it; its `NOTIFY` wakes the
+//! poll) and in this instance's list (a bot arriving here takes it).
 //!
 //! A waiting bot's row is written before it is listed here, so a bot taken
 //! from the list whose row is gone was taken by another instance.
+//!
+//! While the instance is alone (no other instance has answered requests
+//! within a heartbeat and a half, see `Crowd`), nobody else can take a
+//! waiting bot: it waits in the list only, and pairing it costs no
+//! statement. A house bot takes such a bot from the list under its own
+//! deal lock ([`Cluster::claim`](croupier_store::postgres::cluster::Cluster::claim)).
+//! When another instance comes (its notice ends "alone" at once), a bot
+//! listed without a row writes one at its poll's next look, within about
+//! a second: before the newcomer serves, which first waits a heartbeat and
+//! a half.
 
 use std::time::Duration;
 
-use croupier_store::postgres::cluster::Pairing;
+use croupier_store::postgres::cluster::{Claim, Pairing};
 use croupier_store::{BotId, GameId};
 use rand::seq::IndexedRandom;
 use rand::Rng;
@@ -32,8 +42,17 @@ const POLL_STEP_MS: u64 = 1000;
 enum Listed {
     /// Another bot was waiting here: taken from the list.
     Partner(Waiter),
-    /// Listed with this ticket; the game comes through the receiver.
-    Waiting(u64, oneshot::Receiver<GameId>),
+    /// Listed.
+    Waiting(Listing),
+}
+
+/// A bot's place in this instance's list.
+struct Listing {
+    ticket: u64,
+    /// Where its game comes.
+    rx: oneshot::Receiver<GameId>,
+    /// Whether it waits in the shared table too.
+    row: bool,
 }
 
 impl Hub {
@@ -72,31 +91,48 @@ impl Hub {
             }
         }
         // A house bot's loop runs in every instance: its deals go through
-        // the table's per-bot lock, never the list.
+        // the table's per-bot lock, also when it takes a bot from the list
+        // (below, while alone).
         if !house {
             while let Some(w) = self.pop_waiter(bot) {
-                if let Some(reply) = self.deal_listed(relay, bot, w).await? {
+                if let Some(reply) = self.deal_listed(relay, bot, w, None).await? {
                     return Ok(reply);
                 }
             }
         }
         let until = Instant::now() + self.config.poll_timeout;
         let waker = relay.waker(bot);
-        let mut listed: Option<(u64, oneshot::Receiver<GameId>)> = None;
+        let mut listed: Option<Listing> = None;
         loop {
-            if house || !relay.crowd().alone() {
+            let alone = relay.crowd().alone();
+            // Listed without a row while alone, and another instance has
+            // come since: the bot waits in the table too from now on.
+            if !alone && listed.as_ref().is_some_and(|l| !l.row) {
+                if let Some(l) = listed.take() {
+                    if !self.unlist(bot, l.ticket) {
+                        return self.taken_from_list(relay, bot, l).await;
+                    }
+                }
+            }
+            if house || !alone {
+                let waiting = listed.as_ref().is_some_and(|l| l.row);
                 if let Some(pairing) = relay
                     .db()
-                    .take_partner(bot, listed.is_some())
+                    .take_partner(bot, waiting)
                     .await
                     .map_err(internal)?
                 {
-                    if let Some((ticket, _)) = &listed {
-                        self.unlist(bot, *ticket);
+                    if let Some(l) = &listed {
+                        self.unlist(bot, l.ticket);
                     }
                     let partner = pairing.partner;
                     let id = self.deal(bot, partner, Some(pairing)).await?;
                     return self.game_for(bot, id).await;
+                }
+            }
+            if house && alone {
+                if let Some(reply) = self.house_takes_listed(relay, bot).await? {
+                    return Ok(reply);
                 }
             }
             let left = until.saturating_duration_since(Instant::now());
@@ -106,14 +142,19 @@ impl Hub {
             // House bots never wait: they take waiting bots from the
             // instance whose loop plays them.
             if !house && listed.is_none() {
-                relay
-                    .db()
-                    .wait(bot, left.as_secs_f64())
-                    .await
-                    .map_err(internal)?;
-                match self.list_or_take(bot) {
-                    Listed::Waiting(ticket, rx) => {
-                        listed = Some((ticket, rx));
+                // Alone, no other instance could take the bot: it waits in
+                // this instance's list only.
+                let row = !alone;
+                if row {
+                    relay
+                        .db()
+                        .wait(bot, left.as_secs_f64())
+                        .await
+                        .map_err(internal)?;
+                }
+                match self.list_or_take(bot, row) {
+                    Listed::Waiting(l) => {
+                        listed = Some(l);
                         // Two bots on two instances that looked at the same
                         // moment both wait now: look once more, so one
                         // takes the other.
@@ -122,11 +163,11 @@ impl Hub {
                     Listed::Partner(w) => {
                         // Its own row first: another instance may be
                         // taking this bot right now.
-                        if !relay.db().stop_waiting(bot).await.map_err(internal)? {
+                        if row && !relay.db().stop_waiting(bot).await.map_err(internal)? {
                             self.relist(w);
                             return self.taken_elsewhere(relay, bot).await;
                         }
-                        if let Some(reply) = self.deal_listed(relay, bot, w).await? {
+                        if let Some(reply) = self.deal_listed(relay, bot, w, None).await? {
                             return Ok(reply);
                         }
                         continue;
@@ -139,22 +180,21 @@ impl Hub {
             let step = Duration::from_millis(POLL_STEP_MS + rand::rng().random_range(0..250));
             let step = step.min(left);
             match &mut listed {
-                Some((ticket, rx)) => {
+                Some(l) => {
                     tokio::select! {
-                        r = rx => {
-                            let ticket = *ticket;
-                            self.unlist(bot, ticket);
+                        r = &mut l.rx => {
+                            self.unlist(bot, l.ticket);
                             return match r {
                                 Ok(id) => self.game_for(bot, id).await,
                                 // Taken from the list, but its deal failed
                                 // or another instance had taken it.
-                                Err(_) => self.taken_elsewhere(relay, bot).await,
+                                Err(_) if l.row => self.taken_elsewhere(relay, bot).await,
+                                Err(_) => Ok(NewGame::Retry),
                             };
                         }
                         _ = waker.notify.notified() => {
                             if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
-                                let ticket = *ticket;
-                                self.unlist(bot, ticket);
+                                self.unlist(bot, l.ticket);
                                 return Ok(game_of_row(&row));
                             }
                         }
@@ -166,15 +206,29 @@ impl Hub {
                 }
             }
         }
-        let Some((ticket, rx)) = listed else {
+        let Some(l) = listed else {
             return Ok(NewGame::Retry);
         };
-        if !self.unlist(bot, ticket) {
-            // A bot of this instance took it from the list at the last
-            // moment: its deal says how it went.
-            if let Ok(Ok(id)) = tokio::time::timeout(Duration::from_secs(10), rx).await {
-                return self.game_for(bot, id).await;
-            }
+        if self.unlist(bot, l.ticket) && !l.row {
+            return Ok(NewGame::Retry);
+        }
+        self.taken_from_list(relay, bot, l).await
+    }
+
+    /// The poll of a bot whose listing `l` is no longer in the list: a bot
+    /// of this instance took it at the last moment (its deal says how it
+    /// went), or another instance took its row.
+    async fn taken_from_list(
+        &self,
+        relay: &Relay,
+        bot: BotId,
+        l: Listing,
+    ) -> Result<NewGame, Refusal> {
+        if let Ok(Ok(id)) = tokio::time::timeout(Duration::from_secs(10), l.rx).await {
+            return self.game_for(bot, id).await;
+        }
+        if !l.row {
+            return Ok(NewGame::Retry);
         }
         self.taken_elsewhere(relay, bot).await
     }
@@ -192,21 +246,51 @@ impl Hub {
     }
 
     /// Deals `bot` a game with `w`, taken from this instance's list, if
-    /// `w`'s row is still there (else another instance took it: `None`).
+    /// `w`'s row (when it has one) is still there (else another instance
+    /// took it: `None`). `claim`: `bot`'s deal lock (a house bot's).
     async fn deal_listed(
         &self,
         relay: &Relay,
         bot: BotId,
         w: Waiter,
+        claim: Option<Claim>,
     ) -> Result<Option<NewGame>, Refusal> {
-        if !relay.db().stop_waiting(w.bot).await.map_err(internal)? {
+        if w.row && !relay.db().stop_waiting(w.bot).await.map_err(internal)? {
             // Dropping `w` tells its poll to look at the tables.
             return Ok(None);
         }
-        let pairing: Pairing = relay.db().local_pairing(w.bot);
+        let pairing: Pairing = match claim {
+            Some(claim) => claim.with(w.bot),
+            None => relay.db().local_pairing(w.bot),
+        };
         let id = self.deal(bot, w.bot, Some(pairing)).await?;
         let _ = w.tx.send(id);
         self.game_for(bot, id).await.map(Some)
+    }
+
+    /// A house bot, while this instance is alone, takes a bot waiting in
+    /// its list (those wait without a row then, so the table has none of
+    /// them), under its own deal lock as when it takes one from the table.
+    async fn house_takes_listed(
+        &self,
+        relay: &Relay,
+        bot: BotId,
+    ) -> Result<Option<NewGame>, Refusal> {
+        if !self
+            .lock()
+            .waiting
+            .iter()
+            .any(|w| w.bot != bot && !w.tx.is_closed())
+        {
+            return Ok(None);
+        }
+        let Some(claim) = relay.db().claim(bot).await.map_err(internal)? else {
+            return Ok(None);
+        };
+        let Some(w) = self.pop_waiter(bot) else {
+            return Ok(None);
+        };
+        self.deal_listed(relay, bot, w, Some(claim)).await
     }
 
     /// Takes a bot other than `bot` waiting in this instance, at random.
@@ -223,7 +307,7 @@ impl Hub {
     /// Takes a bot waiting in this instance if there is one, else lists
     /// `bot` (all under one lock: of two bots arriving together, one takes
     /// the other).
-    fn list_or_take(&self, bot: BotId) -> Listed {
+    fn list_or_take(&self, bot: BotId, row: bool) -> Listed {
         let mut inner = self.lock();
         inner.waiting.retain(|w| !w.tx.is_closed() && w.bot != bot);
         let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
@@ -233,8 +317,13 @@ impl Hub {
         let (tx, rx) = oneshot::channel();
         inner.next_ticket += 1;
         let ticket = inner.next_ticket;
-        inner.waiting.push(Waiter { bot, ticket, tx });
-        Listed::Waiting(ticket, rx)
+        inner.waiting.push(Waiter {
+            bot,
+            ticket,
+            tx,
+            row,
+        });
+        Listed::Waiting(Listing { ticket, rx, row })
     }
 
     /// Puts a bot taken from the list back.
