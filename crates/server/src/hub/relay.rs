@@ -66,6 +66,10 @@ impl Crowd {
 
     fn set(&self, alone: bool) {
         let was = std::mem::replace(&mut *lock(&self.alone_at), alone.then(Instant::now));
+        if alone && was.is_some_and(|t| t.elapsed() >= self.alone_for) {
+            // Meanwhile requests took the paths of several instances.
+            tracing::info!("alone again after a late heartbeat");
+        }
         if was.is_some() && !alone {
             self.joined.send_modify(|n| *n += 1);
         }

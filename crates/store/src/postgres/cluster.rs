@@ -458,20 +458,26 @@ impl Cluster {
     /// Claims `bot` for a deal with a partner waiting only in this process
     /// (with no row here, so no other instance can take it): `bot`'s deal
     /// lock is held, as in [`Cluster::take_partner`], until the pairing
-    /// made with [`Claim::with`] commits or is dropped; `None` if `bot` is
-    /// seated or another deal of it is under way. One statement after
-    /// `BEGIN`.
+    /// made with [`Claim::with`] commits or is dropped; `None` if another
+    /// deal of it is under way or it is seated. Two statements after
+    /// `BEGIN`: the lock, then a look at the seats committed before it was
+    /// taken (as `take_partner` claims a partner).
     pub async fn claim(&self, bot: BotId) -> Result<Option<Claim>, StoreError> {
         crate::waits::timed("pg: claim", async move {
             let mut tx = self.pool.begin().await?;
-            let free: bool = sqlx::query_scalar(
-                "SELECT pg_try_advisory_xact_lock(3013, $1::int)
-                        AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
-            )
-            .bind(bot as i32)
-            .bind(bot)
-            .fetch_one(&mut *tx)
-            .await?;
+            let locked: bool =
+                sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(3013, $1::int)")
+                    .bind(bot as i32)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            if !locked {
+                return Ok(None);
+            }
+            let free: bool =
+                sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1)")
+                    .bind(bot)
+                    .fetch_one(&mut *tx)
+                    .await?;
             Ok(free.then(|| Claim {
                 tx,
                 pool: self.pool.clone(),

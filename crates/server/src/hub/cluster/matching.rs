@@ -102,6 +102,8 @@ impl Hub {
         }
         let until = Instant::now() + self.config.poll_timeout;
         let waker = relay.waker(bot);
+        // Wakes a bot listed without a row when another instance comes.
+        let mut joined = relay.crowd().joined();
         let mut listed: Option<Listing> = None;
         loop {
             let alone = relay.crowd().alone();
@@ -198,6 +200,9 @@ impl Hub {
                                 return Ok(game_of_row(&row));
                             }
                         }
+                        // Another instance came: the loop's next look
+                        // writes the row.
+                        Ok(()) = joined.changed(), if !l.row => {}
                         _ = tokio::time::sleep(step) => {}
                     }
                 }
@@ -276,19 +281,21 @@ impl Hub {
         relay: &Relay,
         bot: BotId,
     ) -> Result<Option<NewGame>, Refusal> {
-        if !self
-            .lock()
-            .waiting
-            .iter()
-            .any(|w| w.bot != bot && !w.tx.is_closed())
-        {
-            return Ok(None);
-        }
-        let Some(claim) = relay.db().claim(bot).await.map_err(internal)? else {
-            return Ok(None);
-        };
         let Some(w) = self.pop_waiter(bot) else {
             return Ok(None);
+        };
+        let claim = match relay.db().claim(bot).await {
+            Ok(Some(claim)) => claim,
+            // Its deal lock is held elsewhere (another house bot's loop
+            // has it), or it is seated: the bot waits on.
+            Ok(None) => {
+                self.relist(w);
+                return Ok(None);
+            }
+            Err(e) => {
+                self.relist(w);
+                return Err(internal(e));
+            }
         };
         self.deal_listed(relay, bot, w, Some(claim)).await
     }

@@ -8,7 +8,8 @@
 //! - `login`, sessions: rows, read by every request;
 //! - `new-game`: takes a waiting bot with `FOR UPDATE SKIP LOCKED` and
 //!   deals here, or waits in the table until another instance deals it a
-//!   game (woken by `NOTIFY`, polling as well);
+//!   game (woken by `NOTIFY`, polling as well); while the instance is
+//!   alone, a waiting bot is in its memory only;
 //! - `status`: the home's own view there, the row elsewhere;
 //! - `bid`, `play`, a re-login's abandon: relayed to the home ([`Relay`]).
 //!
