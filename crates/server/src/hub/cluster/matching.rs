@@ -191,7 +191,7 @@ impl Hub {
                                 // Taken from the list, but its deal failed
                                 // or another instance had taken it.
                                 Err(_) if l.row => self.taken_elsewhere(relay, bot).await,
-                                Err(_) => Ok(NewGame::Retry),
+                                Err(_) => self.dealt_here(bot).await,
                             };
                         }
                         _ = waker.notify.notified() => {
@@ -215,7 +215,7 @@ impl Hub {
             return Ok(NewGame::Retry);
         };
         if self.unlist(bot, l.ticket) && !l.row {
-            return Ok(NewGame::Retry);
+            return self.dealt_here(bot).await;
         }
         self.taken_from_list(relay, bot, l).await
     }
@@ -233,9 +233,21 @@ impl Hub {
             return self.game_for(bot, id).await;
         }
         if !l.row {
-            return Ok(NewGame::Retry);
+            return self.dealt_here(bot).await;
         }
         self.taken_elsewhere(relay, bot).await
+    }
+
+    /// The end of the poll of a bot that waited without a row (only this
+    /// instance could deal it a game): the game this instance seated it
+    /// in, if the deal went through without telling the poll (its dealer's
+    /// request was dropped), else `Retry`.
+    async fn dealt_here(&self, bot: BotId) -> Result<NewGame, Refusal> {
+        let id = self.lock().game_of.get(&bot).copied();
+        match id {
+            Some(id) => self.game_for(bot, id).await,
+            None => Ok(NewGame::Retry),
+        }
     }
 
     /// The poll of a waiting bot ends: out of the table, or, if it was
