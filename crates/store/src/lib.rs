@@ -324,7 +324,8 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// Stores finished games in one transaction, rating each in order, as
     /// `start_game` followed by `finish_game` would (demo data, benchmarks);
     /// games with fewer than two bots are skipped. Returns the ids stored.
-    async fn import_games(&self, games: &[web::ImportGame]) -> Result<Vec<GameId>, StoreError>;
+    /// Takes the games (SQLite moves them to a thread for blocking work).
+    async fn import_games(&self, games: Vec<web::ImportGame>) -> Result<Vec<GameId>, StoreError>;
 
     /// Tournaments (issue 15): their entries, planned games and results.
     fn tournaments(&self) -> &dyn TournamentStore;

@@ -416,9 +416,9 @@ impl Store for SqliteStore {
 
     async fn import_games(
         &self,
-        games: &[crate::web::ImportGame],
+        games: Vec<crate::web::ImportGame>,
     ) -> Result<Vec<GameId>, StoreError> {
-        SqliteStore::import_games(self, games.to_vec()).await
+        SqliteStore::import_games(self, games).await
     }
 
     fn tournaments(&self) -> &dyn crate::TournamentStore {

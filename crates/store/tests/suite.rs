@@ -413,7 +413,7 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
         bots.push(s.create_bot(n, "h", false).await.unwrap());
     }
     let ids = s
-        .import_games(&[
+        .import_games(vec![
             ImportGame {
                 game: "loveletter".into(),
                 bots: bots.clone(),
@@ -450,7 +450,7 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
     let mut short = end(vec![1], Some(bots[2]), "2026-01-01T00:03:00Z");
     short.scores = vec![Some(5), Some(6), Some(7)];
     let ids = s
-        .import_games(&[ImportGame {
+        .import_games(vec![ImportGame {
             game: "loveletter".into(),
             bots: bots[..3].to_vec(),
             seed: 4,

@@ -385,9 +385,9 @@ impl Store for PgStore {
 
     async fn import_games(
         &self,
-        games: &[crate::web::ImportGame],
+        games: Vec<crate::web::ImportGame>,
     ) -> Result<Vec<GameId>, StoreError> {
-        PgStore::import_games(self, games).await
+        PgStore::import_games(self, &games).await
     }
 
     fn tournaments(&self) -> &dyn crate::TournamentStore {
