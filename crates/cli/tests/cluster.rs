@@ -428,6 +428,17 @@ fn games_in(c: &Cluster) -> GameRows {
     })
 }
 
+/// Each of the games `ids` (that bots saw end) is finished in `rows`.
+fn assert_finished<'a>(rows: &GameRows, ids: impl IntoIterator<Item = &'a i64>) {
+    for id in ids {
+        let row = rows.iter().find(|r| r.0 == *id);
+        assert!(
+            matches!(row, Some((_, st, _)) if st == "finished"),
+            "game {id} the bots saw end is {row:?} in the database"
+        );
+    }
+}
+
 #[test]
 fn rest_bots_play_through_haproxy_on_three_instances() {
     if !have_everything() {
@@ -457,12 +468,8 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
         rows.len(),
         failures.len()
     );
+    assert_finished(&rows, &distinct);
     for id in &distinct {
-        let row = rows.iter().find(|r| r.0 == *id);
-        assert!(
-            matches!(row, Some((_, s, _)) if s == "finished"),
-            "game {id} the bots saw end is {row:?} in the database"
-        );
         assert_eq!(
             ended.iter().filter(|e| *e == id).count(),
             2,
@@ -644,15 +651,7 @@ fn instances_joining_while_games_run_see_every_move() {
         .collect();
     let failures: Vec<&String> = seen.iter().flat_map(|s| &s.failures).collect();
     let rows = games_in(&c);
-    for s in &seen {
-        for id in &s.ended {
-            let row = rows.iter().find(|r| r.0 == *id);
-            assert!(
-                matches!(row, Some((_, st, _)) if st == "finished"),
-                "game {id}: {row:?}"
-            );
-        }
-    }
+    assert_finished(&rows, seen.iter().flat_map(|s| &s.ended));
     assert!(
         failures.is_empty(),
         "requests failed or saw a stale view: {failures:?}"
@@ -686,13 +685,7 @@ fn a_lone_instance_pairs_its_house_bots_with_bots_in_its_list() {
         .map(|h| h.join().expect("bot thread"))
         .collect();
     let rows = games_in(&c);
-    for id in seen.iter().flat_map(|s| &s.ended) {
-        let row = rows.iter().find(|r| r.0 == *id);
-        assert!(
-            matches!(row, Some((_, st, _)) if st == "finished"),
-            "game {id}: {row:?}"
-        );
-    }
+    assert_finished(&rows, seen.iter().flat_map(|s| &s.ended));
     let failures: Vec<&String> = seen.iter().flat_map(|s| &s.failures).collect();
     assert!(failures.is_empty(), "requests failed: {failures:?}");
     if c.log(0).contains("alone again after a late heartbeat") {

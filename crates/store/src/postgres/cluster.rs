@@ -137,6 +137,30 @@ impl Claim {
     }
 }
 
+/// Takes `bot`'s deal lock in `tx` (held until it ends: one deal at a
+/// time per bot across the processes) and then looks at the seats
+/// committed before it was taken: whether `bot` may be dealt a game. Two
+/// statements, so that the look's snapshot is taken after the lock: a
+/// deal of `bot` that committed just before it is seen.
+async fn deal_lock(
+    tx: &mut Transaction<'static, Postgres>,
+    bot: BotId,
+) -> Result<bool, StoreError> {
+    let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(3013, $1::int)")
+        .bind(bot as i32)
+        .fetch_one(&mut **tx)
+        .await?;
+    if !locked {
+        return Ok(false);
+    }
+    Ok(
+        sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1)")
+            .bind(bot)
+            .fetch_one(&mut **tx)
+            .await?,
+    )
+}
+
 /// The seats of a game, column by column (for `UNNEST`).
 struct SeatColumns<'a> {
     bot: Vec<BotId>,
@@ -432,17 +456,9 @@ impl Cluster {
                 return Ok(None);
             };
             // wk (issue 13 item 4c): the partner is claimed like `bot` (its deal
-            // lock, then a look at the seats committed before it, in a statement
-            // of its own), so two deals never seat it.
-            let claimed: bool = sqlx::query_scalar(
-                "SELECT pg_try_advisory_xact_lock(3013, $1::int)
-                        AND NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $2)",
-            )
-            .bind(partner as i32)
-            .bind(partner)
-            .fetch_one(&mut *tx)
-            .await?;
-            if !claimed {
+            // lock, then a look at the seats committed before it), so two
+            // deals never seat it.
+            if !deal_lock(&mut tx, partner).await? {
                 return Ok(None);
             }
             Ok(Some(Pairing {
@@ -459,25 +475,11 @@ impl Cluster {
     /// (with no row here, so no other instance can take it): `bot`'s deal
     /// lock is held, as in [`Cluster::take_partner`], until the pairing
     /// made with [`Claim::with`] commits or is dropped; `None` if another
-    /// deal of it is under way or it is seated. Two statements after
-    /// `BEGIN`: the lock, then a look at the seats committed before it was
-    /// taken (as `take_partner` claims a partner).
+    /// deal of it is under way or it is seated (see [`deal_lock`]).
     pub async fn claim(&self, bot: BotId) -> Result<Option<Claim>, StoreError> {
         crate::waits::timed("pg: claim", async move {
             let mut tx = self.pool.begin().await?;
-            let locked: bool =
-                sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(3013, $1::int)")
-                    .bind(bot as i32)
-                    .fetch_one(&mut *tx)
-                    .await?;
-            if !locked {
-                return Ok(None);
-            }
-            let free: bool =
-                sqlx::query_scalar("SELECT NOT EXISTS (SELECT 1 FROM hub_seats WHERE bot = $1)")
-                    .bind(bot)
-                    .fetch_one(&mut *tx)
-                    .await?;
+            let free = deal_lock(&mut tx, bot).await?;
             Ok(free.then(|| Claim {
                 tx,
                 pool: self.pool.clone(),

@@ -109,11 +109,9 @@ impl Hub {
             let alone = relay.crowd().alone();
             // Listed without a row while alone, and another instance has
             // come since: the bot waits in the table too from now on.
-            if !alone && listed.as_ref().is_some_and(|l| !l.row) {
-                if let Some(l) = listed.take() {
-                    if !self.unlist(bot, l.ticket) {
-                        return self.taken_from_list(relay, bot, l).await;
-                    }
+            if let Some(l) = listed.take_if(|l| !alone && !l.row) {
+                if !self.unlist(bot, l.ticket) {
+                    return self.taken_from_list(relay, bot, l).await;
                 }
             }
             if house || !alone {
@@ -190,8 +188,7 @@ impl Hub {
                                 Ok(id) => self.game_for(bot, id).await,
                                 // Taken from the list, but its deal failed
                                 // or another instance had taken it.
-                                Err(_) if l.row => self.taken_elsewhere(relay, bot).await,
-                                Err(_) => self.dealt_here(bot).await,
+                                Err(_) => self.not_told(relay, bot, l.row).await,
                             };
                         }
                         _ = waker.notify.notified() => {
@@ -214,9 +211,8 @@ impl Hub {
         let Some(l) = listed else {
             return Ok(NewGame::Retry);
         };
-        if self.unlist(bot, l.ticket) && !l.row {
-            return self.dealt_here(bot).await;
-        }
+        // Out of the list if it is still there (its game channel closes).
+        self.unlist(bot, l.ticket);
         self.taken_from_list(relay, bot, l).await
     }
 
@@ -232,17 +228,18 @@ impl Hub {
         if let Ok(Ok(id)) = tokio::time::timeout(Duration::from_secs(10), l.rx).await {
             return self.game_for(bot, id).await;
         }
-        if !l.row {
-            return self.dealt_here(bot).await;
-        }
-        self.taken_elsewhere(relay, bot).await
+        self.not_told(relay, bot, l.row).await
     }
 
-    /// The end of the poll of a bot that waited without a row (only this
-    /// instance could deal it a game): the game this instance seated it
-    /// in, if the deal went through without telling the poll (its dealer's
-    /// request was dropped), else `Retry`.
-    async fn dealt_here(&self, bot: BotId) -> Result<NewGame, Refusal> {
+    /// The end of the poll of a bot that no deal told of a game: with a
+    /// row, another instance may have dealt it one (see
+    /// [`Hub::taken_elsewhere`]); without, only this instance could, and
+    /// the game it seated the bot in is the answer (its dealer's request
+    /// was dropped after the deal), else `Retry`.
+    async fn not_told(&self, relay: &Relay, bot: BotId, row: bool) -> Result<NewGame, Refusal> {
+        if row {
+            return self.taken_elsewhere(relay, bot).await;
+        }
         let id = self.lock().game_of.get(&bot).copied();
         match id {
             Some(id) => self.game_for(bot, id).await,
