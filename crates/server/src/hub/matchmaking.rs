@@ -84,7 +84,7 @@ impl Hub {
 
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
-    pub async fn new_game(&self, bot: BotId) -> Result<NewGame, Refusal> {
+    pub async fn new_game(self: &Arc<Self>, bot: BotId) -> Result<NewGame, Refusal> {
         if let Some(relay) = self.relay.get() {
             return self.cluster_new_game(relay, bot).await;
         }
@@ -112,8 +112,9 @@ impl Hub {
             }
         };
         if let Some(partner) = partner {
-            let id = self.deal(bot, partner.bot, None).await?;
-            let _ = partner.tx.send(id);
+            let id = self
+                .deal_to_end(bot, partner.bot, None, Some(partner.tx))
+                .await?;
             return self.game_for(bot, id).await;
         }
         let Some((ticket, rx)) = rx else {
@@ -152,15 +153,41 @@ impl Hub {
         })
     }
 
-    /// Deals a new game between two bots (seats in random order). With
-    /// several instances, `pairing` holds the partner taken from the
-    /// shared waiting bots; the game's seats are written with it.
-    pub(super) async fn deal(
-        &self,
+    /// Deals a game to `a` and `b` ([`Hub::deal`]) and then tells `partner`
+    /// (the poll of the bot taken from the waiting list) which one, in a
+    /// task of its own: a request dropped meanwhile (its bot hung up, or
+    /// its client gave up) cannot stop a deal halfway. Stopped halfway, a
+    /// deal would leave a game stored as running that no runner plays,
+    /// or bots seated in it that wait forever, and a partner told nothing.
+    /// Run to the end, the game is played: its bots find it with their
+    /// next `new-game` (a bot that has not bid is given its game again).
+    pub(super) async fn deal_to_end(
+        self: &Arc<Self>,
         a: BotId,
         b: BotId,
         pairing: Option<Pairing>,
+        partner: Option<oneshot::Sender<GameId>>,
     ) -> Result<GameId, Refusal> {
+        let hub = Arc::clone(self);
+        let deal = tokio::spawn(async move {
+            let id = hub.deal(a, b, pairing).await?;
+            if let Some(partner) = partner {
+                let _ = partner.send(id);
+            }
+            Ok(id)
+        });
+        deal.await.unwrap_or_else(|e| {
+            tracing::error!("a deal stopped: {e}");
+            Err(Refusal(
+                "internal error: the game could not be dealt".into(),
+            ))
+        })
+    }
+
+    /// Deals a new game between two bots (seats in random order). With
+    /// several instances, `pairing` holds the partner taken from the
+    /// shared waiting bots; the game's seats are written with it.
+    async fn deal(&self, a: BotId, b: BotId, pairing: Option<Pairing>) -> Result<GameId, Refusal> {
         let seed = crate::visibility::fresh_seed().map_err(|e| Refusal(e.to_string()))?;
         let bots = if rand::rng().random::<bool>() {
             [a, b]

@@ -19,6 +19,7 @@
 //! a second: before the newcomer serves, which first waits a heartbeat and
 //! a half.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{Claim, Pairing};
@@ -58,7 +59,7 @@ struct Listing {
 impl Hub {
     /// `new-game` with several instances.
     pub(in crate::hub) async fn cluster_new_game(
-        &self,
+        self: &Arc<Self>,
         relay: &Relay,
         bot: BotId,
     ) -> Result<NewGame, Refusal> {
@@ -126,7 +127,7 @@ impl Hub {
                         self.unlist(bot, l.ticket);
                     }
                     let partner = pairing.partner;
-                    let id = self.deal(bot, partner, Some(pairing)).await?;
+                    let id = self.deal_to_end(bot, partner, Some(pairing), None).await?;
                     return self.game_for(bot, id).await;
                 }
             }
@@ -233,9 +234,9 @@ impl Hub {
 
     /// The end of the poll of a bot that no deal told of a game: with a
     /// row, another instance may have dealt it one (see
-    /// [`Hub::taken_elsewhere`]); without, only this instance could, and
-    /// the game it seated the bot in is the answer (its dealer's request
-    /// was dropped after the deal), else `Retry`.
+    /// [`Hub::taken_elsewhere`]); without, only this instance could (and
+    /// its deal tells the poll, see `Hub::deal_to_end`): a game the bot is
+    /// seated in here is the answer all the same, else `Retry`.
     async fn not_told(&self, relay: &Relay, bot: BotId, row: bool) -> Result<NewGame, Refusal> {
         if row {
             return self.taken_elsewhere(relay, bot).await;
@@ -263,7 +264,7 @@ impl Hub {
     /// `w`'s row (when it has one) is still there (else another instance
     /// took it: `None`). `claim`: `bot`'s deal lock (a house bot's).
     async fn deal_listed(
-        &self,
+        self: &Arc<Self>,
         relay: &Relay,
         bot: BotId,
         w: Waiter,
@@ -277,8 +278,9 @@ impl Hub {
             Some(claim) => claim.with(w.bot),
             None => relay.db().local_pairing(w.bot),
         };
-        let id = self.deal(bot, w.bot, Some(pairing)).await?;
-        let _ = w.tx.send(id);
+        let id = self
+            .deal_to_end(bot, w.bot, Some(pairing), Some(w.tx))
+            .await?;
         self.game_for(bot, id).await.map(Some)
     }
 
@@ -286,7 +288,7 @@ impl Hub {
     /// its list (those wait without a row then, so the table has none of
     /// them), under its own deal lock as when it takes one from the table.
     async fn house_takes_listed(
-        &self,
+        self: &Arc<Self>,
         relay: &Relay,
         bot: BotId,
     ) -> Result<Option<NewGame>, Refusal> {
