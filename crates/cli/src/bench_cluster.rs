@@ -1,9 +1,11 @@
 //! `croupier bench server --instances 1,2,3`: the REST bots of `bench
-//! server` against one `croupier serve` on SQLite, then one on PostgreSQL
-//! (both reached directly), then 1, 2, 3… instances on one PostgreSQL
-//! database behind haproxy (round robin, the
-//! configuration of docs/deploy/haproxy.cfg), in the same run: games per
-//! second and the service latencies of each setup. PostgreSQL is the
+//! server` against one `croupier serve` on SQLite, reached directly and
+//! then behind haproxy, then one on PostgreSQL reached directly, then 1,
+//! 2, 3… instances on one PostgreSQL database behind haproxy (round robin,
+//! the configuration of docs/deploy/haproxy.cfg), in the same run: games
+//! per second and the service latencies of each setup, and each setup's
+//! share of SQLite's games/s reached the same way (directly, or through
+//! the proxy, which shares the machine's cores). PostgreSQL is the
 //! `--database` URL, or else a throw-away cluster (a fresh database per
 //! setup).
 
@@ -86,9 +88,30 @@ pub fn haproxy_config(front: u16, backs: &[u16]) -> String {
     out
 }
 
+/// haproxy in front of `backs` (the docs' configuration), its frontend
+/// on a free port: the proxy and that port.
+fn proxy(dir: &Path, name: &str, backs: &[u16]) -> anyhow::Result<(Proc, u16)> {
+    let front = free_port()?;
+    let cfg = dir.join(format!("haproxy-{name}.cfg"));
+    std::fs::write(&cfg, haproxy_config(front, backs))?;
+    let proxy = Command::new("haproxy")
+        .arg("-db")
+        .arg("-f")
+        .arg(&cfg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("cannot start haproxy (is it installed?)")?;
+    Ok((Proc(proxy), front))
+}
+
 /// One setup's figures.
 struct Row {
     setup: String,
+    /// On SQLite (else PostgreSQL).
+    sqlite: bool,
+    /// Behind haproxy (else reached directly).
+    proxied: bool,
     games_per_sec: f64,
     requests_per_sec: f64,
     stats: Arc<Stats>,
@@ -194,6 +217,8 @@ async fn measure(
     tasks.shutdown().await;
     Ok(Row {
         setup,
+        sqlite: false,
+        proxied: false,
         games_per_sec: (g1 - g0) as f64 / 2.0 / secs,
         requests_per_sec: (r1 - r0) as f64 / secs,
         stats,
@@ -231,21 +256,37 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         .build()?;
     let dir = tempfile::tempdir()?;
     let mut rows = Vec::new();
-    // SQLite: one instance, no proxy (what one machine runs).
-    {
+    // SQLite: one instance (what one machine runs), reached directly,
+    // then behind the proxy (the baseline of the proxied setups), each on
+    // a database of its own.
+    for proxied in [false, true] {
         let port = free_port()?;
-        let db = format!("sqlite://{}", dir.path().join("bench.db").display());
+        let file = format!("bench-{}.db", if proxied { "proxied" } else { "direct" });
+        let db = format!("sqlite://{}", dir.path().join(file).display());
         let server = serve(&options.server, &db, port)?;
-        let base = format!("http://127.0.0.1:{port}");
-        eprintln!("bench cluster: SQLite, 1 instance");
-        rows.push(rt.block_on(measure(
-            "SQLite, 1 instance, direct".into(),
+        let (base, setup, _proxy) = if proxied {
+            rt.block_on(wait_up(&format!("http://127.0.0.1:{port}")))?;
+            let (proxy, front) = proxy(dir.path(), "sqlite", &[port])?;
+            let base = format!("http://127.0.0.1:{front}");
+            (base, "SQLite, 1 instance, haproxy", Some(proxy))
+        } else {
+            let base = format!("http://127.0.0.1:{port}");
+            (base, "SQLite, 1 instance, direct", None)
+        };
+        eprintln!("bench cluster: {setup}");
+        let row = rt.block_on(measure(
+            setup.into(),
             &base,
             &[port],
             &[server.0.id()],
             &options,
             None,
-        ))?);
+        ))?;
+        rows.push(Row {
+            sqlite: true,
+            proxied,
+            ..row
+        });
     }
     let scratch = match &options.database {
         Some(_) => None,
@@ -284,28 +325,17 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             drop(servers);
             continue;
         }
-        let front = free_port()?;
-        let cfg = dir.path().join(format!("haproxy{n}.cfg"));
-        std::fs::write(&cfg, haproxy_config(front, &ports))?;
-        let proxy = Proc(
-            Command::new("haproxy")
-                .arg("-db")
-                .arg("-f")
-                .arg(&cfg)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .context("cannot start haproxy (is it installed?)")?,
-        );
+        let (proxy, front) = proxy(dir.path(), &format!("postgres{n}"), &ports)?;
         eprintln!("bench cluster: PostgreSQL, {n} instance(s) behind haproxy");
-        rows.push(rt.block_on(measure(
+        let row = rt.block_on(measure(
             format!("PostgreSQL, {n} instance(s), haproxy"),
             &format!("http://127.0.0.1:{front}"),
             &ports,
             &pids,
             &options,
             Some(&url),
-        ))?);
+        ))?;
+        rows.push(Row { proxied, ..row });
         drop(proxy);
         drop(servers);
     }
@@ -313,15 +343,26 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `r`'s games/s as a share of SQLite's: reached directly (`direct`), or
+/// the same way as `r` (directly, or through the proxy).
+fn of_sqlite(rows: &[Row], r: &Row, direct: bool) -> f64 {
+    let proxied = r.proxied && !direct;
+    rows.iter()
+        .find(|s| s.sqlite && s.proxied == proxied)
+        .map(|s| s.games_per_sec)
+        .filter(|g| *g > 0.0)
+        .map_or(0.0, |g| r.games_per_sec / g)
+}
+
 fn report(options: &Options, rows: &[Row]) {
-    let sqlite = rows.first().map_or(0.0, |r| r.games_per_sec);
     let json_rows: Vec<Value> = rows
         .iter()
         .map(|r| {
             json!({
                 "setup": r.setup,
                 "games_per_sec": round(r.games_per_sec),
-                "of_sqlite": round(if sqlite > 0.0 { r.games_per_sec / sqlite } else { 0.0 }),
+                "of_sqlite": round(of_sqlite(rows, r, true)),
+                "of_sqlite_same_path": round(of_sqlite(rows, r, false)),
                 "requests_per_sec": round(r.requests_per_sec),
                 "service": r.stats.service(),
                 "status": r.stats.summary(Endpoint::Status),
@@ -347,19 +388,16 @@ fn report(options: &Options, rows: &[Row]) {
         "croupier bench server --instances: {} REST bots, {} s per setup\n",
         options.bots, options.seconds
     );
-    println!("| setup | games/s | of SQLite | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| setup | games/s | of SQLite | of SQLite, same path | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let s = r.stats.service();
         println!(
-            "| {} | {:.1} | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {:.1} | {:.0}% | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
             r.setup,
             r.games_per_sec,
-            if sqlite > 0.0 {
-                100.0 * r.games_per_sec / sqlite
-            } else {
-                0.0
-            },
+            100.0 * of_sqlite(rows, r, true),
+            100.0 * of_sqlite(rows, r, false),
             r.requests_per_sec,
             s.p50_ms,
             s.p99_ms,
