@@ -1,20 +1,23 @@
 //! A `new-game` request dropped in the middle of its deal (its bot hung up,
 //! or its client gave up) does not stop the deal halfway: the bot that
 //! waited is told of the game, the game is played, and the bot that hung
-//! up finds it with its next `new-game`. Before, the waiting bot was told
-//! nothing and the game was left stored as running, with no runner.
+//! up finds it with its next `new-game`, even one sent at once, while
+//! the deal is still under way (not a second game with another bot).
+//! Before, the waiting bot was told nothing and the game was left stored
+//! as running, with no runner.
 //! On SQLite, and on PostgreSQL when its binaries are installed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use croupier_server::hub::{Hub, NewGame};
-use croupier_store::Store;
-use futures::FutureExt;
+use croupier_store::{BotId, Store};
+use tokio::task::JoinHandle;
 
 /// A hub over the database at `url`, prepared as `serve` prepares it.
 async fn hub_on(url: &str) -> (Arc<Hub>, Arc<dyn Store>) {
@@ -26,9 +29,10 @@ async fn hub_on(url: &str) -> (Arc<Hub>, Arc<dyn Store>) {
 }
 
 async fn a_dropped_dealer_deals_to_the_end(hub: Arc<Hub>, store: Arc<dyn Store>) {
-    // The deal must be caught in the middle: its first poll stops at the
-    // game's row being written. Should a deal ever end within that one
-    // poll, nothing was dropped; try again with two new bots.
+    // The deal must be caught in the middle: the dealer's request is
+    // polled until it has taken its partner from the list, then dropped.
+    // Should a deal ever end within one poll, nothing was dropped; try
+    // again with new bots.
     for _ in 0..5 {
         let bot = || {
             let store = Arc::clone(&store);
@@ -39,11 +43,14 @@ async fn a_dropped_dealer_deals_to_the_end(hub: Arc<Hub>, store: Arc<dyn Store>)
                     .unwrap()
             }
         };
-        let (a, b) = (bot().await, bot().await);
-        let waiting = tokio::spawn({
+        let (a, b, c) = (bot().await, bot().await, bot().await);
+        let waits = |w: BotId| {
             let hub = Arc::clone(&hub);
-            async move { hub.new_game(a).await }
-        });
+            Box::pin(async move { hub.new_game(w).await })
+        };
+        // `a` waits; the dealer `b` takes it.
+        let mut waiting: HashMap<BotId, JoinHandle<_>> = HashMap::new();
+        waiting.insert(a, tokio::spawn(waits(a)));
         tokio::time::timeout(Duration::from_secs(10), async {
             while hub.counts().1 == 0 {
                 tokio::time::sleep(Duration::from_millis(5)).await;
@@ -51,40 +58,73 @@ async fn a_dropped_dealer_deals_to_the_end(hub: Arc<Hub>, store: Arc<dyn Store>)
         })
         .await
         .expect("the first bot never started waiting");
-        // One poll of the dealer's request, then it is dropped.
-        if hub.new_game(b).now_or_never().is_some() {
+        let mut dealer = Box::pin(hub.new_game(b));
+        let caught = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if futures::poll!(dealer.as_mut()).is_ready() {
+                    return false;
+                }
+                if hub.counts().1 == 0 {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        })
+        .await
+        .expect("the dealer took no partner");
+        drop(dealer);
+        if !caught {
             eprintln!("the deal ended within one poll; trying again");
-            waiting.abort();
+            waiting.values().for_each(JoinHandle::abort);
             continue;
         }
-        let told = tokio::time::timeout(Duration::from_secs(15), waiting)
+        // `c` starts waiting (its first poll lists it), and the dealer
+        // asks again at once, while its deal is still under way: it is
+        // given that game, not a second one with `c`.
+        let mut third = waits(c);
+        assert!(
+            futures::poll!(third.as_mut()).is_pending(),
+            "the third bot was not listed"
+        );
+        waiting.insert(c, tokio::spawn(third));
+        let again = tokio::time::timeout(Duration::from_secs(15), hub.new_game(b))
             .await
-            .expect("the waiting bot's poll did not end")
+            .expect("the dealer's second new-game did not end")
+            .unwrap();
+        let NewGame::Game { game, opponent, .. } = again else {
+            panic!("the dealer was not given the game dealt to it: {again:?}");
+        };
+        let (partner, other) = (a, c);
+        let partner = waiting.remove(&partner).unwrap();
+        let told = tokio::time::timeout(Duration::from_secs(15), partner)
+            .await
+            .expect("the partner's poll did not end")
             .unwrap()
             .unwrap();
-        let NewGame::Game {
-            game,
-            opponent,
-            cards,
-        } = told
-        else {
-            panic!("the waiting bot was not told of the game its partner's dropped request dealt: {told:?}");
-        };
-        assert_eq!(opponent, b);
-        assert_eq!(cards.len(), 13);
-        // The bot that hung up asks again: the same game.
-        match hub.new_game(b).await.unwrap() {
+        match told {
             NewGame::Game {
-                game: again,
-                opponent,
-                ..
+                game: g,
+                opponent: o,
+                cards,
             } => {
-                assert_eq!(again, game, "the dealer was given another game");
+                assert_eq!(
+                    g, game,
+                    "the dealer's second new-game dealt it a second game"
+                );
+                assert_eq!(o, b);
                 assert_eq!(opponent, a);
+                assert_eq!(cards.len(), 13);
             }
-            NewGame::Retry => panic!("the dealer was not given the game dealt to it"),
+            NewGame::Retry => panic!(
+                "the waiting bot was not told of the game its partner's dropped request dealt"
+            ),
         }
-        // A runner plays it: both bids are taken.
+        // The other bot still waits, dealt nothing.
+        let still = waiting.remove(&other).unwrap();
+        assert!(!still.is_finished(), "the other waiting bot's poll ended");
+        assert_eq!(hub.counts().1, 1);
+        still.abort();
+        // A runner plays the game: both bids are taken.
         for bot in [a, b] {
             tokio::time::timeout(Duration::from_secs(10), hub.bid(bot, 1))
                 .await

@@ -42,6 +42,50 @@ pub(super) struct Waiter {
     pub(super) row: bool,
 }
 
+/// Two bots taken for a deal that is under way (the dealer and the bot it
+/// took), from the moment the dealer takes its partner (under the lock that
+/// takes it) until the deal has ended or is given up: the mark is dropped
+/// then, wherever that happens. A `new-game` of a marked bot waits for the
+/// deal first ([`Hub::no_deal_under_way`]), so a bot whose request was
+/// dropped mid-deal (the deal runs on, see [`Hub::deal_to_end`]) and that
+/// asks again is given that game, never a second one.
+pub(super) struct DealMark {
+    inner: Arc<std::sync::Mutex<super::Inner>>,
+    dealt: Arc<tokio::sync::Notify>,
+    bots: [BotId; 2],
+}
+
+impl DealMark {
+    /// Marks `bots`; `inner` is `hub`'s maps, locked by the caller.
+    pub(super) fn new(hub: &Hub, inner: &mut super::Inner, bots: [BotId; 2]) -> DealMark {
+        for b in bots {
+            *inner.dealing.entry(b).or_default() += 1;
+        }
+        DealMark {
+            inner: Arc::clone(&hub.inner),
+            dealt: Arc::clone(&hub.dealt),
+            bots,
+        }
+    }
+}
+
+impl Drop for DealMark {
+    fn drop(&mut self) {
+        {
+            let mut inner = super::lock(&self.inner);
+            for b in self.bots {
+                if let Some(n) = inner.dealing.get_mut(&b) {
+                    *n -= 1;
+                    if *n == 0 {
+                        inner.dealing.remove(&b);
+                    }
+                }
+            }
+        }
+        self.dealt.notify_waiters();
+    }
+}
+
 /// What `new-game` makes of a bot's game in this instance.
 pub(super) enum OwnGame {
     /// The reply: the game, or a refusal.
@@ -85,6 +129,9 @@ impl Hub {
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
     pub async fn new_game(self: &Arc<Self>, bot: BotId) -> Result<NewGame, Refusal> {
+        if !self.no_deal_under_way(bot).await {
+            return Ok(NewGame::Retry);
+        }
         if let Some(relay) = self.relay.get() {
             return self.cluster_new_game(relay, bot).await;
         }
@@ -96,7 +143,11 @@ impl Hub {
             inner.waiting.retain(|w| w.bot != bot && !w.tx.is_closed());
             let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
             match candidates.choose(&mut rand::rng()).copied() {
-                Some(i) => (Some(inner.waiting.swap_remove(i)), None),
+                Some(i) => {
+                    let partner = inner.waiting.swap_remove(i);
+                    let mark = DealMark::new(self, &mut inner, [bot, partner.bot]);
+                    (Some((partner, mark)), None)
+                }
                 None => {
                     let (tx, rx) = oneshot::channel();
                     inner.next_ticket += 1;
@@ -111,9 +162,9 @@ impl Hub {
                 }
             }
         };
-        if let Some(partner) = partner {
+        if let Some((partner, mark)) = partner {
             let id = self
-                .deal_to_end(bot, partner.bot, None, Some(partner.tx))
+                .deal_to_end(bot, partner.bot, None, Some(partner.tx), mark)
                 .await?;
             return self.game_for(bot, id).await;
         }
@@ -134,6 +185,24 @@ impl Hub {
                     Some(id) => self.game_for(bot, id).await,
                     None => Ok(NewGame::Retry),
                 }
+            }
+        }
+    }
+
+    /// Waits until no deal of `bot` is under way in this instance (at most
+    /// the poll time); whether none is.
+    async fn no_deal_under_way(&self, bot: BotId) -> bool {
+        let until = tokio::time::Instant::now() + self.config.poll_timeout;
+        loop {
+            let ended = self.dealt.notified();
+            tokio::pin!(ended);
+            // Told of every deal that ends from here on.
+            ended.as_mut().enable();
+            if !self.lock().dealing.contains_key(&bot) {
+                return true;
+            }
+            if tokio::time::timeout_at(until, ended).await.is_err() {
+                return false;
             }
         }
     }
@@ -160,24 +229,30 @@ impl Hub {
     /// deal would leave a game stored as running that no runner plays,
     /// or bots seated in it that wait forever, and a partner told nothing.
     /// Run to the end, the game is played: its bots find it with their
-    /// next `new-game` (a bot that has not bid is given its game again).
+    /// next `new-game` (a bot that has not bid is given its game again),
+    /// which waits for the deal while `mark` (dropped at its end) stands.
     pub(super) async fn deal_to_end(
         self: &Arc<Self>,
         a: BotId,
         b: BotId,
         pairing: Option<Pairing>,
         partner: Option<oneshot::Sender<GameId>>,
+        mark: DealMark,
     ) -> Result<GameId, Refusal> {
         let hub = Arc::clone(self);
         let deal = tokio::spawn(async move {
-            let id = hub.deal(a, b, pairing).await?;
-            if let Some(partner) = partner {
-                let _ = partner.send(id);
+            let id = hub.deal(a, b, pairing).await;
+            if let (Ok(id), Some(partner)) = (&id, partner) {
+                let _ = partner.send(*id);
             }
-            Ok(id)
+            drop(mark);
+            id
         });
         deal.await.unwrap_or_else(|e| {
-            tracing::error!("a deal stopped: {e}");
+            // Cancelled: the server is shutting down.
+            if e.is_panic() {
+                tracing::error!("a deal stopped: {e}");
+            }
             Err(Refusal(
                 "internal error: the game could not be dealt".into(),
             ))

@@ -58,6 +58,12 @@ impl Default for HubConfig {
     }
 }
 
+fn lock(inner: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
+    // A panic while holding the lock cannot leave the maps half-updated
+    // in a way that matters more than stopping the server would.
+    inner.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn refuse<T>(msg: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(msg.into()))
 }
@@ -68,6 +74,8 @@ struct Inner {
     session_of: HashMap<BotId, String>,
     game_of: HashMap<BotId, GameId>,
     waiting: Vec<Waiter>,
+    /// Bots in a deal under way, with how many (see `DealMark`).
+    dealing: HashMap<BotId, usize>,
     games: HashMap<GameId, Arc<LiveGame>>,
     next_ticket: u64,
     /// Bots played inside the server (house bots).
@@ -80,6 +88,8 @@ struct Inner {
 /// Sessions, matchmaking and games in progress.
 pub struct Hub {
     inner: Arc<Mutex<Inner>>,
+    /// Told when a deal under way ends (see `DealMark`).
+    dealt: Arc<tokio::sync::Notify>,
     store: Arc<dyn Store>,
     config: HubConfig,
     /// The `status` reply of a bot in no game.
@@ -107,6 +117,7 @@ impl Hub {
     pub fn new(store: Arc<dyn Store>, config: HubConfig) -> Hub {
         Hub {
             inner: Arc::new(Mutex::new(Inner::default())),
+            dealt: Arc::new(tokio::sync::Notify::new()),
             store,
             config,
             not_in_game: Arc::from(
@@ -134,9 +145,7 @@ impl Hub {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while holding the lock cannot leave the maps half-updated
-        // in a way that matters more than stopping the server would.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner)
     }
 
     /// Marks `bot` as played inside the server (a house bot): its games

@@ -29,7 +29,7 @@ use rand::Rng;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::super::matchmaking::{OwnGame, Waiter};
+use super::super::matchmaking::{DealMark, OwnGame, Waiter};
 use super::super::relay::Relay;
 use super::super::{refuse, Hub, NewGame, Refusal};
 use super::{game_of_row, internal};
@@ -41,8 +41,9 @@ const POLL_STEP_MS: u64 = 1000;
 
 /// A bot taken from this instance's list, or the bot listed.
 enum Listed {
-    /// Another bot was waiting here: taken from the list.
-    Partner(Waiter),
+    /// Another bot was waiting here: taken from the list (both marked as
+    /// in a deal).
+    Partner(Waiter, DealMark),
     /// Listed.
     Waiting(Listing),
 }
@@ -95,8 +96,8 @@ impl Hub {
         // the table's per-bot lock, also when it takes a bot from the list
         // (below, while alone).
         if !house {
-            while let Some(w) = self.pop_waiter(bot) {
-                if let Some(reply) = self.deal_listed(relay, bot, w, None).await? {
+            while let Some((w, mark)) = self.pop_waiter(bot) {
+                if let Some(reply) = self.deal_listed(relay, bot, w, None, mark).await? {
                     return Ok(reply);
                 }
             }
@@ -127,7 +128,10 @@ impl Hub {
                         self.unlist(bot, l.ticket);
                     }
                     let partner = pairing.partner;
-                    let id = self.deal_to_end(bot, partner, Some(pairing), None).await?;
+                    let mark = DealMark::new(self, &mut self.lock(), [bot, partner]);
+                    let id = self
+                        .deal_to_end(bot, partner, Some(pairing), None, mark)
+                        .await?;
                     return self.game_for(bot, id).await;
                 }
             }
@@ -161,14 +165,14 @@ impl Hub {
                         // takes the other.
                         continue;
                     }
-                    Listed::Partner(w) => {
+                    Listed::Partner(w, mark) => {
                         // Its own row first: another instance may be
                         // taking this bot right now.
                         if row && !relay.db().stop_waiting(bot).await.map_err(internal)? {
                             self.relist(w);
                             return self.taken_elsewhere(relay, bot).await;
                         }
-                        if let Some(reply) = self.deal_listed(relay, bot, w, None).await? {
+                        if let Some(reply) = self.deal_listed(relay, bot, w, None, mark).await? {
                             return Ok(reply);
                         }
                         continue;
@@ -262,13 +266,15 @@ impl Hub {
 
     /// Deals `bot` a game with `w`, taken from this instance's list, if
     /// `w`'s row (when it has one) is still there (else another instance
-    /// took it: `None`). `claim`: `bot`'s deal lock (a house bot's).
+    /// took it: `None`). `claim`: `bot`'s deal lock (a house bot's);
+    /// `mark`: the two bots marked as in a deal, until it ends.
     async fn deal_listed(
         self: &Arc<Self>,
         relay: &Relay,
         bot: BotId,
         w: Waiter,
         claim: Option<Claim>,
+        mark: DealMark,
     ) -> Result<Option<NewGame>, Refusal> {
         if w.row && !relay.db().stop_waiting(w.bot).await.map_err(internal)? {
             // Dropping `w` tells its poll to look at the tables.
@@ -279,7 +285,7 @@ impl Hub {
             None => relay.db().local_pairing(w.bot),
         };
         let id = self
-            .deal_to_end(bot, w.bot, Some(pairing), Some(w.tx))
+            .deal_to_end(bot, w.bot, Some(pairing), Some(w.tx), mark)
             .await?;
         self.game_for(bot, id).await.map(Some)
     }
@@ -292,7 +298,7 @@ impl Hub {
         relay: &Relay,
         bot: BotId,
     ) -> Result<Option<NewGame>, Refusal> {
-        let Some(w) = self.pop_waiter(bot) else {
+        let Some((w, mark)) = self.pop_waiter(bot) else {
             return Ok(None);
         };
         let claim = match relay.db().claim(bot).await {
@@ -308,18 +314,21 @@ impl Hub {
                 return Err(internal(e));
             }
         };
-        self.deal_listed(relay, bot, w, Some(claim)).await
+        self.deal_listed(relay, bot, w, Some(claim), mark).await
     }
 
-    /// Takes a bot other than `bot` waiting in this instance, at random.
-    fn pop_waiter(&self, bot: BotId) -> Option<Waiter> {
+    /// Takes a bot other than `bot` waiting in this instance, at random,
+    /// and marks both as in a deal.
+    fn pop_waiter(&self, bot: BotId) -> Option<(Waiter, DealMark)> {
         let mut inner = self.lock();
         inner.waiting.retain(|w| !w.tx.is_closed());
         let candidates: Vec<usize> = (0..inner.waiting.len())
             .filter(|i| inner.waiting[*i].bot != bot)
             .collect();
         let i = *candidates.choose(&mut rand::rng())?;
-        Some(inner.waiting.swap_remove(i))
+        let w = inner.waiting.swap_remove(i);
+        let mark = DealMark::new(self, &mut inner, [bot, w.bot]);
+        Some((w, mark))
     }
 
     /// Takes a bot waiting in this instance if there is one, else lists
@@ -330,7 +339,9 @@ impl Hub {
         inner.waiting.retain(|w| !w.tx.is_closed() && w.bot != bot);
         let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
         if let Some(i) = candidates.choose(&mut rand::rng()).copied() {
-            return Listed::Partner(inner.waiting.swap_remove(i));
+            let w = inner.waiting.swap_remove(i);
+            let mark = DealMark::new(self, &mut inner, [bot, w.bot]);
+            return Listed::Partner(w, mark);
         }
         let (tx, rx) = oneshot::channel();
         inner.next_ticket += 1;
