@@ -223,14 +223,10 @@ impl Hub {
     }
 
     /// Deals a game to `a` and `b` ([`Hub::deal`]) and then tells `partner`
-    /// (the poll of the bot taken from the waiting list) which one, in a
-    /// task of its own: a request dropped meanwhile (its bot hung up, or
-    /// its client gave up) cannot stop a deal halfway. Stopped halfway, a
-    /// deal would leave a game stored as running that no runner plays,
-    /// or bots seated in it that wait forever, and a partner told nothing.
-    /// Run to the end, the game is played: its bots find it with their
-    /// next `new-game` (a bot that has not bid is given its game again),
-    /// which waits for the deal while `mark` (dropped at its end) stands.
+    /// (the poll of the bot taken from the waiting list) which one, to the
+    /// end ([`to_the_end`]). Its bots find the game with their next
+    /// `new-game` (a bot that has not bid is given its game again), which
+    /// waits for the deal while `mark` (dropped at its end) stands.
     pub(super) async fn deal_to_end(
         self: &Arc<Self>,
         a: BotId,
@@ -240,23 +236,25 @@ impl Hub {
         mark: DealMark,
     ) -> Result<GameId, Refusal> {
         let hub = Arc::clone(self);
-        let deal = tokio::spawn(async move {
-            let id = hub.deal(a, b, pairing).await;
-            if let (Ok(id), Some(partner)) = (&id, partner) {
-                let _ = partner.send(*id);
-            }
-            drop(mark);
-            id
-        });
-        deal.await.unwrap_or_else(|e| {
-            // Cancelled: the server is shutting down.
-            if e.is_panic() {
-                tracing::error!("a deal stopped: {e}");
-            }
-            Err(Refusal(
-                "internal error: the game could not be dealt".into(),
-            ))
-        })
+        to_the_end(async move { hub.deal_and_tell(a, b, pairing, partner, mark).await }).await
+    }
+
+    /// [`Hub::deal`], then tells `partner` which game; `mark` is dropped
+    /// once the deal has ended, whichever way.
+    pub(super) async fn deal_and_tell(
+        &self,
+        a: BotId,
+        b: BotId,
+        pairing: Option<Pairing>,
+        partner: Option<oneshot::Sender<GameId>>,
+        mark: DealMark,
+    ) -> Result<GameId, Refusal> {
+        let id = self.deal(a, b, pairing).await;
+        if let (Ok(id), Some(partner)) = (&id, partner) {
+            let _ = partner.send(*id);
+        }
+        drop(mark);
+        id
     }
 
     /// Deals a new game between two bots (seats in random order). With
@@ -347,4 +345,24 @@ impl Hub {
         }
         Ok(id)
     }
+}
+
+/// Runs `deal` (a deal, from the take of its partner's row to the partner
+/// told) in a task of its own and waits for it: a request dropped
+/// meanwhile (its bot hung up, or its client gave up) cannot stop a deal
+/// halfway. Stopped halfway, a deal would leave a game stored as running
+/// that no runner plays, or bots seated in it that wait forever, and a
+/// partner told nothing.
+pub(super) async fn to_the_end<T: Send + 'static>(
+    deal: impl std::future::Future<Output = Result<T, Refusal>> + Send + 'static,
+) -> Result<T, Refusal> {
+    tokio::spawn(deal).await.unwrap_or_else(|e| {
+        // Cancelled: the server is shutting down.
+        if e.is_panic() {
+            tracing::error!("a deal stopped: {e}");
+        }
+        Err(Refusal(
+            "internal error: the game could not be dealt".into(),
+        ))
+    })
 }

@@ -29,7 +29,7 @@ use rand::Rng;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::super::matchmaking::{DealMark, OwnGame, Waiter};
+use super::super::matchmaking::{to_the_end, DealMark, OwnGame, Waiter};
 use super::super::relay::Relay;
 use super::super::{refuse, Hub, NewGame, Refusal};
 use super::{game_of_row, internal};
@@ -267,7 +267,9 @@ impl Hub {
     /// Deals `bot` a game with `w`, taken from this instance's list, if
     /// `w`'s row (when it has one) is still there (else another instance
     /// took it: `None`). `claim`: `bot`'s deal lock (a house bot's);
-    /// `mark`: the two bots marked as in a deal, until it ends.
+    /// `mark`: the two bots marked as in a deal, until it ends. From the
+    /// take of the row on, the deal runs to its end, whatever happens to
+    /// the request (see `to_the_end`).
     async fn deal_listed(
         self: &Arc<Self>,
         relay: &Relay,
@@ -276,18 +278,25 @@ impl Hub {
         claim: Option<Claim>,
         mark: DealMark,
     ) -> Result<Option<NewGame>, Refusal> {
-        if w.row && !relay.db().stop_waiting(w.bot).await.map_err(internal)? {
-            // Dropping `w` tells its poll to look at the tables.
-            return Ok(None);
+        let (hub, db) = (Arc::clone(self), relay.db().clone());
+        let id = to_the_end(async move {
+            if w.row && !db.stop_waiting(w.bot).await.map_err(internal)? {
+                // Dropping `w` tells its poll to look at the tables.
+                return Ok(None);
+            }
+            let pairing: Pairing = match claim {
+                Some(claim) => claim.with(w.bot),
+                None => db.local_pairing(w.bot),
+            };
+            hub.deal_and_tell(bot, w.bot, Some(pairing), Some(w.tx), mark)
+                .await
+                .map(Some)
+        })
+        .await?;
+        match id {
+            Some(id) => self.game_for(bot, id).await.map(Some),
+            None => Ok(None),
         }
-        let pairing: Pairing = match claim {
-            Some(claim) => claim.with(w.bot),
-            None => relay.db().local_pairing(w.bot),
-        };
-        let id = self
-            .deal_to_end(bot, w.bot, Some(pairing), Some(w.tx), mark)
-            .await?;
-        self.game_for(bot, id).await.map(Some)
     }
 
     /// A house bot, while this instance is alone, takes a bot waiting in
