@@ -86,6 +86,14 @@ impl Drop for DealMark {
     }
 }
 
+/// What `new-game` does on one instance: take a waiting bot, or wait.
+enum Take {
+    /// Another bot was waiting: taken (both marked as in a deal).
+    Partner(Waiter, DealMark),
+    /// Listed: its ticket, and where its game comes.
+    Listed(u64, oneshot::Receiver<GameId>),
+}
+
 /// What `new-game` makes of a bot's game in this instance.
 pub(super) enum OwnGame {
     /// The reply: the game, or a refusal.
@@ -129,49 +137,37 @@ impl Hub {
     /// `new-game`: the bot's game if it has not bid yet, else a new opponent
     /// (matched as soon as one waits), else `Retry` after the poll time.
     pub async fn new_game(self: &Arc<Self>, bot: BotId) -> Result<NewGame, Refusal> {
-        if !self.no_deal_under_way(bot).await {
+        // One poll time in all, a wait for a deal under way included.
+        let until = tokio::time::Instant::now() + self.config.poll_timeout;
+        if !self.no_deal_under_way(bot, until).await {
             return Ok(NewGame::Retry);
         }
         if let Some(relay) = self.relay.get() {
-            return self.cluster_new_game(relay, bot).await;
+            return self.cluster_new_game(relay, bot, until).await;
         }
-        if let OwnGame::Reply(reply) = self.own_game(bot).await {
-            return reply;
-        }
-        let (partner, rx) = {
-            let mut inner = self.lock();
-            inner.waiting.retain(|w| w.bot != bot && !w.tx.is_closed());
-            let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
-            match candidates.choose(&mut rand::rng()).copied() {
-                Some(i) => {
-                    let partner = inner.waiting.swap_remove(i);
-                    let mark = DealMark::new(self, &mut inner, [bot, partner.bot]);
-                    (Some((partner, mark)), None)
-                }
-                None => {
-                    let (tx, rx) = oneshot::channel();
-                    inner.next_ticket += 1;
-                    let ticket = inner.next_ticket;
-                    inner.waiting.push(Waiter {
-                        bot,
-                        ticket,
-                        tx,
-                        row: false,
-                    });
-                    (None, Some((ticket, rx)))
-                }
+        let take = loop {
+            if let OwnGame::Reply(reply) = self.own_game(bot).await {
+                return reply;
+            }
+            if let Some(taken) = self.take_or_list(bot) {
+                break taken;
+            }
+            // Taken for a deal since the look above (by a bot that took a
+            // listing of an earlier request of this bot's): that deal first.
+            if !self.no_deal_under_way(bot, until).await {
+                return Ok(NewGame::Retry);
             }
         };
-        if let Some((partner, mark)) = partner {
-            let id = self
-                .deal_to_end(bot, partner.bot, None, Some(partner.tx), mark)
-                .await?;
-            return self.game_for(bot, id).await;
-        }
-        let Some((ticket, rx)) = rx else {
-            return Ok(NewGame::Retry);
+        let (ticket, rx) = match take {
+            Take::Partner(partner, mark) => {
+                let id = self
+                    .deal_to_end(bot, partner.bot, None, Some(partner.tx), mark)
+                    .await?;
+                return self.game_for(bot, id).await;
+            }
+            Take::Listed(ticket, rx) => (ticket, rx),
         };
-        match tokio::time::timeout(self.config.poll_timeout, rx).await {
+        match tokio::time::timeout_at(until, rx).await {
             Ok(Ok(id)) => self.game_for(bot, id).await,
             _ => {
                 let matched = {
@@ -189,10 +185,35 @@ impl Hub {
         }
     }
 
+    /// Takes a waiting bot for a deal with `bot` (both marked), or lists
+    /// `bot`; `None` if `bot` is in a deal under way.
+    fn take_or_list(&self, bot: BotId) -> Option<Take> {
+        let mut inner = self.lock();
+        if inner.dealing.contains_key(&bot) {
+            return None;
+        }
+        inner.waiting.retain(|w| w.bot != bot && !w.tx.is_closed());
+        let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
+        if let Some(i) = candidates.choose(&mut rand::rng()).copied() {
+            let partner = inner.waiting.swap_remove(i);
+            let mark = DealMark::new(self, &mut inner, [bot, partner.bot]);
+            return Some(Take::Partner(partner, mark));
+        }
+        let (tx, rx) = oneshot::channel();
+        inner.next_ticket += 1;
+        let ticket = inner.next_ticket;
+        inner.waiting.push(Waiter {
+            bot,
+            ticket,
+            tx,
+            row: false,
+        });
+        Some(Take::Listed(ticket, rx))
+    }
+
     /// Waits until no deal of `bot` is under way in this instance (at most
-    /// the poll time); whether none is.
-    async fn no_deal_under_way(&self, bot: BotId) -> bool {
-        let until = tokio::time::Instant::now() + self.config.poll_timeout;
+    /// until `until`); whether none is.
+    pub(super) async fn no_deal_under_way(&self, bot: BotId, until: tokio::time::Instant) -> bool {
         loop {
             let ended = self.dealt.notified();
             tokio::pin!(ended);

@@ -63,6 +63,7 @@ impl Hub {
         self: &Arc<Self>,
         relay: &Relay,
         bot: BotId,
+        until: Instant,
     ) -> Result<NewGame, Refusal> {
         let house = self.lock().inside.contains(&bot);
         // A game of this instance: its own view (the row may lag behind
@@ -102,7 +103,6 @@ impl Hub {
                 }
             }
         }
-        let until = Instant::now() + self.config.poll_timeout;
         let waker = relay.waker(bot);
         // Wakes a bot listed without a row when another instance comes.
         let mut joined = relay.crowd().joined();
@@ -169,6 +169,7 @@ impl Hub {
                         // Its own row first: another instance may be
                         // taking this bot right now.
                         if row && !relay.db().stop_waiting(bot).await.map_err(internal)? {
+                            drop(mark);
                             self.relist(w);
                             return self.taken_elsewhere(relay, bot).await;
                         }
@@ -239,7 +240,7 @@ impl Hub {
     /// The end of the poll of a bot that no deal told of a game: with a
     /// row, another instance may have dealt it one (see
     /// [`Hub::taken_elsewhere`]); without, only this instance could (and
-    /// its deal tells the poll, see `Hub::deal_to_end`): a game the bot is
+    /// its deal tells the poll, see `Hub::deal_and_tell`): a game the bot is
     /// seated in here is the answer all the same, else `Retry`.
     async fn not_told(&self, relay: &Relay, bot: BotId, row: bool) -> Result<NewGame, Refusal> {
         if row {
