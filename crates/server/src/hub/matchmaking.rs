@@ -87,7 +87,7 @@ impl Drop for DealMark {
 }
 
 /// What `new-game` does on one instance: take a waiting bot, or wait.
-enum Take {
+pub(super) enum Take {
     /// Another bot was waiting: taken (both marked as in a deal).
     Partner(Waiter, DealMark),
     /// Listed: its ticket, and where its game comes.
@@ -149,7 +149,7 @@ impl Hub {
             if let OwnGame::Reply(reply) = self.own_game(bot).await {
                 return reply;
             }
-            if let Some(taken) = self.take_or_list(bot) {
+            if let Some(taken) = self.take_or_list(bot, false) {
                 break taken;
             }
             // Taken for a deal since the look above (by a bot that took a
@@ -186,8 +186,10 @@ impl Hub {
     }
 
     /// Takes a waiting bot for a deal with `bot` (both marked), or lists
-    /// `bot`; `None` if `bot` is in a deal under way.
-    fn take_or_list(&self, bot: BotId) -> Option<Take> {
+    /// `bot` (`row`: it waits in the shared table too), all under one
+    /// lock: of two bots arriving together, one takes the other. `None` if
+    /// `bot` is in a deal under way.
+    pub(super) fn take_or_list(&self, bot: BotId, row: bool) -> Option<Take> {
         let mut inner = self.lock();
         if inner.dealing.contains_key(&bot) {
             return None;
@@ -206,7 +208,7 @@ impl Hub {
             bot,
             ticket,
             tx,
-            row: false,
+            row,
         });
         Some(Take::Listed(ticket, rx))
     }

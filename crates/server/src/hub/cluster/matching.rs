@@ -29,7 +29,7 @@ use rand::Rng;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::super::matchmaking::{to_the_end, DealMark, OwnGame, Waiter};
+use super::super::matchmaking::{to_the_end, DealMark, OwnGame, Take, Waiter};
 use super::super::relay::Relay;
 use super::super::{refuse, Hub, NewGame, Refusal};
 use super::{game_of_row, internal};
@@ -38,15 +38,6 @@ use super::{game_of_row, internal};
 /// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
 /// lost notification, and pairs the waiting bots of house-bot loops).
 const POLL_STEP_MS: u64 = 1000;
-
-/// A bot taken from this instance's list, or the bot listed.
-enum Listed {
-    /// Another bot was waiting here: taken from the list (both marked as
-    /// in a deal).
-    Partner(Waiter, DealMark),
-    /// Listed.
-    Waiting(Listing),
-}
 
 /// A bot's place in this instance's list.
 struct Listing {
@@ -157,15 +148,21 @@ impl Hub {
                         .await
                         .map_err(internal)?;
                 }
-                match self.list_or_take(bot, row) {
-                    Listed::Waiting(l) => {
-                        listed = Some(l);
+                match self.take_or_list(bot, row) {
+                    // Taken for a deal since it looked for its game: that
+                    // deal's game is the answer.
+                    None => {
+                        self.no_deal_under_way(bot, until).await;
+                        return self.not_told(relay, bot, row).await;
+                    }
+                    Some(Take::Listed(ticket, rx)) => {
+                        listed = Some(Listing { ticket, rx, row });
                         // Two bots on two instances that looked at the same
                         // moment both wait now: look once more, so one
                         // takes the other.
                         continue;
                     }
-                    Listed::Partner(w, mark) => {
+                    Some(Take::Partner(w, mark)) => {
                         // Its own row first: another instance may be
                         // taking this bot right now.
                         if row && !relay.db().stop_waiting(bot).await.map_err(internal)? {
@@ -328,9 +325,12 @@ impl Hub {
     }
 
     /// Takes a bot other than `bot` waiting in this instance, at random,
-    /// and marks both as in a deal.
+    /// and marks both as in a deal (none while `bot` is in a deal).
     fn pop_waiter(&self, bot: BotId) -> Option<(Waiter, DealMark)> {
         let mut inner = self.lock();
+        if inner.dealing.contains_key(&bot) {
+            return None;
+        }
         inner.waiting.retain(|w| !w.tx.is_closed());
         let candidates: Vec<usize> = (0..inner.waiting.len())
             .filter(|i| inner.waiting[*i].bot != bot)
@@ -339,30 +339,6 @@ impl Hub {
         let w = inner.waiting.swap_remove(i);
         let mark = DealMark::new(self, &mut inner, [bot, w.bot]);
         Some((w, mark))
-    }
-
-    /// Takes a bot waiting in this instance if there is one, else lists
-    /// `bot` (all under one lock: of two bots arriving together, one takes
-    /// the other).
-    fn list_or_take(&self, bot: BotId, row: bool) -> Listed {
-        let mut inner = self.lock();
-        inner.waiting.retain(|w| !w.tx.is_closed() && w.bot != bot);
-        let candidates: Vec<usize> = (0..inner.waiting.len()).collect();
-        if let Some(i) = candidates.choose(&mut rand::rng()).copied() {
-            let w = inner.waiting.swap_remove(i);
-            let mark = DealMark::new(self, &mut inner, [bot, w.bot]);
-            return Listed::Partner(w, mark);
-        }
-        let (tx, rx) = oneshot::channel();
-        inner.next_ticket += 1;
-        let ticket = inner.next_ticket;
-        inner.waiting.push(Waiter {
-            bot,
-            ticket,
-            tx,
-            row,
-        });
-        Listed::Waiting(Listing { ticket, rx, row })
     }
 
     /// Puts a bot taken from the list back.
