@@ -19,15 +19,6 @@ use croupier_server::hub::{Hub, NewGame};
 use croupier_store::{BotId, Store};
 use tokio::task::JoinHandle;
 
-/// A hub over the database at `url`, prepared as `serve` prepares it.
-async fn hub_on(url: &str) -> (Arc<Hub>, Arc<dyn Store>) {
-    let store = croupier_store::open(url).await.unwrap();
-    let (state, _) = croupier_server::prepare(Arc::clone(&store), &common::config())
-        .await
-        .unwrap();
-    (Arc::clone(&state.hub), store)
-}
-
 async fn a_dropped_dealer_deals_to_the_end(hub: Arc<Hub>, store: Arc<dyn Store>) {
     // The deal must be caught in the middle: the dealer's request is
     // polled until it has taken its partner from the list, then dropped.
@@ -144,7 +135,7 @@ fn a_dealer_whose_request_is_dropped_still_deals_the_game_on_sqlite() {
     let url = format!("sqlite://{}", dir.path().join("croupier.db").display());
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let (hub, store) = hub_on(&url).await;
+        let (hub, store) = common::hub_on(&url).await;
         a_dropped_dealer_deals_to_the_end(hub, store).await;
     });
 }
@@ -159,7 +150,7 @@ fn a_dealer_whose_request_is_dropped_still_deals_the_game_on_postgres() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let url = cluster.create_database().await.unwrap();
-        let (hub, store) = hub_on(&url).await;
+        let (hub, store) = common::hub_on(&url).await;
         a_dropped_dealer_deals_to_the_end(hub, store).await;
     });
 }

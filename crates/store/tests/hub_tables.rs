@@ -4,7 +4,8 @@
 //! both bots and says where the game runs; a batch of views updates every
 //! seat it names and sends each game's views; the end of a game clears its
 //! seats and says so; a claimed bot (a house bot taking a bot from its
-//! instance's list) is dealt nothing else meanwhile. Without PostgreSQL
+//! instance's list) is dealt nothing else meanwhile; a game dealt while its
+//! home was alone has its rows written with its first views. Without PostgreSQL
 //! the tests say so and pass, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
@@ -117,6 +118,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
             .map(|i| (format!("{{\"g\":{g},\"s\":{i}}}"), true, i == turn))
             .collect(),
         also: Vec::new(),
+        seats: Vec::new(),
     };
     c.write_views(&[v(100, 3, 0), v(101, 9, 1)]).await.unwrap();
     for want in [v(100, 3, 0), v(101, 9, 1)] {
@@ -152,6 +154,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         version: 11,
         views: Vec::new(),
         also: vec![(asker.clone(), "r 2 refused no".into())],
+        seats: Vec::new(),
     };
     c.write_views(&[with_answer.clone(), only_answer])
         .await
@@ -203,6 +206,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         version: 12,
         views: Vec::new(),
         also: vec![(asker.clone(), "x".repeat(8_001))],
+        seats: Vec::new(),
     };
     assert!(c.write_views(&[views_then, too_long]).await.is_err());
     let r = c.seat_of(4).await.unwrap().unwrap();
@@ -215,6 +219,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         version: 13,
         views: Vec::new(),
         also: vec![(asker.clone(), "y".repeat(MAX_PAYLOAD))],
+        seats: Vec::new(),
     };
     c.write_views(&[at_limit]).await.unwrap();
     let (channel, payload) = tokio::time::timeout(Duration::from_secs(10), both.recv())
@@ -271,4 +276,91 @@ async fn a_claimed_bot_is_dealt_nothing_else_until_its_deal_is_written() {
     assert!(again.is_some(), "bot 5 is free again");
     // The other bot still waits in the table.
     assert!(c.stop_waiting(2).await.unwrap());
+}
+
+/// A game dealt while its home was alone has no rows; its first write of
+/// views (once another instance came) inserts them with the views as they
+/// are, tells every instance where the game runs before its views, and
+/// leaves out a seat whose bot is seated elsewhere. Written again (an
+/// earlier answer was lost), the rows are updated, not doubled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_of_a_game_without_rows_write_its_rows() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    let store = db.open().await;
+    let c: Cluster = store.cluster().unwrap();
+    let mut l = c.listen(&[SHARED_CHANNEL]).await.unwrap();
+    let views = |tag: &str| -> Vec<(String, bool, bool)> {
+        (0..2)
+            .map(|i| (format!("{{\"{tag}\":{i}}}"), i == 0, false))
+            .collect()
+    };
+    let first = GameViews {
+        game: 300,
+        version: 4,
+        views: views("a"),
+        also: Vec::new(),
+        seats: seats(300, [31, 32], 9),
+    };
+    c.write_views(&[first]).await.unwrap();
+    assert_eq!(
+        next_notice(&mut l).await,
+        Notice::Dealt {
+            game: 300,
+            home: 9,
+            bots: vec![31, 32]
+        },
+        "the game's notice comes before its views"
+    );
+    assert_eq!(
+        next_notice(&mut l).await,
+        Notice::Views {
+            game: 300,
+            version: 4,
+            views: views("a")
+        }
+    );
+    for (bot, seat) in [(31, 0), (32, 1)] {
+        let r = c.seat_of(bot).await.unwrap().expect("a row written");
+        assert_eq!(
+            (r.game, r.seat, r.home, r.hand.as_str()),
+            (300, seat, 9, ["hand0", "hand1"][seat as usize])
+        );
+        assert_eq!(
+            (r.status, r.has_bid),
+            (format!("{{\"a\":{seat}}}"), seat == 0),
+            "the row carries the views as they are, not as dealt"
+        );
+    }
+
+    // Again with the seats (the answer to the first write was lost): the
+    // rows are updated.
+    let again = GameViews {
+        game: 300,
+        version: 5,
+        views: views("b"),
+        also: Vec::new(),
+        seats: seats(300, [31, 32], 9),
+    };
+    c.write_views(&[again]).await.unwrap();
+    assert_eq!(c.seat_of(32).await.unwrap().unwrap().status, "{\"b\":1}");
+
+    // A bot seated in another game keeps that seat; the other seat of the
+    // new game is written.
+    let other = GameViews {
+        game: 301,
+        version: 1,
+        views: views("c"),
+        also: Vec::new(),
+        seats: seats(301, [33, 31], 9),
+    };
+    c.write_views(&[other]).await.unwrap();
+    assert_eq!(c.seat_of(31).await.unwrap().unwrap().game, 300);
+    assert_eq!(c.seat_of(33).await.unwrap().unwrap().game, 301);
+
+    c.unseat(300).await.unwrap();
+    assert!(c.seat_of(31).await.unwrap().is_none());
+    assert!(c.seat_of(32).await.unwrap().is_none());
 }

@@ -260,6 +260,7 @@ pub(super) async fn run(t: Table) {
         inner: Arc::clone(&t.inner),
         live: t.live.clone(),
         cluster: t.cluster.clone(),
+        sync: g.sync.clone(),
         done: t.done,
     });
     // The game is closed by whoever polls the runner when it ends: usually
@@ -286,6 +287,8 @@ struct End {
     inner: Arc<Mutex<Inner>>,
     live: Option<Arc<crate::live_games::LiveGames>>,
     cluster: Option<croupier_store::postgres::cluster::Cluster>,
+    /// With several instances: whether the game's seats are in the tables.
+    sync: Option<Arc<super::cluster::ViewSync>>,
     done: watch::Sender<Option<bool>>,
 }
 
@@ -300,9 +303,16 @@ impl End {
         });
         let stored = store_end(&*self.store, id, bots, &played).await;
         if let Some(db) = &self.cluster {
-            // Other instances stop sending requests to this game.
-            if let Err(e) = db.unseat(id).await {
-                tracing::warn!("game {id}: cannot clear its seats: {e}");
+            // Other instances stop sending requests to this game; a game
+            // dealt and ended while this instance was alone has no seats.
+            let shared = match &self.sync {
+                Some(s) => s.rows_end().await,
+                None => true,
+            };
+            if shared {
+                if let Err(e) = db.unseat(id).await {
+                    tracing::warn!("game {id}: cannot clear its seats: {e}");
+                }
             }
         }
         crate::live_games::closed(self.live.as_ref(), id, &played); // once stored (issue 16)

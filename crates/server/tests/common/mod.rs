@@ -33,6 +33,21 @@ pub fn config() -> ServerConfig {
     }
 }
 
+/// A hub over the database at `url`, prepared as `serve` prepares it
+/// (on PostgreSQL it joins the other instances on that database).
+pub async fn hub_on(
+    url: &str,
+) -> (
+    std::sync::Arc<croupier_server::hub::Hub>,
+    std::sync::Arc<dyn croupier_store::Store>,
+) {
+    let store = croupier_store::open(url).await.unwrap();
+    let (state, _) = croupier_server::prepare(std::sync::Arc::clone(&store), &config())
+        .await
+        .unwrap();
+    (std::sync::Arc::clone(&state.hub), store)
+}
+
 /// A blocking HTTP client for one server.
 #[derive(Clone, Debug)]
 pub struct Api {

@@ -84,6 +84,13 @@ pub struct Pairing {
 }
 
 impl Pairing {
+    /// Whether the partner waited in the taker's own process (no
+    /// transaction holds a row or a deal lock: the seats need not be
+    /// written at once while that process is alone).
+    pub fn is_local(&self) -> bool {
+        self.tx.is_none()
+    }
+
     /// Writes the seats of the game dealt, removes the partner (and the
     /// taker) from the waiting bots, and tells the instances (the
     /// partner's poll may be anywhere; every instance learns the game's
@@ -228,6 +235,10 @@ pub struct GameViews {
     /// after the views' (the answers to requests relayed to the game's
     /// home: an asker hears its answer only once the views are written).
     pub also: Vec<(String, String)>,
+    /// The game's seats, when they are not in the table yet (a game dealt
+    /// while its home was alone, see [`Cluster::write_views`]); empty when
+    /// they are.
+    pub seats: Vec<SeatRow>,
 }
 
 pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
@@ -532,6 +543,11 @@ impl Cluster {
     /// statement, and tells the instances ([`Notice::Views`], in the same
     /// transaction: a view is in the rows when its notice arrives); then
     /// sends each game's `also` notifications, in the same transaction.
+    ///
+    /// A game given with its `seats` (dealt while its home was alone, so
+    /// never written) has them inserted, with its views, and the instances
+    /// are told of it first ([`Notice::Dealt`]); a seat whose bot is
+    /// seated already (in another game) is left out.
     pub async fn write_views(&self, games: &[GameViews]) -> Result<(), StoreError> {
         crate::waits::timed("pg: write_views", async move {
             let mut game = Vec::new();
@@ -541,7 +557,30 @@ impl Cluster {
             let mut over = Vec::new();
             let mut channels = Vec::with_capacity(games.len());
             let mut notices = Vec::with_capacity(games.len());
+            // The rows to insert, with the views as they are now.
+            let new: Vec<SeatRow> = games
+                .iter()
+                .flat_map(|g| {
+                    g.seats.iter().map(|r| {
+                        let mut r = r.clone();
+                        if let Some(v) = g.views.get(r.seat as usize) {
+                            (r.status, r.has_bid, r.over) = (v.0.clone(), v.1, v.2);
+                        }
+                        r
+                    })
+                })
+                .collect();
+            // A new game's notice first: the others learn where it runs
+            // before they hear of its views.
+            for g in games.iter().filter(|g| !g.seats.is_empty()) {
+                channels.push(SHARED_CHANNEL);
+                notices.push(Notice::dealt(&g.seats).payload());
+            }
             for g in games.iter().filter(|g| !g.views.is_empty()) {
+                // Also for new rows: a row written by an earlier try whose
+                // answer was lost is updated (a row inserted by this
+                // statement is not seen by its update, and carries its
+                // views already).
                 for (i, v) in g.views.iter().enumerate() {
                     game.push(g.game);
                     seat.push(i as i32);
@@ -565,23 +604,28 @@ impl Cluster {
                 channels.push(channel.as_str());
                 notices.push(payload.clone());
             }
-            sqlx::query(
-                "WITH v AS (SELECT * FROM UNNEST($1::BIGINT[], $2::INT[], $3::TEXT[], $4::BOOL[], $5::BOOL[])
-                                       AS v(game, seat, status, has_bid, over)),
-                      u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid, over = v.over
-                            FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
-                 SELECT pg_notify(n.c, n.p), (SELECT count(*) FROM u)
-                 FROM UNNEST($6::TEXT[], $7::TEXT[]) AS n(c, p)",
-            )
-            .bind(&game)
-            .bind(&seat)
-            .bind(&status)
-            .bind(&has_bid)
-            .bind(&over)
-            .bind(&channels)
-            .bind(&notices)
-            .execute(&self.pool)
-            .await?;
+            SeatColumns::of(&new)
+                .bind(sqlx::query(&format!(
+                    "WITH ins AS ({INSERT_SEATS} ON CONFLICT (bot) DO NOTHING RETURNING 1),
+                          v AS (SELECT * FROM UNNEST($10::BIGINT[], $11::INT[], $12::TEXT[],
+                                                     $13::BOOL[], $14::BOOL[])
+                                AS v(game, seat, status, has_bid, over)),
+                          u AS (UPDATE hub_seats s SET status = v.status, has_bid = v.has_bid,
+                                       over = v.over
+                                FROM v WHERE s.game = v.game AND s.seat = v.seat RETURNING 1)
+                     SELECT pg_notify(n.c, n.p), (SELECT count(*) FROM u),
+                            (SELECT count(*) FROM ins)
+                     FROM UNNEST($15::TEXT[], $16::TEXT[]) AS n(c, p)"
+                )))
+                .bind(&game)
+                .bind(&seat)
+                .bind(&status)
+                .bind(&has_bid)
+                .bind(&over)
+                .bind(&channels)
+                .bind(&notices)
+                .execute(&self.pool)
+                .await?;
             Ok(())
         })
         .await

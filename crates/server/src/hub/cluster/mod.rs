@@ -183,6 +183,7 @@ impl Hub {
         Some(Arc::new(ViewSync::new(
             Arc::clone(relay.crowd()),
             side.writer.clone(),
+            relay.instance(),
         )))
     }
 
@@ -233,6 +234,23 @@ impl Hub {
             .await
             .map_err(internal)?;
         relay.forget_session(bot);
+        // A game of this instance is forfeited here: one dealt while the
+        // instance was alone has no seats in the tables.
+        let here = {
+            let inner = self.lock();
+            inner
+                .game_of
+                .get(&bot)
+                .and_then(|g| inner.games.get(g))
+                .cloned()
+        };
+        if let Some(game) = here {
+            if let Some(i) = game.seat_of(bot) {
+                game.seats[i].abandon().await;
+            }
+            game.wait_stored().await;
+            return Ok(());
+        }
         if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             let wait = self.config.move_timeout + Duration::from_secs(10);
             relay
@@ -388,7 +406,10 @@ impl Hub {
     }
 
     /// Writes a game dealt here into the shared tables with the partner
-    /// taken (home: this instance). On failure the game is closed.
+    /// taken (home: this instance). On failure the game is closed. While
+    /// this instance is alone, a game between two of its own bots is not
+    /// written: nobody else reads its seats, and its view writer writes
+    /// them if another instance comes (see `views`).
     pub(super) async fn share_deal(
         &self,
         pairing: Pairing,
@@ -397,22 +418,10 @@ impl Hub {
         let Some(relay) = self.relay.get() else {
             return Ok(());
         };
-        let rows: Vec<SeatRow> = (0..2)
-            .map(|i| {
-                let v = live.seats[i].view();
-                SeatRow {
-                    bot: live.bots[i],
-                    game: live.id,
-                    seat: i as i32,
-                    opponent: live.bots[1 - i],
-                    hand: hand_text(&live.hands[i]),
-                    status: v.status.to_string(),
-                    has_bid: v.has_bid,
-                    over: v.over,
-                    home: relay.instance(),
-                }
-            })
-            .collect();
+        if pairing.is_local() && relay.crowd().alone() {
+            return Ok(());
+        }
+        let rows = seat_rows(live, relay.instance());
         if let Err(e) = pairing.commit(&rows).await {
             let now = croupier_arena::runner::now_rfc3339();
             let _ = self
@@ -421,6 +430,30 @@ impl Hub {
                 .await;
             return Err(internal(e));
         }
+        if let Some(sync) = &live.sync {
+            sync.rows_written().await;
+        }
         Ok(())
     }
+}
+
+/// A game's seats as the tables hold them, with their views as they are
+/// now (home: `home`).
+fn seat_rows(live: &LiveGame, home: i64) -> Vec<SeatRow> {
+    (0..2)
+        .map(|i| {
+            let v = live.seats[i].view();
+            SeatRow {
+                bot: live.bots[i],
+                game: live.id,
+                seat: i as i32,
+                opponent: live.bots[1 - i],
+                hand: hand_text(&live.hands[i]),
+                status: v.status.to_string(),
+                has_bid: v.has_bid,
+                over: v.over,
+                home,
+            }
+        })
+        .collect()
 }

@@ -5,12 +5,32 @@
 //! instance makes one round trip for many moves. The answers to moves
 //! relayed from other instances ride in the same statement, after the
 //! views they follow ([`LiveGame::flushed_with`]).
+//!
+//! A game dealt between two bots of this instance while it was alone has
+//! no seats in the table (`Hub::share_deal`): its writer inserts them
+//! with the first views it writes once another instance comes, before the
+//! newcomer serves (it waits a heartbeat and a half, see `Crowd`). The
+//! game's end removes the rows only if they may be there, and after any
+//! write under way, so that no write brings them back ([`Rows`]).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{fits, Cluster, GameViews};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
+
+/// Whether a game's seats are in the shared table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Not written: the game was dealt while this instance was alone.
+    Unwritten,
+    /// A write of them failed: they may be there or not.
+    Maybe,
+    /// Written.
+    Written,
+    /// The game is over: they are removed, and never written again.
+    Ended,
+}
 
 use super::super::game::LiveGame;
 use super::super::relay::Crowd;
@@ -35,6 +55,11 @@ pub(in crate::hub) struct ViewSync {
     /// moves), each told whether it went; `None` once the game's writer
     /// has stopped.
     carried: Mutex<Option<Vec<Carried>>>,
+    /// This instance (the game's home).
+    home: i64,
+    /// Whether the game's seats are in the table; held by the writer while
+    /// it writes, and by the game's end.
+    rows: tokio::sync::Mutex<Rows>,
 }
 
 /// A notification `(channel, payload)` sent with a game's views, and who
@@ -42,7 +67,7 @@ pub(in crate::hub) struct ViewSync {
 type Carried = ((String, String), oneshot::Sender<bool>);
 
 impl ViewSync {
-    pub(super) fn new(crowd: Arc<Crowd>, writer: ViewWriter) -> ViewSync {
+    pub(super) fn new(crowd: Arc<Crowd>, writer: ViewWriter, home: i64) -> ViewSync {
         ViewSync {
             version: Arc::new(watch::channel(0).0),
             written: watch::channel(0).0,
@@ -50,11 +75,26 @@ impl ViewSync {
             crowd,
             writer,
             carried: Mutex::new(Some(Vec::new())),
+            home,
+            rows: tokio::sync::Mutex::new(Rows::Unwritten),
         }
     }
 
     fn carried(&self) -> MutexGuard<'_, Option<Vec<Carried>>> {
         self.carried.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The deal wrote the game's seats.
+    pub(in crate::hub) async fn rows_written(&self) {
+        *self.rows.lock().await = Rows::Written;
+    }
+
+    /// The game is over (and stored, or closed): no write adds its seats
+    /// from now on (one under way is waited for). Whether they may be in
+    /// the table, to be removed.
+    pub(in crate::hub) async fn rows_end(&self) -> bool {
+        let was = std::mem::replace(&mut *self.rows.lock().await, Rows::Ended);
+        matches!(was, Rows::Maybe | Rows::Written)
     }
 }
 
@@ -125,7 +165,8 @@ impl LiveGame {
 /// Copies a game's seat views to the database as they change, until the
 /// game is over and stored. While the instance is alone the copies are
 /// skipped; they are made when another instance joins, or when an answer
-/// waits for them.
+/// waits for them. The first copy after the instance was alone at the
+/// deal writes the seats themselves (see [`Rows`]).
 pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
     let Some(sync) = game.sync.clone() else {
         return;
@@ -133,13 +174,9 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
     let mut changes = sync.version.subscribe();
     let mut joined = sync.crowd.joined();
     let mut stored = game.stored.clone();
+    // A first look before any change: another instance may have come
+    // since the deal found this one alone.
     loop {
-        tokio::select! {
-            r = changes.changed() => if r.is_err() { break },
-            r = joined.changed() => if r.is_err() { break },
-            _ = sync.poke.notified() => {}
-            _ = stored.wait_for(Option::is_some) => break,
-        }
         // The answers first, then the version: an answer was queued after
         // its move changed the views (the runner delivers the views before
         // it answers), so the version read next includes that change, and
@@ -149,36 +186,54 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
         joined.borrow_and_update();
         // An answer to carry means another instance is there, whatever
         // the last heartbeat said.
-        let stale =
-            version > *sync.written.borrow() && (!carried.is_empty() || !sync.crowd.alone());
-        if !stale && carried.is_empty() {
-            continue;
-        }
-        // Views already written are not written again for an answer.
-        let views: Vec<(String, bool, bool)> = if stale {
-            game.seats
-                .iter()
-                .map(|s| {
-                    let v = s.view();
-                    (v.status.to_string(), v.has_bid, v.over)
-                })
-                .collect()
+        let shared = !carried.is_empty() || !sync.crowd.alone();
+        let mut rows = sync.rows.lock().await;
+        let insert = shared && matches!(*rows, Rows::Unwritten | Rows::Maybe);
+        let stale = shared && (insert || version > *sync.written.borrow());
+        if stale || !carried.is_empty() {
+            // Views already written are not written again for an answer.
+            let views: Vec<(String, bool, bool)> = if stale {
+                game.seats
+                    .iter()
+                    .map(|s| {
+                        let v = s.view();
+                        (v.status.to_string(), v.has_bid, v.over)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let (also, told): (Vec<_>, Vec<_>) = carried.into_iter().unzip();
+            let write = GameViews {
+                game: game.id,
+                version,
+                views,
+                also,
+                seats: if insert {
+                    super::seat_rows(&game, sync.home)
+                } else {
+                    Vec::new()
+                },
+            };
+            let ok = sync.writer.write(write).await;
+            if insert {
+                *rows = if ok { Rows::Written } else { Rows::Maybe };
+            }
+            drop(rows);
+            if ok && stale {
+                sync.written.send_replace(version);
+            }
+            for t in told {
+                let _ = t.send(ok);
+            }
         } else {
-            Vec::new()
-        };
-        let (also, told): (Vec<_>, Vec<_>) = carried.into_iter().unzip();
-        let write = GameViews {
-            game: game.id,
-            version,
-            views,
-            also,
-        };
-        let ok = sync.writer.write(write).await;
-        if ok && stale {
-            sync.written.send_replace(version);
+            drop(rows);
         }
-        for t in told {
-            let _ = t.send(ok);
+        tokio::select! {
+            r = changes.changed() => if r.is_err() { break },
+            r = joined.changed() => if r.is_err() { break },
+            _ = sync.poke.notified() => {}
+            _ = stored.wait_for(Option::is_some) => break,
         }
     }
     // Whoever still waits to send with the views sends alone.

@@ -1,0 +1,113 @@
+//! PostgreSQL only (issue 13): an instance alone writes no seats for a game
+//! between two of its own bots (nobody else reads them). A re-login there
+//! forfeits such a game all the same. When another instance comes, the
+//! games under way get their seats (with their views and their home)
+//! before the newcomer serves, so it answers for them; the end of such a
+//! game removes its seats. Without PostgreSQL's binaries the test says so
+//! and passes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_server::hub::{Hub, NewGame};
+use croupier_store::{BotId, GameId};
+
+/// Deals `a` and `b` a game on `hub`: `a` waits, `b` takes it.
+async fn deal(hub: &Arc<Hub>, a: BotId, b: BotId) -> GameId {
+    let waiting = {
+        let hub = Arc::clone(hub);
+        tokio::spawn(async move { hub.new_game(a).await })
+    };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while hub.counts().1 == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the first bot never started waiting");
+    let Ok(NewGame::Game { game, .. }) = hub.new_game(b).await else {
+        panic!("the second bot was dealt no game");
+    };
+    match waiting.await.unwrap() {
+        Ok(NewGame::Game { game: g, .. }) => assert_eq!(g, game),
+        other => panic!("the waiting bot was told {other:?}"),
+    }
+    game
+}
+
+#[test]
+fn a_lone_instance_writes_its_seats_only_once_another_instance_comes() {
+    if croupier_store::scratch::find_bin().is_none() {
+        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
+        return;
+    }
+    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = cluster.create_database().await.unwrap();
+        let (one, store) = common::hub_on(&url).await;
+        let db = store.cluster().unwrap();
+        let relay = Arc::clone(one.relay().unwrap());
+        assert!(relay.crowd().alone(), "the first instance is alone");
+        let mut bots = Vec::new();
+        for _ in 0..4 {
+            let name = common::unique_name("lone");
+            let bot = store.create_bot(&name, "x", false).await.unwrap();
+            one.login(bot, format!("{name}-1")).await.unwrap();
+            bots.push(bot);
+        }
+        let [a, b, c, d] = bots[..] else {
+            unreachable!()
+        };
+
+        // Alone: a game between its bots has no seats in the table.
+        let first = deal(&one, a, b).await;
+        assert!(db.seat_of(a).await.unwrap().is_none(), "a seat was written");
+        assert!(db.seat_of(b).await.unwrap().is_none(), "a seat was written");
+        // A re-login forfeits it all the same.
+        one.login(a, "a again".into()).await.unwrap();
+        let row = store.game(first).await.unwrap().unwrap();
+        assert_eq!(
+            (row.status.as_str(), row.forfeited_by),
+            ("finished", Some(a)),
+            "the re-login did not forfeit the game"
+        );
+
+        let second = deal(&one, c, d).await;
+        one.bid(c, 4).await.ok();
+        assert!(db.seat_of(c).await.unwrap().is_none(), "a seat was written");
+        // Another instance: once it serves, the game's seats are there.
+        let (two, _) = common::hub_on(&url).await;
+        assert!(!relay.crowd().alone(), "the first instance is still alone");
+        for (bot, seat_of_other) in [(c, d), (d, c)] {
+            let row = db
+                .seat_of(bot)
+                .await
+                .unwrap()
+                .expect("no seat written before the newcomer served");
+            assert_eq!((row.game, row.home), (second, relay.instance()));
+            assert_eq!(row.opponent, seat_of_other);
+            assert_eq!(row.hand.split_whitespace().count(), 13);
+            assert_eq!(
+                row.status,
+                *one.status(bot).await,
+                "the row has not the view as it is now"
+            );
+        }
+        // The newcomer answers for the game as its home does.
+        assert_eq!(*two.status(d).await, *one.status(d).await);
+        // Its end (a re-login at the newcomer) removes the seats.
+        two.login(c, "c again".into()).await.unwrap();
+        let row = store.game(second).await.unwrap().unwrap();
+        assert_eq!(
+            (row.status.as_str(), row.forfeited_by),
+            ("finished", Some(c))
+        );
+        assert!(db.seat_of(c).await.unwrap().is_none(), "the seats stayed");
+        assert!(db.seat_of(d).await.unwrap().is_none(), "the seats stayed");
+    });
+}
