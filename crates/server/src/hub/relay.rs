@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -33,7 +33,10 @@ use tokio::sync::{oneshot, watch, Notify};
 /// looks at the other live instances, and a starting instance tells them
 /// (`NOTIFY` "j") and waits one and a half heartbeats before it serves, so
 /// that every running instance has seen it by then and writes its views
-/// again. An answer older than that counts as "not alone".
+/// again. An answer older than that counts as "not alone", and wakes the
+/// view writers as a newcomer's notice does (so a lost notice, or a late
+/// heartbeat, still has the views and seats written before the newcomer
+/// serves).
 #[derive(Debug)]
 pub struct Crowd {
     alone_at: Mutex<Option<Instant>>,
@@ -42,6 +45,11 @@ pub struct Crowd {
     /// Bumped each time the instance stops being alone: the games' view
     /// writers write what they skipped.
     joined: watch::Sender<u64>,
+    /// Newcomers' notices heard so far (a heartbeat that counted no other
+    /// instance while one came does not make this one alone).
+    heard: AtomicU64,
+    /// "Alone" ran out without a heartbeat to renew it.
+    lapsed: AtomicBool,
 }
 
 impl Crowd {
@@ -50,7 +58,39 @@ impl Crowd {
             alone_at: Mutex::new(None),
             alone_for: beat.mul_f64(1.5),
             joined: watch::channel(0).0,
+            heard: AtomicU64::new(0),
+            lapsed: AtomicBool::new(false),
         }
+    }
+
+    /// A newcomer's notice ("j"): not alone.
+    fn newcomer(&self) {
+        self.heard.fetch_add(1, Ordering::SeqCst);
+        self.set(false);
+    }
+
+    /// A heartbeat's count of the other instances, `others`, looked up
+    /// after `heard` newcomers' notices: a notice heard since wins.
+    fn counted(&self, others: i64, heard: u64) {
+        let since = self.heard.load(Ordering::SeqCst) != heard;
+        self.set(others == 0 && !since);
+    }
+
+    /// Ends "alone" if it ran out (no heartbeat renewed it), waking the
+    /// view writers; how long until it runs out otherwise (`None`: not
+    /// alone).
+    fn lapse(&self) -> Option<Duration> {
+        let mut at = lock(&self.alone_at);
+        let t = (*at)?;
+        let left = self.alone_for.saturating_sub(t.elapsed());
+        if left.is_zero() {
+            *at = None;
+            drop(at);
+            self.lapsed.store(true, Ordering::SeqCst);
+            self.joined.send_modify(|n| *n += 1);
+            return None;
+        }
+        Some(left)
     }
 
     /// Whether no other instance can be answering requests now.
@@ -66,7 +106,8 @@ impl Crowd {
 
     fn set(&self, alone: bool) {
         let was = std::mem::replace(&mut *lock(&self.alone_at), alone.then(Instant::now));
-        if alone && was.is_some_and(|t| t.elapsed() >= self.alone_for) {
+        let lapsed = self.lapsed.swap(false, Ordering::SeqCst);
+        if alone && (lapsed || was.is_some_and(|t| t.elapsed() >= self.alone_for)) {
             // Meanwhile requests took the paths of several instances.
             tracing::info!("alone again after a late heartbeat");
         }
@@ -286,6 +327,17 @@ impl Relay {
             }
         }
         member.after_beat(Arc::clone(&relay) as Arc<dyn AfterBeat>);
+        // "Alone" that runs out wakes the view writers at once.
+        let (crowd, beat) = (Arc::downgrade(&relay.crowd), member.config().beat);
+        tokio::spawn(async move {
+            while let Some(c) = crowd.upgrade() {
+                let wait = c
+                    .lapse()
+                    .map_or(beat / 2, |left| left + Duration::from_millis(1));
+                drop(c);
+                tokio::time::sleep(wait).await;
+            }
+        });
         Ok(relay)
     }
 
@@ -315,13 +367,14 @@ impl Relay {
     }
 
     async fn after_heartbeat(&self, renewed: bool) {
+        let heard = self.crowd.heard.load(Ordering::SeqCst);
         let others = if renewed {
             self.db.other_instances(self.instance).await
         } else {
             Ok(1)
         };
         match others {
-            Ok(n) => self.crowd.set(n == 0),
+            Ok(n) => self.crowd.counted(n, heard),
             Err(e) => {
                 self.crowd.set(false);
                 tracing::warn!("instance {}: the other instances: {e}", self.instance);
@@ -354,7 +407,7 @@ impl Relay {
             // Another instance starts: its requests may read our views.
             "j" => {
                 if rest.parse::<i64>().ok() != Some(self.instance) {
-                    self.crowd.set(false);
+                    self.crowd.newcomer();
                 }
             }
             "m" => {
@@ -607,5 +660,32 @@ mod tests {
         assert!(!crowd.alone());
         assert!(joined.has_changed().unwrap());
         assert!(crowd.join_wait() > Duration::from_millis(60));
+    }
+
+    #[tokio::test]
+    async fn alone_running_out_or_a_newcomer_during_a_count_wakes_the_writers() {
+        let crowd = Crowd::new(Duration::from_millis(40));
+        let mut joined = crowd.joined();
+        crowd.set(true);
+        let left = crowd.lapse().expect("alone, with time left");
+        assert!(left <= Duration::from_millis(60));
+        assert!(!joined.has_changed().unwrap());
+        // No heartbeat renews it: it runs out, and the writers wake.
+        tokio::time::sleep(left + Duration::from_millis(5)).await;
+        assert_eq!(crowd.lapse(), None);
+        assert!(!crowd.alone());
+        assert!(joined.has_changed().unwrap());
+        joined.borrow_and_update();
+        // A heartbeat's count that began before a newcomer's notice does
+        // not make the instance alone again.
+        crowd.set(true);
+        let heard = crowd.heard.load(Ordering::SeqCst);
+        crowd.newcomer();
+        assert!(joined.has_changed().unwrap());
+        crowd.counted(0, heard);
+        assert!(!crowd.alone(), "the count undid the newcomer's notice");
+        // A count begun after it does.
+        crowd.counted(0, crowd.heard.load(Ordering::SeqCst));
+        assert!(crowd.alone());
     }
 }

@@ -98,6 +98,9 @@ impl ViewSync {
     }
 }
 
+/// How soon seats that failed to go in are written again.
+const SEATS_RETRY: Duration = Duration::from_millis(250);
+
 /// How long an answer waits for its views before it goes without them
 /// (the writer retries what fails on the next change).
 const FLUSH_WAIT: Duration = Duration::from_secs(2);
@@ -174,6 +177,10 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
     let mut changes = sync.version.subscribe();
     let mut joined = sync.crowd.joined();
     let mut stored = game.stored.clone();
+    // Whether the seats are in the table for good (written, or the game
+    // ended): only a write that may insert them holds the game's `rows`
+    // lock, which the end waits for.
+    let mut settled = matches!(*sync.rows.lock().await, Rows::Written);
     // A first look before any change: another instance may have come
     // since the deal found this one alone.
     loop {
@@ -187,8 +194,13 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
         // An answer to carry means another instance is there, whatever
         // the last heartbeat said.
         let shared = !carried.is_empty() || !sync.crowd.alone();
-        let mut rows = sync.rows.lock().await;
-        let insert = shared && matches!(*rows, Rows::Unwritten | Rows::Maybe);
+        let mut rows = None;
+        if shared && !settled {
+            let r = sync.rows.lock().await;
+            settled = matches!(*r, Rows::Written | Rows::Ended);
+            rows = (!settled).then_some(r);
+        }
+        let insert = rows.is_some();
         let stale = shared && (insert || version > *sync.written.borrow());
         if stale || !carried.is_empty() {
             // Views already written are not written again for an answer.
@@ -216,24 +228,26 @@ pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
                 },
             };
             let ok = sync.writer.write(write).await;
-            if insert {
-                *rows = if ok { Rows::Written } else { Rows::Maybe };
+            if let Some(mut r) = rows {
+                *r = if ok { Rows::Written } else { Rows::Maybe };
+                settled = ok;
             }
-            drop(rows);
             if ok && stale {
                 sync.written.send_replace(version);
             }
             for t in told {
                 let _ = t.send(ok);
             }
-        } else {
-            drop(rows);
         }
+        // Seats that failed to go in are tried again soon, not only at
+        // the game's next change: another instance serves meanwhile.
+        let retry = shared && !settled;
         tokio::select! {
             r = changes.changed() => if r.is_err() { break },
             r = joined.changed() => if r.is_err() { break },
             _ = sync.poke.notified() => {}
             _ = stored.wait_for(Option::is_some) => break,
+            () = tokio::time::sleep(SEATS_RETRY), if retry => {}
         }
     }
     // Whoever still waits to send with the views sends alone.
