@@ -10,7 +10,12 @@
 //!   its turn, the game is not over), at most [`PASSIVE_FRESH`] after the
 //!   home sent it. Any other `status` is read from the rows, which the
 //!   home writes before it answers a move: a bot never reads that it must
-//!   act on a view older than its own last move.
+//!   act on a view older than its own last move;
+//! - but not a view of the last trick: the game's end comes next, and a
+//!   bot that heard of it from another instance (whose rows are gone) and
+//!   went on to a new game must not read the old game here while the
+//!   end's notice is still on its way (seen under load after an
+//!   instance's restart).
 //!
 //! A view is kept for its own seat only: a status is looked up by the
 //! bot's seat, never by the game alone.
@@ -74,6 +79,11 @@ pub(super) struct RemoteGames {
 /// Whether a `status` reply says it is the bot's turn to play.
 fn says_your_turn(status: &str) -> bool {
     status.contains("\"your-turn\":true")
+}
+
+/// Whether a `status` reply is of the game's last trick (its end is next).
+fn says_last_trick(status: &str) -> bool {
+    status.contains("\"round\":13")
 }
 
 impl RemoteGames {
@@ -185,7 +195,9 @@ impl RemoteGames {
         }
         let seat = e.bots.iter().position(|b| *b == bot)?;
         let v = e.views.get(seat)?;
-        (v.has_bid && !v.over && !says_your_turn(&v.status)).then(|| Arc::clone(&v.status))
+        let passive =
+            v.has_bid && !v.over && !says_your_turn(&v.status) && !says_last_trick(&v.status);
+        passive.then(|| Arc::clone(&v.status))
     }
 
     /// How many games are kept (for tests).
@@ -253,10 +265,41 @@ mod tests {
         }
     }
 
+    fn in_round(game: i64, opponent: i64, round: u8) -> String {
+        Status {
+            game: Some(game),
+            round: Some(round),
+            your_turn: Some(false),
+            opponent: Some(opponent),
+            ..Status::default()
+        }
+        .reply()
+        .to_string()
+    }
+
     #[test]
     fn the_status_detector_reads_the_replies_the_dialect_writes() {
         assert!(says_your_turn(&status(1, 2, true)));
         assert!(!says_your_turn(&status(1, 2, false)));
+        assert!(says_last_trick(&in_round(1, 2, 13)));
+        for round in [1, 3, 12] {
+            assert!(!says_last_trick(&in_round(1, 2, round)));
+        }
+    }
+
+    #[test]
+    fn a_view_of_the_last_trick_is_read_from_the_rows() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        let view = |round| (in_round(7, 20, round), true, false);
+        c.take(views(7, 1, [view(12), view(12)]), 1);
+        assert_eq!(
+            c.passive_status(10, FRESH).as_deref(),
+            Some(in_round(7, 20, 12).as_str())
+        );
+        // The game ends next: a bot may have heard of its end elsewhere.
+        c.take(views(7, 2, [view(13), view(13)]), 1);
+        assert_eq!(c.passive_status(10, FRESH), None);
     }
 
     #[test]
