@@ -14,6 +14,16 @@ pub(super) struct Session {
     pub(super) last_seen: Instant,
 }
 
+/// Forfeits `bot`'s seat in `game` (a login replaced its session): the
+/// runner rules the abandoned seat at once, whoever's turn it is; returns
+/// once the forfeited game is stored.
+pub(super) async fn forfeit(game: &super::game::LiveGame, bot: BotId) {
+    if let Some(i) = game.seat_of(bot) {
+        game.seats[i].abandon().await;
+    }
+    game.wait_stored().await;
+}
+
 impl Hub {
     /// Starts a session for `bot`, replacing its old one; a game it was
     /// playing is forfeited.
@@ -40,13 +50,8 @@ impl Hub {
                 .and_then(|g| inner.games.get(g))
                 .cloned()
         };
-        // The runner rules the abandoned seat at once, whoever's turn it
-        // is; the login returns once the forfeited game is stored.
         if let Some(game) = game {
-            if let Some(i) = game.seat_of(bot) {
-                game.seats[i].abandon().await;
-            }
-            game.wait_stored().await;
+            forfeit(&game, bot).await;
         }
         Ok(())
     }

@@ -34,6 +34,7 @@ use tokio::time::Instant;
 
 use super::game::LiveGame;
 use super::relay::{Handled, Home, Relay, ReplyTo, GONE, SESSION_RECHECK};
+use super::sessions::forfeit;
 use super::{refuse, Hub, Inner, NewGame, Refusal};
 use cache::{RemoteGames, PASSIVE_FRESH};
 use views::ViewWriter;
@@ -236,19 +237,8 @@ impl Hub {
         relay.forget_session(bot);
         // A game of this instance is forfeited here: one dealt while the
         // instance was alone has no seats in the tables.
-        let here = {
-            let inner = self.lock();
-            inner
-                .game_of
-                .get(&bot)
-                .and_then(|g| inner.games.get(g))
-                .cloned()
-        };
-        if let Some(game) = here {
-            if let Some(i) = game.seat_of(bot) {
-                game.seats[i].abandon().await;
-            }
-            game.wait_stored().await;
+        if let Some(game) = self.current_game(bot) {
+            forfeit(&game, bot).await;
             return Ok(());
         }
         if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
