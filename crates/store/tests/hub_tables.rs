@@ -364,3 +364,70 @@ async fn views_of_a_game_without_rows_write_its_rows() {
     assert!(c.seat_of(31).await.unwrap().is_none());
     assert!(c.seat_of(32).await.unwrap().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_games_of_a_home_that_is_gone_are_cleared_and_every_instance_hears_their_end() {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return;
+    };
+    let store = db.open().await;
+    let c: Cluster = store.cluster().unwrap();
+    // Two games at a home that is not registered (its process was
+    // reaped), one at a home that is.
+    let me = store
+        .leases()
+        .register_process(&croupier_store::leases::NewProcess {
+            role: "serve".into(),
+            host: "h".into(),
+            pid: 1,
+            ttl_ms: 60_000,
+        })
+        .await
+        .unwrap()
+        .id;
+    c.local_pairing(41)
+        .commit(&seats(400, [41, 42], 424_242))
+        .await
+        .unwrap();
+    c.local_pairing(43)
+        .commit(&seats(401, [43, 44], 424_242))
+        .await
+        .unwrap();
+    c.local_pairing(45)
+        .commit(&seats(402, [45, 46], me))
+        .await
+        .unwrap();
+    let mut l = c.listen(&[SHARED_CHANNEL]).await.unwrap();
+
+    let cleared = c
+        .clear_orphans("gone", "2026-11-29T00:00:00Z")
+        .await
+        .unwrap();
+    assert_eq!(cleared, vec![400, 401]);
+    for bot in [41, 42, 43, 44] {
+        assert!(
+            c.seat_of(bot).await.unwrap().is_none(),
+            "bot {bot} still seated"
+        );
+    }
+    assert_eq!(c.seat_of(45).await.unwrap().unwrap().game, 402);
+    let mut heard = vec![next_notice(&mut l).await, next_notice(&mut l).await];
+    heard.sort_by_key(|n| format!("{n:?}"));
+    assert_eq!(
+        heard,
+        vec![Notice::Ended { game: 400 }, Notice::Ended { game: 401 }]
+    );
+    // Nothing is left to clear, and nothing more is said.
+    assert!(c
+        .clear_orphans("gone", "2026-11-29T00:00:01Z")
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), l.recv())
+            .await
+            .is_err(),
+        "a notice without a game cleared"
+    );
+}

@@ -290,8 +290,9 @@ impl Cluster {
 
     /// Clears the seats of games whose home is no longer registered (the
     /// reaper closed its games; after a PostgreSQL crash the seats are gone
-    /// already) and closes such games still running as aborted with
-    /// `reason`. Returns the games cleared.
+    /// already), closes such games still running as aborted with `reason`,
+    /// and tells every instance that they ended ([`Notice::Ended`]).
+    /// Returns the games cleared.
     pub async fn clear_orphans(&self, reason: &str, at: &str) -> Result<Vec<GameId>, StoreError> {
         crate::waits::timed("pg: clear_orphans", async move {
             let mut tx = self.pool.begin().await?;
@@ -313,6 +314,17 @@ impl Cluster {
                 .bind(&games)
                 .execute(&mut *tx)
                 .await?;
+                // Every instance's cache forgets them at once: a bot of
+                // such a game is not relayed to a home that is gone.
+                let ends: Vec<String> = games
+                    .iter()
+                    .map(|&game| Notice::Ended { game }.payload())
+                    .collect();
+                sqlx::query("SELECT pg_notify($1, e) FROM unnest($2::text[]) AS e")
+                    .bind(SHARED_CHANNEL)
+                    .bind(&ends)
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await?;
             Ok(games)
