@@ -98,6 +98,12 @@ impl RemoteGames {
         match notice {
             Notice::Dealt { game, home, bots } => {
                 if home == me {
+                    // This instance's own game: its bots are looked up
+                    // here no more (an older game of theirs that ended
+                    // unheard would place them there).
+                    for b in &bots {
+                        g.game_of.remove(b);
+                    }
                     return;
                 }
                 for b in &bots {
@@ -441,6 +447,10 @@ mod tests {
         // This instance's own games are answered by the games themselves.
         c.take(dealt(11, 1, [40, 50]), 1);
         assert_eq!(c.placed(40), None);
+        // A bot dealt one of them is no longer placed in its older game
+        // elsewhere (whose end this instance may not have heard).
+        c.take(dealt(12, 1, [20, 30]), 1);
+        assert_eq!(c.placed(30), None, "placed in the game it left");
         c.forget(9);
         assert_eq!(c.placed(10), None);
     }

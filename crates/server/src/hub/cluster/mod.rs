@@ -122,7 +122,12 @@ enum Relayed {
     Reply(Result<(), Refusal>),
     /// It does not run the game (any more).
     Gone,
+    /// It did not answer, and the bot sits in another game now.
+    Moved,
 }
+
+/// A move that cannot be answered now (the bot should ask again).
+const TRY_AGAIN: &str = "the game's server did not answer: try again";
 
 fn internal(e: impl std::fmt::Display) -> Refusal {
     tracing::error!("the shared tables: {e}");
@@ -289,7 +294,7 @@ impl Hub {
                 .relay_line(relay, bot, p.game, p.seat, p.home, &line)
                 .await
             {
-                Relayed::Gone => {
+                Relayed::Gone | Relayed::Moved => {
                     // The cache had not heard that the game ended.
                     if let Some(c) = self.remote_games() {
                         c.forget(p.game);
@@ -298,23 +303,29 @@ impl Hub {
                 Relayed::Reply(r) => return r,
             }
         }
-        let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? else {
-            return Err(not_in_game());
-        };
-        if row.over {
-            self.wait_unseated(relay, bot, row.game).await;
-            return Err(not_in_game());
-        }
-        match self
-            .relay_line(relay, bot, row.game, row.seat as usize, row.home, &line)
-            .await
-        {
-            Relayed::Gone => {
+        // The rows, read again if the bot sits in another game by the time
+        // the one read has answered (at most once more).
+        for _ in 0..2 {
+            let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? else {
+                return Err(not_in_game());
+            };
+            if row.over {
                 self.wait_unseated(relay, bot, row.game).await;
-                Err(not_in_game())
+                return Err(not_in_game());
             }
-            Relayed::Reply(r) => r,
+            match self
+                .relay_line(relay, bot, row.game, row.seat as usize, row.home, &line)
+                .await
+            {
+                Relayed::Gone => {
+                    self.wait_unseated(relay, bot, row.game).await;
+                    return Err(not_in_game());
+                }
+                Relayed::Moved => continue,
+                Relayed::Reply(r) => return r,
+            }
         }
+        Err(Refusal(TRY_AGAIN.into()))
     }
 
     /// Sends a `bid`/`play` line to the game's home and waits for its
@@ -329,7 +340,6 @@ impl Hub {
         home: i64,
         line: &str,
     ) -> Relayed {
-        let not_in_game = || Refusal("you are not in a game".into());
         let wait = self.config.move_timeout + Duration::from_secs(10);
         let until = Instant::now() + wait;
         loop {
@@ -349,15 +359,30 @@ impl Hub {
                             // as for any late duplicate.
                             continue;
                         }
-                        Ok(Some(_)) => {
-                            return Relayed::Reply(Err(Refusal(
-                                "the game's server did not answer: try again".into(),
-                            )))
-                        }
-                        _ => return Relayed::Reply(Err(not_in_game())),
+                        // The bot sits in another game: the one asked was
+                        // a stale placement (its home may be gone, so it
+                        // never said "gone").
+                        Ok(Some(r)) if r.game != game => return Relayed::Moved,
+                        Ok(Some(_)) => return Relayed::Reply(Err(Refusal(TRY_AGAIN.into()))),
+                        Ok(None) => return Relayed::Reply(Err(self.left_unanswered(game).await)),
+                        Err(e) => return Relayed::Reply(Err(internal(e))),
                     }
                 }
             }
+        }
+    }
+
+    /// The refusal of a move whose game left the tables while its home
+    /// did not answer: if the game ended, the move may have been the one
+    /// that ended it (its home stored the game and stopped before it
+    /// answered), so the bot is sent to its result.
+    async fn left_unanswered(&self, game: GameId) -> Refusal {
+        match self.store.game(game).await {
+            Ok(Some(row)) if row.status != "running" => Refusal(format!(
+                "game {game} ended before its server answered this move (the move may be the one that ended it): see old-game"
+            )),
+            Ok(_) => Refusal("you are not in a game".into()),
+            Err(e) => internal(e),
         }
     }
 

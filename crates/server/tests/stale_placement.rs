@@ -1,0 +1,130 @@
+//! PostgreSQL only (issue 13): a move that reaches an instance whose cache
+//! places the bot in a game that is not its game any more, at a home that
+//! never answers (an instance killed before the cache heard the end), is
+//! relayed to the bot's game as its seat row says, instead of failing with
+//! "try again"; and a move whose game left the tables unanswered says that
+//! the game ended and where its result is. Without PostgreSQL's binaries
+//! the test says so and passes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_server::hub::{Hub, NewGame};
+use croupier_store::postgres::cluster::{Notice, SHARED_CHANNEL};
+use croupier_store::{BotId, GameId};
+
+/// No process has this id: a home that never answers.
+const GONE_HOME: i64 = 987_654_321;
+
+/// Deals `a` and `b` a game on `hub`: `a` waits, `b` takes it.
+async fn deal(hub: &Arc<Hub>, a: BotId, b: BotId) -> GameId {
+    let waiting = {
+        let hub = Arc::clone(hub);
+        tokio::spawn(async move { hub.new_game(a).await })
+    };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while hub.counts().1 == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the first bot never started waiting");
+    let Ok(NewGame::Game { game, .. }) = hub.new_game(b).await else {
+        panic!("the second bot was dealt no game");
+    };
+    match waiting.await.unwrap() {
+        Ok(NewGame::Game { game: g, .. }) => assert_eq!(g, game),
+        other => panic!("the waiting bot was told {other:?}"),
+    }
+    game
+}
+
+/// Sends `notice` on the shared channel, as a home would, and gives the
+/// instances a moment to hear it.
+async fn announce(pool: &sqlx::PgPool, notice: Notice) {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(SHARED_CHANNEL)
+        .bind(notice.payload())
+        .execute(pool)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
+#[test]
+fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
+    if croupier_store::scratch::find_bin().is_none() {
+        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
+        return;
+    }
+    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = cluster.create_database().await.unwrap();
+        let (one, store) = common::hub_on(&url).await;
+        let (two, _) = common::hub_on(&url).await;
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let mut bots = Vec::new();
+        for _ in 0..2 {
+            let name = common::unique_name("stale");
+            let bot = store.create_bot(&name, "x", false).await.unwrap();
+            two.login(bot, format!("{name}-1")).await.unwrap();
+            bots.push(bot);
+        }
+        let [a, b] = bots[..] else { unreachable!() };
+
+        // The bots play on `two`; `one` is told (late, as it may hear a
+        // notice under load) of an older game of theirs at a home that
+        // is gone.
+        let game = deal(&two, a, b).await;
+        announce(
+            &pool,
+            Notice::Dealt {
+                game: game - 1_000,
+                home: GONE_HOME,
+                bots: vec![a, b],
+            },
+        )
+        .await;
+        // A bid at `one` reaches the game on `two` after the gone home's
+        // silence.
+        one.bid(a, 4)
+            .await
+            .expect("the bid placed in the stale game failed");
+        // Bids show once both are in.
+        two.bid(b, 3).await.unwrap();
+        let status: serde_json::Value = serde_json::from_str(&two.status(b).await).unwrap();
+        assert_eq!(status["game"], serde_json::json!(game), "{status}");
+        assert_eq!(
+            status["opponent-bid"],
+            serde_json::json!(4),
+            "the bid did not reach the bot's game: {status}"
+        );
+
+        // The game ends (a re-login forfeits it). A move placed in it at
+        // a home that never answers is told that the game ended, and
+        // where its result is.
+        two.login(a, "a again".into()).await.unwrap();
+        let row = store.game(game).await.unwrap().unwrap();
+        assert_eq!(row.status, "finished");
+        announce(
+            &pool,
+            Notice::Dealt {
+                game,
+                home: GONE_HOME,
+                bots: vec![a, b],
+            },
+        )
+        .await;
+        let refused = one.bid(b, 4).await.expect_err("a bid in an ended game");
+        assert!(
+            refused.0.contains(&format!("game {game} ended")) && refused.0.contains("old-game"),
+            "the refusal does not say that the game ended: {}",
+            refused.0
+        );
+    });
+}
