@@ -10,38 +10,12 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use croupier_server::hub::{Hub, NewGame};
 use croupier_store::postgres::cluster::{Notice, SHARED_CHANNEL};
-use croupier_store::{BotId, GameId};
 
 /// No process has this id: a home that never answers.
 const GONE_HOME: i64 = 987_654_321;
-
-/// Deals `a` and `b` a game on `hub`: `a` waits, `b` takes it.
-async fn deal(hub: &Arc<Hub>, a: BotId, b: BotId) -> GameId {
-    let waiting = {
-        let hub = Arc::clone(hub);
-        tokio::spawn(async move { hub.new_game(a).await })
-    };
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while hub.counts().1 == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .expect("the first bot never started waiting");
-    let Ok(NewGame::Game { game, .. }) = hub.new_game(b).await else {
-        panic!("the second bot was dealt no game");
-    };
-    match waiting.await.unwrap() {
-        Ok(NewGame::Game { game: g, .. }) => assert_eq!(g, game),
-        other => panic!("the waiting bot was told {other:?}"),
-    }
-    game
-}
 
 /// Sends `notice` on the shared channel, as a home would, and gives the
 /// instances a moment to hear it.
@@ -80,7 +54,7 @@ fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
         // The bots play on `two`; `one` is told (late, as it may hear a
         // notice under load) of an older game of theirs at a home that
         // is gone.
-        let game = deal(&two, a, b).await;
+        let (game, _) = common::deal(&two, a, b).await;
         announce(
             &pool,
             Notice::Dealt {

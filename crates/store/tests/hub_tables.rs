@@ -14,7 +14,8 @@ mod common;
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{
-    instance_channel, Cluster, GameViews, Listener, Notice, SeatRow, MAX_PAYLOAD, SHARED_CHANNEL,
+    instance_channel, Cluster, GameViews, Heard, Listener, Notice, SeatRow, MAX_PAYLOAD,
+    SHARED_CHANNEL,
 };
 use croupier_store::{BotId, GameId};
 
@@ -38,10 +39,13 @@ fn seats(game: GameId, bots: [BotId; 2], home: i64) -> Vec<SeatRow> {
 /// of a waiting bot's poll), as a notice.
 async fn next_notice(l: &mut Listener) -> Notice {
     loop {
-        let (_, payload) = tokio::time::timeout(Duration::from_secs(10), l.recv())
+        let Heard::Notice(_, payload) = tokio::time::timeout(Duration::from_secs(10), l.recv())
             .await
             .expect("a notification")
-            .unwrap();
+            .unwrap()
+        else {
+            panic!("the listener lost its connection")
+        };
         let (kind, rest) = payload.split_once(' ').unwrap();
         if kind == "m" {
             continue;
@@ -161,10 +165,14 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         .unwrap();
     let mut heard = Vec::new();
     for _ in 0..3 {
-        let (channel, payload) = tokio::time::timeout(Duration::from_secs(10), both.recv())
-            .await
-            .expect("a notification")
-            .unwrap();
+        let Heard::Notice(channel, payload) =
+            tokio::time::timeout(Duration::from_secs(10), both.recv())
+                .await
+                .expect("a notification")
+                .unwrap()
+        else {
+            panic!("the listener lost its connection")
+        };
         heard.push((channel == asker, payload));
     }
     assert_eq!(
@@ -222,10 +230,14 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         seats: Vec::new(),
     };
     c.write_views(&[at_limit]).await.unwrap();
-    let (channel, payload) = tokio::time::timeout(Duration::from_secs(10), both.recv())
-        .await
-        .expect("the answer at the limit")
-        .unwrap();
+    let Heard::Notice(channel, payload) =
+        tokio::time::timeout(Duration::from_secs(10), both.recv())
+            .await
+            .expect("the answer at the limit")
+            .unwrap()
+    else {
+        panic!("the listener lost its connection")
+    };
     assert_eq!((channel, payload.len()), (asker.clone(), MAX_PAYLOAD));
 
     // The end: the seats go, and every instance hears it.

@@ -13,6 +13,7 @@
 
 mod cluster;
 mod drive;
+mod fence;
 mod game;
 mod matchmaking;
 pub mod relay;

@@ -21,8 +21,9 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::fence::{Fence, Passed};
 use crate::ladder::lease::{AfterBeat, Membership};
-use croupier_store::postgres::cluster::{instance_channel, Cluster, SHARED_CHANNEL};
+use croupier_store::postgres::cluster::{instance_channel, Cluster, Heard, SHARED_CHANNEL};
 use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
 use tokio::sync::{oneshot, watch, Notify};
@@ -176,6 +177,10 @@ pub trait Home: Send + Sync + 'static {
     fn notified(&self, _kind: &str, _rest: &str) -> bool {
         false
     }
+
+    /// The listener lost its connection: the notifications sent meanwhile
+    /// are lost, so what was learnt from them may be stale.
+    fn lost(&self) {}
 }
 
 /// A pull bot's answer relayed to the process playing its match.
@@ -236,6 +241,10 @@ pub struct Relay {
     pulled: Mutex<HashMap<BotId, Arc<Notify>>>,
     pull_home: std::sync::OnceLock<Arc<dyn PullHome>>,
     crowd: Arc<Crowd>,
+    /// Whether the notifications committed before a moment were heard.
+    fence: Arc<Fence>,
+    /// What serves the requests relayed here and takes the notices.
+    home: Arc<dyn Home>,
     /// How long a lost process's games may stay open: its registration's
     /// lifetime plus a heartbeat (the reaper's sweep).
     lease: Duration,
@@ -299,6 +308,8 @@ impl Relay {
             pulled: Mutex::new(HashMap::new()),
             pull_home: std::sync::OnceLock::new(),
             crowd: Arc::new(Crowd::new(member.config().beat)),
+            fence: Arc::new(Fence::default()),
+            home: Arc::clone(&home),
             lease: member.config().ttl + member.config().beat,
             member: Arc::clone(&member),
         });
@@ -307,11 +318,26 @@ impl Relay {
         tokio::spawn(async move {
             loop {
                 match listener.recv().await {
-                    Ok((_, payload)) => r.take(&payload, &home),
+                    Ok(Heard::Notice(_, payload)) => r.take(&payload, &home),
+                    Ok(Heard::Lost) => {
+                        tracing::warn!("the instances' channel was lost, and listened to again");
+                        r.notices_lost();
+                    }
                     Err(e) => {
                         tracing::warn!("the instances' channel: {e}");
+                        r.notices_lost();
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
+                }
+            }
+        });
+        // The fences (see `fence`), each sent once a request wants one.
+        let (fence, fences_db, own_channel) = (Arc::clone(&relay.fence), db.clone(), own.clone());
+        tokio::spawn(async move {
+            loop {
+                let n = fence.wanted().await;
+                if let Err(e) = fences_db.notify(&own_channel, &Fence::payload(n)).await {
+                    tracing::warn!("cannot send a fence: {e}");
                 }
             }
         });
@@ -339,6 +365,32 @@ impl Relay {
             }
         });
         Ok(relay)
+    }
+
+    /// Waits until every notification committed before this call has been
+    /// heard (see `fence`): `false` if that is not known within `wait`.
+    /// A fence that does not come back in time (a listener stalled
+    /// without an error, or a fence that could not be sent) counts as a
+    /// loss of notifications (the home forgets what it heard).
+    pub async fn fence(&self, wait: Duration) -> bool {
+        match self.fence.pass(wait).await {
+            Passed::Yes => true,
+            Passed::Lost => false,
+            Passed::TimedOut => {
+                tracing::warn!("a fence did not come back within {wait:?}: the notifications heard are not trusted");
+                self.notices_lost();
+                false
+            }
+        }
+    }
+
+    /// Notifications may have been lost: the home forgets what it learnt
+    /// from them, the fences under way fail, and the sessions are checked
+    /// in the database again (a login elsewhere may not have been heard).
+    fn notices_lost(&self) {
+        self.home.lost();
+        self.fence.lost();
+        *lock(&self.sessions) = SessionCache::default();
     }
 
     /// Whether other instances run (see [`Crowd`]).
@@ -447,6 +499,8 @@ impl Relay {
                     std::future::ready(Handled::Reply(reply)),
                 );
             }
+            // A fence this instance sent itself came back.
+            "f" => self.fence.heard(rest),
             "r" => {
                 let (id, reply) = rest.split_once(' ').unwrap_or((rest, ""));
                 if let Ok(id) = id.parse::<u64>() {

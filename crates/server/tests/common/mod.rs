@@ -48,6 +48,44 @@ pub async fn hub_on(
     (std::sync::Arc::clone(&state.hub), store)
 }
 
+/// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
+/// and the bots' cards, `a`'s first.
+pub async fn deal(
+    hub: &std::sync::Arc<croupier_server::hub::Hub>,
+    a: croupier_store::BotId,
+    b: croupier_store::BotId,
+) -> (croupier_store::GameId, [Vec<String>; 2]) {
+    use croupier_server::hub::NewGame;
+    let waiting = {
+        let hub = std::sync::Arc::clone(hub);
+        tokio::spawn(async move { hub.new_game(a).await })
+    };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while hub.counts().1 == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the first bot never started waiting");
+    let Ok(NewGame::Game { game, cards, .. }) = hub.new_game(b).await else {
+        panic!("the second bot was dealt no game");
+    };
+    let text = |cards: Vec<croupier_rules::skullwhist::Card>| -> Vec<String> {
+        cards.iter().map(|c| c.to_string()).collect()
+    };
+    match waiting.await.unwrap() {
+        Ok(NewGame::Game {
+            game: g,
+            cards: first,
+            ..
+        }) => {
+            assert_eq!(g, game);
+            (game, [text(first), text(cards)])
+        }
+        other => panic!("the waiting bot was told {other:?}"),
+    }
+}
+
 /// A blocking HTTP client for one server.
 #[derive(Clone, Debug)]
 pub struct Api {

@@ -14,7 +14,9 @@ use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row, Transaction};
 
 use super::batch::Batches;
-pub use super::notice::{fits, instance_channel, Listener, Notice, MAX_PAYLOAD, SHARED_CHANNEL};
+pub use super::notice::{
+    fits, instance_channel, Heard, Listener, Notice, MAX_PAYLOAD, SHARED_CHANNEL,
+};
 use crate::{BotId, GameId, StoreError};
 
 /// How long a statement on the live tables' connections waits for a lock

@@ -133,13 +133,27 @@ impl Notice {
 #[derive(Debug)]
 pub struct Listener(pub(super) PgListener);
 
+/// What a [`Listener`] heard next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    /// A notification: its channel and payload.
+    Notice(String, String),
+    /// The connection was lost (and made again): notifications sent
+    /// meanwhile are lost, so what was learnt from them may be stale.
+    Lost,
+}
+
 impl Listener {
-    /// The next notification: its channel and payload. After a lost
-    /// connection the listener reconnects (notifications sent meanwhile are
-    /// lost; callers poll the tables as well).
-    pub async fn recv(&mut self) -> Result<(String, String), StoreError> {
-        let n = self.0.recv().await?;
-        Ok((n.channel().to_string(), n.payload().to_string()))
+    /// The next notification, or [`Heard::Lost`] after a lost connection
+    /// that the listener made again (it listens again by then). An error
+    /// (a connection reset, one that could not be made again: the next
+    /// call tries again) may also have lost notifications, and is followed
+    /// by no `Lost`: callers treat both alike.
+    pub async fn recv(&mut self) -> Result<Heard, StoreError> {
+        Ok(match self.0.try_recv().await? {
+            Some(n) => Heard::Notice(n.channel().to_string(), n.payload().to_string()),
+            None => Heard::Lost,
+        })
     }
 }
 

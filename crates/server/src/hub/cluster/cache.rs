@@ -8,14 +8,23 @@
 //!   stale entry is answered "gone" by the home, and the rows are read);
 //! - a `status` that leaves the bot nothing to do (it has bid, it is not
 //!   its turn, the game is not over), at most [`PASSIVE_FRESH`] after the
-//!   home sent it. Any other `status` is read from the rows, which the
-//!   home writes before it answers a move: a bot never reads that it must
-//!   act on a view older than its own last move;
-//! - but not a view of the last trick: the game's end comes next, and a
-//!   bot that heard of it from another instance (whose rows are gone) and
-//!   went on to a new game must not read the old game here while the
-//!   end's notice is still on its way (seen under load after an
-//!   instance's restart).
+//!   home sent it, at once;
+//! - but not a view of the last trick that way: the game's end comes
+//!   next, and a bot that heard of it from another instance (whose rows
+//!   are gone) and went on to a new game must not read the old game here
+//!   while the end's notice is still on its way (seen under load after an
+//!   instance's restart);
+//! - any other `status` once a fence has passed (`hub::fence`): every
+//!   view and end committed before the request arrived has been heard by
+//!   then, so the cache is as fresh as the rows, which the home writes
+//!   (with the views' notice) before it answers a move: a bot never reads
+//!   that it must act on a view older than its own last move. A fence is
+//!   sent only if the cache has a view of the bot's seat: a game whose
+//!   first views were not sent yet, or were too long to send, and a view
+//!   that says the game is over, are read from the rows at once. A fence
+//!   that fails is read from the rows too; a lost listener connection, or
+//!   a fence that does not come back within a second, empties the cache,
+//!   and a view or end notice that does not parse forgets its game.
 //!
 //! A view is kept for its own seat only: a status is looked up by the
 //! bot's seat, never by the game alone.
@@ -204,6 +213,28 @@ impl RemoteGames {
         let passive =
             v.has_bid && !v.over && !says_your_turn(&v.status) && !says_last_trick(&v.status);
         passive.then(|| Arc::clone(&v.status))
+    }
+
+    /// `bot`'s `status` as last heard, unless it says the game is over
+    /// (that one is read from the rows, which wait for the bot's release).
+    /// Current only once a fence has passed (see `hub::fence`): every
+    /// view committed before it was heard.
+    pub(super) fn heard_status(&self, bot: BotId) -> Option<Arc<str>> {
+        let g = self.lock();
+        let game = *g.game_of.get(&bot)?;
+        let e = g.games.get(&game)?;
+        let seat = e.bots.iter().position(|b| *b == bot)?;
+        let v = e.views.get(seat)?;
+        (!v.over).then(|| Arc::clone(&v.status))
+    }
+
+    /// Forgets every game: notifications were lost (the listener's
+    /// connection), so what was heard of them may be stale. Games dealt
+    /// from now on are kept again.
+    pub(super) fn clear(&self) {
+        let mut g = self.lock();
+        g.games.clear();
+        g.game_of.clear();
     }
 
     /// How many games are kept (for tests).

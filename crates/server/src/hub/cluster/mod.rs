@@ -10,7 +10,9 @@
 //!   deals here, or waits in the table until another instance deals it a
 //!   game (woken by `NOTIFY`, polling as well); while the instance is
 //!   alone, a waiting bot is in its memory only;
-//! - `status`: the home's own view there, the row elsewhere;
+//! - `status`: the home's own view there; elsewhere the cache of the
+//!   other instances' games when it is provably current (see [`cache`]),
+//!   else the row;
 //! - `bid`, `play`, a re-login's abandon: relayed to the home ([`Relay`]).
 //!
 //! On SQLite none of this exists: the hub keeps everything in memory.
@@ -73,24 +75,37 @@ struct HomeGames {
 
 impl Home for HomeGames {
     fn notified(&self, kind: &str, rest: &str) -> bool {
+        let game = || {
+            rest.split(' ')
+                .next()
+                .and_then(|g| g.parse::<GameId>().ok())
+        };
         // Views of a game not kept here (this instance's own, most often)
         // are not read further.
-        if kind == "v" {
-            let game = rest
-                .split(' ')
-                .next()
-                .and_then(|g| g.parse::<GameId>().ok());
-            if game.is_some_and(|g| !self.games.knows(g)) {
-                return true;
-            }
+        if kind == "v" && game().is_some_and(|g| !self.games.knows(g)) {
+            return true;
         }
         match Notice::parse(kind, rest) {
             Some(n) => {
                 self.games.take(n, self.instance);
                 true
             }
-            None => false,
+            None => match game().filter(|_| kind == "v" || kind == "e") {
+                // Views or an end not understood (a newer instance's
+                // form?): what is kept of the game is not current any
+                // more, so it is read from the rows.
+                Some(g) => {
+                    tracing::warn!("a notice not understood: {kind} {rest}");
+                    self.games.forget(g);
+                    true
+                }
+                None => false,
+            },
         }
+    }
+
+    fn lost(&self) {
+        self.games.clear();
     }
 
     fn handle(
@@ -125,6 +140,9 @@ enum Relayed {
     /// It did not answer, and the bot sits in another game now.
     Moved,
 }
+
+/// How long a `status` waits for a fence before it reads the rows.
+const FENCE_WAIT: Duration = Duration::from_secs(1);
 
 /// A move that cannot be answered now (the bot should ask again).
 const TRY_AGAIN: &str = "the game's server did not answer: try again";
@@ -387,8 +405,9 @@ impl Hub {
     }
 
     /// `status` of a bot whose game runs elsewhere: from the cache when it
-    /// leaves the bot nothing to do (see `cache`), else the row the home
-    /// wrote; `None` if the bot is in no game.
+    /// leaves the bot nothing to do, or once a fence has passed (see
+    /// `cache`), else the row the home wrote; `None` if the bot is in no
+    /// game.
     pub(super) async fn remote_status(&self, bot: BotId) -> Option<Arc<str>> {
         let relay = self.relay.get()?;
         if relay.crowd().alone() {
@@ -401,6 +420,23 @@ impl Hub {
         {
             croupier_store::waits::record("status: from the cache", Duration::ZERO);
             return Some(s);
+        }
+        // A fence only where the cache has a view to answer with (none
+        // before the game's first views, or after a short-form notice).
+        if let Some(c) = self
+            .remote_games()
+            .filter(|c| c.heard_status(bot).is_some())
+        {
+            let t = Instant::now();
+            if relay.fence(FENCE_WAIT).await {
+                if let Some(s) = c.heard_status(bot) {
+                    croupier_store::waits::record(
+                        "status: from the cache after a fence",
+                        t.elapsed(),
+                    );
+                    return Some(s);
+                }
+            }
         }
         let row = match relay.db().seat_of(bot).await {
             Ok(row) => row?,

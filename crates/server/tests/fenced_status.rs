@@ -1,0 +1,178 @@
+//! PostgreSQL only (issue 13): a `status` for a game another instance runs
+//! is answered from this instance's cache once a fence (a notification it
+//! sent itself after the request arrived) has come back, so it is as fresh
+//! as the rows, without reading them; and once the instance's listener
+//! lost its connection (notifications may be lost), the cache is not
+//! trusted: the rows are read; nor is a game whose views notice did not
+//! parse. Without PostgreSQL's binaries the test says so and passes.
+//!
+//! The rows are overwritten with a marker after each move: a status read
+//! from them shows the marker, one from the cache shows the home's view.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use croupier_server::hub::Hub;
+use croupier_store::postgres::cluster::{instance_channel, SHARED_CHANNEL};
+use croupier_store::{BotId, GameId};
+use serde_json::Value;
+
+/// What the rows say once the test has overwritten them.
+const MARKER: &str = r#"{"result":"marker"}"#;
+
+async fn status(hub: &Hub, bot: BotId) -> Value {
+    serde_json::from_str(&hub.status(bot).await).unwrap()
+}
+
+/// Plays one legal card for whoever is to move in `game` on its home;
+/// then the rows are overwritten with [`MARKER`]. The bot to move next
+/// if it is not the one that moved (else `None`).
+async fn move_and_mark(
+    home: &Hub,
+    pool: &sqlx::PgPool,
+    game: GameId,
+    hands: &mut HashMap<BotId, Vec<String>>,
+) -> Option<BotId> {
+    let bots: Vec<BotId> = hands.keys().copied().collect();
+    let mut mover = None;
+    for &b in &bots {
+        let s = status(home, b).await;
+        if s["your-turn"] == Value::Bool(true) {
+            mover = Some((b, s));
+        }
+    }
+    let (mover, s) = mover.expect("nobody's turn");
+    let lead = s["opponent-current-card"].as_str().map(str::to_string);
+    let hand = hands.get_mut(&mover).unwrap();
+    let card = common::legal_cards(hand, lead.as_deref())[0].clone();
+    hand.retain(|c| *c != card);
+    home.play(mover, &card).await.expect("a legal card refused");
+    sqlx::query("UPDATE hub_seats SET status = $1 WHERE game = $2")
+        .bind(MARKER)
+        .bind(game)
+        .execute(pool)
+        .await
+        .unwrap();
+    let other = bots.into_iter().find(|b| *b != mover).unwrap();
+    (status(home, other).await["your-turn"] == Value::Bool(true)).then_some(other)
+}
+
+#[test]
+fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listener_is_lost() {
+    if croupier_store::scratch::find_bin().is_none() {
+        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
+        return;
+    }
+    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = cluster.create_database().await.unwrap();
+        let (one, store) = common::hub_on(&url).await;
+        let (two, _) = common::hub_on(&url).await;
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let mut bots = Vec::new();
+        for _ in 0..4 {
+            let name = common::unique_name("fence");
+            let bot = store.create_bot(&name, "x", false).await.unwrap();
+            two.login(bot, format!("{name}-1")).await.unwrap();
+            bots.push(bot);
+        }
+        let [a, b, c, d] = bots[..] else {
+            unreachable!()
+        };
+        let (game, [cards_a, cards_b]) = common::deal(&two, a, b).await;
+        let mut hands = HashMap::from([(a, cards_a), (b, cards_b)]);
+        two.bid(a, 3).await.unwrap();
+        two.bid(b, 3).await.unwrap();
+
+        // Each move's view, at once on the other instance, from the cache
+        // (the rows say the marker).
+        let mut checked = 0;
+        for _ in 0..6 {
+            if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {
+                let there = one.status(next).await;
+                assert_ne!(&*there, MARKER, "the status was read from the rows");
+                assert_eq!(&*there, &*two.status(next).await, "a stale status");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "only {checked} moves left the other to play");
+
+        // A views notice that does not parse (say, of a newer instance's
+        // form) for a game kept here: the game is forgotten, so its
+        // statuses are read from the rows.
+        let (other_game, [cards_c, cards_d]) = common::deal(&two, c, d).await;
+        let mut other_hands = HashMap::from([(c, cards_c), (d, cards_d)]);
+        two.bid(c, 3).await.unwrap();
+        two.bid(d, 3).await.unwrap();
+        let next = loop {
+            if let Some(next) = move_and_mark(&two, &pool, other_game, &mut other_hands).await {
+                break next;
+            }
+        };
+        assert_ne!(&*one.status(next).await, MARKER, "not from the cache");
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(SHARED_CHANNEL)
+            .bind(format!("v {other_game} 999999 [not json"))
+            .execute(&pool)
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            &*one.status(next).await,
+            MARKER,
+            "a game whose notice was not understood was answered from the cache"
+        );
+
+        // The other instance's listener loses its connection: it listens
+        // again, but what it heard before is not trusted any more.
+        let channel = instance_channel(one.relay().unwrap().instance());
+        let pattern = format!("%\"{channel}\"%");
+        let listener = |pool: &sqlx::PgPool| {
+            let (pool, pattern) = (pool.clone(), pattern.clone());
+            async move {
+                sqlx::query_scalar::<_, i32>(
+                    "SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()",
+                )
+                .bind(pattern)
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+            }
+        };
+        let old = listener(&pool).await;
+        assert_eq!(old.len(), 1, "one listener of {channel}: {old:?}");
+        sqlx::query("SELECT pg_terminate_backend($1)")
+            .bind(old[0])
+            .execute(&pool)
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                let now = listener(&pool).await;
+                if now.len() == 1 && now != old {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the listener did not listen again");
+        let mut read_rows = 0;
+        for _ in 0..4 {
+            if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {
+                assert_eq!(
+                    &*one.status(next).await,
+                    MARKER,
+                    "a status answered from a cache that may have missed notifications"
+                );
+                read_rows += 1;
+            }
+        }
+        assert!(read_rows >= 1, "no move left the other to play");
+    });
+}
