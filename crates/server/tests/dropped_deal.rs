@@ -142,14 +142,7 @@ fn a_dealer_whose_request_is_dropped_still_deals_the_game_on_sqlite() {
 
 #[test]
 fn a_dealer_whose_request_is_dropped_still_deals_the_game_on_postgres() {
-    if croupier_store::scratch::find_bin().is_none() {
-        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
-        return;
-    }
-    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let url = cluster.create_database().await.unwrap();
+    common::on_postgres(|url| async move {
         let (hub, store) = common::hub_on(&url).await;
         a_dropped_dealer_deals_to_the_end(hub, store).await;
     });

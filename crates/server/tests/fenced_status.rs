@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use croupier_server::hub::Hub;
-use croupier_store::postgres::cluster::{instance_channel, SHARED_CHANNEL};
+use croupier_store::postgres::cluster::instance_channel;
 use croupier_store::{BotId, GameId};
 use serde_json::Value;
 
@@ -63,25 +63,11 @@ async fn move_and_mark(
 
 #[test]
 fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listener_is_lost() {
-    if croupier_store::scratch::find_bin().is_none() {
-        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
-        return;
-    }
-    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let url = cluster.create_database().await.unwrap();
+    common::on_postgres(|url| async move {
         let (one, store) = common::hub_on(&url).await;
         let (two, _) = common::hub_on(&url).await;
         let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let mut bots = Vec::new();
-        for _ in 0..4 {
-            let name = common::unique_name("fence");
-            let bot = store.create_bot(&name, "x", false).await.unwrap();
-            two.login(bot, format!("{name}-1")).await.unwrap();
-            bots.push(bot);
-        }
-        let [a, b, c, d] = bots[..] else {
+        let [a, b, c, d] = common::logged_in(&*store, &two, "fence", 4).await[..] else {
             unreachable!()
         };
         let (game, [cards_a, cards_b]) = common::deal(&two, a, b).await;
@@ -115,13 +101,7 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
             }
         };
         assert_ne!(&*one.status(next).await, MARKER, "not from the cache");
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(SHARED_CHANNEL)
-            .bind(format!("v {other_game} 999999 [not json"))
-            .execute(&pool)
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        common::announce(&pool, &format!("v {other_game} 999999 [not json")).await;
         assert_eq!(
             &*one.status(next).await,
             MARKER,

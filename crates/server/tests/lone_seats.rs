@@ -11,63 +11,22 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
-
-use croupier_server::hub::{Hub, NewGame};
-use croupier_store::{BotId, GameId};
-
-/// Deals `a` and `b` a game on `hub`: `a` waits, `b` takes it.
-async fn deal(hub: &Arc<Hub>, a: BotId, b: BotId) -> GameId {
-    let waiting = {
-        let hub = Arc::clone(hub);
-        tokio::spawn(async move { hub.new_game(a).await })
-    };
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while hub.counts().1 == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .expect("the first bot never started waiting");
-    let Ok(NewGame::Game { game, .. }) = hub.new_game(b).await else {
-        panic!("the second bot was dealt no game");
-    };
-    match waiting.await.unwrap() {
-        Ok(NewGame::Game { game: g, .. }) => assert_eq!(g, game),
-        other => panic!("the waiting bot was told {other:?}"),
-    }
-    game
-}
 
 #[test]
 fn a_lone_instance_writes_its_seats_only_once_another_instance_comes() {
-    if croupier_store::scratch::find_bin().is_none() {
-        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
-        return;
-    }
-    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let url = cluster.create_database().await.unwrap();
+    common::on_postgres(|url| async move {
         let (one, store) = common::hub_on(&url).await;
         let db = store.cluster().unwrap();
         let relay = Arc::clone(one.relay().unwrap());
         assert!(relay.crowd().alone(), "the first instance is alone");
-        let mut bots = Vec::new();
-        for _ in 0..4 {
-            let name = common::unique_name("lone");
-            let bot = store.create_bot(&name, "x", false).await.unwrap();
-            one.login(bot, format!("{name}-1")).await.unwrap();
-            bots.push(bot);
-        }
-        let [a, b, c, d] = bots[..] else {
+        let [a, b, c, d] = common::logged_in(&*store, &one, "lone", 4).await[..] else {
             unreachable!()
         };
 
         // Alone: a game between its bots has no seats in the table. (A
         // heartbeat late by more than half a beat ends "alone" for a
         // moment; a deal then writes its seats, which is right.)
-        let first = deal(&one, a, b).await;
+        let (first, _) = common::deal(&one, a, b).await;
         let written = [db.seat_of(a).await.unwrap(), db.seat_of(b).await.unwrap()];
         if relay.crowd().alone() {
             assert_eq!(written, [None, None], "a seat was written");
@@ -83,7 +42,7 @@ fn a_lone_instance_writes_its_seats_only_once_another_instance_comes() {
             "the re-login did not forfeit the game"
         );
 
-        let second = deal(&one, c, d).await;
+        let (second, _) = common::deal(&one, c, d).await;
         one.bid(c, 4).await.ok();
         let written = db.seat_of(c).await.unwrap();
         if relay.crowd().alone() {

@@ -10,58 +10,33 @@
 
 mod common;
 
-use std::time::Duration;
-
-use croupier_store::postgres::cluster::{Notice, SHARED_CHANNEL};
+use croupier_store::postgres::cluster::Notice;
 
 /// No process has this id: a home that never answers.
 const GONE_HOME: i64 = 987_654_321;
 
-/// Sends `notice` on the shared channel, as a home would, and gives the
-/// instances a moment to hear it.
-async fn announce(pool: &sqlx::PgPool, notice: Notice) {
-    sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(SHARED_CHANNEL)
-        .bind(notice.payload())
-        .execute(pool)
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-}
-
 #[test]
 fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
-    if croupier_store::scratch::find_bin().is_none() {
-        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
-        return;
-    }
-    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let url = cluster.create_database().await.unwrap();
+    common::on_postgres(|url| async move {
         let (one, store) = common::hub_on(&url).await;
         let (two, _) = common::hub_on(&url).await;
         let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let mut bots = Vec::new();
-        for _ in 0..2 {
-            let name = common::unique_name("stale");
-            let bot = store.create_bot(&name, "x", false).await.unwrap();
-            two.login(bot, format!("{name}-1")).await.unwrap();
-            bots.push(bot);
-        }
-        let [a, b] = bots[..] else { unreachable!() };
+        let [a, b] = common::logged_in(&*store, &two, "stale", 2).await[..] else {
+            unreachable!()
+        };
 
         // The bots play on `two`; `one` is told (late, as it may hear a
         // notice under load) of an older game of theirs at a home that
         // is gone.
         let (game, _) = common::deal(&two, a, b).await;
-        announce(
+        common::announce(
             &pool,
-            Notice::Dealt {
+            &Notice::Dealt {
                 game: game - 1_000,
                 home: GONE_HOME,
                 bots: vec![a, b],
-            },
+            }
+            .payload(),
         )
         .await;
         // A bid at `one` reaches the game on `two` after the gone home's
@@ -85,13 +60,14 @@ fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
         two.login(a, "a again".into()).await.unwrap();
         let row = store.game(game).await.unwrap().unwrap();
         assert_eq!(row.status, "finished");
-        announce(
+        common::announce(
             &pool,
-            Notice::Dealt {
+            &Notice::Dealt {
                 game,
                 home: GONE_HOME,
                 bots: vec![a, b],
-            },
+            }
+            .payload(),
         )
         .await;
         let refused = one.bid(b, 4).await.expect_err("a bid in an ended game");

@@ -48,6 +48,55 @@ pub async fn hub_on(
     (std::sync::Arc::clone(&state.hub), store)
 }
 
+/// Runs `test` with the URL of a fresh database in a throw-away
+/// PostgreSQL cluster, on a runtime of its own; without PostgreSQL's
+/// binaries it says so and returns (the test passes).
+pub fn on_postgres<F, Fut>(test: F)
+where
+    F: FnOnce(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    if croupier_store::scratch::find_bin().is_none() {
+        eprintln!("skipped: PostgreSQL's binaries (initdb, pg_ctl) are not installed");
+        return;
+    }
+    let cluster = croupier_store::scratch::ScratchCluster::start(false).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let url = cluster.create_database().await.unwrap();
+        test(url).await;
+    });
+}
+
+/// `n` new bots (names from `prefix`), each logged in at `hub`.
+pub async fn logged_in(
+    store: &dyn croupier_store::Store,
+    hub: &croupier_server::hub::Hub,
+    prefix: &str,
+    n: usize,
+) -> Vec<croupier_store::BotId> {
+    let mut bots = Vec::new();
+    for _ in 0..n {
+        let name = unique_name(prefix);
+        let bot = store.create_bot(&name, "x", false).await.unwrap();
+        hub.login(bot, format!("{name}-1")).await.unwrap();
+        bots.push(bot);
+    }
+    bots
+}
+
+/// Sends `payload` on the instances' shared channel, as a home would, and
+/// gives the instances a moment to hear it.
+pub async fn announce(pool: &sqlx::PgPool, payload: &str) {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(croupier_store::postgres::cluster::SHARED_CHANNEL)
+        .bind(payload)
+        .execute(pool)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
 /// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
 /// and the bots' cards, `a`'s first.
 pub async fn deal(
