@@ -11,13 +11,14 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::{
     instance_channel, Cluster, GameViews, Heard, Listener, Notice, SeatRow, MAX_PAYLOAD,
     SHARED_CHANNEL,
 };
-use croupier_store::{BotId, GameId};
+use croupier_store::{BotId, GameId, Store};
 
 fn seats(game: GameId, bots: [BotId; 2], home: i64) -> Vec<SeatRow> {
     (0..2)
@@ -33,6 +34,18 @@ fn seats(game: GameId, bots: [BotId; 2], home: i64) -> Vec<SeatRow> {
             home,
         })
         .collect()
+}
+
+/// A fresh PostgreSQL database (kept while the first part lives), its
+/// store and its live tables; `None`, said, without PostgreSQL.
+async fn tables() -> Option<(common::Db, Arc<dyn Store>, Cluster)> {
+    let Some(db) = common::postgres().await else {
+        eprintln!("skipped: no PostgreSQL");
+        return None;
+    };
+    let store = db.open().await;
+    let c = store.cluster().unwrap();
+    Some((db, store, c))
 }
 
 /// The next notification on the shared channel (skipping `m`, the wake-up
@@ -56,12 +69,9 @@ async fn next_notice(l: &mut Listener) -> Notice {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
-    let Some(db) = common::postgres().await else {
-        eprintln!("skipped: no PostgreSQL");
+    let Some((_db, _store, c)) = tables().await else {
         return;
     };
-    let store = db.open().await;
-    let c: Cluster = store.cluster().unwrap();
     let mut l = c.listen(&[SHARED_CHANNEL]).await.unwrap();
 
     // Taken from the table: both waiting rows go with the deal.
@@ -253,12 +263,9 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
 /// deal of it starts, and a seated bot is not claimed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claimed_bot_is_dealt_nothing_else_until_its_deal_is_written() {
-    let Some(db) = common::postgres().await else {
-        eprintln!("skipped: no PostgreSQL");
+    let Some((_db, _store, c)) = tables().await else {
         return;
     };
-    let store = db.open().await;
-    let c: Cluster = store.cluster().unwrap();
     let claim = c.claim(1).await.unwrap().expect("bot 1 is free");
     // Its deal lock is held: neither another claim nor a take from the
     // table deals it meanwhile.
@@ -297,12 +304,9 @@ async fn a_claimed_bot_is_dealt_nothing_else_until_its_deal_is_written() {
 /// earlier answer was lost), the rows are updated, not doubled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_of_a_game_without_rows_write_its_rows() {
-    let Some(db) = common::postgres().await else {
-        eprintln!("skipped: no PostgreSQL");
+    let Some((_db, _store, c)) = tables().await else {
         return;
     };
-    let store = db.open().await;
-    let c: Cluster = store.cluster().unwrap();
     let mut l = c.listen(&[SHARED_CHANNEL]).await.unwrap();
     let views = |tag: &str| -> Vec<(String, bool, bool)> {
         (0..2)
@@ -379,22 +383,14 @@ async fn views_of_a_game_without_rows_write_its_rows() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_of_a_home_that_is_gone_are_cleared_and_every_instance_hears_their_end() {
-    let Some(db) = common::postgres().await else {
-        eprintln!("skipped: no PostgreSQL");
+    let Some((_db, store, c)) = tables().await else {
         return;
     };
-    let store = db.open().await;
-    let c: Cluster = store.cluster().unwrap();
     // Two games at a home that is not registered (its process was
     // reaped), one at a home that is.
     let me = store
         .leases()
-        .register_process(&croupier_store::leases::NewProcess {
-            role: "serve".into(),
-            host: "h".into(),
-            pid: 1,
-            ttl_ms: 60_000,
-        })
+        .register_process(&common::process("serve", 1, 60_000))
         .await
         .unwrap()
         .id;

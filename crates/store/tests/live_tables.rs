@@ -11,7 +11,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use croupier_store::leases::{LeasedGame, NewProcess};
+use croupier_store::leases::LeasedGame;
 use croupier_store::postgres::cluster::Cluster;
 
 use sqlx::PgPool;
@@ -197,12 +197,7 @@ async fn closing_games_after_a_restart_spares_every_registered_process() {
     for i in 0..6 {
         bots.push(s.create_bot(&format!("r{i}"), "h", false).await.unwrap());
     }
-    let process = |pid: i64, ttl_ms: i64| NewProcess {
-        role: "worker".into(),
-        host: "h".into(),
-        pid,
-        ttl_ms,
-    };
+    let process = |pid: i64, ttl_ms: i64| common::process("worker", pid, ttl_ms);
     let leases = s.leases();
     let live = leases
         .register_process(&process(1, 60_000))
@@ -274,12 +269,7 @@ async fn a_process_leaving_waits_for_its_claim_in_flight_and_closes_its_game() {
     }
     let leases = s.leases();
     let me = leases
-        .register_process(&NewProcess {
-            role: "serve".into(),
-            host: "h".into(),
-            pid: 1,
-            ttl_ms: 60_000,
-        })
+        .register_process(&common::process("serve", 1, 60_000))
         .await
         .unwrap()
         .id;

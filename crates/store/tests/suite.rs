@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use common::Db;
 use croupier_store::hosted::{NewVersion, ACTIVE, FAILED};
-use croupier_store::leases::{LeasedGame, NewProcess, Reap};
+use croupier_store::leases::{LeasedGame, Reap};
 use croupier_store::web::{GameFilter, ImportGame};
 use croupier_store::{BotKind, GameEnd, NewBot, SqliteStore, Store, StoreError, WebReads};
 
@@ -1450,15 +1450,6 @@ async fn owners_open_their_bots_to_challenges(db: Db) {
 }
 
 // Issue 13 (wc): ladder leases between processes.
-fn process(role: &str, ttl_ms: i64) -> NewProcess {
-    NewProcess {
-        role: role.into(),
-        host: "h".into(),
-        pid: 42,
-        ttl_ms,
-    }
-}
-
 // Issue 13 (wg): one registry. On PostgreSQL every game a registered
 // process deals (REST, people's, tournament games) names it, so the reaper
 // closes them with its ladder matches; a process reaped while frozen comes
@@ -1471,7 +1462,10 @@ async fn games_a_registered_process_deals_are_closed_when_it_is_lost(db: Db) {
         s.create_bot("rb", "h", false).await.unwrap(),
     ];
     let before = s.start_game("skullwhist", &[a, b], 1, "t0").await.unwrap();
-    let p = l.register_process(&process("serve", 60_000)).await.unwrap();
+    let p = l
+        .register_process(&common::process("serve", 42, 60_000))
+        .await
+        .unwrap();
     l.lease_new_games(p.id);
     let g = s.start_game("skullwhist", &[a, b], 2, "t0").await.unwrap();
     assert!(l.heartbeat(p.id, -1_000).await.unwrap());
@@ -1497,14 +1491,14 @@ async fn games_a_registered_process_deals_are_closed_when_it_is_lost(db: Db) {
     assert_eq!(s.game(before).await.unwrap().unwrap().status, "running");
     // Reaped, the process registers again under its old id.
     let again = l
-        .register_again(p.id, &process("serve", 60_000))
+        .register_again(p.id, &common::process("serve", 42, 60_000))
         .await
         .unwrap();
     assert_eq!(again.id, p.id);
     assert!(l.heartbeat(p.id, 60_000).await.unwrap());
     // Its id cannot be taken twice.
     assert!(l
-        .register_again(p.id, &process("serve", 60_000))
+        .register_again(p.id, &common::process("serve", 42, 60_000))
         .await
         .is_err());
 }
@@ -1518,9 +1512,12 @@ async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {
         s.create_bot("lc", "h", false).await.unwrap(),
         s.create_bot("ld", "h", false).await.unwrap(),
     ];
-    let p1 = l.register_process(&process("serve", 60_000)).await.unwrap();
+    let p1 = l
+        .register_process(&common::process("serve", 42, 60_000))
+        .await
+        .unwrap();
     let p2 = l
-        .register_process(&process("worker", 60_000))
+        .register_process(&common::process("worker", 42, 60_000))
         .await
         .unwrap();
     assert!(p1.expires_ms >= p1.beat_ms + 59_000, "{p1:?}");
@@ -1615,7 +1612,7 @@ async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {
     assert_eq!(l.taken_bots().await.unwrap(), vec![a]);
     // A process stopping in order, and a process taking over alone.
     let p3 = l
-        .register_process(&process("worker", 60_000))
+        .register_process(&common::process("worker", 42, 60_000))
         .await
         .unwrap();
     let g4 = l
@@ -1629,7 +1626,10 @@ async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {
         .unwrap();
     assert_eq!(gone.len(), 1);
     assert_eq!(gone[0].games, vec![g4]);
-    let p4 = l.register_process(&process("serve", 60_000)).await.unwrap();
+    let p4 = l
+        .register_process(&common::process("serve", 42, 60_000))
+        .await
+        .unwrap();
     let others = l
         .reap_processes(Reap::AllBut(p4.id), "worker lost", "t5")
         .await

@@ -22,6 +22,16 @@ impl Db {
     }
 }
 
+/// A process to register (`croupier_store::leases`) on host `h`.
+pub fn process(role: &str, pid: i64, ttl_ms: i64) -> croupier_store::leases::NewProcess {
+    croupier_store::leases::NewProcess {
+        role: role.into(),
+        host: "h".into(),
+        pid,
+        ttl_ms,
+    }
+}
+
 /// A fresh SQLite file.
 pub async fn sqlite() -> Option<Db> {
     let dir = tempfile::tempdir().unwrap();
