@@ -309,7 +309,7 @@ impl Relay {
             pull_home: std::sync::OnceLock::new(),
             crowd: Arc::new(Crowd::new(member.config().beat)),
             fence: Arc::new(Fence::default()),
-            home: Arc::clone(&home),
+            home,
             lease: member.config().ttl + member.config().beat,
             member: Arc::clone(&member),
         });
@@ -318,7 +318,7 @@ impl Relay {
         tokio::spawn(async move {
             loop {
                 match listener.recv().await {
-                    Ok(Heard::Notice(_, payload)) => r.take(&payload, &home),
+                    Ok(Heard::Notice(_, payload)) => r.take(&payload),
                     Ok(Heard::Lost) => {
                         tracing::warn!("the instances' channel was lost, and listened to again");
                         r.notices_lost();
@@ -447,7 +447,7 @@ impl Relay {
     }
 
     /// A notification from another instance (or this one).
-    fn take(self: &Arc<Self>, payload: &str, home: &Arc<dyn Home>) {
+    fn take(self: &Arc<Self>, payload: &str) {
         let mut parts = payload.splitn(2, ' ');
         let (kind, rest) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         match kind {
@@ -523,7 +523,7 @@ impl Relay {
                     return;
                 };
                 let to = ReplyTo::new(origin, id);
-                let handled = home.handle(game, seat, line, to.clone());
+                let handled = self.home.handle(game, seat, line, to.clone());
                 let t = std::time::Instant::now();
                 self.reply(to, async move {
                     let handled = handled.await;
@@ -537,7 +537,7 @@ impl Relay {
                     handled
                 });
             }
-            _ if home.notified(kind, rest) => {} // wm (issue 13)
+            _ if self.home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
         }
     }

@@ -186,9 +186,7 @@ impl RemoteGames {
     /// Where `bot` plays, if the cache knows it.
     pub(super) fn placed(&self, bot: BotId) -> Option<Placed> {
         let g = self.lock();
-        let game = *g.game_of.get(&bot)?;
-        let e = g.games.get(&game)?;
-        let seat = e.bots.iter().position(|b| *b == bot)?;
+        let (game, e, seat) = g.seat_of(bot)?;
         if e.views.get(seat).is_some_and(|v| v.over) {
             return None;
         }
@@ -203,12 +201,10 @@ impl RemoteGames {
     /// less than `fresh` ago.
     pub(super) fn passive_status(&self, bot: BotId, fresh: Duration) -> Option<Arc<str>> {
         let g = self.lock();
-        let game = *g.game_of.get(&bot)?;
-        let e = g.games.get(&game)?;
+        let (_, e, seat) = g.seat_of(bot)?;
         if e.at.elapsed() >= fresh {
             return None;
         }
-        let seat = e.bots.iter().position(|b| *b == bot)?;
         let v = e.views.get(seat)?;
         let passive =
             v.has_bid && !v.over && !says_your_turn(&v.status) && !says_last_trick(&v.status);
@@ -221,9 +217,7 @@ impl RemoteGames {
     /// view committed before it was heard.
     pub(super) fn heard_status(&self, bot: BotId) -> Option<Arc<str>> {
         let g = self.lock();
-        let game = *g.game_of.get(&bot)?;
-        let e = g.games.get(&game)?;
-        let seat = e.bots.iter().position(|b| *b == bot)?;
+        let (_, e, seat) = g.seat_of(bot)?;
         let v = e.views.get(seat)?;
         (!v.over).then(|| Arc::clone(&v.status))
     }
@@ -245,6 +239,14 @@ impl RemoteGames {
 }
 
 impl Games {
+    /// `bot`'s game, its entry and the bot's seat, if kept.
+    fn seat_of(&self, bot: BotId) -> Option<(GameId, &Entry, usize)> {
+        let game = *self.game_of.get(&bot)?;
+        let e = self.games.get(&game)?;
+        let seat = e.bots.iter().position(|b| *b == bot)?;
+        Some((game, e, seat))
+    }
+
     fn remove(&mut self, game: GameId) {
         if let Some(e) = self.games.remove(&game) {
             for b in e.bots {
