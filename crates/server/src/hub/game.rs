@@ -123,7 +123,7 @@ impl LiveGame {
         };
         // The answer rides with the views it follows, in one statement.
         if after == After::Views && self.flushed_with(to.notice(&text)).await {
-            return Handled::Sent;
+            return Handled::Sent(text);
         }
         Handled::Reply(text)
     }

@@ -11,6 +11,7 @@
 //! them one at a time from each seat's inbox; a `status` poll reads the
 //! seat's latest reply under the seat's own short lock.
 
+mod answered;
 mod cluster;
 mod drive;
 mod fence;

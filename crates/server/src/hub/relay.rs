@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::answered::{self, Answered, Seen};
 use super::fence::{Fence, Passed};
 use crate::ladder::lease::{AfterBeat, Membership};
 use croupier_store::postgres::cluster::{instance_channel, Cluster, Heard, SHARED_CHANNEL};
@@ -152,9 +153,18 @@ impl ReplyTo {
 pub enum Handled {
     /// The answer, for the relay to send.
     Reply(String),
-    /// The home sent the answer itself (with the game's views, in the
+    /// The home sent this answer itself (with the game's views, in the
     /// transaction that wrote them: one statement fewer).
-    Sent,
+    Sent(String),
+}
+
+impl Handled {
+    /// The answer's text.
+    fn text(&self) -> &str {
+        match self {
+            Handled::Reply(t) | Handled::Sent(t) => t,
+        }
+    }
 }
 
 /// The games a process runs: what it does with a request relayed to it.
@@ -236,6 +246,8 @@ pub struct Relay {
     instance: i64,
     next: AtomicU64,
     pending: Mutex<HashMap<u64, oneshot::Sender<String>>>,
+    /// The requests relayed here lately, with their answers.
+    answered: Arc<Answered>,
     matched: Mutex<HashMap<BotId, Arc<Notify>>>,
     sessions: Mutex<SessionCache>,
     pulled: Mutex<HashMap<BotId, Arc<Notify>>>,
@@ -303,6 +315,7 @@ impl Relay {
             instance,
             next: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
+            answered: Arc::new(Answered::new(answered::KEEP, answered::CAP)),
             matched: Mutex::new(HashMap::new()),
             sessions: Mutex::new(SessionCache::default()),
             pulled: Mutex::new(HashMap::new()),
@@ -387,10 +400,13 @@ impl Relay {
     /// Notifications may have been lost: the home forgets what it learnt
     /// from them, the fences under way fail, and the sessions are checked
     /// in the database again (a login elsewhere may not have been heard).
+    /// The requests waiting for an answer stop waiting (theirs may have
+    /// been lost): their askers ask again at once, with the same number.
     fn notices_lost(&self) {
         self.home.lost();
         self.fence.lost();
         *lock(&self.sessions) = SessionCache::default();
+        lock(&self.pending).clear();
     }
 
     /// Whether other instances run (see [`Crowd`]).
@@ -523,14 +539,26 @@ impl Relay {
                     return;
                 };
                 let to = ReplyTo::new(origin, id);
-                let handled = self.home.handle(game, seat, line, to.clone());
                 let t = std::time::Instant::now();
+                // Asked again (its answer was lost or late): the first
+                // answer, not a second handling.
+                match self.answered.arrived((origin, id), t) {
+                    Seen::New => {}
+                    Seen::Handling => return,
+                    Seen::Answered(text) => {
+                        croupier_store::waits::record("relay: home answered again", t.elapsed());
+                        return self.reply(to, std::future::ready(Handled::Reply(text)));
+                    }
+                }
+                let handled = self.home.handle(game, seat, line, to.clone());
+                let answered = Arc::clone(&self.answered);
                 self.reply(to, async move {
                     let handled = handled.await;
+                    answered.answered((origin, id), handled.text());
                     // Which way the answer went (the cluster test counts
                     // them): with the views it follows, or alone.
                     let kind = match handled {
-                        Handled::Sent => "relay: home answered with the views",
+                        Handled::Sent(_) => "relay: home answered with the views",
                         Handled::Reply(_) => "relay: home answered alone",
                     };
                     croupier_store::waits::record(kind, t.elapsed());
@@ -556,43 +584,43 @@ impl Relay {
         });
     }
 
-    /// Sends `line` for seat `seat` of game `game` to its home instance;
-    /// the reply, or `None` if none came within `wait`.
+    /// A number for a request to relay with [`Relay::ask`]: asked again
+    /// with the same number, the home answers as it did the first time.
+    pub fn request_id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Sends `line` for seat `seat` of game `game` to its home instance as
+    /// request `id` ([`Relay::request_id`]); the reply, or `None` if none
+    /// came within `wait` or the notifications may have been lost meanwhile
+    /// (ask again with the same `id`).
     pub async fn ask(
         &self,
+        id: u64,
         home: i64,
         game: GameId,
         seat: usize,
         line: &str,
         wait: Duration,
     ) -> Option<String> {
-        self.send_to(
-            home,
-            |id| format!("q {} {id} {game} {seat} {line}", self.instance),
-            wait,
-        )
-        .await
+        let payload = format!("q {} {id} {game} {seat} {line}", self.instance);
+        self.send_to(id, home, payload, wait).await
     }
 
     /// Sends a pull bot's answer to the process playing its match; the
     /// reply ([`PullHome::answer`]), or `None` if none came within `wait`.
     pub async fn ask_pull(&self, home: i64, answer: &PullAnswer, wait: Duration) -> Option<String> {
         let body = serde_json::to_string(answer).ok()?;
-        self.send_to(home, |id| format!("a {} {id} {body}", self.instance), wait)
-            .await
+        let id = self.request_id();
+        let payload = format!("a {} {id} {body}", self.instance);
+        self.send_to(id, home, payload, wait).await
     }
 
-    async fn send_to(
-        &self,
-        home: i64,
-        payload: impl FnOnce(u64) -> String,
-        wait: Duration,
-    ) -> Option<String> {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
+    async fn send_to(&self, id: u64, home: i64, payload: String, wait: Duration) -> Option<String> {
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
         let t = Instant::now();
-        let sent = self.db.notify(&instance_channel(home), &payload(id)).await;
+        let sent = self.db.notify(&instance_channel(home), &payload).await;
         let reply = match sent {
             Ok(()) => tokio::time::timeout(wait, rx)
                 .await

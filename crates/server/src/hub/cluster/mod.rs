@@ -131,6 +131,10 @@ impl Home for HomeGames {
     }
 }
 
+/// How long a move whose game left the tables unanswered waits for its
+/// home's remembered answer.
+const LAST_ASK: Duration = Duration::from_secs(1);
+
 /// What the home of a game said to a relayed line.
 enum Relayed {
     /// Its answer to the bot.
@@ -139,6 +143,20 @@ enum Relayed {
     Gone,
     /// It did not answer, and the bot sits in another game now.
     Moved,
+}
+
+impl Relayed {
+    /// The home's answer: "ok", "refused REASON", or that it does not run
+    /// the game.
+    fn of(answer: &str) -> Relayed {
+        match answer {
+            "ok" => Relayed::Reply(Ok(())),
+            r if r.starts_with("refused ") => {
+                Relayed::Reply(Err(Refusal(r["refused ".len()..].to_string())))
+            }
+            _ => Relayed::Gone,
+        }
+    }
 }
 
 /// How long a `status` waits for a fence before it reads the rows.
@@ -266,8 +284,9 @@ impl Hub {
         }
         if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             let wait = self.config.move_timeout + Duration::from_secs(10);
+            let id = relay.request_id();
             relay
-                .ask(row.home, row.game, row.seat as usize, "abandon", wait)
+                .ask(id, row.home, row.game, row.seat as usize, "abandon", wait)
                 .await;
         }
         Ok(())
@@ -360,29 +379,32 @@ impl Hub {
     ) -> Relayed {
         let wait = self.config.move_timeout + Duration::from_secs(10);
         let until = Instant::now() + wait;
+        // One number for every asking: the home answers a request asked
+        // again as it did the first time (`hub::answered`).
+        let id = relay.request_id();
         loop {
             let step = Duration::from_secs(3).min(until.saturating_duration_since(Instant::now()));
-            match relay.ask(home, game, seat, line, step).await.as_deref() {
-                Some("ok") => return Relayed::Reply(Ok(())),
-                Some(r) if r.starts_with("refused ") => {
-                    return Relayed::Reply(Err(Refusal(r["refused ".len()..].to_string())))
-                }
-                Some(_) => return Relayed::Gone,
+            match relay.ask(id, home, game, seat, line, step).await.as_deref() {
+                Some(r) => return Relayed::of(r),
                 None => {
                     // No answer yet: is the game still there?
                     match relay.db().seat_of(bot).await {
-                        Ok(Some(r)) if r.game == game && Instant::now() < until => {
-                            // The request may have been applied: asking
-                            // again is refused if so, which the bot reads
-                            // as for any late duplicate.
-                            continue;
-                        }
+                        Ok(Some(r)) if r.game == game && Instant::now() < until => continue,
                         // The bot sits in another game: the one asked was
                         // a stale placement (its home may be gone, so it
                         // never said "gone").
                         Ok(Some(r)) if r.game != game => return Relayed::Moved,
                         Ok(Some(_)) => return Relayed::Reply(Err(Refusal(TRY_AGAIN.into()))),
-                        Ok(None) => return Relayed::Reply(Err(self.left_unanswered(game).await)),
+                        Ok(None) => {
+                            // The game left the tables: its home, if it
+                            // still runs, remembers the answer (the move
+                            // may be the one that ended the game).
+                            let last = relay.ask(id, home, game, seat, line, LAST_ASK).await;
+                            return match last.as_deref() {
+                                Some(r) if r != GONE => Relayed::of(r),
+                                _ => Relayed::Reply(Err(self.left_unanswered(game).await)),
+                            };
+                        }
                         Err(e) => return Relayed::Reply(Err(internal(e))),
                     }
                 }
