@@ -13,6 +13,7 @@
 
 mod answered;
 mod cluster;
+mod crowd;
 mod drive;
 mod fence;
 mod game;
