@@ -17,7 +17,6 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use croupier_server::hub::Hub;
-use croupier_store::postgres::cluster::instance_channel;
 use croupier_store::{BotId, GameId};
 use serde_json::Value;
 
@@ -110,38 +109,7 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
 
         // The other instance's listener loses its connection: it listens
         // again, but what it heard before is not trusted any more.
-        let channel = instance_channel(one.relay().unwrap().instance());
-        let pattern = format!("%\"{channel}\"%");
-        let listener = |pool: &sqlx::PgPool| {
-            let (pool, pattern) = (pool.clone(), pattern.clone());
-            async move {
-                sqlx::query_scalar::<_, i32>(
-                    "SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()",
-                )
-                .bind(pattern)
-                .fetch_all(&pool)
-                .await
-                .unwrap()
-            }
-        };
-        let old = listener(&pool).await;
-        assert_eq!(old.len(), 1, "one listener of {channel}: {old:?}");
-        sqlx::query("SELECT pg_terminate_backend($1)")
-            .bind(old[0])
-            .execute(&pool)
-            .await
-            .unwrap();
-        tokio::time::timeout(Duration::from_secs(10), async {
-            loop {
-                let now = listener(&pool).await;
-                if now.len() == 1 && now != old {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        })
-        .await
-        .expect("the listener did not listen again");
+        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
         let mut read_rows = 0;
         for _ in 0..4 {
             if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {

@@ -2,7 +2,9 @@
 //! again with the same request number (its answer was lost with the
 //! asker's listener connection, or came late) gets the first answer — the
 //! move is applied once and reported as applied — while a new request is
-//! handled anew. Without PostgreSQL's binaries the test says so and passes.
+//! handled anew; and an instance whose listener loses its connection while
+//! a move waits for its answer sends the same request again at once.
+//! Without PostgreSQL's binaries the test says so and passes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,11 +12,23 @@ mod common;
 
 use std::time::Duration;
 
-use croupier_store::postgres::cluster::instance_channel;
+use croupier_store::postgres::cluster::{instance_channel, Notice};
 use sqlx::postgres::PgListener;
 
 /// No process has this id: the test itself plays the asking instance.
 const ASKER: i64 = 876_543_210;
+
+/// No process has this id: the test itself plays a game's home.
+const FAKE_HOME: i64 = 876_543_211;
+
+/// The next notification `listener` hears (at most 10 s).
+async fn next(listener: &mut PgListener, what: &str) -> String {
+    let n = tokio::time::timeout(Duration::from_secs(10), listener.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: nothing within 10 s"))
+        .unwrap();
+    n.payload().to_string()
+}
 
 /// Sends request `id` with `line` for `seat` of `game` to `home`, as an
 /// instance would relay it, and waits for its answer.
@@ -33,11 +47,7 @@ async fn ask(
         .execute(pool)
         .await
         .unwrap();
-    let n = tokio::time::timeout(Duration::from_secs(10), replies.recv())
-        .await
-        .expect("the home did not answer within 10 s")
-        .unwrap();
-    n.payload().to_string()
+    next(replies, "the home's answer").await
 }
 
 #[test]
@@ -89,5 +99,58 @@ fn a_move_asked_again_gets_its_first_answer() {
         two.bid(b, 3).await.unwrap();
         let status: serde_json::Value = serde_json::from_str(&two.status(b).await).unwrap();
         assert_eq!(status["opponent-bid"], serde_json::json!(4), "{status}");
+    });
+}
+
+#[test]
+fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
+    common::on_postgres(|url| async move {
+        let (one, store) = common::hub_on(&url).await;
+        let (two, _) = common::hub_on(&url).await;
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let [a, b] = common::logged_in(&*store, &two, "lost", 2).await[..] else {
+            unreachable!()
+        };
+        // The bots' game runs on `two`, but `one`'s cache places them in a
+        // game whose home the test plays.
+        let (game, _) = common::deal(&two, a, b).await;
+        let mut home = PgListener::connect(&url).await.unwrap();
+        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
+        common::announce(
+            &pool,
+            &Notice::Dealt {
+                game: game - 1_000,
+                home: FAKE_HOME,
+                bots: vec![a, b],
+            }
+            .payload(),
+        )
+        .await;
+        let bid = {
+            let one = std::sync::Arc::clone(&one);
+            tokio::spawn(async move { one.bid(a, 4).await })
+        };
+        let first = next(&mut home, "the relayed bid").await;
+        assert!(first.starts_with("q "), "{first}");
+
+        // `one`'s listener loses its connection before the answer: the
+        // same request comes again, to the same home. (Without that, the
+        // bid would wait 3 s, read the seat row and go to the game on
+        // `two`: this home would hear nothing more.)
+        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        let again = next(&mut home, "the bid sent again").await;
+        assert_eq!(again, first, "not the same request");
+        let f: Vec<&str> = first.split(' ').collect();
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(instance_channel(f[1].parse().unwrap()))
+            .bind(format!("r {} ok", f[2]))
+            .execute(&pool)
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), bid)
+            .await
+            .expect("the bid was not answered")
+            .unwrap()
+            .expect("the bid answered \"ok\" was refused");
     });
 }

@@ -126,6 +126,10 @@ pub enum RelayError {
     Listen(#[source] croupier_store::StoreError),
 }
 
+/// How long a request waits after its listener was lost before it is
+/// sent again (the listener listens again by then).
+const ASK_AGAIN_PAUSE: Duration = Duration::from_millis(100);
+
 /// The reply of a home that does not run the game.
 pub const GONE: &str = "gone";
 
@@ -306,8 +310,8 @@ impl Relay {
     /// Notifications may have been lost: the home forgets what it learnt
     /// from them, the fences under way fail, and the sessions are checked
     /// in the database again (a login elsewhere may not have been heard).
-    /// The requests waiting for an answer stop waiting (theirs may have
-    /// been lost): their askers ask again at once, with the same number.
+    /// The requests waiting for an answer are sent again (theirs may have
+    /// been lost), with the same numbers.
     fn notices_lost(&self) {
         self.home.lost();
         self.fence.lost();
@@ -412,14 +416,16 @@ impl Relay {
                     tracing::warn!("a relayed answer that does not parse: {payload}");
                     return;
                 };
+                let to = ReplyTo::new(origin, id);
+                if self.seen_before((origin, id), &to) {
+                    return;
+                }
                 let reply = match self.pull_home.get() {
                     Some(h) => h.answer(a.bot, &a.tag, a.decision, &a.action),
                     None => GONE.to_string(),
                 };
-                self.reply(
-                    ReplyTo::new(origin, id),
-                    std::future::ready(Handled::Reply(reply)),
-                );
+                self.answered.answered((origin, id), &reply);
+                self.reply(to, std::future::ready(Handled::Reply(reply)));
             }
             // A fence this instance sent itself came back.
             "f" => self.fence.heard(rest),
@@ -445,17 +451,10 @@ impl Relay {
                     return;
                 };
                 let to = ReplyTo::new(origin, id);
-                let t = std::time::Instant::now();
-                // Asked again (its answer was lost or late): the first
-                // answer, not a second handling.
-                match self.answered.arrived((origin, id), t) {
-                    Seen::New => {}
-                    Seen::Handling => return,
-                    Seen::Answered(text) => {
-                        croupier_store::waits::record("relay: home answered again", t.elapsed());
-                        return self.reply(to, std::future::ready(Handled::Reply(text)));
-                    }
+                if self.seen_before((origin, id), &to) {
+                    return;
                 }
+                let t = std::time::Instant::now();
                 let handled = self.home.handle(game, seat, line, to.clone());
                 let answered = Arc::clone(&self.answered);
                 self.reply(to, async move {
@@ -473,6 +472,23 @@ impl Relay {
             }
             _ if self.home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
+        }
+    }
+
+    /// Whether request `key` was taken before (it is asked again: its
+    /// answer was lost or late): if it was answered, the first answer goes
+    /// to `to` again; if it is being handled, its answer will. A new
+    /// request is noted, for the caller to handle and then to record its
+    /// answer in `answered`.
+    fn seen_before(&self, key: answered::Key, to: &ReplyTo) -> bool {
+        match self.answered.arrived(key, std::time::Instant::now()) {
+            Seen::New => false,
+            Seen::Handling => true,
+            Seen::Answered(text) => {
+                croupier_store::waits::record("relay: home answered again", Duration::ZERO);
+                self.reply(to.clone(), std::future::ready(Handled::Reply(text)));
+                true
+            }
         }
     }
 
@@ -498,8 +514,8 @@ impl Relay {
 
     /// Sends `line` for seat `seat` of game `game` to its home instance as
     /// request `id` ([`Relay::request_id`]); the reply, or `None` if none
-    /// came within `wait` or the notifications may have been lost meanwhile
-    /// (ask again with the same `id`).
+    /// came within `wait` (ask again with the same `id`: the home answers
+    /// as it did the first time).
     pub async fn ask(
         &self,
         id: u64,
@@ -522,19 +538,31 @@ impl Relay {
         self.send_to(id, home, payload, wait).await
     }
 
+    /// Sends request `id` and waits for its answer, at most `wait`. If the
+    /// listener loses its connection meanwhile (the answer may be lost
+    /// with it: [`Relay::notices_lost`] drops the waiting ends), the same
+    /// request is sent again once the listener is back, and the home
+    /// answers it as the first time (`hub::answered`).
     async fn send_to(&self, id: u64, home: i64, payload: String, wait: Duration) -> Option<String> {
-        let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
         let t = Instant::now();
-        let sent = self.db.notify(&instance_channel(home), &payload).await;
-        let reply = match sent {
-            Ok(()) => tokio::time::timeout(wait, rx)
-                .await
-                .ok()
-                .and_then(Result::ok),
-            Err(e) => {
+        let until = t + wait;
+        let reply = loop {
+            let (tx, rx) = oneshot::channel();
+            lock(&self.pending).insert(id, tx);
+            if let Err(e) = self.db.notify(&instance_channel(home), &payload).await {
                 tracing::warn!("cannot relay a request: {e}");
-                None
+                break None;
+            }
+            match tokio::time::timeout_at(until, rx).await {
+                Ok(Ok(reply)) => break Some(reply),
+                Err(_) => break None,
+                // Dropped by a lost listener: once it listens again.
+                Ok(Err(_)) => {
+                    tokio::time::sleep_until((Instant::now() + ASK_AGAIN_PAUSE).min(until)).await;
+                    if Instant::now() >= until {
+                        break None;
+                    }
+                }
             }
         };
         lock(&self.pending).remove(&id);

@@ -97,6 +97,40 @@ pub async fn announce(pool: &sqlx::PgPool, payload: &str) {
     tokio::time::sleep(Duration::from_millis(300)).await;
 }
 
+/// Ends the connection of `instance`'s listener (`pg_terminate_backend`)
+/// and waits until it listens again.
+pub async fn lose_listener(pool: &sqlx::PgPool, instance: i64) {
+    let channel = croupier_store::postgres::cluster::instance_channel(instance);
+    let pattern = format!("%\"{channel}\"%");
+    let listeners = || async {
+        sqlx::query_scalar::<_, i32>(
+            "SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()",
+        )
+        .bind(&pattern)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+    };
+    let old = listeners().await;
+    assert_eq!(old.len(), 1, "one listener of {channel}: {old:?}");
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(old[0])
+        .execute(pool)
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let now = listeners().await;
+            if now.len() == 1 && now != old {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the listener did not listen again");
+}
+
 /// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
 /// and the bots' cards, `a`'s first.
 pub async fn deal(
