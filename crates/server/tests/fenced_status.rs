@@ -14,7 +14,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use croupier_server::hub::Hub;
 use croupier_store::{BotId, GameId};
