@@ -46,14 +46,16 @@ struct Inner {
     order: VecDeque<(Key, Instant)>,
 }
 
-/// How long an answer is kept: longer than an asker asks again (its
-/// move timeout plus 10 s, see `cluster::relay_line`) under any usual
-/// configuration.
-pub(in crate::hub) const KEEP: Duration = Duration::from_secs(120);
+/// How long an answer is kept: an asker sends a request again when its
+/// listener was lost (at once) or after 3 s without an answer
+/// (`cluster::relay_line`), so a request is rarely asked again later than
+/// this; one that is is handled anew (a move applied then is refused as a
+/// second move).
+pub(in crate::hub) const KEEP: Duration = Duration::from_secs(30);
 
-/// At most this many answers are kept (a few MiB): at a thousand relayed
-/// requests a second, two minutes' worth.
-pub(in crate::hub) const CAP: usize = 120_000;
+/// At most this many answers are kept (about 100 bytes each): at two
+/// thousand relayed requests a second, thirty seconds' worth.
+pub(in crate::hub) const CAP: usize = 60_000;
 
 impl Answered {
     pub(in crate::hub) fn new(keep: Duration, cap: usize) -> Answered {
