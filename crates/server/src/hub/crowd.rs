@@ -3,15 +3,13 @@
 //! `relay`, whose heartbeat hook keeps this up to date).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
+
+use super::lock;
 use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::Instant;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// Whether another instance may answer requests for this instance's games
 /// now. While an instance is alone, its games' views need not be in the

@@ -61,10 +61,11 @@ impl Default for HubConfig {
     }
 }
 
-fn lock(inner: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
-    // A panic while holding the lock cannot leave the maps half-updated
-    // in a way that matters more than stopping the server would.
-    inner.lock().unwrap_or_else(|p| p.into_inner())
+/// Locks `m`, poisoned or not: a panic while holding one of the hub's
+/// locks cannot leave its maps half-updated in a way that matters more
+/// than stopping the server would.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn refuse<T>(msg: impl Into<String>) -> Result<T, Refusal> {

@@ -16,12 +16,14 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use super::lock;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::answered::{self, Answered, Seen};
+use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
 use super::fence::{Fence, Passed};
 use crate::ladder::lease::{AfterBeat, Membership};
@@ -126,10 +128,6 @@ pub enum RelayError {
     Listen(#[source] croupier_store::StoreError),
 }
 
-/// How long a request waits after its listener was lost before it is
-/// sent again (the listener listens again by then).
-const ASK_AGAIN_PAUSE: Duration = Duration::from_millis(100);
-
 /// The reply of a home that does not run the game.
 pub const GONE: &str = "gone";
 
@@ -198,10 +196,6 @@ impl std::fmt::Debug for Relay {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Relay {
     /// Joins the other instances as registered process `member` (the one
     /// registry of live processes, `croupier_store::leases`), and serves
@@ -237,19 +231,32 @@ impl Relay {
             member: Arc::clone(&member),
         });
         tracing::info!("instance {instance} joined the cluster");
-        let r = Arc::clone(&relay);
+        let (r, channels) = (
+            Arc::clone(&relay),
+            [SHARED_CHANNEL.to_string(), own.clone()],
+        );
         tokio::spawn(async move {
             loop {
                 match listener.recv().await {
                     Ok(Heard::Notice(_, payload)) => r.take(&payload),
                     Ok(Heard::Lost) => {
                         tracing::warn!("the instances' channel was lost, and listened to again");
-                        r.notices_lost();
+                        r.listening_again();
                     }
                     Err(e) => {
+                        // Listened to again by a new connection, so that it
+                        // is known when it listens (the requests under way
+                        // are sent again only then).
                         tracing::warn!("the instances' channel: {e}");
                         r.notices_lost();
-                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        listener = loop {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            match r.db.listen(&[&channels[0], &channels[1]]).await {
+                                Ok(l) => break l,
+                                Err(e) => tracing::warn!("cannot listen again: {e}"),
+                            }
+                        };
+                        r.listening_again();
                     }
                 }
             }
@@ -310,12 +317,18 @@ impl Relay {
     /// Notifications may have been lost: the home forgets what it learnt
     /// from them, the fences under way fail, and the sessions are checked
     /// in the database again (a login elsewhere may not have been heard).
-    /// The requests waiting for an answer are sent again (theirs may have
-    /// been lost), with the same numbers.
     fn notices_lost(&self) {
         self.home.lost();
         self.fence.lost();
         *lock(&self.sessions) = SessionCache::default();
+    }
+
+    /// The listener listens again after losing its connection: what was
+    /// heard is not trusted ([`Relay::notices_lost`]), and the requests
+    /// waiting for an answer are sent again (theirs may have been lost),
+    /// with the same numbers.
+    fn listening_again(&self) {
+        self.notices_lost();
         lock(&self.pending).clear();
     }
 
@@ -417,14 +430,15 @@ impl Relay {
                     return;
                 };
                 let to = ReplyTo::new(origin, id);
-                if self.seen_before((origin, id), &to) {
+                let Some(handling) = self.first_time((origin, id), &to) else {
                     return;
-                }
+                };
                 let reply = match self.pull_home.get() {
                     Some(h) => h.answer(a.bot, &a.tag, a.decision, &a.action),
                     None => GONE.to_string(),
                 };
-                self.answered.answered((origin, id), &reply);
+                self.answered
+                    .answered(handling, &reply, std::time::Instant::now());
                 self.reply(to, std::future::ready(Handled::Reply(reply)));
             }
             // A fence this instance sent itself came back.
@@ -451,15 +465,19 @@ impl Relay {
                     return;
                 };
                 let to = ReplyTo::new(origin, id);
-                if self.seen_before((origin, id), &to) {
+                let Some(handling) = self.first_time((origin, id), &to) else {
                     return;
-                }
+                };
                 let t = std::time::Instant::now();
                 let handled = self.home.handle(game, seat, line, to.clone());
                 let answered = Arc::clone(&self.answered);
                 self.reply(to, async move {
                     let handled = handled.await;
-                    answered.answered((origin, id), handled.text());
+                    // Asked again while handled: an answer that went
+                    // with the views (before that asking came, perhaps)
+                    // goes again.
+                    let again =
+                        answered.answered(handling, handled.text(), std::time::Instant::now());
                     // Which way the answer went (the cluster test counts
                     // them): with the views it follows, or alone.
                     let kind = match handled {
@@ -467,7 +485,10 @@ impl Relay {
                         Handled::Reply(_) => "relay: home answered alone",
                     };
                     croupier_store::waits::record(kind, t.elapsed());
-                    handled
+                    match handled {
+                        Handled::Sent(text) if again => Handled::Reply(text),
+                        handled => handled,
+                    }
                 });
             }
             _ if self.home.notified(kind, rest) => {} // wm (issue 13)
@@ -475,19 +496,19 @@ impl Relay {
         }
     }
 
-    /// Whether request `key` was taken before (it is asked again: its
-    /// answer was lost or late): if it was answered, the first answer goes
-    /// to `to` again; if it is being handled, its answer will. A new
-    /// request is noted, for the caller to handle and then to record its
-    /// answer in `answered`.
-    fn seen_before(&self, key: answered::Key, to: &ReplyTo) -> bool {
+    /// Notes request `key` as being handled if it is new (the caller
+    /// handles it, then records its answer). If it was taken before (it
+    /// is asked again: its answer was lost or late), `None`: its answer
+    /// went to `to` again if it has one, and will go when it has one if
+    /// not.
+    fn first_time(&self, key: answered::Key, to: &ReplyTo) -> Option<Handling> {
         match self.answered.arrived(key, std::time::Instant::now()) {
-            Seen::New => false,
-            Seen::Handling => true,
+            Seen::New(handling) => Some(handling),
+            Seen::Handling => None,
             Seen::Answered(text) => {
                 croupier_store::waits::record("relay: home answered again", Duration::ZERO);
                 self.reply(to.clone(), std::future::ready(Handled::Reply(text)));
-                true
+                None
             }
         }
     }
@@ -540,15 +561,16 @@ impl Relay {
 
     /// Sends request `id` and waits for its answer, at most `wait`. If the
     /// listener loses its connection meanwhile (the answer may be lost
-    /// with it: [`Relay::notices_lost`] drops the waiting ends), the same
-    /// request is sent again once the listener is back, and the home
+    /// with it), the same request is sent again once it listens again
+    /// ([`Relay::listening_again`] drops the waiting ends), and the home
     /// answers it as the first time (`hub::answered`).
     async fn send_to(&self, id: u64, home: i64, payload: String, wait: Duration) -> Option<String> {
         let t = Instant::now();
         let until = t + wait;
         let reply = loop {
             let (tx, rx) = oneshot::channel();
-            lock(&self.pending).insert(id, tx);
+            let before = lock(&self.pending).insert(id, tx);
+            debug_assert!(before.is_none(), "request {id} asked twice at once");
             if let Err(e) = self.db.notify(&instance_channel(home), &payload).await {
                 tracing::warn!("cannot relay a request: {e}");
                 break None;
@@ -556,13 +578,8 @@ impl Relay {
             match tokio::time::timeout_at(until, rx).await {
                 Ok(Ok(reply)) => break Some(reply),
                 Err(_) => break None,
-                // Dropped by a lost listener: once it listens again.
-                Ok(Err(_)) => {
-                    tokio::time::sleep_until((Instant::now() + ASK_AGAIN_PAUSE).min(until)).await;
-                    if Instant::now() >= until {
-                        break None;
-                    }
-                }
+                // Dropped: the listener listens again.
+                Ok(Err(_)) => {}
             }
         };
         lock(&self.pending).remove(&id);

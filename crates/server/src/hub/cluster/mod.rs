@@ -283,10 +283,16 @@ impl Hub {
             return Ok(());
         }
         if let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
-            let wait = self.config.move_timeout + Duration::from_secs(10);
             let id = relay.request_id();
             relay
-                .ask(id, row.home, row.game, row.seat as usize, "abandon", wait)
+                .ask(
+                    id,
+                    row.home,
+                    row.game,
+                    row.seat as usize,
+                    "abandon",
+                    self.relay_wait(),
+                )
                 .await;
         }
         Ok(())
@@ -377,8 +383,7 @@ impl Hub {
         home: i64,
         line: &str,
     ) -> Relayed {
-        let wait = self.config.move_timeout + Duration::from_secs(10);
-        let until = Instant::now() + wait;
+        let until = Instant::now() + self.relay_wait();
         // One number for every asking: the home answers a request asked
         // again as it did the first time (`hub::answered`).
         let id = relay.request_id();
@@ -410,6 +415,13 @@ impl Hub {
                 }
             }
         }
+    }
+
+    /// How long a request relayed to a game's home may take: the move
+    /// timeout (a move waits for the runner, which waits for nobody
+    /// longer), and 10 s for the database.
+    fn relay_wait(&self) -> Duration {
+        self.config.move_timeout + Duration::from_secs(10)
     }
 
     /// The refusal of a move whose game left the tables while its home
