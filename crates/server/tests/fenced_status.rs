@@ -4,7 +4,9 @@
 //! as the rows, without reading them; and once the instance's listener
 //! lost its connection (notifications may be lost), the cache is not
 //! trusted: the rows are read; nor is a game whose views notice did not
-//! parse. Without PostgreSQL's binaries the test says so and passes.
+//! parse. The same loss empties the session cache: a session ended without
+//! a notice heard is checked in the database again. Without PostgreSQL's
+//! binaries the tests say so and pass.
 //!
 //! The rows are overwritten with a marker after each move: a status read
 //! from them shows the marker, one from the cache shows the home's view.
@@ -121,5 +123,42 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
             }
         }
         assert!(read_rows >= 1, "no move left the other to play");
+    });
+}
+
+#[test]
+fn a_lost_listener_has_the_sessions_checked_again() {
+    common::on_postgres(|url| async move {
+        let (one, store) = common::hub_on(&url).await;
+        let (two, _) = common::hub_on(&url).await;
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let [a] = common::logged_in(&*store, &two, "sessions", 1).await[..] else {
+            unreachable!()
+        };
+        let token: String = sqlx::query_scalar("SELECT token FROM hub_sessions WHERE bot = $1")
+            .bind(a)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert_eq!(one.session(&token).await.unwrap(), a);
+        // The session ends with no notice (as if its notice was lost):
+        // `one` still trusts its cache (for up to 5 s)...
+        sqlx::query("DELETE FROM hub_sessions WHERE bot = $1")
+            .bind(a)
+            .execute(&pool)
+            .await
+            .unwrap();
+        assert_eq!(
+            one.session(&token).await.unwrap(),
+            a,
+            "the session was not cached"
+        );
+        // ...until its listener loses its connection.
+        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        let refused = one
+            .session(&token)
+            .await
+            .expect_err("a session ended while the listener was lost is still trusted");
+        assert!(refused.0.contains("unknown session"), "{}", refused.0);
     });
 }
