@@ -2,9 +2,11 @@
 //! again with the same request number (its answer was lost with the
 //! asker's listener connection, or came late) gets the first answer — the
 //! move is applied once and reported as applied — while a new request is
-//! handled anew; and an instance whose listener loses its connection while
-//! a move waits for its answer sends the same request again at once.
-//! Without PostgreSQL's binaries the test says so and passes.
+//! handled anew; an instance whose listener loses its connection while
+//! a move waits for its answer sends the same request again at once; and
+//! a move left unanswered whose game left the tables asks its home once
+//! more before it says that the game ended. Without PostgreSQL's binaries
+//! the tests say so and pass.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -152,5 +154,56 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
             .expect("the bid was not answered")
             .unwrap()
             .expect("the bid answered \"ok\" was refused");
+    });
+}
+
+#[test]
+fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer() {
+    common::on_postgres(|url| async move {
+        let (one, store) = common::hub_on(&url).await;
+        let (two, _) = common::hub_on(&url).await;
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let [a, b] = common::logged_in(&*store, &two, "left", 2).await[..] else {
+            unreachable!()
+        };
+        // `one` places the bots in a game at a home the test plays; the
+        // tables seat them nowhere (the game ended, as a home that stored
+        // the game its last move ended leaves it).
+        let mut home = PgListener::connect(&url).await.unwrap();
+        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
+        common::announce(
+            &pool,
+            &Notice::Dealt {
+                game: 9_999_999,
+                home: FAKE_HOME,
+                bots: vec![a, b],
+            }
+            .payload(),
+        )
+        .await;
+        let bid = {
+            let one = std::sync::Arc::clone(&one);
+            let line = croupier_dialects::skullwhist_rest::bid_line(4);
+            tokio::spawn(async move { (one.bid(a, 4).await, line) })
+        };
+        // The first asking goes unanswered (its answer was lost); after
+        // 3 s the rows seat the bot nowhere, and the home is asked once
+        // more, with the same number.
+        let first = next(&mut home, "the relayed bid").await;
+        let again = next(&mut home, "the bid asked once more").await;
+        assert_eq!(again, first, "not the same request");
+        let f: Vec<&str> = first.split(' ').collect();
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(instance_channel(f[1].parse().unwrap()))
+            .bind(format!("r {} ok", f[2]))
+            .execute(&pool)
+            .await
+            .unwrap();
+        let (answer, line) = tokio::time::timeout(Duration::from_secs(10), bid)
+            .await
+            .expect("the bid was not answered")
+            .unwrap();
+        assert!(first.ends_with(&line), "{first}");
+        answer.expect("the move the home remembers as applied was refused");
     });
 }
