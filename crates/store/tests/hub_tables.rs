@@ -48,17 +48,24 @@ async fn tables() -> Option<(common::Db, Arc<dyn Store>, Cluster)> {
     Some((db, store, c))
 }
 
+/// The next notification `l` hears (at most 10 s): its channel and
+/// payload.
+async fn next_heard(l: &mut Listener, what: &str) -> (String, String) {
+    let Heard::Notice(channel, payload) = tokio::time::timeout(Duration::from_secs(10), l.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: nothing within 10 s"))
+        .unwrap()
+    else {
+        panic!("the listener lost its connection")
+    };
+    (channel, payload)
+}
+
 /// The next notification on the shared channel (skipping `m`, the wake-up
 /// of a waiting bot's poll), as a notice.
 async fn next_notice(l: &mut Listener) -> Notice {
     loop {
-        let Heard::Notice(_, payload) = tokio::time::timeout(Duration::from_secs(10), l.recv())
-            .await
-            .expect("a notification")
-            .unwrap()
-        else {
-            panic!("the listener lost its connection")
-        };
+        let (_, payload) = next_heard(l, "a notification").await;
         let (kind, rest) = payload.split_once(' ').unwrap();
         if kind == "m" {
             continue;
@@ -175,14 +182,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         .unwrap();
     let mut heard = Vec::new();
     for _ in 0..3 {
-        let Heard::Notice(channel, payload) =
-            tokio::time::timeout(Duration::from_secs(10), both.recv())
-                .await
-                .expect("a notification")
-                .unwrap()
-        else {
-            panic!("the listener lost its connection")
-        };
+        let (channel, payload) = next_heard(&mut both, "a notification").await;
         heard.push((channel == asker, payload));
     }
     assert_eq!(
@@ -240,14 +240,7 @@ async fn deals_views_and_ends_reach_the_tables_and_every_instance() {
         seats: Vec::new(),
     };
     c.write_views(&[at_limit]).await.unwrap();
-    let Heard::Notice(channel, payload) =
-        tokio::time::timeout(Duration::from_secs(10), both.recv())
-            .await
-            .expect("the answer at the limit")
-            .unwrap()
-    else {
-        panic!("the listener lost its connection")
-    };
+    let (channel, payload) = next_heard(&mut both, "the answer at the limit").await;
     assert_eq!((channel, payload.len()), (asker.clone(), MAX_PAYLOAD));
 
     // The end: the seats go, and every instance hears it.

@@ -153,45 +153,44 @@ mod tests {
         rx
     }
 
+    /// A request waiting (at most `wait`) for a fence, in a task.
+    fn pass(f: &Arc<Fence>, wait: Duration) -> tokio::task::JoinHandle<Passed> {
+        let f = Arc::clone(f);
+        tokio::spawn(async move { f.pass(wait).await })
+    }
+
     /// (Tests run on one thread: spawned tasks run in order at each await.)
     #[tokio::test]
     async fn one_fence_serves_every_request_that_asked_before_it_was_sent() {
         let f = Arc::new(Fence::default());
         let mut sent = sender(&f);
-        let ask = |f: &Arc<Fence>| {
-            let f = Arc::clone(f);
-            tokio::spawn(async move { f.pass(WAIT).await == Passed::Yes })
-        };
-        let (one, two) = (ask(&f), ask(&f));
+        let (one, two) = (pass(&f, WAIT), pass(&f, WAIT));
         assert_eq!(sent.recv().await.unwrap(), 1, "the first fence is 1");
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!one.is_finished() && !two.is_finished(), "passed unheard");
         assert!(sent.try_recv().is_err(), "a second fence for one batch");
         f.heard("1");
-        assert!(one.await.unwrap() && two.await.unwrap());
+        assert_eq!(
+            (one.await.unwrap(), two.await.unwrap()),
+            (Passed::Yes, Passed::Yes)
+        );
     }
 
     #[tokio::test]
     async fn a_later_request_waits_for_a_later_fence() {
         let f = Arc::new(Fence::default());
         let mut sent = sender(&f);
-        let first = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(WAIT).await == Passed::Yes }
-        });
+        let first = pass(&f, WAIT);
         assert_eq!(sent.recv().await.unwrap(), 1);
         // Fence 1 is on its way; a request now needs fence 2.
-        let second = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(WAIT).await == Passed::Yes }
-        });
+        let second = pass(&f, WAIT);
         assert_eq!(sent.recv().await.unwrap(), 2);
         f.heard("1");
-        assert!(first.await.unwrap());
+        assert_eq!(first.await.unwrap(), Passed::Yes);
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!second.is_finished(), "passed by an earlier fence");
         f.heard("2");
-        assert!(second.await.unwrap());
+        assert_eq!(second.await.unwrap(), Passed::Yes);
         // Garbage is ignored.
         f.heard("x");
     }
@@ -200,34 +199,26 @@ mod tests {
     async fn a_lost_connection_fails_the_fences_sent_and_later_ones_pass() {
         let f = Arc::new(Fence::default());
         let mut sent = sender(&f);
-        let before = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(WAIT).await == Passed::Yes }
-        });
+        let before = pass(&f, WAIT);
         assert_eq!(sent.recv().await.unwrap(), 1);
         f.lost();
-        assert!(!before.await.unwrap(), "a fence sent before a loss passed");
-        let lost = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(WAIT).await }
-        });
+        assert_ne!(
+            before.await.unwrap(),
+            Passed::Yes,
+            "a fence sent before a loss passed"
+        );
+        let lost = pass(&f, WAIT);
         assert_eq!(sent.recv().await.unwrap(), 2);
         f.lost();
         assert_eq!(lost.await.unwrap(), Passed::Lost);
         // The lost fence heard late changes nothing; a new one passes.
         f.heard("1");
-        let after = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(WAIT).await == Passed::Yes }
-        });
+        let after = pass(&f, WAIT);
         assert_eq!(sent.recv().await.unwrap(), 3);
         f.heard("3");
-        assert!(after.await.unwrap());
+        assert_eq!(after.await.unwrap(), Passed::Yes);
         // A fence that never comes back fails in time.
-        let silent = tokio::spawn({
-            let f = Arc::clone(&f);
-            async move { f.pass(Duration::from_millis(100)).await }
-        });
+        let silent = pass(&f, Duration::from_millis(100));
         assert_eq!(sent.recv().await.unwrap(), 4);
         assert_eq!(silent.await.unwrap(), Passed::TimedOut);
     }
