@@ -64,10 +64,15 @@ async fn move_and_mark(
 #[test]
 fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listener_is_lost() {
     common::on_postgres(|url| async move {
-        let (one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a, b, c, d] = common::logged_in(&*store, &two, "fence", 4).await[..] else {
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "fence", 4).await;
+        let [a, b, c, d] = bots[..] else {
             unreachable!()
         };
         let (game, [cards_a, cards_b]) = common::deal(&two, a, b).await;
@@ -129,12 +134,15 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
 #[test]
 fn a_lost_listener_has_the_sessions_checked_again() {
     common::on_postgres(|url| async move {
-        let (one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a] = common::logged_in(&*store, &two, "sessions", 1).await[..] else {
-            unreachable!()
-        };
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two: _two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "sessions", 1).await;
+        let [a] = bots[..] else { unreachable!() };
         let token: String = sqlx::query_scalar("SELECT token FROM hub_sessions WHERE bot = $1")
             .bind(a)
             .fetch_one(&pool)

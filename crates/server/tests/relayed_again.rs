@@ -14,8 +14,13 @@ mod common;
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use croupier_server::hub::{Hub, Refusal};
 use croupier_store::postgres::cluster::{instance_channel, Notice};
+use croupier_store::BotId;
 use sqlx::postgres::PgListener;
+use tokio::task::JoinHandle;
 
 /// No process has this id: the test itself plays the asking instance.
 const ASKER: i64 = 876_543_210;
@@ -43,24 +48,77 @@ async fn ask(
     seat: i64,
     line: &str,
 ) -> String {
+    notify(
+        pool,
+        &instance_channel(home),
+        &format!("q {ASKER} {id} {game} {seat} {line}"),
+    )
+    .await;
+    next(replies, "the home's answer").await
+}
+
+/// Sends `payload` on `channel`.
+async fn notify(pool: &sqlx::PgPool, channel: &str, payload: &str) {
     sqlx::query("SELECT pg_notify($1, $2)")
-        .bind(instance_channel(home))
-        .bind(format!("q {ASKER} {id} {game} {seat} {line}"))
+        .bind(channel)
+        .bind(payload)
         .execute(pool)
         .await
         .unwrap();
-    next(replies, "the home's answer").await
+}
+
+/// The test plays the home of game `game` of `bots`, as every instance is
+/// told: what is relayed to that home.
+async fn fake_home(url: &str, pool: &sqlx::PgPool, game: i64, bots: [BotId; 2]) -> PgListener {
+    let mut home = PgListener::connect(url).await.unwrap();
+    home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
+    common::announce(
+        pool,
+        &Notice::Dealt {
+            game,
+            home: FAKE_HOME,
+            bots: bots.to_vec(),
+        }
+        .payload(),
+    )
+    .await;
+    home
+}
+
+/// `bot` bids 4 at `hub`, in a task.
+fn bid_4(hub: &Arc<Hub>, bot: BotId) -> JoinHandle<Result<(), Refusal>> {
+    let hub = Arc::clone(hub);
+    tokio::spawn(async move { hub.bid(bot, 4).await })
+}
+
+/// Answers relayed request `request` ("q ORIGIN ID …") with `reply`, as its
+/// home would.
+async fn answer(pool: &sqlx::PgPool, request: &str, reply: &str) {
+    let f: Vec<&str> = request.split(' ').collect();
+    let channel = instance_channel(f[1].parse().unwrap());
+    notify(pool, &channel, &format!("r {} {reply}", f[2])).await;
+}
+
+/// What a bid in a task was told (at most 10 s).
+async fn told(bid: JoinHandle<Result<(), Refusal>>) -> Result<(), Refusal> {
+    tokio::time::timeout(Duration::from_secs(10), bid)
+        .await
+        .expect("the bid was not answered")
+        .unwrap()
 }
 
 #[test]
 fn a_move_asked_again_gets_its_first_answer() {
     common::on_postgres(|url| async move {
-        let (_one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a, b] = common::logged_in(&*store, &two, "again", 2).await[..] else {
-            unreachable!()
-        };
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one: _one,
+            two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "again", 2).await;
+        let [a, b] = bots[..] else { unreachable!() };
         let (game, _) = common::deal(&two, a, b).await;
         // The game's home and `a`'s seat, as every instance reads them.
         let (home, seat): (i64, i32) = {
@@ -107,31 +165,20 @@ fn a_move_asked_again_gets_its_first_answer() {
 #[test]
 fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
     common::on_postgres(|url| async move {
-        let (one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a, b] = common::logged_in(&*store, &two, "lost", 2).await[..] else {
-            unreachable!()
-        };
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "lost", 2).await;
+        let [a, b] = bots[..] else { unreachable!() };
         // The bots' game runs on `two`, but `one`'s cache places them in a
         // game whose home the test plays.
         let (game, _) = common::deal(&two, a, b).await;
-        let mut home = PgListener::connect(&url).await.unwrap();
-        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
-        common::announce(
-            &pool,
-            &Notice::Dealt {
-                game: game - 1_000,
-                home: FAKE_HOME,
-                bots: vec![a, b],
-            }
-            .payload(),
-        )
-        .await;
-        let bid = {
-            let one = std::sync::Arc::clone(&one);
-            tokio::spawn(async move { one.bid(a, 4).await })
-        };
+        let mut home = fake_home(&url, &pool, game - 1_000, [a, b]).await;
+        let bid = bid_4(&one, a);
         let first = next(&mut home, "the relayed bid").await;
         assert!(first.starts_with("q "), "{first}");
 
@@ -142,17 +189,9 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
         common::lose_listener(&pool, one.relay().unwrap().instance()).await;
         let again = next(&mut home, "the bid sent again").await;
         assert_eq!(again, first, "not the same request");
-        let f: Vec<&str> = first.split(' ').collect();
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(instance_channel(f[1].parse().unwrap()))
-            .bind(format!("r {} ok", f[2]))
-            .execute(&pool)
+        answer(&pool, &first, "ok").await;
+        told(bid)
             .await
-            .unwrap();
-        tokio::time::timeout(Duration::from_secs(10), bid)
-            .await
-            .expect("the bid was not answered")
-            .unwrap()
             .expect("the bid answered \"ok\" was refused");
     });
 }
@@ -160,50 +199,31 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
 #[test]
 fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer() {
     common::on_postgres(|url| async move {
-        let (one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a, b] = common::logged_in(&*store, &two, "left", 2).await[..] else {
-            unreachable!()
-        };
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two: _two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "left", 2).await;
+        let [a, b] = bots[..] else { unreachable!() };
         // `one` places the bots in a game at a home the test plays; the
         // tables seat them nowhere (the game ended, as a home that stored
         // the game its last move ended leaves it).
-        let mut home = PgListener::connect(&url).await.unwrap();
-        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
-        common::announce(
-            &pool,
-            &Notice::Dealt {
-                game: 9_999_999,
-                home: FAKE_HOME,
-                bots: vec![a, b],
-            }
-            .payload(),
-        )
-        .await;
-        let bid = {
-            let one = std::sync::Arc::clone(&one);
-            let line = croupier_dialects::skullwhist_rest::bid_line(4);
-            tokio::spawn(async move { (one.bid(a, 4).await, line) })
-        };
+        let mut home = fake_home(&url, &pool, 9_999_999, [a, b]).await;
+        let bid = bid_4(&one, a);
         // The first asking goes unanswered (its answer was lost); after
         // 3 s the rows seat the bot nowhere, and the home is asked once
         // more, with the same number.
         let first = next(&mut home, "the relayed bid").await;
         let again = next(&mut home, "the bid asked once more").await;
         assert_eq!(again, first, "not the same request");
-        let f: Vec<&str> = first.split(' ').collect();
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(instance_channel(f[1].parse().unwrap()))
-            .bind(format!("r {} ok", f[2]))
-            .execute(&pool)
-            .await
-            .unwrap();
-        let (answer, line) = tokio::time::timeout(Duration::from_secs(10), bid)
-            .await
-            .expect("the bid was not answered")
-            .unwrap();
+        let line = croupier_dialects::skullwhist_rest::bid_line(4);
         assert!(first.ends_with(&line), "{first}");
-        answer.expect("the move the home remembers as applied was refused");
+        answer(&pool, &first, "ok").await;
+        told(bid)
+            .await
+            .expect("the move the home remembers as applied was refused");
     });
 }

@@ -18,12 +18,15 @@ const GONE_HOME: i64 = 987_654_321;
 #[test]
 fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
     common::on_postgres(|url| async move {
-        let (one, store) = common::hub_on(&url).await;
-        let (two, _) = common::hub_on(&url).await;
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let [a, b] = common::logged_in(&*store, &two, "stale", 2).await[..] else {
-            unreachable!()
-        };
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two,
+            store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "stale", 2).await;
+        let [a, b] = bots[..] else { unreachable!() };
 
         // The bots play on `two`; `one` is told (late, as it may hear a
         // notice under load) of an older game of theirs at a home that

@@ -85,6 +85,32 @@ pub async fn logged_in(
     bots
 }
 
+/// Two instances on one PostgreSQL database, a pool on it, and bots
+/// logged in at `two`.
+pub struct TwoInstances {
+    pub one: std::sync::Arc<croupier_server::hub::Hub>,
+    pub two: std::sync::Arc<croupier_server::hub::Hub>,
+    pub store: std::sync::Arc<dyn croupier_store::Store>,
+    pub pool: sqlx::PgPool,
+    pub bots: Vec<croupier_store::BotId>,
+}
+
+/// Starts two instances on the database at `url` and logs `n` new bots
+/// (names from `prefix`) in at the second.
+pub async fn two_instances(url: &str, prefix: &str, n: usize) -> TwoInstances {
+    let (one, store) = hub_on(url).await;
+    let (two, _) = hub_on(url).await;
+    let pool = sqlx::PgPool::connect(url).await.unwrap();
+    let bots = logged_in(&*store, &two, prefix, n).await;
+    TwoInstances {
+        one,
+        two,
+        store,
+        pool,
+        bots,
+    }
+}
+
 /// Sends `payload` on the instances' shared channel, as a home would, and
 /// gives the instances a moment to hear it.
 pub async fn announce(pool: &sqlx::PgPool, payload: &str) {
