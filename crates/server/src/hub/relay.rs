@@ -249,12 +249,16 @@ impl Relay {
                         // are sent again only then).
                         tracing::warn!("the instances' channel: {e}");
                         r.notices_lost();
+                        // At once after a blip; once a second (one warning
+                        // each) while the database stays away.
+                        let mut pause = Duration::from_millis(100);
                         listener = loop {
-                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            tokio::time::sleep(pause).await;
                             match r.db.listen(&[&channels[0], &channels[1]]).await {
                                 Ok(l) => break l,
                                 Err(e) => tracing::warn!("cannot listen again: {e}"),
                             }
+                            pause = Duration::from_secs(1);
                         };
                         r.listening_again();
                     }
