@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use common::{cards_of, leader_wins, legal_cards, Api, Bot, TestServer};
 use serde_json::{json, Value};

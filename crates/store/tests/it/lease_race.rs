@@ -5,7 +5,7 @@
 //! the test says so and passes, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! PostgreSQL half says so and passes, except under CI=true, where it fails.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -9,7 +9,7 @@
 //! the tests say so and pass, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

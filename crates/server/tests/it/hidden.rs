@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use common::{cards_of, legal_cards, TestServer};
 use serde_json::{json, Value};

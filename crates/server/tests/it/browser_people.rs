@@ -10,7 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
 
-mod browser_support;
+use crate::browser_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

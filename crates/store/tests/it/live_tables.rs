@@ -7,7 +7,7 @@
 //! and pass, except under CI=true.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly by design
 
-mod common;
+use crate::common;
 
 use common::{config, TestServer};
 use reqwest::Method;

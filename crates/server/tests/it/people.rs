@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
