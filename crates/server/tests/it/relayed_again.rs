@@ -5,8 +5,10 @@
 //! handled anew; an instance whose listener loses its connection while
 //! a move waits for its answer sends the same request again at once; and
 //! a move left unanswered whose game left the tables asks its home once
-//! more before it says that the game ended. Without PostgreSQL's binaries
-//! the tests say so and pass.
+//! more before it says that the game ended; a re-login's abandon of the
+//! bot's game elsewhere, waiting when the listener is lost, is sent again
+//! with its number too. Without PostgreSQL's binaries the tests say so and
+//! pass.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -99,11 +101,11 @@ async fn answer(pool: &sqlx::PgPool, request: &str, reply: &str) {
     notify(pool, &channel, &format!("r {} {reply}", f[2])).await;
 }
 
-/// What a bid in a task was told (at most 10 s).
-async fn told(bid: JoinHandle<Result<(), Refusal>>) -> Result<(), Refusal> {
-    tokio::time::timeout(Duration::from_secs(10), bid)
+/// What a move or login in a task was told (at most 10 s).
+async fn told(task: JoinHandle<Result<(), Refusal>>) -> Result<(), Refusal> {
+    tokio::time::timeout(Duration::from_secs(10), task)
         .await
-        .expect("the bid was not answered")
+        .expect("not answered within 10 s")
         .unwrap()
 }
 
@@ -225,5 +227,62 @@ fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer
         told(bid)
             .await
             .expect("the move the home remembers as applied was refused");
+    });
+}
+
+#[test]
+fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
+    common::on_postgres(|url| async move {
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two: _two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "relogin", 2).await;
+        let [a, b] = bots[..] else { unreachable!() };
+        // The tables seat `a` in a game at a home the test plays (a
+        // registered process, so no heartbeat clears the seat).
+        let mut home = PgListener::connect(&url).await.unwrap();
+        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
+        sqlx::query(
+            "INSERT INTO ladder_processes (id, role, host, pid, started_ms, beat_ms, expires_ms) \
+             VALUES ($1, 'serve', 'the test', 0, 0, 0, 9000000000000)",
+        )
+        .bind(FAKE_HOME)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, home) \
+             VALUES ($1, 4242, 0, $2, '', '{}', $3)",
+        )
+        .bind(a)
+        .bind(b)
+        .bind(FAKE_HOME)
+        .execute(&pool)
+        .await
+        .unwrap();
+
+        // `a` logs in again at `one`: its game there is abandoned.
+        let login = {
+            let one = Arc::clone(&one);
+            tokio::spawn(async move { one.login(a, "relogin-again".into()).await })
+        };
+        let first = next(&mut home, "the relayed abandon").await;
+        assert!(
+            first.starts_with("q ") && first.ends_with(" 4242 0 abandon"),
+            "{first}"
+        );
+        // `one`'s listener loses its connection before the answer: the
+        // same request comes again. (Without that, the login would wait
+        // for the move timeout and 10 s: this home would hear nothing
+        // more.)
+        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        let again = next(&mut home, "the abandon sent again").await;
+        assert_eq!(again, first, "not the same request");
+        answer(&pool, &first, "ok").await;
+        told(login).await.expect("the login was refused");
     });
 }
