@@ -148,6 +148,12 @@ impl AfterBeat for Relay {
     }
 }
 
+/// The number of a relayed request: one per move, abandon or pull answer,
+/// however often it is sent ([`Relay::ask`]). Only [`Relay::request_id`]
+/// makes one, so two requests of an instance never share a number.
+#[derive(Debug)]
+pub struct RequestId(u64);
+
 /// One instance's side of the relay.
 pub struct Relay {
     db: Cluster,
@@ -533,8 +539,8 @@ impl Relay {
 
     /// A number for a request to relay with [`Relay::ask`]: asked again
     /// with the same number, the home answers as it did the first time.
-    pub fn request_id(&self) -> u64 {
-        self.next.fetch_add(1, Ordering::Relaxed)
+    pub fn request_id(&self) -> RequestId {
+        RequestId(self.next.fetch_add(1, Ordering::Relaxed))
     }
 
     /// Sends `line` for seat `seat` of game `game` to its home instance as
@@ -543,14 +549,14 @@ impl Relay {
     /// as it did the first time).
     pub async fn ask(
         &self,
-        id: u64,
+        id: &RequestId,
         home: i64,
         game: GameId,
         seat: usize,
         line: &str,
         wait: Duration,
     ) -> Option<String> {
-        let payload = format!("q {} {id} {game} {seat} {line}", self.instance);
+        let payload = format!("q {} {} {game} {seat} {line}", self.instance, id.0);
         self.send_to(id, home, payload, wait).await
     }
 
@@ -559,8 +565,8 @@ impl Relay {
     pub async fn ask_pull(&self, home: i64, answer: &PullAnswer, wait: Duration) -> Option<String> {
         let body = serde_json::to_string(answer).ok()?;
         let id = self.request_id();
-        let payload = format!("a {} {id} {body}", self.instance);
-        self.send_to(id, home, payload, wait).await
+        let payload = format!("a {} {} {body}", self.instance, id.0);
+        self.send_to(&id, home, payload, wait).await
     }
 
     /// Sends request `id` and waits for its answer, at most `wait`. If the
@@ -568,7 +574,14 @@ impl Relay {
     /// with it), the same request is sent again once it listens again
     /// ([`Relay::listening_again`] drops the waiting ends), and the home
     /// answers it as the first time (`hub::answered`).
-    async fn send_to(&self, id: u64, home: i64, payload: String, wait: Duration) -> Option<String> {
+    async fn send_to(
+        &self,
+        id: &RequestId,
+        home: i64,
+        payload: String,
+        wait: Duration,
+    ) -> Option<String> {
+        let id = id.0;
         let t = Instant::now();
         let until = t + wait;
         let reply = loop {

@@ -286,7 +286,7 @@ impl Hub {
             let id = relay.request_id();
             relay
                 .ask(
-                    id,
+                    &id,
                     row.home,
                     row.game,
                     row.seat as usize,
@@ -389,7 +389,11 @@ impl Hub {
         let id = relay.request_id();
         loop {
             let step = Duration::from_secs(3).min(until.saturating_duration_since(Instant::now()));
-            match relay.ask(id, home, game, seat, line, step).await.as_deref() {
+            match relay
+                .ask(&id, home, game, seat, line, step)
+                .await
+                .as_deref()
+            {
                 Some(r) => return Relayed::of(r),
                 None => {
                     // No answer yet: is the game still there?
@@ -404,7 +408,7 @@ impl Hub {
                             // The game left the tables: its home, if it
                             // still runs, remembers the answer (the move
                             // may be the one that ended the game).
-                            let last = relay.ask(id, home, game, seat, line, LAST_ASK).await;
+                            let last = relay.ask(&id, home, game, seat, line, LAST_ASK).await;
                             return match last.as_deref() {
                                 Some(r) if r != GONE => Relayed::of(r),
                                 _ => Relayed::Reply(Err(self.left_unanswered(game).await)),
