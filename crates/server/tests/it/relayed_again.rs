@@ -6,8 +6,9 @@
 //! a move waits for its answer sends the same request again at once; and
 //! a move left unanswered whose game left the tables asks its home once
 //! more before it says that the game ended; a re-login's abandon of the
-//! bot's game elsewhere, waiting when the listener is lost, is sent again
-//! with its number too. Without PostgreSQL's binaries the tests say so and
+//! bot's game elsewhere, and a pull bot's answer to a match another
+//! process plays, waiting when the listener is lost, are sent again with
+//! their numbers too. Without PostgreSQL's binaries the tests say so and
 //! pass.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -19,6 +20,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use croupier_server::hub::{Hub, Refusal};
+use croupier_server::mailbox::Mailboxes;
 use croupier_store::postgres::cluster::{instance_channel, Notice};
 use croupier_store::BotId;
 use sqlx::postgres::PgListener;
@@ -84,6 +86,22 @@ async fn fake_home(url: &str, pool: &sqlx::PgPool, game: i64, bots: [BotId; 2]) 
         .payload(),
     )
     .await;
+    home
+}
+
+/// The test plays a process registered as running (so no heartbeat or
+/// sweep clears what the tables place there): what is relayed to it.
+async fn registered_fake_home(url: &str, pool: &sqlx::PgPool) -> PgListener {
+    let mut home = PgListener::connect(url).await.unwrap();
+    home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
+    sqlx::query(
+        "INSERT INTO ladder_processes (id, role, host, pid, started_ms, beat_ms, expires_ms) \
+         VALUES ($1, 'serve', 'the test', 0, 0, 0, 9000000000000)",
+    )
+    .bind(FAKE_HOME)
+    .execute(pool)
+    .await
+    .unwrap();
     home
 }
 
@@ -242,18 +260,8 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
             bots,
         } = common::two_instances(&url, "relogin", 2).await;
         let [a, b] = bots[..] else { unreachable!() };
-        // The tables seat `a` in a game at a home the test plays (a
-        // registered process, so no heartbeat clears the seat).
-        let mut home = PgListener::connect(&url).await.unwrap();
-        home.listen(&instance_channel(FAKE_HOME)).await.unwrap();
-        sqlx::query(
-            "INSERT INTO ladder_processes (id, role, host, pid, started_ms, beat_ms, expires_ms) \
-             VALUES ($1, 'serve', 'the test', 0, 0, 0, 9000000000000)",
-        )
-        .bind(FAKE_HOME)
-        .execute(&pool)
-        .await
-        .unwrap();
+        // The tables seat `a` in a game at a home the test plays.
+        let mut home = registered_fake_home(&url, &pool).await;
         sqlx::query(
             "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, home) \
              VALUES ($1, 4242, 0, $2, '', '{}', $3)",
@@ -284,5 +292,55 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
         assert_eq!(again, first, "not the same request");
         answer(&pool, &first, "ok").await;
         told(login).await.expect("the login was refused");
+    });
+}
+
+#[test]
+fn a_pull_answer_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
+    common::on_postgres(|url| async move {
+        // Every instance lives until the test ends.
+        let common::TwoInstances {
+            one,
+            two: _two,
+            store: _store,
+            pool,
+            bots,
+        } = common::two_instances(&url, "pull", 1).await;
+        let [a] = bots[..] else { unreachable!() };
+        // `a`'s match "m1" runs at a process the test plays.
+        let mut home = registered_fake_home(&url, &pool).await;
+        sqlx::query("INSERT INTO pull_matches (bot, tag, home) VALUES ($1, 'm1', $2)")
+            .bind(a)
+            .bind(FAKE_HOME)
+            .execute(&pool)
+            .await
+            .unwrap();
+        let mailboxes = Arc::new(Mailboxes::default());
+        mailboxes.share(Arc::clone(one.relay().unwrap()));
+
+        // `a` answers decision 7 at `one`: the answer goes to the match's
+        // process.
+        let answered = {
+            let mailbox = mailboxes.get(a);
+            tokio::spawn(async move { mailbox.answer_anywhere("m1", 7, "C03").await })
+        };
+        let first = next(&mut home, "the relayed answer").await;
+        assert!(
+            first.starts_with("a ") && first.contains("\"m1\"") && first.contains("C03"),
+            "{first}"
+        );
+        // `one`'s listener loses its connection before the reply: the same
+        // request comes again. (Without that, the answer would wait for
+        // its reply until it gave up: this process would hear nothing
+        // more.)
+        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        let again = next(&mut home, "the answer sent again").await;
+        assert_eq!(again, first, "not the same request");
+        answer(&pool, &first, "ok").await;
+        tokio::time::timeout(Duration::from_secs(10), answered)
+            .await
+            .expect("the answer was not replied to within 10 s")
+            .unwrap()
+            .expect("an answer the match's process took was refused");
     });
 }
