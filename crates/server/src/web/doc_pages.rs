@@ -131,7 +131,7 @@ pub const DOCS: &[Doc] = &[
 
 /// The "Start here" page for bot authors: `docs/start-here.md`, with each
 /// `{{include PATH}}` line replaced by the example bot at PATH (the same
-/// files `crates/cli/tests/examples.rs` plays against a real server).
+/// files `crates/cli/tests/it/examples.rs` plays against a real server).
 const START: &str = include_str!("../../../../docs/start-here.md");
 
 /// The example bots the start page shows, by path.

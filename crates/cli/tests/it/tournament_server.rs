@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};

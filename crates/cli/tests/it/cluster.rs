@@ -7,7 +7,7 @@
 //! 30 s. Skipped with a notice without PostgreSQL or haproxy (a failure
 //! under CI).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

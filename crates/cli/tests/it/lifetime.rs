@@ -11,7 +11,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;

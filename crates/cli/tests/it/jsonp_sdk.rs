@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

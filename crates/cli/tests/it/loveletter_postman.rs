@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
