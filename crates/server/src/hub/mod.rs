@@ -20,6 +20,7 @@ mod game;
 mod matchmaking;
 pub mod relay;
 mod seat;
+mod session_cache;
 mod sessions;
 
 use std::collections::{HashMap, HashSet};

@@ -7,8 +7,9 @@
 //! Also here: what an instance does after each heartbeat of its one
 //! registration (`ladder::lease::Membership`, whose reaper closes a lost
 //! process's games): whether other instances run ([`Crowd`], in `crowd`), clearing the
-//! seats of games whose process is gone; the session cache; the wake-up of
-//! bots waiting for an opponent.
+//! seats of games whose process is gone; the session cache (kept in
+//! `session_cache`, emptied when notices may have been lost); the wake-up
+//! of bots waiting for an opponent.
 //!
 //! [`Relay::start`] is all a registered process running games needs: it
 //! serves the requests relayed to it with its [`Home`].
@@ -26,6 +27,8 @@ use tokio::time::Instant;
 use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
 use super::fence::{Fence, Passed};
+use super::session_cache::SessionCache;
+pub use super::session_cache::SESSION_RECHECK;
 use crate::ladder::lease::{AfterBeat, Membership};
 use croupier_store::postgres::cluster::{instance_channel, Cluster, Heard, SHARED_CHANNEL};
 use croupier_store::{BotId, GameId};
@@ -163,7 +166,7 @@ pub struct Relay {
     /// The requests relayed here lately, with their answers.
     answered: Arc<Answered>,
     matched: Mutex<HashMap<BotId, Arc<Notify>>>,
-    sessions: Mutex<SessionCache>,
+    sessions: SessionCache,
     pulled: Mutex<HashMap<BotId, Arc<Notify>>>,
     pull_home: std::sync::OnceLock<Arc<dyn PullHome>>,
     crowd: Arc<Crowd>,
@@ -176,23 +179,6 @@ pub struct Relay {
     lease: Duration,
     member: Arc<Membership>,
 }
-
-/// Sessions this instance checked in the database lately: a request whose
-/// token was found live less than [`SESSION_RECHECK`] ago is not checked
-/// again. A login anywhere drops the bot's cached token in every instance
-/// (`NOTIFY` "s BOT" on the shared channel, sent by the login's
-/// transaction); a lost notification is made good by the recheck.
-#[derive(Default)]
-struct SessionCache {
-    /// token → (bot, when the database said it was live).
-    by_token: HashMap<String, (BotId, Instant)>,
-    /// bot → its cached token.
-    by_bot: HashMap<BotId, String>,
-}
-
-/// How long a session found live is trusted without asking the database
-/// again (at most: never longer than a quarter of the idle time).
-pub const SESSION_RECHECK: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for Relay {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -227,7 +213,7 @@ impl Relay {
             pending: Mutex::new(HashMap::new()),
             answered: Arc::new(Answered::new(answered::KEEP, answered::CAP)),
             matched: Mutex::new(HashMap::new()),
-            sessions: Mutex::new(SessionCache::default()),
+            sessions: SessionCache::default(),
             pulled: Mutex::new(HashMap::new()),
             pull_home: std::sync::OnceLock::new(),
             crowd: Arc::new(Crowd::new(member.config().beat)),
@@ -330,7 +316,7 @@ impl Relay {
     fn notices_lost(&self) {
         self.home.lost();
         self.fence.lost();
-        *lock(&self.sessions) = SessionCache::default();
+        self.sessions.clear();
     }
 
     /// The listener listens again after losing its connection: what was
@@ -381,7 +367,7 @@ impl Relay {
                 tracing::warn!("instance {}: the other instances: {e}", self.instance);
             }
         }
-        self.prune_sessions(SESSION_RECHECK * 4);
+        self.sessions.prune(SESSION_RECHECK * 4);
         let now = croupier_arena::runner::now_rfc3339();
         match self.db.clear_orphans(STOPPED_REASON, &now).await {
             Ok(games) if !games.is_empty() => {
@@ -402,7 +388,7 @@ impl Relay {
         match kind {
             "s" => {
                 if let Ok(bot) = rest.parse::<BotId>() {
-                    self.forget_session(bot);
+                    self.sessions.forget(bot);
                 }
             }
             // Another instance starts: its requests may read our views.
@@ -614,47 +600,9 @@ impl Relay {
         Arc::clone(lock(&self.pulled).entry(bot).or_default())
     }
 
-    /// The bot of `token` if the database said it was live less than
-    /// `recheck` ago.
-    pub(super) fn cached_session(&self, token: &str, recheck: Duration) -> Option<BotId> {
-        let cache = lock(&self.sessions);
-        let (bot, at) = cache.by_token.get(token)?;
-        (at.elapsed() < recheck).then_some(*bot)
-    }
-
-    /// Remembers that the database said `token` is `bot`'s live session.
-    pub(super) fn cache_session(&self, token: &str, bot: BotId) {
-        let mut cache = lock(&self.sessions);
-        if let Some(old) = cache.by_bot.insert(bot, token.to_string()) {
-            if old != token {
-                cache.by_token.remove(&old);
-            }
-        }
-        cache
-            .by_token
-            .insert(token.to_string(), (bot, Instant::now()));
-    }
-
-    /// Drops `bot`'s cached session (it logged in again somewhere).
-    pub(super) fn forget_session(&self, bot: BotId) {
-        let mut cache = lock(&self.sessions);
-        if let Some(token) = cache.by_bot.remove(&bot) {
-            cache.by_token.remove(&token);
-        }
-    }
-
-    /// Drops the cached sessions not checked for `older` (they would be
-    /// checked again anyway); keeps the cache as small as the active bots.
-    pub(super) fn prune_sessions(&self, older: Duration) {
-        let mut cache = lock(&self.sessions);
-        let SessionCache { by_token, by_bot } = &mut *cache;
-        by_token.retain(|_, (bot, at)| {
-            let keep = at.elapsed() < older;
-            if !keep {
-                by_bot.remove(bot);
-            }
-            keep
-        });
+    /// The sessions this instance checked in the database lately.
+    pub(super) fn sessions(&self) -> &SessionCache {
+        &self.sessions
     }
 
     /// Tells the instances that `bot` was dealt a game.

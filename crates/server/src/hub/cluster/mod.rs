@@ -246,14 +246,14 @@ impl Hub {
         // Checked in the database once per `SESSION_RECHECK` per instance,
         // not per request.
         let recheck = SESSION_RECHECK.min(self.config.session_idle / 4);
-        if let Some(bot) = relay.cached_session(token, recheck) {
+        if let Some(bot) = relay.sessions().get(token, recheck) {
             return Ok(bot);
         }
         let idle = self.config.session_idle.as_secs_f64();
         let touch = TOUCH_SECS.min(recheck.as_secs_f64());
         match relay.db().session(token, idle, touch).await {
             Ok(SessionCheck::Live(bot)) => {
-                relay.cache_session(token, bot);
+                relay.sessions().put(token, bot);
                 Ok(bot)
             }
             Ok(SessionCheck::Expired) => refuse("session expired: log in again"),
@@ -275,7 +275,7 @@ impl Hub {
             .start_session(bot, token)
             .await
             .map_err(internal)?;
-        relay.forget_session(bot);
+        relay.sessions().forget(bot);
         // A game of this instance is forfeited here: one dealt while the
         // instance was alone has no seats in the tables.
         if let Some(game) = self.current_game(bot) {
