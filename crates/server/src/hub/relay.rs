@@ -311,12 +311,14 @@ impl Relay {
     }
 
     /// Notifications may have been lost: the home forgets what it learnt
-    /// from them, the fences under way fail, and the sessions are checked
-    /// in the database again (a login elsewhere may not have been heard).
+    /// from them, the sessions are checked in the database again (a login
+    /// elsewhere may not have been heard), and the fences under way fail
+    /// (last: whoever learns of the loss from a fence finds every cache
+    /// emptied).
     fn notices_lost(&self) {
         self.home.lost();
-        self.fence.lost();
         self.sessions.clear();
+        self.fence.lost();
     }
 
     /// The listener listens again after losing its connection: what was

@@ -124,7 +124,7 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
 
         // The other instance's listener loses its connection: it listens
         // again, but what it heard before is not trusted any more.
-        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        common::lose_listener(&pool, one.relay().unwrap()).await;
         let mut read_rows = 0;
         for _ in 0..4 {
             if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {
@@ -171,7 +171,7 @@ fn a_lost_listener_has_the_sessions_checked_again() {
             "the session was not cached"
         );
         // ...until its listener loses its connection.
-        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        common::lose_listener(&pool, one.relay().unwrap()).await;
         let refused = one
             .session(&token)
             .await

@@ -206,7 +206,7 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
         // same request comes again, to the same home. (Without that, the
         // bid would wait 3 s, read the seat row and go to the game on
         // `two`: this home would hear nothing more.)
-        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        common::lose_listener(&pool, one.relay().unwrap()).await;
         let again = next(&mut home, "the bid sent again").await;
         assert_eq!(again, first, "not the same request");
         answer(&pool, &first, "ok").await;
@@ -287,7 +287,7 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
         // same request comes again. (Without that, the login would wait
         // for the move timeout and 10 s: this home would hear nothing
         // more.)
-        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        common::lose_listener(&pool, one.relay().unwrap()).await;
         let again = next(&mut home, "the abandon sent again").await;
         assert_eq!(again, first, "not the same request");
         answer(&pool, &first, "ok").await;
@@ -333,7 +333,7 @@ fn a_pull_answer_waiting_when_the_listener_is_lost_is_sent_again_with_its_number
         // request comes again. (Without that, the answer would wait for
         // its reply until it gave up: this process would hear nothing
         // more.)
-        common::lose_listener(&pool, one.relay().unwrap().instance()).await;
+        common::lose_listener(&pool, one.relay().unwrap()).await;
         let again = next(&mut home, "the answer sent again").await;
         assert_eq!(again, first, "not the same request");
         answer(&pool, &first, "ok").await;

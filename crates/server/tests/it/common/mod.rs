@@ -123,10 +123,10 @@ pub async fn announce(pool: &sqlx::PgPool, payload: &str) {
     tokio::time::sleep(Duration::from_millis(300)).await;
 }
 
-/// Ends the connection of `instance`'s listener (`pg_terminate_backend`)
-/// and waits until it listens again.
-pub async fn lose_listener(pool: &sqlx::PgPool, instance: i64) {
-    let channel = croupier_store::postgres::cluster::instance_channel(instance);
+/// Ends the connection of `relay`'s listener (`pg_terminate_backend`) and
+/// waits until it listens again and the relay has handled the loss.
+pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_server::hub::relay::Relay) {
+    let channel = croupier_store::postgres::cluster::instance_channel(relay.instance());
     let pattern = format!("%\"{channel}\"%");
     let listeners = || async {
         sqlx::query_scalar::<_, i32>(
@@ -155,6 +155,10 @@ pub async fn lose_listener(pool: &sqlx::PgPool, instance: i64) {
     })
     .await
     .expect("the listener did not listen again");
+    // The new connection listens before the relay's task is told of the
+    // loss (and empties its caches). That task hears a fence sent now only
+    // after it handled the loss: the fence passes, or fails by the loss.
+    relay.fence(Duration::from_secs(10)).await;
 }
 
 /// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
