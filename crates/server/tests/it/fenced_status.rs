@@ -70,18 +70,19 @@ async fn move_and_mark(
 #[test]
 fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listener_is_lost() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "fence", 4).await;
         let common::TwoInstances {
             one,
             two,
-            store: _store,
             pool,
             bots,
-        } = common::two_instances(&url, "fence", 4).await;
+            ..
+        } = &t;
         let [a, b, c, d] = bots[..] else {
             unreachable!()
         };
-        let (game, [cards_a, cards_b]) = common::deal(&two, a, b).await;
+        let (game, [cards_a, cards_b]) = common::deal(two, a, b).await;
         let mut hands = HashMap::from([(a, cards_a), (b, cards_b)]);
         two.bid(a, 3).await.unwrap();
         two.bid(b, 3).await.unwrap();
@@ -90,7 +91,7 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
         // (the rows say the marker).
         let mut checked = 0;
         for _ in 0..6 {
-            if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {
+            if let Some(next) = move_and_mark(two, pool, game, &mut hands).await {
                 tokio::time::sleep(PAST_PASSIVE).await;
                 let there = one.status(next).await;
                 assert_ne!(&*there, MARKER, "the status was read from the rows");
@@ -103,18 +104,18 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
         // A views notice that does not parse (say, of a newer instance's
         // form) for a game kept here: the game is forgotten, so its
         // statuses are read from the rows.
-        let (other_game, [cards_c, cards_d]) = common::deal(&two, c, d).await;
+        let (other_game, [cards_c, cards_d]) = common::deal(two, c, d).await;
         let mut other_hands = HashMap::from([(c, cards_c), (d, cards_d)]);
         two.bid(c, 3).await.unwrap();
         two.bid(d, 3).await.unwrap();
         let next = loop {
-            if let Some(next) = move_and_mark(&two, &pool, other_game, &mut other_hands).await {
+            if let Some(next) = move_and_mark(two, pool, other_game, &mut other_hands).await {
                 break next;
             }
         };
         tokio::time::sleep(PAST_PASSIVE).await;
         assert_ne!(&*one.status(next).await, MARKER, "not from the cache");
-        common::announce(&pool, &format!("v {other_game} 999999 [not json")).await;
+        common::announce(pool, &format!("v {other_game} 999999 [not json")).await;
         tokio::time::sleep(PAST_PASSIVE).await;
         assert_eq!(
             &*one.status(next).await,
@@ -124,10 +125,10 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
 
         // The other instance's listener loses its connection: it listens
         // again, but what it heard before is not trusted any more.
-        common::lose_listener(&pool, one.relay().unwrap()).await;
+        common::lose_listener(pool, one.relay().unwrap()).await;
         let mut read_rows = 0;
         for _ in 0..4 {
-            if let Some(next) = move_and_mark(&two, &pool, game, &mut hands).await {
+            if let Some(next) = move_and_mark(two, pool, game, &mut hands).await {
                 assert_eq!(
                     &*one.status(next).await,
                     MARKER,
@@ -143,18 +144,15 @@ fn a_status_elsewhere_is_answered_from_the_cache_after_a_fence_until_the_listene
 #[test]
 fn a_lost_listener_has_the_sessions_checked_again() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "sessions", 1).await;
         let common::TwoInstances {
-            one,
-            two: _two,
-            store: _store,
-            pool,
-            bots,
-        } = common::two_instances(&url, "sessions", 1).await;
+            one, pool, bots, ..
+        } = &t;
         let [a] = bots[..] else { unreachable!() };
         let token: String = sqlx::query_scalar("SELECT token FROM hub_sessions WHERE bot = $1")
             .bind(a)
-            .fetch_one(&pool)
+            .fetch_one(pool)
             .await
             .unwrap();
         assert_eq!(one.session(&token).await.unwrap(), a);
@@ -162,7 +160,7 @@ fn a_lost_listener_has_the_sessions_checked_again() {
         // `one` still trusts its cache (for up to 5 s)...
         sqlx::query("DELETE FROM hub_sessions WHERE bot = $1")
             .bind(a)
-            .execute(&pool)
+            .execute(pool)
             .await
             .unwrap();
         assert_eq!(
@@ -171,7 +169,7 @@ fn a_lost_listener_has_the_sessions_checked_again() {
             "the session was not cached"
         );
         // ...until its listener loses its connection.
-        common::lose_listener(&pool, one.relay().unwrap()).await;
+        common::lose_listener(pool, one.relay().unwrap()).await;
         let refused = one
             .session(&token)
             .await

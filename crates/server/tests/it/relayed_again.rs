@@ -119,8 +119,18 @@ async fn answer(pool: &sqlx::PgPool, request: &str, reply: &str) {
     notify(pool, &channel, &format!("r {} {reply}", f[2])).await;
 }
 
-/// What a move or login in a task was told (at most 10 s).
-async fn told(task: JoinHandle<Result<(), Refusal>>) -> Result<(), Refusal> {
+/// `hub`'s listener loses its connection while `first`, a request the
+/// test's `home` heard, waits for its answer: the same request must come
+/// again, and the test answers it "ok".
+async fn lost_and_sent_again(pool: &sqlx::PgPool, hub: &Hub, home: &mut PgListener, first: &str) {
+    common::lose_listener(pool, hub.relay().unwrap()).await;
+    let again = next(home, "the request sent again").await;
+    assert_eq!(again, first, "not the same request");
+    answer(pool, first, "ok").await;
+}
+
+/// What a move, login or answer in a task was told (at most 10 s).
+async fn told<T>(task: JoinHandle<T>) -> T {
     tokio::time::timeout(Duration::from_secs(10), task)
         .await
         .expect("not answered within 10 s")
@@ -130,23 +140,20 @@ async fn told(task: JoinHandle<Result<(), Refusal>>) -> Result<(), Refusal> {
 #[test]
 fn a_move_asked_again_gets_its_first_answer() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "again", 2).await;
         let common::TwoInstances {
-            one: _one,
-            two,
-            store: _store,
-            pool,
-            bots,
-        } = common::two_instances(&url, "again", 2).await;
+            two, pool, bots, ..
+        } = &t;
         let [a, b] = bots[..] else { unreachable!() };
-        let (game, _) = common::deal(&two, a, b).await;
+        let (game, _) = common::deal(two, a, b).await;
         // The game's home and `a`'s seat, as every instance reads them.
         let (home, seat): (i64, i32) = {
             let mut found = None;
             for _ in 0..200 {
                 found = sqlx::query_as("SELECT home, seat FROM hub_seats WHERE bot = $1")
                     .bind(a)
-                    .fetch_optional(&pool)
+                    .fetch_optional(pool)
                     .await
                     .unwrap();
                 if found.is_some() {
@@ -161,16 +168,16 @@ fn a_move_asked_again_gets_its_first_answer() {
         let bid = croupier_dialects::skullwhist_rest::bid_line(4);
         let seat = i64::from(seat);
 
-        let first = ask(&pool, &mut replies, home, 1, game, seat, &bid).await;
+        let first = ask(pool, &mut replies, home, 1, game, seat, &bid).await;
         assert_eq!(first, "r 1 ok", "the first bid");
         // Asked again (the asker did not hear "ok"): the same answer, not
         // a refusal of a second bid.
-        let again = ask(&pool, &mut replies, home, 1, game, seat, &bid).await;
+        let again = ask(pool, &mut replies, home, 1, game, seat, &bid).await;
         assert_eq!(again, "r 1 ok", "the bid asked again");
         // A new request with the same line is a second bid, and refused:
         // what the bid asked again would have been told without the
         // home's memory.
-        let second = ask(&pool, &mut replies, home, 2, game, seat, &bid).await;
+        let second = ask(pool, &mut replies, home, 2, game, seat, &bid).await;
         assert!(
             second.starts_with("r 2 refused "),
             "a second bid was not refused: {second}"
@@ -185,20 +192,21 @@ fn a_move_asked_again_gets_its_first_answer() {
 #[test]
 fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "lost", 2).await;
         let common::TwoInstances {
             one,
             two,
-            store: _store,
             pool,
             bots,
-        } = common::two_instances(&url, "lost", 2).await;
+            ..
+        } = &t;
         let [a, b] = bots[..] else { unreachable!() };
         // The bots' game runs on `two`, but `one`'s cache places them in a
         // game whose home the test plays.
-        let (game, _) = common::deal(&two, a, b).await;
-        let mut home = fake_home(&url, &pool, game - 1_000, [a, b]).await;
-        let bid = bid_4(&one, a);
+        let (game, _) = common::deal(two, a, b).await;
+        let mut home = fake_home(&url, pool, game - 1_000, [a, b]).await;
+        let bid = bid_4(one, a);
         let first = next(&mut home, "the relayed bid").await;
         assert!(first.starts_with("q "), "{first}");
 
@@ -206,10 +214,7 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
         // same request comes again, to the same home. (Without that, the
         // bid would wait 3 s, read the seat row and go to the game on
         // `two`: this home would hear nothing more.)
-        common::lose_listener(&pool, one.relay().unwrap()).await;
-        let again = next(&mut home, "the bid sent again").await;
-        assert_eq!(again, first, "not the same request");
-        answer(&pool, &first, "ok").await;
+        lost_and_sent_again(pool, one, &mut home, &first).await;
         told(bid)
             .await
             .expect("the bid answered \"ok\" was refused");
@@ -219,20 +224,17 @@ fn a_move_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
 #[test]
 fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "left", 2).await;
         let common::TwoInstances {
-            one,
-            two: _two,
-            store: _store,
-            pool,
-            bots,
-        } = common::two_instances(&url, "left", 2).await;
+            one, pool, bots, ..
+        } = &t;
         let [a, b] = bots[..] else { unreachable!() };
         // `one` places the bots in a game at a home the test plays; the
         // tables seat them nowhere (the game ended, as a home that stored
         // the game its last move ended leaves it).
-        let mut home = fake_home(&url, &pool, 9_999_999, [a, b]).await;
-        let bid = bid_4(&one, a);
+        let mut home = fake_home(&url, pool, 9_999_999, [a, b]).await;
+        let bid = bid_4(one, a);
         // The first asking goes unanswered (its answer was lost); after
         // 3 s the rows seat the bot nowhere, and the home is asked once
         // more, with the same number.
@@ -241,7 +243,7 @@ fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer
         assert_eq!(again, first, "not the same request");
         let line = croupier_dialects::skullwhist_rest::bid_line(4);
         assert!(first.ends_with(&line), "{first}");
-        answer(&pool, &first, "ok").await;
+        answer(pool, &first, "ok").await;
         told(bid)
             .await
             .expect("the move the home remembers as applied was refused");
@@ -251,17 +253,14 @@ fn a_move_whose_game_left_the_tables_unanswered_gets_its_homes_remembered_answer
 #[test]
 fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "relogin", 2).await;
         let common::TwoInstances {
-            one,
-            two: _two,
-            store: _store,
-            pool,
-            bots,
-        } = common::two_instances(&url, "relogin", 2).await;
+            one, pool, bots, ..
+        } = &t;
         let [a, b] = bots[..] else { unreachable!() };
         // The tables seat `a` in a game at a home the test plays.
-        let mut home = registered_fake_home(&url, &pool).await;
+        let mut home = registered_fake_home(&url, pool).await;
         sqlx::query(
             "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, home) \
              VALUES ($1, 4242, 0, $2, '', '{}', $3)",
@@ -269,13 +268,13 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
         .bind(a)
         .bind(b)
         .bind(FAKE_HOME)
-        .execute(&pool)
+        .execute(pool)
         .await
         .unwrap();
 
         // `a` logs in again at `one`: its game there is abandoned.
         let login = {
-            let one = Arc::clone(&one);
+            let one = Arc::clone(one);
             tokio::spawn(async move { one.login(a, "relogin-again".into()).await })
         };
         let first = next(&mut home, "the relayed abandon").await;
@@ -287,10 +286,7 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
         // same request comes again. (Without that, the login would wait
         // for the move timeout and 10 s: this home would hear nothing
         // more.)
-        common::lose_listener(&pool, one.relay().unwrap()).await;
-        let again = next(&mut home, "the abandon sent again").await;
-        assert_eq!(again, first, "not the same request");
-        answer(&pool, &first, "ok").await;
+        lost_and_sent_again(pool, one, &mut home, &first).await;
         told(login).await.expect("the login was refused");
     });
 }
@@ -298,21 +294,18 @@ fn a_relogins_abandon_waiting_when_the_listener_is_lost_is_sent_again_with_its_n
 #[test]
 fn a_pull_answer_waiting_when_the_listener_is_lost_is_sent_again_with_its_number() {
     common::on_postgres(|url| async move {
-        // Every instance lives until the test ends.
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "pull", 1).await;
         let common::TwoInstances {
-            one,
-            two: _two,
-            store: _store,
-            pool,
-            bots,
-        } = common::two_instances(&url, "pull", 1).await;
+            one, pool, bots, ..
+        } = &t;
         let [a] = bots[..] else { unreachable!() };
         // `a`'s match "m1" runs at a process the test plays.
-        let mut home = registered_fake_home(&url, &pool).await;
+        let mut home = registered_fake_home(&url, pool).await;
         sqlx::query("INSERT INTO pull_matches (bot, tag, home) VALUES ($1, 'm1', $2)")
             .bind(a)
             .bind(FAKE_HOME)
-            .execute(&pool)
+            .execute(pool)
             .await
             .unwrap();
         let mailboxes = Arc::new(Mailboxes::default());
@@ -333,14 +326,9 @@ fn a_pull_answer_waiting_when_the_listener_is_lost_is_sent_again_with_its_number
         // request comes again. (Without that, the answer would wait for
         // its reply until it gave up: this process would hear nothing
         // more.)
-        common::lose_listener(&pool, one.relay().unwrap()).await;
-        let again = next(&mut home, "the answer sent again").await;
-        assert_eq!(again, first, "not the same request");
-        answer(&pool, &first, "ok").await;
-        tokio::time::timeout(Duration::from_secs(10), answered)
+        lost_and_sent_again(pool, one, &mut home, &first).await;
+        told(answered)
             .await
-            .expect("the answer was not replied to within 10 s")
-            .unwrap()
             .expect("an answer the match's process took was refused");
     });
 }
