@@ -113,6 +113,11 @@ pub struct BenchArgs {
     /// then B A) for `--rounds` rounds; prints every run and the medians.
     #[arg(long, value_name = "FILE")]
     versus: Option<std::path::PathBuf>,
+    /// `bench server`: cut the measured time into N slices, each followed
+    /// by a slice of the bare endpoint while the bots pause between games,
+    /// so that the server and the bare endpoint see the machine alike.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    alternations: usize,
     /// Rounds of `--versus` (each runs both builds).
     /// (Default 2.)
     #[arg(long, value_name = "N")]
@@ -134,6 +139,9 @@ pub struct BenchArgs {
     /// Moves the person makes in each run (`bench spectators`; 2 to 24).
     #[arg(long, default_value_t = 24)]
     moves: usize,
+    /// Where `bench bare-endpoint` listens (started by `bench server`).
+    #[arg(long, hide = true, value_name = "ADDR")]
+    listen: Option<std::net::SocketAddr>,
     /// Milliseconds between the person's moves (`bench spectators`).
     #[arg(long, default_value_t = 100)]
     move_ms: u64,
@@ -204,9 +212,22 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     }
     match args.what.as_str() {
         "rules" => {}
+        // Started by `bench server` (see `bench_bare`), not by hand.
+        "bare-endpoint" => {
+            let listen = args.listen.ok_or_else(|| {
+                CliError::Usage("bench bare-endpoint needs --listen ADDR".into())
+            })?;
+            crate::bench_bare::serve_child(listen).map_err(CliError::Failed)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         "server" => {
             if !(2..=5000).contains(&args.bots) {
                 return Err(CliError::Usage("--bots must be between 2 and 5000".into()));
+            }
+            if !(1..=50).contains(&args.alternations) {
+                return Err(CliError::Usage(
+                    "--alternations must be between 1 and 50".into(),
+                ));
             }
             let server = match args.server_bin {
                 Some(bin) if bin.is_file() => bin,
@@ -243,6 +264,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     split_cores: args.split_cores,
                     database: args.database,
                     exe: crate::play::current_exe()?,
+                    alternations: args.alternations,
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
@@ -284,6 +306,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 server,
                 database: args.database,
                 split_cores: args.split_cores,
+                exe: crate::play::current_exe()?,
+                alternations: args.alternations,
             })?;
             return Ok(ExitCode::SUCCESS);
         }

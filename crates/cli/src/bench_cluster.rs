@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ use anyhow::{anyhow, Context};
 use serde_json::{json, Value};
 
 use crate::bench_proc::{cpu_seconds, free_port, wait_up};
-use crate::bench_rest_bots::spawn_bots;
+use crate::bench_rest_bots::{spawn_bots, Control};
 use crate::bench_server_stats::{round, Endpoint, Stats};
 use croupier_store::waits::Summary;
 use std::collections::BTreeMap;
@@ -154,15 +154,15 @@ async fn measure(
 ) -> anyhow::Result<Row> {
     wait_up(base).await?;
     let stats = Arc::new(Stats::default());
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut tasks = spawn_bots(options.bots, base, 'c', &stats, &stop)?;
+    let control = Arc::new(Control::default());
+    let mut tasks = spawn_bots(options.bots, base, 'c', &stats, &control)?;
     let bots = options.bots as u64;
     let warm = Instant::now();
     let limit = Duration::from_secs(60 + bots / 2);
     let mut at_login = None;
     while warm.elapsed() < limit {
         if let Some(Ok(Err(e))) = tasks.try_join_next() {
-            stop.store(true, Ordering::Relaxed);
+            control.stop();
             return Err(e.context(format!("{setup}: a bot failed during the warm-up")));
         }
         let ends = stats.game_ends.load(Ordering::Relaxed);
@@ -203,7 +203,7 @@ async fn measure(
     let s1 = statements_so_far(pg).await;
     let waits = crate::bench_waits::merge(crate::bench_waits::take(ports, pids).await);
     let cpu_cores = (cpu() - cpu0) / secs;
-    stop.store(true, Ordering::Relaxed);
+    control.stop();
     let mut errors = 0;
     // Bots finish their game; a few seconds at most.
     let end = Instant::now() + Duration::from_secs(20);

@@ -4,14 +4,14 @@
 //! `bench server --instances`).
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::bench_server_stats::{Endpoint, Stats};
 
@@ -67,6 +67,78 @@ impl Bot {
     }
 }
 
+/// Stops the bots, or pauses them between games (`bench server` measures
+/// the bare endpoint while the bots are paused).
+#[derive(Default)]
+pub(crate) struct Control {
+    stop: AtomicBool,
+    paused: AtomicBool,
+    /// Bots between asking for a game and seeing it end.
+    playing: AtomicUsize,
+    changed: Notify,
+}
+
+impl Control {
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The bots end: each after its current call.
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.changed.notify_waiters();
+    }
+
+    /// No bot starts another game until [`Control::resume`]; waits up to
+    /// `limit` until at most one bot is still in a game (or asking for one:
+    /// a bot left without an opponent waits out the server's long poll),
+    /// and says whether that happened.
+    pub(crate) async fn pause(&self, limit: Duration) -> bool {
+        self.paused.store(true, Ordering::Relaxed);
+        let t = Instant::now();
+        while self.playing.load(Ordering::Relaxed) > 1 {
+            if t.elapsed() >= limit {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        true
+    }
+
+    pub(crate) fn resume(&self) {
+        self.paused.store(false, Ordering::Relaxed);
+        self.changed.notify_waiters();
+    }
+
+    /// Waits while paused (not once stopped).
+    async fn wait_while_paused(&self) {
+        loop {
+            // Registered before the check, so a resume in between is seen.
+            let changed = self.changed.notified();
+            if !self.paused.load(Ordering::Relaxed) || self.stopped() {
+                return;
+            }
+            changed.await;
+        }
+    }
+}
+
+/// Counts a bot as playing while it lives.
+struct Playing<'a>(&'a Control);
+
+impl<'a> Playing<'a> {
+    fn new(control: &'a Control) -> Self {
+        control.playing.fetch_add(1, Ordering::Relaxed);
+        Playing(control)
+    }
+}
+
+impl Drop for Playing<'_> {
+    fn drop(&mut self) {
+        self.0.playing.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 fn ok(v: &Value) -> anyhow::Result<&Value> {
     match v["result"].as_str() {
         Some("success") => Ok(v),
@@ -74,12 +146,12 @@ fn ok(v: &Value) -> anyhow::Result<&Value> {
     }
 }
 
-/// One REST bot: plays random legal cards until `stop`; fetches every
-/// fifth finished game with old-game.
+/// One REST bot: plays random legal cards until stopped, pausing between
+/// games when told; fetches every fifth finished game with old-game.
 pub(crate) async fn play(
     bot: Bot,
     name: String,
-    stop: Arc<AtomicBool>,
+    control: Arc<Control>,
     gate: Arc<Semaphore>,
 ) -> anyhow::Result<()> {
     let stats = Arc::clone(&bot.stats);
@@ -92,7 +164,12 @@ pub(crate) async fn play(
         .to_string();
     stats.logged_in.fetch_add(1, Ordering::Relaxed);
     let mut finished = 0u64;
-    while !stop.load(Ordering::Relaxed) {
+    while !control.stopped() {
+        control.wait_while_paused().await;
+        if control.stopped() {
+            break;
+        }
+        let _playing = Playing::new(&control);
         let g = bot
             .call(Endpoint::NewGame, json!({"session": session}))
             .await?;
@@ -150,7 +227,7 @@ pub(crate) async fn play(
                 stats.refused_plays.fetch_add(1, Ordering::Relaxed);
             }
         }
-        if ended && finished.is_multiple_of(5) && !stop.load(Ordering::Relaxed) {
+        if ended && finished.is_multiple_of(5) && !control.stopped() {
             let r = bot
                 .call(Endpoint::OldGame, json!({"session": session, "game": game}))
                 .await?;
@@ -177,7 +254,7 @@ pub(crate) fn client(i: usize) -> anyhow::Result<reqwest::Client> {
         .build()?)
 }
 
-/// Starts `bots` REST bots playing on `base` until `stop` (names
+/// Starts `bots` REST bots playing on `base` as `control` says (names
 /// `PREFIX<run>-<i>`, a fresh run id each time), counting into `stats`;
 /// at most [`AUTH_IN_FLIGHT`] of them register or log in at once.
 pub(crate) fn spawn_bots(
@@ -185,7 +262,7 @@ pub(crate) fn spawn_bots(
     base: &str,
     prefix: char,
     stats: &Arc<Stats>,
-    stop: &Arc<AtomicBool>,
+    control: &Arc<Control>,
 ) -> anyhow::Result<tokio::task::JoinSet<anyhow::Result<()>>> {
     let gate = Arc::new(Semaphore::new(AUTH_IN_FLIGHT));
     let mut tasks = tokio::task::JoinSet::new();
@@ -199,9 +276,49 @@ pub(crate) fn spawn_bots(
         tasks.spawn(play(
             bot,
             format!("{prefix}{run_id:x}-{i}"),
-            Arc::clone(stop),
+            Arc::clone(control),
             Arc::clone(&gate),
         ));
     }
     Ok(tasks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_pause_waits_for_the_games_and_holds_the_bots_until_resumed() {
+        let control = Arc::new(Control::default());
+        let (a, b) = (Playing::new(&control), Playing::new(&control));
+        // Two bots in a game: the pause waits for them, up to its limit.
+        assert!(!control.pause(Duration::from_millis(30)).await);
+        drop(a);
+        // One left (a bot alone in new-game's long poll) is enough.
+        assert!(control.pause(Duration::from_millis(30)).await);
+        drop(b);
+        let waiting = {
+            let control = Arc::clone(&control);
+            tokio::spawn(async move { control.wait_while_paused().await })
+        };
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert!(!waiting.is_finished(), "a paused bot went on");
+        control.resume();
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the resumed bot still waits")
+            .expect("the waiting task");
+        // Stopping also ends a pause.
+        assert!(control.pause(Duration::from_millis(30)).await);
+        let waiting = {
+            let control = Arc::clone(&control);
+            tokio::spawn(async move { control.wait_while_paused().await })
+        };
+        control.stop();
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the stopped bot still waits")
+            .expect("the waiting task");
+        assert!(control.stopped());
+    }
 }

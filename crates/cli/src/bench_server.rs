@@ -8,9 +8,8 @@
 //! and is reported apart, as the matchmaking wait. The server's memory is
 //! sampled through the run, so a long run (`--seconds 600`) is a soak test.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,12 +19,16 @@ use serde_json::{json, Value};
 use crate::bench_proc::{
     cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
 };
-use crate::bench_rest_bots::{client, spawn_bots, Bot};
+use crate::bench_rest_bots::{spawn_bots, Control};
 use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
 
-/// The bare endpoint runs at most this long (a soak run needs no soak of
-/// the baseline).
+/// The bare endpoint runs at most this long in all (a soak run needs no
+/// soak of the baseline).
 const BARE_SECONDS_MAX: f64 = 30.0;
+/// After the bots resume, the time before the server's next slice.
+const RAMP: Duration = Duration::from_secs(1);
+/// How long the bots may take to finish their games when paused.
+const PAUSE_LIMIT: Duration = Duration::from_secs(15);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -43,6 +46,11 @@ pub struct Options {
     /// The server and the bare endpoint on one half of the CPUs, the load
     /// generator on the other (see `bench_cores`).
     pub split_cores: bool,
+    /// This `croupier` binary, which serves the bare endpoint.
+    pub exe: PathBuf,
+    /// Slices of the measured time, each followed by one of the bare
+    /// endpoint's.
+    pub alternations: usize,
 }
 
 /// Memory of the server through the measured time.
@@ -105,6 +113,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         "warn",
     )?;
     let pid = server.pid();
+    let (bare, bare_base) =
+        crate::bench_bare::BareChild::start(&options.exe, cores.map(|c| c.server))?;
     // The load generator's runtime, built below, starts its threads here.
     if let Some(c) = &cores {
         crate::bench_cores::pin_this_thread(&c.load)?;
@@ -115,13 +125,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let load_before = load_average();
     rt.block_on(async {
         wait_up(&base).await?;
+        wait_up(&bare_base).await?;
         let mut memory = Memory {
             idle_mib: rss_mib(pid),
             ..Memory::default()
         };
         let stats = Arc::new(Stats::default());
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut tasks = spawn_bots(options.bots, &base, 'b', &stats, &stop)?;
+        let control = Arc::new(Control::default());
+        let mut tasks = spawn_bots(options.bots, &base, 'b', &stats, &control)?;
         // Registrations and logins (argon2id) happen first; measure once
         // every bot has logged in and, since, as many games have ended as
         // there are bots (or after a generous while).
@@ -133,7 +144,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             && !tasks.is_empty()
         {
             if let Some(Ok(Err(e))) = tasks.try_join_next() {
-                stop.store(true, Ordering::Relaxed);
+                control.stop();
                 return Err(e.context("a benchmark bot failed during the warm-up"));
             }
             let ends = stats.game_ends.load(Ordering::Relaxed);
@@ -154,32 +165,57 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "bench server: warm-up over after {warmup_secs:.1} s; measuring server pid {pid} for {} s",
             options.seconds
         );
-        let (g0, r0) = (
-            stats.game_ends.load(Ordering::Relaxed),
-            stats.requests.load(Ordering::Relaxed),
-        );
-        let cpu0 = cpu_seconds(pid);
         memory.after_warmup_mib = rss_mib(pid);
         server.take_waits().await;
         stats.clear_latencies();
-        let start = Instant::now();
-        let time = Duration::from_secs_f64(options.seconds);
+        let bare_stats = Arc::new(Stats::default());
+        let n = options.alternations;
+        let slice = Duration::from_secs_f64(options.seconds / n as f64);
+        let bare_slice = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX) / n as f64);
         let every = Duration::from_secs_f64((options.seconds / 20.0).clamp(0.5, 30.0));
-        while start.elapsed() < time {
-            tokio::time::sleep(every.min(time.saturating_sub(start.elapsed()))).await;
-            memory
-                .samples
-                .push((start.elapsed().as_secs_f64(), rss_mib(pid)));
+        let (mut mine, mut theirs) = (Totals::default(), Totals::default());
+        let mut unpaused = Vec::new();
+        for round in 0..n {
+            if round > 0 {
+                control.resume();
+                tokio::time::sleep(RAMP).await;
+            }
+            let start = Instant::now();
+            let (g0, r0) = (
+                stats.game_ends.load(Ordering::Relaxed),
+                stats.requests.load(Ordering::Relaxed),
+            );
+            let (cpu0, me0) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
+            stats.keep_latencies(true);
+            while start.elapsed() < slice {
+                tokio::time::sleep(every.min(slice.saturating_sub(start.elapsed()))).await;
+                memory
+                    .samples
+                    .push((mine.seconds + start.elapsed().as_secs_f64(), rss_mib(pid)));
+            }
+            stats.keep_latencies(false);
+            let (g1, r1) = (
+                stats.game_ends.load(Ordering::Relaxed),
+                stats.requests.load(Ordering::Relaxed),
+            );
+            let (cpu1, me1) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
+            mine.add(
+                start.elapsed().as_secs_f64(),
+                r1 - r0,
+                g1 - g0,
+                cpu1 - cpu0,
+                me1 - me0,
+            );
+            if !control.pause(PAUSE_LIMIT).await {
+                unpaused.push(round + 1);
+            }
+            let b = crate::bench_bare::slice(&bare, &bare_base, options.bots, bare_slice, &bare_stats)
+                .await?;
+            theirs.add(b.seconds, b.requests, 0, b.server_cpu, b.load_cpu);
         }
-        let secs = start.elapsed().as_secs_f64();
-        let (g1, r1) = (
-            stats.game_ends.load(Ordering::Relaxed),
-            stats.requests.load(Ordering::Relaxed),
-        );
-        let cpu1 = cpu_seconds(pid);
         let waits = server.take_waits().await;
         let fds = open_fds(pid);
-        stop.store(true, Ordering::Relaxed);
+        control.stop();
         let mut errors = Vec::new();
         while let Some(r) = tasks.join_next().await {
             match r {
@@ -188,17 +224,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 Err(e) => errors.push(e.to_string()),
             }
         }
-        let croupier = Measured {
-            seconds: secs,
-            requests_per_sec: (r1 - r0) as f64 / secs,
-            games_per_sec: (g1 - g0) as f64 / 2.0 / secs,
-            stats: Arc::clone(&stats),
-        };
-        let bare_time = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX));
-        let bare = baseline(options.bots, bare_time, cores.map(|c| c.server)).await?;
+        let secs = mine.seconds;
+        let croupier = mine.measured(Arc::clone(&stats));
+        let bare = theirs.measured(bare_stats);
         let extra = json!({
             "warmup_seconds": round(warmup_secs),
-            "server_cpu_cores": round((cpu1 - cpu0) / secs),
+            "server_cpu_cores": round(croupier.server_cpu / secs),
             "server_open_fds": fds,
             "memory": memory.json(pid),
             "bot_errors": errors.len(),
@@ -207,6 +238,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "load_average_after": load_average(),
             "split_cores": cores.map(|c| json!({"server_cpus": c.counts.0, "load_cpus": c.counts.1})),
             "waits": waits.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            "cpu_us_per_request": cpu_figures(&croupier, &bare),
+            "alternations": mine.rounds.iter().zip(&theirs.rounds).map(|(m, t)| json!({
+                "requests_per_sec": round(*m),
+                "bare_requests_per_sec": round(*t),
+                "over_bare": round(m / t.max(1e-9)),
+            })).collect::<Vec<_>>(),
+            "rounds_the_bots_did_not_pause_in": unpaused,
         });
         report(&options, &croupier, &bare, extra);
         if !options.json {
@@ -216,39 +254,41 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     })
 }
 
-/// The bare endpoint's server: a task of this runtime, or a thread with a
-/// runtime of its own.
-enum Bare {
-    Task(tokio::task::JoinHandle<std::io::Result<()>>),
-    Thread(
-        tokio::sync::oneshot::Sender<()>,
-        std::thread::JoinHandle<anyhow::Result<()>>,
-    ),
+/// One target's measured slices, summed.
+#[derive(Default)]
+struct Totals {
+    seconds: f64,
+    requests: u64,
+    /// Game ends the bots saw (two per game).
+    games: u64,
+    server_cpu: f64,
+    load_cpu: f64,
+    /// Requests/s of each slice.
+    rounds: Vec<f64>,
 }
 
-impl Bare {
-    async fn stop(self) -> anyhow::Result<()> {
-        match self {
-            Bare::Task(task) => {
-                task.abort();
-                Ok(())
-            }
-            Bare::Thread(stop, thread) => {
-                // The thread may have ended already (its error is below).
-                let _ = stop.send(());
-                tokio::task::spawn_blocking(move || thread.join())
-                    .await?
-                    .map_err(|_| anyhow!("the bare endpoint's thread panicked"))?
-            }
+impl Totals {
+    fn add(&mut self, seconds: f64, requests: u64, games: u64, server_cpu: f64, load_cpu: f64) {
+        self.seconds += seconds;
+        self.requests += requests;
+        self.games += games;
+        self.server_cpu += server_cpu;
+        self.load_cpu += load_cpu;
+        self.rounds.push(requests as f64 / seconds.max(1e-9));
+    }
+
+    fn measured(&self, stats: Arc<Stats>) -> Measured {
+        let secs = self.seconds.max(1e-9);
+        Measured {
+            seconds: self.seconds,
+            requests_per_sec: self.requests as f64 / secs,
+            // Both bots of a game see it end.
+            games_per_sec: self.games as f64 / 2.0 / secs,
+            stats,
+            server_cpu: self.server_cpu,
+            load_cpu: self.load_cpu,
         }
     }
-}
-
-fn bare_app() -> axum::Router {
-    axum::Router::new().route(
-        "/api/{method}/",
-        axum::routing::post(|| async { axum::Json(json!({"result": "success"})) }),
-    )
 }
 
 /// The figures of one target.
@@ -257,79 +297,38 @@ struct Measured {
     requests_per_sec: f64,
     games_per_sec: f64,
     stats: Arc<Stats>,
+    /// CPU seconds the server used in the measured time (0 in this process).
+    server_cpu: f64,
+    /// CPU seconds this process (the load generator) used then.
+    load_cpu: f64,
 }
 
-/// The same request loop against an endpoint that does nothing: in this
-/// process's runtime, or with `--split-cores` on a runtime of its own on the
-/// server's CPUs (`on`), as the server under test ran.
-async fn baseline(
-    bots: usize,
-    time: Duration,
-    on: Option<nix::sched::CpuSet>,
-) -> anyhow::Result<Measured> {
-    let (addr, server) = match on {
-        None => {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-            let addr: SocketAddr = listener.local_addr()?;
-            let task = tokio::spawn(async move { axum::serve(listener, bare_app()).await });
-            (addr, Bare::Task(task))
-        }
-        Some(cpus) => {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-            listener.set_nonblocking(true)?;
-            let addr = listener.local_addr()?;
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let thread = std::thread::spawn(move || -> anyhow::Result<()> {
-                crate::bench_cores::pin_this_thread(&cpus)?;
-                let rt = tokio::runtime::Builder::new_multi_thread()
-                    .enable_all()
-                    .build()?;
-                rt.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener)?;
-                    tokio::select! {
-                        served = axum::serve(listener, bare_app()) => served?,
-                        _ = stopped => {}
-                    }
-                    anyhow::Ok(())
-                })
-            });
-            (addr, Bare::Thread(stop, thread))
-        }
-    };
-    let stats = Arc::new(Stats::default());
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut tasks = tokio::task::JoinSet::new();
-    for i in 0..bots {
-        let bot = Bot {
-            client: client(i)?,
-            base: format!("http://{addr}"),
-            stats: Arc::clone(&stats),
-        };
-        let stop = Arc::clone(&stop);
-        tasks.spawn(async move {
-            while !stop.load(Ordering::Relaxed) {
-                let body = json!({"session": "0123456789abcdef0123456789abcdef"});
-                if bot.call(Endpoint::Status, body).await.is_err() {
-                    break;
-                }
-            }
-        });
+impl Measured {
+    /// CPU µs per request of the server and of the load generator.
+    fn cpu_us(&self) -> (f64, f64) {
+        let requests = (self.requests_per_sec * self.seconds).max(1.0);
+        (
+            self.server_cpu * 1e6 / requests,
+            self.load_cpu * 1e6 / requests,
+        )
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let r0 = stats.requests.load(Ordering::Relaxed);
-    stats.clear_latencies();
-    let start = Instant::now();
-    tokio::time::sleep(time).await;
-    let secs = start.elapsed().as_secs_f64();
-    let r1 = stats.requests.load(Ordering::Relaxed);
-    stop.store(true, Ordering::Relaxed);
-    while tasks.join_next().await.is_some() {}
-    server.stop().await?;
-    Ok(Measured {
-        seconds: secs,
-        requests_per_sec: (r1 - r0) as f64 / secs,
-        games_per_sec: 0.0,
-        stats,
+}
+
+/// CPU µs per request of each party in both runs, and the best
+/// requests/s ratio a server could reach with these bots if it cost only
+/// what the bare endpoint costs: the load generator's work per request
+/// differs between the two runs (game replies to parse, cards to choose,
+/// a pause while the opponent plays), and the machine's CPUs are shared.
+fn cpu_figures(croupier: &Measured, bare: &Measured) -> Value {
+    let (server, load) = croupier.cpu_us();
+    let (bare_server, bare_load) = bare.cpu_us();
+    let ceiling = (bare_load + bare_server) / (load + bare_server).max(1e-9);
+    json!({
+        "server": round(server),
+        "load_generator": round(load),
+        "bare_endpoint": round(bare_server),
+        "load_generator_on_bare": round(bare_load),
+        "ratio_ceiling": round(ceiling),
     })
 }
 
@@ -417,6 +416,41 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
         rps_ratio * 100.0,
         bare.requests_per_sec,
         if rps_ratio >= 0.8 { "met" } else { "missed" }
+    );
+    let rounds: Vec<String> = extra["alternations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            format!(
+                "{:.0}/{:.0} ({:.0}%)",
+                r["requests_per_sec"].as_f64().unwrap_or(0.0),
+                r["bare_requests_per_sec"].as_f64().unwrap_or(0.0),
+                r["over_bare"].as_f64().unwrap_or(0.0) * 100.0
+            )
+        })
+        .collect();
+    println!(
+        "requests/s of the server and of the bare endpoint, slice by slice: {}",
+        rounds.join(", ")
+    );
+    if let Some(late) = extra["rounds_the_bots_did_not_pause_in"]
+        .as_array()
+        .filter(|l| !l.is_empty())
+    {
+        println!(
+            "warning: the bots did not pause within {} s in round(s) {late:?}: the bare endpoint then shared the machine with games",
+            PAUSE_LIMIT.as_secs()
+        );
+    }
+    let c = &extra["cpu_us_per_request"];
+    println!(
+        "CPU µs per request: server {}, load generator {}; bare endpoint {}, load generator {} (a server costing what the bare endpoint costs would reach {:.0}% of its requests/s with these bots)",
+        c["server"],
+        c["load_generator"],
+        c["bare_endpoint"],
+        c["load_generator_on_bare"],
+        c["ratio_ceiling"].as_f64().unwrap_or(0.0) * 100.0
     );
     let m = &extra["memory"];
     println!(

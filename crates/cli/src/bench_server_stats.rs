@@ -2,7 +2,7 @@
 //! apart so that service time (status, bid, play, old-game) is not mixed
 //! with the time `new-game` waits for an opponent (the matchmaking wait).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -52,6 +52,9 @@ impl Endpoint {
 #[derive(Default)]
 pub struct Stats {
     latencies: [Mutex<Vec<u32>>; 7],
+    /// Latencies are not kept (calls are still counted): outside the
+    /// measured time.
+    muted: AtomicBool,
     /// Completed requests, every endpoint.
     pub requests: AtomicU64,
     /// Bots that have logged in.
@@ -73,12 +76,20 @@ impl Stats {
     pub fn record(&self, endpoint: Endpoint, t: Instant) {
         let us = t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
         self.requests.fetch_add(1, Ordering::Relaxed);
+        if self.muted.load(Ordering::Relaxed) {
+            return;
+        }
         if let Ok(mut l) = self.latencies[endpoint.index()].lock() {
             l.push(us);
         }
     }
 
     /// Forgets the latencies so far (the end of the warm-up).
+    /// Keeps latencies from now on (`true`) or not.
+    pub fn keep_latencies(&self, keep: bool) {
+        self.muted.store(!keep, Ordering::Relaxed);
+    }
+
     pub fn clear_latencies(&self) {
         for l in &self.latencies {
             if let Ok(mut l) = l.lock() {

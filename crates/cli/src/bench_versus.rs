@@ -34,6 +34,8 @@ pub struct Options {
     pub database: Option<String>,
     /// This binary: the load generator of every run.
     pub exe: PathBuf,
+    /// `--alternations` of each run.
+    pub alternations: usize,
 }
 
 /// The builds' names.
@@ -131,7 +133,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 .arg("--seconds")
                 .arg(options.seconds.to_string())
                 .arg("--server-bin")
-                .arg(bin);
+                .arg(bin)
+                .arg("--alternations")
+                .arg(options.alternations.to_string());
             if options.split_cores {
                 command.arg("--split-cores");
             }

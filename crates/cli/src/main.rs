@@ -2,6 +2,7 @@
 //! game records, and measures the rules engines.
 
 mod bench;
+mod bench_bare;
 mod bench_cluster;
 mod bench_cores;
 mod bench_flood;

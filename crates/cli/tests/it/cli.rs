@@ -128,6 +128,8 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
             "0",
         ],
         &["bench", "server", "--rounds", "3"],
+        &["bench", "server", "--alternations", "0"],
+        &["bench", "bare-endpoint"],
     ];
     for args in cases {
         let o = croupier(args);
@@ -236,6 +238,8 @@ fn bench_server_versus_runs_both_builds_in_alternating_order() {
         me,
         "--rounds",
         "2",
+        "--alternations",
+        "1",
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -259,6 +263,76 @@ fn bench_server_versus_runs_both_builds_in_alternating_order() {
         assert!(m["requests_per_sec"].as_f64().unwrap() > 0.0, "{m}");
     }
     assert!(v["b_over_a"]["games_per_sec"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bench_server_alternates_the_server_and_a_bare_endpoint_of_its_own() {
+    let o = croupier(&[
+        "bench",
+        "server",
+        "--bots",
+        "4",
+        "--seconds",
+        "0.4",
+        "--alternations",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let rounds = v["alternations"].as_array().unwrap();
+    assert_eq!(rounds.len(), 2, "{v}");
+    for r in rounds {
+        assert!(r["requests_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["bare_requests_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // The bots paused before each of the bare endpoint's slices.
+    assert_eq!(v["rounds_the_bots_did_not_pause_in"], serde_json::json!([]));
+    assert!(v["bare"]["latency"]["calls"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["cpu_us_per_request"]["ratio_ceiling"].is_number(), "{v}");
+}
+
+#[test]
+fn bench_bare_endpoint_answers_until_its_input_ends() {
+    use std::io::Write as _;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["bench", "bare-endpoint", "--listen", &listen])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let answer = (0..100).find_map(|_| {
+        let sent = std::net::TcpStream::connect(&listen).and_then(|mut s| {
+            s.write_all(
+                b"POST /api/status/ HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+            )?;
+            let mut reply = String::new();
+            std::io::Read::read_to_string(&mut s, &mut reply)?;
+            Ok(reply)
+        });
+        match sent {
+            Ok(reply) => Some(reply),
+            Err(_) => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                None
+            }
+        }
+    });
+    let answer = answer.expect("the bare endpoint never answered");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.ends_with(r#"{"result":"success"}"#), "{answer}");
+    drop(child.stdin.take());
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t.elapsed().as_secs() < 10, "it did not end with its input");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]

@@ -1,0 +1,181 @@
+//! The bare endpoint `croupier bench server` compares the server with: an
+//! axum route that answers every POST with `{"result":"success"}` and does
+//! nothing else.
+//!
+//! It runs as a process of its own (`croupier bench bare-endpoint`, not
+//! listed in the help), started like the server under test: its own
+//! default tokio runtime, its own threads, and the same loopback hops to and
+//! from the load generator. The difference between the two is then the
+//! server's work alone. With `--split-cores` it is pinned to the server's
+//! half of the CPUs.
+//!
+//! `bench server` measures it in slices that alternate with the server's
+//! while the server's bots pause between games, so that both see the
+//! machine alike: on a shared 2-core machine the same bare endpoint's
+//! requests/s swing by half from one 10 s run to the next.
+//!
+//! Earlier builds served it from a task of the load generator's own runtime.
+//! That shared the load generator's threads, which no server under test
+//! can, and made a single figure after the server's run.
+
+use std::io::Read as _;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::bench_proc::cpu_seconds;
+use crate::bench_rest_bots::{client, Bot};
+use crate::bench_server_stats::{Endpoint, Stats};
+
+/// The longest wait for every bot's first answer in a slice.
+const CONNECTED_LIMIT: Duration = Duration::from_secs(5);
+
+/// The route.
+pub fn app() -> axum::Router {
+    axum::Router::new().route(
+        "/api/{method}/",
+        axum::routing::post(|| async { axum::Json(json!({"result": "success"})) }),
+    )
+}
+
+/// `croupier bench bare-endpoint --listen ADDR`: serves [`app`] on `listen`
+/// with a default multi-thread runtime (as `croupier serve` builds it) until
+/// standard input ends, which it does when the benchmark that started it
+/// ends or dies.
+pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        let stdin_ends = tokio::task::spawn_blocking(|| {
+            let mut sink = [0u8; 64];
+            while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
+        });
+        tokio::select! {
+            served = axum::serve(listener, app()) => served?,
+            _ = stdin_ends => {}
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// A bare endpoint in a process of its own, killed and reaped when dropped.
+pub struct BareChild(Child);
+
+impl BareChild {
+    /// Starts `EXE bench bare-endpoint` on a free loopback port, on `cpus`
+    /// if given; the child and its base URL (not yet answering: see
+    /// `bench_proc::wait_up`).
+    pub fn start(exe: &Path, cpus: Option<nix::sched::CpuSet>) -> anyhow::Result<(Self, String)> {
+        let listen = format!("127.0.0.1:{}", crate::bench_proc::free_port()?);
+        let mut command = Command::new(exe);
+        command
+            .args(["bench", "bare-endpoint", "--listen", &listen])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        // Affinity is inherited (`bench_cores`): the child is started while
+        // this thread is pinned to `cpus`, which it is not afterwards.
+        let mine = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))?;
+        if let Some(cpus) = &cpus {
+            crate::bench_cores::pin_this_thread(cpus)?;
+        }
+        let child = command.spawn();
+        crate::bench_cores::pin_this_thread(&mine)?;
+        let child =
+            child.with_context(|| format!("cannot start {} bench bare-endpoint", exe.display()))?;
+        Ok((BareChild(child), format!("http://{listen}")))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for BareChild {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What one slice of status calls measured.
+pub struct Slice {
+    pub seconds: f64,
+    pub requests: u64,
+    /// CPU seconds of the bare endpoint's process.
+    pub server_cpu: f64,
+    /// CPU seconds of this process (the load generator).
+    pub load_cpu: f64,
+}
+
+/// `bots` closed loops of status calls at the bare endpoint for `time`;
+/// latencies go to `stats`. Not counted: the ramp, until every bot has
+/// been answered once (at most [`CONNECTED_LIMIT`]: each opens its
+/// connection then, and a connection whose handshake the kernel dropped
+/// under the burst is tried again only after a second), and 0.5 s more.
+pub async fn slice(
+    bare: &BareChild,
+    base: &str,
+    bots: usize,
+    time: Duration,
+    stats: &Arc<Stats>,
+) -> anyhow::Result<Slice> {
+    stats.keep_latencies(false);
+    let stop = Arc::new(AtomicBool::new(false));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..bots {
+        let bot = Bot {
+            client: client(i)?,
+            base: base.to_string(),
+            stats: Arc::clone(stats),
+        };
+        let stop = Arc::clone(&stop);
+        let answered = Arc::clone(&answered);
+        tasks.spawn(async move {
+            let mut first = true;
+            while !stop.load(Ordering::Relaxed) {
+                let body = json!({"session": "0123456789abcdef0123456789abcdef"});
+                if bot.call(Endpoint::Status, body).await.is_err() {
+                    break;
+                }
+                if std::mem::take(&mut first) {
+                    answered.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+    let ramp = Instant::now();
+    while answered.load(Ordering::Relaxed) < bots && ramp.elapsed() < CONNECTED_LIMIT {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let cpu = || (cpu_seconds(bare.pid()), cpu_seconds(std::process::id()));
+    let r0 = stats.requests.load(Ordering::Relaxed);
+    let (server0, load0) = cpu();
+    stats.keep_latencies(true);
+    let start = Instant::now();
+    tokio::time::sleep(time).await;
+    stats.keep_latencies(false);
+    let seconds = start.elapsed().as_secs_f64();
+    let r1 = stats.requests.load(Ordering::Relaxed);
+    let (server1, load1) = cpu();
+    stop.store(true, Ordering::Relaxed);
+    while tasks.join_next().await.is_some() {}
+    Ok(Slice {
+        seconds,
+        requests: r1 - r0,
+        server_cpu: server1 - server0,
+        load_cpu: load1 - load0,
+    })
+}
