@@ -410,7 +410,7 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
     );
     println!();
     println!(
-        "games/s {:.1}; requests/s {:.0} = {:.0}% of the bare endpoint's {:.0} (target ≥ 80%: {})",
+        "games/s {:.1}; requests/s {:.0} = {:.1}% of the bare endpoint's {:.0} (target ≥ 80%: {})",
         croupier.games_per_sec,
         croupier.requests_per_sec,
         rps_ratio * 100.0,
