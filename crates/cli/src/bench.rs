@@ -116,8 +116,9 @@ pub struct BenchArgs {
     /// `bench server`: cut the measured time into N slices, each followed
     /// by a slice of the bare endpoint while the bots pause between games,
     /// so that the server and the bare endpoint see the machine alike.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    alternations: usize,
+    /// (Default 5.)
+    #[arg(long, value_name = "N")]
+    alternations: Option<usize>,
     /// Rounds of `--versus` (each runs both builds).
     /// (Default 2.)
     #[arg(long, value_name = "N")]
@@ -210,6 +211,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             "--seconds must be between 0 and 600".into(),
         ));
     }
+    if args.listen.is_some() && args.what != "bare-endpoint" {
+        return Err(CliError::Usage(
+            "--listen is for bench bare-endpoint (which bench server starts)".into(),
+        ));
+    }
     match args.what.as_str() {
         "rules" => {}
         // Started by `bench server` (see `bench_bare`), not by hand.
@@ -224,7 +230,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             if !(2..=5000).contains(&args.bots) {
                 return Err(CliError::Usage("--bots must be between 2 and 5000".into()));
             }
-            if !(1..=50).contains(&args.alternations) {
+            if args.instances.is_some() && args.alternations.is_some() {
+                return Err(CliError::Usage(
+                    "--alternations is for one server against the bare endpoint: leave out --instances"
+                        .into(),
+                ));
+            }
+            let alternations = args.alternations.unwrap_or(5);
+            if !(1..=50).contains(&alternations) {
                 return Err(CliError::Usage(
                     "--alternations must be between 1 and 50".into(),
                 ));
@@ -264,7 +277,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     split_cores: args.split_cores,
                     database: args.database,
                     exe: crate::play::current_exe()?,
-                    alternations: args.alternations,
+                    alternations,
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
@@ -307,7 +320,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 database: args.database,
                 split_cores: args.split_cores,
                 exe: crate::play::current_exe()?,
-                alternations: args.alternations,
+                alternations,
             })?;
             return Ok(ExitCode::SUCCESS);
         }

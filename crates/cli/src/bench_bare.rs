@@ -14,9 +14,11 @@
 //! machine alike: on a shared 2-core machine the same bare endpoint's
 //! requests/s swing by half from one 10 s run to the next.
 //!
-//! Earlier builds served it from a task of the load generator's own runtime.
-//! That shared the load generator's threads, which no server under test
-//! can, and made a single figure after the server's run.
+//! Earlier builds served it once, after the server's run, from the load
+//! generator's process: a task of its runtime (with `--split-cores`, a
+//! runtime of its own on a thread pinned to the server's CPUs). Without
+//! split cores that shared the load generator's threads, which no server
+//! under test can.
 
 use std::io::Read as _;
 use std::net::SocketAddr;
@@ -26,7 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
+use anyhow::{anyhow, Context as _};
 use serde_json::json;
 
 use crate::bench_proc::cpu_seconds;
@@ -52,7 +54,7 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
@@ -65,7 +67,10 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
             _ = stdin_ends => {}
         }
         anyhow::Ok(())
-    })
+    });
+    // Without waiting for the thread blocked on standard input.
+    rt.shutdown_background();
+    served
 }
 
 /// A bare endpoint in a process of its own, killed and reaped when dropped.
@@ -133,6 +138,7 @@ pub async fn slice(
     stats.keep_latencies(false);
     let stop = Arc::new(AtomicBool::new(false));
     let answered = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..bots {
         let bot = Bot {
@@ -142,11 +148,13 @@ pub async fn slice(
         };
         let stop = Arc::clone(&stop);
         let answered = Arc::clone(&answered);
+        let failed = Arc::clone(&failed);
         tasks.spawn(async move {
             let mut first = true;
             while !stop.load(Ordering::Relaxed) {
                 let body = json!({"session": "0123456789abcdef0123456789abcdef"});
                 if bot.call(Endpoint::Status, body).await.is_err() {
+                    failed.fetch_add(1, Ordering::Relaxed);
                     break;
                 }
                 if std::mem::take(&mut first) {
@@ -172,6 +180,13 @@ pub async fn slice(
     let (server1, load1) = cpu();
     stop.store(true, Ordering::Relaxed);
     while tasks.join_next().await.is_some() {}
+    let failed = failed.load(Ordering::Relaxed);
+    if failed > 0 || r1 == r0 {
+        return Err(anyhow!(
+            "the bare endpoint at {base} failed {failed} of {bots} bots and answered {} calls in {seconds:.1} s",
+            r1 - r0
+        ));
+    }
     Ok(Slice {
         seconds,
         requests: r1 - r0,

@@ -75,17 +75,19 @@ pub(crate) struct Control {
     paused: AtomicBool,
     /// Bots between asking for a game and seeing it end.
     playing: AtomicUsize,
+    /// Bots answered by new-game since the last resume.
+    back: AtomicUsize,
     changed: Notify,
 }
 
 impl Control {
     pub(crate) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.load(Ordering::SeqCst)
     }
 
-    /// The bots end: each after its current call.
+    /// The bots end, each after its current game.
     pub(crate) fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::SeqCst);
         self.changed.notify_waiters();
     }
 
@@ -94,9 +96,11 @@ impl Control {
     /// a bot left without an opponent waits out the server's long poll),
     /// and says whether that happened.
     pub(crate) async fn pause(&self, limit: Duration) -> bool {
-        self.paused.store(true, Ordering::Relaxed);
+        // A bot counts itself as playing before it looks at `paused` (both
+        // SeqCst), so once this store is done no bot it missed can start.
+        self.paused.store(true, Ordering::SeqCst);
         let t = Instant::now();
-        while self.playing.load(Ordering::Relaxed) > 1 {
+        while self.playing.load(Ordering::SeqCst) > 1 {
             if t.elapsed() >= limit {
                 return false;
             }
@@ -106,18 +110,34 @@ impl Control {
     }
 
     pub(crate) fn resume(&self) {
-        self.paused.store(false, Ordering::Relaxed);
+        self.back.store(0, Ordering::SeqCst);
+        self.paused.store(false, Ordering::SeqCst);
         self.changed.notify_waiters();
     }
 
-    /// Waits while paused (not once stopped).
-    async fn wait_while_paused(&self) {
+    /// After [`Control::resume`], waits up to `limit` until all but one of
+    /// the `bots` have had new-game's answer (their connections open).
+    pub(crate) async fn resumed(&self, bots: usize, limit: Duration) {
+        let t = Instant::now();
+        while self.back.load(Ordering::SeqCst) + 1 < bots && t.elapsed() < limit {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Counts the bot as playing once no pause holds it (not once stopped:
+    /// `None`).
+    async fn enter(&self) -> Option<Playing<'_>> {
         loop {
-            // Registered before the check, so a resume in between is seen.
+            // Registered before the checks, so a resume in between is seen.
             let changed = self.changed.notified();
-            if !self.paused.load(Ordering::Relaxed) || self.stopped() {
-                return;
+            if self.stopped() {
+                return None;
             }
+            let playing = Playing::new(self);
+            if !self.paused.load(Ordering::SeqCst) {
+                return Some(playing);
+            }
+            drop(playing);
             changed.await;
         }
     }
@@ -128,14 +148,14 @@ struct Playing<'a>(&'a Control);
 
 impl<'a> Playing<'a> {
     fn new(control: &'a Control) -> Self {
-        control.playing.fetch_add(1, Ordering::Relaxed);
+        control.playing.fetch_add(1, Ordering::SeqCst);
         Playing(control)
     }
 }
 
 impl Drop for Playing<'_> {
     fn drop(&mut self) {
-        self.0.playing.fetch_sub(1, Ordering::Relaxed);
+        self.0.playing.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -164,15 +184,11 @@ pub(crate) async fn play(
         .to_string();
     stats.logged_in.fetch_add(1, Ordering::Relaxed);
     let mut finished = 0u64;
-    while !control.stopped() {
-        control.wait_while_paused().await;
-        if control.stopped() {
-            break;
-        }
-        let _playing = Playing::new(&control);
+    while let Some(_playing) = control.enter().await {
         let g = bot
             .call(Endpoint::NewGame, json!({"session": session}))
             .await?;
+        control.back.fetch_add(1, Ordering::SeqCst);
         if g["result"] == "retry" {
             stats.new_game_retries.fetch_add(1, Ordering::Relaxed);
             continue;
@@ -297,28 +313,43 @@ mod tests {
         // One left (a bot alone in new-game's long poll) is enough.
         assert!(control.pause(Duration::from_millis(30)).await);
         drop(b);
-        let waiting = {
-            let control = Arc::clone(&control);
-            tokio::spawn(async move { control.wait_while_paused().await })
+        let waiting = |control: &Arc<Control>| {
+            let control = Arc::clone(control);
+            tokio::spawn(async move { control.enter().await.is_some() })
         };
+        let held = waiting(&control);
         tokio::time::sleep(Duration::from_millis(30)).await;
-        assert!(!waiting.is_finished(), "a paused bot went on");
+        assert!(!held.is_finished(), "a paused bot went on");
+        assert_eq!(control.playing.load(Ordering::SeqCst), 0);
         control.resume();
-        tokio::time::timeout(Duration::from_secs(5), waiting)
+        let entered = tokio::time::timeout(Duration::from_secs(5), held)
             .await
             .expect("the resumed bot still waits")
             .expect("the waiting task");
-        // Stopping also ends a pause.
+        assert!(entered, "a resumed bot did not enter a game");
+        // Stopping also ends a pause, and the bot does not play.
         assert!(control.pause(Duration::from_millis(30)).await);
-        let waiting = {
-            let control = Arc::clone(&control);
-            tokio::spawn(async move { control.wait_while_paused().await })
-        };
+        let held = waiting(&control);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        assert!(!held.is_finished(), "a paused bot went on");
         control.stop();
-        tokio::time::timeout(Duration::from_secs(5), waiting)
+        let entered = tokio::time::timeout(Duration::from_secs(5), held)
             .await
             .expect("the stopped bot still waits")
             .expect("the waiting task");
-        assert!(control.stopped());
+        assert!(!entered, "a stopped bot entered a game");
+    }
+
+    #[tokio::test]
+    async fn a_resume_waits_until_the_bots_are_back() {
+        let control = Control::default();
+        control.resume();
+        let t = Instant::now();
+        control.resumed(3, Duration::from_millis(50)).await;
+        assert!(t.elapsed() >= Duration::from_millis(50), "nobody was back");
+        control.back.store(2, Ordering::SeqCst);
+        let t = Instant::now();
+        control.resumed(3, Duration::from_secs(5)).await;
+        assert!(t.elapsed() < Duration::from_secs(5));
     }
 }

@@ -1,7 +1,8 @@
 //! `croupier bench server`: N concurrent REST bots play full SkullWhist games
-//! against a real `croupier serve` child process on loopback; the same load
-//! generator then hits a trivial axum endpoint in this process, which shows
-//! the limit of the machine and of the load generator itself.
+//! against a real `croupier serve` child process on loopback; in turns with
+//! them, the same load generator hits a trivial axum endpoint in a child
+//! process of its own (`bench_bare`), which shows the limit of the machine
+//! and of the load generator itself.
 //!
 //! Latencies are kept per endpoint: status, bid, play and old-game are the
 //! server's service time; new-game is a long poll that waits for an opponent
@@ -13,7 +14,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
 use crate::bench_proc::{
@@ -29,6 +30,8 @@ const BARE_SECONDS_MAX: f64 = 30.0;
 const RAMP: Duration = Duration::from_secs(1);
 /// How long the bots may take to finish their games when paused.
 const PAUSE_LIMIT: Duration = Duration::from_secs(15);
+/// How long the bots may take to be back in games when resumed.
+const RESUME_LIMIT: Duration = Duration::from_secs(5);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -125,7 +128,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let load_before = load_average();
     rt.block_on(async {
         wait_up(&base).await?;
-        wait_up(&bare_base).await?;
+        wait_up(&bare_base)
+            .await
+            .context("the bare endpoint's process (croupier bench bare-endpoint)")?;
         let mut memory = Memory {
             idle_mib: rss_mib(pid),
             ..Memory::default()
@@ -166,7 +171,6 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             options.seconds
         );
         memory.after_warmup_mib = rss_mib(pid);
-        server.take_waits().await;
         stats.clear_latencies();
         let bare_stats = Arc::new(Stats::default());
         let n = options.alternations;
@@ -174,12 +178,17 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         let bare_slice = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX) / n as f64);
         let every = Duration::from_secs_f64((options.seconds / 20.0).clamp(0.5, 30.0));
         let (mut mine, mut theirs) = (Totals::default(), Totals::default());
-        let mut unpaused = Vec::new();
+        let (mut unpaused, mut waits, mut fds) = (Vec::new(), Vec::new(), 0);
         for round in 0..n {
             if round > 0 {
                 control.resume();
+                // Every bot back in a game (a connection idle through a
+                // long pause is opened anew), then the ramp.
+                control.resumed(options.bots, RESUME_LIMIT).await;
                 tokio::time::sleep(RAMP).await;
             }
+            // The server's waits in this slice only.
+            server.take_waits().await;
             let start = Instant::now();
             let (g0, r0) = (
                 stats.game_ends.load(Ordering::Relaxed),
@@ -199,6 +208,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 stats.requests.load(Ordering::Relaxed),
             );
             let (cpu1, me1) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
+            waits.push(server.take_waits().await.into_iter().collect());
+            fds = open_fds(pid);
             mine.add(
                 start.elapsed().as_secs_f64(),
                 r1 - r0,
@@ -213,8 +224,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
                 .await?;
             theirs.add(b.seconds, b.requests, 0, b.server_cpu, b.load_cpu);
         }
-        let waits = server.take_waits().await;
-        let fds = open_fds(pid);
+        let waits = crate::bench_waits::merge(waits);
         control.stop();
         let mut errors = Vec::new();
         while let Some(r) = tasks.join_next().await {
@@ -238,7 +248,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "load_average_after": load_average(),
             "split_cores": cores.map(|c| json!({"server_cpus": c.counts.0, "load_cpus": c.counts.1})),
             "waits": waits.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-            "cpu_us_per_request": cpu_figures(&croupier, &bare),
+            "cpu_us_per_request": cpu_figures(&croupier, &bare, cores.is_none()),
             "alternations": mine.rounds.iter().zip(&theirs.rounds).map(|(m, t)| json!({
                 "requests_per_sec": round(*m),
                 "bare_requests_per_sec": round(*t),
@@ -314,21 +324,23 @@ impl Measured {
     }
 }
 
-/// CPU µs per request of each party in both runs, and the best
-/// requests/s ratio a server could reach with these bots if it cost only
-/// what the bare endpoint costs: the load generator's work per request
-/// differs between the two runs (game replies to parse, cards to choose,
-/// a pause while the opponent plays), and the machine's CPUs are shared.
-fn cpu_figures(croupier: &Measured, bare: &Measured) -> Value {
+/// CPU µs per request of each party in both runs and, when they share
+/// the CPUs (`shared`), the best requests/s ratio a server could reach
+/// with these bots if it cost only what the bare endpoint costs: with the
+/// CPUs full, requests/s is the CPUs over the CPU time per request of
+/// server and load generator together, and the load generator's differs
+/// between the two (game replies to parse, cards to choose, timers). With
+/// split cores each side has CPUs of its own, and this model does not hold.
+fn cpu_figures(croupier: &Measured, bare: &Measured, shared: bool) -> Value {
     let (server, load) = croupier.cpu_us();
     let (bare_server, bare_load) = bare.cpu_us();
-    let ceiling = (bare_load + bare_server) / (load + bare_server).max(1e-9);
+    let ceiling = shared.then(|| round((bare_load + bare_server) / (load + bare_server).max(1e-9)));
     json!({
         "server": round(server),
         "load_generator": round(load),
         "bare_endpoint": round(bare_server),
         "load_generator_on_bare": round(bare_load),
-        "ratio_ceiling": round(ceiling),
+        "ratio_ceiling": ceiling,
     })
 }
 
@@ -434,23 +446,23 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
         "requests/s of the server and of the bare endpoint, slice by slice: {}",
         rounds.join(", ")
     );
-    if let Some(late) = extra["rounds_the_bots_did_not_pause_in"]
-        .as_array()
-        .filter(|l| !l.is_empty())
-    {
+    let late = &extra["rounds_the_bots_did_not_pause_in"];
+    if late.as_array().is_some_and(|l| !l.is_empty()) {
         println!(
-            "warning: the bots did not pause within {} s in round(s) {late:?}: the bare endpoint then shared the machine with games",
+            "warning: the bots did not pause within {} s before the bare endpoint's slice(s) {late} (counted from 1): it then shared the machine with games",
             PAUSE_LIMIT.as_secs()
         );
     }
     let c = &extra["cpu_us_per_request"];
+    let ceiling = c["ratio_ceiling"].as_f64().map_or(String::new(), |r| {
+        format!(
+            " (a server costing what the bare endpoint costs would reach {:.0}% of its requests/s with these bots)",
+            r * 100.0
+        )
+    });
     println!(
-        "CPU µs per request: server {}, load generator {}; bare endpoint {}, load generator {} (a server costing what the bare endpoint costs would reach {:.0}% of its requests/s with these bots)",
-        c["server"],
-        c["load_generator"],
-        c["bare_endpoint"],
-        c["load_generator_on_bare"],
-        c["ratio_ceiling"].as_f64().unwrap_or(0.0) * 100.0
+        "CPU µs per request: server {}, load generator {}; bare endpoint {}, load generator {}{ceiling}",
+        c["server"], c["load_generator"], c["bare_endpoint"], c["load_generator_on_bare"],
     );
     let m = &extra["memory"];
     println!(

@@ -84,12 +84,12 @@ impl Stats {
         }
     }
 
-    /// Forgets the latencies so far (the end of the warm-up).
     /// Keeps latencies from now on (`true`) or not.
     pub fn keep_latencies(&self, keep: bool) {
         self.muted.store(!keep, Ordering::Relaxed);
     }
 
+    /// Forgets the latencies so far (the end of the warm-up).
     pub fn clear_latencies(&self) {
         for l in &self.latencies {
             if let Ok(mut l) = l.lock() {
