@@ -17,6 +17,7 @@ mod crowd;
 mod drive;
 mod fence;
 mod game;
+mod home;
 mod matchmaking;
 pub mod relay;
 mod seat;

@@ -12,7 +12,8 @@
 //! of bots waiting for an opponent.
 //!
 //! [`Relay::start`] is all a registered process running games needs: it
-//! serves the requests relayed to it with its [`Home`].
+//! serves the requests relayed to it with its [`Home`] (in `home`, with
+//! the other types a home answers through).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -27,6 +28,7 @@ use tokio::time::Instant;
 use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
 use super::fence::{Fence, Passed};
+pub use super::home::{Handled, Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE};
 use super::session_cache::SessionCache;
 pub use super::session_cache::SESSION_RECHECK;
 use crate::ladder::lease::{AfterBeat, Membership};
@@ -35,94 +37,6 @@ use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
 use tokio::sync::{oneshot, Notify};
 
-/// Where the answer to a relayed request goes: the asker's channel and the
-/// request's number there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplyTo {
-    channel: String,
-    id: u64,
-}
-
-impl ReplyTo {
-    /// Request `id` of instance `origin`.
-    fn new(origin: i64, id: u64) -> ReplyTo {
-        ReplyTo {
-            channel: instance_channel(origin),
-            id,
-        }
-    }
-
-    /// The notification `(channel, payload)` that answers the request with
-    /// `reply`.
-    pub fn notice(&self, reply: &str) -> (String, String) {
-        (self.channel.clone(), format!("r {} {reply}", self.id))
-    }
-}
-
-/// What a home did with a relayed request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Handled {
-    /// The answer, for the relay to send.
-    Reply(String),
-    /// The home sent this answer itself (with the game's views, in the
-    /// transaction that wrote them: one statement fewer).
-    Sent(String),
-}
-
-impl Handled {
-    /// The answer's text.
-    fn text(&self) -> &str {
-        match self {
-            Handled::Reply(t) | Handled::Sent(t) => t,
-        }
-    }
-}
-
-/// The games a process runs: what it does with a request relayed to it.
-pub trait Home: Send + Sync + 'static {
-    /// Handles `line` for seat `seat` of game `game`: the reply text, or
-    /// that the home sent it to `to` itself. By default (a process that
-    /// runs no REST games) `"gone"`.
-    fn handle(
-        &self,
-        _game: GameId,
-        _seat: usize,
-        _line: String,
-        _to: ReplyTo,
-    ) -> BoxFuture<'static, Handled> {
-        Box::pin(async { Handled::Reply(GONE.to_string()) })
-    }
-
-    /// wm (issue 13): a notification of another kind (the REST games'
-    /// deals, views and ends, see `hub::cluster`); whether it was taken.
-    fn notified(&self, _kind: &str, _rest: &str) -> bool {
-        false
-    }
-
-    /// The listener lost its connection: the notifications sent meanwhile
-    /// are lost, so what was learnt from them may be stale.
-    fn lost(&self) {}
-}
-
-/// A pull bot's answer relayed to the process playing its match.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct PullAnswer {
-    /// The bot.
-    pub bot: BotId,
-    /// The match's tag.
-    pub tag: String,
-    /// The decision answered.
-    pub decision: u64,
-    /// The action.
-    pub action: String,
-}
-
-/// What a process does with the pull bots' answers relayed to it.
-pub trait PullHome: Send + Sync + 'static {
-    /// Delivers an answer to a match this process plays; the reply text.
-    fn answer(&self, bot: BotId, tag: &str, decision: u64, action: &str) -> String;
-}
-
 /// Why an instance could not join the others.
 #[derive(Debug, thiserror::Error)]
 pub enum RelayError {
@@ -130,15 +44,6 @@ pub enum RelayError {
     #[error("cannot listen for the other instances: {0}")]
     Listen(#[source] croupier_store::StoreError),
 }
-
-/// The reply of a home that does not run the game.
-pub const GONE: &str = "gone";
-
-/// The home of a process that runs no REST games (a worker).
-#[derive(Debug)]
-pub struct NoGames;
-
-impl Home for NoGames {}
 
 /// Why a REST game is closed whose instance stopped without its reaper
 /// closing it (its seats outlived the game's row, e.g. a deal written by a
