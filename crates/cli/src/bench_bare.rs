@@ -6,8 +6,9 @@
 //! listed in the help), started like the server under test: its own
 //! default tokio runtime, its own threads, and the same loopback hops to and
 //! from the load generator. The difference between the two is then the
-//! server's work alone. With `--split-cores` it is pinned to the server's
-//! half of the CPUs.
+//! server's work alone. With `--split-cores` it is started, as the server
+//! is, while the benchmark's thread is pinned to the server's half of the
+//! CPUs, and keeps that half.
 //!
 //! `bench server` measures it in slices that alternate with the server's
 //! while the server's bots pause between games, so that both see the
@@ -77,10 +78,11 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
 pub struct BareChild(Child);
 
 impl BareChild {
-    /// Starts `EXE bench bare-endpoint` on a free loopback port, on `cpus`
-    /// if given; the child and its base URL (not yet answering: see
+    /// Starts `EXE bench bare-endpoint` on a free loopback port (on the
+    /// CPUs the calling thread may use: affinity is inherited, see
+    /// `bench_cores`); the child and its base URL (not yet answering: see
     /// `bench_proc::wait_up`).
-    pub fn start(exe: &Path, cpus: Option<nix::sched::CpuSet>) -> anyhow::Result<(Self, String)> {
+    pub fn start(exe: &Path) -> anyhow::Result<(Self, String)> {
         let listen = format!("127.0.0.1:{}", crate::bench_proc::free_port()?);
         let mut command = Command::new(exe);
         command
@@ -88,16 +90,9 @@ impl BareChild {
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
-        // Affinity is inherited (`bench_cores`): the child is started while
-        // this thread is pinned to `cpus`, which it is not afterwards.
-        let mine = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))?;
-        if let Some(cpus) = &cpus {
-            crate::bench_cores::pin_this_thread(cpus)?;
-        }
-        let child = command.spawn();
-        crate::bench_cores::pin_this_thread(&mine)?;
-        let child =
-            child.with_context(|| format!("cannot start {} bench bare-endpoint", exe.display()))?;
+        let child = command
+            .spawn()
+            .with_context(|| format!("cannot start {} bench bare-endpoint", exe.display()))?;
         Ok((BareChild(child), format!("http://{listen}")))
     }
 
@@ -113,11 +108,11 @@ impl Drop for BareChild {
     }
 }
 
-/// What one slice of status calls measured.
+/// What one slice measured (of the bare endpoint, or of the server).
 pub struct Slice {
     pub seconds: f64,
     pub requests: u64,
-    /// CPU seconds of the bare endpoint's process.
+    /// CPU seconds of the serving process.
     pub server_cpu: f64,
     /// CPU seconds of this process (the load generator).
     pub load_cpu: f64,

@@ -31,10 +31,7 @@ pub enum SplitError {
 /// The CPUs allowed now (in order), halved: the server gets the first half
 /// (the larger one when odd), the load generator the rest.
 pub fn split() -> Result<Cores, SplitError> {
-    let allowed = sched_getaffinity(Pid::from_raw(0))?;
-    let cpus: Vec<usize> = (0..CpuSet::count())
-        .filter(|&c| allowed.is_set(c).unwrap_or(false))
-        .collect();
+    let cpus = list(&sched_getaffinity(Pid::from_raw(0))?);
     if cpus.len() < 2 {
         return Err(SplitError::TooFew(cpus.len()));
     }
@@ -57,6 +54,19 @@ fn set_of(cpus: &[usize]) -> Result<CpuSet, SplitError> {
 /// Pins the calling thread (and whatever it starts from now on) to `set`.
 pub fn pin_this_thread(set: &CpuSet) -> Result<(), SplitError> {
     Ok(sched_setaffinity(Pid::from_raw(0), set)?)
+}
+
+/// The CPUs in `set`, in order.
+pub fn list(set: &CpuSet) -> Vec<usize> {
+    (0..CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .collect()
+}
+
+/// The CPUs process (or thread) `pid` may run on; `None` if it is gone.
+pub fn cpus_of(pid: u32) -> Option<Vec<usize>> {
+    let set = sched_getaffinity(Pid::from_raw(i32::try_from(pid).ok()?)).ok()?;
+    Some(list(&set))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
+use crate::bench_bare::Slice;
 use crate::bench_proc::{
     cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
 };
@@ -116,8 +117,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         "warn",
     )?;
     let pid = server.pid();
-    let (bare, bare_base) =
-        crate::bench_bare::BareChild::start(&options.exe, cores.map(|c| c.server))?;
+    // Started on the server's CPUs too.
+    let (bare_endpoint, bare_base) = crate::bench_bare::BareChild::start(&options.exe)?;
     // The load generator's runtime, built below, starts its threads here.
     if let Some(c) = &cores {
         crate::bench_cores::pin_this_thread(&c.load)?;
@@ -174,8 +175,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         stats.clear_latencies();
         let bare_stats = Arc::new(Stats::default());
         let n = options.alternations;
-        let slice = Duration::from_secs_f64(options.seconds / n as f64);
-        let bare_slice = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX) / n as f64);
+        let slice_time = Duration::from_secs_f64(options.seconds / n as f64);
+        let bare_time = Duration::from_secs_f64(options.seconds.min(BARE_SECONDS_MAX) / n as f64);
         let every = Duration::from_secs_f64((options.seconds / 20.0).clamp(0.5, 30.0));
         let (mut mine, mut theirs) = (Totals::default(), Totals::default());
         let (mut unpaused, mut waits, mut fds) = (Vec::new(), Vec::new(), 0);
@@ -196,8 +197,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             );
             let (cpu0, me0) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
             stats.keep_latencies(true);
-            while start.elapsed() < slice {
-                tokio::time::sleep(every.min(slice.saturating_sub(start.elapsed()))).await;
+            while start.elapsed() < slice_time {
+                tokio::time::sleep(every.min(slice_time.saturating_sub(start.elapsed()))).await;
                 memory
                     .samples
                     .push((mine.seconds + start.elapsed().as_secs_f64(), rss_mib(pid)));
@@ -210,19 +211,19 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             let (cpu1, me1) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
             waits.push(server.take_waits().await.into_iter().collect());
             fds = open_fds(pid);
-            mine.add(
-                start.elapsed().as_secs_f64(),
-                r1 - r0,
-                g1 - g0,
-                cpu1 - cpu0,
-                me1 - me0,
-            );
+            let slice = Slice {
+                seconds: start.elapsed().as_secs_f64(),
+                requests: r1 - r0,
+                server_cpu: cpu1 - cpu0,
+                load_cpu: me1 - me0,
+            };
+            mine.add(&slice, g1 - g0);
             if !control.pause(PAUSE_LIMIT).await {
                 unpaused.push(round + 1);
             }
-            let b = crate::bench_bare::slice(&bare, &bare_base, options.bots, bare_slice, &bare_stats)
+            let b = crate::bench_bare::slice(&bare_endpoint, &bare_base, options.bots, bare_time, &bare_stats)
                 .await?;
-            theirs.add(b.seconds, b.requests, 0, b.server_cpu, b.load_cpu);
+            theirs.add(&b, 0);
         }
         let waits = crate::bench_waits::merge(waits);
         control.stop();
@@ -246,7 +247,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "first_bot_error": errors.first(),
             "load_average_before": load_before,
             "load_average_after": load_average(),
-            "split_cores": cores.map(|c| json!({"server_cpus": c.counts.0, "load_cpus": c.counts.1})),
+            "split_cores": cores.map(|c| json!({
+                "server_cpus": c.counts.0,
+                "load_cpus": c.counts.1,
+                "server_half": crate::bench_cores::list(&c.server),
+                // As the kernel has them, for the children.
+                "server_process_cpus": crate::bench_cores::cpus_of(pid),
+                "bare_process_cpus": crate::bench_cores::cpus_of(bare_endpoint.pid()),
+            })),
             "waits": waits.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "cpu_us_per_request": cpu_figures(&croupier, &bare, cores.is_none()),
             "alternations": mine.rounds.iter().zip(&theirs.rounds).map(|(m, t)| json!({
@@ -278,13 +286,14 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, seconds: f64, requests: u64, games: u64, server_cpu: f64, load_cpu: f64) {
-        self.seconds += seconds;
-        self.requests += requests;
+    fn add(&mut self, slice: &Slice, games: u64) {
+        self.seconds += slice.seconds;
+        self.requests += slice.requests;
         self.games += games;
-        self.server_cpu += server_cpu;
-        self.load_cpu += load_cpu;
-        self.rounds.push(requests as f64 / seconds.max(1e-9));
+        self.server_cpu += slice.server_cpu;
+        self.load_cpu += slice.load_cpu;
+        self.rounds
+            .push(slice.requests as f64 / slice.seconds.max(1e-9));
     }
 
     fn measured(&self, stats: Arc<Stats>) -> Measured {

@@ -295,6 +295,48 @@ fn bench_server_alternates_the_server_and_a_bare_endpoint_of_its_own() {
 }
 
 #[test]
+fn bench_server_split_cores_pins_the_server_and_the_bare_endpoint_to_one_half() {
+    let o = croupier(&[
+        "bench",
+        "server",
+        "--bots",
+        "4",
+        "--seconds",
+        "0.4",
+        "--alternations",
+        "1",
+        "--split-cores",
+        "--json",
+    ]);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("at least 2 CPUs"), "{}", stderr(&o));
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let split = &v["split_cores"];
+    let (server, load) = (
+        split["server_cpus"].as_u64().unwrap(),
+        split["load_cpus"].as_u64().unwrap(),
+    );
+    assert_eq!(server + load, cpus as u64, "{split}");
+    // Both children run on the server's half only, as the kernel says.
+    let half = &split["server_half"];
+    assert_eq!(
+        half.as_array().map(Vec::len),
+        Some(server as usize),
+        "{split}"
+    );
+    assert_eq!(&split["server_process_cpus"], half, "{split}");
+    assert_eq!(&split["bare_process_cpus"], half, "{split}");
+    assert!(v["bare"]["latency"]["calls"].as_u64().unwrap() > 0, "{v}");
+    // The shared-CPU ceiling does not apply to split cores.
+    assert!(v["cpu_us_per_request"]["ratio_ceiling"].is_null(), "{v}");
+}
+
+#[test]
 fn bench_bare_endpoint_answers_until_its_input_ends() {
     use std::io::Write as _;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
