@@ -4,5 +4,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = croupier_server::settings::parse_ladder(&text);
+    let _ = croupier_competition::settings::parse_ladder(&text);
 });

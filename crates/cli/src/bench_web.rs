@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use croupier_server::web::seed;
 use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
+use croupier_web::seed;
 use tower::ServiceExt as _;
 
 use crate::bench_proc::percentile;

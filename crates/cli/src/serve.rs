@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use croupier_server::{HubConfig, ServerConfig};
+use croupier_live::hub::HubConfig;
+use croupier_server::ServerConfig;
 
 use crate::CliError;
 
@@ -103,7 +104,7 @@ pub struct LeaseArgs {
 
 impl LeaseArgs {
     /// The lease settings for a process of `role`.
-    pub fn config(&self, role: &str) -> Result<croupier_server::ladder::LeaseConfig, CliError> {
+    pub fn config(&self, role: &str) -> Result<croupier_live::lease::LeaseConfig, CliError> {
         let beat = seconds("lease-heartbeat", self.lease_heartbeat)?;
         let ttl = seconds("lease-expiry", self.lease_expiry)?;
         if ttl < beat * 2 {
@@ -113,7 +114,7 @@ impl LeaseArgs {
                 self.lease_expiry, self.lease_heartbeat
             )));
         }
-        Ok(croupier_server::ladder::LeaseConfig {
+        Ok(croupier_live::lease::LeaseConfig {
             role: role.into(),
             ttl,
             beat,
@@ -145,7 +146,7 @@ fn bot_files(args: &ServeArgs) -> std::path::PathBuf {
 
 fn ladder_config(
     args: &ServeArgs,
-) -> Result<Option<croupier_server::ladder::LadderConfig>, CliError> {
+) -> Result<Option<croupier_competition::ladder::LadderConfig>, CliError> {
     if args.no_ladder {
         return Ok(None);
     }
@@ -154,7 +155,7 @@ fn ladder_config(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-            croupier_server::settings::parse_ladder(&text)
+            croupier_competition::settings::parse_ladder(&text)
                 .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
         }
     };
@@ -241,7 +242,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         if hosted_ok {
             croupier_server::enable_hosted(
                 &state,
-                croupier_server::hosted::HostedConfig {
+                croupier_competition::hosted::HostedConfig {
                     dir: bot_files.clone(),
                     sandbox: config.sandbox.clone(),
                     move_time: Default::default(),

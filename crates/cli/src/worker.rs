@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use croupier_arena::transport::http::{HttpClient, HttpLimits};
-use croupier_server::hub::relay::{NoGames, Relay};
-use croupier_server::ladder::{Ladder, LadderConfig};
-use croupier_server::mailbox::Mailboxes;
+use croupier_competition::ladder::{Ladder, LadderConfig};
+use croupier_live::hub::relay::{NoGames, Relay};
+use croupier_live::mailbox::Mailboxes;
 use croupier_store::Backend;
 
 use crate::CliError;
@@ -72,7 +72,7 @@ fn ladder_config(args: &WorkerArgs) -> Result<LadderConfig, CliError> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-            croupier_server::settings::parse_ladder(&text)
+            croupier_competition::settings::parse_ladder(&text)
                 .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?
         }
     };
@@ -126,9 +126,9 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         );
         if let Some((dir, sandbox)) = sandbox {
             let move_time = config.games.iter().map(|g| (g.game, g.move_time)).collect();
-            let hosted = croupier_server::hosted::Hosted::new(
+            let hosted = croupier_competition::hosted::Hosted::new(
                 Arc::clone(&store),
-                croupier_server::hosted::HostedConfig {
+                croupier_competition::hosted::HostedConfig {
                     dir: dir.clone(),
                     sandbox,
                     move_time,

@@ -12,7 +12,29 @@ use axum::Json;
 use croupier_store::StoreError;
 use serde_json::json;
 
-use crate::shape::Api;
+/// Which JSON API a path belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// The 2014 SkullWhist API under `/api`.
+    Rest2014,
+    /// The bot owners' API under `/v1`.
+    V1,
+}
+
+/// The API of `path`, if any.
+pub fn api_of(path: &str) -> Option<Api> {
+    let under = |p: &str| {
+        path.strip_prefix(p)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    if under("/api") {
+        Some(Api::Rest2014)
+    } else if under("/v1") {
+        Some(Api::V1)
+    } else {
+        None
+    }
+}
 
 /// A refused or failed request of a JSON API; the text is the reason sent.
 #[derive(Debug, thiserror::Error)]
@@ -183,5 +205,17 @@ mod tests {
         // A bare 401 names no scheme.
         let e = ApiError::from_status(StatusCode::UNAUTHORIZED, "x");
         assert!(e.challenge().is_none());
+    }
+
+    #[test]
+    fn paths_map_to_their_api() {
+        assert_eq!(api_of("/api"), Some(Api::Rest2014));
+        assert_eq!(api_of("/api/login/"), Some(Api::Rest2014));
+        assert_eq!(api_of("/v1/bots"), Some(Api::V1));
+        assert_eq!(api_of("/apix"), None);
+        assert_eq!(api_of("/v1"), Some(Api::V1));
+        assert_eq!(api_of("/v1x/a"), None);
+        assert_eq!(api_of("/"), None);
+        assert_eq!(api_of("/games/1"), None);
     }
 }

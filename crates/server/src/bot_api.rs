@@ -24,11 +24,8 @@ use serde_json::{json, Value};
 use sha2::Digest as _;
 
 use crate::api_error::ApiError;
-use crate::auth;
-use crate::AppState;
-
-/// The OpenAPI document of `/v1`.
-pub const OPENAPI: &str = include_str!("openapi.json");
+use croupier_competition::services::Services;
+use croupier_live::auth;
 
 /// The `/v1` failure: the server's one [`ApiError`] (kept under this name
 /// for code written against it).
@@ -37,7 +34,7 @@ pub type V1Error = ApiError;
 type V1 = Result<Response, ApiError>;
 
 /// The `/v1` routes and `/openapi.json`.
-pub fn routes() -> Router<Arc<AppState>> {
+pub fn routes() -> Router<Arc<Services>> {
     Router::new()
         .route("/openapi.json", get(openapi))
         .route("/v1/owners", post(create_owner))
@@ -50,14 +47,18 @@ pub fn routes() -> Router<Arc<AppState>> {
 }
 
 async fn openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        croupier_web::openapi::OPENAPI,
+    )
+        .into_response()
 }
 
 fn body<T: for<'de> Deserialize<'de>>(bytes: &Bytes) -> Result<T, ApiError> {
-    if bytes.len() > crate::MAX_BODY {
+    if bytes.len() > crate::shape::MAX_BODY {
         return Err(ApiError::TooLarge(format!(
             "the body is over {} bytes",
-            crate::MAX_BODY
+            crate::shape::MAX_BODY
         )));
     }
     serde_json::from_slice(bytes).map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
@@ -75,7 +76,7 @@ fn fresh_token() -> Result<String, ApiError> {
 }
 
 /// The owner named by the request's Basic credentials.
-pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<OwnerRow, ApiError> {
+pub(crate) async fn owner(state: &Services, headers: &HeaderMap) -> Result<OwnerRow, ApiError> {
     let unauthorized = |why: &str| ApiError::Unauthorized(why.into());
     let value = headers
         .get(header::AUTHORIZATION)
@@ -104,7 +105,7 @@ pub(crate) async fn owner(state: &AppState, headers: &HeaderMap) -> Result<Owner
 }
 
 /// The pull bot named by the request's bearer token.
-async fn pull_bot(state: &AppState, headers: &HeaderMap) -> Result<BotInfo, ApiError> {
+async fn pull_bot(state: &Services, headers: &HeaderMap) -> Result<BotInfo, ApiError> {
     let unauthorized = |why: &str| ApiError::BadToken(why.into());
     let token = headers
         .get(header::AUTHORIZATION)
@@ -142,7 +143,7 @@ struct Credentials {
     password: String,
 }
 
-async fn create_owner(State(state): State<Arc<AppState>>, bytes: Bytes) -> V1 {
+async fn create_owner(State(state): State<Arc<Services>>, bytes: Bytes) -> V1 {
     let c: Credentials = body(&bytes)?;
     if !auth::valid_name(&c.name) {
         return Err(ApiError::BadRequest(
@@ -277,7 +278,7 @@ fn check_bot(r: BotRequest, owner: i64) -> Result<(NewBot, Option<String>), ApiE
     }
 }
 
-async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: Bytes) -> V1 {
+async fn create_bot(State(state): State<Arc<Services>>, headers: HeaderMap, bytes: Bytes) -> V1 {
     let owner = owner(&state, &headers).await?;
     let request: BotRequest = body(&bytes)?;
     let (bot, token) = check_bot(request, owner.id)?;
@@ -303,7 +304,7 @@ async fn create_bot(State(state): State<Arc<AppState>>, headers: HeaderMap, byte
 }
 
 pub(crate) async fn owned(
-    state: &AppState,
+    state: &Services,
     owner: &OwnerRow,
     name: &str,
 ) -> Result<BotInfo, ApiError> {
@@ -318,7 +319,7 @@ pub(crate) async fn owned(
         })
 }
 
-async fn list_bots(State(state): State<Arc<AppState>>, headers: HeaderMap) -> V1 {
+async fn list_bots(State(state): State<Arc<Services>>, headers: HeaderMap) -> V1 {
     let owner = owner(&state, &headers).await?;
     let bots: Vec<Value> = state
         .hub
@@ -333,7 +334,7 @@ async fn list_bots(State(state): State<Arc<AppState>>, headers: HeaderMap) -> V1
 }
 
 async fn show_bot(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> V1 {
@@ -345,7 +346,7 @@ async fn show_bot(
 }
 
 /// wf (issue 16): whether others may challenge bot `id`.
-async fn challenges_open(state: &AppState, id: croupier_store::BotId) -> Result<bool, V1Error> {
+async fn challenges_open(state: &Services, id: croupier_store::BotId) -> Result<bool, V1Error> {
     Ok(state.hub.store().challengeable_bots().await?.contains(&id))
 }
 
@@ -358,7 +359,7 @@ struct BotUpdate {
 }
 
 async fn update_bot(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     headers: HeaderMap,
     Path(name): Path<String>,
     bytes: Bytes,
@@ -384,7 +385,7 @@ async fn update_bot(
 }
 
 async fn new_token(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> V1 {
@@ -418,7 +419,7 @@ fn number<T: std::str::FromStr>(
 }
 
 async fn messages(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> V1 {
@@ -442,7 +443,7 @@ struct Answer {
     action: String,
 }
 
-async fn answer(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: Bytes) -> V1 {
+async fn answer(State(state): State<Arc<Services>>, headers: HeaderMap, bytes: Bytes) -> V1 {
     let bot = pull_bot(&state, &headers).await?;
     let a: Answer = body(&bytes)?;
     if a.action.len() > 1024 {
@@ -454,12 +455,14 @@ async fn answer(State(state): State<Arc<AppState>>, headers: HeaderMap, bytes: B
     // Issue 13 (wg): relayed to the process playing the match if elsewhere.
     match mailbox.answer_anywhere(&a.tag, a.decision, &a.action).await {
         Ok(()) => Ok(Json(json!({ "ok": true })).into_response()),
-        Err(e @ crate::mailbox::AnswerError::NoMatch(_)) => Err(ApiError::NotFound(e.to_string())),
+        Err(e @ croupier_live::mailbox::AnswerError::NoMatch(_)) => {
+            Err(ApiError::NotFound(e.to_string()))
+        }
         Err(e) => Err(ApiError::Conflict(e.to_string())),
     }
 }
 
-async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -> V1 {
+async fn me(State(state): State<Arc<Services>>, headers: HeaderMap) -> V1 {
     let bot = pull_bot(&state, &headers).await?;
     let mut v = view(&bot);
     v["in_match"] = Value::Bool(state.ladder.as_ref().is_some_and(|l| l.is_busy(bot.id)));

@@ -21,17 +21,18 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::shape::{self, Api};
+use crate::api_error::Api;
+use crate::shape;
 use crate::throttle::{self, Seen, Throttle};
 
 /// The middleware (`axum::middleware::from_fn_with_state`, with the
 /// server's [`Throttle`]).
 pub async fn front(State(t): State<Arc<Throttle>>, req: Request, next: Next) -> Response {
-    let api = shape::api_of(req.uri().path().trim_end_matches('/'));
+    let api = crate::api_error::api_of(req.uri().path().trim_end_matches('/'));
     // JSONP answers scripts, not JSON: its refusals stay as they are.
     let jsonp = req.uri().path().starts_with("/api/jsonp");
     // Hosted bot uploads stream to their handler, which bounds them itself.
-    let whole = api.filter(|_| !crate::hosted::api::is_upload(req.method(), req.uri().path()));
+    let whole = api.filter(|_| !crate::hosted_api::is_upload(req.method(), req.uri().path()));
     let (parts, body) = match whole {
         Some(api) => match shape::read_whole(req).await {
             Ok((parts, bytes)) => (parts, Ok(bytes)),

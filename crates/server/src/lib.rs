@@ -6,26 +6,16 @@
 //! listener until a shutdown signal.
 
 pub mod api_error;
-pub mod auth;
 pub mod bot_api;
 pub mod front;
-pub mod hosted;
-pub mod house;
-pub mod hub;
-pub mod human;
-pub mod ladder;
-pub mod live_games;
-pub mod mailbox;
+pub mod hosted_api;
 pub mod net;
 mod paths;
-pub mod settings;
 pub mod shape;
 pub mod skullwhist_api;
 mod skullwhist_api_docs;
 pub mod throttle;
-pub mod tournaments;
-pub mod visibility;
-pub mod web;
+pub mod tournaments_api;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -37,33 +27,10 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
-pub use hub::{Hub, HubConfig};
-
-/// Largest request body accepted.
-pub const MAX_BODY: usize = 64 * 1024;
-
-/// What the handlers share.
-#[derive(Debug)]
-pub struct AppState {
-    /// Sessions, matchmaking and games.
-    pub hub: Arc<Hub>,
-    /// Pull bots' mailboxes.
-    pub mailboxes: Arc<mailbox::Mailboxes>,
-    /// The ladder, when it runs.
-    pub ladder: Option<Arc<ladder::Ladder>>,
-    /// Whether push bots may be registered at, and called on, loopback,
-    /// private, link-local or multicast addresses (see `croupier serve
-    /// --allow-private-bot-urls`).
-    pub allow_private_bot_urls: bool,
-    /// Tournaments (issue 15), when the ladder runs.
-    pub tournaments: Option<Arc<tournaments::Tournaments>>,
-    /// Hosted bots, once [`enable_hosted`] has run (issue 12).
-    pub hosted: std::sync::OnceLock<Arc<hosted::Hosted>>,
-    /// Games in progress that spectators can watch (issue 16).
-    pub live: Arc<live_games::LiveGames>,
-    /// Games people play from the website (issue 16).
-    pub people: Arc<human::People>,
-}
+use croupier_competition::services::Services;
+use croupier_competition::{hosted, house, human, ladder, tournaments};
+use croupier_live::hub::{Hub, HubConfig};
+use croupier_live::{live_games, mailbox};
 
 /// The server's settings.
 #[derive(Debug, Clone)]
@@ -101,9 +68,9 @@ impl Default for ServerConfig {
 
 /// The router. Repeated slashes in a path are collapsed before routing, as
 /// the 2014 server did (see the `paths` module).
-pub fn app(state: Arc<AppState>) -> Router {
+pub fn app(state: Arc<Services>) -> Router {
     let routes = Router::new()
-        .merge(web::routes())
+        .merge(croupier_web::routes())
         .route("/api", get(skullwhist_api::index))
         .route("/api/", get(skullwhist_api::index))
         .route(
@@ -123,10 +90,10 @@ pub fn app(state: Arc<AppState>) -> Router {
             get(skullwhist_api::get).post(skullwhist_api::post),
         )
         .merge(bot_api::routes())
-        .merge(tournaments::api::routes())
-        .merge(hosted::api::routes())
-        .merge(web::play::routes())
-        .merge(web::live::routes())
+        .merge(tournaments_api::routes())
+        .merge(hosted_api::routes())
+        .merge(croupier_web::play::routes())
+        .merge(croupier_web::live::routes())
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
@@ -165,10 +132,10 @@ pub enum StartError {
     /// The process cannot register with the others on its database
     /// (issue 13).
     #[error("cannot register with the other instances: {0}")]
-    Lease(#[from] ladder::LeaseError),
+    Lease(#[from] croupier_live::lease::LeaseError),
     /// The hub cannot join the other instances (issue 13).
     #[error("cannot join the other instances: {0}")]
-    Join(#[from] hub::JoinError),
+    Join(#[from] croupier_live::hub::JoinError),
 }
 
 /// Prepares the server state: closes games a previous run left in progress,
@@ -176,7 +143,7 @@ pub enum StartError {
 pub async fn prepare(
     store: Arc<dyn croupier_store::Store>,
     config: &ServerConfig,
-) -> Result<(Arc<AppState>, Vec<(i64, String)>), StartError> {
+) -> Result<(Arc<Services>, Vec<(i64, String)>), StartError> {
     let now = croupier_arena::runner::now_rfc3339();
     // wd (issue 13): on PostgreSQL other instances may be playing; the
     // games of an instance that stopped are closed when its lease runs out
@@ -194,7 +161,11 @@ pub async fn prepare(
     // and its ladder, and one task renews it (ladder/lease.rs).
     let member = match store.cluster() {
         Some(_) => {
-            let m = ladder::Membership::join(Arc::clone(&store), config.hub.lease.clone()).await?;
+            let m = croupier_live::lease::Membership::join(
+                Arc::clone(&store),
+                config.hub.lease.clone(),
+            )
+            .await?;
             let m = Arc::new(m);
             tokio::spawn(Arc::clone(&m).run());
             hub.join_cluster(Arc::clone(&m)).await?;
@@ -237,7 +208,7 @@ pub async fn prepare(
                 ladder.adopt(Arc::clone(m)); // wg (issue 13): one registration
             }
             // Tournaments share the ladder's capacity (issue 15).
-            let capacity = Arc::new(tournaments::Capacity::new(
+            let capacity = Arc::new(croupier_competition::capacity::Capacity::new(
                 l.max_matches,
                 l.tournament_share,
             ));
@@ -267,7 +238,7 @@ pub async fn prepare(
         house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
     }
     Ok((
-        Arc::new(AppState {
+        Arc::new(Services {
             hub,
             mailboxes,
             ladder,
@@ -284,7 +255,7 @@ pub async fn prepare(
 /// Turns hosted bots on (issue 12): uploads are kept in `config.dir`, and
 /// the ladder plays their active versions. Call after [`prepare`].
 pub async fn enable_hosted(
-    state: &AppState,
+    state: &Services,
     mut config: hosted::HostedConfig,
 ) -> Result<(), StartError> {
     if let Some(l) = &state.ladder {
@@ -300,7 +271,7 @@ pub async fn enable_hosted(
     }
     let h = Arc::new(hosted::Hosted::new(Arc::clone(state.hub.store()), config).await?);
     if let Some(l) = &state.ladder {
-        let _ = l.hosted.set(Arc::clone(&h));
+        l.play_hosted(Arc::clone(&h));
     }
     let _ = state.people.hosted.set(Arc::clone(&h));
     // Issue 15: tournaments play the hosted entries' frozen versions.
@@ -316,7 +287,7 @@ pub async fn enable_hosted(
 /// the overall cap fitted under the open-file limit (raised at start).
 pub async fn run(
     listener: TcpListener,
-    state: Arc<AppState>,
+    state: Arc<Services>,
     house: Vec<(i64, String)>,
     config: &ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -328,7 +299,7 @@ pub async fn run(
 /// [`run`] with the given connection timeouts and caps.
 pub async fn run_on(
     listener: TcpListener,
-    state: Arc<AppState>,
+    state: Arc<Services>,
     house: Vec<(i64, String)>,
     config: &ServerConfig,
     net: net::NetConfig,

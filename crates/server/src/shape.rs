@@ -13,7 +13,10 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use futures::StreamExt;
 
-use crate::api_error::ApiError;
+use crate::api_error::{Api, ApiError};
+
+/// Largest request body accepted.
+pub const MAX_BODY: usize = 64 * 1024;
 
 /// The largest body any JSON route reads (the router's body limit).
 pub const READ_LIMIT: u64 = 1024 * 1024;
@@ -22,30 +25,6 @@ pub const READ_LIMIT: u64 = 1024 * 1024;
 /// failure is sent, so that the client, still writing, sees the answer
 /// instead of a reset connection. Beyond it the connection just closes.
 const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
-
-/// Which JSON API a path belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    /// The 2014 SkullWhist API under `/api`.
-    Rest2014,
-    /// The bot owners' API under `/v1`.
-    V1,
-}
-
-/// The API of `path`, if any.
-pub fn api_of(path: &str) -> Option<Api> {
-    let under = |p: &str| {
-        path.strip_prefix(p)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    };
-    if under("/api") {
-        Some(Api::Rest2014)
-    } else if under("/v1") {
-        Some(Api::V1)
-    } else {
-        None
-    }
-}
 
 /// A failure of `api` with `status` (the 2014 API always answers HTTP 200):
 /// [`ApiError::respond`].
@@ -116,7 +95,7 @@ fn reason(status: StatusCode, text: &str) -> String {
     match status {
         StatusCode::PAYLOAD_TOO_LARGE => format!(
             "the request body is too large (at most {} bytes)",
-            crate::MAX_BODY
+            crate::shape::MAX_BODY
         ),
         StatusCode::REQUEST_TIMEOUT => "the request body stalled: send it whole".into(),
         StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here".into(),
@@ -164,21 +143,4 @@ pub async fn json_failures(api: Api, response: Response) -> Response {
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_map_to_their_api() {
-        assert_eq!(api_of("/api"), Some(Api::Rest2014));
-        assert_eq!(api_of("/api/login/"), Some(Api::Rest2014));
-        assert_eq!(api_of("/v1/bots"), Some(Api::V1));
-        assert_eq!(api_of("/apix"), None);
-        assert_eq!(api_of("/v1"), Some(Api::V1));
-        assert_eq!(api_of("/v1x/a"), None);
-        assert_eq!(api_of("/"), None);
-        assert_eq!(api_of("/games/1"), None);
-    }
 }

@@ -17,13 +17,13 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, Record};
 use serde_json::{json, Value};
 
+use crate::api_error::Api;
 use crate::api_error::ApiError;
-use crate::auth;
-use crate::hub::{NewGame, Refusal};
-use crate::shape::Api;
 use crate::skullwhist_api_docs as docs;
 use crate::throttle::ParsedBody;
-use crate::AppState;
+use croupier_competition::services::Services;
+use croupier_live::auth;
+use croupier_live::hub::{NewGame, Refusal};
 
 /// The API methods.
 pub const METHODS: [&str; 8] = [
@@ -93,7 +93,7 @@ impl IntoResponse for Answer {
 }
 
 /// Runs one API method on a parsed body; the reply as JSON.
-pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
+pub async fn call(state: &Services, method: &str, body: &Obj) -> Value {
     match answer(state, method, body).await {
         Answer::Json(v) => v,
         Answer::Text(t) => serde_json::from_slice(&t).unwrap_or_else(|e| {
@@ -104,7 +104,7 @@ pub async fn call(state: &AppState, method: &str, body: &Obj) -> Value {
 }
 
 /// Runs one API method on a parsed body; the reply as the handlers send it.
-pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
+pub async fn answer(state: &Services, method: &str, body: &Obj) -> Answer {
     match dispatch(state, method, body).await {
         Ok(v) => v,
         Err(Refusal(reason)) => Answer::owned(failure_text(&reason)),
@@ -113,7 +113,7 @@ pub async fn answer(state: &AppState, method: &str, body: &Obj) -> Answer {
 
 /// The methods of a game in progress answer with text written straight
 /// from typed replies; the others build JSON.
-async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, Refusal> {
+async fn dispatch(state: &Services, method: &str, body: &Obj) -> Result<Answer, Refusal> {
     match method {
         "status" => {
             let bot = state.hub.session(str_field(body, "session")?).await?;
@@ -146,7 +146,7 @@ async fn dispatch(state: &AppState, method: &str, body: &Obj) -> Result<Answer, 
     }
 }
 
-async fn dispatch_json(state: &AppState, method: &str, body: &Obj) -> Result<Value, Refusal> {
+async fn dispatch_json(state: &Services, method: &str, body: &Obj) -> Result<Value, Refusal> {
     match method {
         "register" => register(state, body).await,
         "login" => login(state, body).await,
@@ -166,7 +166,7 @@ fn obj(v: Value) -> Obj {
     }
 }
 
-async fn register(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
+async fn register(state: &Services, body: &Obj) -> Result<Value, Refusal> {
     let name = str_field(body, "name")?;
     let password = str_field(body, "password")?;
     if !auth::valid_name(name) {
@@ -194,7 +194,7 @@ async fn register(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
     }
 }
 
-async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
+async fn login(state: &Services, body: &Obj) -> Result<Value, Refusal> {
     let name = str_field(body, "name")?;
     let password = str_field(body, "password")?.to_string();
     let row = state.hub.store().bot_by_name(name).await.map_err(|e| {
@@ -217,7 +217,7 @@ async fn login(state: &AppState, body: &Obj) -> Result<Value, Refusal> {
 }
 
 /// The finished game's record in the 2014 shape, with every trick.
-async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
+async fn old_game(state: &Services, id: i64) -> Result<Value, Refusal> {
     let row = state.hub.store().game(id).await.map_err(|e| {
         tracing::error!("old-game: {e}");
         Refusal("internal error".into())
@@ -261,7 +261,7 @@ async fn old_game(state: &AppState, id: i64) -> Result<Value, Refusal> {
 /// `POST /api/<method>/`. The body is parsed once: by the throttle in
 /// front ([`ParsedBody`]), or here when it did not.
 pub async fn post(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     Path(method): Path<String>,
     parsed: Option<Extension<ParsedBody>>,
     body: Bytes,
@@ -271,10 +271,10 @@ pub async fn post(
     if !(METHODS.contains(&method) || method == "play-card") {
         return refuse(ApiError::NotFound(format!("unknown method '{method}'")));
     }
-    if body.len() > crate::MAX_BODY {
+    if body.len() > crate::shape::MAX_BODY {
         return refuse(ApiError::TooLarge(format!(
             "the request body is larger than {} bytes",
-            crate::MAX_BODY
+            crate::shape::MAX_BODY
         )));
     }
     let parsed: Result<Arc<Value>, _> = match parsed {
@@ -309,7 +309,7 @@ pub async fn index() -> Html<String> {
 
 /// `GET /api/jsonp?callback=F&method=M&key=value...`.
 pub async fn jsonp(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Services>>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
     let get = |k: &str| {

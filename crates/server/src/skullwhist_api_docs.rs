@@ -1,7 +1,7 @@
 //! HTML documentation served on GET for each API method.
 
 use crate::throttle::ThrottleConfig;
-use crate::web::html::{esc as escape, layout};
+use croupier_web::html::{esc as escape, layout};
 
 struct Doc {
     method: &'static str,

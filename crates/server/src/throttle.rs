@@ -34,7 +34,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 
-use crate::shape::Api;
+use crate::api_error::Api;
 
 /// The limits.
 #[derive(Debug, Clone)]

@@ -17,10 +17,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use croupier_server::web::seed;
 use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
+use croupier_web::seed;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};

@@ -132,7 +132,7 @@ async fn people_play_and_watch_in_headless_chromium() {
     // Both sessions come from one address and play several games each.
     state
         .people
-        .set_limits(croupier_server::human::PeopleLimits {
+        .set_limits(croupier_competition::human::PeopleLimits {
             per_client: 16,
             ..Default::default()
         });

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use croupier_server::hub::{Hub, NewGame};
+use croupier_live::hub::{Hub, NewGame};
 use croupier_store::{BotId, Store};
 use tokio::task::JoinHandle;
 

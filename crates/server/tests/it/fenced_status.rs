@@ -17,7 +17,7 @@ use crate::common;
 
 use std::collections::HashMap;
 
-use croupier_server::hub::Hub;
+use croupier_live::hub::Hub;
 use croupier_store::{BotId, GameId};
 use serde_json::Value;
 

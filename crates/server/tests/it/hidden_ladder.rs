@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use common::{config, TestServer};
 use croupier_arena::bot_side::{CroupierBot, Handled};
 use croupier_bots::Builtins;
+use croupier_competition::ladder::{GameLadder, LadderConfig};
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::GameKind;
-use croupier_server::ladder::{GameLadder, LadderConfig};
 use serde_json::{json, Value};
 
 /// A ladder of Love Letter only, against the house bots, with decisions

@@ -17,11 +17,11 @@ use axum::routing::post;
 use common::*;
 use croupier_arena::bot_side::{jujitsu_bid, CroupierBot, Handled};
 use croupier_bots::{bot_rng, Builtins};
+use croupier_competition::ladder::{GameLadder, LadderConfig};
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Record};
-use croupier_server::ladder::{GameLadder, LadderConfig};
 use serde_json::{json, Value};
 
 /// A fast ladder: small Goofspiel matches, short rests, no house-only games.

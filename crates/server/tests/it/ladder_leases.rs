@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use croupier_arena::transport::http::{HttpClient, HttpLimits};
+use croupier_competition::ladder::{GameLadder, Ladder, LadderConfig};
+use croupier_live::lease::{LeaseConfig, LOST, STOPPED};
+use croupier_live::mailbox::Mailboxes;
 use croupier_rules::GameKind;
-use croupier_server::ladder::lease::{LeaseConfig, LOST, STOPPED};
-use croupier_server::ladder::{GameLadder, Ladder, LadderConfig};
-use croupier_server::mailbox::Mailboxes;
 use croupier_store::leases::Reap;
 use croupier_store::{BotKind, NewBot, Store};
 

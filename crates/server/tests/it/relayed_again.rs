@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use croupier_server::hub::{Hub, Refusal};
-use croupier_server::mailbox::Mailboxes;
+use croupier_live::hub::{Hub, Refusal};
+use croupier_live::mailbox::Mailboxes;
 use croupier_store::postgres::cluster::{instance_channel, Notice};
 use croupier_store::BotId;
 use sqlx::postgres::PgListener;

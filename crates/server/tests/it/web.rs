@@ -9,10 +9,10 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
-use croupier_server::web::seed;
 use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
+use croupier_web::seed;
 use serde_json::Value;
 use tower::ServiceExt as _;
 

@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use croupier_server::{HubConfig, ServerConfig};
+use croupier_live::hub::HubConfig;
+use croupier_server::ServerConfig;
 use serde_json::{json, Map, Value};
 
 /// The server settings of most tests: no house bots, short long polls, and
@@ -38,7 +39,7 @@ pub fn config() -> ServerConfig {
 pub async fn hub_on(
     url: &str,
 ) -> (
-    std::sync::Arc<croupier_server::hub::Hub>,
+    std::sync::Arc<croupier_live::hub::Hub>,
     std::sync::Arc<dyn croupier_store::Store>,
 ) {
     let store = croupier_store::open(url).await.unwrap();
@@ -71,7 +72,7 @@ where
 /// `n` new bots (names from `prefix`), each logged in at `hub`.
 pub async fn logged_in(
     store: &dyn croupier_store::Store,
-    hub: &croupier_server::hub::Hub,
+    hub: &croupier_live::hub::Hub,
     prefix: &str,
     n: usize,
 ) -> Vec<croupier_store::BotId> {
@@ -88,8 +89,8 @@ pub async fn logged_in(
 /// Two instances on one PostgreSQL database, a pool on it, and bots
 /// logged in at `two`.
 pub struct TwoInstances {
-    pub one: std::sync::Arc<croupier_server::hub::Hub>,
-    pub two: std::sync::Arc<croupier_server::hub::Hub>,
+    pub one: std::sync::Arc<croupier_live::hub::Hub>,
+    pub two: std::sync::Arc<croupier_live::hub::Hub>,
     pub store: std::sync::Arc<dyn croupier_store::Store>,
     pub pool: sqlx::PgPool,
     pub bots: Vec<croupier_store::BotId>,
@@ -125,7 +126,7 @@ pub async fn announce(pool: &sqlx::PgPool, payload: &str) {
 
 /// Ends the connection of `relay`'s listener (`pg_terminate_backend`) and
 /// waits until it listens again and the relay has handled the loss.
-pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_server::hub::relay::Relay) {
+pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_live::hub::relay::Relay) {
     let channel = croupier_store::postgres::cluster::instance_channel(relay.instance());
     let pattern = format!("%\"{channel}\"%");
     let listeners = || async {
@@ -164,11 +165,11 @@ pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_server::hub::re
 /// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
 /// and the bots' cards, `a`'s first.
 pub async fn deal(
-    hub: &std::sync::Arc<croupier_server::hub::Hub>,
+    hub: &std::sync::Arc<croupier_live::hub::Hub>,
     a: croupier_store::BotId,
     b: croupier_store::BotId,
 ) -> (croupier_store::GameId, [Vec<String>; 2]) {
-    use croupier_server::hub::NewGame;
+    use croupier_live::hub::NewGame;
     let waiting = {
         let hub = std::sync::Arc::clone(hub);
         tokio::spawn(async move { hub.new_game(a).await })

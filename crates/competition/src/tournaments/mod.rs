@@ -1,0 +1,526 @@
+//! Tournaments on the server (issue 15; docs/tournaments.md): an organiser
+//! announces a round-robin or a Swiss over registered bots; at its start the
+//! entries are frozen (how each is reached), then each round is paired with
+//! the arena's Swiss pairing (or the circle method), stored as planned
+//! games, and played beside the ladder, which keeps a bounded share of the
+//! capacity ([`Capacity`]). Every planned game and result is in the store,
+//! so a restarted server resumes a tournament where it stopped: finished
+//! games are never played again; a game cut by the restart is dealt afresh.
+
+mod error;
+pub mod plan;
+pub mod play;
+mod table;
+pub mod view;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use croupier_arena::transport::http::HttpClient;
+use croupier_rules::{GameKind, Record};
+use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId, TournamentRow};
+use croupier_store::{BotId, BotKind, Store};
+use tokio::sync::Semaphore;
+
+pub use crate::capacity::Capacity;
+pub use error::TournamentError;
+
+use crate::hosted::Hosted;
+use crate::ladder::{house_name, LadderConfig};
+use croupier_live::mailbox::Mailboxes;
+
+/// Runs the tournaments of the store.
+pub struct Tournaments {
+    store: Arc<dyn Store>,
+    mailboxes: Arc<Mailboxes>,
+    http: Arc<HttpClient>,
+    /// House bots by game: (name, strategy).
+    house: HashMap<GameKind, Vec<(String, String)>>,
+    capacity: Arc<Capacity>,
+    slots: Arc<Semaphore>,
+    driving: Mutex<HashSet<TournamentId>>,
+    tick: Duration,
+    /// Owners named by `croupier serve --admin`.
+    admins: std::sync::OnceLock<Vec<String>>,
+    /// Hosted bots, when the server runs them.
+    hosted: std::sync::OnceLock<Arc<Hosted>>,
+}
+
+impl std::fmt::Debug for Tournaments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tournaments")
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Tournaments {
+    /// The tournament runner, sharing the ladder's capacity (`ladder` gives
+    /// the house bots and the number of matches at once).
+    pub fn new(
+        store: Arc<dyn Store>,
+        mailboxes: Arc<Mailboxes>,
+        http: Arc<HttpClient>,
+        ladder: &LadderConfig,
+        capacity: Arc<Capacity>,
+    ) -> Tournaments {
+        let mut house: HashMap<GameKind, Vec<(String, String)>> = HashMap::new();
+        for g in &ladder.games {
+            for s in &g.house {
+                house
+                    .entry(g.game)
+                    .or_default()
+                    .push((house_name(g.game, s), s.clone()));
+            }
+        }
+        let slots = Arc::new(Semaphore::new(capacity.tournament_slots()));
+        Tournaments {
+            store,
+            mailboxes,
+            http,
+            house,
+            capacity,
+            slots,
+            driving: Mutex::new(HashSet::new()),
+            tick: Duration::from_millis(200),
+            admins: std::sync::OnceLock::new(),
+            hosted: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Lets hosted programs enter (issue 12): each plays the version that
+    /// was active when its tournament started.
+    pub fn enable_hosted(&self, hosted: Arc<Hosted>) {
+        let _ = self.hosted.set(hosted);
+    }
+
+    /// Whether hosted programs can enter tournaments here.
+    pub fn hosted_on(&self) -> bool {
+        self.hosted.get().is_some()
+    }
+
+    /// Names the organisers of `croupier serve --admin` (besides the owners
+    /// whose organiser flag is set in the database).
+    pub fn set_admins(&self, names: Vec<String>) {
+        let _ = self.admins.set(names);
+    }
+
+    /// Whether `owner` was named an organiser when the server started.
+    pub fn named_admin(&self, owner: &str) -> bool {
+        self.admins
+            .get()
+            .is_some_and(|a| a.iter().any(|n| n == owner))
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The capacity shared with the ladder.
+    pub fn capacity(&self) -> &Arc<Capacity> {
+        &self.capacity
+    }
+
+    /// The strategy of house bot `name` of `game`, if it is one.
+    pub fn house_strategy(&self, game: GameKind, name: &str) -> Option<&str> {
+        self.house
+            .get(&game)?
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// Runs forever: starts tournaments when due, and drives each running
+    /// one (resuming those a previous run left running).
+    pub async fn run(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(self.tick);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let list = match self.store.tournaments().tournament_list().await {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::warn!("tournaments: cannot list: {e}");
+                    continue;
+                }
+            };
+            let live: Vec<&TournamentRow> = list.iter().filter(|t| t.status == "running").collect();
+            self.capacity.set_tournaments_running(live.len());
+            let mut reserved = HashSet::new();
+            for t in live {
+                if let Ok(entries) = self.store.tournaments().tournament_entries(t.id).await {
+                    reserved.extend(
+                        entries
+                            .iter()
+                            .filter(|e| e.withdrawn.is_none() && e.kind != BotKind::House)
+                            .map(|e| e.bot),
+                    );
+                }
+            }
+            self.capacity.reserve(reserved);
+            for t in list {
+                let due = t.status == "scheduled" && t.starts_at <= unix_now();
+                if (due || t.status == "running") && self.claim_driver(t.id) {
+                    let me = Arc::clone(&self);
+                    tokio::spawn(async move {
+                        let id = t.id;
+                        if let Err(e) = me.drive(t).await {
+                            tracing::warn!("tournament {id}: {e}");
+                        }
+                        me.lock_driving().remove(&id);
+                    });
+                }
+            }
+        }
+    }
+
+    fn lock_driving(&self) -> std::sync::MutexGuard<'_, HashSet<TournamentId>> {
+        self.driving.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn claim_driver(&self, id: TournamentId) -> bool {
+        self.lock_driving().insert(id)
+    }
+
+    /// Starts (if scheduled) and plays a tournament to its end.
+    async fn drive(&self, t: TournamentRow) -> Result<(), TournamentError> {
+        let ts = self.store.tournaments();
+        if t.status == "scheduled" {
+            self.start(&t).await?;
+        }
+        let mut resumed = false;
+        loop {
+            let t = ts.tournament(t.id).await?.ok_or(TournamentError::Gone)?;
+            if t.status != "running" {
+                return Ok(());
+            }
+            let entries = ts.tournament_entries(t.id).await?;
+            let games = ts.tournament_games(t.id).await?;
+            if !resumed {
+                // Games a previous run left dealt: keep the finished ones,
+                // deal the others afresh.
+                self.resume(&games).await?;
+                resumed = true;
+                continue;
+            }
+            let round = t.current_round;
+            if round == 0 || plan::round_complete(&games, round) {
+                if round > 0 {
+                    self.withdraw_faulty(&t, &entries, &games, round).await?;
+                }
+                let entries = ts.tournament_entries(t.id).await?;
+                let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
+                if round >= t.rounds || still_in < 2 {
+                    let now = croupier_arena::runner::now_rfc3339();
+                    ts.end_tournament(t.id, "finished", &now, None).await?;
+                    tracing::info!("tournament {} finished", t.name);
+                    return Ok(());
+                }
+                let next = round + 1;
+                let planned = plan::plan_round(&t, &entries, &games, next)?;
+                ts.plan_round(t.id, next, &planned).await?;
+                tracing::info!(
+                    "tournament {} round {next}: {} games",
+                    t.name,
+                    planned.len()
+                );
+                continue;
+            }
+            self.play_round(&t, &entries, &games, round).await;
+        }
+    }
+
+    /// Freezes the entries and marks the tournament running.
+    async fn start(&self, t: &TournamentRow) -> Result<(), TournamentError> {
+        let game: GameKind = t.game.parse()?;
+        let format = plan::Format::of(t)?;
+        let ts = self.store.tournaments();
+        let named = ts.tournament_entries(t.id).await?;
+        let now = unix_now();
+        let bots: Vec<BotId> = if t.all_bots {
+            let mut ids: Vec<BotId> = self
+                .store
+                .remote_bots()
+                .await?
+                .into_iter()
+                .filter(|b| b.game == t.game && b.enabled)
+                .filter(|b| b.paused_until.is_none_or(|p| p <= now))
+                .map(|b| b.id)
+                .collect();
+            for (name, _) in self.house.get(&game).map(Vec::as_slice).unwrap_or_default() {
+                if let Ok(Some(row)) = self.store.bot_by_name(name).await {
+                    ids.push(row.id);
+                }
+            }
+            ids
+        } else {
+            named.iter().map(|e| e.bot).collect()
+        };
+        let no_links = HashMap::new();
+        let reach = play::Reach {
+            http: &self.http,
+            mailboxes: &self.mailboxes,
+            hosted: &no_links,
+        };
+        let mut frozen = Vec::new();
+        for bot in bots {
+            let Some(e) = self.freeze(game, t.id, bot, frozen.len() as i64).await? else {
+                continue;
+            };
+            let mut e = e;
+            let checked = match e.kind {
+                BotKind::Hosted => self.check_hosted(&e).await,
+                BotKind::House | BotKind::Rest | BotKind::Push | BotKind::Pull => {
+                    play::check_entry(game, &e, &reach).map_err(TournamentError::from)
+                }
+            };
+            if let Err(why) = checked {
+                e.withdrawn = Some(format!("cannot be reached at the start: {why}"));
+                e.withdrawn_round = Some(0);
+            }
+            frozen.push(e);
+        }
+        let still_in = frozen.iter().filter(|e| e.withdrawn.is_none()).count();
+        let rounds = match format {
+            plan::Format::Swiss => t.rounds,
+            plan::Format::RoundRobin => plan::round_robin_rounds(frozen.len()),
+        };
+        let at = croupier_arena::runner::now_rfc3339();
+        ts.start_tournament(t.id, &frozen, rounds, &at).await?;
+        tracing::info!(
+            "tournament {} started: {} entries frozen, {rounds} rounds",
+            t.name,
+            frozen.len()
+        );
+        if still_in < 2 {
+            ts.end_tournament(
+                t.id,
+                "cancelled",
+                &at,
+                Some("fewer than two bots could play at the start"),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Checks a hosted entry's frozen version: hosted bots are on, and the
+    /// version can be started.
+    async fn check_hosted(&self, e: &EntryRow) -> Result<(), TournamentError> {
+        let Some(h) = self.hosted.get() else {
+            return Err(TournamentError::NoHosted);
+        };
+        let v = table::frozen_version(&self.store, e).await?;
+        Ok(h.check_version(&v)?)
+    }
+
+    /// An entry as it is now: how it is reached (a hosted bot: its newest
+    /// active version, which all its games of the tournament play).
+    async fn freeze(
+        &self,
+        game: GameKind,
+        tournament: TournamentId,
+        bot: BotId,
+        seq: i64,
+    ) -> Result<Option<EntryRow>, TournamentError> {
+        let Some(info) = self.store.bot_info(bot).await? else {
+            return Ok(None);
+        };
+        let strategy = match info.kind {
+            BotKind::House => self.house_strategy(game, &info.name).map(str::to_string),
+            BotKind::Rest | BotKind::Push | BotKind::Pull | BotKind::Hosted => None,
+        };
+        let version = match info.kind {
+            BotKind::Hosted => self.store.active_version(bot).await?,
+            BotKind::House | BotKind::Rest | BotKind::Push | BotKind::Pull => None,
+        };
+        let dialect = match &version {
+            Some(v) => Some(v.dialect.clone()),
+            None => info.dialect,
+        };
+        Ok(Some(EntryRow {
+            tournament_id: tournament,
+            bot,
+            seq,
+            name: info.name,
+            kind: info.kind,
+            endpoint: info.endpoint,
+            dialect,
+            auth_user: info.auth_user,
+            auth_password: info.auth_password,
+            strategy,
+            frozen: true,
+            withdrawn: None,
+            withdrawn_round: None,
+            version_id: version.as_ref().map(|v| v.id),
+            version: version.as_ref().map(|v| v.version),
+        }))
+    }
+
+    /// Settles the games a previous run left dealt.
+    async fn resume(&self, games: &[TournamentGameRow]) -> Result<(), TournamentError> {
+        let ts = self.store.tournaments();
+        for g in games.iter().filter(|g| g.status == "running") {
+            let row = match g.game_id {
+                Some(id) => self.store.game(id).await?,
+                None => None,
+            };
+            let stored = row
+                .filter(|r| r.status == "finished")
+                .and_then(|r| r.record.map(|text| (r.id, text)));
+            let record = match stored {
+                None => None,
+                Some((id, text)) => match serde_json::from_str::<Record>(&text) {
+                    Ok(record) => Some(record),
+                    // Dealt afresh, not counted with a result nobody can read.
+                    Err(e) => {
+                        tracing::warn!("tournament game {}: game {id}'s record does not read ({e}); it is dealt again", g.id);
+                        None
+                    }
+                },
+            };
+            match record {
+                Some(record) => {
+                    let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
+                    ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
+                        .await?;
+                }
+                None => ts.reset_tournament_game(g.id).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays the pending games of `round`: tables side by side, each
+    /// table's games one after another.
+    async fn play_round(
+        &self,
+        t: &TournamentRow,
+        entries: &[EntryRow],
+        games: &[TournamentGameRow],
+        round: i64,
+    ) {
+        let mut tables: Vec<Vec<TournamentGameRow>> = Vec::new();
+        let mut table_nos: Vec<i64> = Vec::new();
+        for g in games
+            .iter()
+            .filter(|g| g.round == round && g.status == "pending")
+        {
+            match table_nos.iter().position(|n| *n == g.table_no) {
+                Some(i) => tables[i].push(g.clone()),
+                None => {
+                    table_nos.push(g.table_no);
+                    tables.push(vec![g.clone()]);
+                }
+            }
+        }
+        if tables.is_empty() {
+            // Games in flight elsewhere (cannot happen with one driver):
+            // wait rather than spin.
+            tokio::time::sleep(self.tick).await;
+            return;
+        }
+        let entries: Arc<Vec<EntryRow>> = Arc::new(entries.to_vec());
+        let mut set = tokio::task::JoinSet::new();
+        for table in tables {
+            let t = t.clone();
+            let entries = Arc::clone(&entries);
+            let me = self.handle();
+            set.spawn(async move {
+                for g in table {
+                    // Cancelled: the table's remaining games are not started.
+                    if !me.still_running(t.id).await {
+                        break;
+                    }
+                    match me.play_one(&t, &entries, &g).await {
+                        Ok(()) => {}
+                        Err(TournamentError::Cancelled) => break,
+                        Err(e) => {
+                            tracing::warn!("tournament {} game {}: {e}", t.name, g.id);
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                    }
+                }
+            });
+        }
+        while set.join_next().await.is_some() {}
+    }
+
+    fn handle(&self) -> table::Handle {
+        table::Handle {
+            store: Arc::clone(&self.store),
+            mailboxes: Arc::clone(&self.mailboxes),
+            http: Arc::clone(&self.http),
+            capacity: Arc::clone(&self.capacity),
+            slots: Arc::clone(&self.slots),
+            hosted: self.hosted.get().cloned(),
+        }
+    }
+
+    /// Withdraws every entry that faulted in each of its games of `round`.
+    async fn withdraw_faulty(
+        &self,
+        t: &TournamentRow,
+        entries: &[EntryRow],
+        games: &[TournamentGameRow],
+        round: i64,
+    ) -> Result<(), TournamentError> {
+        let ts = self.store.tournaments();
+        for e in entries.iter().filter(|e| e.withdrawn.is_none()) {
+            let mine: Vec<&TournamentGameRow> = games
+                .iter()
+                .filter(|g| g.round == round && g.status == "done")
+                .filter(|g| g.bots().contains(&e.bot))
+                .collect();
+            let faulty = |g: &&TournamentGameRow| {
+                let seat = g.bots().iter().position(|b| *b == e.bot).unwrap_or(0) as i64;
+                g.fault_list().contains(&seat)
+            };
+            if mine.is_empty() || !mine.iter().all(faulty) {
+                continue;
+            }
+            let last = self.last_fault(mine.last().copied(), e.bot).await;
+            let reason = format!(
+                "withdrawn after round {round}: it faulted in every one of its {} games of the round (last fault: {})",
+                mine.len(),
+                last.chars().take(300).collect::<String>()
+            );
+            tracing::warn!("tournament {}: bot {} {reason}", t.name, e.name);
+            ts.withdraw_entry(t.id, e.bot, round, &reason).await?;
+        }
+        Ok(())
+    }
+
+    async fn last_fault(&self, g: Option<&TournamentGameRow>, bot: BotId) -> String {
+        let Some(g) = g else { return "unknown".into() };
+        let seat = g.bots().iter().position(|b| *b == bot).unwrap_or(0) as i64;
+        let record = match g.game_id {
+            Some(id) => match self.store.game(id).await {
+                Ok(row) => row.and_then(|r| r.record),
+                Err(e) => {
+                    tracing::warn!("tournament game {}: cannot read game {id}: {e}", g.id);
+                    None
+                }
+            },
+            None => None,
+        };
+        record
+            .and_then(|r| match serde_json::from_str::<Record>(&r) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    tracing::warn!("tournament game {}: its record does not read: {e}", g.id);
+                    None
+                }
+            })
+            .and_then(|r| play::faults(&r).into_iter().find(|f| f.0 == seat))
+            .map_or_else(|| "unknown".into(), |f| f.1)
+    }
+}

@@ -1,0 +1,105 @@
+//! How a page answers: as HTML or as its JSON twin ([`Fmt`]), with one
+//! error type for both ([`WebError`]) and one way to send either
+//! ([`respond`]).
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::html;
+
+/// Whether a request asked for the HTML page or its JSON twin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fmt {
+    /// The page.
+    Html,
+    /// The JSON twin (paths under `/json`).
+    Json,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Fmt {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(if parts.uri.path().starts_with("/json/") {
+            Fmt::Json
+        } else {
+            Fmt::Html
+        })
+    }
+}
+
+/// Why a page cannot be shown.
+#[derive(Debug)]
+pub enum WebError {
+    /// No such thing (HTTP 404); the message says what.
+    NotFound(String),
+    /// A malformed parameter (HTTP 400).
+    BadRequest(String),
+    /// The store failed (HTTP 500; details go to the log only).
+    Internal,
+}
+
+impl From<croupier_store::StoreError> for WebError {
+    fn from(e: croupier_store::StoreError) -> Self {
+        tracing::error!("website: store error: {e}");
+        WebError::Internal
+    }
+}
+
+impl WebError {
+    /// The error as a page (or JSON) with its status.
+    pub fn page(&self, fmt: Fmt) -> Response {
+        let (status, title, msg) = match self {
+            WebError::NotFound(m) => (StatusCode::NOT_FOUND, "Not found", m.as_str()),
+            WebError::BadRequest(m) => (StatusCode::BAD_REQUEST, "Bad request", m.as_str()),
+            WebError::Internal => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Server error",
+                "Something went wrong on our side; it has been logged.",
+            ),
+        };
+        match fmt {
+            // The `/v1` API's failure shape: the status, with `{"error": reason}`.
+            Fmt::Json => (status, axum::Json(serde_json::json!({ "error": msg }))).into_response(),
+            Fmt::Html => {
+                let body = format!(
+                    "<section class=\"error\"><h1>{status_code} · {title}</h1><p>{}</p>\
+<p><a href=\"/\">Home</a> · <a href=\"/games\">Games</a> · <a href=\"/bots\">Bots</a></p></section>",
+                    html::esc(msg),
+                    status_code = status.as_u16()
+                );
+                (
+                    status,
+                    axum::response::Html(html::layout(title, None, &body)),
+                )
+                    .into_response()
+            }
+        }
+    }
+}
+
+/// Sends `data` as JSON, or as the page `render` builds from it.
+pub fn respond<D: Serialize>(
+    fmt: Fmt,
+    result: Result<D, WebError>,
+    render: impl FnOnce(&D) -> String,
+) -> Response {
+    match result {
+        Err(e) => e.page(fmt),
+        Ok(d) => match fmt {
+            Fmt::Json => axum::Json(d).into_response(),
+            Fmt::Html => axum::response::Html(render(&d)).into_response(),
+        },
+    }
+}
+
+/// The current time as RFC 3339 (what the store's times look like), moved
+/// back by `secs`.
+pub fn rfc3339_ago(secs: u64) -> String {
+    let t = std::time::SystemTime::now()
+        .checked_sub(std::time::Duration::from_secs(secs))
+        .unwrap_or(std::time::UNIX_EPOCH);
+    croupier_arena::runner::rfc3339(t)
+}

@@ -1,0 +1,168 @@
+//! Step-by-step replays: a record is re-run through its game's engine, and
+//! each step is shown with its thinking time, any fault and the events it
+//! caused; the state after the chosen step (every hand, spectators see all)
+//! is drawn by each game's [`Show`] implementation in `replay_games.rs`.
+
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo, StepKind};
+use serde::Serialize;
+
+use crate::html::esc;
+
+/// How a game draws its replay.
+pub trait Show: Game {
+    /// One event, for people.
+    fn event_html(e: &Self::Event, names: &Names) -> String;
+    /// A step's action text.
+    fn action_html(text: &str, names: &Names) -> String;
+    /// The whole state now.
+    fn panel(&self, names: &Names) -> String;
+}
+
+/// Bot names by seat.
+#[derive(Debug)]
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    /// The name of `seat`, escaped, in a span that never breaks it over
+    /// lines.
+    pub fn of(&self, seat: Seat) -> String {
+        format!(
+            "<span class=\"who\">{}</span>",
+            esc(self
+                .0
+                .get(seat.index())
+                .map_or(&format!("seat {seat}"), |n| n))
+        )
+    }
+}
+
+/// One step of a replay.
+#[derive(Debug, Serialize)]
+pub struct StepView {
+    /// From 1.
+    pub index: usize,
+    /// Who acted.
+    pub seat: Seat,
+    /// The action's text, or `forfeit`.
+    pub action: String,
+    /// Thinking time in milliseconds, when measured.
+    pub ms: Option<f64>,
+    /// The seat is an in-process built-in strategy: its time says nothing
+    /// about a bot (pages show "built-in" instead).
+    pub builtin: bool,
+    /// The fault that led to it.
+    pub fault: Option<Fault>,
+    /// What happened, as text (hidden information included).
+    pub events: Vec<String>,
+    /// The action drawn.
+    #[serde(skip)]
+    pub action_html: String,
+    /// The events drawn.
+    #[serde(skip)]
+    pub events_html: Vec<String>,
+}
+
+/// A replayed game.
+#[derive(Debug, Serialize)]
+pub struct Replay {
+    /// Events of the deal, before the first step.
+    pub deal: Vec<String>,
+    /// Every step.
+    pub steps: Vec<StepView>,
+    /// Why the record stops replaying, if it does.
+    pub error: Option<String>,
+    /// The deal drawn.
+    #[serde(skip)]
+    pub deal_html: Vec<String>,
+    /// The state after step `at` (0 = the deal), drawn.
+    #[serde(skip)]
+    pub panel: String,
+}
+
+/// Whether a recorded seat was an in-process built-in strategy: every seat
+/// reached over a transport (a program, HTTP) records its dialect, and the
+/// SkullWhist REST hub names its seats `bot:{id}`.
+pub fn in_process(info: &SeatInfo) -> bool {
+    info.dialect.is_none() && !info.name.starts_with("bot:")
+}
+
+/// Replays `record`, drawing the state after step `at` (0 = the deal).
+pub fn replay(record: &Record, names: &Names, at: usize) -> Replay {
+    match record.game.parse::<GameKind>() {
+        Ok(GameKind::SkullWhist) => run::<SkullWhist>(record, names, at),
+        Ok(GameKind::LoveLetter) => run::<LoveLetter>(record, names, at),
+        Ok(GameKind::Goofspiel) => run::<Goofspiel>(record, names, at),
+        Err(e) => Replay {
+            deal: Vec::new(),
+            steps: Vec::new(),
+            error: Some(e.to_string()),
+            deal_html: Vec::new(),
+            panel: String::new(),
+        },
+    }
+}
+
+fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
+    let fresh = serde_json::from_value::<G::Variant>(record.variant.clone())
+        .map_err(|e| e.to_string())
+        .and_then(|v| G::new(&v, record.seats.len(), record.seed).map_err(|e| e.to_string()));
+    let mut out = Replay {
+        deal: Vec::new(),
+        steps: Vec::new(),
+        error: None,
+        deal_html: Vec::new(),
+        panel: String::new(),
+    };
+    let first = match fresh {
+        Ok(g) => g,
+        Err(e) => {
+            out.error = Some(format!("cannot set up the game: {e}"));
+            return out;
+        }
+    };
+    let mut shown = first.events().len();
+    out.deal = first.events().iter().map(|e| e.to_string()).collect();
+    out.deal_html = first
+        .events()
+        .iter()
+        .map(|e| G::event_html(e, names))
+        .collect();
+    if at == 0 {
+        out.panel = first.panel(names);
+    }
+    let mut steps = Vec::with_capacity(record.steps.len());
+    let mut panel = None;
+    let result = record.replay_with::<G>(|i, step, g| {
+        let new = &g.events()[shown.min(g.events().len())..];
+        shown = g.events().len();
+        let (action, action_html) = match &step.kind {
+            StepKind::Action(a) => (a.clone(), G::action_html(a, names)),
+            StepKind::Forfeit => ("forfeit".to_string(), "<em>forfeit</em>".to_string()),
+        };
+        steps.push(StepView {
+            index: i + 1,
+            seat: step.seat,
+            action,
+            ms: step.ms,
+            builtin: record.seats.get(step.seat.index()).is_some_and(in_process),
+            fault: step.fault.clone(),
+            events: new.iter().map(|e| e.to_string()).collect(),
+            action_html,
+            events_html: new.iter().map(|e| G::event_html(e, names)).collect(),
+        });
+        if i + 1 == at {
+            panel = Some(g.panel(names));
+        }
+    });
+    out.steps = steps;
+    if let Some(p) = panel {
+        out.panel = p;
+    }
+    if let Err(e) = result {
+        out.error = Some(e.to_string());
+    }
+    out
+}

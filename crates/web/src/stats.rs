@@ -1,0 +1,233 @@
+//! Leaderboards (with the head-to-head matrix) and what the bot and versus
+//! pages share with them.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use croupier_rules::GameKind;
+use croupier_store::ratings::wilson;
+use croupier_store::web::{BotStats, HistoryPoint, PairStats, WebBot};
+use croupier_store::Store;
+use serde::Serialize;
+
+use crate::html::{bot_link, game_title, layout, pct, time, versus_href};
+use crate::page::{respond, Fmt, WebError};
+use crate::svg;
+use croupier_competition::services::Services;
+
+/// Rating points shown on a bot's chart.
+pub(super) const HISTORY: i64 = 500;
+/// Bots in the head-to-head matrix (the top of the leaderboard).
+const MATRIX: usize = 12;
+
+/// A pair's results with its score and 95 % confidence interval.
+#[derive(Debug, Serialize)]
+pub struct Pair {
+    #[serde(flatten)]
+    pub stats: PairStats,
+    /// (wins + ties / 2) / games.
+    pub score: f64,
+    /// Wilson interval of the score.
+    pub low: f64,
+    pub high: f64,
+}
+
+impl From<PairStats> for Pair {
+    fn from(stats: PairStats) -> Pair {
+        let points = stats.wins as f64 + 0.5 * stats.ties as f64;
+        let n = stats.games as f64;
+        let (low, high) = wilson(points, n).unwrap_or((0.0, 1.0));
+        Pair {
+            score: if n > 0.0 { points / n } else { 0.0 },
+            low,
+            high,
+            stats,
+        }
+    }
+}
+
+fn parse_game(game: &str) -> Result<GameKind, WebError> {
+    game.parse::<GameKind>()
+        .map_err(|_| WebError::NotFound(format!("There is no game '{game}'.")))
+}
+
+pub(super) async fn find_bot(store: &Arc<dyn Store>, name: &str) -> Result<WebBot, WebError> {
+    store
+        .web_bot(name)
+        .await?
+        .ok_or_else(|| WebError::NotFound(format!("There is no bot named '{name}'.")))
+}
+
+pub(super) fn rating(b: &BotStats) -> String {
+    format!(
+        "<span class=\"rating\">{:.1} <small>± {:.1}</small></span>",
+        b.mu, b.sigma
+    )
+}
+
+pub(super) fn wlt(w: i64, l: i64, t: i64) -> String {
+    format!(
+        "<span class=\"w\">{w}</span>–<span class=\"l\">{l}</span>–<span class=\"t\">{t}</span>"
+    )
+}
+
+/// Games on a leaderboard row's sparkline.
+const TREND: i64 = 30;
+/// A bot that finished a game this recently is marked active.
+const ACTIVE_SECS: u64 = 24 * 3600;
+
+/// A leaderboard row: the bot's stats, whether it is active and its recent
+/// rating trend.
+#[derive(Serialize)]
+pub struct LeaderRow {
+    #[serde(flatten)]
+    stats: BotStats,
+    /// It finished a game in the last 24 hours.
+    active: bool,
+    /// Its rating over its last games (oldest first).
+    trend: Vec<HistoryPoint>,
+}
+
+#[derive(Serialize)]
+pub struct LeaderboardData {
+    game: &'static str,
+    bots: Vec<LeaderRow>,
+    head_to_head: Vec<Pair>,
+}
+
+async fn leaderboard_data(state: &Services, game: &str) -> Result<LeaderboardData, WebError> {
+    let kind = parse_game(game)?;
+    let store = state.hub.store();
+    let since = crate::page::rfc3339_ago(ACTIVE_SECS);
+    let mut trends: std::collections::HashMap<_, _> = store
+        .rating_histories(kind.name(), TREND)
+        .await?
+        .into_iter()
+        .collect();
+    let mut bots = Vec::new();
+    for stats in store.leaderboard(kind.name()).await? {
+        let trend = trends.remove(&stats.bot).unwrap_or_default();
+        let active = stats
+            .last_played
+            .as_deref()
+            .is_some_and(|t| t >= since.as_str());
+        bots.push(LeaderRow {
+            stats,
+            active,
+            trend,
+        });
+    }
+    Ok(LeaderboardData {
+        game: kind.name(),
+        bots,
+        head_to_head: store
+            .pairs(kind.name())
+            .await?
+            .into_iter()
+            .map(Pair::from)
+            .collect(),
+    })
+}
+
+fn matrix(bots: &[BotStats], pairs: &[Pair]) -> String {
+    let top = &bots[..bots.len().min(MATRIX)];
+    let mut out =
+        String::from("<div class=\"scroll\"><table class=\"matrix\"><thead><tr><th></th>");
+    for b in top {
+        let _ = write!(out, "<th>{}</th>", bot_link(&b.name));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for a in top {
+        let _ = write!(out, "<tr><th>{}</th>", bot_link(&a.name));
+        for b in top {
+            if a.bot == b.bot {
+                out.push_str("<td class=\"self\">·</td>");
+                continue;
+            }
+            match pairs
+                .iter()
+                .find(|p| p.stats.bot == a.bot && p.stats.opponent == b.bot)
+            {
+                Some(p) => {
+                    let hue = (p.score * 120.0).round();
+                    let _ = write!(
+                        out,
+                        "<td style=\"background:hsl({hue} 60% 92%)\"><a href=\"{}\" title=\"{} games\">{:.0}%<small>{:.0}–{:.0}%</small></a></td>",
+                        versus_href(&a.name, &b.name),
+                        p.stats.games,
+                        100.0 * p.score,
+                        100.0 * p.low,
+                        100.0 * p.high
+                    );
+                }
+                None => out.push_str("<td>–</td>"),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+pub async fn leaderboard(
+    State(state): State<Arc<Services>>,
+    Path(game): Path<String>,
+    fmt: Fmt,
+) -> Response {
+    respond(fmt, leaderboard_data(&state, &game).await, |d| {
+        let title = game_title(d.game);
+        let mut body = format!(
+            "<h1>{title} leaderboard</h1><p class=\"lead\">Ordered by μ − 3σ: μ is a bot's estimated skill, \
+σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays \
+and wins). <a href=\"/docs/ladder#ratings\">How ratings work</a> · <a href=\"/rules/{g}\">Rules</a> · \
+<a href=\"/games?game={g}\">Games</a></p>",
+            g = d.game
+        );
+        if d.bots.is_empty() {
+            body.push_str("<p class=\"empty\">No rated bots yet.</p>");
+        } else {
+            body.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Bot</th>\
+<th class=\"num\">Rating</th><th class=\"num\">μ − 3σ</th><th class=\"num\">Games</th><th class=\"num\">W–L–T</th>\
+<th class=\"num\">Won</th><th class=\"num hide-narrow\">Forfeits</th><th class=\"hide-narrow\">Trend</th>\
+<th class=\"hide-narrow\">Last played</th></tr></thead><tbody>");
+            for (i, row) in d.bots.iter().enumerate() {
+                let b = &row.stats;
+                let active = if row.active {
+                    " <span class=\"tag live\" title=\"finished a game in the last 24 hours\">active</span>"
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    body,
+                    "<tr><td class=\"num\">{}</td><td class=\"name\">{}{active}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num hide-narrow\">{}</td>\
+<td class=\"hide-narrow\">{}</td><td class=\"when hide-narrow\">{}</td></tr>",
+                    i + 1,
+                    bot_link(&b.name),
+                    rating(b),
+                    b.conservative,
+                    b.games,
+                    wlt(b.wins, b.losses, b.ties),
+                    pct(b.wins, b.games),
+                    b.forfeits,
+                    svg::sparkline(&row.trend),
+                    b.last_played.as_deref().map(time).unwrap_or_default(),
+                );
+            }
+            body.push_str("</tbody></table></div>");
+            body.push_str(
+                "<h2>Head to head</h2><p>Score of the row bot against the column bot \
+((wins + ½ ties) / games) with its 95 % confidence interval. Open a cell for the versus page.</p>",
+            );
+            let stats: Vec<BotStats> = d.bots.iter().map(|r| r.stats.clone()).collect();
+            body.push_str(&matrix(&stats, &d.head_to_head));
+        }
+        layout(
+            &format!("{title} leaderboard"),
+            Some(&format!("/json/leaderboard/{}", d.game)),
+            &body,
+        )
+    })
+}
