@@ -25,8 +25,10 @@ use super::{Conn, TransportError};
 
 mod lifetime;
 mod sandbox;
+mod which;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
 pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxError, SandboxLimits};
+pub use which::find_program;
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
@@ -109,7 +111,7 @@ impl BotProcess {
         let program = argv
             .first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        if crate::spec::find_program(program).is_none() {
+        if find_program(program).is_none() {
             return Err(TransportError::Io(format!(
                 "cannot start '{program}': no such program"
             )));

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::TransportError;
-use crate::spec::find_program;
+use super::which::find_program;
 
 /// How bot programs are confined.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
