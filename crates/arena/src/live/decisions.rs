@@ -33,7 +33,7 @@ use super::{
     deliver, fault, flush, rejected, settle, transport_fault, Clocks, Decision, Driver, LiveConfig,
     LiveSeat, ProgramSeat, Think,
 };
-use crate::runner::MatchError;
+use crate::record::MatchError;
 use crate::transport::TransportError;
 
 /// How the answers of a decision are applied.

@@ -24,7 +24,8 @@ use croupier_rules::{
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::runner::{apply_ruling, finish, now_rfc3339, seeds, step, MatchError};
+use crate::record::{apply_ruling, finish, now_rfc3339, step, MatchError};
+use crate::seeds;
 use crate::transport::{process::ProcessLimits, TransportError};
 use crate::transport::{Conn, Link};
 
