@@ -26,8 +26,8 @@ use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
-use super::super::TransportError;
 use super::which::find_program;
+use crate::transport::error::TransportError;
 
 /// The environment variable that names a bot's manager and serial number.
 pub const MARKER: &str = "CROUPIER_BOT";

@@ -21,7 +21,8 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
-use super::{Conn, TransportError};
+use super::conn::Conn;
+use super::error::TransportError;
 
 mod lifetime;
 mod sandbox;
