@@ -5,7 +5,9 @@
 pub mod addr_guard;
 pub mod bot_side;
 pub mod live;
+pub mod record;
 pub mod runner;
+pub mod seeds;
 pub mod series;
 pub mod spec;
 pub mod think;
@@ -14,5 +16,6 @@ pub mod transport;
 pub mod watch;
 
 pub use live::{play_live, Driver, LiveConfig, LiveSeat, ProgramSeat};
-pub use runner::{play_match, seeds, MatchError, Player, Ruling};
+pub use record::{MatchError, Ruling};
+pub use runner::{play_match, Player};
 pub use series::{run_series, BotSummary, SeriesConfig, SeriesSummary};

@@ -1,47 +1,16 @@
-//! One match between in-process strategies ([`play_match`]), and what every
-//! match shares: fault rulings, seeds, the record builder (`step`,
-//! `finish`) and the timestamp format.
-
-use std::time::SystemTime;
+//! One match between in-process strategies ([`play_match`]).
+//!
+//! What every match shares (fault rulings, the record builder, the
+//! timestamp format, [`MatchError`]) is in [`crate::record`], and seed
+//! derivation in [`crate::seeds`]; both are re-exported here for the paths
+//! callers have used.
 
 use croupier_bots::{RandomBot, Strategy};
-use croupier_rules::{
-    Fault, Game, GameKind, GameRng, Record, RecordedStep, Seat, SeatInfo, SetupError, StepKind,
-};
-use rand::seq::IndexedRandom;
+use croupier_rules::{Game, Record, SeatInfo};
 
 use crate::live::{self, Driver, LiveConfig, LiveSeat, Mode, Think};
-
-/// Why a match could not be played.
-#[derive(Debug, thiserror::Error)]
-pub enum MatchError {
-    /// The game could not be set up.
-    #[error(transparent)]
-    Setup(#[from] SetupError),
-    /// The rules reached a state with no way on (a bug in a rules engine).
-    #[error("the game cannot go on: {0}")]
-    Stuck(String),
-}
-
-/// What the arena does when a seat's answer is refused by the rules.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ruling {
-    /// A random legal action is played for the seat (GOPS, Jujitsu).
-    RandomMove,
-    /// The seat forfeits ([`Game::forfeit`]: the game for SkullWhist, the
-    /// round for Love Letter).
-    Forfeit,
-}
-
-impl Ruling {
-    /// The ruling the game's original competition used.
-    pub fn for_game(game: GameKind) -> Ruling {
-        match game {
-            GameKind::Goofspiel => Ruling::RandomMove,
-            GameKind::SkullWhist | GameKind::LoveLetter => Ruling::Forfeit,
-        }
-    }
-}
+pub use crate::record::{finish, now_rfc3339, rfc3339, step, MatchError, Ruling};
+pub use crate::seeds;
 
 /// A seat: who it is and the strategy that plays it.
 pub struct Player<G: Game> {
@@ -57,43 +26,6 @@ impl<G: Game> std::fmt::Debug for Player<G> {
             .field("info", &self.info)
             .finish_non_exhaustive()
     }
-}
-
-/// Seed derivation, so that one number fixes a whole series.
-pub mod seeds {
-    /// SplitMix64: a well-mixed 64-bit value from any input.
-    pub fn mix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// The game seed of game `index` of a series.
-    pub fn game(base: u64, index: u64) -> u64 {
-        mix(base ^ mix(index))
-    }
-
-    /// The generator seed of a seat's strategy in a game.
-    pub fn bot(game_seed: u64, seat: u8) -> u64 {
-        mix(game_seed ^ mix(0xB07 + u64::from(seat)))
-    }
-
-    /// The seed of the arena's own generator (random moves for faults).
-    pub fn arena(game_seed: u64) -> u64 {
-        mix(game_seed ^ 0xA4E4A)
-    }
-}
-
-/// A time as records and the store write it: RFC 3339, UTC, milliseconds.
-/// The one timestamp format of Croupier.
-pub fn rfc3339(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
-}
-
-/// Now, as [`rfc3339`] writes it.
-pub fn now_rfc3339() -> String {
-    rfc3339(SystemTime::now())
 }
 
 /// Plays one game of `G` between `players` (in seat order) from `seed`, and
@@ -134,64 +66,13 @@ pub fn play_match<G: Game>(
     played
 }
 
-/// Applies the game's fault ruling for `seat` (a random legal action, or a
-/// forfeit) and records it with the fault.
-pub(crate) fn apply_ruling<G: Game>(
-    game: &mut G,
-    seat: Seat,
-    fault: Fault,
-    legal: &[G::Action],
-    rng: &mut GameRng,
-    record: &mut Record,
-    ms: f64,
-) -> Result<(), MatchError> {
-    if Ruling::for_game(G::KIND) == Ruling::RandomMove {
-        if let Some(&sub) = legal.choose(rng) {
-            if game.apply(seat, sub).is_ok() {
-                record.steps.push(step(
-                    seat,
-                    StepKind::Action(sub.to_string()),
-                    ms,
-                    Some(fault),
-                ));
-                return Ok(());
-            }
-        }
-    }
-    game.forfeit(seat)
-        .map_err(|e| MatchError::Stuck(e.to_string()))?;
-    record
-        .steps
-        .push(step(seat, StepKind::Forfeit, ms, Some(fault)));
-    Ok(())
-}
-
-/// Stores the outcome and finish time of a played game in its record.
-pub fn finish<G: Game>(game: &G, record: &mut Record) -> Result<(), MatchError> {
-    record.outcome = game
-        .outcome()
-        .ok_or_else(|| MatchError::Stuck("no seat to act but no outcome".into()))?;
-    record.finished = Some(now_rfc3339());
-    Ok(())
-}
-
-/// A recorded step: who, what, thinking time (rounded to microseconds) and
-/// the fault that led to it.
-pub fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> RecordedStep {
-    RecordedStep {
-        seat,
-        kind,
-        ms: Some((ms * 1000.0).round() / 1000.0),
-        fault,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use croupier_bots::{BotRng, Builtins};
     use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielVariant};
     use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant};
+    use croupier_rules::{Seat, StepKind};
 
     /// Always bids 99, which nobody holds.
     struct Cheater;
@@ -259,12 +140,5 @@ mod tests {
         let actions = |r: &Record| r.steps.iter().map(|s| s.kind.clone()).collect::<Vec<_>>();
         assert_eq!(actions(&a), actions(&b));
         assert_ne!(actions(&a), actions(&c));
-    }
-
-    #[test]
-    fn seeds_differ_per_game_and_seat() {
-        assert_ne!(seeds::game(1, 0), seeds::game(1, 1));
-        assert_ne!(seeds::bot(5, 0), seeds::bot(5, 1));
-        assert_ne!(seeds::arena(5), seeds::bot(5, 0));
     }
 }

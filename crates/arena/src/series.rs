@@ -12,7 +12,9 @@ use croupier_rules::{Record, Seat, SeatInfo};
 use serde::Serialize;
 
 use crate::live::{play_live, LiveConfig};
-use crate::runner::{play_match, seeds, MatchError, Player};
+use crate::record::MatchError;
+use crate::runner::{play_match, Player};
+use crate::seeds;
 use crate::spec::{BotSpec, SpecError};
 
 /// What to play.

@@ -28,6 +28,9 @@ use crate::live::LiveSeat;
 use crate::transport::http::{BadUrl, HttpClient, HttpEndpoint};
 use crate::transport::Link;
 
+// Lives with the processes it starts; re-exported for the old path.
+pub use crate::transport::process::find_program;
+
 /// What plays a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BotSpec {
@@ -164,29 +167,6 @@ impl fmt::Display for BotSpec {
             }
         }
     }
-}
-
-/// Where `program` would be run from: a path with a slash as it is, a bare
-/// name looked up in `PATH`; `None` if there is no executable file there.
-pub fn find_program(program: &str) -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let runnable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.is_empty() {
-        return None;
-    }
-    if program.contains('/') {
-        let p = Path::new(program);
-        return runnable(p).then(|| p.to_path_buf());
-    }
-    std::env::var_os("PATH")
-        .map(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join(program))
-                .find(|p| runnable(p))
-        })
-        .unwrap_or(None)
 }
 
 /// The dialect a program plays `G` in by default under `variant`.

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at, Instant};
 
 use crate::live::{play_on_arrival, LiveConfig, LiveSeat};
-use crate::runner::MatchError;
+use crate::record::MatchError;
 use crate::transport::{Conn, Connector, Link, TransportError};
 
 struct TestConn {

@@ -29,11 +29,12 @@ use croupier_rules::{Fault, Game, GameRng, Record, RuleError, Seat};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use super::{
-    deliver, fault, flush, rejected, settle, transport_fault, Clocks, Decision, Driver, LiveConfig,
-    LiveSeat, ProgramSeat, Think,
-};
-use crate::runner::MatchError;
+use super::clocks::Clocks;
+use super::config::{LiveConfig, Think};
+use super::delivery::{deliver, flush};
+use super::faults::{fault, rejected, settle, transport_fault, Decision};
+use super::seat::{Driver, LiveSeat, ProgramSeat};
+use crate::record::MatchError;
 use crate::transport::TransportError;
 
 /// How the answers of a decision are applied.

@@ -23,7 +23,7 @@ use croupier_rules::Record;
 use serde::Serialize;
 
 use crate::live::LiveConfig;
-use crate::runner::seeds;
+use crate::seeds;
 use crate::series::{prepare_records, write_record, BotSummary, SeriesError, Table};
 use crate::spec::BotSpec;
 

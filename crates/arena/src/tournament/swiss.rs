@@ -130,7 +130,7 @@ pub enum PairingError {
 /// The pairing numbers: players best first. With ratings, by rating (ties
 /// drawn from `seed`); without, in an order drawn from `seed`.
 pub fn seeding(n: usize, ratings: Option<&[f64]>, seed: u64) -> Vec<Player> {
-    let key = |p: Player| crate::runner::seeds::game(seed ^ 0x5_3715_5000, p as u64);
+    let key = |p: Player| crate::seeds::game(seed ^ 0x5_3715_5000, p as u64);
     let mut order: Vec<Player> = (0..n).collect();
     order.sort_by(|&a, &b| {
         let by_rating = match ratings {

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::standings::{RoundResult, StandingRow, Standings};
 use super::swiss::{pair_round, seeding, History, Tables};
 use super::{play_table, TablePlan, Tally, TournamentConfig, TournamentError};
-use crate::runner::seeds;
+use crate::seeds;
 use crate::series::Table;
 
 /// What a Swiss adds to the result: standings and every round.

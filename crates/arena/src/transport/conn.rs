@@ -4,7 +4,7 @@
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 
-use super::TransportError;
+use super::error::TransportError;
 
 /// An open connection to one bot for one match.
 pub trait Conn: Send {

@@ -20,7 +20,8 @@ use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 use tokio::time::{timeout_at, Instant};
 
-use super::{Conn, TransportError};
+use super::conn::Conn;
+use super::error::TransportError;
 use crate::addr_guard::{self, PublicOnlyResolver};
 
 /// Limits of the HTTP client.

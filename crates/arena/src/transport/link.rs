@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use super::conn::{Conn, Connector};
+use super::error::TransportError;
 use super::http::{HttpClient, HttpEndpoint};
 use super::process::{BotProcess, ProcessLimits};
-use super::{Conn, Connector, TransportError};
 
 /// How a live seat reaches its bot.
 #[derive(Clone)]

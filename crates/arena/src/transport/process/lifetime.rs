@@ -26,7 +26,8 @@ use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
-use super::super::TransportError;
+use super::which::find_program;
+use crate::transport::error::TransportError;
 
 /// The environment variable that names a bot's manager and serial number.
 pub const MARKER: &str = "CROUPIER_BOT";
@@ -69,7 +70,7 @@ fn setpriv() -> Option<&'static PathBuf> {
     static SETPRIV: OnceLock<Option<PathBuf>> = OnceLock::new();
     SETPRIV
         .get_or_init(|| {
-            let found = crate::spec::find_program("setpriv").filter(|p| {
+            let found = find_program("setpriv").filter(|p| {
                 std::process::Command::new(p)
                     .args(["--pdeathsig", "KILL", "--", "true"])
                     .stdin(std::process::Stdio::null())

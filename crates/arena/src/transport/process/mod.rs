@@ -21,12 +21,15 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
-use super::{Conn, TransportError};
+use super::conn::Conn;
+use super::error::TransportError;
 
 mod lifetime;
 mod sandbox;
+mod which;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
 pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxError, SandboxLimits};
+pub use which::find_program;
 
 /// Limits for a bot process.
 #[derive(Clone, Debug)]
@@ -109,7 +112,7 @@ impl BotProcess {
         let program = argv
             .first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        if crate::spec::find_program(program).is_none() {
+        if find_program(program).is_none() {
             return Err(TransportError::Io(format!(
                 "cannot start '{program}': no such program"
             )));

@@ -19,8 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::TransportError;
-use crate::spec::find_program;
+use super::which::find_program;
+use crate::transport::error::TransportError;
 
 /// How bot programs are confined.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

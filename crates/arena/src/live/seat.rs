@@ -1,0 +1,102 @@
+//! The seats of a live match: who plays each ([`Driver`]), and for a remote
+//! bot its link, its dialect and its connection while the match runs.
+
+use croupier_bots::Strategy;
+use croupier_dialects::Dialect;
+use croupier_rules::{Fault, Game, SeatInfo};
+
+use crate::transport::{Conn, Link};
+
+/// A seat of a live match.
+pub struct LiveSeat<G: Game> {
+    /// Name and version for the record.
+    pub info: SeatInfo,
+    /// Who plays it.
+    pub driver: Driver<G>,
+}
+
+impl<G: Game> std::fmt::Debug for LiveSeat<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveSeat")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Who plays a seat.
+pub enum Driver<G: Game> {
+    /// A strategy in this process.
+    Builtin(Box<dyn Strategy<G>>),
+    /// A remote bot (a program, an HTTP bot, a pull client) speaking a
+    /// dialect.
+    Program(Box<ProgramSeat<G>>),
+}
+
+/// A remote bot and its dialect.
+pub struct ProgramSeat<G: Game> {
+    pub(super) link: Link,
+    pub(super) dialect: Box<dyn Dialect<G>>,
+    pub(super) process: Option<Box<dyn Conn>>,
+    /// Why the bot can no longer be asked (it crashed, or missed a deadline
+    /// in a dialect that cannot tell a late answer from the next one).
+    pub(super) broken: Option<Fault>,
+}
+
+impl<G: Game> ProgramSeat<G> {
+    /// A program (`argv[0]` and its arguments) speaking `dialect`.
+    pub fn new(argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
+        Self::with_link(Link::Process(argv), dialect)
+    }
+
+    /// A bot reached through `link`, speaking `dialect`.
+    pub fn with_link(link: Link, dialect: Box<dyn Dialect<G>>) -> Self {
+        ProgramSeat {
+            link,
+            dialect,
+            process: None,
+            broken: None,
+        }
+    }
+}
+
+impl<G: Game> LiveSeat<G> {
+    /// A seat played by a built-in strategy.
+    pub fn builtin(info: SeatInfo, strategy: Box<dyn Strategy<G>>) -> Self {
+        LiveSeat {
+            info,
+            driver: Driver::Builtin(strategy),
+        }
+    }
+
+    /// A seat played by a program.
+    pub fn program(info: SeatInfo, argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
+        Self::remote(info, Link::Process(argv), dialect)
+    }
+
+    /// A seat played by a bot reached through `link`.
+    pub fn remote(info: SeatInfo, link: Link, dialect: Box<dyn Dialect<G>>) -> Self {
+        LiveSeat {
+            info,
+            driver: Driver::Program(Box::new(ProgramSeat::with_link(link, dialect))),
+        }
+    }
+}
+
+impl<G: Game> std::fmt::Debug for Driver<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Driver::Builtin(_) => f.write_str("Builtin"),
+            Driver::Program(p) => p.fmt(f),
+        }
+    }
+}
+
+impl<G: Game> std::fmt::Debug for ProgramSeat<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgramSeat")
+            .field("link", &self.link)
+            .field("running", &self.process.is_some())
+            .field("broken", &self.broken)
+            .finish_non_exhaustive()
+    }
+}
