@@ -1,5 +1,23 @@
 //! `croupier bench`: random playouts per second for each rules engine.
 
+mod bare;
+mod cluster;
+mod cores;
+mod flood;
+mod http;
+mod proc;
+mod rest_bots;
+mod sandbox;
+mod server;
+mod server_stats;
+mod spectators;
+mod strength;
+mod tournament;
+mod versus;
+mod waits;
+mod web;
+mod workers; // issue 13 (wc)
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -218,12 +236,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     }
     match args.what.as_str() {
         "rules" => {}
-        // Started by `bench server` (see `bench_bare`), not by hand.
+        // Started by `bench server` (see `bench::bare`), not by hand.
         "bare-endpoint" => {
             let listen = args.listen.ok_or_else(|| {
                 CliError::Usage("bench bare-endpoint needs --listen ADDR".into())
             })?;
-            crate::bench_bare::serve_child(listen).map_err(CliError::Failed)?;
+            crate::bench::bare::serve_child(listen).map_err(CliError::Failed)?;
             return Ok(ExitCode::SUCCESS);
         }
         "server" => {
@@ -268,7 +286,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 if !(1..=50).contains(&rounds) {
                     return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
                 }
-                crate::bench_versus::run(crate::bench_versus::Options {
+                crate::bench::versus::run(crate::bench::versus::Options {
                     bots: args.bots,
                     seconds: args.seconds,
                     json: args.json,
@@ -302,7 +320,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                             .into(),
                     ));
                 }
-                crate::bench_cluster::run(crate::bench_cluster::Options {
+                crate::bench::cluster::run(crate::bench::cluster::Options {
                     bots: args.bots,
                     seconds: args.seconds,
                     json: args.json,
@@ -312,7 +330,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
-            crate::bench_server::run(crate::bench_server::Options {
+            crate::bench::server::run(crate::bench::server::Options {
                 bots: args.bots,
                 seconds: args.seconds,
                 json: args.json,
@@ -333,23 +351,23 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             };
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
             if args.sandbox.is_some() {
-                crate::bench_sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
+                crate::bench::sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
             }
             return Ok(ExitCode::SUCCESS);
         }
         "http" => {
-            crate::bench_http::run(args.seconds)?;
+            crate::bench::http::run(args.seconds)?;
             return Ok(ExitCode::SUCCESS);
         }
         "web" => {
-            crate::bench_web::run(args.games, args.db)?;
+            crate::bench::web::run(args.games, args.db)?;
             return Ok(ExitCode::SUCCESS);
         }
         "strength" => {
             let game = args.game.clone().ok_or_else(|| {
                 CliError::Usage("bench strength needs a game: skullwhist, loveletter or goofspiel".into())
             })?;
-            let opts = crate::bench_strength::StrengthOptions {
+            let opts = crate::bench::strength::StrengthOptions {
                 game,
                 variant: args.variant.clone(),
                 players: args.players,
@@ -366,11 +384,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 json: args.json,
                 jobs: args.jobs,
             };
-            crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
+            crate::bench::strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
         "tournament" => {
-            crate::bench_tournament::run(&args.tournaments, args.json, &crate::play::current_exe()?)?;
+            crate::bench::tournament::run(&args.tournaments, args.json, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
         "flood" => {
@@ -379,7 +397,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     "--addresses must be between 1 and 200".into(),
                 ));
             }
-            crate::bench_flood::run(
+            crate::bench::flood::run(
                 args.connections,
                 args.addresses,
                 &crate::play::current_exe()?,
@@ -387,7 +405,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
         "spectators" => {
-            crate::bench_spectators::run(
+            crate::bench::spectators::run(
                 args.spectators,
                 args.moves,
                 args.move_ms,
@@ -397,7 +415,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         }
         "workers" => {
             // Issue 13 (wc): ladder matches/s with 1 and 2 workers, faults.
-            crate::bench_workers::run(
+            crate::bench::workers::run(
                 args.seconds,
                 args.ladder_bots,
                 &crate::play::current_exe()?,
