@@ -4,6 +4,7 @@
 mod bench;
 mod bot;
 mod bot_serve;
+mod client;
 mod interrupt;
 mod play;
 mod remote;
