@@ -2,25 +2,9 @@
 //! game records, and measures the rules engines.
 
 mod bench;
-mod bench_bare;
-mod bench_cluster;
-mod bench_cores;
-mod bench_flood;
-mod bench_http;
-mod bench_proc;
-mod bench_rest_bots;
-mod bench_sandbox;
-mod bench_server;
-mod bench_server_stats;
-mod bench_spectators;
-mod bench_strength;
-mod bench_tournament;
-mod bench_versus;
-mod bench_waits;
-mod bench_web;
-mod bench_workers; // issue 13 (wc)
 mod bot;
 mod bot_serve;
+mod client;
 mod interrupt;
 mod play;
 mod remote;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
-use crate::remote::{call, print, Owner, Server};
+use crate::client::{call, print, Owner, Server};
 use crate::CliError;
 
 /// `croupier tournaments`.

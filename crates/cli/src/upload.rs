@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::Value;
 
-use crate::remote::{call, print, Owner, Server};
+use crate::client::{call, print, Owner, Server};
 use crate::CliError;
 
 /// Largest upload the server takes (16 MiB).

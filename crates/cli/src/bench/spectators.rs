@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 
-use crate::bench_proc::{cpu_seconds, percentile, rss_mib, wait_up, Server};
+use crate::bench::proc::{cpu_seconds, percentile, rss_mib, wait_up, Server};
 
 /// Moves made: (game, when the POST left).
 type Moves = Arc<Mutex<Vec<(i64, Instant)>>>;

@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use serde_json::json;
 
-use crate::bench_proc::cpu_seconds;
-use crate::bench_rest_bots::{client, Bot};
-use crate::bench_server_stats::{Endpoint, Stats};
+use crate::bench::proc::cpu_seconds;
+use crate::bench::rest_bots::{client, Bot};
+use crate::bench::server_stats::{Endpoint, Stats};
 
 /// The longest wait for every bot's first answer in a slice.
 const CONNECTED_LIMIT: Duration = Duration::from_secs(5);
@@ -80,10 +80,10 @@ pub struct BareChild(Child);
 impl BareChild {
     /// Starts `EXE bench bare-endpoint` on a free loopback port (on the
     /// CPUs the calling thread may use: affinity is inherited, see
-    /// `bench_cores`); the child and its base URL (not yet answering: see
-    /// `bench_proc::wait_up`).
+    /// `bench::cores`); the child and its base URL (not yet answering: see
+    /// `bench::proc::wait_up`).
     pub fn start(exe: &Path) -> anyhow::Result<(Self, String)> {
-        let listen = format!("127.0.0.1:{}", crate::bench_proc::free_port()?);
+        let listen = format!("127.0.0.1:{}", crate::bench::proc::free_port()?);
         let mut command = Command::new(exe);
         command
             .args(["bench", "bare-endpoint", "--listen", &listen])

@@ -1,7 +1,7 @@
 //! `croupier bench server`: N concurrent REST bots play full SkullWhist games
 //! against a real `croupier serve` child process on loopback; in turns with
 //! them, the same load generator hits a trivial axum endpoint in a child
-//! process of its own (`bench_bare`), which shows the limit of the machine
+//! process of its own (`bench::bare`), which shows the limit of the machine
 //! and of the load generator itself.
 //!
 //! Latencies are kept per endpoint: status, bid, play and old-game are the
@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
-use crate::bench_bare::Slice;
-use crate::bench_proc::{
+use crate::bench::bare::Slice;
+use crate::bench::proc::{
     cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
 };
-use crate::bench_rest_bots::{spawn_bots, Control};
-use crate::bench_server_stats::{round, Endpoint, Stats, Summary};
+use crate::bench::rest_bots::{spawn_bots, Control};
+use crate::bench::server_stats::{round, Endpoint, Stats, Summary};
 
 /// The bare endpoint runs at most this long in all (a soak run needs no
 /// soak of the baseline).
@@ -48,7 +48,7 @@ pub struct Options {
     /// The server's database URL (default: SQLite in a temporary folder).
     pub database: Option<String>,
     /// The server and the bare endpoint on one half of the CPUs, the load
-    /// generator on the other (see `bench_cores`).
+    /// generator on the other (see `bench::cores`).
     pub split_cores: bool,
     /// This `croupier` binary, which serves the bare endpoint.
     pub exe: PathBuf,
@@ -104,10 +104,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     );
     let cores = options
         .split_cores
-        .then(crate::bench_cores::split)
+        .then(crate::bench::cores::split)
         .transpose()?;
     if let Some(c) = &cores {
-        crate::bench_cores::pin_this_thread(&c.server)?;
+        crate::bench::cores::pin_this_thread(&c.server)?;
     }
     // Only the REST bots under test play.
     let (server, base) = Server::serve(
@@ -118,10 +118,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     )?;
     let pid = server.pid();
     // Started on the server's CPUs too.
-    let (bare_endpoint, bare_base) = crate::bench_bare::BareChild::start(&options.exe)?;
+    let (bare_endpoint, bare_base) = crate::bench::bare::BareChild::start(&options.exe)?;
     // The load generator's runtime, built below, starts its threads here.
     if let Some(c) = &cores {
-        crate::bench_cores::pin_this_thread(&c.load)?;
+        crate::bench::cores::pin_this_thread(&c.load)?;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -221,11 +221,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             if !control.pause(PAUSE_LIMIT).await {
                 unpaused.push(round + 1);
             }
-            let b = crate::bench_bare::slice(&bare_endpoint, &bare_base, options.bots, bare_time, &bare_stats)
+            let b = crate::bench::bare::slice(&bare_endpoint, &bare_base, options.bots, bare_time, &bare_stats)
                 .await?;
             theirs.add(&b, 0);
         }
-        let waits = crate::bench_waits::merge(waits);
+        let waits = crate::bench::waits::merge(waits);
         control.stop();
         let mut errors = Vec::new();
         while let Some(r) = tasks.join_next().await {
@@ -250,10 +250,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             "split_cores": cores.map(|c| json!({
                 "server_cpus": c.counts.0,
                 "load_cpus": c.counts.1,
-                "server_half": crate::bench_cores::list(&c.server),
+                "server_half": crate::bench::cores::list(&c.server),
                 // As the kernel has them, for the children.
-                "server_process_cpus": crate::bench_cores::cpus_of(pid),
-                "bare_process_cpus": crate::bench_cores::cpus_of(bare_endpoint.pid()),
+                "server_process_cpus": crate::bench::cores::cpus_of(pid),
+                "bare_process_cpus": crate::bench::cores::cpus_of(bare_endpoint.pid()),
             })),
             "waits": waits.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
             "cpu_us_per_request": cpu_figures(&croupier, &bare, cores.is_none()),
@@ -266,7 +266,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         });
         report(&options, &croupier, &bare, extra);
         if !options.json {
-            crate::bench_waits::print("in the server", &waits, secs);
+            crate::bench::waits::print("in the server", &waits, secs);
         }
         Ok(())
     })

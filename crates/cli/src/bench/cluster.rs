@@ -18,14 +18,14 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use serde_json::{json, Value};
 
-use crate::bench_proc::{cpu_seconds, free_port, wait_up};
-use crate::bench_rest_bots::{spawn_bots, Control};
-use crate::bench_server_stats::{round, Endpoint, Stats};
+use crate::bench::proc::{cpu_seconds, free_port, wait_up};
+use crate::bench::rest_bots::{spawn_bots, Control};
+use crate::bench::server_stats::{round, Endpoint, Stats};
 use croupier_store::waits::Summary;
 use std::collections::BTreeMap;
 
 /// The proxy configuration of the docs.
-const HAPROXY_CFG: &str = include_str!("../../../docs/deploy/haproxy.cfg");
+const HAPROXY_CFG: &str = include_str!("../../../../docs/deploy/haproxy.cfg");
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -55,7 +55,7 @@ impl Drop for Proc {
 
 fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
     let mut command = Command::new(server);
-    crate::bench_waits::arm(&mut command, port);
+    crate::bench::waits::arm(&mut command, port);
     let child = command
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--house-bots", "", "--poll-timeout", "5", "--no-ladder"])
@@ -191,7 +191,7 @@ async fn measure(
     let cpu = || -> f64 { pids.iter().map(|p| cpu_seconds(*p)).sum() };
     let cpu0 = cpu();
     let s0 = statements_so_far(pg).await;
-    crate::bench_waits::take(ports, pids).await;
+    crate::bench::waits::take(ports, pids).await;
     stats.clear_latencies();
     let start = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(options.seconds)).await;
@@ -201,7 +201,7 @@ async fn measure(
         stats.requests.load(Ordering::Relaxed),
     );
     let s1 = statements_so_far(pg).await;
-    let waits = crate::bench_waits::merge(crate::bench_waits::take(ports, pids).await);
+    let waits = crate::bench::waits::merge(crate::bench::waits::take(ports, pids).await);
     let cpu_cores = (cpu() - cpu0) / secs;
     control.stop();
     let mut errors = 0;
@@ -415,6 +415,6 @@ fn report(options: &Options, rows: &[Row]) {
             "{} (all instances; p50/p99/max: the largest of any instance)",
             r.setup
         );
-        crate::bench_waits::print(&title, &r.waits, r.seconds);
+        crate::bench::waits::print(&title, &r.waits, r.seconds);
     }
 }

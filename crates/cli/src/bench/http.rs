@@ -24,7 +24,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::bench_proc::percentile;
+use crate::bench::proc::percentile;
 use crate::CliError;
 
 fn failed(e: impl std::fmt::Display) -> CliError {

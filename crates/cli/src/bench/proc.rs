@@ -26,7 +26,7 @@ impl Server {
         let port = free_port()?;
         let listen = format!("127.0.0.1:{port}");
         let mut command = Command::new(exe);
-        crate::bench_waits::arm(&mut command, port);
+        crate::bench::waits::arm(&mut command, port);
         let child = command
             .args(["serve", "--listen", &listen, "--house-bots", ""])
             .args(extra)
@@ -45,10 +45,10 @@ impl Server {
         self.0.id()
     }
 
-    /// Its waits so far (with `CROUPIER_BENCH_WAITS`, see `bench_waits`),
+    /// Its waits so far (with `CROUPIER_BENCH_WAITS`, see `bench::waits`),
     /// and it starts over.
     pub async fn take_waits(&self) -> Vec<(String, croupier_store::waits::Summary)> {
-        crate::bench_waits::merge(crate::bench_waits::take(&[self.1], &[self.pid()]).await)
+        crate::bench::waits::merge(crate::bench::waits::take(&[self.1], &[self.pid()]).await)
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-use crate::bench_proc::{percentile, rss_mib, wait_up, Server};
+use crate::bench::proc::{percentile, rss_mib, wait_up, Server};
 
 /// Times `n` normal requests (`GET /api/`, fresh connection each): (p50,
 /// p99 in ms, failures).

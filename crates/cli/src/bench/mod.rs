@@ -1,15 +1,31 @@
-//! `croupier bench`: random playouts per second for each rules engine.
+//! `croupier bench`: its arguments, and which benchmark they run. Each
+//! benchmark is a file of this folder (`rules.rs` the default); the files
+//! that several share (`proc.rs`, `rest_bots.rs`, `server_stats.rs`,
+//! `waits.rs`, `cores.rs`) are helpers that import no benchmark.
+
+mod bare;
+mod cluster;
+mod cores;
+mod flood;
+mod http;
+mod proc;
+mod rest_bots;
+mod rules;
+mod sandbox;
+mod server;
+mod server_stats;
+mod spectators;
+mod strength;
+mod subprocess;
+mod tournament;
+mod versus;
+mod waits;
+mod web;
+mod workers; // issue 13 (wc)
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 use clap::Args;
-use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
-use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
-use croupier_rules::Game;
-use rand::{Rng, SeedableRng};
-use serde::Serialize;
 
 use crate::CliError;
 
@@ -148,62 +164,6 @@ pub struct BenchArgs {
     move_ms: u64,
 }
 
-#[derive(Serialize)]
-struct RulesLine {
-    bench: &'static str,
-    game: &'static str,
-    games_per_sec: f64,
-    actions_per_game: f64,
-    ns_per_action: f64,
-}
-
-/// Plays random games of `G` from consecutive seeds for about `time`;
-/// returns (games, actions, elapsed).
-pub fn random_playouts<G: Game>(
-    variant: &G::Variant,
-    seats: usize,
-    time: Duration,
-) -> (u64, u64, Duration) {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xBE7C4);
-    let mut legal = Vec::with_capacity(64);
-    let (mut games, mut actions) = (0u64, 0u64);
-    let start = Instant::now();
-    loop {
-        // Check the clock every 256 games so the timer costs nothing.
-        for _ in 0..256 {
-            let Ok(mut g) = G::new(variant, seats, games) else {
-                return (0, 0, start.elapsed());
-            };
-            while let Some(seat) = g.to_act().first() {
-                legal.clear();
-                g.legal_actions(seat, &mut legal);
-                let a = legal[rng.random_range(0..legal.len())];
-                if g.apply(seat, a).is_err() {
-                    break;
-                }
-                actions += 1;
-            }
-            games += 1;
-        }
-        if start.elapsed() >= time {
-            return (games, actions, start.elapsed());
-        }
-    }
-}
-
-fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
-    let (games, actions, elapsed) =
-        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs));
-    let s = elapsed.as_secs_f64();
-    RulesLine {
-        bench: "rules",
-        game: name,
-        games_per_sec: (games as f64 / s).round(),
-        actions_per_game: actions as f64 / games.max(1) as f64,
-        ns_per_action: s * 1e9 / actions.max(1) as f64,
-    }
-}
-
 /// Runs `croupier bench`.
 pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
@@ -218,12 +178,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     }
     match args.what.as_str() {
         "rules" => {}
-        // Started by `bench server` (see `bench_bare`), not by hand.
+        // Started by `bench server` (see `bench::bare`), not by hand.
         "bare-endpoint" => {
             let listen = args.listen.ok_or_else(|| {
                 CliError::Usage("bench bare-endpoint needs --listen ADDR".into())
             })?;
-            crate::bench_bare::serve_child(listen).map_err(CliError::Failed)?;
+            crate::bench::bare::serve_child(listen).map_err(CliError::Failed)?;
             return Ok(ExitCode::SUCCESS);
         }
         "server" => {
@@ -268,7 +228,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 if !(1..=50).contains(&rounds) {
                     return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
                 }
-                crate::bench_versus::run(crate::bench_versus::Options {
+                crate::bench::versus::run(crate::bench::versus::Options {
                     bots: args.bots,
                     seconds: args.seconds,
                     json: args.json,
@@ -302,7 +262,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                             .into(),
                     ));
                 }
-                crate::bench_cluster::run(crate::bench_cluster::Options {
+                crate::bench::cluster::run(crate::bench::cluster::Options {
                     bots: args.bots,
                     seconds: args.seconds,
                     json: args.json,
@@ -312,7 +272,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
-            crate::bench_server::run(crate::bench_server::Options {
+            crate::bench::server::run(crate::bench::server::Options {
                 bots: args.bots,
                 seconds: args.seconds,
                 json: args.json,
@@ -333,23 +293,23 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             };
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
             if args.sandbox.is_some() {
-                crate::bench_sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
+                crate::bench::sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
             }
             return Ok(ExitCode::SUCCESS);
         }
         "http" => {
-            crate::bench_http::run(args.seconds)?;
+            crate::bench::http::run(args.seconds)?;
             return Ok(ExitCode::SUCCESS);
         }
         "web" => {
-            crate::bench_web::run(args.games, args.db)?;
+            crate::bench::web::run(args.games, args.db)?;
             return Ok(ExitCode::SUCCESS);
         }
         "strength" => {
             let game = args.game.clone().ok_or_else(|| {
                 CliError::Usage("bench strength needs a game: skullwhist, loveletter or goofspiel".into())
             })?;
-            let opts = crate::bench_strength::StrengthOptions {
+            let opts = crate::bench::strength::StrengthOptions {
                 game,
                 variant: args.variant.clone(),
                 players: args.players,
@@ -366,11 +326,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 json: args.json,
                 jobs: args.jobs,
             };
-            crate::bench_strength::run(&opts, &crate::play::current_exe()?)?;
+            crate::bench::strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
         "tournament" => {
-            crate::bench_tournament::run(&args.tournaments, args.json, &crate::play::current_exe()?)?;
+            crate::bench::tournament::run(&args.tournaments, args.json, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);
         }
         "flood" => {
@@ -379,7 +339,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     "--addresses must be between 1 and 200".into(),
                 ));
             }
-            crate::bench_flood::run(
+            crate::bench::flood::run(
                 args.connections,
                 args.addresses,
                 &crate::play::current_exe()?,
@@ -387,7 +347,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
         "spectators" => {
-            crate::bench_spectators::run(
+            crate::bench::spectators::run(
                 args.spectators,
                 args.moves,
                 args.move_ms,
@@ -397,7 +357,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         }
         "workers" => {
             // Issue 13 (wc): ladder matches/s with 1 and 2 workers, faults.
-            crate::bench_workers::run(
+            crate::bench::workers::run(
                 args.seconds,
                 args.ladder_bots,
                 &crate::play::current_exe()?,
@@ -410,161 +370,6 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             )))
         }
     }
-    let lines = [
-        line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, args.seconds),
-        line::<SkullWhist>("skullwhist", &SkullWhistVariant {}, 2, args.seconds),
-        line::<LoveLetter>(
-            "loveletter-4p",
-            &LoveLetterVariant::default(),
-            4,
-            args.seconds,
-        ),
-    ];
-    for l in lines {
-        println!(
-            "{}",
-            serde_json::to_string(&l).map_err(|e| CliError::Failed(e.into()))?
-        );
-    }
+    rules::run(args.seconds)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// `croupier bench subprocess`: the cost of talking to bot programs.
-mod subprocess {
-    use std::io::{BufRead, BufReader, Write};
-    use std::path::Path;
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    use croupier_arena::series::{run_series, SeriesConfig};
-    use croupier_arena::transport::process::{BotProcess, ProcessLimits};
-    use croupier_arena::LiveConfig;
-    use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
-    use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-    use serde_json::json;
-
-    /// Round trips of one short line through `cat` over plain blocking pipes.
-    fn bare_pipe_rtt(time: Duration) -> anyhow::Result<f64> {
-        let mut child = Command::new("cat")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let mut stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| anyhow::anyhow!("no stdin"))?;
-        let mut stdout = BufReader::new(
-            child
-                .stdout
-                .take()
-                .ok_or_else(|| anyhow::anyhow!("no stdout"))?,
-        );
-        let (mut n, mut line) = (0u64, String::new());
-        let start = Instant::now();
-        while start.elapsed() < time {
-            for _ in 0..100 {
-                stdin.write_all(b"Competition card:  7\n")?;
-                stdin.flush()?;
-                line.clear();
-                stdout.read_line(&mut line)?;
-                n += 1;
-            }
-        }
-        let us = start.elapsed().as_secs_f64() * 1e6 / n as f64;
-        drop(stdin);
-        child.wait()?;
-        Ok(us)
-    }
-
-    /// The same round trips through Croupier's transport (actor, deadlines).
-    fn transport_rtt(time: Duration) -> anyhow::Result<f64> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        rt.block_on(async {
-            let mut p = BotProcess::spawn(&["cat".to_string()], &ProcessLimits::default())?;
-            let line = vec!["Competition card:  7".to_string()];
-            let (mut n, start) = (0u64, tokio::time::Instant::now());
-            while start.elapsed() < time {
-                for _ in 0..100 {
-                    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-                    p.send(&line, deadline).await?;
-                    p.recv(deadline).await?;
-                    n += 1;
-                }
-            }
-            let us = start.elapsed().as_secs_f64() * 1e6 / n as f64;
-            p.terminate().await;
-            Ok::<f64, anyhow::Error>(us)
-        })
-    }
-
-    /// Mean time per decision of bot programs in whole matches (from the
-    /// records' thinking times) and matches per second.
-    fn matches<G: croupier_bots::Builtins>(
-        variant: G::Variant,
-        bots: &[&str],
-        games: u64,
-        exe: &Path,
-    ) -> anyhow::Result<(f64, f64)> {
-        let config = SeriesConfig::<G::Variant> {
-            variant,
-            bots: bots.iter().map(|b| b.parse()).collect::<Result<_, _>>()?,
-            games,
-            seed: 1,
-            records: None,
-            live: LiveConfig::default(),
-            exe: exe.to_path_buf(),
-        };
-        let (mut ms, mut steps) = (0.0, 0u64);
-        let start = Instant::now();
-        run_series::<G>(&config, |_, r| {
-            for s in &r.steps {
-                ms += s.ms.unwrap_or(0.0);
-                steps += 1;
-            }
-        })?;
-        let secs = start.elapsed().as_secs_f64();
-        Ok((ms * 1000.0 / steps.max(1) as f64, games as f64 / secs))
-    }
-
-    pub fn run(seconds: f64, exe: &Path) -> anyhow::Result<()> {
-        let time = Duration::from_secs_f64(seconds);
-        let pipe = bare_pipe_rtt(time)?;
-        println!(
-            "{}",
-            json!({"bench": "subprocess", "what": "bare_pipe_round_trip_us", "value": round(pipe)})
-        );
-        let transport = transport_rtt(time)?;
-        println!(
-            "{}",
-            json!({"bench": "subprocess", "what": "transport_round_trip_us", "value": round(transport), "overhead_us": round(transport - pipe)})
-        );
-        let games = ((seconds * 40.0) as u64).max(5);
-        let (decision, gps) = matches::<Goofspiel>(
-            GoofspielVariant::gops(),
-            &["builtin:random@gops", "builtin:random@gops"],
-            games,
-            exe,
-        )?;
-        println!(
-            "{}",
-            json!({"bench": "subprocess", "what": "gops_decision_us", "value": round(decision), "overhead_us": round(decision - pipe), "games_per_sec": round(gps)})
-        );
-        let (decision, mps) = matches::<LoveLetter>(
-            LoveLetterVariant::default(),
-            &["builtin:random@loveletter"; 4],
-            (games / 4).max(3),
-            exe,
-        )?;
-        println!(
-            "{}",
-            json!({"bench": "subprocess", "what": "loveletter_4p_matches_per_sec", "value": round(mps), "decision_us": round(decision), "bot": "croupier bot random --dialect loveletter (one process per seat per round)"})
-        );
-        Ok(())
-    }
-
-    fn round(x: f64) -> f64 {
-        (x * 10.0).round() / 10.0
-    }
 }

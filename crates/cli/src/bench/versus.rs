@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
-use crate::bench_server_stats::round;
+use crate::bench::server_stats::round;
 
 /// What to compare.
 #[derive(Debug, Clone)]

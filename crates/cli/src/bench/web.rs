@@ -16,7 +16,7 @@ use croupier_store::{SqliteStore, Store, WebReads};
 use croupier_web::seed;
 use tower::ServiceExt as _;
 
-use crate::bench_proc::percentile;
+use crate::bench::proc::percentile;
 
 /// Requests timed per page.
 const SAMPLES: usize = 30;

@@ -13,7 +13,7 @@ use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use tokio::sync::{Notify, Semaphore};
 
-use crate::bench_server_stats::{Endpoint, Stats};
+use crate::bench::server_stats::{Endpoint, Stats};
 
 /// Bots per loopback source address: the server allows 200 registrations
 /// at once per address, loopback included.
