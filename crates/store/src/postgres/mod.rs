@@ -9,7 +9,7 @@ mod hosted;
 mod notice;
 pub mod pull;
 mod ratings;
-
+mod seat;
 mod web;
 
 use std::str::FromStr;
