@@ -17,6 +17,7 @@ mod sqlite_batch;
 mod sqlite_hosted;
 mod sqlite_ratings;
 mod sqlite_raw;
+mod sqlite_wal;
 mod sqlite_web;
 pub mod tournaments;
 pub mod waits;

@@ -12,6 +12,7 @@ use sqlx::{FromRow, Row, SqlitePool};
 use crate::group::{GroupCommit, GroupConfig, Write, Written};
 use crate::sqlite_batch::SqliteBatch;
 use crate::sqlite_raw::RawWriter;
+use crate::sqlite_wal::checkpoints;
 use crate::{
     now, BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
     StoreError,
@@ -129,45 +130,6 @@ fn one_file(url: &str, options: &SqliteConnectOptions) -> Result<PathBuf, StoreE
         Ok(path.to_path_buf())
     } else {
         Err(StoreError::Url(url.to_string()))
-    }
-}
-
-/// How often the WAL is copied into the database.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
-
-/// Copies what it can of the WAL into the database without waiting for
-/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`: whether it
-/// copied every frame (not when another checkpoint was running, or a
-/// reader stopped it short).
-pub(crate) async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
-    // (busy, frames in the WAL, frames copied)
-    let (busy, log, copied): (i64, i64, i64) = crate::waits::timed(
-        wait,
-        sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool),
-    )
-    .await?;
-    Ok(busy == 0 && copied == log)
-}
-
-/// Copies the WAL into the database now and then on a reading connection
-/// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
-/// reader, and does what it can), so that the writer's commits never do
-/// it. Aborted with the last handle of the store.
-async fn checkpoints(pool: SqlitePool) {
-    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut warned = false;
-    loop {
-        every.tick().await;
-        let done = checkpoint(&pool, "sqlite: checkpoint (beside the writer)").await;
-        match done {
-            Ok(_) => warned = false,
-            Err(e) if !warned && !pool.is_closed() => {
-                tracing::warn!("SQLite checkpoint failed (the WAL grows until one succeeds): {e}");
-                warned = true;
-            }
-            Err(_) => {}
-        }
     }
 }
 

@@ -19,8 +19,8 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, OptionalExtension, TransactionBehavior};
 
 use crate::group::{BatchWrite, Write, Written};
-use crate::sqlite::checkpoint;
 use crate::sqlite_raw::{rows, RawWriter};
+use crate::sqlite_wal::checkpoint;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// How often the writer itself finishes the copy, when idle.
