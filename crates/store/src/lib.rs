@@ -6,15 +6,16 @@
 
 pub mod group;
 pub mod hosted;
-mod hosted_queries;
 mod people;
 pub mod postgres;
 pub mod ratings;
 mod record;
 pub mod scratch;
+mod sql_store;
+mod sql_web;
 mod sqlite;
 mod sqlite_batch;
-mod sqlite_hosted;
+mod sqlite_import;
 mod sqlite_ratings;
 mod sqlite_raw;
 mod sqlite_wal;
@@ -71,7 +72,7 @@ pub enum StoreError {
 }
 
 /// A registered bot.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct BotRow {
     /// Id.
     pub id: BotId,
@@ -132,7 +133,7 @@ pub struct GameEnd {
 }
 
 /// An owner of HTTP bots.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct OwnerRow {
     /// Id.
     pub id: OwnerId,
