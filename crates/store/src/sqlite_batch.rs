@@ -136,11 +136,7 @@ fn start_game(
     seed: i64,
     started: &str,
 ) -> Result<GameId, StoreError> {
-    if bots.len() < 2 {
-        return Err(StoreError::Db(sqlx::Error::Protocol(
-            "a game needs at least two bots".into(),
-        )));
-    }
+    crate::group::two_bots_at_least(bots)?;
     db.prepare_cached(
         "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
     )?

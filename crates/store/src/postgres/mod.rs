@@ -298,11 +298,7 @@ async fn start_game(
     started: &str,
     process: i64,
 ) -> Result<GameId, StoreError> {
-    if bots.len() < 2 {
-        return Err(StoreError::Db(sqlx::Error::Protocol(
-            "a game needs at least two bots".into(),
-        )));
-    }
+    crate::group::two_bots_at_least(bots)?;
     // The game and its seats: one statement.
     let id: i64 = sqlx::query_scalar(
         "WITH g AS (INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
