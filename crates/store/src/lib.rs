@@ -3,6 +3,11 @@
 //! Handlers talk to the [`Store`] trait only; [`SqliteStore`] is the default
 //! (an embedded file, WAL journal) and [`PgStore`] keeps the same data in
 //! PostgreSQL. [`open`] picks one by the URL's scheme.
+//!
+//! Both implement [`Store`] and [`WebReads`] through one implementation
+//! (`sql_store`, `sql_web`), generic over the database: a query whose SQL
+//! and row mapping are the same on both is written once, and each backend
+//! keeps only what it does its own way (`sqlite*`, `postgres/`).
 
 pub mod group;
 pub mod hosted;
