@@ -102,7 +102,7 @@ where
         .bind(password_hash)
         .bind(house)
         .bind(if house { "house" } else { "rest" })
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .fetch_one(self.writes())
         .await;
         inserted(r)
@@ -187,7 +187,7 @@ where
         )
         .bind(name)
         .bind(game)
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .execute(self.writes())
         .await?;
         let id: i64 = sqlx::query_scalar("SELECT id FROM bots WHERE name = $1 AND kind = 'house'")
@@ -204,7 +204,7 @@ where
         )
         .bind(name)
         .bind(password_hash)
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .fetch_one(self.writes())
         .await;
         inserted(r)
@@ -233,7 +233,7 @@ where
         .bind(bot.auth_user.as_deref())
         .bind(bot.auth_password.as_deref())
         .bind(bot.token_hash.as_deref())
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .fetch_one(self.writes())
         .await;
         inserted(r)
@@ -317,7 +317,7 @@ where
         )
         .bind(v.file_hash.as_str())
         .bind(v.file_size)
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .execute(&mut *tx)
         .await?;
         let row: BotVersion = sqlx::query_as(&format!(
@@ -332,7 +332,7 @@ where
         .bind(v.entry.as_str())
         .bind(v.dialect.as_str())
         .bind(VALIDATING)
-        .bind(crate::now().as_str())
+        .bind(crate::rows::now().as_str())
         .bind(v.bot)
         .fetch_one(&mut *tx)
         .await?;

@@ -88,7 +88,7 @@ macro_rules! tournament_queries {
                 .bind(t.seed)
                 .bind(t.all_bots)
                 .bind(t.created_by)
-                .bind($crate::now())
+                .bind($crate::rows::now())
                 .fetch_one(&mut *tx)
                 .await;
                 let id = match r {
