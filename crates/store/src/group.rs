@@ -237,6 +237,17 @@ async fn commit(target: &dyn BatchWrite, jobs: &mut Vec<Job>) {
     }
 }
 
+/// Refuses a [`Write::StartGame`] with fewer than two bots (either
+/// backend, before it writes anything).
+pub(crate) fn two_bots_at_least(bots: &[BotId]) -> Result<(), StoreError> {
+    if bots.len() < 2 {
+        return Err(StoreError::Db(sqlx::Error::Protocol(
+            "a game needs at least two bots".into(),
+        )));
+    }
+    Ok(())
+}
+
 /// [`Write::AbortGame`] on either backend: running game `$3` marked
 /// aborted with reason `$1` at `$2` (a game no longer running stays as it
 /// is). sqlx binds `$n` by its number; SQLite (rusqlite) takes `$1` as a

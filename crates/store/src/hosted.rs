@@ -1,8 +1,8 @@
 //! Hosted bots (issue 12): the versions of a bot program an owner uploaded,
 //! the files behind them (by content hash; the bytes live outside the
 //! database), and which version played each ladder game with the tail of
-//! its stderr. Both backends implement these in `sqlite_hosted` and
-//! `postgres/hosted`.
+//! its stderr. The queries, the same on both backends, are in
+//! `sql_store`.
 
 use serde::Serialize;
 

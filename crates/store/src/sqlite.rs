@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{FromRow, Row, SqlitePool};
+use sqlx::{Sqlite, SqlitePool};
 
 use crate::group::{GroupCommit, GroupConfig, Write, Written};
+use crate::sql_store::SqlStore;
 use crate::sqlite_batch::SqliteBatch;
 use crate::sqlite_raw::RawWriter;
-use crate::{
-    now, BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store,
-    StoreError,
-};
+use crate::sqlite_wal::checkpoints;
+use crate::web::ImportGame;
+use crate::{GameId, StoreError};
 
 /// SQLite storage. One write at a time (SQLite has one writer at a time;
 /// a pool of writers would only contend and back off): the rare writes go
@@ -102,8 +102,17 @@ impl SqliteStore {
             _checkpointer: checkpointer,
         };
         // Games finished before ratings existed (issue 6) are rated once.
-        store.rate_backlog().await?;
+        crate::sqlite_import::rate_backlog(&store.raw).await?;
         Ok(store)
+    }
+
+    /// Stores finished games in one transaction, rating each in order, as
+    /// `start_game` followed by `finish_game` would, except that every
+    /// seat gets its score and forfeit flag (and its rank, if it has one),
+    /// as on PostgreSQL. Returns their ids. The transaction runs on a
+    /// thread for blocking work, which takes `games` with it.
+    pub async fn import_games(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
+        crate::sqlite_import::import_games(&self.raw, games).await
     }
 }
 
@@ -132,118 +141,24 @@ fn one_file(url: &str, options: &SqliteConnectOptions) -> Result<PathBuf, StoreE
     }
 }
 
-/// How often the WAL is copied into the database.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
-
-/// Copies what it can of the WAL into the database without waiting for
-/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`: whether it
-/// copied every frame (not when another checkpoint was running, or a
-/// reader stopped it short).
-pub(crate) async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
-    // (busy, frames in the WAL, frames copied)
-    let (busy, log, copied): (i64, i64, i64) = crate::waits::timed(
-        wait,
-        sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool),
-    )
-    .await?;
-    Ok(busy == 0 && copied == log)
-}
-
-/// Copies the WAL into the database now and then on a reading connection
-/// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
-/// reader, and does what it can), so that the writer's commits never do
-/// it. Aborted with the last handle of the store.
-async fn checkpoints(pool: SqlitePool) {
-    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut warned = false;
-    loop {
-        every.tick().await;
-        let done = checkpoint(&pool, "sqlite: checkpoint (beside the writer)").await;
-        match done {
-            Ok(_) => warned = false,
-            Err(e) if !warned && !pool.is_closed() => {
-                tracing::warn!("SQLite checkpoint failed (the WAL grows until one succeeds): {e}");
-                warned = true;
-            }
-            Err(_) => {}
-        }
-    }
-}
-
 #[async_trait]
-impl Store for SqliteStore {
-    async fn create_bot(
-        &self,
-        name: &str,
-        password_hash: &str,
-        house: bool,
-    ) -> Result<BotId, StoreError> {
-        let now = now();
-        let r = sqlx::query(
-            "INSERT INTO bots (name, password_hash, house, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(name)
-        .bind(password_hash)
-        .bind(house)
-        .bind(if house { "house" } else { "rest" })
-        .bind(now)
-        .execute(&self.writer)
-        .await;
-        inserted(r)
+impl SqlStore for SqliteStore {
+    type Db = Sqlite;
+
+    fn reads(&self) -> &SqlitePool {
+        &self.pool
     }
 
-    async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
-        let row = sqlx::query("SELECT id, name, password_hash, house FROM bots WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            None => None,
-            Some(r) => Some(BotRow {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                password_hash: r.try_get("password_hash")?,
-                house: r.try_get("house")?,
-            }),
-        })
+    fn writes(&self) -> &SqlitePool {
+        &self.writer
     }
 
-    async fn start_game(
-        &self,
-        game: &str,
-        bots: &[BotId],
-        seed: i64,
-        started: &str,
-    ) -> Result<GameId, StoreError> {
-        let write = Write::StartGame {
-            game: game.to_string(),
-            bots: bots.to_vec(),
-            seed,
-            started: started.to_string(),
-        };
-        match self.group.write(write).await? {
-            Written::Game(id) => Ok(id),
-            Written::Done => Err(StoreError::Closed),
-        }
+    async fn group_write(&self, write: Write) -> Result<Written, StoreError> {
+        self.group.write(write).await
     }
 
-    async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
-        let end = end.clone();
-        self.group.write(Write::FinishGame { id, end }).await?;
-        Ok(())
-    }
-
-    async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
-        let (reason, at) = (reason.to_string(), at.to_string());
-        self.group
-            .write(Write::AbortGame { id, reason, at })
-            .await?;
-        Ok(())
-    }
-
-    async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
-        let r = sqlx::query("UPDATE games SET status = 'aborted', reason = ?, finished = ? WHERE status = 'running'")
+    async fn abort_running_games(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
+        let r = sqlx::query("UPDATE games SET status = 'aborted', reason = $1, finished = $2 WHERE status = 'running'")
             .bind(reason)
             .bind(at)
             .execute(&self.writer)
@@ -251,264 +166,8 @@ impl Store for SqliteStore {
         Ok(r.rows_affected())
     }
 
-    async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError> {
-        let row = sqlx::query("SELECT * FROM games WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| GameRow::from_row(&r))
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE status = ?")
-            .bind(status)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(n)
-    }
-
-    async fn game_bots(&self, id: GameId) -> Result<Vec<BotId>, StoreError> {
-        let bots: Vec<i64> =
-            sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = ? ORDER BY seat")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(bots)
-    }
-
-    async fn ensure_house_bot(&self, name: &str, game: &str) -> Result<BotId, StoreError> {
-        // House bots cannot log in: their "hash" is no valid PHC string.
-        sqlx::query(
-            "INSERT INTO bots (name, password_hash, house, kind, game, created_at) VALUES (?, '!house', 1, 'house', ?, ?) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(name)
-        .bind(game)
-        .bind(now())
-        .execute(&self.writer)
-        .await?;
-        let id: i64 = sqlx::query_scalar("SELECT id FROM bots WHERE name = ? AND kind = 'house'")
-            .bind(name)
-            .fetch_optional(&self.writer)
-            .await?
-            .ok_or(StoreError::NameTaken)?;
-        Ok(id)
-    }
-
-    async fn create_owner(&self, name: &str, password_hash: &str) -> Result<OwnerId, StoreError> {
-        let r =
-            sqlx::query("INSERT INTO owners (name, password_hash, created_at) VALUES (?, ?, ?)")
-                .bind(name)
-                .bind(password_hash)
-                .bind(now())
-                .execute(&self.writer)
-                .await;
-        inserted(r)
-    }
-
-    async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError> {
-        let row = sqlx::query("SELECT id, name, password_hash FROM owners WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            None => None,
-            Some(r) => Some(OwnerRow {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                password_hash: r.try_get("password_hash")?,
-            }),
-        })
-    }
-
-    async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError> {
-        let r = sqlx::query(
-            "INSERT INTO bots (name, password_hash, house, kind, game, owner, endpoint, dialect, auth_user, auth_password, token_hash, created_at) VALUES (?, '!remote', 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&bot.name)
-        .bind(bot.kind.name())
-        .bind(&bot.game)
-        .bind(bot.owner)
-        .bind(&bot.endpoint)
-        .bind(&bot.dialect)
-        .bind(&bot.auth_user)
-        .bind(&bot.auth_password)
-        .bind(&bot.token_hash)
-        .bind(now())
-        .execute(&self.writer)
-        .await;
-        inserted(r)
-    }
-
-    async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull', 'hosted') ORDER BY id"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(BotInfo::from_row)
-            .collect::<Result<_, _>>()
-            .map_err(Into::into)
-    }
-
-    async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {BOT_INFO} FROM bots WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref()
-            .map(BotInfo::from_row)
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE token_hash = ? AND kind = 'pull'"
-        ))
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref()
-            .map(BotInfo::from_row)
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn set_bot_health(
-        &self,
-        id: BotId,
-        strikes: i64,
-        paused_until: Option<i64>,
-        pause_reason: Option<&str>,
-    ) -> Result<(), StoreError> {
-        let pause_reason = pause_reason.map(str::to_string);
-        let write = Write::BotHealth {
-            id,
-            strikes,
-            paused_until,
-            pause_reason,
-        };
-        self.group.write(write).await?;
-        Ok(())
-    }
-
-    async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError> {
-        let sql = if enabled {
-            "UPDATE bots SET enabled = 1, strikes = 0, paused_until = NULL, pause_reason = NULL WHERE id = ?"
-        } else {
-            "UPDATE bots SET enabled = 0 WHERE id = ?"
-        };
-        sqlx::query(sql).bind(id).execute(&self.writer).await?;
-        Ok(())
-    }
-
-    async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE bots SET token_hash = ? WHERE id = ? AND kind = 'pull'")
-            .bind(token_hash)
-            .bind(id)
-            .execute(&self.writer)
-            .await?;
-        Ok(())
-    }
-
-    async fn import_games(
-        &self,
-        games: Vec<crate::web::ImportGame>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
         SqliteStore::import_games(self, games).await
-    }
-
-    fn tournaments(&self) -> &dyn crate::TournamentStore {
-        self
-    }
-
-    async fn add_bot_version(
-        &self,
-        v: &crate::hosted::NewVersion,
-    ) -> Result<crate::hosted::BotVersion, StoreError> {
-        crate::sqlite_hosted::add_version(&self.writer, v).await
-    }
-
-    async fn set_version_status(
-        &self,
-        id: i64,
-        status: &str,
-        reason: Option<&str>,
-        stderr: Option<&str>,
-    ) -> Result<(), StoreError> {
-        crate::sqlite_hosted::set_status(&self.writer, id, status, reason, stderr).await
-    }
-
-    async fn bot_versions(&self, bot: BotId) -> Result<Vec<crate::hosted::BotVersion>, StoreError> {
-        crate::sqlite_hosted::versions(&self.pool, bot).await
-    }
-
-    async fn active_version(
-        &self,
-        bot: BotId,
-    ) -> Result<Option<crate::hosted::BotVersion>, StoreError> {
-        crate::sqlite_hosted::active(&self.pool, bot).await
-    }
-
-    async fn add_hosted_match(
-        &self,
-        game: GameId,
-        bot: BotId,
-        version: i64,
-        stderr: &str,
-    ) -> Result<(), StoreError> {
-        crate::sqlite_hosted::add_match(&self.writer, game, bot, version, stderr).await
-    }
-
-    async fn hosted_matches(
-        &self,
-        bot: BotId,
-        limit: i64,
-    ) -> Result<Vec<crate::hosted::MatchStderr>, StoreError> {
-        crate::sqlite_hosted::matches(&self.pool, bot, limit).await
-    }
-
-    async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError> {
-        crate::sqlite_hosted::game_versions(&self.pool, game).await
-    }
-
-    async fn mark_person_game(
-        &self,
-        id: GameId,
-        seat: usize,
-        player: &str,
-    ) -> Result<(), StoreError> {
-        self.mark_person_game_impl(id, seat, player).await
-    }
-
-    async fn person_game(&self, id: GameId) -> Result<Option<crate::PersonSeat>, StoreError> {
-        self.person_game_impl(id).await
-    }
-
-    async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError> {
-        self.set_bot_challenges_impl(bot, allow).await
-    }
-
-    async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
-        self.challengeable_bots_impl().await
-    }
-
-    fn leases(&self) -> &dyn crate::LeaseStore {
-        self // issue 13 (wc)
-    }
-}
-
-const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
-
-/// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
-fn inserted(r: Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>) -> Result<i64, StoreError> {
-    match r {
-        Ok(done) => Ok(done.last_insert_rowid()),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
-        Err(e) => Err(e.into()),
     }
 }
 

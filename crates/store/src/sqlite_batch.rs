@@ -19,8 +19,8 @@ use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, OptionalExtension, TransactionBehavior};
 
 use crate::group::{BatchWrite, Write, Written};
-use crate::sqlite::checkpoint;
 use crate::sqlite_raw::{rows, RawWriter};
+use crate::sqlite_wal::checkpoint;
 use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// How often the writer itself finishes the copy, when idle.
@@ -136,11 +136,7 @@ fn start_game(
     seed: i64,
     started: &str,
 ) -> Result<GameId, StoreError> {
-    if bots.len() < 2 {
-        return Err(StoreError::Db(sqlx::Error::Protocol(
-            "a game needs at least two bots".into(),
-        )));
-    }
+    crate::group::two_bots_at_least(bots)?;
     db.prepare_cached(
         "INSERT INTO games (game, status, bot1, bot2, seats, seed, started) VALUES (?, 'running', ?, ?, ?, ?, ?)",
     )?

@@ -76,7 +76,7 @@ pub struct PairStats {
 }
 
 /// One point of a rating history.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, sqlx::FromRow)]
 pub struct HistoryPoint {
     /// The game after which the rating holds.
     pub game_id: GameId,
@@ -87,7 +87,7 @@ pub struct HistoryPoint {
 }
 
 /// A seat of a listed game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct SeatSummary {
     /// Seat index from 0.
     pub seat: i64,
@@ -104,7 +104,7 @@ pub struct SeatSummary {
 }
 
 /// A game in a list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct GameSummary {
     /// Id.
     pub id: GameId,
@@ -117,6 +117,7 @@ pub struct GameSummary {
     /// End (RFC 3339).
     pub finished: Option<String>,
     /// Seats in order.
+    #[sqlx(skip)]
     pub seats: Vec<SeatSummary>,
 }
 
@@ -130,7 +131,7 @@ pub struct GameFilter {
 }
 
 /// Finished games in one minute.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct MinuteCount {
     /// The minute, `YYYY-MM-DDTHH:MM`.
     pub minute: String,
@@ -183,11 +184,7 @@ pub trait WebReads: Send + Sync {
         game: &str,
         limit: i64,
     ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError> {
-        let mut out = Vec::new();
-        for s in self.leaderboard(game).await? {
-            out.push((s.bot, self.rating_history(s.bot, game, limit).await?));
-        }
-        Ok(out)
+        histories_one_by_one(self, game, limit).await
     }
     /// A bot's opponents, most frequent first.
     async fn opponents(&self, bot: BotId, limit: i64) -> Result<Vec<PairStats>, StoreError>;
@@ -219,4 +216,18 @@ pub trait WebReads: Send + Sync {
     async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
     /// Bots in a game now or that finished one since `since` (RFC 3339).
     async fn online_bots(&self, since: &str) -> Result<Vec<(WebBot, bool)>, StoreError>;
+}
+
+/// [`WebReads::rating_histories`] a bot at a time: the leaderboard, then
+/// each bot's [`WebReads::rating_history`].
+pub(crate) async fn histories_one_by_one<W: WebReads + ?Sized>(
+    reads: &W,
+    game: &str,
+    limit: i64,
+) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError> {
+    let mut out = Vec::new();
+    for s in reads.leaderboard(game).await? {
+        out.push((s.bot, reads.rating_history(s.bot, game, limit).await?));
+    }
+    Ok(out)
 }

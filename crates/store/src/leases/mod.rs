@@ -29,6 +29,8 @@ use crate::{BotId, GameId, StoreError};
 
 #[macro_use]
 mod queries;
+mod postgres;
+mod sqlite;
 
 /// A registered process's id.
 pub type ProcessId = i64;
@@ -158,26 +160,3 @@ pub trait LeaseStore: Send + Sync {
     /// The registered processes, oldest first.
     async fn processes(&self) -> Result<Vec<ProcessRow>, StoreError>;
 }
-
-lease_queries!(
-    crate::SqliteStore,
-    pool,
-    writer,
-    "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-    "",
-    "",
-    "",
-    false,
-    |_, _| {}
-);
-lease_queries!(
-    crate::PgStore,
-    pool,
-    pool,
-    "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
-    " FOR UPDATE SKIP LOCKED",
-    " FOR UPDATE",
-    " FOR SHARE",
-    true,
-    crate::PgStore::lease_games_to
-);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use sqlx::postgres::PgPool;
 use tokio::sync::{mpsc, oneshot};
 
-use super::cluster::{seat_row, SeatRow, SEAT_COLUMNS};
+use super::seat::{seat_row, SeatRow, SEAT_COLUMNS};
 use crate::{BotId, StoreError};
 
 /// At most this many requests per statement.

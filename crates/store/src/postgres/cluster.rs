@@ -17,6 +17,8 @@ use super::batch::Batches;
 pub use super::notice::{
     fits, instance_channel, Heard, Listener, Notice, MAX_PAYLOAD, SHARED_CHANNEL,
 };
+pub use super::seat::SeatRow;
+use super::seat::{SeatColumns, INSERT_SEATS};
 use crate::{BotId, GameId, StoreError};
 
 /// How long a statement on the live tables' connections waits for a lock
@@ -45,29 +47,6 @@ pub enum SessionCheck {
     Expired,
     /// Unknown (never issued, or replaced by a later login).
     Unknown,
-}
-
-/// One seat of a game in progress, as the tables hold it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeatRow {
-    /// The bot in the seat.
-    pub bot: BotId,
-    /// The game.
-    pub game: GameId,
-    /// The seat's index.
-    pub seat: i32,
-    /// The other bot.
-    pub opponent: BotId,
-    /// The cards dealt, as the server wrote them.
-    pub hand: String,
-    /// The `status` reply, as the home last wrote it.
-    pub status: String,
-    /// Whether the seat's bid stands.
-    pub has_bid: bool,
-    /// Whether the game is over (its record is being stored).
-    pub over: bool,
-    /// The instance that runs the game.
-    pub home: i64,
 }
 
 /// A waiting bot taken for a game: its row stays locked (no other instance
@@ -170,60 +149,6 @@ async fn deal_lock(
     )
 }
 
-/// The seats of a game, column by column (for `UNNEST`).
-struct SeatColumns<'a> {
-    bot: Vec<BotId>,
-    game: Vec<GameId>,
-    seat: Vec<i32>,
-    opponent: Vec<BotId>,
-    hand: Vec<&'a str>,
-    status: Vec<&'a str>,
-    has_bid: Vec<bool>,
-    over: Vec<bool>,
-    home: Vec<i64>,
-}
-
-impl<'a> SeatColumns<'a> {
-    fn of(seats: &'a [SeatRow]) -> SeatColumns<'a> {
-        SeatColumns {
-            bot: seats.iter().map(|s| s.bot).collect(),
-            game: seats.iter().map(|s| s.game).collect(),
-            seat: seats.iter().map(|s| s.seat).collect(),
-            opponent: seats.iter().map(|s| s.opponent).collect(),
-            hand: seats.iter().map(|s| s.hand.as_str()).collect(),
-            status: seats.iter().map(|s| s.status.as_str()).collect(),
-            has_bid: seats.iter().map(|s| s.has_bid).collect(),
-            over: seats.iter().map(|s| s.over).collect(),
-            home: seats.iter().map(|s| s.home).collect(),
-        }
-    }
-
-    /// Binds the columns as `$1`…`$9` of `q` (see [`INSERT_SEATS`]).
-    fn bind<'q>(self, q: PgQuery<'q>) -> PgQuery<'q>
-    where
-        'a: 'q,
-    {
-        q.bind(self.bot)
-            .bind(self.game)
-            .bind(self.seat)
-            .bind(self.opponent)
-            .bind(self.hand)
-            .bind(self.status)
-            .bind(self.has_bid)
-            .bind(self.over)
-            .bind(self.home)
-    }
-}
-
-/// A PostgreSQL statement with its arguments.
-type PgQuery<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
-
-/// Inserts the seats `$1`…`$9` (the columns of [`SeatColumns`]).
-const INSERT_SEATS: &str =
-    "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, has_bid, over, home)
-     SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::INT[], $4::BIGINT[], $5::TEXT[],
-                          $6::TEXT[], $7::BOOL[], $8::BOOL[], $9::BIGINT[])";
-
 /// The views of one game to write: what its home says of its seats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameViews {
@@ -242,23 +167,6 @@ pub struct GameViews {
     /// they are.
     pub seats: Vec<SeatRow>,
 }
-
-pub(crate) fn seat_row(r: &sqlx::postgres::PgRow) -> Result<SeatRow, sqlx::Error> {
-    Ok(SeatRow {
-        bot: r.try_get("bot")?,
-        game: r.try_get("game")?,
-        seat: r.try_get("seat")?,
-        opponent: r.try_get("opponent")?,
-        hand: r.try_get("hand")?,
-        status: r.try_get("status")?,
-        has_bid: r.try_get("has_bid")?,
-        over: r.try_get("over")?,
-        home: r.try_get("home")?,
-    })
-}
-
-pub(crate) const SEAT_COLUMNS: &str =
-    "bot, game, seat, opponent, hand, status, has_bid, over, home";
 
 impl Cluster {
     pub(crate) fn new(pool: PgPool) -> Cluster {

@@ -5,11 +5,11 @@
 mod batch;
 pub mod cluster;
 mod finish;
-mod hosted;
+mod import;
 mod notice;
 pub mod pull;
 mod ratings;
-
+mod seat;
 mod web;
 
 use std::str::FromStr;
@@ -19,13 +19,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{FromRow, PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool, Postgres};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
+use crate::sql_store::SqlStore;
 use crate::waits;
-use crate::{
-    BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, NewBot, OwnerId, OwnerRow, Store, StoreError,
-};
+use crate::web::ImportGame;
+use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// PostgreSQL storage. Reads and the rare writes (registrations, settings)
 /// use the pool; the writes of the hot paths (games started, finished and
@@ -114,6 +114,12 @@ impl PgStore {
         &self.pool
     }
 
+    /// Stores finished games in one transaction, rating each in order, as
+    /// `start_game` followed by `finish_game` would. Returns their ids.
+    pub async fn import_games(&self, games: &[ImportGame]) -> Result<Vec<GameId>, StoreError> {
+        import::import_games(&self.pool, games).await
+    }
+
     /// Marks every game dealt from now on as played by registered process
     /// `id` (see [`crate::leases::LeaseStore::lease_new_games`]).
     pub(crate) fn lease_games_to(&self, id: i64) {
@@ -122,84 +128,32 @@ impl PgStore {
 }
 
 #[async_trait]
-impl Store for PgStore {
-    async fn create_bot(
-        &self,
-        name: &str,
-        password_hash: &str,
-        house: bool,
-    ) -> Result<BotId, StoreError> {
-        let r = sqlx::query_scalar(
-            "INSERT INTO bots (name, password_hash, house, kind, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(name)
-        .bind(password_hash)
-        .bind(house)
-        .bind(if house { "house" } else { "rest" })
-        .bind(crate::now())
-        .fetch_one(&self.pool)
-        .await;
-        inserted(r)
+impl SqlStore for PgStore {
+    type Db = Postgres;
+
+    fn reads(&self) -> &PgPool {
+        &self.pool
     }
 
-    fn cluster(&self) -> Option<cluster::Cluster> {
-        Some(cluster::Cluster::new(self.live.clone()))
+    fn writes(&self) -> &PgPool {
+        &self.pool
     }
 
-    async fn bot_by_name(&self, name: &str) -> Result<Option<BotRow>, StoreError> {
-        let row = sqlx::query("SELECT id, name, password_hash, house FROM bots WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            None => None,
-            Some(r) => Some(BotRow {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                password_hash: r.try_get("password_hash")?,
-                house: r.try_get("house")?,
-            }),
-        })
-    }
-
-    async fn start_game(
-        &self,
-        game: &str,
-        bots: &[BotId],
-        seed: i64,
-        started: &str,
-    ) -> Result<GameId, StoreError> {
-        let write = Write::StartGame {
-            game: game.to_string(),
-            bots: bots.to_vec(),
-            seed,
-            started: started.to_string(),
-        };
-        match waits::timed("group: start_game", self.quick.write(write)).await? {
-            Written::Game(id) => Ok(id),
-            Written::Done => Err(StoreError::Closed),
+    /// Games dealt and aborted, bots' health: through `quick`; finished
+    /// games through `group` (see [`PgStore`]).
+    async fn group_write(&self, write: Write) -> Result<Written, StoreError> {
+        match write {
+            Write::StartGame { .. } => {
+                waits::timed("group: start_game", self.quick.write(write)).await
+            }
+            Write::FinishGame { .. } => {
+                waits::timed("group: finish_game", self.group.write(write)).await
+            }
+            Write::AbortGame { .. } | Write::BotHealth { .. } => self.quick.write(write).await,
         }
     }
 
-    async fn finish_game(&self, id: GameId, end: &GameEnd) -> Result<(), StoreError> {
-        let end = end.clone();
-        waits::timed(
-            "group: finish_game",
-            self.group.write(Write::FinishGame { id, end }),
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn abort_game(&self, id: GameId, reason: &str, at: &str) -> Result<(), StoreError> {
-        let (reason, at) = (reason.to_string(), at.to_string());
-        self.quick
-            .write(Write::AbortGame { id, reason, at })
-            .await?;
-        Ok(())
-    }
-
-    async fn abort_running(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
+    async fn abort_running_games(&self, reason: &str, at: &str) -> Result<u64, StoreError> {
         let r = sqlx::query(
             // Issue 13 (wc): not the games a registered process plays. wk:
             // nor those of a registration that expired: the reaper closes
@@ -215,258 +169,12 @@ impl Store for PgStore {
         Ok(r.rows_affected())
     }
 
-    async fn game(&self, id: GameId) -> Result<Option<GameRow>, StoreError> {
-        let row = sqlx::query(
-            "SELECT id, game, status, bot1, bot2, seed, started, finished, score1, score2, forfeited_by, reason, record
-             FROM games WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| GameRow::from_row(&r))
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn count_games(&self, status: &str) -> Result<i64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE status = $1")
-            .bind(status)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(n)
-    }
-
-    async fn game_bots(&self, id: GameId) -> Result<Vec<BotId>, StoreError> {
-        let bots: Vec<i64> =
-            sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(bots)
-    }
-
-    async fn ensure_house_bot(&self, name: &str, game: &str) -> Result<BotId, StoreError> {
-        // House bots cannot log in: their "hash" is no valid PHC string.
-        sqlx::query(
-            "INSERT INTO bots (name, password_hash, house, kind, game, created_at) VALUES ($1, '!house', TRUE, 'house', $2, $3) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(name)
-        .bind(game)
-        .bind(crate::now())
-        .execute(&self.pool)
-        .await?;
-        let id: i64 = sqlx::query_scalar("SELECT id FROM bots WHERE name = $1 AND kind = 'house'")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NameTaken)?;
-        Ok(id)
-    }
-
-    async fn create_owner(&self, name: &str, password_hash: &str) -> Result<OwnerId, StoreError> {
-        let r = sqlx::query_scalar(
-            "INSERT INTO owners (name, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
-        )
-        .bind(name)
-        .bind(password_hash)
-        .bind(crate::now())
-        .fetch_one(&self.pool)
-        .await;
-        inserted(r)
-    }
-
-    async fn owner_by_name(&self, name: &str) -> Result<Option<OwnerRow>, StoreError> {
-        let row = sqlx::query("SELECT id, name, password_hash FROM owners WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            None => None,
-            Some(r) => Some(OwnerRow {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                password_hash: r.try_get("password_hash")?,
-            }),
-        })
-    }
-
-    async fn create_remote_bot(&self, bot: &NewBot) -> Result<BotId, StoreError> {
-        let r = sqlx::query_scalar(
-            "INSERT INTO bots (name, password_hash, house, kind, game, owner, endpoint, dialect, auth_user, auth_password, token_hash, created_at)
-             VALUES ($1, '!remote', FALSE, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-        )
-        .bind(&bot.name)
-        .bind(bot.kind.name())
-        .bind(&bot.game)
-        .bind(bot.owner)
-        .bind(&bot.endpoint)
-        .bind(&bot.dialect)
-        .bind(&bot.auth_user)
-        .bind(&bot.auth_password)
-        .bind(&bot.token_hash)
-        .bind(crate::now())
-        .fetch_one(&self.pool)
-        .await;
-        inserted(r)
-    }
-
-    async fn remote_bots(&self) -> Result<Vec<BotInfo>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE kind IN ('push', 'pull', 'hosted') ORDER BY id"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(BotInfo::from_row)
-            .collect::<Result<_, _>>()
-            .map_err(Into::into)
-    }
-
-    async fn bot_info(&self, id: BotId) -> Result<Option<BotInfo>, StoreError> {
-        let row = sqlx::query(&format!("SELECT {BOT_INFO} FROM bots WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref()
-            .map(BotInfo::from_row)
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn bot_by_token(&self, token_hash: &str) -> Result<Option<BotInfo>, StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {BOT_INFO} FROM bots WHERE token_hash = $1 AND kind = 'pull'"
-        ))
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref()
-            .map(BotInfo::from_row)
-            .transpose()
-            .map_err(Into::into)
-    }
-
-    async fn set_bot_health(
-        &self,
-        id: BotId,
-        strikes: i64,
-        paused_until: Option<i64>,
-        pause_reason: Option<&str>,
-    ) -> Result<(), StoreError> {
-        let pause_reason = pause_reason.map(str::to_string);
-        let write = Write::BotHealth {
-            id,
-            strikes,
-            paused_until,
-            pause_reason,
-        };
-        self.quick.write(write).await?;
-        Ok(())
-    }
-
-    async fn set_bot_enabled(&self, id: BotId, enabled: bool) -> Result<(), StoreError> {
-        let sql = if enabled {
-            "UPDATE bots SET enabled = TRUE, strikes = 0, paused_until = NULL, pause_reason = NULL WHERE id = $1"
-        } else {
-            "UPDATE bots SET enabled = FALSE WHERE id = $1"
-        };
-        sqlx::query(sql).bind(id).execute(&self.pool).await?;
-        Ok(())
-    }
-
-    async fn set_bot_token(&self, id: BotId, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE bots SET token_hash = $1 WHERE id = $2 AND kind = 'pull'")
-            .bind(token_hash)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    async fn import_games(
-        &self,
-        games: Vec<crate::web::ImportGame>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
         PgStore::import_games(self, &games).await
     }
 
-    fn tournaments(&self) -> &dyn crate::TournamentStore {
-        self
-    }
-
-    async fn add_bot_version(
-        &self,
-        v: &crate::hosted::NewVersion,
-    ) -> Result<crate::hosted::BotVersion, StoreError> {
-        hosted::add_version(&self.pool, v).await
-    }
-
-    async fn set_version_status(
-        &self,
-        id: i64,
-        status: &str,
-        reason: Option<&str>,
-        stderr: Option<&str>,
-    ) -> Result<(), StoreError> {
-        hosted::set_status(&self.pool, id, status, reason, stderr).await
-    }
-
-    async fn bot_versions(&self, bot: BotId) -> Result<Vec<crate::hosted::BotVersion>, StoreError> {
-        hosted::versions(&self.pool, bot).await
-    }
-
-    async fn active_version(
-        &self,
-        bot: BotId,
-    ) -> Result<Option<crate::hosted::BotVersion>, StoreError> {
-        hosted::active(&self.pool, bot).await
-    }
-
-    async fn add_hosted_match(
-        &self,
-        game: GameId,
-        bot: BotId,
-        version: i64,
-        stderr: &str,
-    ) -> Result<(), StoreError> {
-        hosted::add_match(&self.pool, game, bot, version, stderr).await
-    }
-
-    async fn hosted_matches(
-        &self,
-        bot: BotId,
-        limit: i64,
-    ) -> Result<Vec<crate::hosted::MatchStderr>, StoreError> {
-        hosted::matches(&self.pool, bot, limit).await
-    }
-
-    async fn game_versions(&self, game: GameId) -> Result<Vec<(BotId, i64)>, StoreError> {
-        hosted::game_versions(&self.pool, game).await
-    }
-
-    async fn mark_person_game(
-        &self,
-        id: GameId,
-        seat: usize,
-        player: &str,
-    ) -> Result<(), StoreError> {
-        self.mark_person_game_impl(id, seat, player).await
-    }
-
-    async fn person_game(&self, id: GameId) -> Result<Option<crate::PersonSeat>, StoreError> {
-        self.person_game_impl(id).await
-    }
-
-    async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError> {
-        self.set_bot_challenges_impl(bot, allow).await
-    }
-
-    async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
-        self.challengeable_bots_impl().await
-    }
-
-    fn leases(&self) -> &dyn crate::LeaseStore {
-        self // issue 13 (wc)
+    fn instances(&self) -> Option<cluster::Cluster> {
+        Some(cluster::Cluster::new(self.live.clone()))
     }
 }
 
@@ -590,11 +298,7 @@ async fn start_game(
     started: &str,
     process: i64,
 ) -> Result<GameId, StoreError> {
-    if bots.len() < 2 {
-        return Err(StoreError::Db(sqlx::Error::Protocol(
-            "a game needs at least two bots".into(),
-        )));
-    }
+    crate::group::two_bots_at_least(bots)?;
     // The game and its seats: one statement.
     let id: i64 = sqlx::query_scalar(
         "WITH g AS (INSERT INTO games (game, status, bot1, bot2, seats, seed, started, leased_by)
@@ -615,15 +319,4 @@ async fn start_game(
     .fetch_one(&mut *tx)
     .await?;
     Ok(id)
-}
-
-const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
-
-/// The id of an inserted row; a unique name clash is [`StoreError::NameTaken`].
-fn inserted(r: Result<i64, sqlx::Error>) -> Result<i64, StoreError> {
-    match r {
-        Ok(id) => Ok(id),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::NameTaken),
-        Err(e) => Err(e.into()),
-    }
 }

@@ -4,7 +4,7 @@
 
 use sqlx::postgres::PgListener;
 
-use super::cluster::SeatRow;
+use super::seat::SeatRow;
 use crate::{BotId, GameId, StoreError};
 
 /// The channel every instance listens to (bots matched).

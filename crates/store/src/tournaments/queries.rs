@@ -88,7 +88,7 @@ macro_rules! tournament_queries {
                 .bind(t.seed)
                 .bind(t.all_bots)
                 .bind(t.created_by)
-                .bind($crate::now())
+                .bind($crate::rows::now())
                 .fetch_one(&mut *tx)
                 .await;
                 let id = match r {
@@ -341,7 +341,7 @@ macro_rules! tournament_queries {
                 offset: i64,
                 limit: i64,
             ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
-                let rows = sqlx::query(&format!(
+                let games = sqlx::query_as(&format!(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g WHERE {FILTERED}
                      ORDER BY g.finished DESC, g.id DESC LIMIT $5 OFFSET $6"
                 ))
@@ -353,7 +353,7 @@ macro_rules! tournament_queries {
                 .bind(offset)
                 .fetch_all(&self.$read)
                 .await?;
-                self.with_seats(rows).await
+                $crate::sql_web::with_seats(self, games).await
             }
 
             async fn count_filtered_games(&self, filter: &$crate::tournaments::GamesFilter) -> Result<i64, $crate::StoreError> {

@@ -1,0 +1,28 @@
+//! Why storage failed: [`StoreError`], the one error of the store's
+//! operations.
+
+/// Why storage failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A bot of that name exists.
+    #[error("the name is taken")]
+    NameTaken,
+    /// The database URL is not supported.
+    #[error("unsupported database URL '{0}' (use sqlite://FILE or postgres://USER@HOST/DB)")]
+    Url(String),
+    /// The database failed.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The database failed (SQLite, in the writer's batches).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Migrations failed.
+    #[error("migration error: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The store's writer task has stopped (its runtime is shutting down).
+    #[error("the store's writer has stopped")]
+    Closed,
+    /// The store's writer thread could not be started.
+    #[error("cannot start the store's writer thread: {0}")]
+    Thread(#[source] std::io::Error),
+}

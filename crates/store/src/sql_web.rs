@@ -1,0 +1,316 @@
+//! [`WebReads`] once for both SQL backends: the reads whose SQL is the same
+//! on SQLite and PostgreSQL (`$n` placeholders, which sqlx binds by number
+//! on SQLite too) and the rows' mapping (`FromRow`). What each backend
+//! reads its own way, to walk its own indexes, is its [`SqlWeb`] half: a
+//! page of finished games, the seats of listed games, the activity per
+//! minute, the leaderboard's trend lines.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Type};
+
+use crate::sql_store::SqlStore;
+use crate::web::{
+    BotStats, GameFilter, GameSummary, HistoryPoint, MinuteCount, PairStats, SeatSummary, WebBot,
+    WebReads,
+};
+use crate::{BotId, GameId, StoreError};
+
+/// A SQL store's website reads that differ by backend.
+#[async_trait]
+pub(crate) trait SqlWeb: SqlStore {
+    /// The seats of games `ids` ([`SEATS`] with the backend's test of the
+    /// id list), by game then seat.
+    async fn seats_of(&self, ids: &[GameId]) -> Result<Vec<GameSeat>, StoreError>;
+
+    /// One page of [`WebReads::games_page`], without the seats.
+    async fn finished_page(
+        &self,
+        filter: &GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+
+    /// [`WebReads::activity`].
+    async fn minutes(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
+
+    /// [`WebReads::rating_histories`].
+    async fn histories(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError>;
+}
+
+/// A seat of a listed game.
+#[derive(Debug, FromRow)]
+pub(crate) struct GameSeat {
+    /// The game.
+    game_id: GameId,
+    /// The seat.
+    #[sqlx(flatten)]
+    seat: SeatSummary,
+}
+
+/// The seats of listed games (rows of [`GameSeat`]), followed by the
+/// backend's test of `s.game_id` and [`SEATS_ORDER`].
+pub(crate) const SEATS: &str =
+    "SELECT s.game_id, s.seat, s.bot, b.name, s.score, s.rank, s.forfeited
+     FROM game_seats s JOIN bots b ON b.id = s.bot WHERE s.game_id";
+
+/// The order of [`SEATS`].
+pub(crate) const SEATS_ORDER: &str = "ORDER BY s.game_id, s.seat";
+
+/// The columns of a listed game (a [`GameSummary`] without its seats).
+pub(crate) const GAMES: &str = "SELECT id, game, status, started, finished FROM games";
+
+const STATS: &str = "SELECT s.bot, b.name, b.kind, s.game, s.mu, s.sigma, s.conservative, s.games,
+    s.wins, s.losses, s.ties, s.forfeits, s.last_played FROM bot_stats s JOIN bots b ON b.id = s.bot";
+
+const PAIRS: &str = "SELECT p.bot, a.name AS bot_name, p.opponent, o.name AS opponent_name, p.game,
+    p.games, p.wins, p.losses, p.ties FROM pair_stats p JOIN bots a ON a.id = p.bot
+    JOIN bots o ON o.id = p.opponent";
+
+/// Adds their seats to `games` (listed without), in one query.
+pub(crate) async fn with_seats<S: SqlWeb + ?Sized>(
+    store: &S,
+    mut games: Vec<GameSummary>,
+) -> Result<Vec<GameSummary>, StoreError> {
+    if games.is_empty() {
+        return Ok(games);
+    }
+    let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
+    let mut by_game: HashMap<GameId, Vec<SeatSummary>> = HashMap::new();
+    for s in store.seats_of(&ids).await? {
+        by_game.entry(s.game_id).or_default().push(s.seat);
+    }
+    for g in &mut games {
+        g.seats = by_game.remove(&g.id).unwrap_or_default();
+    }
+    Ok(games)
+}
+
+#[async_trait]
+impl<S> WebReads for S
+where
+    S: SqlWeb,
+    for<'c> &'c mut <S::Db as Database>::Connection: Executor<'c, Database = S::Db>,
+    for<'q> <S::Db as Database>::Arguments<'q>: IntoArguments<'q, S::Db>,
+    for<'q> i64: Encode<'q, S::Db> + Type<S::Db>,
+    for<'q> &'q str: Encode<'q, S::Db> + Type<S::Db>,
+    for<'q> Option<&'q str>: Encode<'q, S::Db> + Type<S::Db>,
+    for<'r> i64: Decode<'r, S::Db>,
+    for<'r> (i64,): FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> (Option<i64>,): FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> (String,): FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> WebBot: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> BotStats: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> PairStats: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> HistoryPoint: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> GameSummary: FromRow<'r, <S::Db as Database>::Row>,
+{
+    async fn web_bot(&self, name: &str) -> Result<Option<WebBot>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT id, name, game, kind FROM bots WHERE name = $1")
+                .bind(name)
+                .fetch_optional(self.reads())
+                .await?,
+        )
+    }
+
+    async fn owner_name(&self, bot: BotId) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT o.name FROM bots b JOIN owners o ON o.id = b.owner WHERE b.id = $1",
+        )
+        .bind(bot)
+        .fetch_optional(self.reads())
+        .await?)
+    }
+
+    async fn all_stats(&self) -> Result<Vec<BotStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{STATS} ORDER BY s.game, s.conservative DESC, b.name"
+        ))
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn leaderboard(&self, game: &str) -> Result<Vec<BotStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{STATS} WHERE s.game = $1 ORDER BY s.conservative DESC, b.name"
+        ))
+        .bind(game)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn bot_stats(&self, bot: BotId) -> Result<Vec<BotStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{STATS} WHERE s.bot = $1 ORDER BY s.games DESC, s.game"
+        ))
+        .bind(bot)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn rating_history(
+        &self,
+        bot: BotId,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<HistoryPoint>, StoreError> {
+        let mut points: Vec<HistoryPoint> = sqlx::query_as(
+            "SELECT h.game_id, h.mu, h.sigma FROM rating_history h JOIN games g ON g.id = h.game_id
+             WHERE h.bot = $1 AND g.game = $2 ORDER BY h.game_id DESC LIMIT $3",
+        )
+        .bind(bot)
+        .bind(game)
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?;
+        points.reverse();
+        Ok(points)
+    }
+
+    async fn rating_histories(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError> {
+        self.histories(game, limit).await
+    }
+
+    async fn opponents(&self, bot: BotId, limit: i64) -> Result<Vec<PairStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{PAIRS} WHERE p.bot = $1 ORDER BY p.games DESC, o.name LIMIT $2"
+        ))
+        .bind(bot)
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn pair(&self, a: BotId, b: BotId) -> Result<Vec<PairStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{PAIRS} WHERE p.bot = $1 AND p.opponent = $2 ORDER BY p.game"
+        ))
+        .bind(a)
+        .bind(b)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "{PAIRS} WHERE p.game = $1 ORDER BY a.name, o.name"
+        ))
+        .bind(game)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn games_page(
+        &self,
+        filter: &GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        let games = self.finished_page(filter, offset, limit).await?;
+        with_seats(self, games).await
+    }
+
+    async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError> {
+        let game = filter.game.as_deref();
+        let n: Option<i64> = match filter.bot {
+            Some(bot) => {
+                sqlx::query_scalar(
+                    "SELECT CAST(SUM(games) AS BIGINT) FROM bot_stats
+                     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)",
+                )
+                .bind(bot)
+                .bind(game)
+                .fetch_one(self.reads())
+                .await?
+            }
+            None => {
+                sqlx::query_scalar(
+                    "SELECT CAST(SUM(games) AS BIGINT) FROM game_totals
+                     WHERE (CAST($1 AS TEXT) IS NULL OR game = $1)",
+                )
+                .bind(game)
+                .fetch_one(self.reads())
+                .await?
+            }
+        };
+        Ok(n.unwrap_or(0))
+    }
+
+    async fn versus_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        let games = sqlx::query_as(
+            "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
+             JOIN game_seats t ON t.game_id = s.game_id AND t.bot = $2
+             JOIN games g ON g.id = s.game_id
+             WHERE s.bot = $1 AND g.status = 'finished' ORDER BY g.finished DESC, g.id DESC LIMIT $3",
+        )
+        .bind(a)
+        .bind(b)
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?;
+        with_seats(self, games).await
+    }
+
+    async fn running_games(&self, limit: i64) -> Result<Vec<GameSummary>, StoreError> {
+        let games = sqlx::query_as(&format!(
+            "{GAMES} WHERE status = 'running' ORDER BY id DESC LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?;
+        with_seats(self, games).await
+    }
+
+    async fn game_summary(&self, id: GameId) -> Result<Option<GameSummary>, StoreError> {
+        let games = sqlx::query_as(&format!("{GAMES} WHERE id = $1"))
+            .bind(id)
+            .fetch_all(self.reads())
+            .await?;
+        Ok(with_seats(self, games).await?.into_iter().next())
+    }
+
+    async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError> {
+        self.minutes(since).await
+    }
+
+    async fn online_bots(&self, since: &str) -> Result<Vec<(WebBot, bool)>, StoreError> {
+        let playing: Vec<BotId> = sqlx::query_scalar(
+            "SELECT s.bot FROM games g JOIN game_seats s ON s.game_id = g.id
+             WHERE g.status = 'running'",
+        )
+        .fetch_all(self.reads())
+        .await?;
+        let bots: Vec<WebBot> = sqlx::query_as(
+            "SELECT id, name, game, kind FROM bots WHERE id IN (
+                SELECT s.bot FROM games g JOIN game_seats s ON s.game_id = g.id
+                WHERE g.status = 'running'
+                UNION SELECT bot FROM bot_stats WHERE last_played >= $1)
+             ORDER BY game, name",
+        )
+        .bind(since)
+        .fetch_all(self.reads())
+        .await?;
+        Ok(bots
+            .into_iter()
+            .map(|bot| {
+                let now = playing.contains(&bot.id);
+                (bot, now)
+            })
+            .collect())
+    }
+}

@@ -1,3 +1,0 @@
-//! SQLite side of [`crate::hosted`].
-
-crate::hosted_queries::hosted_queries!(sqlx::SqlitePool);

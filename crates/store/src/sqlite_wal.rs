@@ -1,0 +1,47 @@
+//! The SQLite WAL's copy into the database file: one passive checkpoint
+//! ([`checkpoint`]), run every [`CHECKPOINT_EVERY`] by a task beside the
+//! writer ([`checkpoints`], started by the store) and, when idle, by the
+//! group-commit writer itself (`sqlite_batch`).
+
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+
+/// How often the WAL is copied into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+
+/// Copies what it can of the WAL into the database without waiting for
+/// anyone (`PRAGMA wal_checkpoint(PASSIVE)`), timed as `wait`: whether it
+/// copied every frame (not when another checkpoint was running, or a
+/// reader stopped it short).
+pub(crate) async fn checkpoint(pool: &SqlitePool, wait: &'static str) -> Result<bool, sqlx::Error> {
+    // (busy, frames in the WAL, frames copied)
+    let (busy, log, copied): (i64, i64, i64) = crate::waits::timed(
+        wait,
+        sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool),
+    )
+    .await?;
+    Ok(busy == 0 && copied == log)
+}
+
+/// Copies the WAL into the database now and then on a reading connection
+/// (`PRAGMA wal_checkpoint(PASSIVE)`: it never blocks the writer or a
+/// reader, and does what it can), so that the writer's commits never do
+/// it. Aborted with the last handle of the store.
+pub(crate) async fn checkpoints(pool: SqlitePool) {
+    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut warned = false;
+    loop {
+        every.tick().await;
+        let done = checkpoint(&pool, "sqlite: checkpoint (beside the writer)").await;
+        match done {
+            Ok(_) => warned = false,
+            Err(e) if !warned && !pool.is_closed() => {
+                tracing::warn!("SQLite checkpoint failed (the WAL grows until one succeeds): {e}");
+                warned = true;
+            }
+            Err(_) => {}
+        }
+    }
+}
