@@ -2,15 +2,13 @@
 //!
 //! What every match shares (fault rulings, the record builder, the
 //! timestamp format, [`MatchError`]) is in [`crate::record`], and seed
-//! derivation in [`crate::seeds`]; both are re-exported here for the paths
-//! callers have used.
+//! derivation in [`crate::seeds`].
 
 use croupier_bots::{RandomBot, Strategy};
 use croupier_rules::{Game, Record, SeatInfo};
 
 use crate::live::{self, Driver, LiveConfig, LiveSeat, Mode, Think};
-pub use crate::record::{finish, now_rfc3339, rfc3339, step, MatchError, Ruling};
-pub use crate::seeds;
+use crate::record::MatchError;
 
 /// A seat: who it is and the strategy that plays it.
 pub struct Player<G: Game> {

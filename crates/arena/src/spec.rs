@@ -26,10 +26,10 @@ use croupier_rules::{Game, GameKind, SeatInfo, Variant as _};
 
 use crate::live::LiveSeat;
 use crate::transport::http::{BadUrl, HttpClient, HttpEndpoint};
+use crate::transport::process::find_program;
 use crate::transport::Link;
 
 // Lives with the processes it starts; re-exported for the old path.
-pub use crate::transport::process::find_program;
 
 /// What plays a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]

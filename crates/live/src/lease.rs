@@ -189,7 +189,7 @@ impl Membership {
         };
         let id = m.register().await?;
         if !m.store.leases().shared() {
-            let now = croupier_arena::runner::now_rfc3339();
+            let now = croupier_arena::record::now_rfc3339();
             let reaped = m
                 .store
                 .leases()
@@ -295,7 +295,7 @@ impl Membership {
             }
             Err(e) => tracing::warn!("ladder: cannot renew this process's registration: {e}"),
         }
-        let now = croupier_arena::runner::now_rfc3339();
+        let now = croupier_arena::record::now_rfc3339();
         match leases.reap_processes(Reap::Expired, LOST, &now).await {
             Ok(r) => {
                 log_reaped(&r);
@@ -338,7 +338,7 @@ impl Membership {
     /// registration removed.
     pub async fn leave(&self) -> Result<Vec<Reaped>, LeaseError> {
         self.stop();
-        let now = croupier_arena::runner::now_rfc3339();
+        let now = croupier_arena::record::now_rfc3339();
         self.store
             .leases()
             .reap_processes(Reap::One(self.id()), STOPPED, &now)

@@ -144,7 +144,7 @@ pub async fn prepare(
     store: Arc<dyn croupier_store::Store>,
     config: &ServerConfig,
 ) -> Result<(Arc<Services>, Vec<(i64, String)>), StartError> {
-    let now = croupier_arena::runner::now_rfc3339();
+    let now = croupier_arena::record::now_rfc3339();
     // wd (issue 13): on PostgreSQL other instances may be playing; the
     // games of an instance that stopped are closed when its lease runs out
     // (hub/relay.rs), not by whoever starts next.

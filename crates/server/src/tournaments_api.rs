@@ -301,7 +301,7 @@ async fn cancel(
         Ok(None) => return fail(StatusCode::NOT_FOUND, format!("no tournament '{name}'")),
         Err(e) => return store_failed(e),
     };
-    let now = croupier_arena::runner::now_rfc3339();
+    let now = croupier_arena::record::now_rfc3339();
     match store
         .tournaments()
         .end_tournament(t.id, "cancelled", &now, Some(&reason))

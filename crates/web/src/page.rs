@@ -101,5 +101,5 @@ pub fn rfc3339_ago(secs: u64) -> String {
     let t = std::time::SystemTime::now()
         .checked_sub(std::time::Duration::from_secs(secs))
         .unwrap_or(std::time::UNIX_EPOCH);
-    croupier_arena::runner::rfc3339(t)
+    croupier_arena::record::rfc3339(t)
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
-use croupier_arena::runner::{rfc3339, MatchError};
+use croupier_arena::record::{rfc3339, MatchError};
 use croupier_bots::{bot_rng, BotRng, Builtins, Strategy, UnknownBot};
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
-use croupier_arena::runner::MatchError;
+use croupier_arena::record::MatchError;
 use croupier_arena::spec::remote_seat;
 use croupier_arena::transport::Link;
 use croupier_bots::{Builtins, UnknownBot};

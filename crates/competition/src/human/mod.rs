@@ -349,7 +349,7 @@ impl People {
             tracing::error!("people: {e}");
             StartError::Store
         })?;
-        let started = croupier_arena::runner::now_rfc3339();
+        let started = croupier_arena::record::now_rfc3339();
         let id = self
             .store
             .start_game(req.game.name(), &ids, seed as i64, &started)
@@ -475,7 +475,7 @@ impl People {
         ids: &[BotId],
         played: Result<Record, PlayError>,
     ) {
-        let now = croupier_arena::runner::now_rfc3339();
+        let now = croupier_arena::record::now_rfc3339();
         let stored = match played {
             Ok(record) => match GameEnd::from_record(&record, ids) {
                 Ok(end) => self
@@ -530,7 +530,7 @@ pub enum PlayError {
     Seat(#[from] SeatError),
     /// The runner could not play the game.
     #[error(transparent)]
-    Match(#[from] croupier_arena::runner::MatchError),
+    Match(#[from] croupier_arena::record::MatchError),
     /// The finished record does not fit the game's row.
     #[error(transparent)]
     Record(#[from] croupier_store::RecordError),

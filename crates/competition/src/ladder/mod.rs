@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use croupier_arena::live::{play_live, LiveConfig};
-use croupier_arena::runner::MatchError;
+use croupier_arena::record::MatchError;
 use croupier_arena::transport::http::HttpClient;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
@@ -396,7 +396,7 @@ impl Ladder {
         let mut release = Release(self, g.game, table.clone(), false);
         table.shuffle(&mut rand::rng());
         let ids: Vec<BotId> = table.iter().map(Entrant::id).collect();
-        let started = croupier_arena::runner::now_rfc3339();
+        let started = croupier_arena::record::now_rfc3339();
         // Issue 13: the bots that may sit at one table only are claimed in
         // the database with the deal (house bots only at house-only tables).
         let house_only = table.iter().all(Entrant::is_house);
@@ -475,7 +475,7 @@ impl Ladder {
                     "ladder {}: game {id} abandoned: this process was taken for lost",
                     g.game
                 );
-                let now = croupier_arena::runner::now_rfc3339();
+                let now = croupier_arena::record::now_rfc3339();
                 let why = format!("{}: this process was taken for lost", lease::LOST);
                 if let Err(e) = self.store.abort_game(id, &why, &now).await {
                     tracing::warn!("ladder {}: cannot abort game {id}: {e}", g.game);
@@ -534,7 +534,7 @@ impl Ladder {
         let done = match played {
             Ok(record) => self.finish(id, ids, table, &record).await.map(|()| record),
             Err(e) => {
-                let now = croupier_arena::runner::now_rfc3339();
+                let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
                 }

@@ -1,7 +1,7 @@
 //! Why a tournament, or one of its games, cannot go on: logged by the
 //! driver, and (for a game) stored as the reason of the aborted game.
 
-use croupier_arena::runner::MatchError;
+use croupier_arena::record::MatchError;
 use croupier_rules::{SetupError, UnknownGame};
 use croupier_store::{GameId, RecordError, StoreError};
 

@@ -219,7 +219,7 @@ impl Tournaments {
                 let entries = ts.tournament_entries(t.id).await?;
                 let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
                 if round >= t.rounds || still_in < 2 {
-                    let now = croupier_arena::runner::now_rfc3339();
+                    let now = croupier_arena::record::now_rfc3339();
                     ts.end_tournament(t.id, "finished", &now, None).await?;
                     tracing::info!("tournament {} finished", t.name);
                     return Ok(());
@@ -293,7 +293,7 @@ impl Tournaments {
             plan::Format::Swiss => t.rounds,
             plan::Format::RoundRobin => plan::round_robin_rounds(frozen.len()),
         };
-        let at = croupier_arena::runner::now_rfc3339();
+        let at = croupier_arena::record::now_rfc3339();
         ts.start_tournament(t.id, &frozen, rounds, &at).await?;
         tracing::info!(
             "tournament {} started: {} entries frozen, {rounds} rounds",

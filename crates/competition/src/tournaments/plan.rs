@@ -3,7 +3,7 @@
 //! and tie-breaks are the arena's (`croupier_arena::tournament`), shared with
 //! `croupier tournament`; this file only maps the stored rows onto them.
 
-use croupier_arena::runner::seeds;
+use croupier_arena::seeds;
 use croupier_arena::tournament::standings::Standings;
 use croupier_arena::tournament::swiss::{
     pair_round, seeding, History, PairingError, Round, Tables,

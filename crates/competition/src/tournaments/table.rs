@@ -147,7 +147,7 @@ impl Handle {
         let _claim = self.capacity.claim(&remote).await;
         let hosted = self.link_hosted(t.id, &seats).await?;
         let ts = self.store.tournaments();
-        let started = croupier_arena::runner::now_rfc3339();
+        let started = croupier_arena::record::now_rfc3339();
         let bots = g.bots();
         let id = match ts
             .start_tournament_game(g.id, &t.game, &bots, g.seed, &started)
@@ -189,7 +189,7 @@ impl Handle {
                 Ok(())
             }
             Err(e) => {
-                let now = croupier_arena::runner::now_rfc3339();
+                let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("tournament {}: cannot abort game {id}: {stored}", t.name);
                 }

@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use croupier_arena::live::{play_on_arrival, LiveConfig, LiveSeat};
-use croupier_arena::runner::now_rfc3339;
+use croupier_arena::record::now_rfc3339;
 use croupier_arena::transport::Link;
 use croupier_dialects::skullwhist_rest::{self as rest, SkullWhistRest};
 use croupier_rules::skullwhist::SkullWhistVariant;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use croupier_arena::live::LiveConfig;
-use croupier_arena::runner::now_rfc3339;
+use croupier_arena::record::now_rfc3339;
 use croupier_dialects::skullwhist_rest::{self as rest, Status};
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistVariant};
 use croupier_rules::{Game, Seat};

@@ -275,7 +275,7 @@ impl Relay {
             }
         }
         self.sessions.prune(SESSION_RECHECK * 4);
-        let now = croupier_arena::runner::now_rfc3339();
+        let now = croupier_arena::record::now_rfc3339();
         match self.db.clear_orphans(STOPPED_REASON, &now).await {
             Ok(games) if !games.is_empty() => {
                 tracing::warn!(

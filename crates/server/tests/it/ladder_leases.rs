@@ -112,7 +112,7 @@ async fn a_process_reaped_while_frozen_abandons_the_matches_of_its_lost_term() {
     let id = member.id();
     // Another process reaps this one, as if it had been frozen past its
     // lease: the game is closed and the bot freed.
-    let now = croupier_arena::runner::now_rfc3339();
+    let now = croupier_arena::record::now_rfc3339();
     let reaped = s
         .store
         .leases()

@@ -506,7 +506,7 @@ impl Hub {
         }
         let rows = seat_rows(live, relay.instance());
         if let Err(e) = pairing.commit(&rows).await {
-            let now = croupier_arena::runner::now_rfc3339();
+            let now = croupier_arena::record::now_rfc3339();
             let _ = self
                 .store
                 .abort_game(live.id, "the deal could not be shared", &now)
