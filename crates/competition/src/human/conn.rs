@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
-use super::Table;
+use super::table::Table;
 
 /// Opens the person's one connection for the match.
 pub struct PersonConnector<G> {
@@ -84,7 +84,7 @@ impl<G: Game> Conn for PersonConn<G> {
                         v.legal = legal;
                         v.decision = Some(decision);
                         v.deadline_ms = Some(deadline_ms);
-                        v.asked_at = Some(crate::human::unix_ms());
+                        v.asked_at = Some(super::table::unix_ms());
                     }
                     Ok(ToBot::End { outcome }) => {
                         v.outcome = serde_json::to_value(outcome).ok();

@@ -20,12 +20,12 @@
 pub mod conn;
 mod table;
 
-pub use table::{MoveError, Table, View};
+pub use table::{unix_ms, MoveError, Table, View};
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
@@ -73,13 +73,6 @@ impl Default for PeopleLimits {
             linger: Duration::from_secs(600),
         }
     }
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Who the person's opponents are.

@@ -1,14 +1,14 @@
 //! A bot's health on the ladder: a match in which it faulted is a strike,
 //! a clean match clears its strikes, and too many strikes in a row pause it
-//! for a while with the reason. The verdict is pure; [`Ladder::health`]
-//! reads and writes it in the store.
+//! for a while with the reason. The verdict is pure; [`record`] reads and
+//! writes it in the store.
 
 use std::time::Duration;
 
 use croupier_rules::Record;
-use croupier_store::BotInfo;
+use croupier_store::{BotInfo, Store};
 
-use super::{unix_now, Ladder};
+use super::config::LadderConfig;
 
 /// What one finished match does to a bot's health.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,39 +76,45 @@ pub(super) fn last_fault(record: &Record, seat: usize) -> Option<String> {
         .map(|f| format!("{}: {}", f.kind, f.detail))
 }
 
-impl Ladder {
-    /// Counts a faulty match as a strike; pauses the bot after too many.
-    pub(super) async fn health(&self, b: &BotInfo, fault: Option<String>) {
-        let current = match self.store.bot_info(b.id).await {
-            Ok(Some(c)) => c,
-            _ => return,
-        };
-        let verdict = judge(
-            &current,
-            fault.as_deref(),
-            self.config.strikes,
-            self.config.pause_for,
-            unix_now(),
-        );
-        let result = match verdict {
-            Verdict::Keep => return,
-            Verdict::Clear => self.store.set_bot_health(b.id, 0, None, None).await,
-            Verdict::Strike {
-                strikes,
-                paused_until,
-                reason,
-            } => {
-                if let Some(reason) = &reason {
-                    tracing::warn!("ladder: bot {} {reason}", b.name);
-                }
-                self.store
-                    .set_bot_health(b.id, strikes, paused_until, reason.as_deref())
-                    .await
+/// Counts a faulty match of bot `b` as a strike (pausing the bot after too
+/// many, by `config`), or a clean one as clearing its strikes, at `now`
+/// (Unix seconds).
+pub(super) async fn record(
+    store: &dyn Store,
+    config: &LadderConfig,
+    b: &BotInfo,
+    fault: Option<String>,
+    now: i64,
+) {
+    let current = match store.bot_info(b.id).await {
+        Ok(Some(c)) => c,
+        _ => return,
+    };
+    let verdict = judge(
+        &current,
+        fault.as_deref(),
+        config.strikes,
+        config.pause_for,
+        now,
+    );
+    let result = match verdict {
+        Verdict::Keep => return,
+        Verdict::Clear => store.set_bot_health(b.id, 0, None, None).await,
+        Verdict::Strike {
+            strikes,
+            paused_until,
+            reason,
+        } => {
+            if let Some(reason) = &reason {
+                tracing::warn!("ladder: bot {} {reason}", b.name);
             }
-        };
-        if let Err(e) = result {
-            tracing::warn!("ladder: cannot record the health of bot {}: {e}", b.name);
+            store
+                .set_bot_health(b.id, strikes, paused_until, reason.as_deref())
+                .await
         }
+    };
+    if let Err(e) = result {
+        tracing::warn!("ladder: cannot record the health of bot {}: {e}", b.name);
     }
 }
 

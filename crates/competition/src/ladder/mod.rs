@@ -586,7 +586,8 @@ impl Ladder {
         );
         for (seat, e) in table.iter().enumerate() {
             let Entrant::Remote(b) = e else { continue };
-            self.health(b, health::last_fault(record, seat)).await;
+            let fault = health::last_fault(record, seat);
+            health::record(&*self.store, &self.config, b, fault, unix_now()).await;
         }
         Ok(())
     }

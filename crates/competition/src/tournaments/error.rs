@@ -6,8 +6,9 @@ use croupier_rules::{SetupError, UnknownGame};
 use croupier_store::{GameId, RecordError, StoreError};
 
 use super::plan::PlanError;
-use super::play::EntryError;
 use crate::hosted::{HostedError, LinkError};
+use crate::ladder::SeatError;
+use croupier_bots::UnknownBot;
 
 /// Why a tournament, or one of its games, cannot go on.
 #[derive(Debug, thiserror::Error)]
@@ -76,4 +77,29 @@ pub enum TournamentError {
     /// The runner could not play the game.
     #[error(transparent)]
     Match(#[from] MatchError),
+}
+
+/// Why a frozen entry cannot be seated.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    /// Its URL or dialect does not read.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// A kind of bot that plays through no link (a 2014 REST bot).
+    #[error("bot {0} is not reached over a link")]
+    NoLink(String),
+    /// A hosted entry the caller did not link for this game.
+    #[error("hosted bot {0} was not linked for this game")]
+    NotLinked(String),
+    /// A house entry without one of this server's house strategies.
+    #[error("house bot {0} is not one of this server's house bots for the game")]
+    NoStrategy(String),
+    /// A house entry whose strategy does not exist.
+    #[error("house bot {name}: {source}")]
+    House {
+        /// The entry's name.
+        name: String,
+        /// Why.
+        source: UnknownBot,
+    },
 }

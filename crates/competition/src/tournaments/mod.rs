@@ -24,7 +24,7 @@ use croupier_store::{BotId, BotKind, Store};
 use tokio::sync::Semaphore;
 
 pub use crate::capacity::Capacity;
-pub use error::TournamentError;
+pub use error::{EntryError, TournamentError};
 
 use crate::hosted::Hosted;
 use crate::ladder::{house_name, LadderConfig};

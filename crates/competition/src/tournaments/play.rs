@@ -13,7 +13,7 @@ use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
 use croupier_arena::spec::remote_seat;
 use croupier_arena::transport::http::HttpClient;
 use croupier_arena::transport::Link;
-use croupier_bots::{Builtins, Strategy, UnknownBot};
+use croupier_bots::{Builtins, Strategy};
 use croupier_dialects::DialectKind;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -23,8 +23,8 @@ use croupier_rules::{GameKind, Record, SeatInfo};
 use croupier_store::tournaments::{EntryRow, TournamentRow};
 use croupier_store::{BotId, BotKind};
 
-use super::TournamentError;
-use crate::ladder::{pull_link, push_link, SeatError};
+use super::error::{EntryError, TournamentError};
+use crate::ladder::{pull_link, push_link};
 use croupier_live::mailbox::Mailboxes;
 
 /// What a seat needs to reach its bot.
@@ -37,31 +37,6 @@ pub struct Reach<'a> {
     /// Hosted entries' links to their frozen versions, made (and the bots
     /// held) by the caller for this game.
     pub hosted: &'a HashMap<BotId, (Link, DialectKind)>,
-}
-
-/// Why a frozen entry cannot be seated.
-#[derive(Debug, thiserror::Error)]
-pub enum EntryError {
-    /// Its URL or dialect does not read.
-    #[error(transparent)]
-    Seat(#[from] SeatError),
-    /// A kind of bot that plays through no link (a 2014 REST bot).
-    #[error("bot {0} is not reached over a link")]
-    NoLink(String),
-    /// A hosted entry the caller did not link for this game.
-    #[error("hosted bot {0} was not linked for this game")]
-    NotLinked(String),
-    /// A house entry without one of this server's house strategies.
-    #[error("house bot {0} is not one of this server's house bots for the game")]
-    NoStrategy(String),
-    /// A house entry whose strategy does not exist.
-    #[error("house bot {name}: {source}")]
-    House {
-        /// The entry's name.
-        name: String,
-        /// Why.
-        source: UnknownBot,
-    },
 }
 
 /// How a frozen entry is reached.

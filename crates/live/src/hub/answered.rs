@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::lock;
+use super::lock::lock;
 
 /// A request: the asking instance and its number there.
 pub(in crate::hub) type Key = (i64, u64);

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::lock;
+use super::lock::lock;
 use std::time::Duration;
 
 use tokio::sync::watch;

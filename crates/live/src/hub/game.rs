@@ -10,14 +10,14 @@
 //! it; requests that would tell a bot the game is over wait until it is
 //! durable.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use croupier_arena::live::{play_on_arrival, LiveConfig, LiveSeat};
 use croupier_arena::record::now_rfc3339;
 use croupier_arena::transport::Link;
-use croupier_dialects::skullwhist_rest::{self as rest, SkullWhistRest};
+use croupier_dialects::skullwhist_rest::SkullWhistRest;
 use croupier_rules::skullwhist::SkullWhistVariant;
-use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistObservation};
+use croupier_rules::skullwhist::{Card, SkullWhist};
 use croupier_rules::{Record, SeatInfo};
 use croupier_store::{BotId, GameEnd, GameId, Store};
 use tokio::sync::watch;
@@ -26,7 +26,7 @@ use super::cluster::sync::ViewSync;
 use super::drive::Drive;
 use super::relay::{Handled, ReplyTo};
 use super::seat::SeatLink;
-use super::{Hub, Inner, Refusal};
+use croupier_dialects::skullwhist_rest::Refusal;
 
 /// A game in progress.
 pub struct LiveGame {
@@ -157,7 +157,7 @@ impl LiveGame {
     /// A `bid`/`play` line of seat `i`: the runner's reply. The request that
     /// ends the game is answered once the game is durable; any other once
     /// the seats' views are in the database (with several instances).
-    async fn request(&self, i: usize, line: String) -> Result<(), Refusal> {
+    pub(super) async fn request(&self, i: usize, line: String) -> Result<(), Refusal> {
         let (reply, after) = self.apply(i, line).await;
         if after == After::Views {
             self.flushed().await;
@@ -217,6 +217,17 @@ enum After {
     Views,
 }
 
+/// What a game tells the hub that dealt it, and asks of it: implemented
+/// by the hub's maps (`state`), handed down to each game's task.
+pub(super) trait Registry: Send + Sync {
+    /// Bot `bot`'s name, if the hub knows it.
+    fn name(&self, bot: BotId) -> Option<Arc<str>>;
+    /// Remembers bot `bot`'s name.
+    fn remember(&self, bot: BotId, name: Arc<str>);
+    /// Game `id` is over and closed: its bots are in it no more.
+    fn closed(&self, id: GameId, bots: [BotId; 2]);
+}
+
 /// What a game's task needs.
 pub(super) struct Table {
     pub(super) game: Arc<LiveGame>,
@@ -226,7 +237,8 @@ pub(super) struct Table {
     pub(super) house: [bool; 2],
     pub(super) config: LiveConfig,
     pub(super) store: Arc<dyn Store>,
-    pub(super) inner: Arc<Mutex<Inner>>,
+    /// The hub's maps, told when the game closes.
+    pub(super) hub: Arc<dyn Registry>,
     /// Where spectators watch the game (issue 16).
     pub(super) live: Option<Arc<crate::live_games::LiveGames>>,
     pub(super) done: watch::Sender<Option<bool>>,
@@ -275,7 +287,7 @@ pub(super) async fn run(t: Table) {
         bots: g.bots,
         started: t.started.clone(),
         store: Arc::clone(&t.store),
-        inner: Arc::clone(&t.inner),
+        hub: Arc::clone(&t.hub),
         live: t.live.clone(),
         cluster: t.cluster.clone(),
         sync: g.sync.clone(),
@@ -302,7 +314,7 @@ struct End {
     bots: [BotId; 2],
     started: String,
     store: Arc<dyn Store>,
-    inner: Arc<Mutex<Inner>>,
+    hub: Arc<dyn Registry>,
     live: Option<Arc<crate::live_games::LiveGames>>,
     cluster: Option<croupier_store::postgres::cluster::Cluster>,
     /// With several instances: whether the game's seats are in the tables.
@@ -334,15 +346,7 @@ impl End {
             }
         }
         crate::live_games::closed(self.live.as_ref(), id, &played); // once stored (issue 16)
-        {
-            let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            inner.games.remove(&id);
-            for b in bots {
-                if inner.game_of.get(&b) == Some(&id) {
-                    inner.game_of.remove(&b);
-                }
-            }
-        }
+        self.hub.closed(id, bots);
         let _ = self.done.send(Some(stored));
     }
 }
@@ -392,17 +396,12 @@ async fn store_end(
 
 /// Bot `b`'s name, from the hub's cache or the store.
 async fn bot_name(t: &Table, b: BotId) -> String {
-    let known = {
-        let inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.names.get(&b).map(|n| n.to_string())
-    };
-    if let Some(name) = known {
-        return name;
+    if let Some(name) = t.hub.name(b) {
+        return name.to_string();
     }
     match t.store.bot_info(b).await {
         Ok(Some(info)) => {
-            let mut inner = t.inner.lock().unwrap_or_else(|p| p.into_inner());
-            inner.names.insert(b, Arc::from(info.name.as_str()));
+            t.hub.remember(b, Arc::from(info.name.as_str()));
             info.name
         }
         Ok(None) => format!("bot {b}"),
@@ -410,65 +409,5 @@ async fn bot_name(t: &Table, b: BotId) -> String {
             tracing::warn!("game {}: cannot read bot {b}'s name: {e}", t.game.id);
             format!("bot {b}")
         }
-    }
-}
-
-impl Hub {
-    /// The bot's game and its seat in it.
-    pub(super) fn current_seat(&self, bot: BotId) -> Option<(Arc<LiveGame>, usize)> {
-        let game = self.current_game(bot)?;
-        let seat = game.seat_of(bot)?;
-        Some((game, seat))
-    }
-
-    /// `bid`.
-    pub async fn bid(&self, bot: BotId, bid: i64) -> Result<(), Refusal> {
-        let Some((game, i)) = self.current_seat(bot) else {
-            return self.remote_line(bot, rest::bid_line(bid)).await;
-        };
-        game.request(i, rest::bid_line(bid)).await
-    }
-
-    /// `play`: plays a card; the game's record is stored before this returns
-    /// when the card ends the game.
-    pub async fn play(&self, bot: BotId, card: &str) -> Result<(), Refusal> {
-        let card = rest::parse_card(card)?;
-        let Some((game, i)) = self.current_seat(bot) else {
-            return self.remote_line(bot, rest::play_line(card)).await;
-        };
-        game.request(i, rest::play_line(card)).await
-    }
-
-    /// `status`: the reply, as JSON text.
-    pub async fn status(&self, bot: BotId) -> Arc<str> {
-        if let Some((game, i)) = self.current_seat(bot) {
-            let status = {
-                let v = game.seats[i].view();
-                (!v.over).then(|| Arc::clone(&v.status))
-            };
-            match status {
-                Some(s) => return s,
-                None => {
-                    game.wait_stored().await;
-                }
-            }
-        } else if let Some(s) = self.remote_status(bot).await {
-            return s;
-        }
-        Arc::clone(&self.not_in_game)
-    }
-
-    /// What a bot sees of its game and may do (for house bots, once marked
-    /// with [`Hub::plays_inside`]).
-    pub async fn observation(
-        &self,
-        bot: BotId,
-    ) -> Option<(SkullWhistObservation, Vec<SkullWhistAction>)> {
-        let (game, i) = self.current_seat(bot)?;
-        let v = game.seats[i].view();
-        if v.over {
-            return None;
-        }
-        v.observation.clone()
     }
 }

@@ -14,9 +14,11 @@ use rand::seq::IndexedRandom;
 use rand::Rng;
 use tokio::sync::{oneshot, watch};
 
-use super::game::{LiveGame, Table};
+use super::game::{LiveGame, Registry, Table};
+use super::lock::lock;
 use super::seat::{SeatLink, View};
-use super::{refuse, Hub, Refusal};
+use super::state::{refuse, Hub, Inner, Waiter};
+use croupier_dialects::skullwhist_rest::Refusal;
 use croupier_store::postgres::cluster::Pairing;
 
 /// What `new-game` returns.
@@ -32,16 +34,6 @@ pub enum NewGame {
     Retry,
 }
 
-pub(super) struct Waiter {
-    pub(super) bot: BotId,
-    pub(super) ticket: u64,
-    pub(super) tx: oneshot::Sender<GameId>,
-    /// With several instances: whether the bot also waits in the shared
-    /// table (written while other instances ran), so that taking it from
-    /// the list must take its row too.
-    pub(super) row: bool,
-}
-
 /// Two bots taken for a deal that is under way (the dealer and the bot it
 /// took), from the moment the dealer takes its partner (under the lock that
 /// takes it) until the deal has ended or is given up: the mark is dropped
@@ -50,14 +42,14 @@ pub(super) struct Waiter {
 /// dropped mid-deal (the deal runs on, see [`Hub::deal_to_end`]) and that
 /// asks again is given that game, never a second one.
 pub(super) struct DealMark {
-    inner: Arc<std::sync::Mutex<super::Inner>>,
+    inner: Arc<std::sync::Mutex<Inner>>,
     dealt: Arc<tokio::sync::Notify>,
     bots: [BotId; 2],
 }
 
 impl DealMark {
     /// Marks `bots`; `inner` is `hub`'s maps, locked by the caller.
-    pub(super) fn new(hub: &Hub, inner: &mut super::Inner, bots: [BotId; 2]) -> DealMark {
+    pub(super) fn new(hub: &Hub, inner: &mut Inner, bots: [BotId; 2]) -> DealMark {
         for b in bots {
             *inner.dealing.entry(b).or_default() += 1;
         }
@@ -72,7 +64,7 @@ impl DealMark {
 impl Drop for DealMark {
     fn drop(&mut self) {
         {
-            let mut inner = super::lock(&self.inner);
+            let mut inner = lock(&self.inner);
             for b in self.bots {
                 if let Some(n) = inner.dealing.get_mut(&b) {
                     *n -= 1;
@@ -358,7 +350,7 @@ impl Hub {
                 ..LiveConfig::default()
             },
             store: Arc::clone(&self.store),
-            inner: Arc::clone(&self.inner),
+            hub: Arc::clone(&self.inner) as Arc<dyn Registry>,
             live: self.live.get().cloned(),
             done,
             cluster: self.relay.get().map(|r| r.db().clone()),

@@ -20,7 +20,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::lock;
+use super::lock::lock;
 use std::time::Duration;
 
 use tokio::time::Instant;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use croupier_store::BotId;
 use tokio::time::Instant;
 
-use super::lock;
+use super::lock::lock;
 
 /// How long a session found live is trusted without asking the database
 /// again (at most: never longer than a quarter of the idle time).

@@ -7,17 +7,15 @@ use std::time::Duration;
 use croupier_store::BotId;
 use tokio::time::Instant;
 
-use super::{refuse, Hub, Refusal};
+use croupier_dialects::skullwhist_rest::Refusal;
 
-pub(super) struct Session {
-    pub(super) bot: BotId,
-    pub(super) last_seen: Instant,
-}
+use super::game::LiveGame;
+use super::state::{refuse, Hub, Session};
 
 /// Forfeits `bot`'s seat in `game` (a login replaced its session): the
 /// runner rules the abandoned seat at once, whoever's turn it is; returns
 /// once the forfeited game is stored.
-pub(super) async fn forfeit(game: &super::game::LiveGame, bot: BotId) {
+pub(super) async fn forfeit(game: &LiveGame, bot: BotId) {
     if let Some(i) = game.seat_of(bot) {
         game.seats[i].abandon().await;
     }

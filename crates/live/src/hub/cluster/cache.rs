@@ -79,7 +79,7 @@ struct Games {
 
 /// The other instances' games (see the module's documentation).
 #[derive(Debug, Default)]
-pub(super) struct RemoteGames {
+pub(in crate::hub) struct RemoteGames {
     games: Mutex<Games>,
     /// Woken by every game's end (any home's).
     ended: tokio::sync::Notify,

@@ -29,10 +29,11 @@ use rand::Rng;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::super::matchmaking::{to_the_end, DealMark, OwnGame, Take, Waiter};
+use super::super::matchmaking::{to_the_end, DealMark, NewGame, OwnGame, Take};
 use super::super::relay::Relay;
-use super::super::{refuse, Hub, NewGame, Refusal};
+use super::super::state::{refuse, Hub, Waiter};
 use super::{game_of_row, internal};
+use croupier_dialects::skullwhist_rest::Refusal;
 
 /// How long a waiting bot's poll sleeps between looks at the tables (a
 /// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a

@@ -22,7 +22,7 @@
 //! batches), [`matching`] (`new-game`: bots waiting here first, then the
 //! table).
 
-mod cache;
+pub(super) mod cache;
 mod matching;
 pub(super) mod sync;
 pub(super) mod views;
@@ -36,10 +36,12 @@ use futures::future::BoxFuture;
 use tokio::time::Instant;
 
 use super::game::LiveGame;
+use super::matchmaking::NewGame;
 use super::relay::{Handled, Home, Relay, ReplyTo, GONE, SESSION_RECHECK};
 use super::sessions::forfeit;
-use super::{refuse, Hub, Inner, NewGame, Refusal};
+use super::state::{refuse, Hub, Inner, Side};
 use cache::{RemoteGames, PASSIVE_FRESH};
+use croupier_dialects::skullwhist_rest::Refusal;
 use sync::{ViewSync, ViewWriter};
 use views::seat_rows;
 
@@ -56,14 +58,6 @@ pub enum JoinError {
     /// [`Hub::join_cluster`] was called twice.
     #[error("the hub already joined")]
     Twice,
-}
-
-/// This instance's side of the cluster, beside the relay: its cache of the
-/// other instances' games and its view writer.
-#[derive(Debug)]
-pub(super) struct Side {
-    games: Arc<RemoteGames>,
-    writer: ViewWriter,
 }
 
 /// This instance's games, for requests relayed from the others; and the
