@@ -5,7 +5,7 @@
 //! committed, and a listener hears its own. So once a notification that
 //! this instance sends to itself *after* a request arrived has come back,
 //! every notification committed before the request arrived has been heard
-//! too: the cache of the other instances' games (`cluster::cache`) is then
+//! too: the cache of the other instances' games (`remote_games`) is then
 //! at least as fresh as a read of the rows would be, and a `status` can be
 //! answered from it.
 //!

@@ -22,10 +22,10 @@ use croupier_rules::{Record, SeatInfo};
 use croupier_store::{BotId, GameEnd, GameId, Store};
 use tokio::sync::watch;
 
-use super::cluster::sync::ViewSync;
 use super::drive::Drive;
 use super::relay::{Handled, ReplyTo};
 use super::seat::SeatLink;
+use super::view_sync::ViewSync;
 use croupier_dialects::skullwhist_rest::Refusal;
 
 /// A game in progress.

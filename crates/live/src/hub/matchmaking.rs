@@ -356,7 +356,7 @@ impl Hub {
             cluster: self.relay.get().map(|r| r.db().clone()),
         }));
         if live.sync.is_some() {
-            tokio::spawn(super::cluster::views::write_views(Arc::clone(&live)));
+            tokio::spawn(super::views::write_views(Arc::clone(&live)));
             // wm: issue 13
         }
         Ok(id)

@@ -12,11 +12,11 @@ use croupier_store::{BotId, GameId, Store};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::cluster::cache::RemoteGames;
-use super::cluster::sync::ViewWriter;
 use super::game::{LiveGame, Registry};
 use super::lock::lock;
 use super::relay::Relay;
+use super::remote_games::RemoteGames;
+use super::view_sync::ViewWriter;
 use crate::lease::LeaseConfig;
 use crate::live_games::LiveGames;
 

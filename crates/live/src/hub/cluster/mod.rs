@@ -11,21 +11,20 @@
 //!   game (woken by `NOTIFY`, polling as well); while the instance is
 //!   alone, a waiting bot is in its memory only;
 //! - `status`: the home's own view there; elsewhere the cache of the
-//!   other instances' games when it is provably current (see [`cache`]),
+//!   other instances' games when it is provably current (see
+//!   `remote_games`),
 //!   else the row;
 //! - `bid`, `play`, a re-login's abandon: relayed to the home ([`Relay`]).
 //!
 //! On SQLite none of this exists: the hub keeps everything in memory.
 //!
-//! Rooms: [`cache`] (the other instances' games, from their
-//! notifications), [`views`] (a game's views written for the others, in
-//! batches), [`matching`] (`new-game`: bots waiting here first, then the
-//! table).
+//! Rooms: [`matching`] (`new-game`: bots waiting here first, then the
+//! table). Below the hub, apart from it: `views` (a game's views copied
+//! for the others as they change), `remote_games` (the other instances'
+//! games, from their notifications), `view_sync` (what is written of each
+//! game, and the instance's one writer), `relay`.
 
-pub(super) mod cache;
 mod matching;
-pub(super) mod sync;
-pub(super) mod views;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -38,12 +37,12 @@ use tokio::time::Instant;
 use super::game::LiveGame;
 use super::matchmaking::NewGame;
 use super::relay::{Handled, Home, Relay, ReplyTo, GONE, SESSION_RECHECK};
+use super::remote_games::{RemoteGames, PASSIVE_FRESH};
 use super::sessions::forfeit;
 use super::state::{refuse, Hub, Inner, Side};
-use cache::{RemoteGames, PASSIVE_FRESH};
+use super::view_sync::{ViewSync, ViewWriter};
+use super::views::seat_rows;
 use croupier_dialects::skullwhist_rest::Refusal;
-use sync::{ViewSync, ViewWriter};
-use views::seat_rows;
 
 /// A session's use is written at most this often (and read at most every
 /// `SESSION_RECHECK` per instance).

@@ -24,7 +24,7 @@ pub(super) enum Rows {
     Ended,
 }
 
-use super::super::crowd::Crowd;
+use super::crowd::Crowd;
 
 /// At most this many games' views per statement.
 const MAX_BATCH: usize = 256;

@@ -1,10 +1,10 @@
 //! A game's seat views, copied to the database for the other instances as
 //! they change (and sent to them in a notification, in the same statement:
-//! see `cache`). One writer task per instance writes the views of all its
+//! see `remote_games`). One writer task per instance writes the views of all its
 //! games that changed since its last write in one statement, so a busy
 //! instance makes one round trip for many moves. The answers to moves
 //! relayed from other instances ride in the same statement, after the
-//! views they follow (`ViewSync::flushed_with`, in `sync`).
+//! views they follow (`ViewSync::flushed_with`, in `view_sync`).
 //!
 //! A game dealt between two bots of this instance while it was alone has
 //! no seats in the table (`Hub::share_deal`): its writer inserts them
@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use croupier_store::postgres::cluster::{GameViews, SeatRow};
 
-use super::super::game::LiveGame;
-use super::sync::Rows;
+use super::game::LiveGame;
+use super::view_sync::Rows;
 
 /// How soon seats that failed to go in are written again.
 const SEATS_RETRY: Duration = Duration::from_millis(250);
