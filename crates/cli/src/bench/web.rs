@@ -77,6 +77,15 @@ async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
         .first()
         .map(|g| g.id)
         .context("no Love Letter game")?;
+    // Step 20 of the replay, or its last step in a shorter game (a step
+    // past the end is a 404, which would end the benchmark).
+    let ll_steps = store
+        .game(ll_game)
+        .await?
+        .and_then(|g| g.record)
+        .and_then(|r| serde_json::from_str::<croupier_rules::Record>(&r).ok())
+        .map_or(0, |r| r.steps.len());
+    let ll_step = ll_steps.min(20);
     let pages = |n: i64| ((n + 49) / 50).max(1);
     let all_pages = pages(store.count_finished(&GameFilter::default()).await?);
     let bot_pages = pages(top.games);
@@ -103,7 +112,7 @@ async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
         ),
         (
             "game replay (love letter)",
-            format!("/games/{ll_game}?step=20"),
+            format!("/games/{ll_game}?step={ll_step}"),
         ),
         ("game JSON", format!("/json/games/{ll_game}")),
         ("activity", "/activity".into()),
