@@ -15,7 +15,7 @@ use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Arguments of `croupier bot`.
 #[derive(Debug, Args)]

@@ -22,7 +22,7 @@ use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, GameKind};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Matches remembered at once (the oldest is dropped beyond this).
 const MAX_MATCHES: usize = 1024;

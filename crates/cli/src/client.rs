@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::Value;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Where the server is and who is asking.
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod bench;
 mod bot;
 mod bot_serve;
 mod client;
+mod error;
 mod interrupt;
 mod play;
 mod remote;
@@ -19,6 +20,8 @@ mod worker; // issue 13 (wc)
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use error::CliError;
 
 // mimalloc gives memory back after the server's large, short-lived argon2
 // buffers, where the system allocator keeps hundreds of MiB.
@@ -57,30 +60,6 @@ enum Command {
     /// Run only ladder matches, leased from a PostgreSQL database shared
     /// with the serve instances (docs/workers.md).
     Worker(worker::WorkerArgs),
-}
-
-/// An error with the exit code it deserves.
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad input from the user (unknown game, bot, variant): exit code 2.
-    Usage(String),
-    /// The command ran and failed (I/O, a record that does not verify): exit 1.
-    Failed(anyhow::Error),
-}
-
-impl std::fmt::Display for CliError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CliError::Usage(why) => f.write_str(why),
-            CliError::Failed(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl From<anyhow::Error> for CliError {
-    fn from(e: anyhow::Error) -> Self {
-        CliError::Failed(e)
-    }
 }
 
 fn main() -> ExitCode {

@@ -17,8 +17,8 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::error::CliError;
 use crate::sandbox::SandboxMode;
-use crate::CliError;
 
 /// Arguments of `croupier play`.
 #[derive(Debug, Args)]

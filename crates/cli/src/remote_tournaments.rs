@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
 use crate::client::{call, print, Owner, Server};
-use crate::CliError;
+use crate::error::CliError;
 
 /// `croupier tournaments`.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 use croupier_rules::{Game, GameKind, GameVisitor, Record};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Arguments of `croupier replay`.
 #[derive(Debug, Args)]

@@ -4,7 +4,7 @@
 use clap::ValueEnum;
 use croupier_arena::transport::process::{check_sandbox, Sandbox, SandboxLimits};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// The `--sandbox` option.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -10,7 +10,7 @@ use clap::Args;
 use croupier_live::hub::HubConfig;
 use croupier_server::ServerConfig;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Arguments of `croupier serve`.
 #[derive(Debug, Args)]

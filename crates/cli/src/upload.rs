@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::client::{call, print, Owner, Server};
-use crate::CliError;
+use crate::error::CliError;
 
 /// Largest upload the server takes (16 MiB).
 const MAX_UPLOAD: u64 = 16 << 20;

@@ -16,7 +16,7 @@ use croupier_live::hub::relay::{NoGames, Relay};
 use croupier_live::mailbox::Mailboxes;
 use croupier_store::Backend;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Arguments of `croupier worker`.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::croupier::{FromBot, ToBot};
 use croupier_rules::Game;
 
-use super::{answer, shown, ClientOptions, Lines};
+use super::io::{answer, shown, ClientOptions, Lines};
 
 /// Message types this client knows; a line of another type is skipped, so a
 /// later protocol revision may add messages without breaking old bots.

@@ -16,7 +16,7 @@ use croupier_dialects::gops::first_number;
 use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielEvent, GoofspielVariant, TieRule};
 use croupier_rules::Seat;
 
-use super::{answer, ClientOptions, Lines};
+use super::io::{answer, ClientOptions, Lines};
 
 /// Where the turn stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

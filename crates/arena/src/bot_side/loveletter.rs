@@ -27,7 +27,7 @@ use croupier_rules::loveletter::{
 };
 use croupier_rules::Seat;
 
-use super::{answer, shown, ClientOptions, Lines};
+use super::io::{answer, shown, ClientOptions, Lines};
 
 /// The name a postman bot gives when greeted with `ident`.
 pub const POSTMAN_NAME: &str = "croupier";

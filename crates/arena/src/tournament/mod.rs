@@ -11,126 +11,24 @@
 //! once under every rotation of the seats (for two players: again with seats
 //! swapped).
 
+mod play;
 pub mod rating;
 pub mod standings;
 pub mod swiss;
 mod swiss_run;
 
-use std::path::PathBuf;
-
 use croupier_bots::Builtins;
 use croupier_rules::Record;
-use serde::Serialize;
 
-use crate::live::LiveConfig;
 use crate::seeds;
-use crate::series::{prepare_records, write_record, BotSummary, SeriesError, Table};
-use crate::spec::BotSpec;
+use crate::series::{prepare_records, Table};
+use play::{play_table, TablePlan, Tally};
 
-pub use swiss_run::{table_sizes as swiss_table_sizes, SwissReport};
-
-/// How tables are formed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Every combination of `players` bots, once.
-    RoundRobin,
-    /// Rounds paired by score; `players` is the largest table.
-    Swiss {
-        /// Number of rounds.
-        rounds: u32,
-    },
-}
-
-/// What to play.
-#[derive(Debug, Clone)]
-pub struct TournamentConfig<V> {
-    /// Rules variant.
-    pub variant: V,
-    /// The bots.
-    pub bots: Vec<BotSpec>,
-    /// Round-robin or Swiss.
-    pub format: Format,
-    /// Players per table (Swiss: at most).
-    pub players: usize,
-    /// Deals per table.
-    pub deals: u64,
-    /// Play every deal under every rotation of the seats.
-    pub duplicate: bool,
-    /// Base seed.
-    pub seed: u64,
-    /// Directory for one JSON record per game, if any.
-    pub records: Option<PathBuf>,
-    /// Deadlines and process limits for bot programs.
-    pub live: LiveConfig,
-    /// The croupier binary, to run built-in strategies as processes.
-    pub exe: PathBuf,
-}
-
-/// How one bot fared against another in the games both played.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct HeadToHead {
-    /// Games it finished ahead.
-    pub wins: u64,
-    /// Games they finished level.
-    pub draws: u64,
-    /// Games it finished behind.
-    pub losses: u64,
-}
-
-/// The final table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TournamentResult {
-    /// Game name.
-    pub game: String,
-    /// `round-robin` or `swiss`.
-    pub format: &'static str,
-    /// Games played.
-    pub games: u64,
-    /// Players per table (Swiss: at most).
-    pub players: usize,
-    /// Whether deals were duplicated.
-    pub duplicate: bool,
-    /// One entry per bot, in the order given.
-    pub bots: Vec<BotSummary>,
-    /// A Weng-Lin rating per bot from the tournament's games, in the order given.
-    pub ratings: Vec<rating::Rating>,
-    /// `head_to_head[i][j]`: bot i against bot j.
-    pub head_to_head: Vec<Vec<HeadToHead>>,
-    /// Swiss only: rounds, standings and crosstable.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub swiss: Option<SwissReport>,
-}
-
-/// Why a tournament stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum TournamentError {
-    /// A game could not be played or recorded.
-    #[error(transparent)]
-    Series(#[from] SeriesError),
-    /// A round could not be paired.
-    #[error(transparent)]
-    Pairing(#[from] swiss::PairingError),
-}
-
-/// Every combination of `k` indices out of `n`, in lexicographic order.
-pub fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
-    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if cur.len() == k {
-            out.push(cur.clone());
-            return;
-        }
-        for i in start..n {
-            cur.push(i);
-            go(i + 1, n, k, cur, out);
-            cur.pop();
-        }
-    }
-    let mut out = Vec::new();
-    if k <= n {
-        go(0, n, k, &mut Vec::new(), &mut out);
-    }
-    out
-}
+pub use play::{
+    combinations, Format, HeadToHead, SwissReport, TournamentConfig, TournamentError,
+    TournamentResult,
+};
+pub use swiss_run::table_sizes as swiss_table_sizes;
 
 /// How many games a tournament plays.
 pub fn total_games<V>(config: &TournamentConfig<V>) -> u64 {
@@ -148,126 +46,6 @@ pub fn total_games<V>(config: &TournamentConfig<V>) -> u64 {
             u64::from(rounds) * per_round
         }
     }
-}
-
-/// What every game adds up to: per-bot summaries, head-to-head, ratings.
-#[derive(Debug)]
-struct Tally {
-    bots: Vec<BotSummary>,
-    h2h: Vec<Vec<HeadToHead>>,
-    ratings: Vec<rating::Rating>,
-    games: u64,
-}
-
-impl Tally {
-    fn new(bots: &[BotSpec]) -> Tally {
-        let n = bots.len();
-        Tally {
-            bots: BotSummary::for_bots(bots),
-            h2h: vec![vec![HeadToHead::default(); n]; n],
-            ratings: vec![rating::Rating::default(); n],
-            games: 0,
-        }
-    }
-
-    /// Counts a game in which `order[s]` (a bot index) held seat `s`.
-    fn add(&mut self, order: &[usize], record: &Record) {
-        let ranks = &record.outcome.ranks;
-        for (seat, &b) in order.iter().enumerate() {
-            self.bots[b].add(seat, record);
-            for (other_seat, &o) in order.iter().enumerate() {
-                if o == b {
-                    continue;
-                }
-                let cell = &mut self.h2h[b][o];
-                match ranks[seat].cmp(&ranks[other_seat]) {
-                    std::cmp::Ordering::Less => cell.wins += 1,
-                    std::cmp::Ordering::Equal => cell.draws += 1,
-                    std::cmp::Ordering::Greater => cell.losses += 1,
-                }
-            }
-        }
-        rating::update(&mut self.ratings, order, ranks);
-        self.games += 1;
-    }
-
-    fn finish<G: Builtins>(self, config: &TournamentConfig<G::Variant>) -> TournamentResult {
-        TournamentResult {
-            game: G::NAME.to_string(),
-            format: match config.format {
-                Format::RoundRobin => "round-robin",
-                Format::Swiss { .. } => "swiss",
-            },
-            games: self.games,
-            players: config.players,
-            duplicate: config.duplicate,
-            bots: self.bots,
-            ratings: self.ratings,
-            head_to_head: self.h2h,
-            swiss: None,
-        }
-    }
-}
-
-/// One table: its bots (indices), the deals' seeds and the records' names.
-struct TablePlan<'a> {
-    members: &'a [usize],
-    /// Seed of deal `d`.
-    seed: &'a dyn Fn(u64) -> u64,
-    /// Record file name of deal `d` under rotation `r`.
-    name: &'a dyn Fn(u64, usize) -> String,
-    /// Rotation of the first deal without duplicate deals.
-    shift: usize,
-}
-
-/// Plays every deal of a table; returns each member's game points (2 per
-/// opponent finished ahead of in a game, 1 per opponent level).
-fn play_table<G: Builtins>(
-    table: &Table<G>,
-    config: &TournamentConfig<G::Variant>,
-    plan: &TablePlan,
-    tally: &mut Tally,
-    on_game: &mut dyn FnMut(&Record),
-) -> Result<Vec<u64>, SeriesError> {
-    let members = plan.members;
-    let k = members.len();
-    let mut points = vec![0u64; k];
-    for deal in 0..config.deals {
-        let seed = (plan.seed)(deal);
-        let rotations = if config.duplicate { k } else { 1 };
-        for r in 0..rotations {
-            // Without duplicates, rotate from deal to deal instead.
-            let shift = if config.duplicate {
-                r
-            } else {
-                (deal as usize + plan.shift) % k
-            };
-            let order: Vec<usize> = (0..k).map(|s| members[(s + shift) % k]).collect();
-            let seating: Vec<&BotSpec> = order.iter().map(|&b| &config.bots[b]).collect();
-            let record = table.play(&seating, seed)?;
-            let ranks = &record.outcome.ranks;
-            for (seat, &b) in order.iter().enumerate() {
-                let i = (seat + shift) % k;
-                debug_assert_eq!(members[i], b);
-                points[i] += ranks
-                    .iter()
-                    .enumerate()
-                    .filter(|(s, _)| *s != seat)
-                    .map(|(_, other)| match ranks[seat].cmp(other) {
-                        std::cmp::Ordering::Less => 2,
-                        std::cmp::Ordering::Equal => 1,
-                        std::cmp::Ordering::Greater => 0,
-                    })
-                    .sum::<u64>();
-            }
-            tally.add(&order, &record);
-            if let Some(dir) = &config.records {
-                write_record(&dir.join((plan.name)(deal, r)), &record)?;
-            }
-            on_game(&record);
-        }
-    }
-    Ok(points)
 }
 
 /// Plays a tournament; `on_game` is called after each game (for progress).
@@ -309,8 +87,10 @@ pub fn run_tournament<G: Builtins>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::live::LiveConfig;
     use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
     use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+    use std::path::PathBuf;
 
     fn config<V>(variant: V, bots: &[&str], players: usize, deals: u64) -> TournamentConfig<V> {
         TournamentConfig {

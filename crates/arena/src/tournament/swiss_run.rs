@@ -7,26 +7,12 @@
 
 use croupier_bots::Builtins;
 use croupier_rules::Record;
-use serde::Serialize;
 
-use super::standings::{RoundResult, StandingRow, Standings};
+use super::play::{play_table, SwissReport, TablePlan, Tally, TournamentConfig, TournamentError};
+use super::standings::Standings;
 use super::swiss::{pair_round, seeding, History, Tables};
-use super::{play_table, TablePlan, Tally, TournamentConfig, TournamentError};
 use crate::seeds;
 use crate::series::Table;
-
-/// What a Swiss adds to the result: standings and every round.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SwissReport {
-    /// Rounds played.
-    pub rounds: u32,
-    /// Pairing numbers: bot indices, first number first.
-    pub seeding: Vec<usize>,
-    /// Final standings, best first, with tie-breaks and the crosstable.
-    pub standings: Vec<StandingRow>,
-    /// Every round's tables, results and byes.
-    pub round_results: Vec<RoundResult>,
-}
 
 /// Table sizes of every round of a Swiss of `n` bots at tables of at most
 /// `max` (a bye, if any, is not a table).

@@ -25,7 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::bench::proc::percentile;
-use crate::CliError;
+use crate::error::CliError;
 
 fn failed(e: impl std::fmt::Display) -> CliError {
     CliError::Failed(anyhow::anyhow!("{e}"))

@@ -27,7 +27,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Arguments of `croupier bench`.
 #[derive(Debug, Args)]

@@ -23,8 +23,8 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Record, Seat, StepKind};
 use serde::Serialize;
 
+use crate::error::CliError;
 use crate::play::series_error;
-use crate::CliError;
 
 /// What `bench strength` plays.
 #[derive(Debug, Clone)]

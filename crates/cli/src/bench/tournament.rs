@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail, Context};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// One tournament to run.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use croupier_store::{BotKind, NewBot};
 use serde::Serialize;
 use sqlx::PgPool;
 
-use crate::CliError;
+use crate::error::CliError;
 
 const LADDER: &str = r#"
 rest = "0ms"

@@ -17,10 +17,10 @@ use croupier_rules::record::parse_variant;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::GameKind;
 
+use crate::error::CliError;
 use crate::play::{
     current_exe, live_config, name_width, parse_specs, progress_bar, series_error, MatchArgs,
 };
-use crate::CliError;
 
 mod swiss;
 
@@ -206,16 +206,11 @@ fn print_table(r: &TournamentResult, seed: u64) {
             100.0 * b.wins as f64 / b.games.max(1) as f64,
             b.mean_score,
             b.faults,
-            rating(&r.ratings[i])
+            swiss::rating(&r.ratings[i])
         );
     }
     println!();
     print_head_to_head(r);
-}
-
-/// A rating as mean ± one standard deviation.
-pub fn rating(r: &croupier_arena::tournament::rating::Rating) -> String {
-    format!("{:.1}±{:.1}", r.mu, r.sigma)
 }
 
 /// The head-to-head matrix in games: row against column.

@@ -4,7 +4,6 @@
 use croupier_arena::tournament::standings::Cell;
 use croupier_arena::tournament::{SwissReport, TournamentResult};
 
-use super::rating;
 use crate::play::name_width;
 
 /// Prints the standings, crosstable and game counts of a Swiss.
@@ -104,4 +103,9 @@ fn cell(c: &Cell, place: &[usize]) -> String {
             format!("{}@{}", num(c.points), places.join(","))
         }
     }
+}
+
+/// A rating as mean ± one standard deviation.
+pub fn rating(r: &croupier_arena::tournament::rating::Rating) -> String {
+    format!("{:.1}±{:.1}", r.mu, r.sigma)
 }

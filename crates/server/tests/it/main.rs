@@ -19,6 +19,7 @@ mod hidden_ladder;
 mod hidden_views;
 mod ladder;
 mod ladder_leases;
+mod layers;
 mod limits;
 mod live_rest;
 mod load;
