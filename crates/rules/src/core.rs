@@ -9,6 +9,8 @@ use rand::SeedableRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::kind::GameKind;
+
 /// The seeded generator every game owns. ChaCha8 is portable (same stream on
 /// every platform and version of the crate's major release) and fast.
 pub type GameRng = rand_chacha::ChaCha8Rng;
@@ -203,8 +205,8 @@ impl Outcome {
 pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The game's name as used on the command line and in records.
     const NAME: &'static str;
-    /// The game as a [`GameKind`](crate::GameKind).
-    const KIND: crate::GameKind;
+    /// The game as a [`GameKind`].
+    const KIND: GameKind;
     /// Version of these rules; bumped whenever a change could alter a replay.
     const RULES_VERSION: u32;
     /// Rules variant.

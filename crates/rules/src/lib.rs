@@ -22,14 +22,16 @@
 pub mod any;
 pub mod core;
 pub mod goofspiel;
+pub mod kind;
 pub mod loveletter;
 pub mod record;
 pub mod skullwhist;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use crate::any::{GameKind, GameVisitor, UnknownGame};
+pub use crate::any::GameVisitor;
 pub use crate::core::{
     game_rng, Event, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError, Variant,
 };
+pub use crate::kind::{GameKind, UnknownGame};
 pub use crate::record::{Fault, Record, RecordedStep, ReplayError, SeatInfo, StepKind};

@@ -18,6 +18,7 @@ use crate::core::{
     check_seat, check_seat_count, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet,
     SetupError,
 };
+use crate::kind::GameKind;
 pub use variant::{GoofspielVariant, TieRule, MAX_CARDS, MAX_ROUNDS};
 
 /// A bid: the value of one of the bidder's cards.
@@ -317,8 +318,8 @@ impl Goofspiel {
 }
 
 impl Game for Goofspiel {
-    const NAME: &'static str = "goofspiel";
-    const KIND: crate::GameKind = crate::GameKind::Goofspiel;
+    const NAME: &'static str = GameKind::Goofspiel.name();
+    const KIND: GameKind = GameKind::Goofspiel;
     const RULES_VERSION: u32 = 1;
     type Variant = GoofspielVariant;
     type Action = Bid;

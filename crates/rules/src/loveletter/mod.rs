@@ -17,6 +17,7 @@ mod card;
 mod effects;
 mod event;
 mod observation;
+mod plays;
 mod search;
 mod targets;
 mod variant;
@@ -27,6 +28,7 @@ use rand::Rng;
 use crate::core::{
     check_seat, game_rng, Game, GameRng, Outcome, RuleError, Seat, SeatSet, SetupError,
 };
+use crate::kind::GameKind;
 pub use action::Play;
 pub use card::{Card, DECK, DECK_SIZE};
 use card::{Hand, Pile};
@@ -317,8 +319,8 @@ impl LoveLetter {
 }
 
 impl Game for LoveLetter {
-    const NAME: &'static str = "loveletter";
-    const KIND: crate::GameKind = crate::GameKind::LoveLetter;
+    const NAME: &'static str = GameKind::LoveLetter.name();
+    const KIND: GameKind = GameKind::LoveLetter;
     /// Version 2: a card aimed at a protected player is played without
     /// effect (version 1 refused it); the Postman rules.
     const RULES_VERSION: u32 = 2;

@@ -3,8 +3,11 @@
 //! (protected by a Priestess; under Postman's rules also out of the round,
 //! or the player itself) is a legal play that does nothing.
 
-use super::{Card, LoveLetter, LoveLetterVariant, NoEffectReason, Play, Rules, Seat};
-use crate::core::RuleError;
+use super::action::Play;
+use super::card::Card;
+use super::event::NoEffectReason;
+use super::variant::{LoveLetterVariant, Rules};
+use crate::core::Seat;
 
 /// Why a card `player` aims at `target` (who is in the round or not,
 /// protected or not) has no effect under `rules`, if it has none: the target
@@ -79,119 +82,5 @@ pub(super) fn legal_plays(
     // affected. Postman's rules always want a target.
     if !variant.is_postman() && !has_target {
         out.push(Play::card(card));
-    }
-}
-
-impl LoveLetter {
-    /// Whether `seat` may name `target` with `card`. The play may still
-    /// have no effect (see [`LoveLetter::no_effect`]).
-    pub(super) fn may_name(&self, seat: Seat, card: Card, target: Seat) -> bool {
-        if target.index() >= self.n() {
-            return false;
-        }
-        if self.variant.is_postman() {
-            return true;
-        }
-        if target == seat {
-            return card == Card::Wizard;
-        }
-        self.is_in(target) && !(self.variant.refuse_protected && self.is_protected(target))
-    }
-
-    /// Why a card `seat` aims at `target` has no effect, if it has none.
-    pub(super) fn no_effect(&self, seat: Seat, target: Seat) -> Option<NoEffectReason> {
-        no_effect(
-            self.variant.rules,
-            seat,
-            target,
-            self.is_in(target),
-            self.is_protected(target),
-        )
-    }
-
-    /// Whether `seat` may name a player on whom `card` has an effect.
-    pub(super) fn has_target(&self, seat: Seat, card: Card) -> bool {
-        (0..self.seats)
-            .map(Seat)
-            .any(|t| self.may_name(seat, card, t) && self.no_effect(seat, t).is_none())
-    }
-
-    /// The cards a Soldier may name: any but the Soldier, or (Postman) any.
-    fn guesses(&self) -> &'static [Card] {
-        if self.variant.is_postman() {
-            &Card::ALL
-        } else {
-            &Card::GUESSES
-        }
-    }
-
-    /// Appends every legal play of `card` by `seat`.
-    pub(super) fn legal_plays_of(&self, seat: Seat, card: Card, out: &mut Vec<Play>) {
-        legal_plays(
-            &self.variant,
-            self.n(),
-            seat,
-            card,
-            |t| self.is_in(t),
-            |t| self.is_protected(t),
-            out,
-        );
-    }
-
-    /// Checks a play of `card` by `seat` (who holds it, on its turn).
-    pub(super) fn check_play(
-        &self,
-        seat: Seat,
-        card: Card,
-        target: Option<Seat>,
-        guess: Option<Card>,
-    ) -> Result<(), RuleError> {
-        if guess.is_some() && card != Card::Soldier {
-            return Err(RuleError::illegal("only the soldier names a guess"));
-        }
-        if !card.takes_target() {
-            if target.is_some() {
-                return Err(RuleError::illegal(format!("the {card} takes no target")));
-            }
-            return Ok(());
-        }
-        let Some(t) = target else {
-            if guess.is_some() {
-                return Err(RuleError::illegal("a guess needs a target"));
-            }
-            if self.variant.is_postman() {
-                return Err(RuleError::illegal(format!(
-                    "the {card} must name a player (under postman's rules, even one it cannot affect)"
-                )));
-            }
-            if self.has_target(seat, card) {
-                return Err(RuleError::illegal(format!(
-                    "the {card} needs a target while a player it can affect exists"
-                )));
-            }
-            return Ok(());
-        };
-        if t.index() >= self.n() {
-            return Err(RuleError::illegal(format!("there is no seat {t}")));
-        }
-        if !self.may_name(seat, card, t) {
-            return Err(if t == seat {
-                RuleError::illegal("only the wizard may target yourself")
-            } else if !self.is_in(t) {
-                RuleError::illegal(format!("seat {t} is out of the round"))
-            } else {
-                RuleError::illegal("the target is protected")
-            });
-        }
-        if card == Card::Soldier {
-            match guess {
-                None => return Err(RuleError::illegal("the soldier must name a card")),
-                Some(g) if !self.guesses().contains(&g) => {
-                    return Err(RuleError::illegal("a soldier cannot guess soldier"))
-                }
-                Some(_) => {}
-            }
-        }
-        Ok(())
     }
 }

@@ -14,6 +14,7 @@ use crate::core::{
     check_seat, check_seat_count, game_rng, Game, Outcome, RuleError, Seat, SeatSet, SetupError,
     Variant,
 };
+use crate::kind::GameKind;
 pub use card::{Card, CardSet, Suit};
 
 /// Tricks in a game (and cards per hand).
@@ -389,8 +390,8 @@ impl SkullWhist {
 }
 
 impl Game for SkullWhist {
-    const NAME: &'static str = "skullwhist";
-    const KIND: crate::GameKind = crate::GameKind::SkullWhist;
+    const NAME: &'static str = GameKind::SkullWhist.name();
+    const KIND: GameKind = GameKind::SkullWhist;
     const RULES_VERSION: u32 = 1;
     type Variant = SkullWhistVariant;
     type Action = SkullWhistAction;

@@ -25,7 +25,9 @@ use croupier_rules::{Game, Seat};
 use crate::loveletter::{unseen_counts, Heuristic};
 use crate::Strategy;
 
-use super::MISPLAY;
+/// Likelihood of a play the card-counting heuristic would not have made
+/// (beside 1 for the play it would make): other bots are not the heuristic.
+pub const MISPLAY: f64 = 0.1;
 
 /// The filter of one seat at a two-player table.
 #[derive(Debug, Clone, Default)]

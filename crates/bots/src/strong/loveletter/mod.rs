@@ -26,7 +26,7 @@ use rand::Rng;
 
 use super::Budget;
 use exposure::{Clues, Exposure};
-use filter::Filter;
+use filter::{Filter, MISPLAY};
 use tree::{Params, Tree};
 
 pub mod exposure;
@@ -34,10 +34,6 @@ pub mod filter;
 pub mod tree;
 use crate::loveletter::{preferred, score, unseen_counts, Heuristic};
 use crate::{BotRng, Strategy};
-
-/// Likelihood of a play the card-counting heuristic would not have made
-/// (beside 1 for the play it would make): other bots are not the heuristic.
-pub const MISPLAY: f64 = 0.1;
 
 /// The plays of `card` that the seat of `o` could make: the rules' own
 /// list for `o` ([`LoveLetterObservation::legal_plays_of`]), less those the
