@@ -1,7 +1,8 @@
 //! One failure type for the server's JSON APIs. Each API keeps its own wire
 //! shape ([`ApiError::respond`]):
 //!
-//! - `/v1` (and the website's JSON): the status, with `{"error": reason}`;
+//! - `/v1`: the status, with `{"error": reason}` (the website's JSON twins
+//!   answer in the same shape, `croupier_web::page::WebError`);
 //!   a 401 names the scheme to use in `WWW-Authenticate`;
 //! - `/api` (2014 SkullWhist API): HTTP 200 (its bots treat any other status
 //!   as fatal) with `{"result": "failure", "reason": reason}`.

@@ -1,9 +1,14 @@
-//! The Croupier server: the SkullWhist REST API of the 2014 SkullSpace event
-//! (bots unchanged but for the address), matchmaking, move clocks, house
-//! bots, durable game records, and the website ([`web`]).
+//! The Croupier server's HTTP layer: the SkullWhist REST API of the 2014
+//! SkullSpace event (bots unchanged but for the address) in
+//! [`skullwhist_api`], the bot owners' `/v1` ([`bot_api`], [`hosted_api`],
+//! [`tournaments_api`]), failures in each API's shape ([`api_error`],
+//! [`shape`]), rate limits ([`throttle`]) and the accept loop ([`net`]).
 //!
-//! [`app`] builds the router for socket-free tests; [`run`] serves it on a
-//! listener until a shutdown signal.
+//! It is also the composition root: [`prepare`] wires live play
+//! (`croupier-live`), the competition (`croupier-competition`) and the
+//! website (`croupier-web`) into one `Services`; [`app`] builds the router
+//! for socket-free tests; [`run`] serves it on a listener until a shutdown
+//! signal.
 
 pub mod api_error;
 pub mod bot_api;
@@ -147,7 +152,7 @@ pub async fn prepare(
     let now = croupier_arena::record::now_rfc3339();
     // wd (issue 13): on PostgreSQL other instances may be playing; the
     // games of an instance that stopped are closed when its lease runs out
-    // (hub/relay.rs), not by whoever starts next.
+    // (`croupier_live::lease`), not by whoever starts next.
     if store.cluster().is_none() {
         let aborted = store
             .abort_running("the server restarted while the game was in progress", &now)
@@ -158,7 +163,7 @@ pub async fn prepare(
     }
     let hub = Arc::new(Hub::new(Arc::clone(&store), config.hub.clone()));
     // wg (issue 13): on PostgreSQL the process registers once, for its hub
-    // and its ladder, and one task renews it (ladder/lease.rs).
+    // and its ladder, and one task renews it (`croupier_live::lease`).
     let member = match store.cluster() {
         Some(_) => {
             let m = croupier_live::lease::Membership::join(
@@ -273,7 +278,7 @@ pub async fn enable_hosted(
     if let Some(l) = &state.ladder {
         l.play_hosted(Arc::clone(&h));
     }
-    let _ = state.people.hosted.set(Arc::clone(&h));
+    state.people.play_hosted(Arc::clone(&h));
     // Issue 15: tournaments play the hosted entries' frozen versions.
     if let Some(t) = &state.tournaments {
         t.enable_hosted(Arc::clone(&h));

@@ -93,10 +93,9 @@ pub fn closing(api: Api, status: StatusCode) -> Response {
 fn reason(status: StatusCode, text: &str) -> String {
     let text = text.trim();
     match status {
-        StatusCode::PAYLOAD_TOO_LARGE => format!(
-            "the request body is too large (at most {} bytes)",
-            crate::shape::MAX_BODY
-        ),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            format!("the request body is too large (at most {} bytes)", MAX_BODY)
+        }
         StatusCode::REQUEST_TIMEOUT => "the request body stalled: send it whole".into(),
         StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here".into(),
         StatusCode::NOT_FOUND => "no such endpoint".into(),

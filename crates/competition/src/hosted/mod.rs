@@ -6,7 +6,8 @@
 //! (`croupier serve --sandbox`). Which version played each game, and the
 //! tail of its stderr, is kept for the bot's owner only.
 //!
-//! [`files`] keeps the uploads, [`run`] starts them, [`api`] is the HTTP side.
+//! [`files`] keeps the uploads, [`run`] starts them; the HTTP side is
+//! `croupier-server`'s `hosted_api`.
 
 pub mod files;
 pub mod run;

@@ -126,7 +126,7 @@ pub struct People {
     tables: Mutex<HashMap<GameId, Arc<Table>>>,
     limits: Mutex<PeopleLimits>,
     /// Hosted bots (issue 12), once enabled: owners play them too.
-    pub hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
+    hosted: std::sync::OnceLock<Arc<crate::hosted::Hosted>>,
 }
 
 impl std::fmt::Debug for People {
@@ -155,6 +155,11 @@ pub fn house_strategies(game: GameKind) -> &'static [&'static str] {
 }
 
 impl People {
+    /// Lets people play hosted bots too (`croupier_server::enable_hosted`).
+    pub fn play_hosted(&self, hosted: Arc<crate::hosted::Hosted>) {
+        let _ = self.hosted.set(hosted);
+    }
+
     /// Games people play, with their opponents reached through `mailboxes`
     /// (pull bots) and `http` (push bots; none = push bots cannot be played).
     pub fn new(

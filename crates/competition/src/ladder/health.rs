@@ -76,15 +76,20 @@ pub(super) fn last_fault(record: &Record, seat: usize) -> Option<String> {
         .map(|f| format!("{}: {}", f.kind, f.detail))
 }
 
+/// Seconds since the Unix epoch.
+pub(super) fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
 /// Counts a faulty match of bot `b` as a strike (pausing the bot after too
-/// many, by `config`), or a clean one as clearing its strikes, at `now`
-/// (Unix seconds).
+/// many, by `config`), or a clean one as clearing its strikes.
 pub(super) async fn record(
     store: &dyn Store,
     config: &LadderConfig,
     b: &BotInfo,
     fault: Option<String>,
-    now: i64,
 ) {
     let current = match store.bot_info(b.id).await {
         Ok(Some(c)) => c,
@@ -95,7 +100,7 @@ pub(super) async fn record(
         fault.as_deref(),
         config.strikes,
         config.pause_for,
-        now,
+        unix_now(),
     );
     let result = match verdict {
         Verdict::Keep => return,

@@ -24,7 +24,7 @@ mod play;
 mod seats;
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use croupier_arena::record::MatchError;
 use croupier_arena::transport::http::HttpClient;
@@ -129,12 +129,6 @@ impl std::fmt::Debug for Ladder {
 /// `tick` scaled by a random factor in [0.5, 1.5).
 fn jittered(tick: Duration, rng: &mut impl rand::Rng) -> Duration {
     tick.mul_f64(rng.random_range(0.5..1.5))
-}
-
-fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
 }
 
 impl Ladder {
@@ -344,7 +338,7 @@ impl Ladder {
     fn tables(&self, g: &GameLadder, remote: &[BotInfo]) -> Vec<Vec<Entrant>> {
         let clock = Clock {
             now: Instant::now(),
-            unix: unix_now(),
+            unix: health::unix_now(),
         };
         let house: Vec<Entrant> = self
             .house

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 
 use super::config::GameLadder;
 use super::seats::{self, Entrant};
-use super::{health, unix_now, GameError, Ladder};
+use super::{health, GameError, Ladder};
 
 impl Ladder {
     /// Plays one match, stores it, and scores the bots' health.
@@ -218,7 +218,7 @@ impl Ladder {
         for (seat, e) in table.iter().enumerate() {
             let Entrant::Remote(b) = e else { continue };
             let fault = health::last_fault(record, seat);
-            health::record(&*self.store, &self.config, b, fault, unix_now()).await;
+            health::record(&*self.store, &self.config, b, fault).await;
         }
         Ok(())
     }

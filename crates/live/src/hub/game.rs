@@ -15,6 +15,7 @@ use std::sync::{Arc, OnceLock};
 use croupier_arena::live::{play_on_arrival, LiveConfig, LiveSeat};
 use croupier_arena::record::now_rfc3339;
 use croupier_arena::transport::Link;
+use croupier_dialects::skullwhist_rest::Refusal;
 use croupier_dialects::skullwhist_rest::SkullWhistRest;
 use croupier_rules::skullwhist::SkullWhistVariant;
 use croupier_rules::skullwhist::{Card, SkullWhist};
@@ -26,7 +27,6 @@ use super::drive::Drive;
 use super::relay::{Handled, ReplyTo};
 use super::seat::SeatLink;
 use super::view_sync::ViewSync;
-use croupier_dialects::skullwhist_rest::Refusal;
 
 /// A game in progress.
 pub struct LiveGame {
@@ -41,7 +41,7 @@ pub struct LiveGame {
     /// durable. Requests that would tell a bot the game is over wait on it.
     pub(super) stored: watch::Receiver<Option<bool>>,
     /// With several instances: the views' changes and how far they are
-    /// written to the database (see `cluster`).
+    /// written to the database (see `view_sync`).
     pub(super) sync: Option<Arc<ViewSync>>,
     /// The game's runner, once its task has started it.
     /// (It comes to nothing: the game is closed by then, see [`End`].)

@@ -356,8 +356,8 @@ impl Hub {
             cluster: self.relay.get().map(|r| r.db().clone()),
         }));
         if live.sync.is_some() {
-            tokio::spawn(super::views::write_views(Arc::clone(&live)));
             // wm: issue 13
+            tokio::spawn(super::views::write_views(Arc::clone(&live)));
         }
         Ok(id)
     }

@@ -5,7 +5,7 @@
 //! asker's channel. No connection between instances but the database.
 //!
 //! Also here: what an instance does after each heartbeat of its one
-//! registration (`ladder::lease::Membership`, whose reaper closes a lost
+//! registration (`crate::lease::Membership`, whose reaper closes a lost
 //! process's games): whether other instances run ([`Crowd`], in `crowd`), clearing the
 //! seats of games whose process is gone; the session cache (kept in
 //! `session_cache`, emptied when notices may have been lost); the wake-up

@@ -51,7 +51,7 @@ pub(super) struct SeatLink {
     inbox: Mutex<Option<mpsc::Receiver<Request>>>,
     view: Arc<Mutex<View>>,
     /// Counts the view's changes (only with several instances, whose
-    /// writer copies the views into the database: see `cluster`).
+    /// writer copies the views into the database: see `views`).
     changed: Option<Arc<watch::Sender<u64>>>,
 }
 

@@ -45,6 +45,7 @@ impl Default for HubConfig {
     }
 }
 
+/// Refuses with `msg`.
 pub(super) fn refuse<T>(msg: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(msg.into()))
 }
@@ -74,6 +75,7 @@ pub(super) struct Side {
     pub(super) writer: ViewWriter,
 }
 
+/// The hub's maps, under one std mutex never held across an await.
 #[derive(Default)]
 pub(super) struct Inner {
     pub(super) sessions: HashMap<String, Session>,
@@ -106,7 +108,7 @@ pub struct Hub {
     /// relay (see `cluster`); unset on SQLite.
     pub(super) relay: std::sync::OnceLock<Arc<Relay>>,
     /// wm (issue 13): the cache of the other instances' games and the view
-    /// writer (see `cluster`); unset on SQLite.
+    /// writer (see `remote_games`, `view_sync`); unset on SQLite.
     pub(super) cluster: std::sync::OnceLock<Side>,
 }
 

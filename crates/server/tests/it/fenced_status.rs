@@ -25,7 +25,7 @@ use serde_json::Value;
 const MARKER: &str = r#"{"result":"marker"}"#;
 
 /// Longer than the cache answers a view that leaves the bot nothing to do
-/// without a fence (`cluster::cache::PASSIVE_FRESH`, 300 ms): such a view
+/// without a fence (`remote_games::PASSIVE_FRESH`, 300 ms): such a view
 /// may be one move old by design (the bot asks again), so a test that wants
 /// the current view waits this long first and gets it through a fence.
 const PAST_PASSIVE: std::time::Duration = std::time::Duration::from_millis(400);

@@ -431,7 +431,7 @@ impl Hub {
 
     /// `status` of a bot whose game runs elsewhere: from the cache when it
     /// leaves the bot nothing to do, or once a fence has passed (see
-    /// `cache`), else the row the home wrote; `None` if the bot is in no
+    /// `remote_games`), else the row the home wrote; `None` if the bot is in no
     /// game.
     pub(super) async fn remote_status(&self, bot: BotId) -> Option<Arc<str>> {
         let relay = self.relay.get()?;
