@@ -1,0 +1,320 @@
+//! Exact values of Goofspiel positions: every turn a simultaneous-move
+//! matrix game solved by the simplex method, chance over the unseen prize
+//! order, memoised; positions too large to solve get an estimate.
+
+use std::collections::HashMap;
+
+use croupier_rules::goofspiel::{GoofspielVariant, TieRule};
+
+use super::super::matrix;
+
+
+/// Positions whose hands hold at most this many cards are valued exactly.
+pub const EXACT_CARDS: u32 = 5;
+
+/// The exact value of positions, memoised: key (my hand, their hand,
+/// undrawn prizes, carried lot), all as bit masks / sums.
+#[derive(Debug, Default, Clone)]
+pub struct Solver {
+    carry_ties: bool,
+    memo: HashMap<(u32, u32, u32, u32), f64>,
+    /// Past this instant, positions of [`EXACT_CARDS`] cards not solved yet
+    /// are estimated instead (and not memoised), so that a decision keeps
+    /// to its time budget; `None` solves everything.
+    pub deadline: Option<std::time::Instant>,
+    /// Whether the deadline has passed (positions solved since are not
+    /// memoised); cleared by [`Solver::set_deadline`].
+    timed_out: bool,
+}
+
+/// Past the deadline, unsolved positions of this many cards or more are
+/// estimated: a solve of 3 cards takes microseconds, so a decision ends
+/// within a few of them after its deadline.
+pub const CUT_CARDS: u32 = 3;
+
+pub(super) fn cards(mask: u32) -> impl Iterator<Item = u32> + Clone {
+    (1..32u32).filter(move |c| mask & (1 << c) != 0)
+}
+
+pub(super) fn mask(cards: &[u8]) -> u32 {
+    cards
+        .iter()
+        .filter(|c| **c < 32)
+        .fold(0, |m, c| m | (1 << c))
+}
+
+impl Solver {
+    /// Sets the deadline of the next decision (`None`: solve everything).
+    pub fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.deadline = deadline;
+        self.timed_out = false;
+    }
+
+    /// Whether the deadline has passed (remembered once it has).
+    fn past_deadline(&mut self) -> bool {
+        if !self.timed_out
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            self.timed_out = true;
+        }
+        self.timed_out
+    }
+
+    /// A solver for the tie rule of `variant`.
+    pub fn new(variant: &GoofspielVariant) -> Self {
+        Solver {
+            carry_ties: variant.ties == TieRule::Carry,
+            memo: HashMap::new(),
+            deadline: None,
+            timed_out: false,
+        }
+    }
+
+    /// The payoff matrix of one turn: rows my cards, columns theirs, for a
+    /// lot worth `lot` (the current prize and anything carried), with the
+    /// prizes in `undrawn` still to come.
+    pub fn turn_matrix(&mut self, mine: u32, theirs: u32, undrawn: u32, lot: u32) -> Vec<f64> {
+        let rows: Vec<u32> = cards(mine).collect();
+        let cols: Vec<u32> = cards(theirs).collect();
+        let mut m = Vec::with_capacity(rows.len() * cols.len());
+        for &a in &rows {
+            for &b in &cols {
+                let (now, carry) = match a.cmp(&b) {
+                    std::cmp::Ordering::Greater => (f64::from(lot), 0),
+                    std::cmp::Ordering::Less => (-f64::from(lot), 0),
+                    std::cmp::Ordering::Equal => (0.0, if self.carry_ties { lot } else { 0 }),
+                };
+                let rest = self.value(mine & !(1 << a), theirs & !(1 << b), undrawn, carry);
+                m.push(now + rest);
+            }
+        }
+        m
+    }
+
+    /// Expected point difference (mine minus theirs) over the rest of the
+    /// round, before the next prize is turned.
+    pub fn value(&mut self, mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
+        let n = mine.count_ones();
+        if n == 0 || undrawn == 0 {
+            return 0.0;
+        }
+        if n > EXACT_CARDS {
+            return estimate(mine, theirs, undrawn, carry);
+        }
+        if n == 1 {
+            let (a, b) = (mine.trailing_zeros(), theirs.trailing_zeros());
+            let lot = undrawn.trailing_zeros() + carry;
+            return match a.cmp(&b) {
+                std::cmp::Ordering::Greater => f64::from(lot),
+                std::cmp::Ordering::Less => -f64::from(lot),
+                std::cmp::Ordering::Equal => 0.0,
+            };
+        }
+        let key = (mine, theirs, undrawn, carry);
+        if let Some(v) = self.memo.get(&key) {
+            return *v;
+        }
+        // Past the deadline, positions of CUT_CARDS or more cards not
+        // solved yet are estimated, and a position whose solve met the
+        // deadline part-way is not memoised (it mixes in estimates).
+        if n >= CUT_CARDS && self.past_deadline() {
+            return estimate(mine, theirs, undrawn, carry);
+        }
+        let mut total = 0.0;
+        for p in cards(undrawn) {
+            let m = self.turn_matrix(mine, theirs, undrawn & !(1 << p), carry + p);
+            total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
+        }
+        let v = total / f64::from(undrawn.count_ones());
+        if !self.timed_out {
+            self.memo.insert(key, v);
+        }
+        v
+    }
+}
+
+/// The card-advantage estimate of a position too large to solve: the mean
+/// of (a) every card of mine meeting every card of theirs for an average
+/// lot, and (b) both hands played high-to-high against the prizes sorted.
+pub fn estimate(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
+    let n = mine.count_ones().max(1);
+    let prize_sum: u32 = cards(undrawn).sum::<u32>() + carry;
+    let mean = f64::from(prize_sum) / f64::from(n);
+    let mut wins = 0i32;
+    for a in cards(mine) {
+        for b in cards(theirs) {
+            wins += (a as i32 - b as i32).signum();
+        }
+    }
+    let all_pairs = mean * f64::from(wins) / f64::from(n);
+    let mut a: Vec<u32> = cards(mine).collect();
+    let mut b: Vec<u32> = cards(theirs).collect();
+    let mut p: Vec<u32> = cards(undrawn).collect();
+    a.reverse();
+    b.reverse();
+    p.reverse();
+    if let Some(first) = p.first_mut() {
+        *first += carry;
+    }
+    let sorted: f64 = a
+        .iter()
+        .zip(&b)
+        .zip(&p)
+        .map(|((x, y), z)| f64::from(*z) * f64::from((*x as i32 - *y as i32).signum()))
+        .sum();
+    (all_pairs + sorted) / 2.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force without memo or estimate: the exact value by recursion.
+    pub(super) fn brute(mine: u32, theirs: u32, undrawn: u32, carry: u32, carry_ties: bool) -> f64 {
+        let n = mine.count_ones();
+        if n == 0 {
+            return 0.0;
+        }
+        let mut total = 0.0;
+        for p in cards(undrawn) {
+            let lot = carry + p;
+            let rows: Vec<u32> = cards(mine).collect();
+            let cols: Vec<u32> = cards(theirs).collect();
+            let mut m = vec![];
+            for &a in &rows {
+                for &b in &cols {
+                    let (now, c) = if a > b {
+                        (f64::from(lot), 0)
+                    } else if a < b {
+                        (-f64::from(lot), 0)
+                    } else {
+                        (0.0, if carry_ties { lot } else { 0 })
+                    };
+                    m.push(
+                        now + brute(
+                            mine & !(1 << a),
+                            theirs & !(1 << b),
+                            undrawn & !(1 << p),
+                            c,
+                            carry_ties,
+                        ),
+                    );
+                }
+            }
+            total += matrix::solve(&m, rows.len(), cols.len()).value;
+        }
+        total / f64::from(undrawn.count_ones())
+    }
+
+    fn full(n: u32) -> u32 {
+        ((1u32 << (n + 1)) - 1) & !1
+    }
+
+    #[test]
+    fn symmetric_games_are_worth_nothing_and_memo_matches_brute_force() {
+        for n in 1..=5 {
+            for carry_ties in [false, true] {
+                let mut s = Solver {
+                    carry_ties,
+                    memo: HashMap::new(),
+                    deadline: None,
+                    timed_out: false,
+                };
+                let v = s.value(full(n), full(n), full(n), 0);
+                assert!(v.abs() < 1e-7, "n={n}: {v}");
+            }
+        }
+        // Asymmetric hands: the memoised solver equals plain recursion.
+        let mine = 0b1_0110_1100; // 2 3 5 6 8
+        let theirs = 0b0_1011_0110; // 1 2 4 5 7
+        let prizes = 0b11_1110; // 1..=5
+        for carry_ties in [false, true] {
+            let mut s = Solver {
+                carry_ties,
+                memo: HashMap::new(),
+                deadline: None,
+                timed_out: false,
+            };
+            let a = s.value(mine, theirs, prizes, 0);
+            let b = brute(mine, theirs, prizes, 0, carry_ties);
+            assert!((a - b).abs() < 1e-7, "{a} vs {b}");
+            assert!(a > 0.0, "the better hand is worth more: {a}");
+        }
+    }
+
+    /// The opponent model tells a uniform bidder from a copying bot: after
+    /// 9 turns, an opponent that always bids the prize's value is not
+    /// taken for a random one; a uniformly random one mostly is.
+    #[test]
+    fn a_two_card_position_has_its_hand_computed_value() {
+        // {2,3} against {1,2}, prizes {1,2}, ties discarded. With prize p
+        // first and q second the turn matrix is [[3, q], [p, 3]] (rows 2, 3;
+        // columns 1, 2); both orders solve to 7/3.
+        let mut s = Solver::default();
+        let v = s.value(0b1100, 0b0110, 0b0110, 0);
+        assert!((v - 7.0 / 3.0).abs() < 1e-9, "{v}");
+    }
+}
+
+#[cfg(test)]
+mod deadline {
+    use super::*;
+
+    /// A deadline already past leaves the largest exact positions to the
+    /// estimate (and out of the memo); without one they are solved.
+    #[test]
+    fn a_past_deadline_estimates_instead_of_solving() {
+        let n = EXACT_CARDS;
+        let all = (1..=n).fold(0u32, |m, c| m | (1 << c));
+        let mine = all;
+        let theirs = all & !(1 << 1) | (1 << (n + 1));
+        let mut late = Solver {
+            carry_ties: false,
+            memo: HashMap::new(),
+            deadline: Some(std::time::Instant::now()),
+            timed_out: false,
+        };
+        let v = late.value(mine, theirs, all, 0);
+        assert_eq!(v, estimate(mine, theirs, all, 0));
+        assert!(late.memo.is_empty());
+        let mut exact = Solver {
+            deadline: None,
+            timed_out: false,
+            ..late.clone()
+        };
+        let w = exact.value(mine, theirs, all, 0);
+        assert!(!exact.memo.is_empty());
+        assert!((w - super::tests::brute(mine, theirs, all, 0, false)).abs() < 1e-7);
+    }
+
+    /// A deadline that passes part-way through a solve: what is memoised
+    /// is exact (positions that met the deadline are left out), so the
+    /// next decision does not inherit estimates as exact values; and
+    /// positions of [`CUT_CARDS`] or more after it are estimated.
+    #[test]
+    fn a_deadline_met_part_way_memoises_only_exact_values() {
+        let n = EXACT_CARDS;
+        let all = (1..=n + 1).fold(0u32, |m, c| m | (1 << c));
+        let mut cut_short = 0;
+        for micros in [0u64, 50, 200, 1000, 5000] {
+            let mut s = Solver::default();
+            s.set_deadline(Some(
+                std::time::Instant::now() + std::time::Duration::from_micros(micros),
+            ));
+            let theirs = all & !(1 << 2);
+            let mine = all & !(1 << 4);
+            s.turn_matrix(mine, theirs, all & !(1 << 6), 6);
+            if s.timed_out {
+                cut_short += 1;
+            }
+            let mut exact = Solver::default();
+            for (&(m, t, u, c), v) in &s.memo {
+                let w = exact.value(m, t, u, c);
+                assert!((v - w).abs() < 1e-9, "{micros} µs: {v} memoised, {w} exact");
+            }
+        }
+        assert!(cut_short >= 1, "no deadline met");
+    }
+}
