@@ -7,7 +7,7 @@
 //!
 //! | game | strategies |
 //! |---|---|
-//! | goofspiel | `random`, `planner` (seed 004's Planner), `strong` (matrix games) |
+//! | goofspiel | `random`, `planner` (seed 004's Planner), `strong` (matrix games and an opponent model), and the sparring panel: `prize`, `near-prize`, `table`, `copy`, `highest`, `lowest` ([`goofspiel::panel`]) |
 //! | skullwhist | `random`, `heuristic`, `strong` (determinized search) |
 //! | loveletter | `random`, `heuristic`, `strong` (information-set MCTS) |
 
@@ -72,7 +72,17 @@ pub trait Builtins: Game + Sized {
 }
 
 impl Builtins for croupier_rules::goofspiel::Goofspiel {
-    const NAMES: &'static [&'static str] = &["random", "planner", "strong"];
+    const NAMES: &'static [&'static str] = &[
+        "random",
+        "planner",
+        "strong",
+        "prize",
+        "near-prize",
+        "table",
+        "copy",
+        "highest",
+        "lowest",
+    ];
     fn make(name: &str) -> Option<Box<dyn Strategy<Self>>> {
         Self::make_with(name, &strong::Budget::default())
     }
@@ -81,7 +91,8 @@ impl Builtins for croupier_rules::goofspiel::Goofspiel {
             "random" => Some(Box::new(RandomBot)),
             "planner" => Some(Box::new(goofspiel::Planner::default())),
             "strong" => Some(Box::new(strong::goofspiel::Strong::new(*budget))),
-            _ => None,
+            other => goofspiel::panel::Panel::named(other)
+                .map(|p| Box::new(p) as Box<dyn Strategy<Self>>),
         }
     }
 }

@@ -1,4 +1,6 @@
-//! Goofspiel strategies: the Planner of seed 004.
+//! Goofspiel strategies: the Planner of seed 004, and the sparring panel.
+
+pub mod panel;
 
 use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielVariant};
 use croupier_rules::Seat;
