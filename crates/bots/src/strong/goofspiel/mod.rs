@@ -1,35 +1,40 @@
-//! Goofspiel `strong`: every turn is a simultaneous-move matrix game.
+//! Goofspiel `strong`: the equilibrium of every turn, and the best response
+//! to the opponent in front of it once its bids give it away.
 //!
-//! The payoff of a pair of bids is the lot it wins or loses plus the value of
-//! the position it leads to, in expected point difference over the rest of
-//! the round. Positions with few cards left are valued exactly (chance over
-//! the unseen prize order, each turn a matrix game solved by the simplex
-//! method, memoised for the whole game); larger ones by a card-advantage
-//! estimate. The bot then samples its bid from the optimal mixed strategy
-//! with its seeded generator, so a copying or predicting opponent cannot
-//! exploit it.
+//! - **Equilibrium.** Every turn is a simultaneous-move matrix game: the
+//!   payoff of a pair of bids is the lot it wins or loses plus the value of
+//!   the position it leads to. Small positions are valued exactly
+//!   ([`Solver`]); larger ones by an estimate. The mixed strategy is found by
+//!   the simplex method and sampled with the seeded generator.
+//! - **Opponent model** ([`model`]). A posterior over families of bidding
+//!   rules (the prize's value and fixed offsets from it, near the prize with
+//!   noise, a prize-to-card table, copying, highest, lowest, uniform, seed
+//!   004's Planner, and the equilibrium itself), from the bids shown.
+//! - **Best response** ([`respond`]). Rollouts against the posterior's
+//!   mixture of the non-equilibrium families value every card.
+//! - **Safe exploitation.** The weight moved from the equilibrium to the
+//!   best response grows with the posterior mass *off* the equilibrium: an
+//!   opponent that bids like the equilibrium keeps `strong` there, so it is
+//!   never far from equilibrium play against an opponent it cannot read.
 //!
-//! It also keeps a two-model belief about the opponent, read from the bids
-//! shown in its observation: "plays the equilibrium" (the column player's
-//! optimal strategy of each past turn, computed the same way) against
-//! "bids uniformly at random". As the posterior of the random model rises
-//! above 0.6, up to 90% of the weight moves from the equilibrium to the best
-//! response against the model's mixture; against an equilibrium-like or
-//! unpredictable-but-not-random opponent it stays at the equilibrium. Every
-//! choice is a fixed computation from the observation: deterministic given
-//! the seed.
+//! The evidence and the learnt table carry over (halved) to the next game
+//! this strategy plays, so a series in one process reads the opponent from
+//! its first turn. Every choice is a fixed computation from the observation
+//! and that memory: deterministic given the seed.
 
+pub mod model;
+pub mod respond;
 mod solver;
 
 use std::collections::HashMap;
 
 use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation, GoofspielVariant, TieRule};
 use croupier_rules::Seat;
-use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::{matrix, Budget};
 use crate::{BotRng, Strategy};
+use model::{Belief, Turn, EQUILIBRIUM};
 use solver::{cards, mask};
 pub use solver::{estimate, Solver, CUT_CARDS, EXACT_CARDS};
 
@@ -39,29 +44,35 @@ pub struct Strong {
     budget: Budget,
     solver: Solver,
     carry_ties: bool,
-    /// The opponent model's column strategy for past turns, by (round,
-    /// turn): (their cards ascending, equilibrium probabilities).
-    cache: HashMap<(usize, usize), (Vec<u8>, Vec<f64>)>,
+    /// The equilibrium's probability of the opponent's bid on past turns,
+    /// by (round, turn).
+    cache: HashMap<(usize, usize), Option<f64>>,
+    /// What is known of the opponent from earlier games and rounds.
+    belief: Belief,
+    /// The latest evidence of the round under way, folded into `belief`
+    /// when a new round or game begins.
+    pending: Option<Pending>,
     /// When the decision under way began (the rollouts get what is left
     /// of a time budget).
     started: Option<std::time::Instant>,
 }
 
-/// Resolved turns the opponent model reads (the most recent ones).
-pub const MODEL_TURNS: usize = 16;
-/// Least probability the equilibrium model gives any bid (so that one
-/// surprising bid does not settle the question).
-const MODEL_FLOOR: f64 = 0.02;
-/// How often the copying model bids the card of the prize's value.
-const COPIED: f64 = 0.7;
+/// The evidence of the round under way: its index, the log-likelihood of
+/// each family, and the turns with the opponent's bids.
+#[derive(Debug, Clone)]
+struct Pending {
+    round: usize,
+    evidence: Vec<f64>,
+    turns: Vec<(Turn, u8)>,
+}
+
 /// Most weight moved from the equilibrium to the best response.
-pub const MAX_EXPLOIT: f64 = 0.9;
-/// Posterior of the random model from which the best response is found
-/// by rollouts that maximise the chance to win (below it, by one step of
-/// the equilibrium-valued turn matrix).
-pub const ROLLOUT_BELIEF: f64 = 0.8;
-/// Most rollouts per decision (each plays every candidate once).
-pub const ROLLOUTS: u32 = 3000;
+pub const MAX_EXPLOIT: f64 = 0.95;
+/// Posterior mass off the equilibrium at which exploitation begins (the
+/// prior's own, so the first turn of a fresh game is equilibrium play) ...
+pub const EXPLOIT_FROM: f64 = 1.0 - model::EQUILIBRIUM_PRIOR;
+/// ... and at which it reaches [`MAX_EXPLOIT`].
+pub const EXPLOIT_FULL: f64 = 0.9;
 
 /// One turn's position: (my hand, their hand, undrawn prizes, lot value).
 type Position = (u32, u32, u32, u32);
@@ -95,88 +106,72 @@ impl Strong {
         (m, row, col)
     }
 
-    /// The position of turn `turn` of round `round` as `obs`'s history
-    /// shows it, before the bids.
-    fn past_position(
+    /// The equilibrium's probability of the opponent's bid on each turn of
+    /// the round under way (cached; `None` where the hands are uneven).
+    fn equilibrium_odds(
+        &mut self,
         obs: &GoofspielObservation,
-        round: usize,
-        turn: usize,
-        carry: bool,
-    ) -> Position {
-        let n = obs.rounds.get(round).copied().unwrap_or(0).min(31);
-        let all: u32 = (1..=u32::from(n)).fold(0, |m, c| m | (1 << c));
-        let turns = &obs.history[round][..turn];
-        let (mut mine, mut theirs, mut undrawn, mut lot) = (all, all, all, 0u32);
-        for t in turns {
-            mine &= !(1u32 << t.bids[0].min(31));
-            theirs &= !(1u32 << t.bids[1].min(31));
-            undrawn &= !(1u32 << t.drawn.min(31));
-            lot += u32::from(t.drawn);
-            if !(carry && t.bids[0] == t.bids[1]) {
+        turns: &[(Turn, u8)],
+    ) -> Vec<Option<f64>> {
+        let mut lot = 0u32;
+        let mut out = vec![];
+        for (k, (t, bid)) in turns.iter().enumerate() {
+            lot += u32::from(t.prize);
+            let key = (obs.round, k);
+            let p = match self.cache.get(&key) {
+                Some(p) => *p,
+                None => {
+                    let p = if t.mine.count_ones() == t.theirs.count_ones()
+                        && t.theirs & (1 << bid.min(&31)) != 0
+                    {
+                        let (_, _, col) = self.solve((t.mine, t.theirs, t.undrawn, lot));
+                        cards(t.theirs)
+                            .position(|c| c == u32::from(*bid))
+                            .map(|i| col[i])
+                    } else {
+                        None
+                    };
+                    self.cache.insert(key, p);
+                    p
+                }
+            };
+            out.push(p);
+            let mine_bid = obs.history[obs.round][k].bids[0];
+            if !(self.carry_ties && mine_bid == *bid) {
                 lot = 0;
             }
         }
-        let now = obs.history[round][turn].drawn;
-        undrawn &= !(1u32 << now.min(31));
-        (mine, theirs, undrawn, lot + u32::from(now))
+        out
     }
 
-    /// The posterior probability that the opponent bids uniformly at random
-    /// rather than by the equilibrium or by copying the prize (bidding the
-    /// card of the prize's value [`COPIED`] of the time, a common simple
-    /// bot), from its recent bids (equal priors).
-    fn random_belief(&mut self, obs: &GoofspielObservation) -> f64 {
-        let mut turns: Vec<(usize, usize)> = obs
-            .history
-            .iter()
-            .enumerate()
-            .flat_map(|(r, ts)| (0..ts.len()).map(move |t| (r, t)))
-            .collect();
-        let skip = turns.len().saturating_sub(MODEL_TURNS);
-        turns.drain(..skip);
-        let mut log_ratio = 0.0; // ln P(bids | equilibrium) − ln P(bids | random)
-        let mut copier = 0.0; // ln P(bids | copier) − ln P(bids | random)
-        for (r, t) in turns {
-            let bid = obs.history[r][t].bids[1];
-            let drawn = obs.history[r][t].drawn;
-            let (theirs, probs) = match self.cache.get(&(r, t)) {
-                Some(v) => v.clone(),
-                None => {
-                    let pos = Self::past_position(obs, r, t, self.carry_ties);
-                    if pos.0.count_ones() != pos.1.count_ones() || pos.1 & (1 << bid.min(31)) == 0 {
-                        continue;
-                    }
-                    let (_, _, col) = self.solve(pos);
-                    let v = (cards(pos.1).map(|c| c as u8).collect::<Vec<u8>>(), col);
-                    self.cache.insert((r, t), v.clone());
-                    v
-                }
-            };
-            let p = theirs
-                .iter()
-                .position(|c| *c == bid)
-                .map_or(0.0, |i| probs[i]);
-            let n = theirs.len().max(1) as f64;
-            log_ratio += p.max(MODEL_FLOOR).ln() + n.ln();
-            if n > 1.0 && theirs.contains(&drawn) {
-                copier += if bid == drawn {
-                    (COPIED * n).ln()
-                } else {
-                    ((1.0 - COPIED) * n / (n - 1.0)).ln()
-                };
-            }
+    /// Folds the evidence of a finished round into the belief.
+    fn fold_pending(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.belief.keep(&p.evidence, &p.turns);
         }
-        let ratio = log_ratio.clamp(-50.0, 50.0).exp() + copier.clamp(-50.0, 50.0).exp();
-        1.0 / (1.0 + ratio)
+    }
+
+    /// The posterior over [`FAMILIES`] for the turn `obs` shows.
+    pub fn posterior(&mut self, obs: &GoofspielObservation) -> Vec<f64> {
+        if self.pending.as_ref().is_some_and(|p| p.round != obs.round) {
+            self.fold_pending();
+        }
+        let turns = model::round_turns(obs);
+        let eq = self.equilibrium_odds(obs, &turns);
+        let evidence = self.belief.evidence(obs, &turns, &eq);
+        let post = self.belief.posterior(&evidence);
+        self.pending = Some(Pending {
+            round: obs.round,
+            evidence,
+            turns,
+        });
+        post
     }
 
     /// The mixed strategy over this seat's hand (cards ascending) for the
     /// turn `obs` shows, or `None` when there is nothing to decide: the
-    /// equilibrium, shifted towards the best response to an opponent that
-    /// bids at random as far as its past bids make that likely. Once that
-    /// is likely enough ([`ROLLOUT_BELIEF`]), the best response is the card
-    /// with the best chance to win the match against a uniform bidder, by
-    /// rollouts ([`Strong::rollout_best`]) drawn with `rng`.
+    /// equilibrium, moved towards the best response against the opponent
+    /// model as far as the posterior's mass off the equilibrium allows.
     pub fn mixed(
         &mut self,
         obs: &GoofspielObservation,
@@ -189,125 +184,36 @@ impl Strong {
         }
         let lot: u32 = obs.lot.iter().map(|c| u32::from(*c)).sum();
         let undrawn = mask(&obs.undrawn);
-        let (m, mut row, col) = self.solve((mine, theirs, undrawn, lot));
-        let (r, c) = (row.len(), col.len());
-        let u = self.random_belief(obs);
-        let w = MAX_EXPLOIT * ((u - 0.6) / 0.35).clamp(0.0, 1.0);
+        let (_, mut row, _) = self.solve((mine, theirs, undrawn, lot));
+        let post = self.posterior(obs);
+        let off = 1.0 - post[EQUILIBRIUM];
+        let w =
+            MAX_EXPLOIT * ((off - EXPLOIT_FROM) / (EXPLOIT_FULL - EXPLOIT_FROM)).clamp(0.0, 1.0);
         if w > 0.0 {
-            // The best response to the model's mixture of both opponents.
-            let q: Vec<f64> = col.iter().map(|p| u / c as f64 + (1.0 - u) * p).collect();
-            let one_step = || {
-                (0..r)
-                    .max_by(|a, b| {
-                        let va: f64 = (0..c).map(|j| m[a * c + j] * q[j]).sum();
-                        let vb: f64 = (0..c).map(|j| m[b * c + j] * q[j]).sum();
-                        va.total_cmp(&vb)
-                    })
-                    .unwrap_or(0)
+            let mut weights = post.clone();
+            weights[EQUILIBRIUM] = 0.0;
+            let spent = self.started.map(|t| t.elapsed()).unwrap_or_default();
+            let against = respond::Against {
+                weights: &weights,
+                table: &self.belief.table,
+                carry_ties: self.carry_ties,
             };
-            let best = if u >= ROLLOUT_BELIEF {
-                self.rollout_best(obs, lot, rng).unwrap_or_else(one_step)
-            } else {
-                one_step()
-            };
-            for (i, x) in row.iter_mut().enumerate() {
-                *x = (1.0 - w) * *x + if i == best { w } else { 0.0 };
+            if let Some(v) = respond::values(obs, lot, &against, self.budget, spent, rng) {
+                let best = (0..v.len())
+                    .max_by(|a, b| v[*a].total_cmp(&v[*b]).then(b.cmp(a)))
+                    .unwrap_or(0);
+                for (i, x) in row.iter_mut().enumerate() {
+                    *x = (1.0 - w) * *x + if i == best { w } else { 0.0 };
+                }
             }
         }
         Some((cards(mine).map(|c| c as u8).collect(), row))
-    }
-
-    /// The card of this seat's hand (index, cards ascending) with the best
-    /// chance to win the match against an opponent bidding uniformly at
-    /// random: every sample draws the opponent's remaining bids and the
-    /// prize order once and plays each candidate against them (common
-    /// random numbers), this seat then bidding by rank (its k-th lowest
-    /// card on the k-th lowest prize left); a win counts 1, a draw ½. Only
-    /// this round is played out; match points so far count.
-    fn rollout_best(
-        &self,
-        obs: &GoofspielObservation,
-        lot: u32,
-        rng: &mut BotRng,
-    ) -> Option<usize> {
-        let mut mine: Vec<u8> = obs.hand.clone();
-        mine.sort_unstable();
-        let theirs: Vec<u8> = obs.opponent_hand.clone();
-        let undrawn: Vec<u8> = obs.undrawn.clone();
-        let n = mine.len();
-        if n < 2 || theirs.len() != n || undrawn.len() + 1 != n {
-            return None;
-        }
-        let diff0 = i64::from(obs.my_points) - i64::from(obs.opponent_points);
-        let next = obs.next;
-        let carry_ties = self.carry_ties;
-        let width = n + 1;
-        let mut budget = self.budget;
-        if let Some(t0) = self.started {
-            budget.think = budget.think.saturating_sub(t0.elapsed());
-        }
-        // Hands and prizes left as bit masks (cards < 32), the sampled
-        // orders on the stack: a rollout allocates nothing.
-        let mine_mask = mask(&mine);
-        let undrawn_mask = mask(&undrawn);
-        let (mut bids0, mut prizes0) = ([0u8; 32], [0u8; 32]);
-        bids0[..n].copy_from_slice(&theirs);
-        prizes0[..n - 1].copy_from_slice(&undrawn);
-        let (totals, _) = budget.search(rng, width, |t, r| {
-            if t[n] >= f64::from(ROLLOUTS) {
-                return false;
-            }
-            t[n] += 1.0;
-            let mut bids = bids0;
-            bids[..n].shuffle(r);
-            let mut prizes = prizes0;
-            prizes[..n - 1].shuffle(r);
-            if let Some(k) = next.and_then(|x| prizes[..n - 1].iter().position(|p| *p == x)) {
-                prizes.swap(0, k);
-            }
-            let settle = |a: u8, b: u8, pot: &mut i64, diff: &mut i64| {
-                match a.cmp(&b) {
-                    std::cmp::Ordering::Greater => *diff += *pot,
-                    std::cmp::Ordering::Less => *diff -= *pot,
-                    std::cmp::Ordering::Equal => {}
-                }
-                if a != b || !carry_ties {
-                    *pot = 0;
-                }
-            };
-            for (i, &a) in mine.iter().enumerate() {
-                let mut hand = mine_mask & !(1u32 << a);
-                let mut left = undrawn_mask;
-                let mut diff = diff0;
-                let mut pot = i64::from(lot);
-                settle(a, bids[0], &mut pot, &mut diff);
-                for (k, &p) in prizes[..n - 1].iter().enumerate() {
-                    // This seat's card of the prize's rank among those left.
-                    let rank = (left & ((1u32 << p) - 1)).count_ones();
-                    left &= !(1u32 << p);
-                    let mut h = hand;
-                    for _ in 0..rank.min(hand.count_ones().saturating_sub(1)) {
-                        h &= h - 1;
-                    }
-                    let card = h.trailing_zeros() as u8;
-                    hand &= !(1u32 << card);
-                    pot += i64::from(p);
-                    settle(card, bids[k + 1], &mut pot, &mut diff);
-                }
-                t[i] += match diff.cmp(&0) {
-                    std::cmp::Ordering::Greater => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Less => 0.0,
-                };
-            }
-            true
-        });
-        (0..n).max_by(|a, b| totals[*a].total_cmp(&totals[*b]).then(b.cmp(a)))
     }
 }
 
 impl Strategy<Goofspiel> for Strong {
     fn new_game(&mut self, _seat: Seat, variant: &GoofspielVariant, _seats: usize) {
+        self.fold_pending();
         self.solver = Solver::new(variant);
         self.carry_ties = variant.ties == TieRule::Carry;
         self.cache.clear();
@@ -340,68 +246,87 @@ impl Strategy<Goofspiel> for Strong {
 
 #[cfg(test)]
 mod tests {
+    use super::model::{Family, FAMILIES};
     use super::*;
 
-    #[test]
-    fn a_copying_bot_is_not_taken_for_a_random_bidder() {
+    /// Plays 9 turns of GOPS with seat 0 bidding at random and seat 1 by
+    /// `rule`; returns strong's posterior (in seat 0) after them.
+    fn posterior_after(seed: u64, rule: &str) -> Vec<f64> {
+        use crate::Builtins;
         use croupier_rules::Game;
-        use rand::seq::IndexedRandom;
-        let belief_after = |seed: u64, rule: u8| -> f64 {
-            let v = GoofspielVariant::gops();
-            let mut g = Goofspiel::new(&v, 2, seed).expect("a game");
-            let mut rng = crate::bot_rng(seed);
-            for _ in 0..9 {
-                let o1 = g.observation(Seat(1));
-                let mine = g.legal_vec(Seat(0))[0];
-                let theirs = match rule {
-                    1 => Bid(o1.current.unwrap_or(1)),
-                    _ => *g.legal_vec(Seat(1)).choose(&mut rng).expect("a bid"),
-                };
-                g.apply(Seat(0), mine).expect("legal");
-                g.apply(Seat(1), theirs).expect("legal");
-            }
-            let mut s = Strong::new(Budget::iterations(1));
-            s.new_game(Seat(0), &v, 2);
-            s.random_belief(&g.observation(Seat(0)))
-        };
-        let mut random = 0.0;
-        for seed in 0..10 {
-            assert!(belief_after(seed, 1) < 0.01, "prize's value, seed {seed}");
-            random += belief_after(seed, 2) / 10.0;
+        let v = GoofspielVariant::gops();
+        let mut g = Goofspiel::new(&v, 2, seed).expect("a game");
+        let mut other = Goofspiel::builtin(rule).expect("a bot");
+        other.new_game(Seat(1), &v, 2);
+        let mut rng = crate::bot_rng(seed);
+        for _ in 0..9 {
+            let legal = g.legal_vec(Seat(0));
+            let mine = legal[rng.random_range(0..legal.len())];
+            let theirs = other.act(&g.observation(Seat(1)), &g.legal_vec(Seat(1)), &mut rng);
+            g.apply(Seat(0), mine).expect("legal");
+            g.apply(Seat(1), theirs).expect("legal");
         }
-        assert!(random > 0.7, "random bidders: mean posterior {random}");
+        let mut s = Strong::new(Budget::iterations(1));
+        s.new_game(Seat(0), &v, 2);
+        s.posterior(&g.observation(Seat(0)))
     }
 
-    /// Against a uniform bidder the rollouts find the card that wins the
-    /// match: with {1, 13} against {2, 12}, a lot of 10 and the 1 to come,
-    /// the 13 now wins 10 and loses 1; the 1 now loses the match.
+    fn weight(post: &[f64], f: Family) -> f64 {
+        FAMILIES
+            .iter()
+            .zip(post)
+            .filter(|(g, _)| **g == f)
+            .map(|(_, w)| w)
+            .sum()
+    }
+
+    /// The model names the rule of each simple bot after 9 turns, and does
+    /// not take a uniform bidder for the equilibrium or a rule.
     #[test]
-    fn rollouts_spend_the_sure_winner_on_the_big_lot() {
-        let obs = GoofspielObservation {
-            seat: Seat(0),
-            rounds: vec![13],
-            round: 0,
-            hand: vec![1, 13],
-            opponent_hand: vec![2, 12],
-            lot: vec![10],
-            current: Some(10),
-            next: None,
-            undrawn: vec![1],
-            my_bid: None,
-            opponent_has_bid: false,
-            my_points: 40,
-            opponent_points: 40,
-            history: vec![vec![]],
-        };
-        let s = Strong::new(Budget::iterations(50));
-        let mut rng = crate::bot_rng(3);
-        assert_eq!(s.rollout_best(&obs, 10, &mut rng), Some(1));
-        // 5 points behind: only the 13 now wins the match (by 4).
-        let behind = GoofspielObservation {
-            my_points: 35,
-            ..obs.clone()
-        };
-        assert_eq!(s.rollout_best(&behind, 10, &mut rng), Some(1));
+    fn the_posterior_names_the_rule_in_front_of_it() {
+        for seed in 0..5 {
+            let p = posterior_after(seed, "prize");
+            assert!(
+                weight(&p, Family::Offset(0)) > 0.95,
+                "prize, seed {seed}: {p:?}"
+            );
+            let p = posterior_after(seed, "highest");
+            assert!(
+                weight(&p, Family::Highest) > 0.95,
+                "highest, seed {seed}: {p:?}"
+            );
+            let p = posterior_after(seed, "copy");
+            assert!(
+                weight(&p, Family::Copy(0)) > 0.95,
+                "copy, seed {seed}: {p:?}"
+            );
+            let p = posterior_after(seed, "random");
+            let r = weight(&p, Family::Uniform) + weight(&p, Family::Table);
+            assert!(r > 0.8, "random, seed {seed}: {p:?}");
+        }
     }
 
+    /// Evidence carries to the next game: a prize bidder seen for a game
+    /// is read from the first turn of the next.
+    #[test]
+    fn a_series_remembers_the_opponent() {
+        use croupier_rules::Game;
+        let v = GoofspielVariant::gops();
+        let mut s = Strong::new(Budget::iterations(1));
+        s.new_game(Seat(0), &v, 2);
+        let mut g = Goofspiel::new(&v, 2, 3).expect("a game");
+        for _ in 0..12 {
+            let o1 = g.observation(Seat(1));
+            let mine = g.legal_vec(Seat(0))[0];
+            s.posterior(&g.observation(Seat(0)));
+            g.apply(Seat(0), mine).expect("legal");
+            g.apply(Seat(1), Bid(o1.current.unwrap_or(1)))
+                .expect("legal");
+        }
+        s.posterior(&g.observation(Seat(0)));
+        s.new_game(Seat(0), &v, 2);
+        let fresh = Goofspiel::new(&v, 2, 4).expect("a game");
+        let p = s.posterior(&fresh.observation(Seat(0)));
+        assert!(weight(&p, Family::Offset(0)) > 0.9, "{p:?}");
+    }
 }

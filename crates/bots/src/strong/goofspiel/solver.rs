@@ -8,7 +8,6 @@ use croupier_rules::goofspiel::{GoofspielVariant, TieRule};
 
 use super::super::matrix;
 
-
 /// Positions whose hands hold at most this many cards are valued exactly.
 pub const EXACT_CARDS: u32 = 5;
 
