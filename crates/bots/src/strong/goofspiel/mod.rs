@@ -22,6 +22,8 @@
 //! its first turn. Every choice is a fixed computation from the observation
 //! and that memory: deterministic given the seed.
 
+#[cfg(test)]
+mod exact;
 pub mod model;
 pub mod respond;
 mod solver;
@@ -36,7 +38,7 @@ use super::{matrix, Budget};
 use crate::{BotRng, Strategy};
 use model::{Belief, Turn, EQUILIBRIUM};
 use solver::{cards, mask};
-pub use solver::{estimate, Solver, CUT_CARDS, EXACT_CARDS};
+pub use solver::{estimate, Payoff, Solver, CUT_CARDS, EXACT_CARDS};
 
 /// The `strong` Goofspiel strategy.
 #[derive(Debug, Default, Clone)]

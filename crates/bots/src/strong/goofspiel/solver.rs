@@ -11,12 +11,26 @@ use super::super::matrix;
 /// Positions whose hands hold at most this many cards are valued exactly.
 pub const EXACT_CARDS: u32 = 5;
 
+/// What a position is worth to its owner.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Payoff {
+    /// The expected point difference over the rest of the round.
+    #[default]
+    Points,
+    /// The expected result of the round: 1 a win, 0 a draw, -1 a loss
+    /// (the points already won count).
+    WinLoss,
+}
+
 /// The exact value of positions, memoised: key (my hand, their hand,
-/// undrawn prizes, carried lot), all as bit masks / sums.
+/// undrawn prizes, carried lot, points ahead), as bit masks and sums; the
+/// points ahead are 0 for [`Payoff::Points`], whose values do not depend
+/// on them.
 #[derive(Debug, Default, Clone)]
 pub struct Solver {
     carry_ties: bool,
-    memo: HashMap<(u32, u32, u32, u32), f64>,
+    payoff: Payoff,
+    memo: HashMap<(u32, u32, u32, u32, i32), f64>,
     /// Past this instant, positions of [`EXACT_CARDS`] cards not solved yet
     /// are estimated instead (and not memoised), so that a decision keeps
     /// to its time budget; `None` solves everything.
@@ -61,57 +75,110 @@ impl Solver {
         self.timed_out
     }
 
-    /// A solver for the tie rule of `variant`.
+    /// A solver of point differences for the tie rule of `variant`.
     pub fn new(variant: &GoofspielVariant) -> Self {
+        Self::with_payoff(variant, Payoff::Points)
+    }
+
+    /// A solver of `payoff` for the tie rule of `variant`.
+    pub fn with_payoff(variant: &GoofspielVariant, payoff: Payoff) -> Self {
         Solver {
             carry_ties: variant.ties == TieRule::Carry,
-            memo: HashMap::new(),
-            deadline: None,
-            timed_out: false,
+            payoff,
+            ..Solver::default()
         }
+    }
+
+    /// The payoff this solver values.
+    pub fn payoff(&self) -> Payoff {
+        self.payoff
     }
 
     /// The payoff matrix of one turn: rows my cards, columns theirs, for a
     /// lot worth `lot` (the current prize and anything carried), with the
-    /// prizes in `undrawn` still to come.
+    /// prizes in `undrawn` still to come (point differences).
     pub fn turn_matrix(&mut self, mine: u32, theirs: u32, undrawn: u32, lot: u32) -> Vec<f64> {
+        self.turn_matrix_at(mine, theirs, undrawn, lot, 0)
+    }
+
+    /// [`Solver::turn_matrix`] with `ahead` points already won over the
+    /// opponent (which only [`Payoff::WinLoss`] reads).
+    pub fn turn_matrix_at(
+        &mut self,
+        mine: u32,
+        theirs: u32,
+        undrawn: u32,
+        lot: u32,
+        ahead: i32,
+    ) -> Vec<f64> {
         let rows: Vec<u32> = cards(mine).collect();
         let cols: Vec<u32> = cards(theirs).collect();
         let mut m = Vec::with_capacity(rows.len() * cols.len());
         for &a in &rows {
             for &b in &cols {
                 let (now, carry) = match a.cmp(&b) {
-                    std::cmp::Ordering::Greater => (f64::from(lot), 0),
-                    std::cmp::Ordering::Less => (-f64::from(lot), 0),
-                    std::cmp::Ordering::Equal => (0.0, if self.carry_ties { lot } else { 0 }),
+                    std::cmp::Ordering::Greater => (lot as i32, 0),
+                    std::cmp::Ordering::Less => (-(lot as i32), 0),
+                    std::cmp::Ordering::Equal => (0, if self.carry_ties { lot } else { 0 }),
                 };
-                let rest = self.value(mine & !(1 << a), theirs & !(1 << b), undrawn, carry);
-                m.push(now + rest);
+                let (m2, t2) = (mine & !(1 << a), theirs & !(1 << b));
+                m.push(match self.payoff {
+                    Payoff::Points => f64::from(now) + self.value(m2, t2, undrawn, carry),
+                    Payoff::WinLoss => self.value_at(m2, t2, undrawn, carry, ahead + now),
+                });
             }
         }
         m
     }
 
     /// Expected point difference (mine minus theirs) over the rest of the
-    /// round, before the next prize is turned.
+    /// round, before the next prize is turned ([`Payoff::Points`]; a
+    /// [`Payoff::WinLoss`] solver gives the expected result from level).
     pub fn value(&mut self, mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
+        self.value_at(mine, theirs, undrawn, carry, 0)
+    }
+
+    /// The value of a position with `ahead` points already won over the
+    /// opponent, before the next prize is turned.
+    pub fn value_at(
+        &mut self,
+        mine: u32,
+        theirs: u32,
+        undrawn: u32,
+        carry: u32,
+        ahead: i32,
+    ) -> f64 {
         let n = mine.count_ones();
+        let win_loss = self.payoff == Payoff::WinLoss;
+        let ahead = if win_loss { ahead } else { 0 };
+        let sign = |d: i32| f64::from(d.signum());
         if n == 0 || undrawn == 0 {
-            return 0.0;
+            return if win_loss { sign(ahead) } else { 0.0 };
+        }
+        if win_loss {
+            let rest = cards(undrawn).sum::<u32>() + carry;
+            if ahead.unsigned_abs() > rest {
+                return sign(ahead);
+            }
         }
         if n > EXACT_CARDS {
-            return estimate(mine, theirs, undrawn, carry);
+            return self.estimate_at(mine, theirs, undrawn, carry, ahead);
         }
         if n == 1 {
             let (a, b) = (mine.trailing_zeros(), theirs.trailing_zeros());
-            let lot = undrawn.trailing_zeros() + carry;
-            return match a.cmp(&b) {
-                std::cmp::Ordering::Greater => f64::from(lot),
-                std::cmp::Ordering::Less => -f64::from(lot),
-                std::cmp::Ordering::Equal => 0.0,
+            let lot = (undrawn.trailing_zeros() + carry) as i32;
+            let now = match a.cmp(&b) {
+                std::cmp::Ordering::Greater => lot,
+                std::cmp::Ordering::Less => -lot,
+                std::cmp::Ordering::Equal => 0,
+            };
+            return if win_loss {
+                sign(ahead + now)
+            } else {
+                f64::from(now)
             };
         }
-        let key = (mine, theirs, undrawn, carry);
+        let key = (mine, theirs, undrawn, carry, ahead);
         if let Some(v) = self.memo.get(&key) {
             return *v;
         }
@@ -119,11 +186,11 @@ impl Solver {
         // solved yet are estimated, and a position whose solve met the
         // deadline part-way is not memoised (it mixes in estimates).
         if n >= CUT_CARDS && self.past_deadline() {
-            return estimate(mine, theirs, undrawn, carry);
+            return self.estimate_at(mine, theirs, undrawn, carry, ahead);
         }
         let mut total = 0.0;
         for p in cards(undrawn) {
-            let m = self.turn_matrix(mine, theirs, undrawn & !(1 << p), carry + p);
+            let m = self.turn_matrix_at(mine, theirs, undrawn & !(1 << p), carry + p, ahead);
             total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
         }
         let v = total / f64::from(undrawn.count_ones());
@@ -131,6 +198,46 @@ impl Solver {
             self.memo.insert(key, v);
         }
         v
+    }
+
+    /// The value of a position as a decision there sees it: its own turns
+    /// solved, whatever its size, over the values of the positions after
+    /// them (so exact for hands of up to [`EXACT_CARDS`] + 1 cards).
+    pub fn decision_value(
+        &mut self,
+        mine: u32,
+        theirs: u32,
+        undrawn: u32,
+        carry: u32,
+        ahead: i32,
+    ) -> f64 {
+        let n = mine.count_ones();
+        if n <= EXACT_CARDS || undrawn == 0 {
+            return self.value_at(mine, theirs, undrawn, carry, ahead);
+        }
+        let mut total = 0.0;
+        for p in cards(undrawn) {
+            let m = self.turn_matrix_at(mine, theirs, undrawn & !(1 << p), carry + p, ahead);
+            total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
+        }
+        total / f64::from(undrawn.count_ones())
+    }
+
+    /// The estimate of a position too large to solve, in this solver's
+    /// payoff: for [`Payoff::WinLoss`], the point estimate and the points
+    /// ahead read as a result through a logistic curve whose width grows
+    /// with the prizes left.
+    fn estimate_at(&self, mine: u32, theirs: u32, undrawn: u32, carry: u32, ahead: i32) -> f64 {
+        let e = estimate(mine, theirs, undrawn, carry);
+        match self.payoff {
+            Payoff::Points => e,
+            Payoff::WinLoss => {
+                let spread: f64 = cards(undrawn).map(|p| f64::from(p * p)).sum::<f64>()
+                    + f64::from(carry * carry);
+                let x = (f64::from(ahead) + e) / (0.5 * spread.sqrt()).max(1.0);
+                x.tanh()
+            }
+        }
     }
 }
 
@@ -217,9 +324,7 @@ mod tests {
             for carry_ties in [false, true] {
                 let mut s = Solver {
                     carry_ties,
-                    memo: HashMap::new(),
-                    deadline: None,
-                    timed_out: false,
+                    ..Solver::default()
                 };
                 let v = s.value(full(n), full(n), full(n), 0);
                 assert!(v.abs() < 1e-7, "n={n}: {v}");
@@ -232,9 +337,7 @@ mod tests {
         for carry_ties in [false, true] {
             let mut s = Solver {
                 carry_ties,
-                memo: HashMap::new(),
-                deadline: None,
-                timed_out: false,
+                ..Solver::default()
             };
             let a = s.value(mine, theirs, prizes, 0);
             let b = brute(mine, theirs, prizes, 0, carry_ties);
@@ -271,9 +374,8 @@ mod deadline {
         let theirs = all & !(1 << 1) | (1 << (n + 1));
         let mut late = Solver {
             carry_ties: false,
-            memo: HashMap::new(),
             deadline: Some(std::time::Instant::now()),
-            timed_out: false,
+            ..Solver::default()
         };
         let v = late.value(mine, theirs, all, 0);
         assert_eq!(v, estimate(mine, theirs, all, 0));
@@ -309,7 +411,7 @@ mod deadline {
                 cut_short += 1;
             }
             let mut exact = Solver::default();
-            for (&(m, t, u, c), v) in &s.memo {
+            for (&(m, t, u, c, _), v) in &s.memo {
                 let w = exact.value(m, t, u, c);
                 assert!((v - w).abs() < 1e-9, "{micros} µs: {v} memoised, {w} exact");
             }
