@@ -45,6 +45,9 @@ pub use solver::{estimate, Payoff, Solver, CUT_CARDS, EXACT_CARDS};
 pub struct Strong {
     budget: Budget,
     solver: Solver,
+    /// The endgame's solver: the last round's positions of at most
+    /// [`EXACT_CARDS`] + 1 cards are played for the result, not the points.
+    endgame: Solver,
     carry_ties: bool,
     /// The equilibrium's probability of the opponent's bid on past turns,
     /// by (round, turn).
@@ -186,7 +189,15 @@ impl Strong {
         }
         let lot: u32 = obs.lot.iter().map(|c| u32::from(*c)).sum();
         let undrawn = mask(&obs.undrawn);
-        let (_, mut row, _) = self.solve((mine, theirs, undrawn, lot));
+        let last_round = obs.round + 1 >= obs.rounds.len();
+        let mut row = if last_round && mine.count_ones() <= EXACT_CARDS + 1 {
+            let ahead = obs.my_points as i32 - obs.opponent_points as i32;
+            let m = self.endgame.turn_matrix_at(mine, theirs, undrawn, lot, ahead);
+            let (r, c) = (mine.count_ones() as usize, theirs.count_ones() as usize);
+            matrix::solve(&m, r, c).row
+        } else {
+            self.solve((mine, theirs, undrawn, lot)).1
+        };
         let post = self.posterior(obs);
         let off = 1.0 - post[EQUILIBRIUM];
         let w =
@@ -217,16 +228,19 @@ impl Strategy<Goofspiel> for Strong {
     fn new_game(&mut self, _seat: Seat, variant: &GoofspielVariant, _seats: usize) {
         self.fold_pending();
         self.solver = Solver::new(variant);
+        self.endgame = Solver::with_payoff(variant, Payoff::WinLoss);
         self.carry_ties = variant.ties == TieRule::Carry;
         self.cache.clear();
     }
 
     fn act(&mut self, obs: &GoofspielObservation, legal: &[Bid], rng: &mut BotRng) -> Bid {
         self.started = Some(std::time::Instant::now());
-        self.solver.set_deadline(match self.budget.iterations {
+        let deadline = match self.budget.iterations {
             Some(_) => None,
             None => Some(std::time::Instant::now() + self.budget.think.mul_f64(super::HARD_STOP)),
-        });
+        };
+        self.solver.set_deadline(deadline);
+        self.endgame.set_deadline(deadline);
         let Some((hand, probs)) = self.mixed(obs, rng) else {
             return legal[0];
         };
