@@ -38,7 +38,19 @@ pub struct Solver {
     /// Whether the deadline has passed (positions solved since are not
     /// memoised); cleared by [`Solver::set_deadline`].
     timed_out: bool,
+    /// The weights of the estimate's two parts ([`estimate_parts`]) for
+    /// positions too large to solve; `None`: [`ESTIMATE_MIX`].
+    pub mix: Option<(f64, f64)>,
 }
+
+/// The weights of the estimate's two parts: (every card against every
+/// card, both hands sorted against the prizes sorted). Least squares
+/// against the exact values of 300 random 6-card positions from a 13-card
+/// deck (`examples/gops_values.rs`): the error's RMS falls from 6.47
+/// points (equal weights, before) to 3.17, and the exploitability of the
+/// equilibrium play on 7- and 8-card decks from 1.61 and 3.78 points a game
+/// to 0.48 and 1.62.
+pub const ESTIMATE_MIX: (f64, f64) = (0.532, 0.282);
 
 /// Past the deadline, unsolved positions of this many cards or more are
 /// estimated: a solve of 3 cards takes microseconds, so a decision ends
@@ -228,7 +240,9 @@ impl Solver {
     /// ahead read as a result through a logistic curve whose width grows
     /// with the prizes left.
     fn estimate_at(&self, mine: u32, theirs: u32, undrawn: u32, carry: u32, ahead: i32) -> f64 {
-        let e = estimate(mine, theirs, undrawn, carry);
+        let (a, b) = estimate_parts(mine, theirs, undrawn, carry);
+        let (wa, wb) = self.mix.unwrap_or(ESTIMATE_MIX);
+        let e = wa * a + wb * b;
         match self.payoff {
             Payoff::Points => e,
             Payoff::WinLoss => {
@@ -241,10 +255,17 @@ impl Solver {
     }
 }
 
-/// The card-advantage estimate of a position too large to solve: the mean
-/// of (a) every card of mine meeting every card of theirs for an average
-/// lot, and (b) both hands played high-to-high against the prizes sorted.
+/// The card-advantage estimate of a position too large to solve: the
+/// [`ESTIMATE_MIX`] of its two parts ([`estimate_parts`]).
 pub fn estimate(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
+    let (a, b) = estimate_parts(mine, theirs, undrawn, carry);
+    ESTIMATE_MIX.0 * a + ESTIMATE_MIX.1 * b
+}
+
+/// The estimate's two parts: (a) every card of mine meeting every card of
+/// theirs for an average lot, (b) both hands played high-to-high against
+/// the prizes sorted.
+pub fn estimate_parts(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> (f64, f64) {
     let n = mine.count_ones().max(1);
     let prize_sum: u32 = cards(undrawn).sum::<u32>() + carry;
     let mean = f64::from(prize_sum) / f64::from(n);
@@ -270,7 +291,7 @@ pub fn estimate(mine: u32, theirs: u32, undrawn: u32, carry: u32) -> f64 {
         .zip(&p)
         .map(|((x, y), z)| f64::from(*z) * f64::from((*x as i32 - *y as i32).signum()))
         .sum();
-    (all_pairs + sorted) / 2.0
+    (all_pairs, sorted)
 }
 
 #[cfg(test)]
