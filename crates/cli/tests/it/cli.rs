@@ -59,6 +59,31 @@ fn planner_beats_random_clearly_at_goofspiel() {
     assert!(bots[0]["mean_score"].as_f64().unwrap() > bots[1]["mean_score"].as_f64().unwrap());
 }
 
+/// `strong` reads a program that bids the prize's value, through the gops
+/// dialect, and beats it: every game of a short series (with `iterations`
+/// so that its choices do not depend on the machine's speed).
+#[test]
+fn strong_reads_and_beats_a_prize_bidding_program() {
+    let bot = crate::support::root().join("examples/bots/gops/sparring/prize.py");
+    let o = croupier(&[
+        "play",
+        "goofspiel",
+        bot.to_str().unwrap(),
+        "builtin:strong?iterations=200",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let bots = v["bots"].as_array().unwrap();
+    assert_eq!(bots[1]["name"], "builtin:strong?iterations=200");
+    assert_eq!(bots[1]["wins"], 6, "{v}");
+    assert_eq!(bots[0]["wins"], 0, "{v}");
+}
+
 #[test]
 fn same_seed_gives_the_same_series() {
     let args = [
