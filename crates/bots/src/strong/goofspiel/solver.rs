@@ -200,12 +200,7 @@ impl Solver {
         if n >= CUT_CARDS && self.past_deadline() {
             return self.estimate_at(mine, theirs, undrawn, carry, ahead);
         }
-        let mut total = 0.0;
-        for p in cards(undrawn) {
-            let m = self.turn_matrix_at(mine, theirs, undrawn & !(1 << p), carry + p, ahead);
-            total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
-        }
-        let v = total / f64::from(undrawn.count_ones());
+        let v = self.turns_solved(mine, theirs, undrawn, carry, ahead);
         if !self.timed_out {
             self.memo.insert(key, v);
         }
@@ -227,12 +222,26 @@ impl Solver {
         if n <= EXACT_CARDS || undrawn == 0 {
             return self.value_at(mine, theirs, undrawn, carry, ahead);
         }
+        self.turns_solved(mine, theirs, undrawn, carry, ahead)
+    }
+
+    /// The mean over the next prize of the value of its turn's matrix
+    /// game (`undrawn` not empty).
+    fn turns_solved(
+        &mut self,
+        mine: u32,
+        theirs: u32,
+        undrawn: u32,
+        carry: u32,
+        ahead: i32,
+    ) -> f64 {
+        let (r, c) = (mine.count_ones() as usize, theirs.count_ones() as usize);
         let mut total = 0.0;
         for p in cards(undrawn) {
             let m = self.turn_matrix_at(mine, theirs, undrawn & !(1 << p), carry + p, ahead);
-            total += matrix::solve(&m, n as usize, theirs.count_ones() as usize).value;
+            total += matrix::solve(&m, r, c).value;
         }
-        total / f64::from(undrawn.count_ones())
+        total / f64::from(undrawn.count_ones().max(1))
     }
 
     /// The estimate of a position too large to solve, in this solver's
