@@ -86,7 +86,13 @@ pub fn values(
     let mut hand: Vec<u8> = obs.hand.clone();
     hand.sort_unstable();
     let n = hand.len();
-    let prize = obs.current?;
+    // Cards are bits of a u32: an observation with a card of 32 or more
+    // (a garbled protocol line) gets no rollouts, only the equilibrium.
+    let prize = obs.current.filter(|p| *p < 32)?;
+    let fits = |v: &[u8]| v.iter().all(|c| *c < 32);
+    if !fits(&hand) || !fits(&obs.opponent_hand) || !fits(&obs.undrawn) {
+        return None;
+    }
     if n < 2 || obs.opponent_hand.len() != n || obs.undrawn.len() + 1 != n {
         return None;
     }
@@ -137,19 +143,19 @@ pub fn values(
             my_last: my_last0,
         };
         let first = family.sample(&now, table, r);
+        let settle = |a: u8, b: u8, pot: &mut i64, diff: &mut i64| {
+            match a.cmp(&b) {
+                std::cmp::Ordering::Greater => *diff += *pot,
+                std::cmp::Ordering::Less => *diff -= *pot,
+                std::cmp::Ordering::Equal => {}
+            }
+            if a != b || !carry_ties {
+                *pot = 0;
+            }
+        };
         for (i, &a) in hand.iter().enumerate() {
             let mut pot = i64::from(lot);
             let mut diff = diff0;
-            let settle = |a: u8, b: u8, pot: &mut i64, diff: &mut i64| {
-                match a.cmp(&b) {
-                    std::cmp::Ordering::Greater => *diff += *pot,
-                    std::cmp::Ordering::Less => *diff -= *pot,
-                    std::cmp::Ordering::Equal => {}
-                }
-                if a != b || !carry_ties {
-                    *pot = 0;
-                }
-            };
             settle(a, first, &mut pot, &mut diff);
             let mut t = Turn {
                 theirs: theirs0 & !(1u32 << first),
@@ -221,37 +227,68 @@ mod tests {
             .collect()
     }
 
+    /// The card values against `family` alone on the first turn of GOPS,
+    /// with prize 7 turned, and the best card.
+    fn first_turn(family: Family) -> (Vec<f64>, u8) {
+        let all: Vec<u8> = (1..=13).collect();
+        let undrawn: Vec<u8> = (1..=13).filter(|c| *c != 7).collect();
+        let table = TableCounts::default();
+        let mut rng = crate::bot_rng(1);
+        let v = values(
+            &obs(&all, &all, 7, &undrawn),
+            7,
+            &against(&only(family), &table),
+            Budget::iterations(300),
+            Default::default(),
+            &mut rng,
+        )
+        .unwrap();
+        let best = (0..13).max_by(|a, b| v[*a].total_cmp(&v[*b])).unwrap();
+        (v, all[best])
+    }
+
     /// Against a bot that bids the prize's value, the best card is the one
     /// just above the prize; against the highest card, the lowest.
     #[test]
     fn the_best_response_beats_a_known_rule_cheaply() {
-        let all: Vec<u8> = (1..=13).collect();
-        let undrawn: Vec<u8> = (1..=13).filter(|c| *c != 7).collect();
-        let o = obs(&all, &all, 7, &undrawn);
+        let (v, best) = first_turn(Family::Offset(0));
+        assert_eq!(best, 8, "{v:?}");
+        assert!(v[7] > 0.99, "it wins every rollout: {v:?}");
+        let (v, best) = first_turn(Family::Highest);
+        assert_eq!(best, 1, "{v:?}");
+    }
+
+    /// A garbled observation (a card of 32 or more) gets no rollouts, and
+    /// no panic: the strategy falls back to the equilibrium.
+    #[test]
+    fn cards_beyond_the_mask_get_no_rollouts() {
         let table = TableCounts::default();
+        let w = only(Family::Offset(0));
         let mut rng = crate::bot_rng(1);
-        let v = values(
-            &o,
-            7,
-            &against(&only(Family::Offset(0)), &table),
-            Budget::iterations(300),
+        for o in [
+            obs(&[1, 40], &[2, 3], 5, &[4]),
+            obs(&[1, 2], &[2, 3], 200, &[4]),
+            obs(&[1, 2], &[2, 3], 5, &[99]),
+        ] {
+            let v = values(
+                &o,
+                5,
+                &against(&w, &table),
+                Budget::iterations(10),
+                Default::default(),
+                &mut rng,
+            );
+            assert!(v.is_none(), "{o:?}");
+        }
+        let fine = obs(&[1, 2], &[2, 3], 5, &[4]);
+        assert!(values(
+            &fine,
+            5,
+            &against(&w, &table),
+            Budget::iterations(10),
             Default::default(),
-            &mut rng,
+            &mut rng
         )
-        .unwrap();
-        let best = (0..13).max_by(|a, b| v[*a].total_cmp(&v[*b])).unwrap();
-        assert_eq!(all[best], 8, "{v:?}");
-        assert!(v[best] > 0.99, "it wins every rollout: {v:?}");
-        let v = values(
-            &o,
-            7,
-            &against(&only(Family::Highest), &table),
-            Budget::iterations(300),
-            Default::default(),
-            &mut rng,
-        )
-        .unwrap();
-        let best = (0..13).max_by(|a, b| v[*a].total_cmp(&v[*b])).unwrap();
-        assert_eq!(all[best], 1, "{v:?}");
+        .is_some());
     }
 }
