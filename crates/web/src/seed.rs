@@ -172,6 +172,7 @@ async fn demo_game(
         .checked_sub(Duration::from_millis(800 + seed % 4000))
         .unwrap_or(finished);
     let started = rfc3339(started);
+    steady_thinking(&mut record, seed);
     record.started = Some(started.clone());
     record.finished = Some(rfc3339(finished));
     let bot_ids: Vec<BotId> = bots.iter().filter_map(|b| ids.get(*b).copied()).collect();
@@ -183,6 +184,21 @@ async fn demo_game(
         started,
         end,
     })
+}
+
+/// Demo bots are built-in strategies that answer in microseconds: their
+/// measured times say nothing and differ on every run. Each timed step gets
+/// a thinking time drawn from the game's seed instead (0.2 to 40 ms), so
+/// that a demo site, and the tests that read one, are the same every time.
+fn steady_thinking(record: &mut Record, seed: u64) {
+    for (i, step) in record.steps.iter_mut().enumerate() {
+        if step.ms.is_some() {
+            let h = (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+                >> 40;
+            step.ms = Some(0.2 + (h % 3981) as f64 / 100.0);
+        }
+    }
 }
 
 /// Registers the demo bots (as house bots of their games); their ids in
@@ -202,8 +218,18 @@ pub async fn seed(
     count: u64,
     spacing: Duration,
 ) -> Result<u64, SeedError> {
+    seed_until(store, count, spacing, SystemTime::now()).await
+}
+
+/// [`seed`], with the last game finishing at `end`: the same `end` gives
+/// the same games, times and ratings on every run.
+pub async fn seed_until(
+    store: &Arc<SqliteStore>,
+    count: u64,
+    spacing: Duration,
+    end: SystemTime,
+) -> Result<u64, SeedError> {
     let ids = demo_bots(store.as_ref()).await?;
-    let end = SystemTime::now();
     let mut stored = 0;
     let chunk = 2000u64;
     let mut start = 0;

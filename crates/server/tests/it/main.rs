@@ -30,3 +30,4 @@ mod shapes;
 mod stale_placement;
 mod status_views;
 mod web;
+mod web_golden;
