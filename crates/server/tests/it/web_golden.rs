@@ -168,10 +168,11 @@ async fn get(app: &Router, uri: &str) -> (StatusCode, String) {
 
 /// A page without the differences that do not show: runs of whitespace
 /// are one space, none is kept next to a tag's `<` or `>`, `'` may be
-/// written as itself or as `&#39;` (attributes are double-quoted), and an
-/// SVG shape as `<line .../>` or `<line ...></line>`.
+/// written as itself or as `&#39;` (attributes are double-quoted), `"`
+/// between tags as itself or as `&quot;`, and an SVG shape as
+/// `<line .../>` or `<line ...></line>`.
 fn normalise(html: &str) -> String {
-    let html = close_shapes(&html.replace("&#39;", "'"));
+    let html = close_shapes(&text_quotes(&html.replace("&#39;", "'")));
     let mut out = String::with_capacity(html.len());
     let mut space = false;
     for c in html.chars() {
@@ -187,6 +188,25 @@ fn normalise(html: &str) -> String {
     }
     // One element per line, so that a difference reads as a diff.
     out.replace("><", ">\n<")
+}
+
+/// `&quot;` between tags written as `"` (inside a tag it must stay).
+fn text_quotes(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    for (i, part) in html.split('<').enumerate() {
+        if i > 0 {
+            out.push('<');
+        }
+        match part.split_once('>') {
+            Some((tag, text)) => {
+                out.push_str(tag);
+                out.push('>');
+                out.push_str(&text.replace("&quot;", "\""));
+            }
+            None => out.push_str(&part.replace("&quot;", "\"")),
+        }
+    }
+    out
 }
 
 /// `<name attrs/>` written as `<name attrs></name>`.
