@@ -25,7 +25,7 @@ use croupier_competition::hosted::files::{plain_name, FileError, Packing};
 use croupier_competition::hosted::run::Runtime;
 use croupier_competition::hosted::{Hosted, DIALECTS};
 use croupier_competition::services::Services;
-use croupier_web::html::{esc, layout};
+use croupier_web::html::{html, layout};
 
 /// The routes of hosted bots.
 pub fn routes() -> Router<Arc<Services>> {
@@ -324,53 +324,41 @@ async fn page(
     let active = state.hosted.get().and_then(|h| h.active_version(b.id));
     let versions = store.bot_versions(b.id).await?;
     let games = store.hosted_matches(b.id, 20).await?;
-    let mut body = format!(
-        "<h1>{} <span class=\"muted\">versions</span></h1>\
-         <p>Only you, its owner, see this page. The ladder plays the newest active version{}.</p>",
-        esc(&b.name),
-        active
-            .map(|v| format!(" (now version {v})"))
-            .unwrap_or_default()
-    );
-    body.push_str("<table><thead><tr><th>Version</th><th>Status</th><th>File</th><th>Runtime</th><th>Dialect</th><th>Why</th></tr></thead><tbody>");
-    for v in &versions {
-        body.push_str(&format!(
-            "<tr><td>{}{}</td><td>{}</td><td>{} <span class=\"muted\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            v.version,
-            if active == Some(v.version) { " (playing)" } else { "" },
-            esc(&v.status),
-            esc(&v.file_name),
-            esc(&v.file_hash[..v.file_hash.len().min(12)]),
-            esc(&v.runtime),
-            esc(&v.dialect),
-            esc(v.reason.as_deref().unwrap_or(""))
-        ));
-    }
-    body.push_str("</tbody></table>");
-    for v in versions
-        .iter()
-        .filter(|v| v.stderr.as_deref().is_some_and(|s| !s.is_empty()))
-    {
-        body.push_str(&format!(
-            "<h2>Version {} validation stderr</h2><pre>{}</pre>",
-            v.version,
-            esc(v.stderr.as_deref().unwrap_or(""))
-        ));
-    }
-    body.push_str("<h2>Recent ladder games</h2>");
-    for g in &games {
-        body.push_str(&format!(
-            "<h3><a href=\"/games/{id}\">Game {id}</a>, version {v}</h3><pre>{s}</pre>",
-            id = g.game_id,
-            v = g.version,
-            s = if g.stderr.is_empty() {
-                "(no stderr)".to_string()
-            } else {
-                esc(&g.stderr)
+    let body = html! {
+        h1 { (b.name) " " span class="muted" { "versions" } }
+        p {
+            "Only you, its owner, see this page. The ladder plays the newest active version"
+            @if let Some(v) = active { " (now version " (v) ")" }
+            "."
+        }
+        table {
+            thead { tr {
+                th { "Version" } th { "Status" } th { "File" } th { "Runtime" } th { "Dialect" } th { "Why" }
+            } }
+            tbody {
+                @for v in &versions {
+                    tr {
+                        td { (v.version) @if active == Some(v.version) { " (playing)" } }
+                        td { (v.status) }
+                        td { (v.file_name) " " span class="muted" { (&v.file_hash[..v.file_hash.len().min(12)]) } }
+                        td { (v.runtime) }
+                        td { (v.dialect) }
+                        td { (v.reason.as_deref().unwrap_or("")) }
+                    }
+                }
             }
-        ));
-    }
-    let html = layout(&format!("{} versions", b.name), None, &body);
+        }
+        @for v in versions.iter().filter(|v| v.stderr.as_deref().is_some_and(|s| !s.is_empty())) {
+            h2 { "Version " (v.version) " validation stderr" }
+            pre { (v.stderr.as_deref().unwrap_or("")) }
+        }
+        h2 { "Recent ladder games" }
+        @for g in &games {
+            h3 { a href={ "/games/" (g.game_id) } { "Game " (g.game_id) } ", version " (g.version) }
+            pre { @if g.stderr.is_empty() { "(no stderr)" } @else { (g.stderr) } }
+        }
+    };
+    let html = layout(&format!("{} versions", b.name), None, body).into_string();
     let mut r = Html(html).into_response();
     r.headers_mut().insert(
         header::CACHE_CONTROL,

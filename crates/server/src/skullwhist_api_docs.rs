@@ -1,7 +1,7 @@
 //! HTML documentation served on GET for each API method.
 
 use crate::throttle::ThrottleConfig;
-use croupier_web::html::{esc as escape, layout};
+use croupier_web::html::{html, layout, Markup, PreEscaped};
 
 struct Doc {
     method: &'static str,
@@ -128,12 +128,8 @@ a success clears it</td><td>bot name</td></tr>\
 
 /// The API's pages inside the site's layout, with a trail back to the API
 /// index and the documentation.
-fn shell(title: &str, body: &str) -> String {
-    layout(
-        title,
-        None,
-        &format!("<article class=\"doc api\">{body}</article>"),
-    )
+fn shell(title: &str, body: Markup) -> String {
+    layout(title, None, html! { article class="doc api" { (body) } }).into_string()
 }
 
 /// The documentation page of a method.
@@ -142,53 +138,67 @@ pub fn page(method: &str) -> Option<String> {
         .iter()
         .find(|d| d.method == method || (method == "play-card" && d.method == "play"))?;
     let rows = |fields: &[(&str, &str)]| {
-        fields
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                    escape(k),
-                    escape(v)
-                )
-            })
-            .collect::<String>()
+        html! { @for (k, v) in fields { tr { td { code { (k) } } td { (v) } } } }
     };
-    let body = format!(
-        "<p><a href=\"/docs\">API documentation</a> › <a href=\"/api/\">SkullWhist REST API</a></p><h1>{m}</h1><p>{s}</p><p>POST a JSON object to <code>/api/{m}/</code>. Every reply is HTTP 200 with a JSON object whose <code>result</code> is <code>success</code>, <code>failure</code> (with a <code>reason</code>) or <code>retry</code>.</p>{throttled}<h2>Request</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{req}</tbody></table><h2>Reply</h2><table><thead><tr><th>Key</th><th>Meaning</th></tr></thead><tbody>{rep}</tbody></table><h2>Example</h2><pre>{ex}</pre>",
-        m = escape(d.method),
-        s = escape(d.summary),
-        req = rows(d.request),
-        rep = if d.reply.is_empty() { "<tr><td colspan=\"2\">only <code>result</code></td></tr>".into() } else { rows(d.reply) },
-        ex = escape(d.example),
-        throttled = THROTTLED,
-    );
-    Some(shell(&format!("{} — SkullWhist API", d.method), &body))
+    let m = d.method;
+    let body = html! {
+        p { a href="/docs" { "API documentation" } " › " a href="/api/" { "SkullWhist REST API" } }
+        h1 { (m) }
+        p { (d.summary) }
+        p {
+            "POST a JSON object to " code { "/api/" (m) "/" } ". Every reply is HTTP 200 with a JSON object whose "
+            code { "result" } " is " code { "success" } ", " code { "failure" } " (with a " code { "reason" } ") or "
+            code { "retry" } "."
+        }
+        // Our own text, without anything from a request in it.
+        (PreEscaped(THROTTLED))
+        h2 { "Request" }
+        table {
+            thead { tr { th { "Key" } th { "Meaning" } } }
+            tbody { (rows(d.request)) }
+        }
+        h2 { "Reply" }
+        table {
+            thead { tr { th { "Key" } th { "Meaning" } } }
+            tbody {
+                @if d.reply.is_empty() {
+                    tr { td colspan="2" { "only " code { "result" } } }
+                } @else {
+                    (rows(d.reply))
+                }
+            }
+        }
+        h2 { "Example" }
+        pre { (d.example) }
+    };
+    Some(shell(&format!("{} — SkullWhist API", d.method), body))
 }
 
 /// The API index page.
 pub fn index() -> String {
-    let items: String = DOCS
-        .iter()
-        .map(|d| {
-            format!(
-                "<a class=\"panel\" href=\"/api/{m}/\"><h3>{m}</h3><p>{s}</p></a>",
-                m = d.method,
-                s = escape(d.summary)
-            )
-        })
-        .collect();
     shell(
         "SkullWhist REST API",
-        &format!(
-            "<p><a href=\"/docs\">API documentation</a></p><h1>SkullWhist REST API</h1>\
-<p class=\"lead\">The 2014 SkullWhist API: a bot is a client that POSTs JSON to <code>/api/&lt;method&gt;/</code>.</p>\
-<p>Register once, log in, then loop: <code>new-game</code>, <code>bid</code>, poll <code>status</code>, \
-<code>play</code> when it is your turn, until <code>status</code> shows no game. \
-A complete bot to copy is on <a href=\"/start#skullwhist-rest\">Start here</a>; the game itself is on \
-<a href=\"/rules/skullwhist\">the SkullWhist rules page</a>. Bots for the other games use the \
-<a href=\"/docs/http-api\">HTTP API</a> instead.</p><div class=\"grid\">{items}</div>{limits}",
-            limits = limits(&ThrottleConfig::default()),
-        ),
+        html! {
+            p { a href="/docs" { "API documentation" } }
+            h1 { "SkullWhist REST API" }
+            p class="lead" {
+                "The 2014 SkullWhist API: a bot is a client that POSTs JSON to " code { "/api/<method>/" } "."
+            }
+            p {
+                "Register once, log in, then loop: " code { "new-game" } ", " code { "bid" } ", poll " code { "status" } ", "
+                code { "play" } " when it is your turn, until " code { "status" } " shows no game. "
+                "A complete bot to copy is on " a href="/start#skullwhist-rest" { "Start here" } "; the game itself is on "
+                a href="/rules/skullwhist" { "the SkullWhist rules page" } ". Bots for the other games use the "
+                a href="/docs/http-api" { "HTTP API" } " instead."
+            }
+            div class="grid" {
+                @for d in DOCS {
+                    a class="panel" href={ "/api/" (d.method) "/" } { h3 { (d.method) } p { (d.summary) } }
+                }
+            }
+            // Our own text with the server's figures in it.
+            (PreEscaped(limits(&ThrottleConfig::default())))
+        },
     )
 }
 
@@ -196,10 +206,12 @@ A complete bot to copy is on <a href=\"/start#skullwhist-rest\">Start here</a>; 
 pub fn not_found(method: &str) -> String {
     shell(
         "Not found",
-        &format!(
-            "<section class=\"error\"><h1>404 · No method '{}'</h1><p>See <a href=\"/api/\">the SkullWhist REST API</a>.</p></section>",
-            escape(method)
-        ),
+        html! {
+            section class="error" {
+                h1 { "404 · No method '" (method) "'" }
+                p { "See " a href="/api/" { "the SkullWhist REST API" } "." }
+            }
+        },
     )
 }
 

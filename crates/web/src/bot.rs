@@ -2,7 +2,6 @@
 //! long it thinks against the move time limit, its faults, its opponents
 //! and its last games.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -12,7 +11,9 @@ use croupier_store::web::{BotStats, GameFilter, GameSummary, HistoryPoint, WebBo
 use croupier_store::BotKind;
 use serde::Serialize;
 
-use crate::html::{bot_link, esc, game_title, games_table, layout, pct, time, url, versus_href};
+use crate::html::{
+    bot_link, game_title, games_table, html, layout, pct, time, url, versus_href, Markup,
+};
 use crate::page::{respond, Fmt, WebError};
 use crate::profile::{profile, Profile};
 use crate::stats::{find_bot, wlt, Pair, HISTORY};
@@ -142,6 +143,7 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
     })
 }
 
+/// What a bot's health means, as text.
 fn health_note(h: &Health) -> String {
     if !h.enabled {
         return "Switched off by its owner: it plays no ladder matches.".into();
@@ -149,9 +151,8 @@ fn health_note(h: &Health) -> String {
     if let (Some(until), Some(why)) = (h.paused_until, &h.pause_reason) {
         let until = std::time::UNIX_EPOCH + std::time::Duration::from_secs(until.max(0) as u64);
         return format!(
-            "Paused until {}: {}",
+            "Paused until {}: {why}",
             humantime::format_rfc3339_seconds(until),
-            esc(why)
         );
     }
     if h.in_match {
@@ -177,31 +178,17 @@ fn ms(v: f64) -> String {
     }
 }
 
-fn thinking_html(p: &Profile, limit: Option<f64>) -> String {
-    let mut out = String::from("<h2 id=\"thinking\">Thinking time</h2>");
+fn thinking_html(p: &Profile, limit: Option<f64>) -> Markup {
     let Some(t) = &p.thinking else {
-        out.push_str(if p.builtin {
-            "<p class=\"empty\">A built-in strategy: it runs inside the server, so its moves are not timed.</p>"
-        } else {
-            "<p class=\"empty\">No timed moves in its recent games.</p>"
-        });
-        return out;
+        return html! {
+            h2 id="thinking" { "Thinking time" }
+            @if p.builtin {
+                p class="empty" { "A built-in strategy: it runs inside the server, so its moves are not timed." }
+            } @else {
+                p class="empty" { "No timed moves in its recent games." }
+            }
+        };
     };
-    let _ = write!(
-        out,
-        "<p>{} moves over its last {} games{}.</p><div class=\"scroll\"><table class=\"think\"><thead><tr>\
-<th></th><th class=\"num\">time</th>{}</tr></thead><tbody>",
-        t.moves,
-        p.games,
-        limit
-            .map(|l| format!(", against a limit of {} per move", ms(l)))
-            .unwrap_or_default(),
-        if limit.is_some() {
-            "<th class=\"bar\">share of the limit</th>"
-        } else {
-            ""
-        }
-    );
     let rows: [(&str, f64); 5] = [
         ("median (p50)", t.p50),
         ("p90", t.p90),
@@ -209,157 +196,137 @@ fn thinking_html(p: &Profile, limit: Option<f64>) -> String {
         ("p99", t.p99),
         ("slowest", t.max),
     ];
-    for (label, v) in rows {
-        let bar = limit
-            .map(|l| {
-                let share = (v / l).clamp(0.0, 1.0);
-                let class = if share >= 0.8 { " hot" } else { "" };
-                format!(
-                    "<td class=\"bar\"><span class=\"meter{class}\"><i style=\"width:{:.1}%\"></i></span> {:.0}%</td>",
-                    100.0 * share,
-                    100.0 * v / l
-                )
-            })
-            .unwrap_or_default();
-        let _ = write!(
-            out,
-            "<tr><th scope=\"row\">{label}</th><td class=\"num\">{}</td>{bar}</tr>",
-            ms(v)
-        );
-    }
-    out.push_str("</tbody></table></div>");
-    out
-}
-
-fn faults_html(d: &BotData) -> String {
-    let p = &d.profile;
-    let mut out = String::from("<h2 id=\"faults\">Faults</h2>");
-    if p.faults.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"empty\">No faults in its last {} games.</p>",
-            p.games
-        );
-        return out;
-    }
-    let total: usize = p.faults.values().sum();
-    let _ = write!(
-        out,
-        "<p>{total} in its last {} games: {}. <a href=\"/docs/ladder#faults-strikes-and-pauses\">What faults mean</a></p>",
-        p.games,
-        p.faults
-            .iter()
-            .map(|(k, n)| format!("<span class=\"tag fault\">{}</span> {n}", esc(k)))
-            .collect::<Vec<_>>()
-            .join(" · ")
-    );
-    out.push_str(
-        "<div class=\"scroll\"><table class=\"faults\"><thead><tr><th>Game</th><th>Kind</th>\
-<th>What happened</th></tr></thead><tbody>",
-    );
-    for f in &p.recent_faults {
-        let _ = write!(
-            out,
-            "<tr><td class=\"name\"><a href=\"/games/{g}?step={s}\">#{g} step {s}</a></td>\
-<td><span class=\"tag fault\">{}</span></td><td class=\"detail\">{}</td></tr>",
-            esc(&f.kind),
-            esc(&f.detail),
-            g = f.game_id,
-            s = f.step
-        );
-    }
-    out.push_str("</tbody></table></div>");
-    out
-}
-
-fn about_html(d: &BotData) -> String {
-    let mut facts = Vec::new();
-    facts.push(format!(
-        "<div><dt>Game</dt><dd>{}</dd></div>",
-        game_title(&d.bot.game)
-    ));
-    facts.push(format!(
-        "<div><dt>Connects</dt><dd>{}</dd></div>",
-        esc(&d.bot.kind)
-    ));
-    if let Some(o) = &d.owner {
-        facts.push(format!("<div><dt>Owner</dt><dd>{}</dd></div>", esc(o)));
-    }
-    facts.push(format!(
-        "<div><dt>Version</dt><dd>{}</dd></div>",
-        d.profile
-            .version
-            .as_deref()
-            .map(esc)
-            .unwrap_or_else(|| "<span class=\"muted\">not given</span>".into())
-    ));
-    facts.push(format!(
-        "<div><dt>Last seen</dt><dd>{}</dd></div>",
-        d.last_seen
-            .as_deref()
-            .map(|t| {
-                let (day, at) = time(t).split_once(' ').map_or((String::new(), String::new()), |(d, a)| (d.to_string(), a.to_string()));
-                format!("finished a game <span class=\"nowrap\">{day}</span> <span class=\"nowrap\">{at}</span>")
-            })
-            .unwrap_or_else(|| "no finished game yet".into())
-    ));
-    if let Some(h) = &d.health {
-        facts.push(format!(
-            "<div><dt>Health</dt><dd>{}</dd></div>",
-            health_note(h)
-        ));
-        facts.push(format!("<div><dt>Strikes</dt><dd>{}</dd></div>", h.strikes));
-        if let Some(polling) = h.polling {
-            facts.push(format!(
-                "<div><dt>Polling</dt><dd>{}</dd></div>",
-                if polling {
-                    "yes, in the last minute"
-                } else {
-                    "not in the last minute"
+    html! {
+        h2 id="thinking" { "Thinking time" }
+        p {
+            (t.moves) " moves over its last " (p.games) " games"
+            @if let Some(l) = limit { ", against a limit of " (ms(l)) " per move" }
+            "."
+        }
+        div class="scroll" { table class="think" {
+            thead { tr {
+                th {} th class="num" { "time" }
+                @if limit.is_some() { th class="bar" { "share of the limit" } }
+            } }
+            tbody {
+                @for (label, v) in rows {
+                    tr {
+                        th scope="row" { (label) }
+                        td class="num" { (ms(v)) }
+                        @if let Some(l) = limit {
+                            @let share = (v / l).clamp(0.0, 1.0);
+                            td class="bar" {
+                                span class=(if share >= 0.8 { "meter hot" } else { "meter" }) {
+                                    i style=(format!("width:{:.1}%", 100.0 * share)) {}
+                                }
+                                (format!(" {:.0}%", 100.0 * v / l))
+                            }
+                        }
+                    }
                 }
-            ));
+            }
+        } }
+    }
+}
+
+fn faults_html(d: &BotData) -> Markup {
+    let p = &d.profile;
+    let total: usize = p.faults.values().sum();
+    html! {
+        h2 id="faults" { "Faults" }
+        @if p.faults.is_empty() {
+            p class="empty" { "No faults in its last " (p.games) " games." }
+        } @else {
+            p {
+                (total) " in its last " (p.games) " games: "
+                @for (i, (k, n)) in p.faults.iter().enumerate() {
+                    @if i > 0 { " · " }
+                    span class="tag fault" { (k) } " " (n)
+                }
+                ". " a href="/docs/ladder#faults-strikes-and-pauses" { "What faults mean" }
+            }
+            div class="scroll" { table class="faults" {
+                thead { tr { th { "Game" } th { "Kind" } th { "What happened" } } }
+                tbody {
+                    @for f in &p.recent_faults {
+                        tr {
+                            td class="name" {
+                                a href={ "/games/" (f.game_id) "?step=" (f.step) } { "#" (f.game_id) " step " (f.step) }
+                            }
+                            td { span class="tag fault" { (f.kind) } }
+                            td class="detail" { (f.detail) }
+                        }
+                    }
+                }
+            } }
         }
     }
-    format!("<dl class=\"facts\">{}</dl>", facts.concat())
 }
 
-fn ratings_html(d: &BotData) -> String {
-    let mut body = String::new();
-    if d.ratings.is_empty() {
-        body.push_str("<p class=\"empty\">No finished games yet.</p>");
+fn about_html(d: &BotData) -> Markup {
+    let fact = |term: &str, value: Markup| html! { div { dt { (term) } dd { (value) } } };
+    html! {
+        dl class="facts" {
+            (fact("Game", html! { (game_title(&d.bot.game)) }))
+            (fact("Connects", html! { (d.bot.kind) }))
+            @if let Some(o) = &d.owner { (fact("Owner", html! { (o) })) }
+            (fact("Version", html! {
+                @match &d.profile.version {
+                    Some(v) => (v),
+                    None => span class="muted" { "not given" },
+                }
+            }))
+            (fact("Last seen", html! {
+                @match &d.last_seen {
+                    Some(t) => {
+                        @let text = time(t);
+                        @let (day, at) = text.split_once(' ').unwrap_or(("", ""));
+                        "finished a game " span class="nowrap" { (day) } " " span class="nowrap" { (at) }
+                    },
+                    None => "no finished game yet",
+                }
+            }))
+            @if let Some(h) = &d.health {
+                (fact("Health", html! { (health_note(h)) }))
+                (fact("Strikes", html! { (h.strikes) }))
+                @if let Some(polling) = h.polling {
+                    (fact("Polling", html! {
+                        @if polling { "yes, in the last minute" } @else { "not in the last minute" }
+                    }))
+                }
+            }
+        }
     }
-    for r in &d.ratings {
-        let s = &r.stats;
-        let _ = write!(
-            body,
-            "<h2><a href=\"/leaderboard/{}\">{}</a></h2><div class=\"grid\">\
-<div class=\"panel\"><div class=\"stat\">{:.1} ± {:.1}<small>rating μ ± σ (μ − 3σ = {:.1})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>games</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"w\">{}</span><small>won ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"l\">{}</span><small>lost ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\"><span class=\"t\">{}</span><small>tied ({})</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>forfeited ({}; counted as losses)</small></div></div></div>\
-<h3>Rating over its last {} games</h3>{}\
-<div class=\"legend\"><span><i style=\"background:#0f5132\"></i>μ</span><span><i style=\"background:#cfe0d6\"></i>μ ± σ</span><span><i style=\"background:#b3261e\"></i>μ − 3σ</span></div>",
-            esc(&s.game),
-            game_title(&s.game),
-            s.mu,
-            s.sigma,
-            s.conservative,
-            s.games,
-            s.wins,
-            pct(s.wins, s.games),
-            s.losses,
-            pct(s.losses, s.games),
-            s.ties,
-            pct(s.ties, s.games),
-            s.forfeits,
-            pct(s.forfeits, s.games),
-            r.history.len(),
-            svg::rating_chart(&r.history, &format!("rating of {}", s.name))
-        );
+}
+
+fn ratings_html(d: &BotData) -> Markup {
+    html! {
+        @if d.ratings.is_empty() {
+            p class="empty" { "No finished games yet." }
+        }
+        @for r in &d.ratings {
+            @let s = &r.stats;
+            h2 { a href={ "/leaderboard/" (s.game) } { (game_title(&s.game)) } }
+            div class="grid" {
+                div class="panel" { div class="stat" {
+                    (format!("{:.1} ± {:.1}", s.mu, s.sigma))
+                    small { (format!("rating μ ± σ (μ − 3σ = {:.1})", s.conservative)) }
+                } }
+                div class="panel" { div class="stat" { (s.games) small { "games" } } }
+                div class="panel" { div class="stat" { span class="w" { (s.wins) } small { "won (" (pct(s.wins, s.games)) ")" } } }
+                div class="panel" { div class="stat" { span class="l" { (s.losses) } small { "lost (" (pct(s.losses, s.games)) ")" } } }
+                div class="panel" { div class="stat" { span class="t" { (s.ties) } small { "tied (" (pct(s.ties, s.games)) ")" } } }
+                div class="panel" { div class="stat" { (s.forfeits) small { "forfeited (" (pct(s.forfeits, s.games)) "; counted as losses)" } } }
+            }
+            h3 { "Rating over its last " (r.history.len()) " games" }
+            (svg::rating_chart(&r.history, &format!("rating of {}", s.name)))
+            div class="legend" {
+                span { i style="background:#0f5132" {} "μ" }
+                span { i style="background:#cfe0d6" {} "μ ± σ" }
+                span { i style="background:#b3261e" {} "μ − 3σ" }
+            }
+        }
     }
-    body
 }
 
 pub async fn bot(
@@ -373,55 +340,59 @@ pub async fn bot(
         Err(e) => return WebError::from(e).page(fmt),
     };
     respond(fmt, bot_data(&state, &name).await, |d| {
-        let mut body = format!(
-            "<h1>{}</h1><p class=\"lead\">A {} bot. <a href=\"/games?bot={}\">All its games</a></p>",
-            esc(&d.bot.name),
-            game_title(&d.bot.game),
-            url(&d.bot.name)
-        );
-        body.push_str(&about_html(d));
-        // wf (issue 16): play it, and its games in progress.
-        body.push_str(&live_and_play(&state, &d.bot, open.contains(&d.bot.id)));
-        body.push_str(&ratings_html(d));
-        body.push_str(&thinking_html(&d.profile, d.move_limit_ms));
-        body.push_str(&faults_html(d));
-        body.push_str("<h2>Most frequent opponents</h2>");
-        if d.opponents.is_empty() {
-            body.push_str("<p class=\"empty\">None yet.</p>");
-        } else {
-            body.push_str("<div class=\"scroll\"><table><thead><tr><th>Opponent</th><th class=\"hide-narrow\">Game</th><th class=\"num\">Games</th>\
-<th class=\"num\">W–L–T</th><th class=\"num\">Score</th><th></th></tr></thead><tbody>");
-            for p in &d.opponents {
-                let _ = write!(
-                    body,
-                    "<tr><td class=\"name\">{}</td><td class=\"hide-narrow\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-<td class=\"num\">{:.0}% <small class=\"hide-narrow\">({:.0}–{:.0}%)</small></td><td><a href=\"{}\">versus</a></td></tr>",
-                    bot_link(&p.stats.opponent_name),
-                    game_title(&p.stats.game),
-                    p.stats.games,
-                    wlt(p.stats.wins, p.stats.losses, p.stats.ties),
-                    100.0 * p.score,
-                    100.0 * p.low,
-                    100.0 * p.high,
-                    versus_href(&d.bot.name, &p.stats.opponent_name)
-                );
+        let body = html! {
+            h1 { (d.bot.name) }
+            p class="lead" {
+                "A " (game_title(&d.bot.game)) " bot. "
+                a href={ "/games?bot=" (url(&d.bot.name)) } { "All its games" }
             }
-            body.push_str("</tbody></table></div>");
-        }
-        let _ = write!(body, "<h2>Last {RECENT} games</h2>");
-        body.push_str(&games_table(&d.last_games));
-        body.push_str("<h2>Tournaments</h2>");
-        body.push_str(&crate::tournaments::briefs_table(&d.tournaments));
+            (about_html(d))
+            // wf (issue 16): play it, and its games in progress.
+            (live_and_play(&state, &d.bot, open.contains(&d.bot.id)))
+            (ratings_html(d))
+            (thinking_html(&d.profile, d.move_limit_ms))
+            (faults_html(d))
+            h2 { "Most frequent opponents" }
+            @if d.opponents.is_empty() {
+                p class="empty" { "None yet." }
+            } @else {
+                div class="scroll" { table {
+                    thead { tr {
+                        th { "Opponent" } th class="hide-narrow" { "Game" } th class="num" { "Games" }
+                        th class="num" { "W–L–T" } th class="num" { "Score" } th {}
+                    } }
+                    tbody {
+                        @for p in &d.opponents {
+                            tr {
+                                td class="name" { (bot_link(&p.stats.opponent_name)) }
+                                td class="hide-narrow" { (game_title(&p.stats.game)) }
+                                td class="num" { (p.stats.games) }
+                                td class="num" { (wlt(p.stats.wins, p.stats.losses, p.stats.ties)) }
+                                td class="num" {
+                                    (format!("{:.0}%", 100.0 * p.score)) " "
+                                    small class="hide-narrow" { (format!("({:.0}–{:.0}%)", 100.0 * p.low, 100.0 * p.high)) }
+                                }
+                                td { a href=(versus_href(&d.bot.name, &p.stats.opponent_name)) { "versus" } }
+                            }
+                        }
+                    }
+                } }
+            }
+            h2 { "Last " (RECENT) " games" }
+            (games_table(&d.last_games))
+            h2 { "Tournaments" }
+            (crate::tournaments::briefs_table(&d.tournaments))
+        };
         layout(
             &d.bot.name,
             Some(&format!("/json/bots/{}", url(&d.bot.name))),
-            &body,
+            body,
         )
     })
 }
 
 /// wf (issue 16): the bot's games in progress and an invitation to play it.
-fn live_and_play(state: &Services, bot: &WebBot, open: bool) -> String {
+fn live_and_play(state: &Services, bot: &WebBot, open: bool) -> Markup {
     let name = bot.name.as_str();
     let live: Vec<croupier_live::live_games::LiveSummary> = state
         .live
@@ -429,26 +400,21 @@ fn live_and_play(state: &Services, bot: &WebBot, open: bool) -> String {
         .into_iter()
         .filter(|g| g.seats.iter().any(|s| s == name))
         .collect();
-    let mut out = String::new();
-    if !live.is_empty() {
-        out.push_str("<h2>Playing now</h2>");
-        out.push_str(&crate::live::live_table(&live));
-    }
-    match bot.kind.as_str() {
-        "push" | "pull" | "hosted" => {
-            out.push_str(&crate::play::challenge_html(name, &bot.game, open))
+    html! {
+        @if !live.is_empty() {
+            h2 { "Playing now" }
+            (crate::live::live_table(&live))
         }
-        "house" if !name.starts_with("person-") => {
-            let _ = write!(
-                out,
-                "<p class=\"challenge\"><a class=\"button\" href=\"/play?game={}\">Play {} yourself</a></p>",
-                url(&bot.game),
-                esc(name)
-            );
+        @match bot.kind.as_str() {
+            "push" | "pull" | "hosted" => (crate::play::challenge_html(name, &bot.game, open)),
+            "house" if !name.starts_with("person-") => {
+                p class="challenge" {
+                    a class="button" href={ "/play?game=" (url(&bot.game)) } { "Play " (name) " yourself" }
+                }
+            },
+            _ => {},
         }
-        _ => {}
     }
-    out
 }
 
 #[cfg(test)]
@@ -488,7 +454,7 @@ mod tests {
             polling: Some(false),
         };
         let note = health_note(&paused);
-        assert!(note.starts_with("Paused until 2033") && note.contains("&lt;faulty&gt;"));
+        assert!(note.starts_with("Paused until 2033") && note.contains("3 <faulty> matches"));
     }
 
     #[test]
@@ -498,7 +464,7 @@ mod tests {
             thinking: Thinking::of(vec![100.0, 200.0, 4500.0]),
             ..Profile::default()
         };
-        let html = thinking_html(&p, Some(5000.0));
+        let html = thinking_html(&p, Some(5000.0)).into_string();
         assert!(html.contains("3 moves over its last 3 games, against a limit of 5.00 s"));
         assert!(html.contains("<td class=\"num\">4.50 s</td>"), "{html}");
         assert!(
@@ -509,6 +475,8 @@ mod tests {
             builtin: true,
             ..Profile::default()
         };
-        assert!(thinking_html(&builtin, None).contains("built-in strategy"));
+        assert!(thinking_html(&builtin, None)
+            .into_string()
+            .contains("built-in strategy"));
     }
 }

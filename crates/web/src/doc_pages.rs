@@ -8,7 +8,7 @@ use axum::extract::Path;
 use axum::response::{Html, IntoResponse, Response};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
-use crate::html::{esc, layout};
+use crate::html::{html, layout, Markup, PreEscaped};
 use crate::page::{Fmt, WebError};
 
 /// A published document: its URL name, title, one-line summary, folder in
@@ -204,27 +204,22 @@ fn start_markdown() -> String {
 
 pub async fn start() -> Response {
     let text = start_markdown();
-    let body = format!(
-        "<article class=\"doc start\">{}</article>",
-        render("", &text)
-    );
-    Html(layout("Start here", None, &body)).into_response()
+    let body = html! { article class="doc start" { (render("", &text)) } };
+    Html(layout("Start here", None, body).into_string()).into_response()
 }
 
-fn index(title: &str, intro: &str, base: &str, docs: &[Doc], extra: &str) -> Response {
-    let mut body = format!("<h1>{title}</h1><p class=\"lead\">{intro}</p><div class=\"grid\">");
-    for d in docs {
-        let _ = write!(
-            body,
-            "<a class=\"panel\" href=\"{base}/{}\"><h3>{}</h3><p>{}</p></a>",
-            d.name,
-            esc(d.title),
-            esc(d.summary)
-        );
-    }
-    body.push_str(extra);
-    body.push_str("</div>");
-    Html(layout(title, None, &body)).into_response()
+fn index(title: &str, intro: &str, base: &str, docs: &[Doc], extra: Markup) -> Response {
+    let body = html! {
+        h1 { (title) }
+        p class="lead" { (intro) }
+        div class="grid" {
+            @for d in docs {
+                a class="panel" href={ (base) "/" (d.name) } { h3 { (d.title) } p { (d.summary) } }
+            }
+            (extra)
+        }
+    };
+    Html(layout(title, None, body).into_string()).into_response()
 }
 
 pub async fn rules_index() -> Response {
@@ -233,7 +228,7 @@ pub async fn rules_index() -> Response {
         "The rules of every game, written for bot authors: what a bot sees, what it may do, how games are scored.",
         "/rules",
         RULES,
-        "",
+        html! {},
     )
 }
 
@@ -243,16 +238,20 @@ pub async fn docs_index() -> Response {
         "How a bot talks to Croupier, for every dialect.",
         "/docs",
         DOCS,
-        "<a class=\"panel\" href=\"/api/\"><h3>SkullWhist REST API (2014)</h3>\
-<p>Bots call the server: register, login, new-game, bid, status, play, old-game.</p></a>",
+        html! {
+            a class="panel" href="/api/" {
+                h3 { "SkullWhist REST API (2014)" }
+                p { "Bots call the server: register, login, new-game, bid, status, play, old-game." }
+            }
+        },
     )
 }
 
 fn page(list: &[Doc], name: &str, what: &str) -> Response {
     match list.iter().find(|d| d.name == name) {
         Some(d) => {
-            let body = format!("<article class=\"doc\">{}</article>", markdown(d));
-            Html(layout(d.title, None, &body)).into_response()
+            let body = html! { article class="doc" { (markdown(d)) } };
+            Html(layout(d.title, None, body).into_string()).into_response()
         }
         None => WebError::NotFound(format!("There is no {what} page '{name}'.")).page(Fmt::Html),
     }
@@ -316,12 +315,14 @@ fn site_link(dir: &str, dest: &str) -> Option<String> {
 }
 
 /// Renders a document: heading anchors, links rewritten to this site.
-pub fn markdown(doc: &Doc) -> String {
+pub fn markdown(doc: &Doc) -> Markup {
     render(doc.dir, doc.text)
 }
 
-/// Renders Markdown from a document in `dir` under `docs/`.
-fn render(dir: &str, text: &str) -> String {
+/// Renders Markdown from a document in `dir` under `docs/`. The result is
+/// markup made here: pulldown-cmark escapes the text, and raw HTML in a
+/// document is shown as text, not passed through.
+fn render(dir: &str, text: &str) -> Markup {
     let mut events: Vec<Event> = Parser::new_ext(text, Options::all()).collect();
     // Heading ids, from each heading's text.
     let mut i = 0;
@@ -370,7 +371,7 @@ fn render(dir: &str, text: &str) -> String {
     }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, out.into_iter());
-    html
+    PreEscaped(html)
 }
 
 #[cfg(test)]
@@ -405,7 +406,7 @@ mod tests {
     #[test]
     fn every_document_renders_with_anchors_and_no_file_links() {
         for d in RULES.iter().chain(DOCS) {
-            let html = markdown(d);
+            let html = markdown(d).into_string();
             assert!(html.contains("<h1") || html.contains("<h2"), "{}", d.name);
             assert!(
                 !html.contains(".md\""),
@@ -431,7 +432,7 @@ mod tests {
                 .unwrap_or_default();
             assert!(text.contains(first), "{path} not on the page");
         }
-        let html = render("", &text);
+        let html = render("", &text).into_string();
         for anchor in [
             "skullwhist-rest",
             "pull-http",

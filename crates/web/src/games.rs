@@ -2,7 +2,6 @@
 //! with its step-by-step replay (`?step=N`, no JavaScript).
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
@@ -12,7 +11,7 @@ use croupier_store::tournaments::{GamesFilter, Marked};
 use croupier_store::web::{GameFilter, GameSummary};
 use serde::Serialize;
 
-use crate::html::{self, esc, game_title, games_table, layout, seats_line, time, url};
+use crate::html::{self, game_title, games_table, html, layout, seats_line, time, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use crate::replay::{replay, Names, Replay};
 use croupier_competition::services::Services;
@@ -155,33 +154,34 @@ fn list_href(d: &ListData, page: i64) -> String {
     if q.is_empty() {
         "/games".into()
     } else {
-        format!("/games?{}", q.join("&amp;"))
+        format!("/games?{}", q.join("&"))
     }
 }
 
-fn pager(d: &ListData) -> String {
+fn pager(d: &ListData) -> Markup {
     if d.pages <= 1 {
-        return String::new();
+        return html! {};
     }
-    let mut out = String::from("<nav class=\"pager\" aria-label=\"pages\">");
-    let link = |p: i64, text: &str| format!("<a href=\"{}\">{text}</a>", list_href(d, p));
-    if d.page > 1 {
-        out.push_str(&link(1, "« first"));
-        out.push_str(&link(d.page - 1, "‹ newer"));
-    }
-    for p in (d.page - 2).max(1)..=(d.page + 2).min(d.pages) {
-        if p == d.page {
-            let _ = write!(out, "<span class=\"current\">{p}</span>");
-        } else {
-            out.push_str(&link(p, &p.to_string()));
+    let link = |p: i64, text: &str| html! { a href=(list_href(d, p)) { (text) } };
+    html! {
+        nav class="pager" aria-label="pages" {
+            @if d.page > 1 {
+                (link(1, "« first"))
+                (link(d.page - 1, "‹ newer"))
+            }
+            @for p in (d.page - 2).max(1)..=(d.page + 2).min(d.pages) {
+                @if p == d.page {
+                    span class="current" { (p) }
+                } @else {
+                    (link(p, &p.to_string()))
+                }
+            }
+            @if d.page < d.pages {
+                (link(d.page + 1, "older ›"))
+                (link(d.pages, &format!("last ({}) »", d.pages)))
+            }
         }
     }
-    if d.page < d.pages {
-        out.push_str(&link(d.page + 1, "older ›"));
-        out.push_str(&link(d.pages, &format!("last ({}) »", d.pages)));
-    }
-    out.push_str("</nav>");
-    out
 }
 
 pub async fn list(
@@ -190,56 +190,45 @@ pub async fn list(
     fmt: Fmt,
 ) -> Response {
     respond(fmt, list_data(&state, &q).await, |d| {
-        let mut options = String::from("<option value=\"\">all games</option>");
-        for k in GameKind::ALL {
-            let sel = if d.game == Some(k.name()) {
-                " selected"
-            } else {
-                ""
-            };
-            let _ = write!(
-                options,
-                "<option value=\"{}\"{sel}>{}</option>",
-                k.name(),
-                game_title(k.name())
-            );
-        }
-        let mut marked = String::new();
-        for (value, text) in [("", "shown"), ("only", "only"), ("hide", "hidden")] {
-            let sel = if d.tournaments.unwrap_or("") == value {
-                " selected"
-            } else {
-                ""
-            };
-            let _ = write!(marked, "<option value=\"{value}\"{sel}>{text}</option>");
-        }
-        let mut body = format!(
-            "<h1>Games</h1><p class=\"lead\">{} finished {}games{}{}{}, newest first. Page {} of {}.</p>\
-<form class=\"filters\" method=\"get\" action=\"/games\"><label>Game <select name=\"game\">{options}</select></label>\
-<label>Bot <input name=\"bot\" value=\"{}\" placeholder=\"any bot\" size=\"14\"></label>\
-<label>Tournament <input name=\"tournament\" value=\"{}\" placeholder=\"any\" size=\"12\"></label>\
-<label>Tournament games <select name=\"tournaments\">{marked}</select></label><button type=\"submit\">Show</button></form>",
-            d.total,
-            match d.tournaments {
-                Some("only") => "tournament ",
-                Some("hide") => "ladder ",
-                _ => "",
-            },
-            d.game.map(|g| format!(" of {}", game_title(g))).unwrap_or_default(),
-            d.bot.as_deref().map(|b| format!(" with {}", esc(b))).unwrap_or_default(),
-            d.tournament
-                .as_deref()
-                .map(|t| format!(" of tournament <a href=\"/tournaments/{}\">{}</a>", url(t), esc(t)))
-                .unwrap_or_default(),
-            d.page,
-            d.pages,
-            esc(d.bot.as_deref().unwrap_or("")),
-            esc(d.tournament.as_deref().unwrap_or(""))
-        );
-        body.push_str(&games_table(&d.games));
-        body.push_str(&pager(d));
-        let json = list_href(d, d.page).replace("&amp;", "&");
-        layout("Games", Some(&format!("/json{json}")), &body)
+        let marked = d.tournaments.unwrap_or("");
+        let body = html! {
+            h1 { "Games" }
+            p class="lead" {
+                (d.total) " finished "
+                (match d.tournaments {
+                    Some("only") => "tournament ",
+                    Some("hide") => "ladder ",
+                    _ => "",
+                })
+                "games"
+                @if let Some(g) = d.game { " of " (game_title(g)) }
+                @if let Some(b) = &d.bot { " with " (b) }
+                @if let Some(t) = &d.tournament {
+                    " of tournament " a href={ "/tournaments/" (url(t)) } { (t) }
+                }
+                ", newest first. Page " (d.page) " of " (d.pages) "."
+            }
+            form class="filters" method="get" action="/games" {
+                label { "Game " select name="game" {
+                    option value="" { "all games" }
+                    @for k in GameKind::ALL {
+                        option value=(k.name()) selected[d.game == Some(k.name())] { (game_title(k.name())) }
+                    }
+                } }
+                label { "Bot " input name="bot" value=(d.bot.as_deref().unwrap_or("")) placeholder="any bot" size="14"; }
+                label { "Tournament " input name="tournament" value=(d.tournament.as_deref().unwrap_or("")) placeholder="any" size="12"; }
+                label { "Tournament games " select name="tournaments" {
+                    @for (value, text) in [("", "shown"), ("only", "only"), ("hide", "hidden")] {
+                        option value=(value) selected[marked == value] { (text) }
+                    }
+                } }
+                button type="submit" { "Show" }
+            }
+            (games_table(&d.games))
+            (pager(d))
+        };
+        let json = list_href(d, d.page);
+        layout("Games", Some(&format!("/json{json}")), body)
     })
 }
 
@@ -298,121 +287,94 @@ async fn game_data(
     })
 }
 
-fn game_html(d: &GameData) -> String {
+fn game_html(d: &GameData) -> Markup {
     let g = &d.game;
     let id = g.id;
-    let mut body = format!(
-        "<h1>{} game #{id}</h1><p class=\"lead\">{}</p><p>{} · started {} · {} · {} · <a href=\"/rules/{}\">rules</a></p>",
-        game_title(&g.game),
-        seats_line(&g.seats),
-        esc(&g.status),
-        time(&g.started),
-        g.finished.as_deref().map(|f| format!("finished {}", time(f))).unwrap_or_default(),
-        match d.seed {
-            Some(seed) => format!("seed {seed}"),
-            None => "seed shown when the game is over".into(),
-        },
-        esc(&g.game)
-    );
-    if let Some(r) = &d.reason {
-        let _ = write!(body, "<p class=\"empty\">{}</p>", esc(r));
-    }
-    let Some(replay) = &d.replay else {
-        body.push_str(
-            "<p class=\"empty\">No record yet: the replay appears when the game is over.</p>",
-        );
-        return body;
+    let head = html! {
+        h1 { (game_title(&g.game)) " game #" (id) }
+        p class="lead" { (seats_line(&g.seats)) }
+        p {
+            (g.status) " · started " (time(&g.started)) " · "
+            @if let Some(f) = &g.finished { "finished " (time(f)) }
+            " · "
+            @match d.seed {
+                Some(seed) => { "seed " (seed) },
+                None => "seed shown when the game is over",
+            }
+            " · " a href={ "/rules/" (g.game) } { "rules" }
+        }
+        @if let Some(r) = &d.reason { p class="empty" { (r) } }
     };
-    if let Some(e) = &replay.error {
-        let _ = write!(
-            body,
-            "<p class=\"tag fault\">The record does not replay: {}</p>",
-            esc(e)
-        );
-    }
+    let Some(replay) = &d.replay else {
+        return html! {
+            (head)
+            p class="empty" { "No record yet: the replay appears when the game is over." }
+        };
+    };
     let n = replay.steps.len();
     // No fragment: the page opens at the top with the site's header, and
     // the step controls sit at the same place on every step.
     let step_href = |s: usize| format!("/games/{id}?step={s}");
-    let mut pager = String::from("<nav class=\"pager stepper\" aria-label=\"steps\">");
-    let nav = |out: &mut String, ok: bool, s: usize, text: &str, rel: &str| {
-        if ok {
-            let _ = write!(out, "<a href=\"{}\" rel=\"{rel}\">{text}</a>", step_href(s));
-        } else {
-            let _ = write!(out, "<span class=\"off\">{text}</span>");
+    let nav = |ok: bool, s: usize, text: &str, rel: &str| {
+        html! {
+            @if ok { a href=(step_href(s)) rel=(rel) { (text) } }
+            @else { span class="off" { (text) } }
         }
     };
-    nav(&mut pager, d.step > 0, 0, "« deal", "first");
-    nav(
-        &mut pager,
-        d.step > 0,
-        d.step.saturating_sub(1),
-        "‹ previous",
-        "prev",
-    );
-    let _ = write!(
-        pager,
-        "<span class=\"current\">step {} of {n}</span>",
-        d.step
-    );
-    nav(&mut pager, d.step < n, d.step + 1, "next ›", "next");
-    nav(&mut pager, d.step < n, n, "end »", "last");
-    pager.push_str("</nav>");
-    let title = if d.step == 0 {
-        "After the deal".to_string()
-    } else {
-        format!("After step {}", d.step)
-    };
-    let _ = write!(
-        body,
-        "<h2 id=\"state\">{title}</h2>{pager}<div class=\"state\">{}</div>",
-        replay.panel
-    );
-    body.push_str("<h2>Every step</h2><div class=\"scroll\"><table class=\"steps\"><thead><tr><th>Step</th><th>Bot</th><th>Move</th><th class=\"num\">Time</th><th>What happened</th></tr></thead><tbody>");
-    let _ = write!(
-        body,
-        "<tr id=\"step-0\"{}><td><a href=\"{}\">deal</a></td><td></td><td></td><td></td><td class=\"events\">{}</td></tr>",
-        if d.step == 0 { " class=\"current\"" } else { "" },
-        step_href(0),
-        replay.deal_html.iter().map(|e| format!("<div>{e}</div>")).collect::<String>()
-    );
-    for s in &replay.steps {
-        let name = g
-            .seats
-            .get(s.seat.index())
-            .map(|x| esc(&x.name))
-            .unwrap_or_else(|| format!("seat {}", s.seat));
-        let fault = s
-            .fault
-            .as_ref()
-            .map(|f| {
-                format!(
-                    "<div><span class=\"tag fault\">{}</span> {}</div>",
-                    esc(&f.kind),
-                    esc(&f.detail)
-                )
-            })
-            .unwrap_or_default();
-        let ms = match s.ms {
-            _ if s.builtin => {
-                "<span class=\"builtin\" title=\"an in-process built-in strategy\">built-in</span>"
-                    .into()
+    let current = |index: usize| (index == d.step).then_some("current");
+    html! {
+        (head)
+        @if let Some(e) = &replay.error {
+            p class="tag fault" { "The record does not replay: " (e) }
+        }
+        h2 id="state" {
+            @if d.step == 0 { "After the deal" } @else { "After step " (d.step) }
+        }
+        nav class="pager stepper" aria-label="steps" {
+            (nav(d.step > 0, 0, "« deal", "first"))
+            (nav(d.step > 0, d.step.saturating_sub(1), "‹ previous", "prev"))
+            span class="current" { "step " (d.step) " of " (n) }
+            (nav(d.step < n, d.step + 1, "next ›", "next"))
+            (nav(d.step < n, n, "end »", "last"))
+        }
+        div class="state" { (replay.panel) }
+        h2 { "Every step" }
+        div class="scroll" { table class="steps" {
+            thead { tr { th { "Step" } th { "Bot" } th { "Move" } th class="num" { "Time" } th { "What happened" } } }
+            tbody {
+                tr id="step-0" class=[current(0)] {
+                    td { a href=(step_href(0)) { "deal" } }
+                    td {} td {} td {}
+                    td class="events" { @for e in &replay.deal_html { div { (e) } } }
+                }
+                @for s in &replay.steps {
+                    tr id={ "step-" (s.index) } class=[current(s.index)] {
+                        td { a href=(step_href(s.index)) { (s.index) } }
+                        td {
+                            @match g.seats.get(s.seat.index()) {
+                                Some(x) => (x.name),
+                                None => { "seat " (s.seat) },
+                            }
+                        }
+                        td { (s.action_html) }
+                        td class="num" {
+                            @match s.ms {
+                                _ if s.builtin => span class="builtin" title="an in-process built-in strategy" { "built-in" },
+                                Some(m) => (format!("{m:.1} ms")),
+                                None => "–",
+                            }
+                        }
+                        td class="events" {
+                            @if let Some(f) = &s.fault {
+                                div { span class="tag fault" { (f.kind) } " " (f.detail) }
+                            }
+                            @for e in &s.events_html { div { (e) } }
+                        }
+                    }
+                }
             }
-            Some(m) => format!("{m:.1} ms"),
-            None => "–".into(),
-        };
-        let _ = write!(
-            body,
-            "<tr id=\"step-{i}\"{cur}><td><a href=\"{href}\">{i}</a></td><td>{name}</td><td>{}</td><td class=\"num\">{ms}</td><td class=\"events\">{fault}{}</td></tr>",
-            s.action_html,
-            s.events_html.iter().map(|e| format!("<div>{e}</div>")).collect::<String>(),
-            i = s.index,
-            cur = if s.index == d.step { " class=\"current\"" } else { "" },
-            href = step_href(s.index),
-        );
+        } }
     }
-    body.push_str("</tbody></table></div>");
-    body
 }
 
 pub async fn game(
@@ -425,7 +387,7 @@ pub async fn game(
         layout(
             &format!("{} #{}", game_title(&d.game.game), d.game.id),
             Some(&format!("/json/games/{}", d.game.id)),
-            &game_html(d),
+            game_html(d),
         )
     })
 }

@@ -5,7 +5,6 @@
 //! few seconds. Once the game is over the page links to its replay, which
 //! shows every card.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -13,7 +12,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::html::{bot_link, esc, game_title, layout, time};
+use crate::html::{bot_link, game_title, html, layout, time, Markup, PreEscaped};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
 use croupier_live::live_games::{LiveMessage, LiveSummary};
@@ -28,57 +27,54 @@ pub fn routes() -> Router<Arc<Services>> {
 }
 
 /// A table of live games with links to watch them (home and bot pages).
-pub fn live_table(games: &[LiveSummary]) -> String {
+pub fn live_table(games: &[LiveSummary]) -> Markup {
     if games.is_empty() {
-        return "<p class=\"empty\">No game to watch right now.</p>".into();
+        return html! { p class="empty" { "No game to watch right now." } };
     }
-    let mut out = String::from(
-        "<div class=\"scroll\"><table class=\"live-games\"><thead><tr><th>Game</th><th>Seats</th>\
-<th class=\"hide-narrow\">Started</th><th class=\"num\">Watching</th><th></th></tr></thead><tbody>",
-    );
-    for g in games {
-        let seats: Vec<String> = g
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if g.person_seat == Some(i) {
-                    "<span class=\"who\">a person</span>".to_string()
-                } else {
-                    bot_link(s)
+    html! {
+        div class="scroll" { table class="live-games" {
+            thead { tr {
+                th { "Game" } th { "Seats" } th class="hide-narrow" { "Started" } th class="num" { "Watching" } th {}
+            } }
+            tbody {
+                @for g in games {
+                    tr {
+                        td { (game_title(&g.game)) }
+                        td {
+                            @for (i, s) in g.seats.iter().enumerate() {
+                                @if i > 0 { " · " }
+                                @if g.person_seat == Some(i) { span class="who" { "a person" } }
+                                @else { (bot_link(s)) }
+                            }
+                        }
+                        td class="hide-narrow" { (time(&g.started)) }
+                        td class="num" { (g.spectators) }
+                        td { a class="watch" href={ "/live/" (g.id) } { "watch" } }
+                    }
                 }
-            })
-            .collect();
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td class=\"hide-narrow\">{}</td><td class=\"num\">{}</td>\
-<td><a class=\"watch\" href=\"/live/{}\">watch</a></td></tr>",
-            game_title(&g.game),
-            seats.join(" · "),
-            time(&g.started),
-            g.spectators,
-            g.id
-        );
+            }
+        } }
     }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
 async fn list(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
     let games = state.live.list();
     respond(fmt, Ok::<_, WebError>(games), |g| {
-        let body = format!(
-            "<h1>Live games</h1><p class=\"lead\">Games in progress, as they happen. \
-Hidden cards stay hidden until the game is over. <a href=\"/play\">Play a bot yourself</a>.</p>{}",
-            live_table(g)
-        );
-        layout("Live games", Some("/json/live"), &body)
+        let body = html! {
+            h1 { "Live games" }
+            p class="lead" {
+                "Games in progress, as they happen. Hidden cards stay hidden until the game is over. "
+                a href="/play" { "Play a bot yourself" } "."
+            }
+            (live_table(g))
+        };
+        layout("Live games", Some("/json/live"), body)
     })
 }
 
 /// The page's script: follows the event stream, appends each event, and
 /// links the replay at the end. Without JavaScript the page refreshes.
-const SCRIPT: &str = r#"<script>
+const SCRIPT: &str = r#"
 (function () {
   var box = document.getElementById('live');
   if (!box || !window.EventSource) return;
@@ -113,7 +109,7 @@ const SCRIPT: &str = r#"<script>
   es.onerror = function () { if (box.dataset.over) es.close(); };
   box.dataset.js = 'on';
 })();
-</script>"#;
+"#;
 
 async fn page(State(state): State<Arc<Services>>, Path(id): Path<String>) -> Response {
     let Ok(id) = id.parse::<i64>() else {
@@ -123,19 +119,14 @@ async fn page(State(state): State<Arc<Services>>, Path(id): Path<String>) -> Res
         // Over (or never live): the replay tells the rest.
         return Redirect::to(&format!("/games/{id}")).into_response();
     };
-    let mut events = String::new();
+    let mut events = Vec::new();
     let mut over = None;
     let mut to_act = String::new();
     for m in game.history() {
         match &*m {
             LiveMessage::Start { .. } => {}
             LiveMessage::Event(e) => {
-                let _ = write!(
-                    events,
-                    "<li data-index=\"{}\">{}</li>",
-                    e.index,
-                    esc(&e.text)
-                );
+                events.push((e.index, e.text.clone()));
                 to_act = if e.to_act.is_empty() {
                     String::new()
                 } else {
@@ -162,49 +153,39 @@ async fn page(State(state): State<Arc<Services>>, Path(id): Path<String>) -> Res
     else {
         return WebError::Internal.page(Fmt::Html);
     };
-    let seats: String = seats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let who = if *person_seat == Some(i) {
-                "a person".to_string()
-            } else {
-                bot_link(s)
-            };
-            format!("<li>seat {i}: {who}</li>")
-        })
-        .collect();
-    let status = match &over {
-        Some(s) => format!(
-            "The game is over ({}). <a href=\"/games/{id}\">See the replay with every card</a>.",
-            esc(s)
-        ),
-        None => format!(
-            "In progress since {}. Only what every player sees is shown: hands and sealed bids stay hidden until they are public.",
-            time(started)
-        ),
+    let body = html! {
+        @if over.is_none() {
+            noscript { meta http-equiv="refresh" content="3"; }
+        }
+        section id="live" data-game=(id) data-stream={ "/v1/games/" (id) "/events?format=sse" } data-over=[over.as_deref()] {
+            h1 { (game_title(kind)) " · game " (id) " " small class="live-badge" { "live" } }
+            ul class="seats" {
+                @for (i, s) in seats.iter().enumerate() {
+                    li {
+                        "seat " (i) ": "
+                        @if *person_seat == Some(i) { "a person" } @else { (bot_link(s)) }
+                    }
+                }
+            }
+            p id="live-status" {
+                @match &over {
+                    Some(s) => {
+                        "The game is over (" (s) "). "
+                        a href={ "/games/" (id) } { "See the replay with every card" } "."
+                    },
+                    None => {
+                        "In progress since " (time(started)) ". Only what every player sees is shown: hands and sealed bids stay hidden until they are public."
+                    },
+                }
+            }
+            p id="live-to-act" { (to_act) }
+            h2 { "Events" }
+            ol id="live-events" class="events" {
+                @for (index, text) in &events { li data-index=(index) { (text) } }
+            }
+        }
+        @if over.is_none() { script { (PreEscaped(SCRIPT)) } }
     };
-    let refresh = if over.is_none() {
-        "<noscript><meta http-equiv=\"refresh\" content=\"3\"></noscript>"
-    } else {
-        ""
-    };
-    let body = format!(
-        "{refresh}<section id=\"live\" data-game=\"{id}\" data-stream=\"/v1/games/{id}/events?format=sse\"{over_attr}>\
-<h1>{title} · game {id} <small class=\"live-badge\">live</small></h1><ul class=\"seats\">{seats}</ul>\
-<p id=\"live-status\">{status}</p><p id=\"live-to-act\">{to_act}</p>\
-<h2>Events</h2><ol id=\"live-events\" class=\"events\">{events}</ol></section>{script}",
-        title = game_title(kind),
-        over_attr = over
-            .as_ref()
-            .map(|s| format!(" data-over=\"{}\"", esc(s)))
-            .unwrap_or_default(),
-        script = if over.is_none() { SCRIPT } else { "" },
-    );
-    Html(layout(
-        &format!("{} game {id}, live", game_title(kind)),
-        None,
-        &body,
-    ))
-    .into_response()
+    Html(layout(&format!("{} game {id}, live", game_title(kind)), None, body).into_string())
+        .into_response()
 }

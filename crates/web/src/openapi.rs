@@ -5,13 +5,12 @@
 //! Nothing here is copied by hand: a new route in the document appears here.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 use axum::extract::Path;
 use axum::response::{Html, IntoResponse, Response};
 use serde_json::Value;
 
-use crate::html::{esc, layout};
+use crate::html::{html, layout, Markup};
 use crate::page::{Fmt, WebError};
 
 /// The OpenAPI document of `/v1` and the push webhooks. It lives beside
@@ -26,27 +25,24 @@ fn document() -> Result<Value, WebError> {
     })
 }
 
-/// Text from the document, escaped, with site paths (`/docs/…`, `/start`,
+/// Text from the document, with site paths (`/docs/…`, `/start`,
 /// `/api/`, `/openapi.json`) turned into links.
-pub fn linkify(text: &str) -> String {
-    let mut out = String::new();
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let end = word
-            .find(|c: char| !(c.is_ascii_alphanumeric() || "/-_.".contains(c)))
-            .unwrap_or(word.len());
-        let core = word[..end].trim_end_matches('.');
-        let rest = &word[core.len()..];
-        let site = ["/docs", "/start", "/api/", "/openapi.json", "/rules"];
-        if site.iter().any(|p| core.starts_with(p)) {
-            let _ = write!(out, "<a href=\"{0}\">{0}</a>{1}", esc(core), esc(rest));
-        } else {
-            out.push_str(&esc(word));
+pub fn linkify(text: &str) -> Markup {
+    let site = ["/docs", "/start", "/api/", "/openapi.json", "/rules"];
+    html! {
+        @for (i, word) in text.split(' ').enumerate() {
+            @if i > 0 { " " }
+            @let end = word
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "/-_.".contains(c)))
+                .unwrap_or(word.len());
+            @let core = word[..end].trim_end_matches('.');
+            @if site.iter().any(|p| core.starts_with(p)) {
+                a href=(core) { (core) } (&word[core.len()..])
+            } @else {
+                (word)
+            }
         }
     }
-    out
 }
 
 /// The tags of the document: (name, description).
@@ -67,73 +63,75 @@ fn tags(doc: &Value) -> Vec<(String, String)> {
 }
 
 /// A schema's type in a few words, with references linked to their anchor.
-fn type_of(s: &Value, used: &mut BTreeSet<String>) -> String {
+fn type_of(s: &Value, used: &mut BTreeSet<String>) -> Markup {
     if let Some(r) = s["$ref"].as_str() {
         let name = r.rsplit('/').next().unwrap_or(r).to_string();
-        let link = format!("<a href=\"#schema-{0}\">{0}</a>", esc(&name));
+        let link = html! { a href={ "#schema-" (name) } { (name) } };
         used.insert(name);
         return link;
     }
     if let Some(e) = s["enum"].as_array() {
-        let vals: Vec<String> = e
-            .iter()
-            .map(|v| format!("<code>{}</code>", esc(&v.to_string())))
-            .collect();
-        return format!("one of {}", vals.join(", "));
+        return html! {
+            "one of "
+            @for (i, v) in e.iter().enumerate() {
+                @if i > 0 { ", " }
+                code { (v.to_string()) }
+            }
+        };
     }
     if let Some(alts) = s["oneOf"].as_array().or(s["anyOf"].as_array()) {
-        let parts: Vec<String> = alts.iter().map(|a| type_of(a, used)).collect();
-        return parts.join(" or ");
+        let parts: Vec<Markup> = alts.iter().map(|a| type_of(a, used)).collect();
+        return html! { @for (i, p) in parts.iter().enumerate() { @if i > 0 { " or " } (p) } };
     }
     match &s["type"] {
-        Value::String(t) if t == "array" => format!("array of {}", type_of(&s["items"], used)),
-        Value::String(t) => esc(t),
-        Value::Array(ts) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .map(esc)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => "any".into(),
+        Value::String(t) if t == "array" => {
+            let items = type_of(&s["items"], used);
+            html! { "array of " (items) }
+        }
+        Value::String(t) => html! { (t) },
+        Value::Array(ts) => html! {
+            @for (i, t) in ts.iter().filter_map(Value::as_str).enumerate() {
+                @if i > 0 { " or " }
+                (t)
+            }
+        },
+        _ => html! { "any" },
     }
 }
 
-fn description(v: &Value) -> String {
+fn description(v: &Value) -> Markup {
     v["description"].as_str().map(linkify).unwrap_or_default()
 }
 
 /// A table of an object schema's properties (or one line for other types).
-fn schema_table(s: &Value, used: &mut BTreeSet<String>) -> String {
+fn schema_table(s: &Value, used: &mut BTreeSet<String>) -> Markup {
     let Some(props) = s["properties"].as_object() else {
-        return format!("<p>{} {}</p>", type_of(s, used), description(s));
+        let t = type_of(s, used);
+        return html! { p { (t) " " (description(s)) } };
     };
     let required: Vec<&str> = s["required"]
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let mut out = format!(
-        "{}<div class=\"scroll\"><table class=\"fields\"><thead><tr><th>Field</th><th>Type</th><th>Meaning</th></tr></thead><tbody>",
-        s["description"]
-            .as_str()
-            .map(|d| format!("<p>{}</p>", linkify(d)))
-            .unwrap_or_default()
-    );
-    for (name, p) in props {
-        let req = if required.contains(&name.as_str()) {
-            " <small>required</small>"
-        } else {
-            ""
-        };
-        let _ = write!(
-            out,
-            "<tr><td><code>{}</code>{req}</td><td>{}</td><td>{}</td></tr>",
-            esc(name),
-            type_of(p, used),
-            description(p)
-        );
+    let rows: Vec<(&String, Markup, Markup)> = props
+        .iter()
+        .map(|(name, p)| (name, type_of(p, used), description(p)))
+        .collect();
+    html! {
+        @if let Some(d) = s["description"].as_str() { p { (linkify(d)) } }
+        div class="scroll" { table class="fields" {
+            thead { tr { th { "Field" } th { "Type" } th { "Meaning" } } }
+            tbody {
+                @for (name, t, meaning) in rows {
+                    tr {
+                        td { code { (name) } @if required.contains(&name.as_str()) { " " small { "required" } } }
+                        td { (t) }
+                        td { (meaning) }
+                    }
+                }
+            }
+        } }
     }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
 fn body_schema(content: &Value) -> Option<&Value> {
@@ -149,89 +147,87 @@ fn operation(
     op: &Value,
     shared: &Value,
     used: &mut BTreeSet<String>,
-) -> String {
+) -> Markup {
     let id = op["operationId"].as_str().unwrap_or(path);
-    let mut out = format!(
-        "<section class=\"op panel\" id=\"{}\"><h2><span class=\"tag method\">{}</span> <code>{}</code></h2><p><b>{}</b></p>",
-        esc(id),
-        esc(&method.to_uppercase()),
-        esc(path),
-        op["summary"].as_str().map(linkify).unwrap_or_default()
-    );
-    if let Some(d) = op["description"].as_str() {
-        let _ = write!(out, "<p>{}</p>", linkify(d));
-    }
-    if let Some(sec) = op["security"].as_array() {
-        let names: Vec<String> = sec
-            .iter()
-            .filter_map(Value::as_object)
-            .flat_map(|o| o.keys().cloned())
-            .collect();
-        if !names.is_empty() {
-            let _ = write!(
-                out,
-                "<p>Authentication: {}.</p>",
-                names
-                    .iter()
-                    .map(|n| format!("<a href=\"#auth-{0}\">{0}</a>", esc(n)))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            );
-        }
-    }
-    let params: Vec<&Value> = shared
+    let auth: Vec<String> = op["security"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|o| o.keys().cloned())
+        .collect();
+    let params: Vec<(&Value, Markup)> = shared
         .as_array()
         .into_iter()
         .flatten()
         .chain(op["parameters"].as_array().into_iter().flatten())
+        .map(|p| (p, type_of(&p["schema"], used)))
         .collect();
-    if !params.is_empty() {
-        out.push_str("<h3>Parameters</h3><div class=\"scroll\"><table class=\"fields\"><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Meaning</th></tr></thead><tbody>");
-        for p in params {
-            let _ = write!(
-                out,
-                "<tr><td><code>{}</code>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(p["name"].as_str().unwrap_or_default()),
-                if p["required"] == Value::Bool(true) {
-                    " <small>required</small>"
-                } else {
-                    ""
-                },
-                esc(p["in"].as_str().unwrap_or_default()),
-                type_of(&p["schema"], used),
-                description(p)
-            );
+    let body = body_schema(&op["requestBody"]).map(|s| type_of(s, used));
+    let responses: Vec<(&String, Markup, Option<Markup>)> = op["responses"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(status, r)| {
+            (
+                status,
+                description(r),
+                body_schema(r).map(|s| type_of(s, used)),
+            )
+        })
+        .collect();
+    html! {
+        section class="op panel" id=(id) {
+            h2 { span class="tag method" { (method.to_uppercase()) } " " code { (path) } }
+            p { b { (op["summary"].as_str().map(linkify).unwrap_or_default()) } }
+            @if let Some(d) = op["description"].as_str() { p { (linkify(d)) } }
+            @if !auth.is_empty() {
+                p {
+                    "Authentication: "
+                    @for (i, n) in auth.iter().enumerate() {
+                        @if i > 0 { " or " }
+                        a href={ "#auth-" (n) } { (n) }
+                    }
+                    "."
+                }
+            }
+            @if !params.is_empty() {
+                h3 { "Parameters" }
+                div class="scroll" { table class="fields" {
+                    thead { tr { th { "Name" } th { "In" } th { "Type" } th { "Meaning" } } }
+                    tbody {
+                        @for (p, t) in &params {
+                            tr {
+                                td {
+                                    code { (p["name"].as_str().unwrap_or_default()) }
+                                    @if p["required"] == Value::Bool(true) { " " small { "required" } }
+                                }
+                                td { (p["in"].as_str().unwrap_or_default()) }
+                                td { (t) }
+                                td { (description(p)) }
+                            }
+                        }
+                    }
+                } }
+            }
+            @if let Some(t) = body {
+                h3 { "Request body" }
+                p { "JSON: " (t) }
+            }
+            @if op["responses"].is_object() {
+                h3 { "Responses" }
+                ul class="responses" {
+                    @for (status, meaning, schema) in &responses {
+                        li { code { (status) } " " (meaning) @if let Some(t) = schema { " — " (t) } }
+                    }
+                }
+            }
         }
-        out.push_str("</tbody></table></div>");
     }
-    if let Some(s) = body_schema(&op["requestBody"]) {
-        let _ = write!(
-            out,
-            "<h3>Request body</h3><p>JSON: {}</p>",
-            type_of(s, used)
-        );
-    }
-    if let Some(rs) = op["responses"].as_object() {
-        out.push_str("<h3>Responses</h3><ul class=\"responses\">");
-        for (status, r) in rs {
-            let schema = body_schema(r)
-                .map(|s| format!(" — {}", type_of(s, used)))
-                .unwrap_or_default();
-            let _ = write!(
-                out,
-                "<li><code>{}</code> {}{schema}</li>",
-                esc(status),
-                description(r)
-            );
-        }
-        out.push_str("</ul>");
-    }
-    out.push_str("</section>");
-    out
 }
 
 /// The page of one tag, or `None` if the document has no such tag.
-pub fn tag_page(doc: &Value, tag: &str) -> Option<String> {
+pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
     let all = tags(doc);
     let (_, about) = all.iter().find(|(n, _)| n == tag)?;
     let has_tag = |op: &Value| {
@@ -240,11 +236,11 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<String> {
             .is_some_and(|t| t.iter().any(|x| x.as_str() == Some(tag)))
     };
     let mut used = BTreeSet::new();
-    let mut ops = String::new();
+    let mut ops = Vec::new();
     for (path, item) in doc["paths"].as_object().into_iter().flatten() {
         for (method, op) in item.as_object().into_iter().flatten() {
             if method != "parameters" && has_tag(op) {
-                ops.push_str(&operation(method, path, op, &item["parameters"], &mut used));
+                ops.push(operation(method, path, op, &item["parameters"], &mut used));
             }
         }
     }
@@ -256,81 +252,74 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<String> {
                 if o["operationId"].is_null() {
                     o["operationId"] = Value::String(name.clone());
                 }
-                ops.push_str(&operation("webhook", &what, &o, &Value::Null, &mut used));
+                ops.push(operation("webhook", &what, &o, &Value::Null, &mut used));
             }
         }
     }
     // Schemas used, and the schemas those use, each once.
-    let mut schemas = String::new();
+    let mut schemas = Vec::new();
     let mut done = BTreeSet::new();
     while let Some(name) = used.iter().find(|n| !done.contains(*n)).cloned() {
         done.insert(name.clone());
-        let s = &doc["components"]["schemas"][&name];
-        let _ = write!(
-            schemas,
-            "<h3 id=\"schema-{0}\">{0}</h3>{1}",
-            esc(&name),
-            schema_table(s, &mut used)
-        );
+        let table = schema_table(&doc["components"]["schemas"][&name], &mut used);
+        schemas.push((name, table));
     }
-    let mut auth = String::new();
-    for (name, s) in doc["components"]["securitySchemes"]
+    let schemes: Vec<(&String, &Value)> = doc["components"]["securitySchemes"]
         .as_object()
         .into_iter()
         .flatten()
-    {
-        let _ = write!(
-            auth,
-            "<li id=\"auth-{0}\"><code>{0}</code>: HTTP {1} — {2}</li>",
-            esc(name),
-            esc(s["scheme"].as_str().unwrap_or_default()),
-            description(s)
-        );
-    }
-    let tabs: String = all
-        .iter()
-        .map(|(n, _)| {
-            if n == tag {
-                format!("<span class=\"current\">{}</span>", esc(n))
-            } else {
-                format!("<a href=\"/docs/http-api/{0}\">{0}</a>", esc(n))
-            }
-        })
         .collect();
-    Some(format!(
-        "<p><a href=\"/docs\">API documentation</a> › <a href=\"/docs/http-api\">HTTP API reference</a></p>\
-<h1>HTTP API: {t}</h1><p class=\"lead\">{about}</p><nav class=\"pager\">{tabs}</nav>{ops}\
-<h2>Schemas</h2>{schemas}<h2>Authentication</h2><ul>{auth}</ul>\
-<p class=\"empty\">Rendered from <a href=\"/openapi.json\">/openapi.json</a>.</p>",
-        t = esc(tag),
-        about = linkify(about),
-    ))
+    Some(html! {
+        p { a href="/docs" { "API documentation" } " › " a href="/docs/http-api" { "HTTP API reference" } }
+        h1 { "HTTP API: " (tag) }
+        p class="lead" { (linkify(about)) }
+        nav class="pager" {
+            @for (n, _) in &all {
+                @if n == tag { span class="current" { (n) } }
+                @else { a href={ "/docs/http-api/" (n) } { (n) } }
+            }
+        }
+        @for o in ops { (o) }
+        h2 { "Schemas" }
+        @for (name, table) in schemas {
+            h3 id={ "schema-" (name) } { (name) }
+            (table)
+        }
+        h2 { "Authentication" }
+        ul {
+            @for (name, s) in schemes {
+                li id={ "auth-" (name) } {
+                    code { (name) } ": HTTP " (s["scheme"].as_str().unwrap_or_default()) " — " (description(s))
+                }
+            }
+        }
+        p class="empty" { "Rendered from " a href="/openapi.json" { "/openapi.json" } "." }
+    })
 }
 
 /// The reference's index page.
-pub fn index_page(doc: &Value) -> String {
-    let mut body = format!(
-        "<p><a href=\"/docs\">API documentation</a></p><h1>HTTP API reference</h1>\
-<p class=\"lead\">{}</p><p>The machine-readable document is <a href=\"/openapi.json\">/openapi.json</a> \
-(OpenAPI {}); these pages are rendered from it.</p><div class=\"grid\">",
-        description(&doc["info"]),
-        esc(doc["openapi"].as_str().unwrap_or_default())
-    );
-    for (name, about) in tags(doc) {
-        let _ = write!(
-            body,
-            "<a class=\"panel\" href=\"/docs/http-api/{0}\"><h3>{0}</h3><p>{1}</p></a>",
-            esc(&name),
-            esc(&about)
-        );
+pub fn index_page(doc: &Value) -> Markup {
+    html! {
+        p { a href="/docs" { "API documentation" } }
+        h1 { "HTTP API reference" }
+        p class="lead" { (description(&doc["info"])) }
+        p {
+            "The machine-readable document is " a href="/openapi.json" { "/openapi.json" }
+            " (OpenAPI " (doc["openapi"].as_str().unwrap_or_default()) "); these pages are rendered from it."
+        }
+        div class="grid" {
+            @for (name, about) in tags(doc) {
+                a class="panel" href={ "/docs/http-api/" (name) } { h3 { (name) } p { (about) } }
+            }
+        }
     }
-    body.push_str("</div>");
-    body
 }
 
 pub async fn index() -> Response {
     match document() {
-        Ok(doc) => Html(layout("HTTP API reference", None, &index_page(&doc))).into_response(),
+        Ok(doc) => {
+            Html(layout("HTTP API reference", None, index_page(&doc)).into_string()).into_response()
+        }
         Err(e) => e.page(Fmt::Html),
     }
 }
@@ -341,7 +330,9 @@ pub async fn tag(Path(tag): Path<String>) -> Response {
         Err(e) => return e.page(Fmt::Html),
     };
     match tag_page(&doc, &tag) {
-        Some(body) => Html(layout(&format!("HTTP API: {tag}"), None, &body)).into_response(),
+        Some(body) => {
+            Html(layout(&format!("HTTP API: {tag}"), None, body).into_string()).into_response()
+        }
         None => WebError::NotFound(format!("The HTTP API has no section '{tag}'.")).page(Fmt::Html),
     }
 }
@@ -355,7 +346,7 @@ mod tests {
         let doc: Value = serde_json::from_str(OPENAPI).expect("the document parses");
         let pages: String = tags(&doc)
             .iter()
-            .map(|(t, _)| tag_page(&doc, t).expect("a page per tag"))
+            .map(|(t, _)| tag_page(&doc, t).expect("a page per tag").into_string())
             .collect();
         for (path, item) in doc["paths"].as_object().expect("paths") {
             for (method, op) in item.as_object().expect("item") {
@@ -374,7 +365,7 @@ mod tests {
         }
         // Every schema a page links to is defined on that page.
         for (t, _) in tags(&doc) {
-            let page = tag_page(&doc, &t).expect("page");
+            let page = tag_page(&doc, &t).expect("page").into_string();
             for part in page.split("href=\"#schema-").skip(1) {
                 let name = &part[..part.find('"').expect("quote")];
                 assert!(
@@ -391,9 +382,9 @@ mod tests {
         assert!(!OPENAPI.contains("docs/protocol/"));
         assert!(!OPENAPI.contains(".md"));
         assert_eq!(
-            linkify("See /docs/ladder."),
+            linkify("See /docs/ladder.").into_string(),
             "See <a href=\"/docs/ladder\">/docs/ladder</a>."
         );
-        assert_eq!(linkify("a <b>"), "a &lt;b&gt;");
+        assert_eq!(linkify("a <b>").into_string(), "a &lt;b&gt;");
     }
 }

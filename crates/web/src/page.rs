@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::html;
+use crate::html::{self, html, Markup};
 
 /// Whether a request asked for the HTML page or its JSON twin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,15 +64,16 @@ impl WebError {
             // The `/v1` API's failure shape: the status, with `{"error": reason}`.
             Fmt::Json => (status, axum::Json(serde_json::json!({ "error": msg }))).into_response(),
             Fmt::Html => {
-                let body = format!(
-                    "<section class=\"error\"><h1>{status_code} · {title}</h1><p>{}</p>\
-<p><a href=\"/\">Home</a> · <a href=\"/games\">Games</a> · <a href=\"/bots\">Bots</a></p></section>",
-                    html::esc(msg),
-                    status_code = status.as_u16()
-                );
+                let body = html! {
+                    section class="error" {
+                        h1 { (status.as_u16()) " · " (title) }
+                        p { (msg) }
+                        p { a href="/" { "Home" } " · " a href="/games" { "Games" } " · " a href="/bots" { "Bots" } }
+                    }
+                };
                 (
                     status,
-                    axum::response::Html(html::layout(title, None, &body)),
+                    axum::response::Html(html::layout(title, None, body).into_string()),
                 )
                     .into_response()
             }
@@ -84,13 +85,13 @@ impl WebError {
 pub fn respond<D: Serialize>(
     fmt: Fmt,
     result: Result<D, WebError>,
-    render: impl FnOnce(&D) -> String,
+    render: impl FnOnce(&D) -> Markup,
 ) -> Response {
     match result {
         Err(e) => e.page(fmt),
         Ok(d) => match fmt {
             Fmt::Json => axum::Json(d).into_response(),
-            Fmt::Html => axum::response::Html(render(&d)).into_response(),
+            Fmt::Html => axum::response::Html(render(&d).into_string()).into_response(),
         },
     }
 }

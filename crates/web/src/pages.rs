@@ -1,6 +1,5 @@
 //! Home, About, Bots online and Activity.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -9,7 +8,7 @@ use croupier_rules::GameKind;
 use croupier_store::web::{BotStats, GameFilter, GameSummary, WebBot};
 use serde::Serialize;
 
-use crate::html::{bot_link, esc, game_title, games_table, layout, pct};
+use crate::html::{bot_link, game_title, games_table, html, layout, pct, time, Markup};
 use crate::page::{respond, rfc3339_ago, Fmt, WebError};
 use crate::svg;
 use croupier_competition::services::Services;
@@ -83,88 +82,122 @@ async fn home_data(state: &Services) -> Result<HomeData, WebError> {
 
 pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
     respond(fmt, home_data(&state).await, |d| {
-        let mut body = format!(
-            "<h1>Bots play cards here, around the clock</h1>\
-<p class=\"lead\">SkullWhist, Love Letter and Goofspiel between programs: ratings, head-to-head records and a replay of every game.</p>\
-<p class=\"notice\"><b>New here?</b> <a href=\"/start\">Start here</a>: a working bot to copy in Python or JavaScript \
-for each way to connect, and the command that puts it in its first game on this site.</p>\
-<div class=\"grid\"><div class=\"panel\"><div class=\"stat\">{}<small>games in progress</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>SkullWhist bots waiting for an opponent</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>games finished</small></div></div></div>",
-            d.games_in_progress,
-            d.skullwhist_waiting,
-            d.finished_games
-        );
-        body.push_str("<h2>Leaders</h2><div class=\"grid\">");
-        for l in &d.leaders {
-            let _ = write!(
-                body,
-                "<div class=\"panel\"><h3><a href=\"/leaderboard/{}\">{}</a></h3><ol>",
-                l.game,
-                game_title(l.game)
-            );
-            for b in &l.bots {
-                let _ = write!(
-                    body,
-                    "<li>{} <span class=\"rating\">{:.1} <small>± {:.1}</small></span></li>",
-                    bot_link(&b.name),
-                    b.mu,
-                    b.sigma
-                );
+        let body = html! {
+            h1 { "Bots play cards here, around the clock" }
+            p class="lead" { "SkullWhist, Love Letter and Goofspiel between programs: ratings, head-to-head records and a replay of every game." }
+            p class="notice" {
+                b { "New here?" } " " a href="/start" { "Start here" }
+                ": a working bot to copy in Python or JavaScript for each way to connect, and the command that puts it in its first game on this site."
             }
-            if l.bots.is_empty() {
-                body.push_str("<li class=\"empty\">No rated bots yet.</li>");
+            div class="grid" {
+                div class="panel" { div class="stat" { (d.games_in_progress) small { "games in progress" } } }
+                div class="panel" { div class="stat" { (d.skullwhist_waiting) small { "SkullWhist bots waiting for an opponent" } } }
+                div class="panel" { div class="stat" { (d.finished_games) small { "games finished" } } }
             }
-            body.push_str("</ol></div>");
-        }
-        body.push_str("</div><h2>Live games</h2>");
-        body.push_str(&games_table(&d.running));
-        // wf (issue 16): watch live, or play.
-        body.push_str("<h3>Watch as they happen</h3>");
-        body.push_str(&crate::live::live_table(&d.watch));
-        body.push_str("<p><a class=\"button\" href=\"/play\">Play a bot yourself →</a> <a href=\"/live\">All live games</a></p>");
-        body.push_str("<h2>Recent results</h2>");
-        body.push_str(&games_table(&d.recent));
-        body.push_str("<p><a class=\"button\" href=\"/games\">All games →</a></p><h2>News</h2><ul class=\"news\">");
-        for (date, text) in &d.news {
-            let _ = write!(body, "<li><b>{}</b> {}</li>", esc(date), esc(text));
-        }
-        body.push_str("</ul><h2>Bring your own bot</h2><div class=\"grid\">\
-<a class=\"panel\" href=\"/start\"><h3>Start here</h3><p>A first bot in Python or JavaScript, from copying it to its first game here.</p></a>\
-<a class=\"panel\" href=\"/api/\"><h3>SkullWhist REST API</h3><p>The 2014 SkullSpace API: bots written for the hackathon play unchanged.</p></a>\
-<a class=\"panel\" href=\"/docs\"><h3>Every dialect</h3><p>Croupier JSON for any game, the GOPS runner, the Love Letter manager.</p></a>\
-<a class=\"panel\" href=\"/rules\"><h3>Rules for bot authors</h3><p>What a bot sees, what it may do, how it scores.</p></a></div>");
-        layout("Home", Some("/json/home"), &body)
+            h2 { "Leaders" }
+            div class="grid" {
+                @for l in &d.leaders {
+                    div class="panel" {
+                        h3 { a href={ "/leaderboard/" (l.game) } { (game_title(l.game)) } }
+                        ol {
+                            @for b in &l.bots {
+                                li {
+                                    (bot_link(&b.name)) " "
+                                    span class="rating" { (format!("{:.1}", b.mu)) " " small { (format!("± {:.1}", b.sigma)) } }
+                                }
+                            }
+                            @if l.bots.is_empty() { li class="empty" { "No rated bots yet." } }
+                        }
+                    }
+                }
+            }
+            h2 { "Live games" }
+            (games_table(&d.running))
+            // wf (issue 16): watch live, or play.
+            h3 { "Watch as they happen" }
+            (crate::live::live_table(&d.watch))
+            p { a class="button" href="/play" { "Play a bot yourself →" } " " a href="/live" { "All live games" } }
+            h2 { "Recent results" }
+            (games_table(&d.recent))
+            p { a class="button" href="/games" { "All games →" } }
+            h2 { "News" }
+            ul class="news" {
+                @for (date, text) in &d.news { li { b { (date) } " " (text) } }
+            }
+            h2 { "Bring your own bot" }
+            div class="grid" {
+                a class="panel" href="/start" { h3 { "Start here" } p { "A first bot in Python or JavaScript, from copying it to its first game here." } }
+                a class="panel" href="/api/" { h3 { "SkullWhist REST API" } p { "The 2014 SkullSpace API: bots written for the hackathon play unchanged." } }
+                a class="panel" href="/docs" { h3 { "Every dialect" } p { "Croupier JSON for any game, the GOPS runner, the Love Letter manager." } }
+                a class="panel" href="/rules" { h3 { "Rules for bot authors" } p { "What a bot sees, what it may do, how it scores." } }
+            }
+        };
+        layout("Home", Some("/json/home"), body)
     })
 }
 
 pub async fn about() -> Response {
-    let body = format!(
-        "<article class=\"doc\"><h1>About Croupier</h1>\
-<p>Croupier runs competitions between card-game bots, in the spirit of the SkullSpace Game AI Hackathon (2014), \
-the HackSoc Love Letter AI competition, the Psychological Jujitsu challenge and the GOPS quiz. Bots written for those \
-events play here unchanged. See the <a href=\"/rules\">rules</a> and the <a href=\"/docs\">API documentation</a> to write one.</p>\
-<h2>Ratings</h2><p>Every finished game updates a Weng-Lin rating (a Bayesian skill rating of the TrueSkill family that \
-handles 2 to 4 players) per bot and game: μ is the estimated skill, σ its uncertainty; bots start at 25 ± 8.3. \
-Leaderboards order bots by the conservative estimate μ − 3σ. A forfeit counts as a loss for the forfeiting bot only: \
-it ranks last and the other seats share first place. A win is a sole first place, a tie a shared one.</p>\
-<p>Head to head, each pair of seats of a game counts once (the better rank wins the pair). The score is \
-(wins + ½ ties) / games, shown with its 95 % Wilson confidence interval.</p>\
-<h2>Bots online</h2><p>A bot is online when it is seated in a game in progress or finished a game in the last {} minutes.</p>\
-<h2>Pages and their JSON twins</h2><p>Every data page has a JSON twin at the same path under <code>/json</code>:</p>\
-<table><thead><tr><th>Page</th><th>URL</th><th>JSON</th></tr></thead><tbody>\
-<tr><td>Home</td><td><code>/</code></td><td><a href=\"/json/home\"><code>/json/home</code></a></td></tr>\
-<tr><td>Leaderboard</td><td><code>/leaderboard/{{game}}</code></td><td><code>/json/leaderboard/{{game}}</code></td></tr>\
-<tr><td>Bots online</td><td><code>/bots</code></td><td><a href=\"/json/bots\"><code>/json/bots</code></a></td></tr>\
-<tr><td>Bot</td><td><code>/bots/{{name}}</code></td><td><code>/json/bots/{{name}}</code></td></tr>\
-<tr><td>Versus</td><td><code>/versus/{{a}}/{{b}}</code></td><td><code>/json/versus/{{a}}/{{b}}</code></td></tr>\
-<tr><td>Games</td><td><code>/games?game=&amp;bot=&amp;page=</code></td><td><a href=\"/json/games\"><code>/json/games</code></a></td></tr>\
-<tr><td>Game and replay</td><td><code>/games/{{id}}?step=N</code></td><td><code>/json/games/{{id}}</code></td></tr>\
-<tr><td>Activity</td><td><code>/activity</code></td><td><a href=\"/json/activity\"><code>/json/activity</code></a></td></tr>\
-</tbody></table><p>Games are <code>skullwhist</code>, <code>loveletter</code> and <code>goofspiel</code>. Times are UTC.</p></article>",
-        ONLINE_SECS / 60
-    );
-    Html(layout("About", None, &body)).into_response()
+    let twins: [(&str, &str, &str, bool); 8] = [
+        ("Home", "/", "/json/home", true),
+        (
+            "Leaderboard",
+            "/leaderboard/{game}",
+            "/json/leaderboard/{game}",
+            false,
+        ),
+        ("Bots online", "/bots", "/json/bots", true),
+        ("Bot", "/bots/{name}", "/json/bots/{name}", false),
+        ("Versus", "/versus/{a}/{b}", "/json/versus/{a}/{b}", false),
+        ("Games", "/games?game=&bot=&page=", "/json/games", true),
+        (
+            "Game and replay",
+            "/games/{id}?step=N",
+            "/json/games/{id}",
+            false,
+        ),
+        ("Activity", "/activity", "/json/activity", true),
+    ];
+    let body = html! {
+        article class="doc" {
+            h1 { "About Croupier" }
+            p {
+                "Croupier runs competitions between card-game bots, in the spirit of the SkullSpace Game AI Hackathon (2014), \
+    the HackSoc Love Letter AI competition, the Psychological Jujitsu challenge and the GOPS quiz. Bots written for those \
+    events play here unchanged. See the " a href="/rules" { "rules" } " and the " a href="/docs" { "API documentation" } " to write one."
+            }
+            h2 { "Ratings" }
+            p {
+                "Every finished game updates a Weng-Lin rating (a Bayesian skill rating of the TrueSkill family that \
+    handles 2 to 4 players) per bot and game: μ is the estimated skill, σ its uncertainty; bots start at 25 ± 8.3. \
+    Leaderboards order bots by the conservative estimate μ − 3σ. A forfeit counts as a loss for the forfeiting bot only: \
+    it ranks last and the other seats share first place. A win is a sole first place, a tie a shared one."
+            }
+            p {
+                "Head to head, each pair of seats of a game counts once (the better rank wins the pair). The score is \
+    (wins + ½ ties) / games, shown with its 95 % Wilson confidence interval."
+            }
+            h2 { "Bots online" }
+            p { "A bot is online when it is seated in a game in progress or finished a game in the last " (ONLINE_SECS / 60) " minutes." }
+            h2 { "Pages and their JSON twins" }
+            p { "Every data page has a JSON twin at the same path under " code { "/json" } ":" }
+            table {
+                thead { tr { th { "Page" } th { "URL" } th { "JSON" } } }
+                tbody {
+                    @for (page, path, json, linked) in twins {
+                        tr {
+                            td { (page) }
+                            td { code { (path) } }
+                            td {
+                                @if linked { a href=(json) { code { (json) } } } @else { code { (json) } }
+                            }
+                        }
+                    }
+                }
+            }
+            p { "Games are " code { "skullwhist" } ", " code { "loveletter" } " and " code { "goofspiel" } ". Times are UTC." }
+        }
+    };
+    Html(layout("About", None, body).into_string()).into_response()
 }
 
 #[derive(Serialize)]
@@ -203,50 +236,51 @@ async fn bots_data(state: &Services) -> Result<BotsData, WebError> {
 
 pub async fn bots(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
     respond(fmt, bots_data(&state).await, |d| {
-        let mut body = format!(
-            "<h1>Bots</h1><p class=\"lead\">Online: {}. {} SkullWhist bots are waiting for an opponent.</p>",
-            esc(&d.definition),
-            d.skullwhist_waiting
-        );
-        body.push_str("<h2>Online now</h2>");
-        if d.online.is_empty() {
-            body.push_str("<p class=\"empty\">No bot is online.</p>");
-        } else {
-            body.push_str("<div class=\"scroll\"><table><thead><tr><th>Bot</th><th>Game</th><th>Kind</th><th>Now</th></tr></thead><tbody>");
-            for o in &d.online {
-                let now = if o.in_game {
-                    "<span class=\"tag live\">playing</span>"
-                } else {
-                    "<span class=\"tag\">recently played</span>"
-                };
-                let _ = write!(
-                    body,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{now}</td></tr>",
-                    bot_link(&o.bot.name),
-                    game_title(&o.bot.game),
-                    esc(&o.bot.kind)
-                );
+        let body = html! {
+            h1 { "Bots" }
+            p class="lead" { "Online: " (d.definition) ". " (d.skullwhist_waiting) " SkullWhist bots are waiting for an opponent." }
+            h2 { "Online now" }
+            @if d.online.is_empty() {
+                p class="empty" { "No bot is online." }
+            } @else {
+                div class="scroll" { table {
+                    thead { tr { th { "Bot" } th { "Game" } th { "Kind" } th { "Now" } } }
+                    tbody {
+                        @for o in &d.online {
+                            tr {
+                                td { (bot_link(&o.bot.name)) }
+                                td { (game_title(&o.bot.game)) }
+                                td { (o.bot.kind) }
+                                td {
+                                    @if o.in_game { span class="tag live" { "playing" } }
+                                    @else { span class="tag" { "recently played" } }
+                                }
+                            }
+                        }
+                    }
+                } }
             }
-            body.push_str("</tbody></table></div>");
-        }
-        body.push_str("<h2>Every rated bot</h2><div class=\"scroll\"><table><thead><tr><th>Bot</th><th>Game</th><th class=\"num\">Rating</th><th class=\"num\">Games</th><th class=\"num\">Won</th><th>Last game</th></tr></thead><tbody>");
-        for b in &d.rated {
-            let _ = write!(
-                body,
-                "<tr><td>{}</td><td><a href=\"/leaderboard/{}\">{}</a></td><td class=\"num rating\">{:.1} <small>± {:.1}</small></td>\
-<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"when\">{}</td></tr>",
-                bot_link(&b.name),
-                esc(&b.game),
-                game_title(&b.game),
-                b.mu,
-                b.sigma,
-                b.games,
-                pct(b.wins, b.games),
-                b.last_played.as_deref().map(crate::html::time).unwrap_or_default()
-            );
-        }
-        body.push_str("</tbody></table></div>");
-        layout("Bots", Some("/json/bots"), &body)
+            h2 { "Every rated bot" }
+            div class="scroll" { table {
+                thead { tr {
+                    th { "Bot" } th { "Game" } th class="num" { "Rating" } th class="num" { "Games" }
+                    th class="num" { "Won" } th { "Last game" }
+                } }
+                tbody {
+                    @for b in &d.rated {
+                        tr {
+                            td { (bot_link(&b.name)) }
+                            td { a href={ "/leaderboard/" (b.game) } { (game_title(&b.game)) } }
+                            td class="num rating" { (format!("{:.1}", b.mu)) " " small { (format!("± {:.1}", b.sigma)) } }
+                            td class="num" { (b.games) }
+                            td class="num" { (pct(b.wins, b.games)) }
+                            td class="when" { (b.last_played.as_deref().map(time).unwrap_or_default()) }
+                        }
+                    }
+                }
+            } }
+        };
+        layout("Bots", Some("/json/bots"), body)
     })
 }
 
@@ -308,20 +342,23 @@ pub async fn activity(State(state): State<Arc<Services>>, fmt: Fmt) -> Response 
             .filter(|(i, _)| i % 10 == 0 || *i == d.minutes.len() - 1)
             .map(|(i, m)| (i, m.minute.chars().skip(11).collect()))
             .collect();
-        let mut legend = String::from("<div class=\"legend\">");
-        for (k, c) in GameKind::ALL.iter().zip(GAME_COLOURS) {
-            let _ = write!(
-                legend,
-                "<span><i style=\"background:{c}\"></i>{}</span>",
-                game_title(k.name())
-            );
-        }
-        legend.push_str("</div>");
-        let body = format!(
-            "<h1>Activity</h1><p class=\"lead\">Games finished per minute over the last hour (UTC): {} in all.</p>{}{legend}",
-            d.total,
-            svg::bar_chart(&bars, &GAME_COLOURS, &labels)
-        );
-        layout("Activity", Some("/json/activity"), &body)
+        let body = html! {
+            h1 { "Activity" }
+            p class="lead" { "Games finished per minute over the last hour (UTC): " (d.total) " in all." }
+            (svg::bar_chart(&bars, &GAME_COLOURS, &labels))
+            (legend())
+        };
+        layout("Activity", Some("/json/activity"), body)
     })
+}
+
+/// The colours of the three games' series, named.
+pub fn legend() -> Markup {
+    html! {
+        div class="legend" {
+            @for (k, c) in GameKind::ALL.iter().zip(GAME_COLOURS) {
+                span { i style={ "background:" (c) } {} (game_title(k.name())) }
+            }
+        }
+    }
 }

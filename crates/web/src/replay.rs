@@ -9,16 +9,16 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo, StepKind};
 use serde::Serialize;
 
-use crate::html::esc;
+use crate::html::{html, Markup};
 
 /// How a game draws its replay.
 pub trait Show: Game {
     /// One event, for people.
-    fn event_html(e: &Self::Event, names: &Names) -> String;
+    fn event_html(e: &Self::Event, names: &Names) -> Markup;
     /// A step's action text.
-    fn action_html(text: &str, names: &Names) -> String;
+    fn action_html(text: &str, names: &Names) -> Markup;
     /// The whole state now.
-    fn panel(&self, names: &Names) -> String;
+    fn panel(&self, names: &Names) -> Markup;
 }
 
 /// Bot names by seat.
@@ -26,16 +26,12 @@ pub trait Show: Game {
 pub struct Names(pub Vec<String>);
 
 impl Names {
-    /// The name of `seat`, escaped, in a span that never breaks it over
-    /// lines.
-    pub fn of(&self, seat: Seat) -> String {
-        format!(
-            "<span class=\"who\">{}</span>",
-            esc(self
-                .0
-                .get(seat.index())
-                .map_or(&format!("seat {seat}"), |n| n))
-        )
+    /// The name of `seat`, in a span that never breaks it over lines.
+    pub fn of(&self, seat: Seat) -> Markup {
+        match self.0.get(seat.index()) {
+            Some(name) => html! { span class="who" { (name) } },
+            None => html! { span class="who" { "seat " (seat) } },
+        }
     }
 }
 
@@ -59,10 +55,10 @@ pub struct StepView {
     pub events: Vec<String>,
     /// The action drawn.
     #[serde(skip)]
-    pub action_html: String,
+    pub action_html: Markup,
     /// The events drawn.
     #[serde(skip)]
-    pub events_html: Vec<String>,
+    pub events_html: Vec<Markup>,
 }
 
 /// A replayed game.
@@ -76,10 +72,10 @@ pub struct Replay {
     pub error: Option<String>,
     /// The deal drawn.
     #[serde(skip)]
-    pub deal_html: Vec<String>,
+    pub deal_html: Vec<Markup>,
     /// The state after step `at` (0 = the deal), drawn.
     #[serde(skip)]
-    pub panel: String,
+    pub panel: Markup,
 }
 
 /// Whether a recorded seat was an in-process built-in strategy: every seat
@@ -100,7 +96,7 @@ pub fn replay(record: &Record, names: &Names, at: usize) -> Replay {
             steps: Vec::new(),
             error: Some(e.to_string()),
             deal_html: Vec::new(),
-            panel: String::new(),
+            panel: html! {},
         },
     }
 }
@@ -114,7 +110,7 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
         steps: Vec::new(),
         error: None,
         deal_html: Vec::new(),
-        panel: String::new(),
+        panel: html! {},
     };
     let first = match fresh {
         Ok(g) => g,
@@ -140,7 +136,7 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
         shown = g.events().len();
         let (action, action_html) = match &step.kind {
             StepKind::Action(a) => (a.clone(), G::action_html(a, names)),
-            StepKind::Forfeit => ("forfeit".to_string(), "<em>forfeit</em>".to_string()),
+            StepKind::Forfeit => ("forfeit".to_string(), html! { em { "forfeit" } }),
         };
         steps.push(StepView {
             index: i + 1,

@@ -2,352 +2,291 @@
 //! with leader and follower; Love Letter every turn with its effect and
 //! every hand; Goofspiel the lot, both bids and the points.
 
-use std::fmt::Write as _;
-
 use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielEvent};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterEvent, Play};
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistEvent};
 use croupier_rules::{Game, Seat};
 
-use crate::html::{esc, gs_card, ll_card, sw_card};
+use crate::html::{gs_card, html, ll_card, sw_card, Markup};
 use crate::replay::{Names, Show};
 
-fn card(c: Card) -> String {
+fn card(c: Card) -> Markup {
     sw_card(&c.to_string())
 }
 
-fn hand(cards: impl IntoIterator<Item = String>) -> String {
-    let mut out = String::from("<span class=\"hand\">");
-    for c in cards {
-        out.push_str(&c);
-    }
-    out.push_str("</span>");
-    out
+fn hand(cards: impl IntoIterator<Item = Markup>) -> Markup {
+    html! { span class="hand" { @for c in cards { (c) } } }
 }
 
 impl Show for SkullWhist {
-    fn event_html(e: &SkullWhistEvent, n: &Names) -> String {
+    fn event_html(e: &SkullWhistEvent, n: &Names) -> Markup {
         match e {
             SkullWhistEvent::Deal { seat, hand: h } => {
-                format!(
-                    "{} is dealt {}",
-                    n.of(*seat),
-                    hand(h.iter().map(|c| card(*c)))
-                )
+                html! { (n.of(*seat)) " is dealt " (hand(h.iter().map(|c| card(*c)))) }
             }
             SkullWhistEvent::Sealed { seat, bid } => {
-                format!("{} seals a bid of {bid}", n.of(*seat))
+                html! { (n.of(*seat)) " seals a bid of " (bid) }
             }
-            SkullWhistEvent::Bids { bids, leader } => format!(
-                "bids revealed: {} {}, {} {}; {} leads",
-                n.of(Seat(0)),
-                bids[0],
-                n.of(Seat(1)),
-                bids[1],
-                n.of(*leader)
-            ),
+            SkullWhistEvent::Bids { bids, leader } => html! {
+                "bids revealed: " (n.of(Seat(0))) " " (bids[0]) ", " (n.of(Seat(1))) " " (bids[1])
+                "; " (n.of(*leader)) " leads"
+            },
             SkullWhistEvent::Played { seat, card: c } => {
-                format!("{} plays {}", n.of(*seat), card(*c))
+                html! { (n.of(*seat)) " plays " (card(*c)) }
             }
             SkullWhistEvent::TrickWon { trick, winner } => {
-                format!("trick {trick} to <b>{}</b>", n.of(*winner))
+                html! { "trick " (trick) " to " b { (n.of(*winner)) } }
             }
-            SkullWhistEvent::Scored { tricks, scores } => format!(
-                "<b>scored</b>: {} {} tricks, {} points; {} {} tricks, {} points",
-                n.of(Seat(0)),
-                tricks[0],
-                scores[0],
-                n.of(Seat(1)),
-                tricks[1],
-                scores[1]
-            ),
-            SkullWhistEvent::Forfeit { seat } => format!("<b>{} forfeits</b>", n.of(*seat)),
+            SkullWhistEvent::Scored { tricks, scores } => html! {
+                b { "scored" } ": " (n.of(Seat(0))) " " (tricks[0]) " tricks, " (scores[0]) " points; "
+                (n.of(Seat(1))) " " (tricks[1]) " tricks, " (scores[1]) " points"
+            },
+            SkullWhistEvent::Forfeit { seat } => html! { b { (n.of(*seat)) " forfeits" } },
         }
     }
 
-    fn action_html(text: &str, _: &Names) -> String {
+    fn action_html(text: &str, _: &Names) -> Markup {
         match text.parse::<SkullWhistAction>() {
-            Ok(SkullWhistAction::Bid(b)) => format!("bid <b>{b}</b>"),
-            Ok(SkullWhistAction::Play(c)) => format!("play {}", card(c)),
-            Err(_) => format!("<code>{}</code>", esc(text)),
+            Ok(SkullWhistAction::Bid(b)) => html! { "bid " b { (b) } },
+            Ok(SkullWhistAction::Play(c)) => html! { "play " (card(c)) },
+            Err(_) => html! { code { (text) } },
         }
     }
 
-    fn panel(&self, n: &Names) -> String {
-        let mut out = String::from("<div class=\"grid\">");
-        for s in 0..2u8 {
-            let o = self.observation(Seat(s));
-            let _ = write!(
-                out,
-                "<div class=\"panel\"><h3>{}</h3><p>bid {} · tricks {}</p>{}</div>",
-                n.of(Seat(s)),
-                o.my_bid.map_or("–".into(), |b| b.to_string()),
-                o.tricks_won[0],
-                hand(o.hand.iter().map(|c| card(*c)))
-            );
-        }
-        out.push_str("</div>");
+    fn panel(&self, n: &Names) -> Markup {
         let o = self.observation(Seat(0));
-        if let (Some(leader), Some(lead)) = (o.leader, o.lead_card) {
-            let _ = write!(
-                out,
-                "<p>Trick {}: {} led {}</p>",
-                o.trick,
-                n.of(leader),
-                card(lead)
-            );
-        }
-        if !o.history.is_empty() {
-            out.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"num\">Trick</th><th>Leader</th><th>Led</th><th>Follower</th><th>Followed</th><th>Won by</th></tr></thead><tbody>");
-            for (i, t) in o.history.iter().enumerate() {
-                let _ = write!(
-                    out,
-                    "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td></tr>",
-                    i + 1,
-                    n.of(t.leader),
-                    card(t.lead),
-                    n.of(Seat(1 - t.leader.0)),
-                    card(t.follow),
-                    n.of(t.winner)
-                );
+        html! {
+            div class="grid" {
+                @for s in 0..2u8 {
+                    @let mine = self.observation(Seat(s));
+                    div class="panel" {
+                        h3 { (n.of(Seat(s))) }
+                        p { "bid " (mine.my_bid.map_or("–".into(), |b| b.to_string())) " · tricks " (mine.tricks_won[0]) }
+                        (hand(mine.hand.iter().map(|c| card(*c))))
+                    }
+                }
             }
-            out.push_str("</tbody></table></div>");
+            @if let (Some(leader), Some(lead)) = (o.leader, o.lead_card) {
+                p { "Trick " (o.trick) ": " (n.of(leader)) " led " (card(lead)) }
+            }
+            @if !o.history.is_empty() {
+                div class="scroll" { table {
+                    thead { tr {
+                        th class="num" { "Trick" } th { "Leader" } th { "Led" } th { "Follower" } th { "Followed" } th { "Won by" }
+                    } }
+                    tbody {
+                        @for (i, t) in o.history.iter().enumerate() {
+                            tr {
+                                td class="num" { (i + 1) }
+                                td { (n.of(t.leader)) }
+                                td { (card(t.lead)) }
+                                td { (n.of(Seat(1 - t.leader.0))) }
+                                td { (card(t.follow)) }
+                                td { b { (n.of(t.winner)) } }
+                            }
+                        }
+                    }
+                } }
+            }
         }
-        out
     }
 }
 
 impl Show for Goofspiel {
-    fn event_html(e: &GoofspielEvent, n: &Names) -> String {
+    fn event_html(e: &GoofspielEvent, n: &Names) -> Markup {
         match e {
             GoofspielEvent::RoundStart { round, cards } => {
-                format!("<b>round {}</b> with cards 1 to {cards}", round + 1)
+                html! { b { "round " (round + 1) } " with cards 1 to " (cards) }
             }
-            GoofspielEvent::Draw { card, next } => format!(
-                "victory card {} turned{}",
-                gs_card(*card, "lot"),
-                next.map(|c| format!(" (next: {c})")).unwrap_or_default()
-            ),
+            GoofspielEvent::Draw { card, next } => html! {
+                "victory card " (gs_card(*card, "lot")) " turned"
+                @if let Some(c) = next { " (next: " (c) ")" }
+            },
             GoofspielEvent::Sealed { seat, card } => {
-                format!("{} seals a bid of {card}", n.of(*seat))
+                html! { (n.of(*seat)) " seals a bid of " (card) }
             }
             GoofspielEvent::Reveal {
                 bids,
                 winner,
                 points,
-            } => format!(
-                "bids {} {}, {} {}: {}",
-                n.of(Seat(0)),
-                gs_card(bids[0], ""),
-                n.of(Seat(1)),
-                gs_card(bids[1], ""),
-                match winner {
-                    Some(w) => format!("<b>{}</b> takes {points} points", n.of(*w)),
-                    None => "tie".into(),
+            } => html! {
+                "bids " (n.of(Seat(0))) " " (gs_card(bids[0], "")) ", " (n.of(Seat(1))) " " (gs_card(bids[1], "")) ": "
+                @match winner {
+                    Some(w) => { b { (n.of(*w)) } " takes " (points) " points" },
+                    None => "tie",
                 }
-            ),
-            GoofspielEvent::RoundEnd { points, discarded } => format!(
-                "round over: {} {}, {} {} points{}",
-                n.of(Seat(0)),
-                points[0],
-                n.of(Seat(1)),
-                points[1],
-                if *discarded > 0 {
-                    format!("; {discarded} points left in the lot are discarded")
-                } else {
-                    String::new()
-                }
-            ),
-            GoofspielEvent::Forfeit { seat } => format!("<b>{} forfeits</b>", n.of(*seat)),
+            },
+            GoofspielEvent::RoundEnd { points, discarded } => html! {
+                "round over: " (n.of(Seat(0))) " " (points[0]) ", " (n.of(Seat(1))) " " (points[1]) " points"
+                @if *discarded > 0 { "; " (discarded) " points left in the lot are discarded" }
+            },
+            GoofspielEvent::Forfeit { seat } => html! { b { (n.of(*seat)) " forfeits" } },
         }
     }
 
-    fn action_html(text: &str, _: &Names) -> String {
+    fn action_html(text: &str, _: &Names) -> Markup {
         match text.parse::<Bid>() {
-            Ok(Bid(b)) => format!("bid {}", gs_card(b, "")),
-            Err(_) => format!("<code>{}</code>", esc(text)),
+            Ok(Bid(b)) => html! { "bid " (gs_card(b, "")) },
+            Err(_) => html! { code { (text) } },
         }
     }
 
-    fn panel(&self, n: &Names) -> String {
+    fn panel(&self, n: &Names) -> Markup {
         let o = self.observation(Seat(0));
-        let mut out = String::from("<div class=\"grid\">");
-        for (s, (points, cards)) in [
+        let sides = [
             (o.my_points, &o.hand),
             (o.opponent_points, &o.opponent_hand),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let _ = write!(
-                out,
-                "<div class=\"panel\"><h3>{}</h3><div class=\"stat\">{points}<small>points</small></div><p>bid cards left</p>{}</div>",
-                n.of(Seat(s as u8)),
-                hand(cards.iter().map(|c| gs_card(*c, "")))
-            );
-        }
-        let _ = write!(
-            out,
-            "<div class=\"panel\"><h3>Lot</h3>{}{}<p>face down: {}</p></div></div>",
-            if o.lot.is_empty() {
-                "<p class=\"empty\">empty</p>".to_string()
-            } else {
-                hand(o.lot.iter().map(|c| gs_card(*c, "lot")))
-            },
-            o.next
-                .map(|c| format!("<p>next: {}</p>", gs_card(c, "")))
-                .unwrap_or_default(),
-            o.undrawn.len()
-        );
-        for (r, turns) in o.history.iter().enumerate() {
-            if turns.is_empty() {
-                continue;
+        ];
+        html! {
+            div class="grid" {
+                @for (s, (points, cards)) in sides.into_iter().enumerate() {
+                    div class="panel" {
+                        h3 { (n.of(Seat(s as u8))) }
+                        div class="stat" { (points) small { "points" } }
+                        p { "bid cards left" }
+                        (hand(cards.iter().map(|c| gs_card(*c, ""))))
+                    }
+                }
+                div class="panel" {
+                    h3 { "Lot" }
+                    @if o.lot.is_empty() {
+                        p class="empty" { "empty" }
+                    } @else {
+                        (hand(o.lot.iter().map(|c| gs_card(*c, "lot"))))
+                    }
+                    @if let Some(c) = o.next { p { "next: " (gs_card(c, "")) } }
+                    p { "face down: " (o.undrawn.len()) }
+                }
             }
-            let _ = write!(
-                out,
-                "<h3>Round {}</h3><div class=\"scroll\"><table><thead><tr><th class=\"num\">Turn</th><th>Card</th><th>{}</th><th>{}</th><th>Points</th></tr></thead><tbody>",
-                r + 1,
-                n.of(Seat(0)),
-                n.of(Seat(1))
-            );
-            for (i, t) in turns.iter().enumerate() {
-                let _ = write!(
-                    out,
-                    "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} – {}</td></tr>",
-                    i + 1,
-                    gs_card(t.drawn, "lot"),
-                    gs_card(t.bids[0], ""),
-                    gs_card(t.bids[1], ""),
-                    t.gained[0],
-                    t.gained[1]
-                );
+            @for (r, turns) in o.history.iter().enumerate() {
+                @if !turns.is_empty() {
+                    h3 { "Round " (r + 1) }
+                    div class="scroll" { table {
+                        thead { tr {
+                            th class="num" { "Turn" } th { "Card" } th { (n.of(Seat(0))) } th { (n.of(Seat(1))) } th { "Points" }
+                        } }
+                        tbody {
+                            @for (i, t) in turns.iter().enumerate() {
+                                tr {
+                                    td class="num" { (i + 1) }
+                                    td { (gs_card(t.drawn, "lot")) }
+                                    td { (gs_card(t.bids[0], "")) }
+                                    td { (gs_card(t.bids[1], "")) }
+                                    td { (t.gained[0]) " – " (t.gained[1]) }
+                                }
+                            }
+                        }
+                    } }
+                }
             }
-            out.push_str("</tbody></table></div>");
         }
-        out
     }
 }
 
 impl Show for LoveLetter {
-    fn event_html(e: &LoveLetterEvent, n: &Names) -> String {
+    fn event_html(e: &LoveLetterEvent, n: &Names) -> Markup {
         match e {
             LoveLetterEvent::RoundStart { round, first } => {
-                format!("<b>round {}</b>; {} plays first", round + 1, n.of(*first))
+                html! { b { "round " (round + 1) } "; " (n.of(*first)) " plays first" }
             }
-            LoveLetterEvent::Turn { seat } => format!("{}'s turn", n.of(*seat)),
+            LoveLetterEvent::Turn { seat } => html! { (n.of(*seat)) "'s turn" },
             LoveLetterEvent::Draw { seat, card } => {
-                format!("{} draws {}", n.of(*seat), ll_card(*card))
+                html! { (n.of(*seat)) " draws " (ll_card(*card)) }
             }
             LoveLetterEvent::Played {
                 seat,
                 card,
                 target,
                 guess,
-            } => format!(
-                "{} plays {}{}{}",
-                n.of(*seat),
-                ll_card(*card),
-                target
-                    .map(|t| format!(" on {}", n.of(t)))
-                    .unwrap_or_default(),
-                guess
-                    .map(|g| format!(", naming {}", ll_card(g)))
-                    .unwrap_or_default()
-            ),
+            } => html! {
+                (n.of(*seat)) " plays " (ll_card(*card))
+                @if let Some(t) = target { " on " (n.of(*t)) }
+                @if let Some(g) = guess { ", naming " (ll_card(*g)) }
+            },
             LoveLetterEvent::NoEffect { target, .. } => {
-                format!("<em>without effect</em> on {}", n.of(*target))
+                html! { em { "without effect" } " on " (n.of(*target)) }
             }
             LoveLetterEvent::Swap { seat, card } => {
-                format!("{} now holds {}", n.of(*seat), ll_card(*card))
+                html! { (n.of(*seat)) " now holds " (ll_card(*card)) }
             }
             LoveLetterEvent::Reveal { to, of, card } => {
-                format!("{} sees {}'s {}", n.of(*to), n.of(*of), ll_card(*card))
+                html! { (n.of(*to)) " sees " (n.of(*of)) "'s " (ll_card(*card)) }
             }
             LoveLetterEvent::Discard { seat, card } => {
-                format!("{} discards {}", n.of(*seat), ll_card(*card))
+                html! { (n.of(*seat)) " discards " (ll_card(*card)) }
             }
             LoveLetterEvent::SetAsideTaken { seat } => {
-                format!("{} takes the set-aside card", n.of(*seat))
+                html! { (n.of(*seat)) " takes the set-aside card" }
             }
             LoveLetterEvent::Forfeit { seat } => {
-                format!("<b>{} forfeits the round</b>", n.of(*seat))
+                html! { b { (n.of(*seat)) " forfeits the round" } }
             }
-            LoveLetterEvent::Out { seat, cards } => format!(
-                "<b>{} is out</b> {}",
-                n.of(*seat),
-                hand(cards.iter().map(|c| ll_card(*c)))
-            ),
-            LoveLetterEvent::RoundEnd { winner, hands } => format!(
-                "round to <b>{}</b>; hands: {}",
-                n.of(*winner),
-                hands
-                    .iter()
-                    .map(|(s, c)| format!("{} {}", n.of(*s), ll_card(*c)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            LoveLetterEvent::Out { seat, cards } => html! {
+                b { (n.of(*seat)) " is out" } " " (hand(cards.iter().map(|c| ll_card(*c))))
+            },
+            LoveLetterEvent::RoundEnd { winner, hands } => html! {
+                "round to " b { (n.of(*winner)) } "; hands: "
+                @for (i, (s, c)) in hands.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    (n.of(*s)) " " (ll_card(*c))
+                }
+            },
             LoveLetterEvent::MatchEnd { winner } => {
-                format!("<b>{} wins the match</b>", n.of(*winner))
+                html! { b { (n.of(*winner)) " wins the match" } }
             }
         }
     }
 
-    fn action_html(text: &str, n: &Names) -> String {
+    fn action_html(text: &str, n: &Names) -> Markup {
         match text.parse::<Play>() {
             Ok(Play::Play {
                 card,
                 target,
                 guess,
-            }) => format!(
-                "play {}{}{}",
-                ll_card(card),
-                target
-                    .map(|t| format!(" on {}", n.of(t)))
-                    .unwrap_or_default(),
-                guess
-                    .map(|g| format!(" naming {}", ll_card(g)))
-                    .unwrap_or_default()
-            ),
-            Ok(Play::Forfeit) => "<em>forfeit</em>".into(),
-            Err(_) => format!("<code>{}</code>", esc(text)),
+            }) => html! {
+                "play " (ll_card(card))
+                @if let Some(t) = target { " on " (n.of(t)) }
+                @if let Some(g) = guess { " naming " (ll_card(g)) }
+            },
+            Ok(Play::Forfeit) => html! { em { "forfeit" } },
+            Err(_) => html! { code { (text) } },
         }
     }
 
-    fn panel(&self, n: &Names) -> String {
+    fn panel(&self, n: &Names) -> Markup {
         let seats = n.0.len();
         let first = self.observation(Seat(0));
-        let mut out = format!(
-            "<p>Round {} · {} cards in the deck · first to {} rounds wins</p><div class=\"grid\">",
-            first.round + 1,
-            first.deck,
-            first.wins_needed
-        );
-        for s in 0..seats {
-            let seat = Seat(s as u8);
-            let o = self.observation(seat);
-            let Some(view) = o.players.get(s) else {
-                continue;
-            };
-            let status = if !view.in_round {
-                "<span class=\"tag fault\">out</span>"
-            } else if view.protected {
-                "<span class=\"tag\">protected</span>"
-            } else if o.to_act == Some(seat) {
-                "<span class=\"tag live\">to play</span>"
-            } else {
-                ""
-            };
-            let held = if view.in_round { "hand" } else { "showed" };
-            let _ = write!(
-                out,
-                "<div class=\"panel\"><h3>{} {status}</h3><p>rounds won: {}</p><p>{held} {}</p><p>played {}</p></div>",
-                n.of(seat),
-                o.wins.get(s).copied().unwrap_or(0),
-                hand(o.hand.iter().chain(&view.out_hand).map(|c| ll_card(*c))),
-                hand(view.played.iter().map(|c| ll_card(*c)))
-            );
+        html! {
+            p {
+                "Round " (first.round + 1) " · " (first.deck) " cards in the deck · first to "
+                (first.wins_needed) " rounds wins"
+            }
+            div class="grid" {
+                @for s in 0..seats {
+                    @let seat = Seat(s as u8);
+                    @let o = self.observation(seat);
+                    @if let Some(view) = o.players.get(s) {
+                        div class="panel" {
+                            h3 {
+                                (n.of(seat)) " "
+                                @if !view.in_round {
+                                    span class="tag fault" { "out" }
+                                } @else if view.protected {
+                                    span class="tag" { "protected" }
+                                } @else if o.to_act == Some(seat) {
+                                    span class="tag live" { "to play" }
+                                }
+                            }
+                            p { "rounds won: " (o.wins.get(s).copied().unwrap_or(0)) }
+                            p {
+                                (if view.in_round { "hand" } else { "showed" }) " "
+                                (hand(o.hand.iter().chain(&view.out_hand).map(|c| ll_card(*c))))
+                            }
+                            p { "played " (hand(view.played.iter().map(|c| ll_card(*c)))) }
+                        }
+                    }
+                }
+            }
         }
-        out.push_str("</div>");
-        out
     }
 }

@@ -1,7 +1,6 @@
 //! Leaderboards (with the head-to-head matrix) and what the bot and versus
 //! pages share with them.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -12,7 +11,7 @@ use croupier_store::web::{BotStats, HistoryPoint, PairStats, WebBot};
 use croupier_store::Store;
 use serde::Serialize;
 
-use crate::html::{bot_link, game_title, layout, pct, time, versus_href};
+use crate::html::{bot_link, game_title, html, layout, pct, time, versus_href, Markup};
 use crate::page::{respond, Fmt, WebError};
 use crate::svg;
 use croupier_competition::services::Services;
@@ -60,17 +59,12 @@ pub(super) async fn find_bot(store: &Arc<dyn Store>, name: &str) -> Result<WebBo
         .ok_or_else(|| WebError::NotFound(format!("There is no bot named '{name}'.")))
 }
 
-pub(super) fn rating(b: &BotStats) -> String {
-    format!(
-        "<span class=\"rating\">{:.1} <small>± {:.1}</small></span>",
-        b.mu, b.sigma
-    )
+pub(super) fn rating(b: &BotStats) -> Markup {
+    html! { span class="rating" { (format!("{:.1}", b.mu)) " " small { (format!("± {:.1}", b.sigma)) } } }
 }
 
-pub(super) fn wlt(w: i64, l: i64, t: i64) -> String {
-    format!(
-        "<span class=\"w\">{w}</span>–<span class=\"l\">{l}</span>–<span class=\"t\">{t}</span>"
-    )
+pub(super) fn wlt(w: i64, l: i64, t: i64) -> Markup {
+    html! { span class="w" { (w) } "–" span class="l" { (l) } "–" span class="t" { (t) } }
 }
 
 /// Games on a leaderboard row's sparkline.
@@ -131,44 +125,35 @@ async fn leaderboard_data(state: &Services, game: &str) -> Result<LeaderboardDat
     })
 }
 
-fn matrix(bots: &[BotStats], pairs: &[Pair]) -> String {
+fn matrix(bots: &[BotStats], pairs: &[Pair]) -> Markup {
     let top = &bots[..bots.len().min(MATRIX)];
-    let mut out =
-        String::from("<div class=\"scroll\"><table class=\"matrix\"><thead><tr><th></th>");
-    for b in top {
-        let _ = write!(out, "<th>{}</th>", bot_link(&b.name));
-    }
-    out.push_str("</tr></thead><tbody>");
-    for a in top {
-        let _ = write!(out, "<tr><th>{}</th>", bot_link(&a.name));
-        for b in top {
-            if a.bot == b.bot {
-                out.push_str("<td class=\"self\">·</td>");
-                continue;
-            }
-            match pairs
-                .iter()
-                .find(|p| p.stats.bot == a.bot && p.stats.opponent == b.bot)
-            {
-                Some(p) => {
-                    let hue = (p.score * 120.0).round();
-                    let _ = write!(
-                        out,
-                        "<td style=\"background:hsl({hue} 60% 92%)\"><a href=\"{}\" title=\"{} games\">{:.0}%<small>{:.0}–{:.0}%</small></a></td>",
-                        versus_href(&a.name, &b.name),
-                        p.stats.games,
-                        100.0 * p.score,
-                        100.0 * p.low,
-                        100.0 * p.high
-                    );
+    html! {
+        div class="scroll" { table class="matrix" {
+            thead { tr { th {} @for b in top { th { (bot_link(&b.name)) } } } }
+            tbody {
+                @for a in top {
+                    tr {
+                        th { (bot_link(&a.name)) }
+                        @for b in top {
+                            @if a.bot == b.bot {
+                                td class="self" { "·" }
+                            } @else {
+                                @match pairs.iter().find(|p| p.stats.bot == a.bot && p.stats.opponent == b.bot) {
+                                    Some(p) => td style={ "background:hsl(" ((p.score * 120.0).round()) " 60% 92%)" } {
+                                        a href=(versus_href(&a.name, &b.name)) title={ (p.stats.games) " games" } {
+                                            (format!("{:.0}%", 100.0 * p.score))
+                                            small { (format!("{:.0}–{:.0}%", 100.0 * p.low, 100.0 * p.high)) }
+                                        }
+                                    },
+                                    None => td { "–" },
+                                }
+                            }
+                        }
+                    }
                 }
-                None => out.push_str("<td>–</td>"),
             }
-        }
-        out.push_str("</tr>");
+        } }
     }
-    out.push_str("</tbody></table></div>");
-    out
 }
 
 pub async fn leaderboard(
@@ -178,56 +163,57 @@ pub async fn leaderboard(
 ) -> Response {
     respond(fmt, leaderboard_data(&state, &game).await, |d| {
         let title = game_title(d.game);
-        let mut body = format!(
-            "<h1>{title} leaderboard</h1><p class=\"lead\">Ordered by μ − 3σ: μ is a bot's estimated skill, \
-σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays \
-and wins). <a href=\"/docs/ladder#ratings\">How ratings work</a> · <a href=\"/rules/{g}\">Rules</a> · \
-<a href=\"/games?game={g}\">Games</a></p>",
-            g = d.game
-        );
-        if d.bots.is_empty() {
-            body.push_str("<p class=\"empty\">No rated bots yet.</p>");
-        } else {
-            body.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Bot</th>\
-<th class=\"num\">Rating</th><th class=\"num\">μ − 3σ</th><th class=\"num\">Games</th><th class=\"num\">W–L–T</th>\
-<th class=\"num\">Won</th><th class=\"num hide-narrow\">Forfeits</th><th class=\"hide-narrow\">Trend</th>\
-<th class=\"hide-narrow\">Last played</th></tr></thead><tbody>");
-            for (i, row) in d.bots.iter().enumerate() {
-                let b = &row.stats;
-                let active = if row.active {
-                    " <span class=\"tag live\" title=\"finished a game in the last 24 hours\">active</span>"
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    body,
-                    "<tr><td class=\"num\">{}</td><td class=\"name\">{}{active}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td>\
-<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num hide-narrow\">{}</td>\
-<td class=\"hide-narrow\">{}</td><td class=\"when hide-narrow\">{}</td></tr>",
-                    i + 1,
-                    bot_link(&b.name),
-                    rating(b),
-                    b.conservative,
-                    b.games,
-                    wlt(b.wins, b.losses, b.ties),
-                    pct(b.wins, b.games),
-                    b.forfeits,
-                    svg::sparkline(&row.trend),
-                    b.last_played.as_deref().map(time).unwrap_or_default(),
-                );
+        let g = d.game;
+        let body = html! {
+            h1 { (title) " leaderboard" }
+            p class="lead" {
+                "Ordered by μ − 3σ: μ is a bot's estimated skill, σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays and wins). "
+                a href="/docs/ladder#ratings" { "How ratings work" } " · "
+                a href={ "/rules/" (g) } { "Rules" } " · "
+                a href={ "/games?game=" (g) } { "Games" }
             }
-            body.push_str("</tbody></table></div>");
-            body.push_str(
-                "<h2>Head to head</h2><p>Score of the row bot against the column bot \
-((wins + ½ ties) / games) with its 95 % confidence interval. Open a cell for the versus page.</p>",
-            );
-            let stats: Vec<BotStats> = d.bots.iter().map(|r| r.stats.clone()).collect();
-            body.push_str(&matrix(&stats, &d.head_to_head));
-        }
+            @if d.bots.is_empty() {
+                p class="empty" { "No rated bots yet." }
+            } @else {
+                div class="scroll" { table {
+                    thead { tr {
+                        th class="num" { "#" } th { "Bot" } th class="num" { "Rating" } th class="num" { "μ − 3σ" }
+                        th class="num" { "Games" } th class="num" { "W–L–T" } th class="num" { "Won" }
+                        th class="num hide-narrow" { "Forfeits" } th class="hide-narrow" { "Trend" }
+                        th class="hide-narrow" { "Last played" }
+                    } }
+                    tbody {
+                        @for (i, row) in d.bots.iter().enumerate() {
+                            @let b = &row.stats;
+                            tr {
+                                td class="num" { (i + 1) }
+                                td class="name" {
+                                    (bot_link(&b.name))
+                                    @if row.active {
+                                        " " span class="tag live" title="finished a game in the last 24 hours" { "active" }
+                                    }
+                                }
+                                td class="num" { (rating(b)) }
+                                td class="num" { (format!("{:.1}", b.conservative)) }
+                                td class="num" { (b.games) }
+                                td class="num" { (wlt(b.wins, b.losses, b.ties)) }
+                                td class="num" { (pct(b.wins, b.games)) }
+                                td class="num hide-narrow" { (b.forfeits) }
+                                td class="hide-narrow" { (svg::sparkline(&row.trend)) }
+                                td class="when hide-narrow" { (b.last_played.as_deref().map(time).unwrap_or_default()) }
+                            }
+                        }
+                    }
+                } }
+                h2 { "Head to head" }
+                p { "Score of the row bot against the column bot ((wins + ½ ties) / games) with its 95 % confidence interval. Open a cell for the versus page." }
+                (matrix(&d.bots.iter().map(|r| r.stats.clone()).collect::<Vec<_>>(), &d.head_to_head))
+            }
+        };
         layout(
             &format!("{title} leaderboard"),
             Some(&format!("/json/leaderboard/{}", d.game)),
-            &body,
+            body,
         )
     })
 }

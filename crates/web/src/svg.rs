@@ -1,10 +1,12 @@
-//! Charts as inline SVG, built on the server (no JavaScript).
+//! Charts as inline SVG, built on the server (no JavaScript). Shapes that
+//! SVG writes as `<line .../>` are written `<line ...></line>`, which HTML
+//! parses the same.
 
 use std::fmt::Write as _;
 
 use croupier_store::web::HistoryPoint;
 
-use crate::html::esc;
+use crate::html::{html, Markup};
 
 const W: f64 = 720.0;
 const H: f64 = 260.0;
@@ -12,6 +14,11 @@ const LEFT: f64 = 44.0;
 const RIGHT: f64 = 12.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 28.0;
+
+/// A coordinate with one decimal.
+fn f1(v: f64) -> String {
+    format!("{v:.1}")
+}
 
 /// Round tick values between `lo` and `hi`, at least `min_step` apart.
 fn nice_ticks(lo: f64, hi: f64, min_step: f64) -> Vec<f64> {
@@ -45,9 +52,9 @@ fn tick(t: f64) -> String {
 
 /// A small line of μ − 3σ over a bot's last games, for leaderboard rows:
 /// green when it ends higher than it began, red when lower.
-pub fn sparkline(points: &[HistoryPoint]) -> String {
+pub fn sparkline(points: &[HistoryPoint]) -> Markup {
     if points.len() < 2 {
-        return String::new();
+        return html! {};
     }
     let (w, h) = (80.0, 20.0);
     let vals: Vec<f64> = points.iter().map(|p| p.mu - 3.0 * p.sigma).collect();
@@ -69,20 +76,23 @@ pub fn sparkline(points: &[HistoryPoint]) -> String {
     } else {
         "#b3261e"
     };
-    format!(
-        "<svg class=\"spark\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" \
-aria-label=\"μ − 3σ over the last {n} games: {:.1} to {:.1}\"><polyline points=\"{pts}\" fill=\"none\" \
-stroke=\"{colour}\" stroke-width=\"1.5\"/></svg>",
+    let label = format!(
+        "μ − 3σ over the last {n} games: {:.1} to {:.1}",
         vals[0],
         vals[n - 1]
-    )
+    );
+    html! {
+        svg class="spark" viewBox={ "0 0 " (w) " " (h) } width=(w) height=(h) role="img" aria-label=(label) {
+            polyline points=(pts) fill="none" stroke=(colour) stroke-width="1.5" {}
+        }
+    }
 }
 
 /// A bot's rating over its last games: the mean as a line, ±σ as a band,
 /// μ − 3σ dashed.
-pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
+pub fn rating_chart(points: &[HistoryPoint], label: &str) -> Markup {
     if points.is_empty() {
-        return "<p class=\"empty\">No rated games yet.</p>".into();
+        return html! { p class="empty" { "No rated games yet." } };
     }
     let lo = points
         .iter()
@@ -100,65 +110,43 @@ pub fn rating_chart(points: &[HistoryPoint], label: &str) -> String {
     let n = points.len();
     let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64) / ((n.max(2) - 1) as f64);
     let y = |v: f64| TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
-    let mut out = format!(
-        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
-        esc(label)
-    );
-    y_grid(&mut out, lo, hi, &y);
-    let band = band(points, &x, &y);
     let line = |f: &dyn Fn(&HistoryPoint) -> f64| polyline(points, &x, &y, f);
-    let _ = write!(
-        out,
-        "<polygon points=\"{band}\" fill=\"#0f5132\" fill-opacity=\"0.12\"/>\
-<polyline points=\"{}\" fill=\"none\" stroke=\"#b3261e\" stroke-width=\"1.2\" stroke-dasharray=\"4 3\"/>\
-<polyline points=\"{}\" fill=\"none\" stroke=\"#0f5132\" stroke-width=\"2\"/>",
-        line(&|p| p.mu - 3.0 * p.sigma),
-        line(&|p| p.mu)
-    );
-    x_labels(&mut out, points, &x);
-    out.push_str("</svg>");
-    out
+    html! {
+        svg class="chart" viewBox={ "0 0 " (W) " " (H) } role="img" aria-label=(label) {
+            (y_grid(lo, hi, &y))
+            polygon points=(band(points, &x, &y)) fill="#0f5132" fill-opacity="0.12" {}
+            polyline points=(line(&|p| p.mu - 3.0 * p.sigma)) fill="none" stroke="#b3261e" stroke-width="1.2" stroke-dasharray="4 3" {}
+            polyline points=(line(&|p| p.mu)) fill="none" stroke="#0f5132" stroke-width="2" {}
+            (x_labels(points, &x))
+        }
+    }
 }
 
 /// Horizontal grid lines with their values, for a y scale over `lo..hi`.
-fn y_grid(out: &mut String, lo: f64, hi: f64, y: &dyn Fn(f64) -> f64) {
-    for t in nice_ticks(lo, hi, 1.0) {
-        let _ = write!(
-            out,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e0d8\"/>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            y(t) + 4.0,
-            tick(t),
-            yy = y(t)
-        );
+fn y_grid(lo: f64, hi: f64, y: &dyn Fn(f64) -> f64) -> Markup {
+    html! {
+        @for t in nice_ticks(lo, hi, 1.0) {
+            line x1=(LEFT) x2=(W - RIGHT) y1=(f1(y(t))) y2=(f1(y(t))) stroke="#e3e0d8" {}
+            text x=(LEFT - 6.0) y=(f1(y(t) + 4.0)) text-anchor="end" { (tick(t)) }
+        }
     }
 }
 
 /// Up to six game labels along the x axis: the first and last game and
 /// evenly spaced ones between, each anchored so it stays inside the chart.
-fn x_labels(out: &mut String, points: &[HistoryPoint], x: &dyn Fn(usize) -> f64) {
+fn x_labels(points: &[HistoryPoint], x: &dyn Fn(usize) -> f64) -> Markup {
     let n = points.len();
     let labels = if n == 1 { 1 } else { n.min(6) };
-    for k in 0..labels {
-        let i = if labels == 1 {
-            0
-        } else {
-            k * (n - 1) / (labels - 1)
-        };
-        let anchor = match (k, labels - 1 - k) {
-            (0, _) => "start",
-            (_, 0) => "end",
-            _ => "middle",
-        };
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"{anchor}\">#{}</text>",
-            x(i),
-            H - 8.0,
-            points[i].game_id
-        );
+    html! {
+        @for k in 0..labels {
+            @let i = if labels == 1 { 0 } else { k * (n - 1) / (labels - 1) };
+            @let anchor = match (k, labels - 1 - k) {
+                (0, _) => "start",
+                (_, 0) => "end",
+                _ => "middle",
+            };
+            text x=(f1(x(i))) y=(H - 8.0) text-anchor=(anchor) { "#" (points[i].game_id) }
+        }
     }
 }
 
@@ -193,10 +181,10 @@ pub const PAIR_COLOURS: [&str; 2] = ["#0f5132", "#8e3b6b"];
 
 /// Two bots' ratings over their shared games (`a[i]` and `b[i]` hold the
 /// ratings after the same game): each μ as a line with its ±σ band.
-pub fn pair_chart(a: &[HistoryPoint], b: &[HistoryPoint], label: &str) -> String {
+pub fn pair_chart(a: &[HistoryPoint], b: &[HistoryPoint], label: &str) -> Markup {
     let n = a.len().min(b.len());
     if n == 0 {
-        return "<p class=\"empty\">No rated games together yet.</p>".into();
+        return html! { p class="empty" { "No rated games together yet." } };
     }
     let (a, b) = (&a[..n], &b[..n]);
     let both = || a.iter().chain(b.iter());
@@ -211,69 +199,46 @@ pub fn pair_chart(a: &[HistoryPoint], b: &[HistoryPoint], label: &str) -> String
     };
     let x = |i: usize| LEFT + (W - LEFT - RIGHT) * (i as f64) / ((n.max(2) - 1) as f64);
     let y = |v: f64| TOP + (H - TOP - BOTTOM) * (hi - v) / (hi - lo);
-    let mut out = format!(
-        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\">",
-        esc(label)
-    );
-    y_grid(&mut out, lo, hi, &y);
-    for (points, colour) in [(a, PAIR_COLOURS[0]), (b, PAIR_COLOURS[1])] {
-        let _ = write!(
-            out,
-            "<polygon points=\"{}\" fill=\"{colour}\" fill-opacity=\"0.10\"/>\
-<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            band(points, &x, &y),
-            polyline(points, &x, &y, &|p| p.mu)
-        );
+    html! {
+        svg class="chart" viewBox={ "0 0 " (W) " " (H) } role="img" aria-label=(label) {
+            (y_grid(lo, hi, &y))
+            @for (points, colour) in [(a, PAIR_COLOURS[0]), (b, PAIR_COLOURS[1])] {
+                polygon points=(band(points, &x, &y)) fill=(colour) fill-opacity="0.10" {}
+                polyline points=(polyline(points, &x, &y, &|p| p.mu)) fill="none" stroke=(colour) stroke-width="2" {}
+            }
+            (x_labels(a, &x))
+        }
     }
-    x_labels(&mut out, a, &x);
-    out.push_str("</svg>");
-    out
 }
 
 /// Score margins as bars around a zero line, oldest game first: above for
 /// the first bot's wins, below for its losses.
-pub fn margin_strip(margins: &[i64], label: &str) -> String {
+pub fn margin_strip(margins: &[i64], label: &str) -> Markup {
     let (w, h) = (W, 90.0);
     let max = margins.iter().map(|m| m.abs()).max().unwrap_or(0).max(1) as f64;
     let n = margins.len().max(1) as f64;
     let slot = (w - LEFT - RIGHT) / n;
     let mid = h / 2.0;
-    let mut out = format!(
-        "<svg class=\"chart strip\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{}\">\
-<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{mid}\" y2=\"{mid}\" stroke=\"#c9c4b6\"/>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">+{max:.0}</text><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">0</text>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">−{max:.0}</text>",
-        esc(label),
-        w - RIGHT,
-        LEFT - 6.0,
-        8.0 + 4.0,
-        LEFT - 6.0,
-        mid + 4.0,
-        LEFT - 6.0,
-        h - 8.0 + 4.0,
-    );
-    for (i, m) in margins.iter().enumerate() {
-        let len = (mid - 8.0) * (*m as f64).abs() / max;
-        let (top, colour) = if *m >= 0 {
-            (mid - len, "#1e7b45")
-        } else {
-            (mid, "#b3261e")
-        };
-        let _ = write!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{colour}\"><title>{m:+}</title></rect>",
-            LEFT + slot * i as f64 + 1.0,
-            (slot - 2.0).max(1.0),
-            len.max(1.0)
-        );
+    html! {
+        svg class="chart strip" viewBox={ "0 0 " (w) " " (h) } role="img" aria-label=(label) {
+            line x1=(LEFT) x2=(w - RIGHT) y1=(mid) y2=(mid) stroke="#c9c4b6" {}
+            text x=(LEFT - 6.0) y=(f1(8.0 + 4.0)) text-anchor="end" { (format!("+{max:.0}")) }
+            text x=(LEFT - 6.0) y=(f1(mid + 4.0)) text-anchor="end" { "0" }
+            text x=(LEFT - 6.0) y=(f1(h - 8.0 + 4.0)) text-anchor="end" { (format!("−{max:.0}")) }
+            @for (i, m) in margins.iter().enumerate() {
+                @let len = (mid - 8.0) * (*m as f64).abs() / max;
+                @let (top, colour) = if *m >= 0 { (mid - len, "#1e7b45") } else { (mid, "#b3261e") };
+                rect x=(f1(LEFT + slot * i as f64 + 1.0)) y=(f1(top)) width=(f1((slot - 2.0).max(1.0))) height=(f1(len.max(1.0))) fill=(colour) {
+                    title { (format!("{m:+}")) }
+                }
+            }
+        }
     }
-    out.push_str("</svg>");
-    out
 }
 
 /// Stacked bars: `bars[i]` holds the count of each series in slot `i`;
 /// `labels` name a few slots along the axis.
-pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]) -> String {
+pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]) -> Markup {
     let max = bars
         .iter()
         .map(|b| b.iter().sum::<i64>())
@@ -283,20 +248,8 @@ pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]
     let n = bars.len().max(1) as f64;
     let slot = (W - LEFT - RIGHT) / n;
     let y = |v: f64| TOP + (H - TOP - BOTTOM) * (1.0 - v / max);
-    let mut out = format!(
-        "<svg class=\"chart\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"games per minute\">"
-    );
-    for t in nice_ticks(0.0, max, 1.0) {
-        let _ = write!(
-            out,
-            "<line x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#e3e0d8\"/>\
-<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{t:.0}</text>",
-            W - RIGHT,
-            LEFT - 6.0,
-            y(t) + 4.0,
-            yy = y(t)
-        );
-    }
+    // Each series' segment of each bar: (slot, bottom, top, colour, total).
+    let mut segments = Vec::new();
     for (i, b) in bars.iter().enumerate() {
         let mut base = 0.0;
         let total: i64 = b.iter().sum();
@@ -305,29 +258,32 @@ pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]
                 continue;
             }
             let top = base + *v as f64;
-            let _ = write!(
-                out,
-                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{total} games</title></rect>",
-                LEFT + slot * i as f64 + 1.0,
-                y(top),
-                (slot - 2.0).max(1.0),
-                y(base) - y(top),
-                colours.get(s).copied().unwrap_or("#888")
-            );
+            segments.push((
+                i,
+                base,
+                top,
+                colours.get(s).copied().unwrap_or("#888"),
+                total,
+            ));
             base = top;
         }
     }
-    for (i, text) in labels {
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            LEFT + slot * (*i as f64 + 0.5),
-            H - 8.0,
-            esc(text)
-        );
+    html! {
+        svg class="chart" viewBox={ "0 0 " (W) " " (H) } role="img" aria-label="games per minute" {
+            @for t in nice_ticks(0.0, max, 1.0) {
+                line x1=(LEFT) x2=(W - RIGHT) y1=(f1(y(t))) y2=(f1(y(t))) stroke="#e3e0d8" {}
+                text x=(LEFT - 6.0) y=(f1(y(t) + 4.0)) text-anchor="end" { (format!("{t:.0}")) }
+            }
+            @for (i, base, top, colour, total) in segments {
+                rect x=(f1(LEFT + slot * i as f64 + 1.0)) y=(f1(y(top))) width=(f1((slot - 2.0).max(1.0))) height=(f1(y(base) - y(top))) fill=(colour) {
+                    title { (total) " games" }
+                }
+            }
+            @for (i, text) in labels {
+                text x=(f1(LEFT + slot * (*i as f64 + 0.5))) y=(H - 8.0) text-anchor="middle" { (text) }
+            }
+        }
     }
-    out.push_str("</svg>");
-    out
 }
 
 #[cfg(test)]
@@ -341,16 +297,17 @@ mod tests {
             mu: 25.0,
             sigma: 8.0,
         }];
-        let svg = rating_chart(&one, "a <b>");
+        let svg = rating_chart(&one, "a <b>").into_string();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(!svg.contains("NaN") && svg.contains("a &lt;b&gt;"));
         let bars = bar_chart(
             &[vec![0, 0], vec![3, 1]],
             &["#111", "#222"],
             &[(1, "now".into())],
-        );
+        )
+        .into_string();
         assert!(bars.contains("<rect") && !bars.contains("NaN"));
-        assert!(bar_chart(&[], &[], &[]).ends_with("</svg>"));
+        assert!(bar_chart(&[], &[], &[]).into_string().ends_with("</svg>"));
         // Counts get whole, distinct ticks.
         assert_eq!(nice_ticks(0.0, 3.0, 1.0), [0.0, 1.0, 2.0, 3.0]);
         assert_eq!(
@@ -371,23 +328,25 @@ mod tests {
                 sigma: 8.5 - i as f64 * 0.05,
             })
             .collect();
-        let svg = rating_chart(&points, "r");
+        let svg = rating_chart(&points, "r").into_string();
         assert!(!svg.contains(">-0<"), "{svg}");
         assert!(svg.contains(">0<"));
         assert_eq!(svg.matches(">#1").count(), 6, "six game labels");
         assert!(svg.contains(">#100<") && svg.contains(">#139<"));
-        let pair = pair_chart(&points, &points[..20], "a and b");
+        let pair = pair_chart(&points, &points[..20], "a and b").into_string();
         assert_eq!(pair.matches("<polyline").count(), 2, "one μ line per bot");
         assert!(
             pair.contains(">#119<") && !pair.contains(">#139<"),
             "shared games only"
         );
-        assert!(pair_chart(&[], &points, "x").contains("No rated games"));
-        let strip = margin_strip(&[10, -30, 5], "m");
+        assert!(pair_chart(&[], &points, "x")
+            .into_string()
+            .contains("No rated games"));
+        let strip = margin_strip(&[10, -30, 5], "m").into_string();
         assert_eq!(strip.matches("<rect").count(), 3);
         assert!(strip.contains(">+30<") && strip.contains(">−30<") && strip.contains("#b3261e"));
-        let spark = sparkline(&points);
+        let spark = sparkline(&points).into_string();
         assert!(spark.starts_with("<svg class=\"spark\"") && spark.contains("#1e7b45"));
-        assert!(sparkline(&points[..1]).is_empty());
+        assert!(sparkline(&points[..1]).into_string().is_empty());
     }
 }

@@ -2,7 +2,6 @@
 //! (progress, standings with tie-breaks, the crosstable, every game with a
 //! link to its replay), each with its JSON twin under `/json`.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -11,7 +10,7 @@ use axum::routing::get;
 use axum::Router;
 use serde::Serialize;
 
-use crate::html::{bot_link, esc, game_title, layout, url};
+use crate::html::{bot_link, game_title, html, layout, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
 use croupier_competition::tournaments::view::{self, Brief, TournamentView};
@@ -48,44 +47,46 @@ fn when(unix: i64) -> String {
 }
 
 /// A table of tournaments (also on bot pages).
-pub fn briefs_table(list: &[Brief]) -> String {
+pub fn briefs_table(list: &[Brief]) -> Markup {
     if list.is_empty() {
-        return "<p class=\"empty\">None yet.</p>".into();
+        return html! { p class="empty" { "None yet." } };
     }
-    let mut body = String::from(
-        "<div class=\"scroll\"><table><thead><tr><th>Tournament</th><th>Game</th><th>Format</th>\
-<th class=\"num\">Bots</th><th>Status</th><th class=\"num\">Games</th><th>Starts</th></tr></thead><tbody>",
-    );
-    for b in list {
-        let t = &b.tournament;
-        let _ = write!(
-            body,
-            "<tr><td class=\"name\"><a href=\"/tournaments/{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
-<td>{}</td><td class=\"num\">{} / {}</td><td>{}</td></tr>",
-            url(&t.name),
-            esc(&t.name),
-            game_title(&t.game),
-            esc(&t.format),
-            b.entries,
-            esc(&t.status),
-            b.progress.done,
-            b.progress.total,
-            when(t.starts_at)
-        );
+    html! {
+        div class="scroll" { table {
+            thead { tr {
+                th { "Tournament" } th { "Game" } th { "Format" } th class="num" { "Bots" }
+                th { "Status" } th class="num" { "Games" } th { "Starts" }
+            } }
+            tbody {
+                @for b in list {
+                    @let t = &b.tournament;
+                    tr {
+                        td class="name" { a href={ "/tournaments/" (url(&t.name)) } { (t.name) } }
+                        td { (game_title(&t.game)) }
+                        td { (t.format) }
+                        td class="num" { (b.entries) }
+                        td { (t.status) }
+                        td class="num" { (b.progress.done) " / " (b.progress.total) }
+                        td { (when(t.starts_at)) }
+                    }
+                }
+            }
+        } }
     }
-    body.push_str("</tbody></table></div>");
-    body
 }
 
 async fn list(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
     respond(fmt, list_data(&state).await, |d| {
-        let body = format!(
-            "<h1>Tournaments</h1><p class=\"lead\">Round-robins and Swiss tournaments over the registered bots, \
-announced by an organiser, frozen at the start and played beside the ladder. \
-<a href=\"/docs/tournaments\">How they work</a>.</p>{}",
-            briefs_table(&d.tournaments)
-        );
-        layout("Tournaments", Some("/json/tournaments"), &body)
+        let body = html! {
+            h1 { "Tournaments" }
+            p class="lead" {
+                "Round-robins and Swiss tournaments over the registered bots, announced by an organiser, \
+        frozen at the start and played beside the ladder. "
+                a href="/docs/tournaments" { "How they work" } "."
+            }
+            (briefs_table(&d.tournaments))
+        };
+        layout("Tournaments", Some("/json/tournaments"), body)
     })
 }
 
@@ -101,175 +102,142 @@ async fn show_data(state: &Services, name: &str) -> Result<TournamentView, WebEr
 
 /// Background of a crosstable cell: green when the row bot is significantly
 /// better, red when significantly worse (ACPC's crosstable), plain else.
-fn shade(significant: i8) -> &'static str {
+fn shade(significant: i8) -> Option<&'static str> {
     match significant {
-        1 => " style=\"background:#cfe8d6\"",
-        -1 => " style=\"background:#f3d0cc\"",
-        _ => "",
+        1 => Some("background:#cfe8d6"),
+        -1 => Some("background:#f3d0cc"),
+        _ => None,
     }
 }
 
-fn render(d: &TournamentView) -> String {
+fn render(d: &TournamentView) -> Markup {
     let t = &d.tournament;
     let p = &d.progress;
-    let mut body = format!(
-        "<h1>{}</h1><p class=\"lead\">{} {} · {} · {}{} · {} ms per move{} · starts {}</p>\
-<p><strong>{}</strong>: {} of {} games played{}, round {} of {}.</p>",
-        esc(&t.name),
-        game_title(&t.game),
-        t.variant.as_deref().map(esc).unwrap_or_default(),
-        esc(&t.format),
-        if t.format == "swiss" {
-            format!("{} rounds, ", t.rounds)
-        } else {
-            String::new()
-        },
-        format_args!(
-            "{} deal{} per pairing{}",
-            t.deals,
-            if t.deals == 1 { "" } else { "s" },
-            if t.duplicate { ", duplicate" } else { "" }
-        ),
-        t.move_ms,
-        t.budget_ms
-            .map(|b| format!(", {b} ms per game"))
-            .unwrap_or_default(),
-        when(t.starts_at),
-        esc(&t.status),
-        p.done,
-        p.total,
-        if p.running > 0 {
-            format!(" ({} in progress)", p.running)
-        } else {
-            String::new()
-        },
-        p.current_round,
-        p.rounds
-    );
-    if let Some(r) = &t.reason {
-        let _ = write!(body, "<p class=\"empty\">{}</p>", esc(r));
-    }
-    let _ = write!(
-        body,
-        "<h2>Standings</h2><p>After round {}. Ties are broken by Buchholz, then the points among the tied bots, then the ladder rating, then the pairing number.</p>",
-        d.standings_after_round
-    );
-    body.push_str(
-        "<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Bot</th><th class=\"num\">Points</th>\
-<th class=\"num\">Buchholz</th><th class=\"num\">Head-to-head</th><th class=\"num\">Rating</th><th class=\"num\">Byes</th>\
-<th class=\"num\">Games</th><th class=\"num\">Faulty</th></tr></thead><tbody>",
-    );
-    for s in &d.standings {
-        let _ = write!(
-            body,
-            "<tr><td class=\"num\">{}</td><td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-<td class=\"num\">{}</td><td class=\"num\">{:.1}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            s.rank,
-            bot_link(&s.name),
-            s.points,
-            s.buchholz,
-            s.head_to_head,
-            s.rating,
-            s.byes,
-            s.games,
-            s.faulty
-        );
-    }
-    body.push_str("</tbody></table></div>");
     let withdrawn: Vec<_> = d.entries.iter().filter(|e| e.withdrawn.is_some()).collect();
-    if !withdrawn.is_empty() {
-        body.push_str("<h3>Withdrawn</h3><ul>");
-        for e in withdrawn {
-            let _ = write!(
-                body,
-                "<li>{}: {}</li>",
-                bot_link(&e.name),
-                esc(e.withdrawn.as_deref().unwrap_or_default())
-            );
-        }
-        body.push_str("</ul>");
-    }
-    let hosted: Vec<String> = d
+    let hosted: Vec<_> = d
         .entries
         .iter()
-        .filter_map(|e| {
-            e.version
-                .map(|v| format!("{} version {v}", bot_link(&e.name)))
-        })
+        .filter_map(|e| e.version.map(|v| (e.name.as_str(), v)))
         .collect();
-    if !hosted.is_empty() {
-        let _ = write!(
-            body,
-            "<p>Hosted programs play the version that was active at the start: {}.</p>",
-            hosted.join(", ")
-        );
-    }
-    body.push_str(
-        "<h2>Crosstable</h2><p>The row bot's mean score per game against the column bot (a win 1, a tie ½), \
-with its 95% confidence interval; green: significantly better, red: significantly worse.</p>\
-<div class=\"scroll\"><table class=\"crosstable\"><thead><tr><th></th>",
-    );
-    for b in &d.crosstable.bots {
-        let _ = write!(body, "<th>{}</th>", bot_link(b));
-    }
-    body.push_str("</tr></thead><tbody>");
-    for (b, row) in d.crosstable.bots.iter().zip(&d.crosstable.cells) {
-        let _ = write!(body, "<tr><th>{}</th>", bot_link(b));
-        for cell in row {
-            match cell {
-                None => body.push_str("<td></td>"),
-                Some(c) => {
-                    let _ = write!(
-                        body,
-                        "<td class=\"num\"{} title=\"{} games\">{:.2}<br><small>{:.2}–{:.2}</small></td>",
-                        shade(c.significant),
-                        c.games,
-                        c.score,
-                        c.low,
-                        c.high
-                    );
+    let body = html! {
+        h1 { (t.name) }
+        p class="lead" {
+            (game_title(&t.game)) " " (t.variant.as_deref().unwrap_or_default()) " · " (t.format) " · "
+            @if t.format == "swiss" { (t.rounds) " rounds, " }
+            (t.deals) " deal" @if t.deals != 1 { "s" } " per pairing" @if t.duplicate { ", duplicate" }
+            " · " (t.move_ms) " ms per move"
+            @if let Some(b) = t.budget_ms { ", " (b) " ms per game" }
+            " · starts " (when(t.starts_at))
+        }
+        p {
+            strong { (t.status) } ": " (p.done) " of " (p.total) " games played"
+            @if p.running > 0 { " (" (p.running) " in progress)" }
+            ", round " (p.current_round) " of " (p.rounds) "."
+        }
+        @if let Some(r) = &t.reason { p class="empty" { (r) } }
+        h2 { "Standings" }
+        p { "After round " (d.standings_after_round) ". Ties are broken by Buchholz, then the points among the tied bots, then the ladder rating, then the pairing number." }
+        div class="scroll" { table {
+            thead { tr {
+                th class="num" { "#" } th { "Bot" } th class="num" { "Points" } th class="num" { "Buchholz" }
+                th class="num" { "Head-to-head" } th class="num" { "Rating" } th class="num" { "Byes" }
+                th class="num" { "Games" } th class="num" { "Faulty" }
+            } }
+            tbody {
+                @for s in &d.standings {
+                    tr {
+                        td class="num" { (s.rank) }
+                        td class="name" { (bot_link(&s.name)) }
+                        td class="num" { (s.points) }
+                        td class="num" { (s.buchholz) }
+                        td class="num" { (s.head_to_head) }
+                        td class="num" { (format!("{:.1}", s.rating)) }
+                        td class="num" { (s.byes) }
+                        td class="num" { (s.games) }
+                        td class="num" { (s.faulty) }
+                    }
+                }
+            }
+        } }
+        @if !withdrawn.is_empty() {
+            h3 { "Withdrawn" }
+            ul {
+                @for e in &withdrawn {
+                    li { (bot_link(&e.name)) ": " (e.withdrawn.as_deref().unwrap_or_default()) }
                 }
             }
         }
-        body.push_str("</tr>");
-    }
-    let _ = write!(
-        body,
-        "</tbody></table></div><h2>Games</h2><p><a href=\"/games?tournament={}\">Its finished games in the games list</a> \
-(<a href=\"/games?tournaments=hide\">ladder games only</a>, <a href=\"/games?tournaments=only\">every tournament's games</a>).</p>",
-        url(&t.name)
-    );
-    if d.games.is_empty() {
-        body.push_str("<p class=\"empty\">None yet.</p>");
-    } else {
-        body.push_str(
-            "<div class=\"scroll\"><table><thead><tr><th class=\"num\">Round</th><th class=\"num\">Table</th>\
-<th class=\"num\">Game</th><th>Seats</th><th>Ranks</th><th>Status</th></tr></thead><tbody>",
-        );
-        for g in &d.games {
-            let seats: Vec<String> = g.seats.iter().map(|s| bot_link(s)).collect();
-            let ranks: Vec<String> = g.ranks.iter().map(i64::to_string).collect();
-            let status = match g.id {
-                Some(id) => format!("<a href=\"/games/{id}\">{}</a>", esc(&g.status)),
-                None => esc(&g.status),
-            };
-            let _ = write!(
-                body,
-                "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                g.round,
-                g.table + 1,
-                g.game + 1,
-                seats.join(" · "),
-                ranks.join(" · "),
-                status
-            );
+        @if !hosted.is_empty() {
+            p {
+                "Hosted programs play the version that was active at the start: "
+                @for (i, (name, v)) in hosted.iter().enumerate() {
+                    @if i > 0 { ", " }
+                    (bot_link(name)) " version " (v)
+                }
+                "."
+            }
         }
-        body.push_str("</tbody></table></div>");
-    }
+        h2 { "Crosstable" }
+        p {
+            "The row bot's mean score per game against the column bot (a win 1, a tie ½), \
+    with its 95% confidence interval; green: significantly better, red: significantly worse."
+        }
+        div class="scroll" { table class="crosstable" {
+            thead { tr { th {} @for b in &d.crosstable.bots { th { (bot_link(b)) } } } }
+            tbody {
+                @for (b, row) in d.crosstable.bots.iter().zip(&d.crosstable.cells) {
+                    tr {
+                        th { (bot_link(b)) }
+                        @for cell in row {
+                            @match cell {
+                                None => td {},
+                                Some(c) => td class="num" style=[shade(c.significant)] title={ (c.games) " games" } {
+                                    (format!("{:.2}", c.score)) br; small { (format!("{:.2}–{:.2}", c.low, c.high)) }
+                                },
+                            }
+                        }
+                    }
+                }
+            }
+        } }
+        h2 { "Games" }
+        p {
+            a href={ "/games?tournament=" (url(&t.name)) } { "Its finished games in the games list" } " ("
+            a href="/games?tournaments=hide" { "ladder games only" } ", "
+            a href="/games?tournaments=only" { "every tournament's games" } ")."
+        }
+        @if d.games.is_empty() {
+            p class="empty" { "None yet." }
+        } @else {
+            div class="scroll" { table {
+                thead { tr {
+                    th class="num" { "Round" } th class="num" { "Table" } th class="num" { "Game" }
+                    th { "Seats" } th { "Ranks" } th { "Status" }
+                } }
+                tbody {
+                    @for g in &d.games {
+                        tr {
+                            td class="num" { (g.round) }
+                            td class="num" { (g.table + 1) }
+                            td class="num" { (g.game + 1) }
+                            td { @for (i, s) in g.seats.iter().enumerate() { @if i > 0 { " · " } (bot_link(s)) } }
+                            td { (g.ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(" · ")) }
+                            td {
+                                @match g.id {
+                                    Some(id) => a href={ "/games/" (id) } { (g.status) },
+                                    None => (g.status),
+                                }
+                            }
+                        }
+                    }
+                }
+            } }
+        }
+    };
     layout(
         &t.name,
         Some(&format!("/json/tournaments/{}", url(&t.name))),
-        &body,
+        body,
     )
 }
 

@@ -3,7 +3,6 @@
 //! both ratings over their shared games.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
@@ -11,7 +10,7 @@ use axum::response::Response;
 use croupier_store::web::{GameSummary, HistoryPoint, WebBot};
 use serde::Serialize;
 
-use crate::html::{bot_link, esc, game_title, games_table, layout, versus_href};
+use crate::html::{bot_link, game_title, games_table, html, layout, versus_href, Markup};
 use crate::page::{respond, Fmt, WebError};
 use crate::profile::{split, Split, Tally};
 use crate::stats::{find_bot, wlt, Pair, HISTORY};
@@ -99,7 +98,7 @@ async fn versus_data(state: &Services, a: &str, b: &str) -> Result<VersusData, W
     })
 }
 
-fn tally_row(label: &str, t: &Tally) -> String {
+fn tally_row(label: &str, t: &Tally) -> Markup {
     let score = if t.games > 0 {
         format!(
             "{:.0}%",
@@ -108,68 +107,73 @@ fn tally_row(label: &str, t: &Tally) -> String {
     } else {
         "–".into()
     };
-    format!(
-        "<tr><th scope=\"row\">{label}</th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{score}</td></tr>",
-        t.games,
-        wlt(t.wins, t.losses, t.ties)
-    )
-}
-
-fn split_html(d: &VersusData, s: &Split) -> String {
-    let (a, b) = (esc(&d.a.name), esc(&d.b.name));
-    let mut out = String::new();
-    let n = s.a_first_seat.games + s.b_first_seat.games;
-    let _ = write!(
-        out,
-        "<h3>Score margins</h3><p class=\"hint\">{a}'s score minus {b}'s, over their last {n} {} games \
-(forfeits left out).</p>",
-        game_title(&s.game)
-    );
-    match &s.margins {
-        None => out.push_str("<p class=\"empty\">No scored games.</p>"),
-        Some(m) => {
-            let signed = |v: f64| {
-                if v > 0.0 {
-                    format!("+{v:.1}")
-                } else if v == 0.0 {
-                    "0".into()
-                } else {
-                    format!("−{:.1}", -v)
-                }
-            };
-            let _ = write!(
-                out,
-                "<div class=\"grid small\"><div class=\"panel\"><div class=\"stat\">{}<small>mean margin</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>median margin</small></div></div>\
-<div class=\"panel\"><div class=\"stat w\">{}<small>{a}'s biggest win</small></div></div>\
-<div class=\"panel\"><div class=\"stat l\">{}<small>{a}'s biggest loss</small></div></div></div>{}",
-                signed(m.mean),
-                signed(m.median),
-                m.best.map(|v| format!("+{v}")).unwrap_or_else(|| "–".into()),
-                m.worst
-                    .map(|v| format!("−{}", -v))
-                    .unwrap_or_else(|| "–".into()),
-                svg::margin_strip(&m.all, &format!("score margins of {} against {}", d.a.name, d.b.name))
-            );
+    html! {
+        tr {
+            th scope="row" { (label) }
+            td class="num" { (t.games) }
+            td class="num" { (wlt(t.wins, t.losses, t.ties)) }
+            td class="num" { (score) }
         }
     }
-    let _ = write!(
-        out,
-        "<h3>By seat</h3><div class=\"scroll\"><table class=\"split\"><thead><tr><th>{a}'s results</th>\
-<th class=\"num\">Games</th><th class=\"num\">W–L–T</th><th class=\"num\">Score</th></tr></thead><tbody>{}{}</tbody></table></div>",
-        tally_row(&format!("{a} seated first"), &s.a_first_seat),
-        tally_row(&format!("{b} seated first"), &s.b_first_seat),
-    );
-    if let (Some(al), Some(bl)) = (&s.a_led_first, &s.b_led_first) {
-        let _ = write!(
-            out,
-            "<h3>By who led the first trick</h3><div class=\"scroll\"><table class=\"split\"><thead><tr><th>{a}'s results</th>\
-<th class=\"num\">Games</th><th class=\"num\">W–L–T</th><th class=\"num\">Score</th></tr></thead><tbody>{}{}</tbody></table></div>",
-            tally_row(&format!("{a} led first"), al),
-            tally_row(&format!("{b} led first"), bl),
-        );
+}
+
+/// A split table: `a`'s results in two rows.
+fn split_table(heading: &str, a: &str, rows: [Markup; 2]) -> Markup {
+    html! {
+        h3 { (heading) }
+        div class="scroll" { table class="split" {
+            thead { tr {
+                th { (a) "'s results" } th class="num" { "Games" } th class="num" { "W–L–T" } th class="num" { "Score" }
+            } }
+            tbody { @for r in rows { (r) } }
+        } }
     }
-    out
+}
+
+fn split_html(d: &VersusData, s: &Split) -> Markup {
+    let (a, b) = (d.a.name.as_str(), d.b.name.as_str());
+    let n = s.a_first_seat.games + s.b_first_seat.games;
+    let signed = |v: f64| {
+        if v > 0.0 {
+            format!("+{v:.1}")
+        } else if v == 0.0 {
+            "0".into()
+        } else {
+            format!("−{:.1}", -v)
+        }
+    };
+    html! {
+        h3 { "Score margins" }
+        p class="hint" { (a) "'s score minus " (b) "'s, over their last " (n) " " (game_title(&s.game)) " games (forfeits left out)." }
+        @match &s.margins {
+            None => p class="empty" { "No scored games." },
+            Some(m) => {
+                div class="grid small" {
+                    div class="panel" { div class="stat" { (signed(m.mean)) small { "mean margin" } } }
+                    div class="panel" { div class="stat" { (signed(m.median)) small { "median margin" } } }
+                    div class="panel" { div class="stat w" {
+                        (m.best.map(|v| format!("+{v}")).unwrap_or_else(|| "–".into()))
+                        small { (a) "'s biggest win" }
+                    } }
+                    div class="panel" { div class="stat l" {
+                        (m.worst.map(|v| format!("−{}", -v)).unwrap_or_else(|| "–".into()))
+                        small { (a) "'s biggest loss" }
+                    } }
+                }
+                (svg::margin_strip(&m.all, &format!("score margins of {a} against {b}")))
+            },
+        }
+        (split_table("By seat", a, [
+            tally_row(&format!("{a} seated first"), &s.a_first_seat),
+            tally_row(&format!("{b} seated first"), &s.b_first_seat),
+        ]))
+        @if let (Some(al), Some(bl)) = (&s.a_led_first, &s.b_led_first) {
+            (split_table("By who led the first trick", a, [
+                tally_row(&format!("{a} led first"), al),
+                tally_row(&format!("{b} led first"), bl),
+            ]))
+        }
+    }
 }
 
 pub async fn versus(
@@ -178,56 +182,47 @@ pub async fn versus(
     fmt: Fmt,
 ) -> Response {
     respond(fmt, versus_data(&state, &a, &b).await, |d| {
-        let mut body = format!(
-            "<h1>{} <span class=\"vs\">vs</span> {}</h1><p class=\"lead\">Head to head, from {}'s side. \
-<a href=\"{}\">Swap sides</a></p>",
-            bot_link(&d.a.name),
-            bot_link(&d.b.name),
-            esc(&d.a.name),
-            versus_href(&d.b.name, &d.a.name)
-        );
-        if d.results.is_empty() {
-            body.push_str("<p class=\"empty\">These bots have not played each other yet.</p>");
-        }
-        for p in &d.results {
-            let s = &p.stats;
-            let _ = write!(
-                body,
-                "<h2>{}</h2><div class=\"grid\"><div class=\"panel\"><div class=\"stat\">{}<small>games together</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{}<small>wins–losses–ties of {}</small></div></div>\
-<div class=\"panel\"><div class=\"stat\">{:.1}%<small>score, 95 % interval {:.1}–{:.1}%</small></div></div></div>",
-                game_title(&s.game),
-                s.games,
-                wlt(s.wins, s.losses, s.ties),
-                esc(&s.bot_name),
-                100.0 * p.score,
-                100.0 * p.low,
-                100.0 * p.high
-            );
-            if let Some(sp) = d.splits.iter().find(|x| x.game == s.game) {
-                body.push_str(&split_html(d, sp));
+        let body = html! {
+            h1 { (bot_link(&d.a.name)) " " span class="vs" { "vs" } " " (bot_link(&d.b.name)) }
+            p class="lead" {
+                "Head to head, from " (d.a.name) "'s side. "
+                a href=(versus_href(&d.b.name, &d.a.name)) { "Swap sides" }
             }
-            if let Some(h) = d.history.iter().find(|h| h.game == s.game) {
-                let _ = write!(
-                    body,
-                    "<h3>Ratings over their shared games</h3>{}\
-<div class=\"legend\"><span><i style=\"background:{}\"></i>{} (μ)</span><span><i style=\"background:{}\"></i>{} (μ)</span>\
-<span>bands: μ ± σ</span></div>",
-                    svg::pair_chart(&h.a, &h.b, &format!("ratings of {} and {}", d.a.name, d.b.name)),
-                    svg::PAIR_COLOURS[0],
-                    esc(&d.a.name),
-                    svg::PAIR_COLOURS[1],
-                    esc(&d.b.name),
-                );
+            @if d.results.is_empty() {
+                p class="empty" { "These bots have not played each other yet." }
             }
-        }
-        let _ = write!(body, "<h2>Their last {SHARED} games</h2>");
-        body.push_str(&games_table(&d.last_games));
+            @for p in &d.results {
+                @let s = &p.stats;
+                h2 { (game_title(&s.game)) }
+                div class="grid" {
+                    div class="panel" { div class="stat" { (s.games) small { "games together" } } }
+                    div class="panel" { div class="stat" { (wlt(s.wins, s.losses, s.ties)) small { "wins–losses–ties of " (s.bot_name) } } }
+                    div class="panel" { div class="stat" {
+                        (format!("{:.1}%", 100.0 * p.score))
+                        small { (format!("score, 95 % interval {:.1}–{:.1}%", 100.0 * p.low, 100.0 * p.high)) }
+                    } }
+                }
+                @if let Some(sp) = d.splits.iter().find(|x| x.game == s.game) {
+                    (split_html(d, sp))
+                }
+                @if let Some(h) = d.history.iter().find(|h| h.game == s.game) {
+                    h3 { "Ratings over their shared games" }
+                    (svg::pair_chart(&h.a, &h.b, &format!("ratings of {} and {}", d.a.name, d.b.name)))
+                    div class="legend" {
+                        span { i style={ "background:" (svg::PAIR_COLOURS[0]) } {} (d.a.name) " (μ)" }
+                        span { i style={ "background:" (svg::PAIR_COLOURS[1]) } {} (d.b.name) " (μ)" }
+                        span { "bands: μ ± σ" }
+                    }
+                }
+            }
+            h2 { "Their last " (SHARED) " games" }
+            (games_table(&d.last_games))
+        };
         let title = format!("{} vs {}", d.a.name, d.b.name);
         layout(
             &title,
             Some(&format!("/json{}", versus_href(&d.a.name, &d.b.name))),
-            &body,
+            body,
         )
     })
 }

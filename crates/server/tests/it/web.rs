@@ -195,7 +195,7 @@ async fn names_are_escaped_and_replays_list_every_step() {
         .unwrap();
     let (status, _, body) = get(&s.app, "/bots/%3Cb%3Ex%3C%2Fb%3E%22'").await;
     assert_eq!(status, StatusCode::OK);
-    assert!(body.contains("&lt;b&gt;x&lt;/b&gt;&quot;&#39;"));
+    assert!(body.contains("&lt;b&gt;x&lt;/b&gt;&quot;'"));
     assert!(!body.contains("<b>x</b>"));
     let (_, _, running) = get(&s.app, &format!("/games/{g}")).await;
     assert!(running.contains("No record yet") && !running.contains("<b>x</b>"));
@@ -428,5 +428,154 @@ async fn rules_pages_speak_to_bot_authors() {
         for dev in ["crates/", "testdata", "SPEC", "seed 00", ".json`", "golden"] {
             assert!(!html.contains(dev), "{game}: the rules page says '{dev}'");
         }
+    }
+}
+
+/// Issue 52: names that hold markup and script, of a bot, its owner and a
+/// tournament (the HTTP APIs refuse such names, so they are written to the
+/// store directly, as an older version or a hand-edited database might
+/// have left them), show as text on every page kind that names them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markup_in_names_shows_as_text_on_every_page_kind() {
+    use croupier_store::tournaments::{EntryRow, NewTournament};
+    use croupier_store::{BotKind, NewBot};
+    const BOT: &str = "<script>alert(1)</script>";
+    const OWNER: &str = "<b onmouseover=\"alert(2)\">o</b>";
+    const CUP: &str = "<img src=x onerror='alert(3)'>";
+    let s = site(0).await;
+    let store = &s.store;
+    let owner = store.create_owner(OWNER, "unused-hash").await.unwrap();
+    let bot = store
+        .create_remote_bot(&NewBot {
+            name: BOT.into(),
+            game: "goofspiel".into(),
+            kind: BotKind::Pull,
+            owner,
+            endpoint: None,
+            dialect: "croupier".into(),
+            auth_user: None,
+            auth_password: None,
+            token_hash: None,
+        })
+        .await
+        .unwrap();
+    // The demo series with this bot in gops-planner's place.
+    let mut ids = seed::demo_bots(store.as_ref()).await.unwrap();
+    let planner = seed::BOTS
+        .iter()
+        .position(|b| b.0 == "gops-planner")
+        .unwrap();
+    ids[planner] = bot;
+    let games = seed::play_games(
+        0..24,
+        24,
+        Duration::from_secs(5),
+        std::time::SystemTime::now(),
+        &ids,
+    )
+    .await
+    .unwrap();
+    let stored = store.import_games(games).await.unwrap();
+    let filter = GameFilter {
+        game: None,
+        bot: Some(bot),
+    };
+    let played = store.games_page(&filter, 0, 1).await.unwrap();
+    assert!(!played.is_empty(), "the bot played: {stored:?}");
+    let lizard = store.web_bot("lot-lizard").await.unwrap().unwrap();
+    let entry = |id: i64, name: &str| EntryRow {
+        tournament_id: 0,
+        bot: id,
+        seq: 0,
+        name: name.into(),
+        kind: BotKind::Pull,
+        endpoint: None,
+        dialect: None,
+        auth_user: None,
+        auth_password: None,
+        strategy: None,
+        frozen: false,
+        withdrawn: None,
+        withdrawn_round: None,
+        version_id: None,
+        version: None,
+    };
+    store
+        .tournaments()
+        .create_tournament(&NewTournament {
+            name: CUP.into(),
+            game: "goofspiel".into(),
+            variant: None,
+            format: "round-robin".into(),
+            rounds: 0,
+            deals: 1,
+            duplicate: false,
+            seats: 2,
+            move_ms: 1000,
+            budget_ms: None,
+            starts_at: 4_000_000_000,
+            seed: 1,
+            all_bots: false,
+            created_by: Some(owner),
+            entries: vec![entry(bot, BOT), entry(lizard.id, "lot-lizard")],
+        })
+        .await
+        .unwrap();
+    let name = croupier_web::html::url(BOT);
+    let cup = croupier_web::html::url(CUP);
+    let game = played[0].id;
+    let pages = [
+        "/".to_string(),
+        "/bots".into(),
+        format!("/bots/{name}"),
+        "/leaderboard/goofspiel".into(),
+        format!("/versus/{name}/lot-lizard"),
+        "/games".into(),
+        format!("/games?bot={name}"),
+        format!("/games?tournament={cup}"),
+        format!("/games/{game}"),
+        format!("/games/{game}?step=4"),
+        "/tournaments".into(),
+        format!("/tournaments/{cup}"),
+        format!("/no/such/{name}"),
+    ];
+    for p in &pages {
+        let (status, _, body) = get(&s.app, p).await;
+        assert!(
+            status == StatusCode::OK || p.starts_with("/no/"),
+            "{p}: {status}"
+        );
+        for raw in ["<script>alert", "<b onmouseover", "<img src=x"] {
+            assert!(!body.contains(raw), "{p} holds markup {raw}");
+        }
+    }
+    let shows = |body: &str, text: &str| body.contains(text);
+    let escaped_bot = "&lt;script&gt;alert(1)&lt;/script&gt;";
+    let escaped_owner = "&lt;b onmouseover=&quot;alert(2)&quot;&gt;o&lt;/b&gt;";
+    let escaped_cup = "&lt;img src=x onerror='alert(3)'&gt;";
+    let (_, _, page) = get(&s.app, &format!("/bots/{name}")).await;
+    assert!(
+        shows(&page, escaped_bot) && shows(&page, escaped_owner),
+        "{page}"
+    );
+    assert!(
+        shows(&page, escaped_cup),
+        "the bot page lists its tournament"
+    );
+    for p in ["/tournaments".to_string(), format!("/tournaments/{cup}")] {
+        let (_, _, page) = get(&s.app, &p).await;
+        assert!(shows(&page, escaped_cup), "{p}");
+    }
+    let (_, _, page) = get(&s.app, &format!("/tournaments/{cup}")).await;
+    assert!(shows(&page, escaped_bot), "its entrant is named");
+    for p in [
+        format!("/games/{game}"),
+        format!("/versus/{name}/lot-lizard"),
+        "/leaderboard/goofspiel".into(),
+        "/games".into(),
+        "/".into(),
+    ] {
+        let (_, _, page) = get(&s.app, &p).await;
+        assert!(shows(&page, escaped_bot), "{p} names the bot");
     }
 }

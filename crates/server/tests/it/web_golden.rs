@@ -112,9 +112,7 @@ async fn tournaments(store: &Arc<SqliteStore>, end: SystemTime) {
         entries: (0..bots.len()).map(|i| entry(0, i, false)).collect(),
     };
     let ts = store.tournaments();
-    let at = |secs: u64| {
-        croupier_arena::record::rfc3339(UNIX_EPOCH + Duration::from_secs(secs))
-    };
+    let at = |secs: u64| croupier_arena::record::rfc3339(UNIX_EPOCH + Duration::from_secs(secs));
     let cup = ts
         .create_tournament(&new("autumn-cup", END - 3600))
         .await
@@ -239,7 +237,13 @@ fn file_name(uri: &str) -> String {
     let name: String = uri
         .trim_start_matches('/')
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if name.is_empty() {
         "home.html".into()
@@ -296,7 +300,16 @@ async fn every_page_kind_keeps_its_html() {
     ]
     .map(String::from)
     .to_vec();
-    for tag in ["owners", "bots", "pull", "push", "meta", "tournaments", "hosted", "live"] {
+    for tag in [
+        "owners",
+        "bots",
+        "pull",
+        "push",
+        "meta",
+        "tournaments",
+        "hosted",
+        "live",
+    ] {
         pages.push(format!("/docs/http-api/{tag}"));
     }
     for name in [

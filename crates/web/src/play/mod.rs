@@ -7,7 +7,6 @@
 //! Events) and swaps the table in place when something happens.
 
 use std::convert::Infallible;
-use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +25,7 @@ use serde::Deserialize;
 mod table;
 
 use crate::events::client_ip;
-use crate::html::{esc, game_title, layout, url};
+use crate::html::{game_title, html, layout, url, Markup, PreEscaped};
 use crate::page::{Fmt, WebError};
 use croupier_competition::human::{
     house_strategies, seat_range, NewGame, Opponent, StartError, Table,
@@ -58,13 +57,14 @@ fn cookie(headers: &HeaderMap) -> Option<String> {
 }
 
 fn page_error(status: StatusCode, title: &str, msg: &str) -> Response {
-    let body = format!(
-        "<section class=\"error\"><h1>{} · {}</h1><p>{}</p><p><a href=\"/play\">Play a bot</a> · <a href=\"/live\">Live games</a></p></section>",
-        status.as_u16(),
-        esc(title),
-        esc(msg)
-    );
-    (status, Html(layout(title, None, &body))).into_response()
+    let body = html! {
+        section class="error" {
+            h1 { (status.as_u16()) " · " (title) }
+            p { (msg) }
+            p { a href="/play" { "Play a bot" } " · " a href="/live" { "Live games" } }
+        }
+    };
+    (status, Html(layout(title, None, body).into_string())).into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,29 +94,18 @@ fn store_failed(e: StoreError) -> Response {
     WebError::from(e).page(Fmt::Html)
 }
 
-fn options(game: GameKind, bots: &[BotInfo], chosen: Option<&str>, none: bool) -> String {
-    let mut out = String::new();
-    if none {
-        out.push_str("<option value=\"\">— nobody —</option>");
+fn options(game: GameKind, bots: &[BotInfo], chosen: Option<&str>, none: bool) -> Markup {
+    html! {
+        @if none { option value="" { "— nobody —" } }
+        @for s in house_strategies(game) {
+            option value={ "house:" (s) } { "house bot: " (s) }
+        }
+        @for b in bots {
+            option value={ "bot:" (b.name) } selected[chosen == Some(b.name.as_str())] {
+                (b.name) " (" (b.kind.name()) ")"
+            }
+        }
     }
-    for s in house_strategies(game) {
-        let _ = write!(out, "<option value=\"house:{s}\">house bot: {s}</option>",);
-    }
-    for b in bots {
-        let sel = if chosen == Some(b.name.as_str()) {
-            " selected"
-        } else {
-            ""
-        };
-        let _ = write!(
-            out,
-            "<option value=\"bot:{}\"{sel}>{} ({})</option>",
-            esc(&b.name),
-            esc(&b.name),
-            b.kind.name()
-        );
-    }
-    out
 }
 
 async fn form(
@@ -135,69 +124,65 @@ async fn form(
         }
         None => GameKind::ALL.to_vec(),
     };
-    let mut body = String::from(
-        "<h1>Play a bot</h1><p class=\"lead\">Choose a game, your opponents and your seat. \
-You see only what your seat sees; you have 5 minutes for each move. \
-Games you play are stored with their replay, but they move no rating.</p>",
-    );
-    if let Some(key) = cookie(&headers) {
-        let mine: Vec<Arc<Table>> = state.people.tables_of(&key);
-        if !mine.is_empty() {
-            body.push_str("<h2>Your games</h2><ul>");
-            for t in mine {
-                let _ = write!(
-                    body,
-                    "<li><a href=\"/play/{}\">{} · game {}</a> ({})</li>",
-                    t.id,
-                    game_title(t.game.name()),
-                    t.id,
-                    esc(&t.view().status)
-                );
-            }
-            body.push_str("</ul>");
-        }
-    }
+    let mine: Vec<Arc<Table>> = cookie(&headers)
+        .map(|key| state.people.tables_of(&key))
+        .unwrap_or_default();
+    let mut offers = Vec::with_capacity(games.len());
     for game in games {
-        let bots = match offered(&state, game, q.bot.as_deref()).await {
-            Ok(bots) => bots,
+        match offered(&state, game, q.bot.as_deref()).await {
+            Ok(bots) => offers.push((game, bots)),
             Err(e) => return store_failed(e),
-        };
-        let seats = seat_range(game);
-        let _ = write!(
-            body,
-            "<form class=\"panel play\" method=\"post\" action=\"/play\" id=\"play-{g}\"><h2>{title}</h2>\
-<input type=\"hidden\" name=\"game\" value=\"{g}\">\
-<p><label>Opponent <select name=\"opponent1\">{o1}</select></label></p>",
-            g = game.name(),
-            title = game_title(game.name()),
-            o1 = options(game, &bots, q.bot.as_deref(), false),
-        );
-        for i in 2..*seats.end() {
-            let _ = write!(
-                body,
-                "<p><label>Opponent {i} <select name=\"opponent{i}\">{}</select></label></p>",
-                options(game, &bots, None, true)
-            );
         }
-        body.push_str(
-            "<p><label>Your seat <select name=\"seat\"><option value=\"\">at random</option>",
-        );
-        for s in 0..*seats.end() {
-            let _ = write!(body, "<option value=\"{s}\">seat {s}</option>");
-        }
-        let _ = write!(
-            body,
-            "</select></label></p><p><label>Variant <input name=\"variant\" placeholder=\"default\" size=\"24\"></label></p>\
-<details><summary>Challenge your own bot</summary><p>Owners may play their own bot even if it is closed to challenges: \
-give the owner's name and password.</p><p><label>Owner <input name=\"owner\" autocomplete=\"username\"></label> \
-<label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\"></label></p></details>\
-<p><button type=\"submit\">Play {}</button></p></form>",
-            game_title(game.name())
-        );
     }
-    body.push_str("<p>Registered bots appear here when their owners allow challenges \
-(<code>PATCH /v1/bots/{name}</code> with <code>{\"challenges\": true}</code>). See <a href=\"/docs/people\">playing and watching</a>.</p>");
-    Html(layout("Play a bot", None, &body)).into_response()
+    let body = html! {
+        h1 { "Play a bot" }
+        p class="lead" {
+            "Choose a game, your opponents and your seat. You see only what your seat sees; you have 5 minutes for each move. \
+    Games you play are stored with their replay, but they move no rating."
+        }
+        @if !mine.is_empty() {
+            h2 { "Your games" }
+            ul {
+                @for t in &mine {
+                    li {
+                        a href={ "/play/" (t.id) } { (game_title(t.game.name())) " · game " (t.id) }
+                        " (" (t.view().status) ")"
+                    }
+                }
+            }
+        }
+        @for (game, bots) in &offers {
+            @let seats = seat_range(*game);
+            form class="panel play" method="post" action="/play" id={ "play-" (game.name()) } {
+                h2 { (game_title(game.name())) }
+                input type="hidden" name="game" value=(game.name());
+                p { label { "Opponent " select name="opponent1" { (options(*game, bots, q.bot.as_deref(), false)) } } }
+                @for i in 2..*seats.end() {
+                    p { label { "Opponent " (i) " " select name={ "opponent" (i) } { (options(*game, bots, None, true)) } } }
+                }
+                p { label { "Your seat " select name="seat" {
+                    option value="" { "at random" }
+                    @for s in 0..*seats.end() { option value=(s) { "seat " (s) } }
+                } } }
+                p { label { "Variant " input name="variant" placeholder="default" size="24"; } }
+                details {
+                    summary { "Challenge your own bot" }
+                    p { "Owners may play their own bot even if it is closed to challenges: give the owner's name and password." }
+                    p {
+                        label { "Owner " input name="owner" autocomplete="username"; } " "
+                        label { "Password " input type="password" name="password" autocomplete="current-password"; }
+                    }
+                }
+                p { button type="submit" { "Play " (game_title(game.name())) } }
+            }
+        }
+        p {
+            "Registered bots appear here when their owners allow challenges ("
+            code { "PATCH /v1/bots/{name}" } " with " code { "{\"challenges\": true}" } "). See "
+            a href="/docs/people" { "playing and watching" } "."
+        }
+    };
+    Html(layout("Play a bot", None, body).into_string()).into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -380,7 +365,7 @@ fn own_table(state: &Services, id: &str, headers: &HeaderMap) -> Result<Arc<Tabl
 }
 
 /// The play page's script: listens for changes and swaps the table.
-const SCRIPT: &str = r#"<script>
+const SCRIPT: &str = r#"
 (function () {
   if (!window.EventSource) return;
   var id = document.getElementById('table');
@@ -398,7 +383,7 @@ const SCRIPT: &str = r#"<script>
   });
   document.body.dataset.js = 'on';
 })();
-</script>"#;
+"#;
 
 async fn page(
     State(state): State<Arc<Services>>,
@@ -410,23 +395,23 @@ async fn page(
         Err(r) => return *r,
     };
     let v = t.view();
-    // Without JavaScript, the page reloads while others think.
-    let refresh = if v.status == "running" && v.decision.is_none() {
-        "<noscript><meta http-equiv=\"refresh\" content=\"2\"></noscript>"
-    } else {
-        ""
+    let body = html! {
+        // Without JavaScript, the page reloads while others think.
+        @if v.status == "running" && v.decision.is_none() {
+            noscript { meta http-equiv="refresh" content="2"; }
+        }
+        (table_html(&t, &v))
+        p { a href={ "/live/" (t.id) } { "The spectators' view" } " · " a href={ "/rules/" (t.game.name()) } { "Rules" } }
+        script { (PreEscaped(SCRIPT)) }
     };
-    let body = format!(
-        "{refresh}{}<p><a href=\"/live/{}\">The spectators' view</a> · <a href=\"/rules/{}\">Rules</a></p>{SCRIPT}",
-        table_html(&t, &v),
-        t.id,
-        t.game.name()
-    );
-    let mut r = Html(layout(
-        &format!("{} game {}", game_title(t.game.name()), t.id),
-        None,
-        &body,
-    ))
+    let mut r = Html(
+        layout(
+            &format!("{} game {}", game_title(t.game.name()), t.id),
+            None,
+            body,
+        )
+        .into_string(),
+    )
     .into_response();
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -499,16 +484,13 @@ async fn updates(
 }
 
 /// The bot page's invitation to play it (a link to `/play`).
-pub fn challenge_html(name: &str, game: &str, open: bool) -> String {
-    format!(
-        "<p class=\"challenge\"><a class=\"button\" href=\"/play?game={}&amp;bot={}\">Play {} yourself</a> {}</p>",
-        url(game),
-        url(name),
-        esc(name),
-        if open {
-            "Its owner allows challenges."
-        } else {
-            "Only its owner may challenge it (with the owner's name and password)."
+pub fn challenge_html(name: &str, game: &str, open: bool) -> Markup {
+    html! {
+        p class="challenge" {
+            a class="button" href={ "/play?game=" (url(game)) "&bot=" (url(name)) } { "Play " (name) " yourself" }
+            " "
+            @if open { "Its owner allows challenges." }
+            @else { "Only its owner may challenge it (with the owner's name and password)." }
         }
-    )
+    }
 }
