@@ -28,7 +28,8 @@ pub enum AddrRefused {
     /// multicast or otherwise non-public address.
     #[error(
         "the bot's address is not a public internet address (loopback, private, link-local, \
-         multicast and reserved addresses are refused unless the organiser allows private bot URLs)"
+         multicast and reserved addresses are refused; an organiser whose bots run on the \
+         server's own machine or network starts it with `croupier serve --allow-private-bot-urls`)"
     )]
     NotPublic,
     /// The URL cannot be parsed or has no host.

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use axum::extract::Path;
+use axum::http::{header, HeaderMap};
 use axum::response::{Html, IntoResponse, Response};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -171,10 +172,23 @@ const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 /// The start page's Markdown with the examples in place (an unknown include
-/// stays visible as text, so a test catches it).
-fn start_markdown() -> String {
+/// stays visible as text, so a test catches it), and `SERVER` replaced by
+/// `server`, this site's address, when it is known.
+fn start_markdown(server: Option<&str>) -> String {
     let mut out = String::with_capacity(START.len() + 40_000);
     for line in START.lines() {
+        let line = match server {
+            Some(addr) if line.starts_with("Throughout, `SERVER`") => {
+                let _ = writeln!(
+                    out,
+                    "Throughout, `{addr}` is this site's address (for your own server,"
+                );
+                continue;
+            }
+            Some(addr) => line.replace("SERVER", addr),
+            None => line.to_string(),
+        };
+        let line = line.as_str();
         let found = line
             .strip_prefix("{{include ")
             .and_then(|l| l.strip_suffix("}}"))
@@ -189,7 +203,7 @@ fn start_markdown() -> String {
                 let file = path.rsplit('/').next().unwrap_or(path);
                 let _ = write!(
                     out,
-                    "`{file}` (in the repository as `{path}`):\n\n````{lang}\n{}\n````\n",
+                    "`{file}` (in the repository as `{path}`; [download]({EXAMPLES_AT}{path})):\n\n````{lang}\n{}\n````\n",
                     code.trim_end()
                 );
             }
@@ -202,8 +216,63 @@ fn start_markdown() -> String {
     out
 }
 
-pub async fn start() -> Response {
-    let text = start_markdown();
+/// Where the start page's example bots can be downloaded, followed by their
+/// path in the repository.
+pub const EXAMPLES_AT: &str = "/start/";
+
+/// `GET /start/examples/...`: an example bot of the start page as a file.
+pub async fn example(Path(path): Path<String>) -> Response {
+    let path = format!("examples/{path}");
+    match EXAMPLES.iter().find(|(p, _)| *p == path) {
+        Some((p, code)) => {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            (
+                [
+                    (
+                        header::CONTENT_TYPE,
+                        "text/plain; charset=utf-8".to_string(),
+                    ),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("inline; filename=\"{file}\""),
+                    ),
+                ],
+                *code,
+            )
+                .into_response()
+        }
+        None => {
+            WebError::NotFound(format!("There is no example bot at /start/{path}.")).page(Fmt::Html)
+        }
+    }
+}
+
+/// This site's address as the request names it (`Host`, and
+/// `X-Forwarded-Proto` from a proxy), if it is a plain host name or
+/// address with an optional port: anything else is not written into the
+/// page.
+pub fn site_address(headers: &HeaderMap) -> Option<String> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let plain = !host.is_empty()
+        && host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    if !plain {
+        return None;
+    }
+    let scheme = match headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+    {
+        Some("https") => "https",
+        _ => "http",
+    };
+    Some(format!("{scheme}://{host}"))
+}
+
+pub async fn start(headers: HeaderMap) -> Response {
+    let text = start_markdown(site_address(&headers).as_deref());
     let body = html! { article class="doc start" { (render("", &text)) } };
     Html(layout("Start here", None, body).into_string()).into_response()
 }
@@ -419,7 +488,7 @@ mod tests {
 
     #[test]
     fn the_start_page_shows_every_example_it_names() {
-        let text = start_markdown();
+        let text = start_markdown(None);
         assert!(!text.contains("{{include"), "an include names no example");
         for (path, code) in EXAMPLES {
             assert!(
@@ -438,9 +507,44 @@ mod tests {
             "pull-http",
             "push-http",
             "program-over-stdinstdout",
+            "hosted-program",
         ] {
             assert!(html.contains(&format!("id=\"{anchor}\"")), "{anchor}");
         }
         assert!(html.contains("href=\"/docs/http-api\""));
+        // Issue 52: every example has its download link, and a local push
+        // bot's way out is named.
+        for (path, _) in EXAMPLES {
+            assert!(html.contains(&format!("href=\"/start/{path}\"")), "{path}");
+        }
+        assert!(html.contains("--allow-private-bot-urls"));
+        assert!(include_str!("../../../README.md").contains("--allow-private-bot-urls"));
+    }
+
+    #[test]
+    fn the_start_page_fills_in_its_own_address_and_nothing_else() {
+        let headers = |host: &str, proto: Option<&str>| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, host.parse().expect("a header value"));
+            if let Some(p) = proto {
+                h.insert("x-forwarded-proto", p.parse().expect("a header value"));
+            }
+            h
+        };
+        assert_eq!(
+            site_address(&headers("cards.example:8080", None)).as_deref(),
+            Some("http://cards.example:8080")
+        );
+        assert_eq!(
+            site_address(&headers("[::1]:80", Some("https"))).as_deref(),
+            Some("https://[::1]:80")
+        );
+        for hostile in ["a b", "x\"><script>", "x/y", "a`b", ""] {
+            assert_eq!(site_address(&headers(hostile, None)), None, "{hostile}");
+        }
+        let text = start_markdown(Some("http://cards.example"));
+        assert!(!text.contains("SERVER"), "every SERVER is filled in");
+        assert!(text.contains("curl -X POST http://cards.example/v1/owners"));
+        assert!(start_markdown(None).contains("SERVER/v1/owners"));
     }
 }

@@ -65,6 +65,7 @@ pub fn routes() -> Router<Arc<Services>> {
         .route("/docs/http-api", get(openapi::index))
         .route("/docs/http-api/{tag}", get(openapi::tag))
         .route("/start", get(doc_pages::start))
+        .route("/start/examples/{*path}", get(doc_pages::example))
         .route("/docs/{dialect}", get(doc_pages::docs));
     // Data pages and their JSON twins.
     for prefix in ["", "/json"] {

@@ -579,3 +579,45 @@ async fn markup_in_names_shows_as_text_on_every_page_kind() {
         assert!(shows(&page, escaped_bot), "{p} names the bot");
     }
 }
+
+/// Issue 52: /start names this site's address and offers each example bot
+/// as a file; only the examples it shows can be fetched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_page_fills_in_the_server_and_offers_its_bots_as_files() {
+    let s = site(0).await;
+    let resp = s
+        .app
+        .clone()
+        .oneshot(
+            Request::get("/start")
+                .header("host", "cards.example:8080")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let body = axum::body::to_bytes(resp.into_body(), 1 << 24)
+        .await
+        .unwrap();
+    let page = String::from_utf8(body.to_vec()).unwrap();
+    assert!(page.contains("curl -X POST http://cards.example:8080/v1/owners"));
+    assert!(!page.contains("SERVER/"), "every SERVER is filled in");
+    assert!(page.contains("id=\"hosted-program\""));
+    let path = "/start/examples/bots/croupier/random_bot.py";
+    assert!(page.contains(&format!("href=\"{path}\"")));
+    let (status, kind, code) = get(&s.app, path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(kind.starts_with("text/plain"), "{kind}");
+    assert!(
+        code.contains("import json") || code.contains("json"),
+        "{code}"
+    );
+    for bad in [
+        "/start/examples/../../Cargo.toml",
+        "/start/examples/bots/croupier/nope.py",
+        "/start/examples/%2e%2e/README.md",
+    ] {
+        let (status, _, _) = get(&s.app, bad).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{bad}");
+    }
+}
