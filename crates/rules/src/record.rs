@@ -149,6 +149,22 @@ impl From<RecordedStep> for RawStep {
     }
 }
 
+/// A seed from a JSON number or a string of decimal digits.
+fn seed_number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seed {
+        Number(u64),
+        Text(String),
+    }
+    match Seed::deserialize(d)? {
+        Seed::Number(n) => Ok(n),
+        Seed::Text(t) => t
+            .parse()
+            .map_err(|_| serde::de::Error::custom(format!("seed {t:?} is not a number"))),
+    }
+}
+
 /// A complete game record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -160,7 +176,10 @@ pub struct Record {
     pub rules_version: u32,
     /// The variant, as the game serialises it.
     pub variant: serde_json::Value,
-    /// The seed all chance came from.
+    /// The seed all chance came from. Written as a number; read from a
+    /// number or from a string of digits (JSON twins write seeds as
+    /// strings, which JavaScript reads without losing digits).
+    #[serde(deserialize_with = "seed_number_or_text")]
     pub seed: u64,
     /// Seats in order.
     pub seats: Vec<SeatInfo>,
@@ -376,6 +395,23 @@ pub fn parse_variant<G: Game>(text: Option<&str>) -> Result<G::Variant, SetupErr
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn seeds_read_from_numbers_and_strings_alike() {
+        let text = r#"{"format":"croupier-record/1","game":"goofspiel","rules_version":1,
+            "variant":{},"seed":7,"seats":[{"name":"a"},{"name":"b"}],
+            "steps":[{"seat":0,"action":"1"}],"outcome":{"scores":[1,0],"ranks":[1,2]}}"#;
+        let record: super::Record = serde_json::from_str(text).expect("the example reads");
+        assert_eq!(record.seed, 7);
+        let big = u64::MAX - 6;
+        let mut v: serde_json::Value = serde_json::from_str(text).expect("json");
+        v["seed"] = serde_json::Value::String(big.to_string());
+        let again: super::Record = serde_json::from_value(v.clone()).expect("a string seed reads");
+        assert_eq!((again.seed, again.steps.len()), (big, record.steps.len()));
+        v["seed"] = serde_json::Value::String("12x".into());
+        let bad = serde_json::from_value::<super::Record>(v).expect_err("not a number");
+        assert!(bad.to_string().contains("not a number"), "{bad}");
+    }
+
     use super::*;
 
     fn step(json: &str) -> Result<RecordedStep, serde_json::Error> {

@@ -112,7 +112,7 @@ fn version_view(v: &BotVersion, active: Option<i64>, with_stderr: bool) -> Value
         "runtime": v.runtime,
         "entry": v.entry,
         "dialect": v.dialect,
-        "uploaded": v.created_at.parse::<i64>().ok(),
+        "uploaded": v.created_at.parse::<i64>().ok().map(croupier_store::times::rfc3339),
     });
     if with_stderr {
         out["stderr"] = json!(v.stderr);

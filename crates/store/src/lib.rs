@@ -31,6 +31,7 @@ mod sqlite_raw;
 mod sqlite_wal;
 mod sqlite_web;
 mod store;
+pub mod times;
 pub mod tournaments;
 pub mod waits;
 pub mod web;

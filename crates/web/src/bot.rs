@@ -37,6 +37,7 @@ pub struct RatedGame {
 pub struct Health {
     enabled: bool,
     strikes: i64,
+    #[serde(serialize_with = "croupier_store::times::unix_opt")]
     paused_until: Option<i64>,
     pause_reason: Option<String>,
     in_match: bool,

@@ -236,7 +236,9 @@ pub async fn list(
 pub struct GameData {
     game: GameSummary,
     /// Shown only once the deal is public (see [`croupier_live::visibility`]), as
-    /// `croupier play --seed` and records write it (unsigned).
+    /// `croupier play --seed` takes it (unsigned), as a string of digits:
+    /// JavaScript reads a number above 2^53 with digits lost.
+    #[serde(serialize_with = "seed_text")]
     seed: Option<u64>,
     reason: Option<String>,
     record: Option<serde_json::Value>,
@@ -281,10 +283,29 @@ async fn game_data(
         game: summary,
         seed: public.then(|| html::seed(row.seed)),
         reason: row.reason,
-        record: raw_record.and_then(|r| serde_json::from_str(r).ok()),
+        record: raw_record
+            .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+            .map(seed_as_text),
         replay,
         step,
     })
+}
+
+/// A seed as a string of digits (or `null`).
+fn seed_text<S: serde::Serializer>(seed: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match seed {
+        Some(v) => s.serialize_str(&v.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// A record for a JSON twin: its seed as a string of digits (a record read
+/// back, by `croupier replay` say, takes either form).
+fn seed_as_text(mut record: serde_json::Value) -> serde_json::Value {
+    if let Some(n) = record.get("seed").and_then(serde_json::Value::as_u64) {
+        record["seed"] = serde_json::Value::String(n.to_string());
+    }
+    record
 }
 
 fn game_html(d: &GameData) -> Markup {

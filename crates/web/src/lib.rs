@@ -100,5 +100,11 @@ async fn css() -> Response {
 }
 
 async fn not_found(uri: axum::http::Uri) -> Response {
-    WebError::NotFound(format!("There is no page at {}.", uri.path())).page(Fmt::Html)
+    // A JSON twin's path that names nothing is answered in JSON too.
+    let fmt = if uri.path() == "/json" || uri.path().starts_with("/json/") {
+        Fmt::Json
+    } else {
+        Fmt::Html
+    };
+    WebError::NotFound(format!("There is no page at {}.", uri.path())).page(fmt)
 }

@@ -137,7 +137,7 @@ pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
 }
 
 pub async fn about() -> Response {
-    let twins: [(&str, &str, &str, bool); 8] = [
+    let twins: [(&str, &str, &str, bool); 11] = [
         ("Home", "/", "/json/home", true),
         (
             "Leaderboard",
@@ -148,7 +148,12 @@ pub async fn about() -> Response {
         ("Bots online", "/bots", "/json/bots", true),
         ("Bot", "/bots/{name}", "/json/bots/{name}", false),
         ("Versus", "/versus/{a}/{b}", "/json/versus/{a}/{b}", false),
-        ("Games", "/games?game=&bot=&page=", "/json/games", true),
+        (
+            "Games",
+            "/games?game=&bot=&tournament=&tournaments=&page=",
+            "/json/games",
+            true,
+        ),
         (
             "Game and replay",
             "/games/{id}?step=N",
@@ -156,6 +161,14 @@ pub async fn about() -> Response {
             false,
         ),
         ("Activity", "/activity", "/json/activity", true),
+        ("Tournaments", "/tournaments", "/json/tournaments", true),
+        (
+            "Tournament",
+            "/tournaments/{name}",
+            "/json/tournaments/{name}",
+            false,
+        ),
+        ("Live games", "/live", "/json/live", true),
     ];
     let body = html! {
         article class="doc" {
@@ -194,7 +207,12 @@ pub async fn about() -> Response {
                     }
                 }
             }
-            p { "Games are " code { "skullwhist" } ", " code { "loveletter" } " and " code { "goofspiel" } ". Times are UTC." }
+            p {
+                "Games are " code { "skullwhist" } ", " code { "loveletter" } " and " code { "goofspiel" } ". "
+                "Times are UTC; in JSON every time is RFC 3339 (" code { "2026-12-01T12:00:00Z" } "), and seeds are "
+                "strings of digits, since a 64-bit seed above 2" sup { "53" } " loses digits as a JavaScript number. "
+                "A JSON path that names nothing answers HTTP 404 with " code { "{\"error\": reason}" } "."
+            }
         }
     };
     Html(layout("About", None, body).into_string()).into_response()

@@ -621,3 +621,81 @@ async fn the_start_page_fills_in_the_server_and_offers_its_bots_as_files() {
         assert_eq!(status, StatusCode::NOT_FOUND, "{bad}");
     }
 }
+
+/// Issue 52, item 8: JSON twins write seeds as strings (a 64-bit seed
+/// above 2^53 loses digits as a JavaScript number) and times as RFC 3339;
+/// a JSON path that names nothing answers in JSON; About lists every twin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_twins_write_seeds_as_strings_and_times_as_rfc3339() {
+    let s = site(6).await;
+    let id = first_of(&s.store, "goofspiel").await;
+    let (_, _, body) = get(&s.app, &format!("/json/games/{id}")).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let seed = v["seed"].as_str().expect("the seed is a string");
+    let seed: u64 = seed.parse().unwrap();
+    assert_eq!(
+        v["record"]["seed"].as_str(),
+        Some(seed.to_string().as_str())
+    );
+    // The twin's record reads back as a record, string seed and all.
+    let record: croupier_rules::Record = serde_json::from_value(v["record"].clone()).unwrap();
+    assert_eq!(record.seed, seed);
+    assert!(
+        v["game"]["started"].as_str().unwrap().ends_with('Z'),
+        "{}",
+        v["game"]
+    );
+    // A tournament's times.
+    use croupier_store::tournaments::NewTournament;
+    s.store
+        .tournaments()
+        .create_tournament(&NewTournament {
+            name: "cup".into(),
+            game: "goofspiel".into(),
+            variant: None,
+            format: "swiss".into(),
+            rounds: 3,
+            deals: 1,
+            duplicate: false,
+            seats: 2,
+            move_ms: 1000,
+            budget_ms: None,
+            starts_at: 1_790_856_000,
+            seed: 1,
+            all_bots: true,
+            created_by: None,
+            entries: Vec::new(),
+        })
+        .await
+        .unwrap();
+    let (_, _, body) = get(&s.app, "/json/tournaments").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let t = &v["tournaments"][0]["tournament"];
+    assert_eq!(t["starts_at"], "2026-10-01T12:00:00Z", "{t}");
+    let created = t["created_at"].as_str().unwrap();
+    assert!(created.starts_with("20") && created.ends_with('Z'), "{t}");
+    // Nothing there: a JSON 404.
+    for p in ["/json/unknown", "/json/bots/a/b/c", "/json"] {
+        let (status, kind, body) = get(&s.app, p).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{p}");
+        assert!(kind.starts_with("application/json"), "{p}: {kind}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains(p), "{p}: {v}");
+    }
+    let (_, _, about) = get(&s.app, "/about").await;
+    for twin in [
+        "/json/home",
+        "/json/leaderboard/{game}",
+        "/json/bots",
+        "/json/bots/{name}",
+        "/json/versus/{a}/{b}",
+        "/json/games",
+        "/json/games/{id}",
+        "/json/activity",
+        "/json/tournaments",
+        "/json/tournaments/{name}",
+        "/json/live",
+    ] {
+        assert!(about.contains(&format!("<code>{twin}</code>")), "{twin}");
+    }
+}

@@ -47,7 +47,8 @@ pub struct TournamentRow {
     pub move_ms: i64,
     /// Thinking time per bot per game, milliseconds.
     pub budget_ms: Option<i64>,
-    /// When it starts (unix seconds).
+    /// When it starts (unix seconds; RFC 3339 in JSON).
+    #[serde(serialize_with = "crate::times::unix")]
     pub starts_at: i64,
     /// The tournament's seed (deals and pairing numbers derive from it).
     #[serde(skip)]
@@ -60,7 +61,8 @@ pub struct TournamentRow {
     pub all_bots: bool,
     /// The organiser.
     pub created_by: Option<OwnerId>,
-    /// Creation time (unix seconds).
+    /// Creation time (unix seconds; RFC 3339 in JSON).
+    #[serde(serialize_with = "crate::times::unix_text")]
     pub created_at: String,
     /// Start time (RFC 3339).
     pub started_at: Option<String>,
