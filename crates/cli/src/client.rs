@@ -77,8 +77,26 @@ pub(crate) fn call(
 /// Prints the reply as it came (`--json`) or the summary made of it.
 pub(crate) fn print(server: &Server, v: &Value, summary: impl FnOnce(&Value) -> String) {
     if server.json {
-        println!("{v}");
+        say(&v.to_string());
     } else {
-        println!("{}", summary(v));
+        say(&summary(v));
+    }
+}
+
+/// Writes a line to stdout. When the reader has gone (`croupier
+/// tournaments show X | head`), the command stops quietly with status 0, as
+/// a Unix tool does, instead of panicking in `println!`; any other failure
+/// to write says so on stderr and exits 1.
+pub(crate) fn say(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{text}").and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: cannot write the output: {e}");
+            std::process::exit(1);
+        }
     }
 }

@@ -109,17 +109,34 @@ enum Command {
 fn brief(b: &Value) -> String {
     let t = &b["tournament"];
     let p = &b["progress"];
-    format!(
-        "{} ({} {}, {} bots): {}, {} of {} games, round {} of {}",
-        t["name"].as_str().unwrap_or("?"),
+    let name = t["name"].as_str().unwrap_or("?");
+    let kind = format!(
+        "{} {}",
         t["game"].as_str().unwrap_or("?"),
-        t["format"].as_str().unwrap_or("?"),
-        b["entries"],
-        t["status"].as_str().unwrap_or("?"),
-        p["done"],
-        p["total"],
-        p["current_round"],
-        p["rounds"]
+        t["format"].as_str().unwrap_or("?")
+    );
+    let status = t["status"].as_str().unwrap_or("?");
+    if status == "scheduled" {
+        // Entries are frozen, and a round-robin's rounds set, at the start.
+        let starts = t["starts_at"].as_str().unwrap_or("?");
+        return if t["all_bots"] == Value::Bool(true) {
+            format!(
+                "{name} ({kind}): scheduled for {starts}; every active bot of the game at the start{}",
+                match p["rounds"].as_i64() {
+                    Some(r) if t["format"] == "swiss" => format!(", {r} rounds"),
+                    _ => String::new(),
+                }
+            )
+        } else {
+            format!(
+                "{name} ({kind}): scheduled for {starts}; {} bots entered, {} rounds, {} games",
+                b["entries"], p["rounds"], p["total"]
+            )
+        };
+    }
+    format!(
+        "{name} ({kind}, {} bots): {status}, {} of {} games, round {} of {}",
+        b["entries"], p["done"], p["total"], p["current_round"], p["rounds"]
     )
 }
 
@@ -286,10 +303,10 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
                     "no owner '{owner}' in {database} (croupier owner register first)"
                 )));
             }
-            println!(
+            crate::client::say(&format!(
                 "owner {owner} {} organise tournaments",
                 if revoke { "may no longer" } else { "may" }
-            );
+            ));
         }
     }
     Ok(ExitCode::SUCCESS)

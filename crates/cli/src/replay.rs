@@ -52,14 +52,14 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, CliError> {
             }
         };
         let (text, result) = kind.visit(Transcript(&record));
-        if !args.quiet {
-            print!("{text}");
+        if !args.quiet && !text.is_empty() {
+            crate::client::say(text.trim_end_matches('\n'));
         }
         match result {
-            Ok(()) => println!("{}: ok", path.display()),
+            Ok(()) => crate::client::say(&format!("{}: ok", path.display())),
             Err(e) => {
                 failed += 1;
-                println!("{}: DOES NOT REPLAY: {e}", path.display());
+                crate::client::say(&format!("{}: DOES NOT REPLAY: {e}", path.display()));
             }
         }
     }

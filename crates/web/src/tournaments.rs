@@ -135,6 +135,15 @@ fn render(d: &TournamentView) -> Markup {
             ", round " (p.current_round) " of " (p.rounds) "."
         }
         @if let Some(r) = &t.reason { p class="empty" { (r) } }
+        @if t.status == "scheduled" {
+            h2 { "Entrants" }
+            @if t.all_bots {
+                p { "Every active bot of the game when it starts: their entries are frozen then." }
+            } @else {
+                p { (d.entries.len()) " bots entered; entries are frozen at the start." }
+                ul class="entrants" { @for e in &d.entries { li { (bot_link(&e.name)) } } }
+            }
+        }
         h2 { "Standings" }
         p { "After round " (d.standings_after_round) ". Ties are broken by Buchholz, then the points among the tied bots, then the ladder rating, then the pairing number." }
         div class="scroll" { table {

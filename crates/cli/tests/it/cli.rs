@@ -216,6 +216,23 @@ fn every_record_written_replays_and_a_tampered_one_fails() {
         assert_eq!(o.status.code(), Some(1), "{name}");
         assert!(stdout(&o).contains("DOES NOT REPLAY"), "{name}");
     }
+
+    // Issue 52: output closed early (`croupier replay ... | head -1`) ends
+    // the command quietly, without a panic. The reader closes before the
+    // first write; 30 transcripts are far more than a pipe holds.
+    let mut args = vec!["replay".to_string()];
+    args.extend(files.iter().map(|p| p.to_string_lossy().into_owned()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked") && err.is_empty(), "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
 }
 
 #[test]

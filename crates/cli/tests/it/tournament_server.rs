@@ -156,6 +156,9 @@ fn organisers_run_tournaments_from_the_cli_and_a_dead_bot_is_withdrawn() {
     );
     let created = ok(&create("org", "cup"));
     assert!(created.contains("created cup"), "{created}");
+    // Issue 52: the real entrants and rounds, not "0 bots, round 0 of 0"
+    // (the reply is the tournament as stored, before its driver starts it).
+    assert!(created.contains("3 bots entered, 3 rounds"), "{created}");
     let start = Instant::now();
     let v: Value = loop {
         let out = ok(&croupier(&[

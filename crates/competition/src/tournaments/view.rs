@@ -143,7 +143,18 @@ fn progress(t: &TournamentRow, entries: usize, games: &[TournamentGameRow]) -> P
         running: games.iter().filter(|g| g.status == "running").count() as i64,
         total: plan::expected_games(t, entries, games),
         current_round: t.current_round,
-        rounds: t.rounds,
+        rounds: planned_rounds(t, entries),
+    }
+}
+
+/// Rounds in all: a round-robin's are set at its start from its entries,
+/// and until then follow from the entries named so far.
+fn planned_rounds(t: &TournamentRow, entries: usize) -> i64 {
+    match plan::Format::parse(&t.format) {
+        Some(plan::Format::RoundRobin) if t.status == "scheduled" => {
+            plan::round_robin_rounds(entries)
+        }
+        Some(plan::Format::RoundRobin | plan::Format::Swiss) | None => t.rounds,
     }
 }
 
