@@ -168,21 +168,19 @@ fn health_note(h: &Health) -> String {
     }
 }
 
-/// A time in milliseconds, short.
-fn ms(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} s", v / 1000.0)
-    } else if v >= 10.0 {
-        format!("{v:.0} ms")
-    } else {
-        format!("{v:.1} ms")
-    }
-}
+use crate::html::duration_ms as ms;
 
-fn thinking_html(p: &Profile, limit: Option<f64>) -> Markup {
+fn thinking_html(p: &Profile, limit: Option<f64>, polls: bool) -> Markup {
+    // A REST bot asks for its turn: what is measured runs from when its
+    // move was due to when it came, its polling delay included.
+    let heading = if polls {
+        "Response time"
+    } else {
+        "Thinking time"
+    };
     let Some(t) = &p.thinking else {
         return html! {
-            h2 id="thinking" { "Thinking time" }
+            h2 id="thinking" { (heading) }
             @if p.builtin {
                 p class="empty" { "A built-in strategy: it runs inside the server, so its moves are not timed." }
             } @else {
@@ -198,7 +196,13 @@ fn thinking_html(p: &Profile, limit: Option<f64>) -> Markup {
         ("slowest", t.max),
     ];
     html! {
-        h2 id="thinking" { "Thinking time" }
+        h2 id="thinking" { (heading) }
+        @if polls {
+            p class="hint" {
+                "This bot polls the 2014 REST API for its turn, so each time runs from when its move was due "
+                "to when it arrived: its polling delay is included, and its thinking time is not known."
+            }
+        }
         p {
             (t.moves) " moves over its last " (p.games) " games"
             @if let Some(l) = limit { ", against a limit of " (ms(l)) " per move" }
@@ -351,7 +355,7 @@ pub async fn bot(
             // wf (issue 16): play it, and its games in progress.
             (live_and_play(&state, &d.bot, open.contains(&d.bot.id)))
             (ratings_html(d))
-            (thinking_html(&d.profile, d.move_limit_ms))
+            (thinking_html(&d.profile, d.move_limit_ms, d.bot.kind == "rest"))
             (faults_html(d))
             h2 { "Most frequent opponents" }
             @if d.opponents.is_empty() {
@@ -425,7 +429,7 @@ mod tests {
 
     #[test]
     fn times_read_in_sensible_units() {
-        assert_eq!(ms(0.42), "0.4 ms");
+        assert_eq!(ms(0.42), "420 µs");
         assert_eq!(ms(37.2), "37 ms");
         assert_eq!(ms(5000.0), "5.00 s");
     }
@@ -465,7 +469,7 @@ mod tests {
             thinking: Thinking::of(vec![100.0, 200.0, 4500.0]),
             ..Profile::default()
         };
-        let html = thinking_html(&p, Some(5000.0)).into_string();
+        let html = thinking_html(&p, Some(5000.0), false).into_string();
         assert!(html.contains("3 moves over its last 3 games, against a limit of 5.00 s"));
         assert!(html.contains("<td class=\"num\">4.50 s</td>"), "{html}");
         assert!(
@@ -476,8 +480,12 @@ mod tests {
             builtin: true,
             ..Profile::default()
         };
-        assert!(thinking_html(&builtin, None)
+        assert!(thinking_html(&builtin, None, false)
             .into_string()
             .contains("built-in strategy"));
+        // Issue 52: a REST bot's times are responses, polling included.
+        let rest = thinking_html(&p, Some(5000.0), true).into_string();
+        assert!(rest.contains("Response time") && !rest.contains("Thinking time"));
+        assert!(rest.contains("polling delay is included"));
     }
 }

@@ -381,7 +381,10 @@ fn game_html(d: &GameData) -> Markup {
                         td class="num" {
                             @match s.ms {
                                 _ if s.builtin => span class="builtin" title="an in-process built-in strategy" { "built-in" },
-                                Some(m) => (format!("{m:.1} ms")),
+                                Some(m) if s.polled => span class="polled" title="response time: this bot polls for its turn, so its polling delay is included" {
+                                    (html::duration_ms(m)) "*"
+                                },
+                                Some(m) => (html::duration_ms(m)),
                                 None => "–",
                             }
                         }

@@ -111,6 +111,23 @@ pub fn seed(stored: i64) -> u64 {
     u64::from_ne_bytes(stored.to_ne_bytes())
 }
 
+/// A duration in milliseconds, short and in the unit that reads: µs under
+/// 1 ms, ms up to 1 s, seconds above (`420 µs`, `3.2 ms`, `37 ms`,
+/// `4.50 s`, `24.0 s`).
+pub fn duration_ms(v: f64) -> String {
+    if v < 1.0 {
+        format!("{:.0} µs", v * 1000.0)
+    } else if v < 10.0 {
+        format!("{v:.1} ms")
+    } else if v < 1000.0 {
+        format!("{v:.0} ms")
+    } else if v < 10_000.0 {
+        format!("{:.2} s", v / 1000.0)
+    } else {
+        format!("{:.1} s", v / 1000.0)
+    }
+}
+
 /// A percentage of `part` in `whole`.
 pub fn pct(part: i64, whole: i64) -> String {
     if whole <= 0 {
@@ -207,6 +224,16 @@ mod tests {
         );
         assert_eq!(url("a b/c"), "a%20b%2Fc");
         assert_eq!(url("bot-1_x"), "bot-1_x");
+    }
+
+    #[test]
+    fn durations_read_in_their_unit() {
+        assert_eq!(duration_ms(0.0421), "42 µs");
+        assert_eq!(duration_ms(0.42), "420 µs");
+        assert_eq!(duration_ms(3.24), "3.2 ms");
+        assert_eq!(duration_ms(37.2), "37 ms");
+        assert_eq!(duration_ms(4500.0), "4.50 s");
+        assert_eq!(duration_ms(24_034.8), "24.0 s");
     }
 
     #[test]

@@ -101,9 +101,12 @@ pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
                         h3 { a href={ "/leaderboard/" (l.game) } { (game_title(l.game)) } }
                         ol {
                             @for b in &l.bots {
+                                // The number shown is the one they are ordered by.
                                 li {
                                     (bot_link(&b.name)) " "
-                                    span class="rating" { (format!("{:.1}", b.mu)) " " small { (format!("± {:.1}", b.sigma)) } }
+                                    span class="rating" title=(format!("μ {:.1} ± {:.1}", b.mu, b.sigma)) {
+                                        (format!("{:.1}", b.conservative)) " " small { "μ − 3σ" }
+                                    }
                                 }
                             }
                             @if l.bots.is_empty() { li class="empty" { "No rated bots yet." } }
@@ -112,10 +115,7 @@ pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
                 }
             }
             h2 { "Live games" }
-            (games_table(&d.running))
-            // wf (issue 16): watch live, or play.
-            h3 { "Watch as they happen" }
-            (crate::live::live_table(&d.watch))
+            (live_games(&d.running, &d.watch))
             p { a class="button" href="/play" { "Play a bot yourself →" } " " a href="/live" { "All live games" } }
             h2 { "Recent results" }
             (games_table(&d.recent))
@@ -368,6 +368,54 @@ pub async fn activity(State(state): State<Arc<Services>>, fmt: Fmt) -> Response 
         };
         layout("Activity", Some("/json/activity"), body)
     })
+}
+
+/// One table of the games in progress: those the store knows (every
+/// instance's), each with a link to watch it where this instance can show
+/// it, and games only this instance knows of yet.
+fn live_games(running: &[GameSummary], watch: &[croupier_live::live_games::LiveSummary]) -> Markup {
+    let stored: std::collections::HashSet<i64> = running.iter().map(|g| g.id).collect();
+    let watched = |id: i64| watch.iter().find(|w| w.id == id);
+    let only_live: Vec<_> = watch.iter().filter(|w| !stored.contains(&w.id)).collect();
+    if running.is_empty() && only_live.is_empty() {
+        return html! { p class="empty" { "No game in progress right now." } };
+    }
+    html! {
+        div class="scroll" { table class="live-games" {
+            thead { tr {
+                th { "Game" } th class="hide-narrow" { "Kind" } th { "Seats" }
+                th class="hide-narrow" { "Started" } th class="num" { "Watching" } th {}
+            } }
+            tbody {
+                @for g in running {
+                    @let w = watched(g.id);
+                    tr {
+                        td { a href={ "/games/" (g.id) } { "#" (g.id) } }
+                        td class="hide-narrow" { (game_title(&g.game)) }
+                        td { (crate::html::seats_line(&g.seats)) }
+                        td class="hide-narrow when" { (time(&g.started)) }
+                        td class="num" { (w.map_or(0, |w| w.spectators)) }
+                        td { @if w.is_some() { a class="watch" href={ "/live/" (g.id) } { "watch" } } }
+                    }
+                }
+                @for w in &only_live {
+                    tr {
+                        td { a href={ "/games/" (w.id) } { "#" (w.id) } }
+                        td class="hide-narrow" { (game_title(&w.game)) }
+                        td {
+                            @for (i, s) in w.seats.iter().enumerate() {
+                                @if i > 0 { " · " }
+                                @if w.person_seat == Some(i) { span class="who" { "a person" } } @else { (bot_link(s)) }
+                            }
+                        }
+                        td class="hide-narrow when" { (time(&w.started)) }
+                        td class="num" { (w.spectators) }
+                        td { a class="watch" href={ "/live/" (w.id) } { "watch" } }
+                    }
+                }
+            }
+        } }
+    }
 }
 
 /// The colours of the three games' series, named.

@@ -49,6 +49,9 @@ pub struct StepView {
     /// The seat is an in-process built-in strategy: its time says nothing
     /// about a bot (pages show "built-in" instead).
     pub builtin: bool,
+    /// The seat polled for its turn (the 2014 REST API): its time is a
+    /// response time, its polling delay included, not thinking time.
+    pub polled: bool,
     /// The fault that led to it.
     pub fault: Option<Fault>,
     /// What happened, as text (hidden information included).
@@ -144,6 +147,10 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
             action,
             ms: step.ms,
             builtin: record.seats.get(step.seat.index()).is_some_and(in_process),
+            polled: record
+                .seats
+                .get(step.seat.index())
+                .is_some_and(|s| s.name.starts_with("bot:")),
             fault: step.fault.clone(),
             events: new.iter().map(|e| e.to_string()).collect(),
             action_html,

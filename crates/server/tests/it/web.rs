@@ -361,7 +361,9 @@ async fn bot_and_versus_pages_read_times_faults_margins_and_splits() {
     assert_eq!(v["last_seen"], "2026-01-01T00:03:00.000Z");
     let (_, _, html) = get(&s.app, "/bots/timer").await;
     for says in [
-        "Thinking time",
+        // A REST bot polls for its turn (issue 52): response, not thinking.
+        "Response time",
+        "polling delay is included",
         "median (p50)",
         "p99",
         "1.2.0",
@@ -697,5 +699,47 @@ async fn json_twins_write_seeds_as_strings_and_times_as_rfc3339() {
         "/json/live",
     ] {
         assert!(about.contains(&format!("<code>{twin}</code>")), "{twin}");
+    }
+}
+
+/// Issue 52, item 7: the home page has one table of games in progress, and
+/// its leaders show the number they are ordered by (μ − 3σ).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn home_shows_one_live_table_and_leaders_by_their_number() {
+    let s = site(30).await;
+    let (a, b) = (seed::BOTS[0].0, seed::BOTS[1].0);
+    let ids = (
+        s.store.bot_by_name(a).await.unwrap().unwrap().id,
+        s.store.bot_by_name(b).await.unwrap().unwrap().id,
+    );
+    let g = s
+        .store
+        .start_game("skullwhist", &[ids.0, ids.1], 1, "2026-01-01T00:00:00.000Z")
+        .await
+        .unwrap();
+    let (_, _, home) = get(&s.app, "/").await;
+    assert_eq!(
+        home.matches("<table class=\"live-games\"").count(),
+        1,
+        "{home}"
+    );
+    assert!(!home.contains("Watch as they happen"));
+    let live = &home[home.find("class=\"live-games\"").unwrap()..];
+    let live = &live[..live.find("</table>").unwrap()];
+    assert!(live.contains(&format!("href=\"/games/{g}\"")), "{live}");
+    // Leaders: each panel's numbers never rise.
+    for panel in home.split("<ol>").skip(1) {
+        let list = &panel[..panel.find("</ol>").unwrap()];
+        let shown: Vec<f64> = list
+            .split("<span class=\"rating\"")
+            .skip(1)
+            .map(|r| {
+                let text = &r[r.find('>').unwrap() + 1..];
+                text[..text.find(' ').unwrap()].parse().unwrap()
+            })
+            .collect();
+        assert!(!shown.is_empty(), "{list}");
+        assert!(shown.windows(2).all(|w| w[0] >= w[1]), "{shown:?}");
+        assert!(list.contains("μ − 3σ"), "{list}");
     }
 }
