@@ -55,17 +55,21 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
         div class="scroll" { table {
             thead { tr {
                 th { "Tournament" } th { "Game" } th { "Format" } th class="num" { "Bots" }
-                th { "Status" } th class="num" { "Games" } th { "Starts" }
+                th { "Status" } th { "Winner" } th class="num" { "Games" } th { "Starts" }
             } }
             tbody {
                 @for b in list {
                     @let t = &b.tournament;
                     tr {
                         td class="name" { a href={ "/tournaments/" (url(&t.name)) } { (t.name) } }
-                        td { (game_title(&t.game)) }
+                        td {
+                            (game_title(&t.game))
+                            @if let Some(v) = &t.variant { " " small { (v) } }
+                        }
                         td { (t.format) }
                         td class="num" { (b.entries) }
                         td { (t.status) }
+                        td { @if let Some(w) = &b.winner { (bot_link(w)) } @else { "–" } }
                         td class="num" { (b.progress.done) " / " (b.progress.total) }
                         td { (when(t.starts_at)) }
                     }
@@ -120,6 +124,10 @@ fn render(d: &TournamentView) -> Markup {
         .filter_map(|e| e.version.map(|v| (e.name.as_str(), v)))
         .collect();
     let body = html! {
+        // A tournament in progress refreshes itself (no script needed).
+        @if t.status == "running" {
+            meta http-equiv="refresh" content="30";
+        }
         h1 { (t.name) }
         p class="lead" {
             (game_title(&t.game)) " " (t.variant.as_deref().unwrap_or_default()) " · " (t.format) " · "
@@ -233,6 +241,10 @@ fn render(d: &TournamentView) -> Markup {
                             td { (g.ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(" · ")) }
                             td {
                                 @match g.id {
+                                    Some(id) if g.status == "running" => {
+                                        a href={ "/games/" (id) } { (g.status) } " · "
+                                        a class="watch" href={ "/live/" (id) } { "watch" }
+                                    },
                                     Some(id) => a href={ "/games/" (id) } { (g.status) },
                                     None => (g.status),
                                 }

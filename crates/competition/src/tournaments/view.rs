@@ -135,6 +135,8 @@ pub struct Brief {
     pub progress: Progress,
     /// Entries.
     pub entries: usize,
+    /// The winner of a finished tournament (its first place).
+    pub winner: Option<String>,
 }
 
 fn progress(t: &TournamentRow, entries: usize, games: &[TournamentGameRow]) -> Progress {
@@ -163,9 +165,19 @@ pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, St
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
+    let winner = match t.status.as_str() {
+        "finished" => view(store, t.clone())
+            .await?
+            .standings
+            .into_iter()
+            .next()
+            .map(|s| s.name),
+        _ => None,
+    };
     Ok(Brief {
         progress: progress(&t, entries.len(), &games),
         entries: entries.len(),
+        winner,
         tournament: t,
     })
 }

@@ -149,6 +149,21 @@ async fn tournaments(store: &Arc<SqliteStore>, end: SystemTime) {
     ts.create_tournament(&new("winter-cup", END + 90 * 86_400))
         .await
         .unwrap();
+    // One under way: its first game dealt and not over.
+    let spring = ts
+        .create_tournament(&new("spring-cup", END - 1800))
+        .await
+        .unwrap();
+    let frozen: Vec<EntryRow> = (0..bots.len()).map(|i| entry(spring, i, true)).collect();
+    ts.start_tournament(spring, &frozen, 1, &at(END - 1800))
+        .await
+        .unwrap();
+    ts.plan_round(spring, 1, &plan).await.unwrap();
+    let first = &ts.tournament_games(spring).await.unwrap()[0];
+    let g = &games[0];
+    ts.start_tournament_game(first.id, &g.game, &g.bots, g.seed, &g.started)
+        .await
+        .unwrap();
 }
 
 async fn get(app: &Router, uri: &str) -> (StatusCode, String) {
@@ -288,6 +303,7 @@ async fn every_page_kind_keeps_its_html() {
         "/tournaments",
         "/tournaments/autumn-cup",
         "/tournaments/winter-cup",
+        "/tournaments/spring-cup",
         "/play",
         "/live",
         "/api/",
@@ -363,6 +379,15 @@ async fn every_page_kind_keeps_its_html() {
             ));
         }
     }
+    // Issue 52: the list names each finished tournament's winner, and a
+    // tournament under way refreshes and links its running game's live view.
+    let (_, list) = get(&s.app, "/tournaments").await;
+    let row = &list[list.find("/tournaments/autumn-cup").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains("class=\"bot\""), "a winner: {row}");
+    let (_, spring) = get(&s.app, "/tournaments/spring-cup").await;
+    assert!(spring.contains("http-equiv=\"refresh\""));
+    assert!(spring.contains("class=\"watch\" href=\"/live/"), "{spring}");
     assert!(
         differ.is_empty(),
         "{} of {} pages changed:\n{}",
