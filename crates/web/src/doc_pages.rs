@@ -308,6 +308,14 @@ pub async fn docs_index() -> Response {
         "/docs",
         DOCS,
         html! {
+            a class="panel" href="/start" {
+                h3 { "Start here" }
+                p { "A first bot for each way to connect, from copying it to its first game on this site." }
+            }
+            a class="panel" href="/docs/http-api" {
+                h3 { "HTTP API reference" }
+                p { "Every /v1 endpoint and webhook: parameters, bodies, answers and schemas, from /openapi.json." }
+            }
             a class="panel" href="/api/" {
                 h3 { "SkullWhist REST API (2014)" }
                 p { "Bots call the server: register, login, new-game, bid, status, play, old-game." }

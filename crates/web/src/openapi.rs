@@ -10,7 +10,7 @@ use axum::extract::Path;
 use axum::response::{Html, IntoResponse, Response};
 use serde_json::Value;
 
-use crate::html::{html, layout, Markup};
+use crate::html::{html, layout, Markup, PreEscaped};
 use crate::page::{Fmt, WebError};
 
 /// The OpenAPI document of `/v1` and the push webhooks. It lives beside
@@ -33,7 +33,7 @@ pub fn linkify(text: &str) -> Markup {
         @for (i, word) in text.split(' ').enumerate() {
             @if i > 0 { " " }
             @let end = word
-                .find(|c: char| !(c.is_ascii_alphanumeric() || "/-_.".contains(c)))
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "/-_.#".contains(c)))
                 .unwrap_or(word.len());
             @let core = word[..end].trim_end_matches('.');
             @if site.iter().any(|p| core.starts_with(p)) {
@@ -43,6 +43,46 @@ pub fn linkify(text: &str) -> Markup {
             }
         }
     }
+}
+
+/// A description from the document: its Markdown (code, emphasis, links
+/// to this site) rendered inline, and site paths in its text linked. Raw
+/// HTML in it is shown as text; links elsewhere keep only their text.
+pub fn rich(text: &str) -> Markup {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut out = String::new();
+    let mut open_links = Vec::new();
+    for e in Parser::new(text) {
+        let piece = match e {
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => linkify(&t),
+            Event::Code(c) => html! { code { (c.as_ref()) } },
+            Event::SoftBreak | Event::HardBreak => html! { " " },
+            Event::Start(Tag::Emphasis) => PreEscaped("<em>".into()),
+            Event::End(TagEnd::Emphasis) => PreEscaped("</em>".into()),
+            Event::Start(Tag::Strong) => PreEscaped("<b>".into()),
+            Event::End(TagEnd::Strong) => PreEscaped("</b>".into()),
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                let here = dest_url.starts_with('/') || dest_url.starts_with('#');
+                open_links.push(here);
+                if here {
+                    html! { (PreEscaped("<a href=\"")) (dest_url.as_ref()) (PreEscaped("\">")) }
+                } else {
+                    html! {}
+                }
+            }
+            Event::End(TagEnd::Link) => {
+                if open_links.pop().unwrap_or(false) {
+                    PreEscaped("</a>".into())
+                } else {
+                    html! {}
+                }
+            }
+            Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) => html! {},
+            _ => html! {},
+        };
+        out.push_str(&piece.into_string());
+    }
+    PreEscaped(out)
 }
 
 /// The tags of the document: (name, description).
@@ -100,7 +140,13 @@ fn type_of(s: &Value, used: &mut BTreeSet<String>) -> Markup {
 }
 
 fn description(v: &Value) -> Markup {
-    v["description"].as_str().map(linkify).unwrap_or_default()
+    v["description"].as_str().map(rich).unwrap_or_default()
+}
+
+/// Whether a response is the throttling answer every endpoint shares (said
+/// once per page, under "Throttling").
+fn throttled(status: &str) -> bool {
+    status == "429"
 }
 
 /// A table of an object schema's properties (or one line for other types).
@@ -118,7 +164,7 @@ fn schema_table(s: &Value, used: &mut BTreeSet<String>) -> Markup {
         .map(|(name, p)| (name, type_of(p, used), description(p)))
         .collect();
     html! {
-        @if let Some(d) = s["description"].as_str() { p { (linkify(d)) } }
+        @if let Some(d) = s["description"].as_str() { p { (rich(d)) } }
         div class="scroll" { table class="fields" {
             thead { tr { th { "Field" } th { "Type" } th { "Meaning" } } }
             tbody {
@@ -179,8 +225,8 @@ fn operation(
     html! {
         section class="op panel" id=(id) {
             h2 { span class="tag method" { (method.to_uppercase()) } " " code { (path) } }
-            p { b { (op["summary"].as_str().map(linkify).unwrap_or_default()) } }
-            @if let Some(d) = op["description"].as_str() { p { (linkify(d)) } }
+            p { b { (op["summary"].as_str().map(rich).unwrap_or_default()) } }
+            @if let Some(d) = op["description"].as_str() { p { (rich(d)) } }
             @if !auth.is_empty() {
                 p {
                     "Authentication: "
@@ -218,7 +264,11 @@ fn operation(
                 h3 { "Responses" }
                 ul class="responses" {
                     @for (status, meaning, schema) in &responses {
-                        li { code { (status) } " " (meaning) @if let Some(t) = schema { " — " (t) } }
+                        @if throttled(status) {
+                            li { code { (status) } " " a href="#throttling" { "throttled" } }
+                        } @else {
+                            li { code { (status) } " " (meaning) @if let Some(t) = schema { " — " (t) } }
+                        }
                     }
                 }
             }
@@ -264,6 +314,13 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
         let table = schema_table(&doc["components"]["schemas"][&name], &mut used);
         schemas.push((name, table));
     }
+    // The throttling answer, said once: the first endpoint's that has one.
+    let throttling = doc["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .flat_map(|(_, item)| item.as_object().into_iter().flatten())
+        .find_map(|(_, op)| op["responses"]["429"]["description"].as_str());
     let schemes: Vec<(&String, &Value)> = doc["components"]["securitySchemes"]
         .as_object()
         .into_iter()
@@ -272,7 +329,7 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
     Some(html! {
         p { a href="/docs" { "API documentation" } " › " a href="/docs/http-api" { "HTTP API reference" } }
         h1 { "HTTP API: " (tag) }
-        p class="lead" { (linkify(about)) }
+        p class="lead" { (rich(about)) }
         nav class="pager" {
             @for (n, _) in &all {
                 @if n == tag { span class="current" { (n) } }
@@ -280,6 +337,13 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
             }
         }
         @for o in ops { (o) }
+        @if let Some(t) = throttling {
+            h2 id="throttling" { "Throttling" }
+            p {
+                "Any endpoint may answer " code { "429" } ". " (rich(t)) ". The answer carries a "
+                code { "Retry-After" } " header (seconds) and " code { "{\"error\": reason}" } "."
+            }
+        }
         h2 { "Schemas" }
         @for (name, table) in schemas {
             h3 id={ "schema-" (name) } { (name) }
@@ -386,5 +450,17 @@ mod tests {
             "See <a href=\"/docs/ladder\">/docs/ladder</a>."
         );
         assert_eq!(linkify("a <b>").into_string(), "a &lt;b&gt;");
+        // Issue 52: a fragment stays in its link, Markdown renders, raw
+        // HTML stays text, links elsewhere keep only their text.
+        assert_eq!(
+            linkify("limits: /api/#limits)").into_string(),
+            "limits: <a href=\"/api/#limits\">/api/#limits</a>)"
+        );
+        assert_eq!(
+            rich("with `{\"error\": reason}` and *see* /docs/ladder. <b>x</b> [t](https://x.example)")
+                .into_string(),
+            "with <code>{&quot;error&quot;: reason}</code> and <em>see</em> \
+<a href=\"/docs/ladder\">/docs/ladder</a>. &lt;b&gt;x&lt;/b&gt; t"
+        );
     }
 }
