@@ -28,6 +28,7 @@ mod games;
 pub mod html;
 pub mod live;
 pub mod openapi;
+mod openapi_examples;
 pub mod page;
 mod pages;
 pub mod play;

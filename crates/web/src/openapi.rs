@@ -11,6 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 use serde_json::Value;
 
 use crate::html::{html, layout, Markup, PreEscaped};
+use crate::openapi_examples as examples;
 use crate::page::{Fmt, WebError};
 
 /// The OpenAPI document of `/v1` and the push webhooks. It lives beside
@@ -188,6 +189,7 @@ fn body_schema(content: &Value) -> Option<&Value> {
 
 /// One operation (a path's method, or a webhook).
 fn operation(
+    doc: &Value,
     method: &str,
     path: &str,
     op: &Value,
@@ -209,7 +211,16 @@ fn operation(
         .chain(op["parameters"].as_array().into_iter().flatten())
         .map(|p| (p, type_of(&p["schema"], used)))
         .collect();
-    let body = body_schema(&op["requestBody"]).map(|s| type_of(s, used));
+    // A body defined in place is shown field by field; a named schema is
+    // linked (and shown under Schemas).
+    let body = body_schema(&op["requestBody"]).map(|s| {
+        if s["properties"].is_object() {
+            schema_table(s, used)
+        } else {
+            let t = type_of(s, used);
+            html! { p { "JSON: " (t) } }
+        }
+    });
     let responses: Vec<(&String, Markup, Option<Markup>)> = op["responses"]
         .as_object()
         .into_iter()
@@ -222,6 +233,8 @@ fn operation(
             )
         })
         .collect();
+    let curl = examples::request(doc, method, path, op, shared);
+    let answer = examples::answer(doc, op);
     html! {
         section class="op panel" id=(id) {
             h2 { span class="tag method" { (method.to_uppercase()) } " " code { (path) } }
@@ -256,9 +269,15 @@ fn operation(
                     }
                 } }
             }
-            @if let Some(t) = body {
+            @if let Some(b) = body {
                 h3 { "Request body" }
-                p { "JSON: " (t) }
+                (b)
+            }
+            h3 { "Example" }
+            pre class="example" { (curl) }
+            @if let Some((status, text)) = &answer {
+                p { "answers " code { (status) } " with:" }
+                pre class="example" { (text) }
             }
             @if op["responses"].is_object() {
                 h3 { "Responses" }
@@ -290,7 +309,14 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
     for (path, item) in doc["paths"].as_object().into_iter().flatten() {
         for (method, op) in item.as_object().into_iter().flatten() {
             if method != "parameters" && has_tag(op) {
-                ops.push(operation(method, path, op, &item["parameters"], &mut used));
+                ops.push(operation(
+                    doc,
+                    method,
+                    path,
+                    op,
+                    &item["parameters"],
+                    &mut used,
+                ));
             }
         }
     }
@@ -302,7 +328,14 @@ pub fn tag_page(doc: &Value, tag: &str) -> Option<Markup> {
                 if o["operationId"].is_null() {
                     o["operationId"] = Value::String(name.clone());
                 }
-                ops.push(operation("webhook", &what, &o, &Value::Null, &mut used));
+                ops.push(operation(
+                    doc,
+                    "webhook",
+                    &what,
+                    &o,
+                    &Value::Null,
+                    &mut used,
+                ));
             }
         }
     }
@@ -439,6 +472,28 @@ mod tests {
             }
         }
         assert!(tag_page(&doc, "nope").is_none());
+        // Issue 52: every parameter says what it means, and bodies defined
+        // in place are shown field by field.
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            let shared = item["parameters"].as_array().cloned().unwrap_or_default();
+            for (method, op) in item.as_object().expect("item") {
+                let own = op["parameters"].as_array().cloned().unwrap_or_default();
+                for p in shared.iter().chain(&own) {
+                    assert!(
+                        p["description"].is_string(),
+                        "{method} {path}: {}",
+                        p["name"]
+                    );
+                }
+            }
+        }
+        let bots = tag_page(&doc, "bots").expect("bots").into_string();
+        let patch = &bots[bots
+            .find("id=\"updateBot\"")
+            .expect("PATCH /v1/bots/{name}")..];
+        let patch = &patch[..patch.find("</section>").expect("its end")];
+        assert!(!patch.contains("JSON: object"), "{patch}");
+        assert!(patch.contains("<code>challenges</code>"), "{patch}");
     }
 
     #[test]
