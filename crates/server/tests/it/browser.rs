@@ -129,6 +129,11 @@ for (const t of document.querySelectorAll('table.games')) {
 for (const a of document.querySelectorAll('a.bot, .who')) {
   if (a.getClientRects().length > 1) out.push(`bot name broken over lines: ${a.textContent}`);
 }
+// Field names and paths of the HTTP API reference (issue 52), and the
+// names in the tournament tables, are whole words too.
+for (const c of document.querySelectorAll('table.fields td:first-child code, .op h2 code, td.name a')) {
+  if (c.getClientRects().length > 1) out.push(`name broken over lines: ${c.textContent}`);
+}
 // Inside a box that scrolls sideways (a wide table, code) is fine.
 const scrolls = e => {
   for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
@@ -293,6 +298,9 @@ async fn every_page_kind_works_in_headless_chromium() {
         ("start", "/start".into()),
         ("api", "/api/".into()),
         ("http-api", "/docs/http-api".into()),
+        ("http-api-bots", "/docs/http-api/bots".into()),
+        ("http-api-hosted", "/docs/http-api/hosted".into()),
+        ("tournaments", "/tournaments".into()),
         ("about", "/about".into()),
         ("rules-index", "/rules".into()),
         ("rules-skullwhist", "/rules/skullwhist".into()),

@@ -128,7 +128,7 @@ fn no_page_twin_or_api_reply_shows_the_seed_or_hidden_cards_of_a_running_game() 
     // seen it.
     let page = srv.get(&format!("/json/games/{game}"));
     assert!(
-        page.body.contains(&format!("\"seed\":{}", seed as u64)),
+        page.body.contains(&format!("\"seed\":\"{}\"", seed as u64)),
         "the finished game shows its seed: {}",
         page.body
     );

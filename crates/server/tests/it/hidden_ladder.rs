@@ -191,7 +191,7 @@ fn no_page_twin_or_api_reply_shows_the_seed_or_hidden_cards_of_a_running_ladder_
     );
     assert_eq!(s, 200, "{page}");
     assert!(
-        page.contains(&format!("\"seed\":{}", seed as u64)),
+        page.contains(&format!("\"seed\":\"{}\"", seed as u64)),
         "the finished game shows its seed: {page}"
     );
     let v: Value = serde_json::from_str(&page).unwrap();
