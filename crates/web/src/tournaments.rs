@@ -225,20 +225,19 @@ fn render(d: &TournamentView) -> Markup {
         }
         @if d.games.is_empty() {
             p class="empty" { "None yet." }
-        } @else {
-            div class="scroll" { table {
+        }
+        @for round in rounds(d) {
+            h3 { "Round " (round) }
+            div class="scroll" { table class="round" {
                 thead { tr {
-                    th class="num" { "Round" } th class="num" { "Table" } th class="num" { "Game" }
-                    th { "Seats" } th { "Ranks" } th { "Status" }
+                    th class="num" { "Table" } th class="num" { "Game" } th { "Seats and scores" } th { "Status" }
                 } }
                 tbody {
-                    @for g in &d.games {
+                    @for g in d.games.iter().filter(|g| g.round == round) {
                         tr {
-                            td class="num" { (g.round) }
                             td class="num" { (g.table + 1) }
                             td class="num" { (g.game + 1) }
-                            td { @for (i, s) in g.seats.iter().enumerate() { @if i > 0 { " · " } (bot_link(s)) } }
-                            td { (g.ranks.iter().map(i64::to_string).collect::<Vec<_>>().join(" · ")) }
+                            td { (game_seats(g)) }
                             td {
                                 @match g.id {
                                     Some(id) if g.status == "running" => {
@@ -253,6 +252,12 @@ fn render(d: &TournamentView) -> Markup {
                     }
                 }
             } }
+            @if let Some(b) = d.byes.iter().find(|b| b.round == round) {
+                p class="byes" {
+                    "Bye: "
+                    @for (i, name) in b.bots.iter().enumerate() { @if i > 0 { ", " } (bot_link(name)) }
+                }
+            }
         }
     };
     layout(
@@ -260,6 +265,33 @@ fn render(d: &TournamentView) -> Markup {
         Some(&format!("/json/tournaments/{}", url(&t.name))),
         body,
     )
+}
+
+/// The rounds that have games, in order.
+fn rounds(d: &TournamentView) -> Vec<i64> {
+    let mut rounds: Vec<i64> = d.games.iter().map(|g| g.round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    rounds
+}
+
+/// A game's seats, each with its score once the game is done, the winner
+/// in bold ("a 20 vs b −10"); ranks when no score was kept.
+fn game_seats(g: &view::Game) -> Markup {
+    html! {
+        @for (i, name) in g.seats.iter().enumerate() {
+            @if i > 0 { " " span class="vs" { "vs" } " " }
+            @let won = g.ranks.get(i) == Some(&1);
+            span class=(if won { "seat win" } else { "seat" }) {
+                (bot_link(name))
+                @if let Some(score) = g.scores.get(i) {
+                    " " b { (score) }
+                } @else if let Some(rank) = g.ranks.get(i) {
+                    " " small { "rank " (rank) }
+                }
+            }
+        }
+    }
 }
 
 async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>, fmt: Fmt) -> Response {

@@ -105,6 +105,18 @@ pub struct Game {
     pub id: Option<i64>,
     /// Ranks by seat, once done.
     pub ranks: Vec<i64>,
+    /// Scores by seat, once done (the game's own score: points, tricks'
+    /// score, rounds won).
+    pub scores: Vec<i64>,
+}
+
+/// The bots that sat out a round (a bye), by round.
+#[derive(Debug, Clone, Serialize)]
+pub struct Byes {
+    /// Round.
+    pub round: i64,
+    /// Bots without a table that round.
+    pub bots: Vec<String>,
 }
 
 /// Everything about one tournament.
@@ -124,6 +136,8 @@ pub struct TournamentView {
     pub crosstable: Crosstable,
     /// Every planned game.
     pub games: Vec<Game>,
+    /// Byes, by round.
+    pub byes: Vec<Byes>,
 }
 
 /// A short line for lists.
@@ -301,6 +315,17 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
         })
         .collect();
     let order: Vec<usize> = rows.iter().map(|r| r.bot).collect();
+    // Each finished game's scores, from its stored result.
+    let mut scores = std::collections::HashMap::new();
+    for g in games.iter().filter(|g| g.status == "done") {
+        if let Some(id) = g.game_id {
+            if let Some(summary) = store.game_summary(id).await? {
+                let by_seat: Vec<i64> = summary.seats.iter().filter_map(|s| s.score).collect();
+                scores.insert(id, by_seat);
+            }
+        }
+    }
+    let byes = round_byes(&entries, &games);
     let name = |b: BotId| {
         entries
             .iter()
@@ -331,15 +356,96 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
                 status: g.status.clone(),
                 id: g.game_id,
                 ranks: g.rank_list(),
+                scores: g
+                    .game_id
+                    .and_then(|id| scores.get(&id).cloned())
+                    .unwrap_or_default(),
             })
             .collect(),
+        byes,
         tournament: t,
     })
+}
+
+/// Who had no table in each paired round: the entries still in it that
+/// no game of the round seats.
+fn round_byes(entries: &[EntryRow], games: &[TournamentGameRow]) -> Vec<Byes> {
+    let mut rounds: Vec<i64> = games.iter().map(|g| g.round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    rounds
+        .into_iter()
+        .filter_map(|round| {
+            let seated: std::collections::HashSet<BotId> = games
+                .iter()
+                .filter(|g| g.round == round && g.status != "void")
+                .flat_map(TournamentGameRow::bots)
+                .collect();
+            let bots: Vec<String> = entries
+                .iter()
+                .filter(|e| e.withdrawn_round.is_none_or(|w| w >= round))
+                .filter(|e| !seated.contains(&e.bot))
+                .map(|e| e.name.clone())
+                .collect();
+            (!bots.is_empty()).then_some(Byes { round, bots })
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bot_without_a_table_has_a_bye_that_round() {
+        let entry = |bot: BotId, name: &str, withdrawn_round: Option<i64>| EntryRow {
+            tournament_id: 1,
+            bot,
+            seq: bot,
+            name: name.into(),
+            kind: croupier_store::BotKind::House,
+            endpoint: None,
+            dialect: None,
+            auth_user: None,
+            auth_password: None,
+            strategy: None,
+            frozen: true,
+            withdrawn: withdrawn_round.map(|_| "gone".into()),
+            withdrawn_round,
+            version_id: None,
+            version: None,
+        };
+        let game = |round: i64, seats: &str, status: &str| TournamentGameRow {
+            id: round,
+            tournament_id: 1,
+            round,
+            table_no: 0,
+            game_no: 0,
+            seats: seats.into(),
+            seed: 0,
+            status: status.into(),
+            game_id: None,
+            ranks: None,
+            faults: None,
+        };
+        let entries = [
+            entry(1, "a", None),
+            entry(2, "b", None),
+            entry(3, "c", Some(1)),
+        ];
+        let games = [
+            game(1, "1,2", "done"),
+            game(2, "1,3", "void"),
+            game(2, "2,1", "done"),
+        ];
+        let byes = round_byes(&entries, &games);
+        // Round 1: c is seated nowhere; round 2: c withdrew after round 1.
+        assert_eq!(byes.len(), 1, "{byes:?}");
+        assert_eq!(
+            (byes[0].round, byes[0].bots.clone()),
+            (1, vec!["c".to_string()])
+        );
+    }
 
     #[test]
     fn the_interval_narrows_and_flags_a_clear_winner() {

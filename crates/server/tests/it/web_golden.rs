@@ -385,6 +385,13 @@ async fn every_page_kind_keeps_its_html() {
     let row = &list[list.find("/tournaments/autumn-cup").unwrap()..];
     let row = &row[..row.find("</tr>").unwrap()];
     assert!(row.contains("class=\"bot\""), "a winner: {row}");
+    // Its games by round, with each seat's score.
+    let (_, autumn) = get(&s.app, "/tournaments/autumn-cup").await;
+    let round = &autumn[autumn.find("<h3>Round 1</h3>").expect("round 1")..];
+    assert!(
+        round.contains("class=\"seat win\"") && round.contains("</a> <b>"),
+        "{round}"
+    );
     let (_, spring) = get(&s.app, "/tournaments/spring-cup").await;
     assert!(spring.contains("http-equiv=\"refresh\""));
     assert!(spring.contains("class=\"watch\" href=\"/live/"), "{spring}");
