@@ -180,9 +180,9 @@ pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, St
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
     let winner = match t.status.as_str() {
-        "finished" => view(store, t.clone())
+        "finished" => standings(store, &t, &entries, &games)
             .await?
-            .standings
+            .0
             .into_iter()
             .next()
             .map(|s| s.name),
@@ -265,18 +265,21 @@ fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]
     }
 }
 
-/// Everything about tournament `t`.
-pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<TournamentView, StoreError> {
-    let ts = store.tournaments();
-    let entries = ts.tournament_entries(t.id).await?;
-    let games = ts.tournament_games(t.id).await?;
+/// The standings after the rounds complete so far (with tie-breaks), each
+/// row's entry index in standing order, and how many rounds are complete.
+async fn standings(
+    store: &Arc<dyn Store>,
+    t: &TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+) -> Result<(Vec<Standing>, Vec<usize>, i64), StoreError> {
     let complete = (1..=t.current_round)
-        .take_while(|r| plan::round_complete(&games, *r))
+        .take_while(|r| plan::round_complete(games, *r))
         .last()
         .unwrap_or(0);
-    let results = plan::results(&t, &entries, &games, complete);
+    let results = plan::results(t, entries, games, complete);
     let mut ratings = Vec::with_capacity(entries.len());
-    for e in &entries {
+    for e in entries {
         let mu = store
             .bot_stats(e.bot)
             .await?
@@ -285,7 +288,7 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
             .map_or(0.0, |s| s.mu);
         ratings.push(mu);
     }
-    let seeding = plan::pairing_numbers(&t, entries.len());
+    let seeding = plan::pairing_numbers(t, entries.len());
     let rows = results.standings.rows(&ratings, &seeding);
     let played = |bot: BotId| {
         games
@@ -315,16 +318,28 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
         })
         .collect();
     let order: Vec<usize> = rows.iter().map(|r| r.bot).collect();
-    // Each finished game's scores, from its stored result.
-    let mut scores = std::collections::HashMap::new();
-    for g in games.iter().filter(|g| g.status == "done") {
-        if let Some(id) = g.game_id {
-            if let Some(summary) = store.game_summary(id).await? {
-                let by_seat: Vec<i64> = summary.seats.iter().filter_map(|s| s.score).collect();
-                scores.insert(id, by_seat);
-            }
-        }
-    }
+    Ok((standings, order, results.complete))
+}
+
+/// Everything about tournament `t`.
+pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<TournamentView, StoreError> {
+    let ts = store.tournaments();
+    let entries = ts.tournament_entries(t.id).await?;
+    let games = ts.tournament_games(t.id).await?;
+    let (standings, order, complete) = standings(store, &t, &entries, &games).await?;
+    // Each finished game's scores, from its stored result: one query for
+    // the whole tournament.
+    let done = games.iter().filter(|g| g.status == "done").count() as i64;
+    let filter = croupier_store::tournaments::GamesFilter {
+        tournament: Some(t.id),
+        ..Default::default()
+    };
+    let scores: std::collections::HashMap<i64, Vec<i64>> = ts
+        .filtered_games(&filter, 0, done.max(1))
+        .await?
+        .into_iter()
+        .map(|g| (g.id, g.seats.iter().filter_map(|s| s.score).collect()))
+        .collect();
     let byes = round_byes(&entries, &games);
     let name = |b: BotId| {
         entries
@@ -344,7 +359,7 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
             })
             .collect(),
         standings,
-        standings_after_round: results.complete,
+        standings_after_round: complete,
         crosstable: crosstable(&order, &entries, &games),
         games: games
             .iter()
