@@ -26,6 +26,17 @@ pub fn routes() -> Router<Arc<Services>> {
         .route("/v1/games/{id}/events", get(crate::events::events))
 }
 
+/// A live game's seats: its bots' names, "a person" for a person's seat.
+pub fn live_seats(g: &LiveSummary) -> Markup {
+    html! {
+        @for (i, s) in g.seats.iter().enumerate() {
+            @if i > 0 { " · " }
+            @if g.person_seat == Some(i) { span class="who" { "a person" } }
+            @else { (bot_link(s)) }
+        }
+    }
+}
+
 /// A table of live games with links to watch them (home and bot pages).
 pub fn live_table(games: &[LiveSummary]) -> Markup {
     if games.is_empty() {
@@ -40,13 +51,7 @@ pub fn live_table(games: &[LiveSummary]) -> Markup {
                 @for g in games {
                     tr {
                         td { (game_title(&g.game)) }
-                        td {
-                            @for (i, s) in g.seats.iter().enumerate() {
-                                @if i > 0 { " · " }
-                                @if g.person_seat == Some(i) { span class="who" { "a person" } }
-                                @else { (bot_link(s)) }
-                            }
-                        }
+                        td { (live_seats(g)) }
                         td class="hide-narrow" { (time(&g.started)) }
                         td class="num" { (g.spectators) }
                         td { a class="watch" href={ "/live/" (g.id) } { "watch" } }

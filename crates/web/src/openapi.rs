@@ -50,39 +50,29 @@ pub fn linkify(text: &str) -> Markup {
 /// to this site) rendered inline, and site paths in its text linked. Raw
 /// HTML in it is shown as text; links elsewhere keep only their text.
 pub fn rich(text: &str) -> Markup {
-    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
-    let mut out = String::new();
-    let mut open_links = Vec::new();
+    use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd};
+    let here = |dest: &str| dest.starts_with('/') || dest.starts_with('#');
+    let mut dropped = 0usize;
+    let mut events = Vec::new();
     for e in Parser::new(text) {
-        let piece = match e {
-            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => linkify(&t),
-            Event::Code(c) => html! { code { (c.as_ref()) } },
-            Event::SoftBreak | Event::HardBreak => html! { " " },
-            Event::Start(Tag::Emphasis) => PreEscaped("<em>".into()),
-            Event::End(TagEnd::Emphasis) => PreEscaped("</em>".into()),
-            Event::Start(Tag::Strong) => PreEscaped("<b>".into()),
-            Event::End(TagEnd::Strong) => PreEscaped("</b>".into()),
-            Event::Start(Tag::Link { dest_url, .. }) => {
-                let here = dest_url.starts_with('/') || dest_url.starts_with('#');
-                open_links.push(here);
-                if here {
-                    html! { (PreEscaped("<a href=\"")) (dest_url.as_ref()) (PreEscaped("\">")) }
-                } else {
-                    html! {}
-                }
+        match e {
+            // Text with its site paths linked (`linkify` escapes it).
+            Event::Text(t) => {
+                events.push(Event::InlineHtml(CowStr::from(linkify(&t).into_string())))
             }
-            Event::End(TagEnd::Link) => {
-                if open_links.pop().unwrap_or(false) {
-                    PreEscaped("</a>".into())
-                } else {
-                    html! {}
-                }
-            }
-            Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) => html! {},
-            _ => html! {},
-        };
-        out.push_str(&piece.into_string());
+            // Code escaped as every other value of the site is.
+            Event::Code(c) => events.push(Event::InlineHtml(CowStr::from(
+                html! { code { (c.as_ref()) } }.into_string(),
+            ))),
+            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
+            Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) => {}
+            Event::Start(Tag::Link { ref dest_url, .. }) if !here(dest_url) => dropped += 1,
+            Event::End(TagEnd::Link) if dropped > 0 => dropped -= 1,
+            other => events.push(other),
+        }
     }
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events.into_iter());
     PreEscaped(out)
 }
 

@@ -402,12 +402,7 @@ fn live_games(running: &[GameSummary], watch: &[croupier_live::live_games::LiveS
                     tr {
                         td { a href={ "/games/" (w.id) } { "#" (w.id) } }
                         td class="hide-narrow" { (game_title(&w.game)) }
-                        td {
-                            @for (i, s) in w.seats.iter().enumerate() {
-                                @if i > 0 { " · " }
-                                @if w.person_seat == Some(i) { span class="who" { "a person" } } @else { (bot_link(s)) }
-                            }
-                        }
+                        td { (crate::live::live_seats(w)) }
                         td class="hide-narrow when" { (time(&w.started)) }
                         td class="num" { (w.spectators) }
                         td { a class="watch" href={ "/live/" (w.id) } { "watch" } }
