@@ -312,8 +312,8 @@ fn ratings_html(d: &BotData) -> Markup {
         @for r in &d.ratings {
             @let s = &r.stats;
             h2 { a href={ "/leaderboard/" (s.game) } { (game_title(&s.game)) } }
-            div class="grid" {
-                div class="panel" { div class="stat" {
+            div class="grid stats" {
+                div class="panel wide" { div class="stat" {
                     (format!("{:.1} ± {:.1}", s.mu, s.sigma))
                     small { (format!("rating μ ± σ (μ − 3σ = {:.1})", s.conservative)) }
                 } }
@@ -361,7 +361,7 @@ pub async fn bot(
             @if d.opponents.is_empty() {
                 p class="empty" { "None yet." }
             } @else {
-                div class="scroll" { table {
+                div class="scroll" { table class="opponents" {
                     thead { tr {
                         th { "Opponent" } th class="hide-narrow" { "Game" } th class="num" { "Games" }
                         th class="num" { "W–L–T" } th class="num" { "Score" } th {}

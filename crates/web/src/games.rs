@@ -372,9 +372,11 @@ fn game_html(d: &GameData) -> Markup {
                     tr id={ "step-" (s.index) } class=[current(s.index)] {
                         td { a href=(step_href(s.index)) { (s.index) } }
                         td {
-                            @match g.seats.get(s.seat.index()) {
-                                Some(x) => (x.name),
-                                None => { "seat " (s.seat) },
+                            span class="who" {
+                                @match g.seats.get(s.seat.index()) {
+                                    Some(x) => (x.name),
+                                    None => { "seat " (s.seat) },
+                                }
                             }
                         }
                         td { (s.action_html) }

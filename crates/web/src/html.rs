@@ -85,6 +85,17 @@ pub fn bot_link(name: &str) -> Markup {
     html! { a class="bot" href={ "/bots/" (url(name)) } { (name) } }
 }
 
+/// The head of a crosstable's column `i`: the bot's name, or on a phone its
+/// number, which its row's head carries (see [`row_head`]).
+pub fn column_head(i: usize, name: &str) -> Markup {
+    html! { th { span class="col-name" { (bot_link(name)) } span class="col-no" title=(name) { (i + 1) } } }
+}
+
+/// The head of a crosstable's row `i`: the bot's name, numbered on a phone.
+pub fn row_head(i: usize, name: &str) -> Markup {
+    html! { th { span class="col-no" { (i + 1) " " } (bot_link(name)) } }
+}
+
 /// A link to the versus page of two bots.
 pub fn versus_href(a: &str, b: &str) -> String {
     format!("/versus/{}/{}", url(a), url(b))

@@ -89,7 +89,7 @@ pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
                 b { "New here?" } " " a href="/start" { "Start here" }
                 ": a working bot to copy in Python or JavaScript for each way to connect, and the command that puts it in its first game on this site."
             }
-            div class="grid" {
+            div class="grid stats" {
                 div class="panel" { div class="stat" { (d.games_in_progress) small { "games in progress" } } }
                 div class="panel" { div class="stat" { (d.skullwhist_waiting) small { "SkullWhist bots waiting for an opponent" } } }
                 div class="panel" { div class="stat" { (d.finished_games) small { "games finished" } } }
@@ -261,14 +261,14 @@ pub async fn bots(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
             @if d.online.is_empty() {
                 p class="empty" { "No bot is online." }
             } @else {
-                div class="scroll" { table {
-                    thead { tr { th { "Bot" } th { "Game" } th { "Kind" } th { "Now" } } }
+                div class="scroll" { table class="bots" {
+                    thead { tr { th { "Bot" } th { "Game" } th class="hide-phone" { "Kind" } th { "Now" } } }
                     tbody {
                         @for o in &d.online {
                             tr {
-                                td { (bot_link(&o.bot.name)) }
+                                td class="name" { (bot_link(&o.bot.name)) }
                                 td { (game_title(&o.bot.game)) }
-                                td { (o.bot.kind) }
+                                td class="hide-phone" { (o.bot.kind) }
                                 td {
                                     @if o.in_game { span class="tag live" { "playing" } }
                                     @else { span class="tag" { "recently played" } }
@@ -279,20 +279,20 @@ pub async fn bots(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
                 } }
             }
             h2 { "Every rated bot" }
-            div class="scroll" { table {
+            div class="scroll" { table class="bots" {
                 thead { tr {
                     th { "Bot" } th { "Game" } th class="num" { "Rating" } th class="num" { "Games" }
-                    th class="num" { "Won" } th { "Last game" }
+                    th class="num hide-phone" { "Won" } th class="hide-phone" { "Last game" }
                 } }
                 tbody {
                     @for b in &d.rated {
                         tr {
-                            td { (bot_link(&b.name)) }
+                            td class="name" { (bot_link(&b.name)) }
                             td { a href={ "/leaderboard/" (b.game) } { (game_title(&b.game)) } }
-                            td class="num rating" { (format!("{:.1}", b.mu)) " " small { (format!("± {:.1}", b.sigma)) } }
+                            td class="num rating" { (format!("{:.1}", b.mu)) " " small class="hide-phone" { (format!("± {:.1}", b.sigma)) } }
                             td class="num" { (b.games) }
-                            td class="num" { (pct(b.wins, b.games)) }
-                            td class="when" { (b.last_played.as_deref().map(time).unwrap_or_default()) }
+                            td class="num hide-phone" { (pct(b.wins, b.games)) }
+                            td class="when hide-phone" { (b.last_played.as_deref().map(time).unwrap_or_default()) }
                         }
                     }
                 }

@@ -70,9 +70,9 @@ impl Show for SkullWhist {
                 p { "Trick " (o.trick) ": " (n.of(leader)) " led " (card(lead)) }
             }
             @if !o.history.is_empty() {
-                div class="scroll" { table {
+                div class="scroll" { table class="tricks" {
                     thead { tr {
-                        th class="num" { "Trick" } th { "Leader" } th { "Led" } th { "Follower" } th { "Followed" } th { "Won by" }
+                        th class="num" { "Trick" } th { "Leader" } th { "Led" } th class="hide-phone" { "Follower" } th { "Followed" } th { "Won by" }
                     } }
                     tbody {
                         @for (i, t) in o.history.iter().enumerate() {
@@ -80,7 +80,7 @@ impl Show for SkullWhist {
                                 td class="num" { (i + 1) }
                                 td { (n.of(t.leader)) }
                                 td { (card(t.lead)) }
-                                td { (n.of(Seat(1 - t.leader.0))) }
+                                td class="hide-phone" { (n.of(Seat(1 - t.leader.0))) }
                                 td { (card(t.follow)) }
                                 td { b { (n.of(t.winner)) } }
                             }
@@ -161,7 +161,7 @@ impl Show for Goofspiel {
             @for (r, turns) in o.history.iter().enumerate() {
                 @if !turns.is_empty() {
                     h3 { "Round " (r + 1) }
-                    div class="scroll" { table {
+                    div class="scroll" { table class="turns" {
                         thead { tr {
                             th class="num" { "Turn" } th { "Card" } th { (n.of(Seat(0))) } th { (n.of(Seat(1))) } th { "Points" }
                         } }

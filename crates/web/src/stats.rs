@@ -11,7 +11,9 @@ use croupier_store::web::{BotStats, HistoryPoint, PairStats, WebBot};
 use croupier_store::Store;
 use serde::Serialize;
 
-use crate::html::{bot_link, game_title, html, layout, pct, time, versus_href, Markup};
+use crate::html::{
+    bot_link, column_head, game_title, html, layout, pct, row_head, time, versus_href, Markup,
+};
 use crate::page::{respond, Fmt, WebError};
 use crate::svg;
 use croupier_competition::services::Services;
@@ -128,18 +130,18 @@ async fn leaderboard_data(state: &Services, game: &str) -> Result<LeaderboardDat
 fn matrix(bots: &[BotStats], pairs: &[Pair]) -> Markup {
     let top = &bots[..bots.len().min(MATRIX)];
     html! {
-        div class="scroll" { table class="matrix" {
-            thead { tr { th {} @for b in top { th { (bot_link(&b.name)) } } } }
+        div class="scroll" { table class="matrix wide" {
+            thead { tr { th {} @for (i, b) in top.iter().enumerate() { (column_head(i, &b.name)) } } }
             tbody {
-                @for a in top {
+                @for (i, a) in top.iter().enumerate() {
                     tr {
-                        th { (bot_link(&a.name)) }
+                        (row_head(i, &a.name))
                         @for b in top {
                             @if a.bot == b.bot {
                                 td class="self" { "·" }
                             } @else {
                                 @match pairs.iter().find(|p| p.stats.bot == a.bot && p.stats.opponent == b.bot) {
-                                    Some(p) => td style={ "background:hsl(" ((p.score * 120.0).round()) " 60% 92%)" } {
+                                    Some(p) => td style={ "background:hsl(" ((p.score * 120.0).round()) " 60% 50% / .16)" } {
                                         a href=(versus_href(&a.name, &b.name)) title={ (p.stats.games) " games" } {
                                             (format!("{:.0}%", 100.0 * p.score))
                                             small { (format!("{:.0}–{:.0}%", 100.0 * p.low, 100.0 * p.high)) }
@@ -175,10 +177,10 @@ pub async fn leaderboard(
             @if d.bots.is_empty() {
                 p class="empty" { "No rated bots yet." }
             } @else {
-                div class="scroll" { table {
+                div class="scroll" { table class="leaders" {
                     thead { tr {
-                        th class="num" { "#" } th { "Bot" } th class="num" { "Rating" } th class="num" { "μ − 3σ" }
-                        th class="num" { "Games" } th class="num" { "W–L–T" } th class="num" { "Won" }
+                        th class="num" { "#" } th { "Bot" } th class="num hide-phone" { "Rating" } th class="num" { "μ − 3σ" }
+                        th class="num" { "Games" } th class="num" { "W–L–T" } th class="num hide-phone" { "Won" }
                         th class="num hide-narrow" { "Forfeits" } th class="hide-narrow" { "Trend" }
                         th class="hide-narrow" { "Last played" }
                     } }
@@ -193,11 +195,11 @@ pub async fn leaderboard(
                                         " " span class="tag live" title="finished a game in the last 24 hours" { "active" }
                                     }
                                 }
-                                td class="num" { (rating(b)) }
+                                td class="num hide-phone" { (rating(b)) }
                                 td class="num" { (format!("{:.1}", b.conservative)) }
                                 td class="num" { (b.games) }
                                 td class="num" { (wlt(b.wins, b.losses, b.ties)) }
-                                td class="num" { (pct(b.wins, b.games)) }
+                                td class="num hide-phone" { (pct(b.wins, b.games)) }
                                 td class="num hide-narrow" { (b.forfeits) }
                                 td class="hide-narrow" { (svg::sparkline(&row.trend)) }
                                 td class="when hide-narrow" { (b.last_played.as_deref().map(time).unwrap_or_default()) }

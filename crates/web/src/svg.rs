@@ -214,21 +214,24 @@ pub fn pair_chart(a: &[HistoryPoint], b: &[HistoryPoint], label: &str) -> Markup
 /// Score margins as bars around a zero line, oldest game first: above for
 /// the first bot's wins, below for its losses.
 pub fn margin_strip(margins: &[i64], label: &str) -> Markup {
-    let (w, h) = (W, 90.0);
+    // Room on the left for a label such as "−130" at a phone's label size.
+    let (w, h, left) = (W, 90.0, 60.0);
     let max = margins.iter().map(|m| m.abs()).max().unwrap_or(0).max(1) as f64;
     let n = margins.len().max(1) as f64;
-    let slot = (w - LEFT - RIGHT) / n;
+    let slot = (w - left - RIGHT) / n;
     let mid = h / 2.0;
     html! {
         svg class="chart strip" viewBox={ "0 0 " (w) " " (h) } role="img" aria-label=(label) {
-            line x1=(LEFT) x2=(w - RIGHT) y1=(mid) y2=(mid) stroke="#c9c4b6" {}
-            text x=(LEFT - 6.0) y=(f1(8.0 + 4.0)) text-anchor="end" { (format!("+{max:.0}")) }
-            text x=(LEFT - 6.0) y=(f1(mid + 4.0)) text-anchor="end" { "0" }
-            text x=(LEFT - 6.0) y=(f1(h - 8.0 + 4.0)) text-anchor="end" { (format!("−{max:.0}")) }
+            line x1=(left) x2=(w - RIGHT) y1=(mid) y2=(mid) stroke="#c9c4b6" {}
+            // The top label hangs from the top edge, the bottom one sits on
+            // the bottom edge: inside the chart whatever the label size.
+            text x=(left - 6.0) y="2" dominant-baseline="hanging" text-anchor="end" { (format!("+{max:.0}")) }
+            text x=(left - 6.0) y=(f1(mid)) dominant-baseline="central" text-anchor="end" { "0" }
+            text x=(left - 6.0) y=(f1(h - 4.0)) text-anchor="end" { (format!("−{max:.0}")) }
             @for (i, m) in margins.iter().enumerate() {
                 @let len = (mid - 8.0) * (*m as f64).abs() / max;
                 @let (top, colour) = if *m >= 0 { (mid - len, "#1e7b45") } else { (mid, "#b3261e") };
-                rect x=(f1(LEFT + slot * i as f64 + 1.0)) y=(f1(top)) width=(f1((slot - 2.0).max(1.0))) height=(f1(len.max(1.0))) fill=(colour) {
+                rect x=(f1(left + slot * i as f64 + 1.0)) y=(f1(top)) width=(f1((slot - 2.0).max(1.0))) height=(f1(len.max(1.0))) fill=(colour) {
                     title { (format!("{m:+}")) }
                 }
             }
@@ -279,8 +282,15 @@ pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]
                     title { (total) " games" }
                 }
             }
+            // The first and last slots' labels are anchored at the chart's
+            // edges, so that they stay inside it and clear of the y axis.
             @for (i, text) in labels {
-                text x=(f1(LEFT + slot * (*i as f64 + 0.5))) y=(H - 8.0) text-anchor="middle" { (text) }
+                @let (x, anchor) = match *i {
+                    0 => (LEFT, "start"),
+                    i if i + 1 == bars.len() => (W - RIGHT, "end"),
+                    i => (LEFT + slot * (i as f64 + 0.5), "middle"),
+                };
+                text x=(f1(x)) y=(H - 8.0) text-anchor=(anchor) { (text) }
             }
         }
     }

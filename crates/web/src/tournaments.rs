@@ -10,7 +10,7 @@ use axum::routing::get;
 use axum::Router;
 use serde::Serialize;
 
-use crate::html::{bot_link, game_title, html, layout, url, Markup};
+use crate::html::{bot_link, column_head, game_title, html, layout, row_head, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
 use croupier_competition::tournaments::view::{self, Brief, TournamentView};
@@ -52,10 +52,10 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
         return html! { p class="empty" { "None yet." } };
     }
     html! {
-        div class="scroll" { table {
+        div class="scroll" { table class="briefs wide" {
             thead { tr {
-                th { "Tournament" } th { "Game" } th { "Format" } th class="num" { "Bots" }
-                th { "Status" } th { "Winner" } th class="num" { "Games" } th { "Starts" }
+                th { "Tournament" } th { "Game" } th class="hide-phone" { "Format" } th class="num hide-phone" { "Bots" }
+                th { "Status" } th { "Winner" } th class="num" { "Games" } th class="hide-phone" { "Starts" }
             } }
             tbody {
                 @for b in list {
@@ -66,12 +66,12 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
                             (game_title(&t.game))
                             @if let Some(v) = &t.variant { " " small { (v) } }
                         }
-                        td { (t.format) }
-                        td class="num" { (b.entries) }
+                        td class="hide-phone" { (t.format) }
+                        td class="num hide-phone" { (b.entries) }
                         td { (t.status) }
                         td { @if let Some(w) = &b.winner { (bot_link(w)) } @else { "–" } }
                         td class="num" { (b.progress.done) " / " (b.progress.total) }
-                        td { (when(t.starts_at)) }
+                        td class="hide-phone" { (when(t.starts_at)) }
                     }
                 }
             }
@@ -108,8 +108,8 @@ async fn show_data(state: &Services, name: &str) -> Result<TournamentView, WebEr
 /// better, red when significantly worse (ACPC's crosstable), plain else.
 fn shade(significant: i8) -> Option<&'static str> {
     match significant {
-        1 => Some("background:#cfe8d6"),
-        -1 => Some("background:#f3d0cc"),
+        1 => Some("background:rgba(63,163,91,.25)"),
+        -1 => Some("background:rgba(207,67,51,.25)"),
         _ => None,
     }
 }
@@ -135,7 +135,7 @@ fn render(d: &TournamentView) -> Markup {
             (t.deals) " deal" @if t.deals != 1 { "s" } " per pairing" @if t.duplicate { ", duplicate" }
             " · " (t.move_ms) " ms per move"
             @if let Some(b) = t.budget_ms { ", " (b) " ms per game" }
-            " · starts " (when(t.starts_at))
+            " · starts " span class="nowrap" { (when(t.starts_at)) }
         }
         p {
             strong { (t.status) } ": " (p.done) " of " (p.total) " games played"
@@ -154,7 +154,7 @@ fn render(d: &TournamentView) -> Markup {
         }
         h2 { "Standings" }
         p { "After round " (d.standings_after_round) ". Ties are broken by Buchholz, then the points among the tied bots, then the ladder rating, then the pairing number." }
-        div class="scroll" { table {
+        div class="scroll" { table class="standings wide" {
             thead { tr {
                 th class="num" { "#" } th { "Bot" } th class="num" { "Points" } th class="num" { "Buchholz" }
                 th class="num" { "Head-to-head" } th class="num" { "Rating" } th class="num" { "Byes" }
@@ -199,12 +199,12 @@ fn render(d: &TournamentView) -> Markup {
             "The row bot's mean score per game against the column bot (a win 1, a tie ½), \
     with its 95% confidence interval; green: significantly better, red: significantly worse."
         }
-        div class="scroll" { table class="crosstable" {
-            thead { tr { th {} @for b in &d.crosstable.bots { th { (bot_link(b)) } } } }
+        div class="scroll" { table class="crosstable wide" {
+            thead { tr { th {} @for (i, b) in d.crosstable.bots.iter().enumerate() { (column_head(i, b)) } } }
             tbody {
-                @for (b, row) in d.crosstable.bots.iter().zip(&d.crosstable.cells) {
+                @for (i, (b, row)) in d.crosstable.bots.iter().zip(&d.crosstable.cells).enumerate() {
                     tr {
-                        th { (bot_link(b)) }
+                        (row_head(i, b))
                         @for cell in row {
                             @match cell {
                                 None => td {},

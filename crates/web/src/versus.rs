@@ -194,7 +194,7 @@ pub async fn versus(
             @for p in &d.results {
                 @let s = &p.stats;
                 h2 { (game_title(&s.game)) }
-                div class="grid" {
+                div class="grid stats" {
                     div class="panel" { div class="stat" { (s.games) small { "games together" } } }
                     div class="panel" { div class="stat" { (wlt(s.wins, s.losses, s.ties)) small { "wins–losses–ties of " (s.bot_name) } } }
                     div class="panel" { div class="stat" {

@@ -10,12 +10,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
 
-use crate::browser_support;
+use crate::{browser_support, demo_site};
 
 use std::collections::{BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
@@ -109,7 +109,8 @@ impl Page<'_> {
 
     /// What is wrong with the page's layout at the current width: the page
     /// wider than the window, a list of games cut off (it must fit, not
-    /// scroll), a bot name broken over lines.
+    /// scroll), a table that scrolls without showing it, an unreadable
+    /// chart label, a bot name broken over lines.
     async fn layout_problems(&self) -> Vec<String> {
         let v = self
             .client
@@ -119,13 +120,6 @@ const out = [];
 const w = window.innerWidth;
 if (document.documentElement.scrollWidth > w + 1)
   out.push(`page is ${document.documentElement.scrollWidth}px wide in a ${w}px window`);
-for (const t of document.querySelectorAll('table.games')) {
-  const box = t.parentElement;
-  if (box.scrollWidth > box.clientWidth + 1)
-    out.push(`games table cut off: ${box.scrollWidth}px in ${box.clientWidth}px; columns ${
-      [...t.rows[0].cells].map(c => c.offsetWidth)}; rows: ${
-      [...t.rows].slice(1, 3).map(r => r.cells[2].innerHTML).join(' | ')}`);
-}
 for (const a of document.querySelectorAll('a.bot, .who')) {
   if (a.getClientRects().length > 1) out.push(`bot name broken over lines: ${a.textContent}`);
 }
@@ -133,6 +127,42 @@ for (const a of document.querySelectorAll('a.bot, .who')) {
 // names in the tournament tables, are whole words too.
 for (const c of document.querySelectorAll('table.fields td:first-child code, .op h2 code, td.name a')) {
   if (c.getClientRects().length > 1) out.push(`name broken over lines: ${c.textContent}`);
+}
+// No table is cut off silently (issue 52): the lists a person reads row by
+// row fit the width; any other table that does not fit is a wide one, with
+// its first column held in place, in a box that shows an edge shadow.
+const mustFit = 'table.games, table.live-games, table.leaders, table.bots, table.opponents, ' +
+  'table.tricks, table.turns, table.steps, table.round';
+for (const t of document.querySelectorAll('main table')) {
+  let box = t.parentElement;
+  while (box && box !== document.body && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX))
+    box = box.parentElement;
+  if (!box || box === document.body || box.scrollWidth <= box.clientWidth + 1) continue;
+  const what = `table.${t.className.replace(/ /g, '.')} (${box.scrollWidth}px in ${box.clientWidth}px)`;
+  if (t.matches(mustFit)) {
+    out.push(`${what} cut off: columns ${[...t.rows[0].cells].map(c => c.offsetWidth)}`);
+  } else if (!t.matches('.wide') || !box.matches('.scroll')
+      || !getComputedStyle(box).backgroundImage.includes('gradient')
+      || getComputedStyle(t.rows[t.rows.length - 1].cells[0]).position !== 'sticky') {
+    out.push(`${what} scrolls without showing it`);
+  }
+}
+// Chart labels are readable: at least 11 px tall on the screen, inside
+// their chart, and clear of each other.
+for (const svg of document.querySelectorAll('svg.chart')) {
+  const box = svg.getBoundingClientRect();
+  const labels = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+  for (const [text, r] of labels) {
+    if (r.height < 11) out.push(`chart label "${text}" is ${r.height.toFixed(1)}px tall`);
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+      out.push(`chart label "${text}" reaches outside its chart`);
+  }
+  for (let i = 0; i < labels.length; i++)
+    for (let j = i + 1; j < labels.length; j++) {
+      const [a, p] = labels[i], [b, q] = labels[j];
+      if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1)
+        out.push(`chart labels "${a}" and "${b}" overlap`);
+    }
 }
 // Inside a box that scrolls sideways (a wide table, code) is fine.
 const scrolls = e => {
@@ -160,6 +190,31 @@ return out.slice(0, 5);
         self.visit(name, path).await;
         let problems = self.layout_problems().await;
         assert!(problems.is_empty(), "{name} ({path}): {problems:?}");
+    }
+
+    /// Saves a screenshot of the whole page, top to bottom, as
+    /// `name.png`: the window grows to the page's height for it, and gets
+    /// its size back afterwards.
+    async fn full_shot(&self, name: &str) {
+        let (w, h) = self.client.get_window_size().await.unwrap();
+        let tall = self
+            .eval("document.documentElement.scrollHeight")
+            .await
+            .as_u64()
+            .unwrap()
+            .clamp(h, 12_000);
+        // The window's outer height holds its frame as well as the page.
+        let frame = h - self.eval("window.innerHeight").await.as_u64().unwrap();
+        self.client
+            .set_window_size(w as u32, (tall + frame) as u32)
+            .await
+            .unwrap();
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(self.shots.join(format!("{name}.png")), png).unwrap();
+        self.client
+            .set_window_size(w as u32, h as u32)
+            .await
+            .unwrap();
     }
 
     /// Runs `js` (an expression) and returns its value.
@@ -247,6 +302,7 @@ async fn every_page_kind_works_in_headless_chromium() {
         .await
         .unwrap();
     assert!(stored >= 85, "only {stored} demo games");
+    demo_site::tournaments(&store, SystemTime::now()).await;
     let ids = seed::demo_bots(store.as_ref()).await.unwrap();
     let running = store
         .start_game("skullwhist", &ids[..2], 1, "2026-01-01T00:00:00.000Z")
@@ -276,13 +332,20 @@ async fn every_page_kind_works_in_headless_chromium() {
     };
 
     // Every page kind.
+    // Of each game's last 50 games, the one whose seats have the longest
+    // names: the hardest for a phone's layout.
     let mut first = Vec::new();
     for game in ["skullwhist", "loveletter", "goofspiel"] {
         let filter = GameFilter {
             game: Some(game.into()),
             bot: None,
         };
-        first.push(store.games_page(&filter, 0, 1).await.unwrap()[0].clone());
+        let games = store.games_page(&filter, 0, 50).await.unwrap();
+        let longest = games
+            .iter()
+            .max_by_key(|g| g.seats.iter().map(|s| s.name.len()).sum::<usize>())
+            .unwrap();
+        first.push(longest.clone());
     }
     let steps = [
         step_within(&store, first[0].id, 14).await,
@@ -338,6 +401,9 @@ async fn every_page_kind_works_in_headless_chromium() {
         ),
         ("game-running", format!("/games/{running}")),
         ("activity", "/activity".into()),
+        ("tournament-finished", "/tournaments/autumn-cup".into()),
+        ("tournament-running", "/tournaments/spring-cup".into()),
+        ("tournament-scheduled", "/tournaments/winter-cup".into()),
         ("not-found", "/games/999999".into()),
     ];
     for (name, path) in &kinds {
@@ -353,6 +419,7 @@ async fn every_page_kind_works_in_headless_chromium() {
     assert!(inner.as_i64().unwrap() <= 400, "window {inner} px wide");
     for (name, path) in &kinds {
         page.visit_fits(&format!("phone-{name}"), path).await;
+        page.full_shot(&format!("phone-full-{name}")).await;
     }
     page.visit_fits(
         "phone-game",
@@ -376,7 +443,7 @@ async fn every_page_kind_works_in_headless_chromium() {
             header_top.as_f64().unwrap() >= 0.0,
             "{width} px: #state scrolled the header away ({header_top})"
         );
-        page.eval("document.querySelector('table.steps tr:last-child').scrollIntoView()")
+        page.eval("document.querySelector('table.steps tbody tr:last-child').scrollIntoView()")
             .await;
         let stepper = page
             .eval("document.querySelector('.pager.stepper').getBoundingClientRect().top")

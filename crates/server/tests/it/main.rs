@@ -6,6 +6,7 @@
 
 mod browser_support;
 mod common;
+mod demo_site;
 
 mod api;
 mod browser;

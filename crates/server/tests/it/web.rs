@@ -222,7 +222,7 @@ async fn names_are_escaped_and_replays_list_every_step() {
     let sw = first_of(&s.store, "skullwhist").await;
     let (_, _, page) = get(&s.app, &format!("/games/{sw}?step=28")).await;
     assert!(page.contains("class=\"card red\"") && page.contains("♠"));
-    assert!(page.contains("<th>Leader</th>") && page.contains("<th>Follower</th>"));
+    assert!(page.contains("<th>Leader</th>") && page.contains(">Follower</th>"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

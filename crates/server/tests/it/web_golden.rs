@@ -16,15 +16,16 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use croupier_server::ServerConfig;
-use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
-use croupier_store::{BotKind, SqliteStore, Store};
+use croupier_store::{SqliteStore, Store};
 use croupier_web::seed;
+
+use crate::demo_site;
 use tower::ServiceExt as _;
 
 /// When the last demo game finished (2026-10-01T12:00:00Z): long enough
@@ -44,7 +45,7 @@ async fn site() -> Site {
     seed::seed_until(&store, 30, Duration::from_secs(30), end)
         .await
         .unwrap();
-    tournaments(&store, end).await;
+    demo_site::tournaments(&store, end).await;
     let config = ServerConfig {
         house_bots: Vec::new(),
         ..ServerConfig::default()
@@ -55,115 +56,6 @@ async fn site() -> Site {
         _dir: dir,
         app: croupier_server::app(state),
     }
-}
-
-/// A finished round-robin of the Goofspiel demo bots (its games played by
-/// the demo series' runner), and a scheduled one.
-async fn tournaments(store: &Arc<SqliteStore>, end: SystemTime) {
-    let ids = seed::demo_bots(store.as_ref()).await.unwrap();
-    let games: Vec<_> = seed::play_games(30..42, 42, Duration::from_secs(30), end, &ids)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|g| g.game == "goofspiel")
-        .collect();
-    let mut bots: Vec<i64> = games.iter().flat_map(|g| g.bots.clone()).collect();
-    bots.sort_unstable();
-    bots.dedup();
-    let names: Vec<(String, String)> = bots
-        .iter()
-        .map(|b| {
-            let (name, _, strategy) = seed::BOTS[ids.iter().position(|i| i == b).unwrap()];
-            (name.to_string(), strategy.to_string())
-        })
-        .collect();
-    let entry = |t: i64, seq: usize, frozen: bool| EntryRow {
-        tournament_id: t,
-        bot: bots[seq],
-        seq: seq as i64,
-        name: names[seq].0.clone(),
-        kind: BotKind::House,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
-        strategy: frozen.then(|| names[seq].1.clone()),
-        frozen,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
-    };
-    let new = |name: &str, starts_at: u64| NewTournament {
-        name: name.into(),
-        game: "goofspiel".into(),
-        variant: None,
-        format: "round-robin".into(),
-        rounds: 0,
-        deals: 1,
-        duplicate: false,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
-        starts_at: starts_at as i64,
-        seed: 7,
-        all_bots: false,
-        created_by: None,
-        entries: (0..bots.len()).map(|i| entry(0, i, false)).collect(),
-    };
-    let ts = store.tournaments();
-    let at = |secs: u64| croupier_arena::record::rfc3339(UNIX_EPOCH + Duration::from_secs(secs));
-    let cup = ts
-        .create_tournament(&new("autumn-cup", END - 3600))
-        .await
-        .unwrap();
-    let frozen: Vec<EntryRow> = (0..bots.len()).map(|i| entry(cup, i, true)).collect();
-    ts.start_tournament(cup, &frozen, 1, &at(END - 3600))
-        .await
-        .unwrap();
-    let plan: Vec<NewTournamentGame> = games
-        .iter()
-        .enumerate()
-        .map(|(i, g)| NewTournamentGame {
-            table_no: i as i64,
-            game_no: 0,
-            seats: g.bots.clone(),
-            seed: g.seed,
-        })
-        .collect();
-    ts.plan_round(cup, 1, &plan).await.unwrap();
-    for (row, g) in ts.tournament_games(cup).await.unwrap().iter().zip(&games) {
-        let id = ts
-            .start_tournament_game(row.id, &g.game, &g.bots, g.seed, &g.started)
-            .await
-            .unwrap();
-        store.finish_game(id, &g.end).await.unwrap();
-        let ranks: Vec<i64> = g.end.ranks.iter().map(|r| i64::from(*r)).collect();
-        ts.finish_tournament_game(row.id, &ranks, &[])
-            .await
-            .unwrap();
-    }
-    ts.end_tournament(cup, "finished", &at(END - 600), None)
-        .await
-        .unwrap();
-    ts.create_tournament(&new("winter-cup", END + 90 * 86_400))
-        .await
-        .unwrap();
-    // One under way: its first game dealt and not over.
-    let spring = ts
-        .create_tournament(&new("spring-cup", END - 1800))
-        .await
-        .unwrap();
-    let frozen: Vec<EntryRow> = (0..bots.len()).map(|i| entry(spring, i, true)).collect();
-    ts.start_tournament(spring, &frozen, 1, &at(END - 1800))
-        .await
-        .unwrap();
-    ts.plan_round(spring, 1, &plan).await.unwrap();
-    let first = &ts.tournament_games(spring).await.unwrap()[0];
-    let g = &games[0];
-    ts.start_tournament_game(first.id, &g.game, &g.bots, g.seed, &g.started)
-        .await
-        .unwrap();
 }
 
 async fn get(app: &Router, uri: &str) -> (StatusCode, String) {
