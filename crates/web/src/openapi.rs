@@ -156,7 +156,7 @@ fn schema_table(s: &Value, used: &mut BTreeSet<String>) -> Markup {
         .collect();
     html! {
         @if let Some(d) = s["description"].as_str() { p { (rich(d)) } }
-        div class="scroll" { table class="fields" {
+        div class="scroll" { table class="fields wide" {
             thead { tr { th { "Field" } th { "Type" } th { "Meaning" } } }
             tbody {
                 @for (name, t, meaning) in rows {
@@ -242,7 +242,7 @@ fn operation(
             }
             @if !params.is_empty() {
                 h3 { "Parameters" }
-                div class="scroll" { table class="fields" {
+                div class="scroll" { table class="fields wide" {
                     thead { tr { th { "Name" } th { "In" } th { "Type" } th { "Meaning" } } }
                     tbody {
                         @for (p, t) in &params {

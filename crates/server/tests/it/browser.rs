@@ -123,9 +123,10 @@ if (document.documentElement.scrollWidth > w + 1)
 for (const a of document.querySelectorAll('a.bot, .who')) {
   if (a.getClientRects().length > 1) out.push(`bot name broken over lines: ${a.textContent}`);
 }
-// Field names and paths of the HTTP API reference (issue 52), and the
-// names in the tournament tables, are whole words too.
-for (const c of document.querySelectorAll('table.fields td:first-child code, .op h2 code, td.name a')) {
+// Field names and paths of the HTTP API reference (issue 52), the names in
+// the tournament tables, and code in the documents' tables are whole words
+// too.
+for (const c of document.querySelectorAll('table.fields td:first-child code, .op h2 code, td.name a, article.doc td > code')) {
   if (c.getClientRects().length > 1) out.push(`name broken over lines: ${c.textContent}`);
 }
 // No table is cut off silently (issue 52): the lists a person reads row by
@@ -134,13 +135,17 @@ for (const c of document.querySelectorAll('table.fields td:first-child code, .op
 const mustFit = 'table.games, table.live-games, table.leaders, table.bots, table.opponents, ' +
   'table.tricks, table.turns, table.steps, table.round';
 for (const t of document.querySelectorAll('main table')) {
-  let box = t.parentElement;
+  let box = t;
   while (box && box !== document.body && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX))
     box = box.parentElement;
   if (!box || box === document.body || box.scrollWidth <= box.clientWidth + 1) continue;
   const what = `table.${t.className.replace(/ /g, '.')} (${box.scrollWidth}px in ${box.clientWidth}px)`;
   if (t.matches(mustFit)) {
     out.push(`${what} cut off: columns ${[...t.rows[0].cells].map(c => c.offsetWidth)}`);
+  } else if (box === t) {
+    // A table in a document scrolls in its own box, shadowed the same way.
+    if (!getComputedStyle(t).backgroundImage.includes('gradient'))
+      out.push(`${what} scrolls without showing it`);
   } else if (!t.matches('.wide') || !box.matches('.scroll')
       || !getComputedStyle(box).backgroundImage.includes('gradient')
       || getComputedStyle(t.rows[t.rows.length - 1].cells[0]).position !== 'sticky') {
