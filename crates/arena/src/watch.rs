@@ -34,6 +34,16 @@ pub struct PublicEvent {
     /// Seats that must act after this batch of events (empty when the game
     /// is over).
     pub to_act: Vec<u8>,
+    /// The game's public view after this batch (its rules' `public_view`:
+    /// seat 0's observation without anything only seat 0 knows), on the
+    /// last event of each batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<Box<RawValue>>,
+    /// When the batch was published, in Unix milliseconds.
+    pub at_ms: u64,
+    /// How long the seats to act have to answer, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub move_ms: Option<u64>,
 }
 
 /// Where a watched match's public events go.
@@ -85,13 +95,16 @@ impl Watch {
         (self.sink)(batch);
     }
 
-    /// Hands the sink the public events of `game` it has not had yet.
-    pub fn step<G: Game>(&self, game: &G) {
+    /// Hands the sink the public events of `game` it has not had yet, and
+    /// its public view; the seats to act have `move_time` to answer.
+    pub fn step<G: Game>(&self, game: &G, move_time: Option<std::time::Duration>) {
         let n = game.num_seats();
-        self.hand_over(game.events(), n, || {
-            (0..n as u8)
+        self.hand_over(game.events(), n, || Batch {
+            to_act: (0..n as u8)
                 .filter(|s| game.to_act().contains(Seat(*s)))
-                .collect()
+                .collect(),
+            view: serde_json::value::to_raw_value(&game.public_view()).ok(),
+            move_ms: move_time.map(|t| t.as_millis() as u64),
         });
     }
 
@@ -99,12 +112,19 @@ impl Watch {
     /// those it has had that every seat may see, each with the seats
     /// `to_act` gives; an event that cannot be written goes to the
     /// failures instead (never as a `null`).
-    fn hand_over<E: Event>(&self, events: &[E], n: usize, to_act: impl FnOnce() -> Vec<u8>) {
+    fn hand_over<E: Event>(&self, events: &[E], n: usize, batch_of: impl FnOnce() -> Batch) {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if *seen >= events.len() {
             return;
         }
-        let to_act = to_act();
+        let Batch {
+            to_act,
+            mut view,
+            move_ms,
+        } = batch_of();
+        let at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         let mut batch = Vec::new();
         let mut failed = Vec::new();
         let public = events
@@ -119,12 +139,18 @@ impl Watch {
                     event,
                     text: e.to_string(),
                     to_act: to_act.clone(),
+                    view: None,
+                    at_ms,
+                    move_ms,
                 }),
                 Err(source) => failed.push(PublishError { index, source }),
             }
         }
         *seen = events.len();
         drop(seen);
+        if let Some(last) = batch.last_mut() {
+            last.view = view.take();
+        }
         if !batch.is_empty() {
             (self.sink)(batch);
         }
@@ -132,6 +158,13 @@ impl Watch {
             (self.failures)(f);
         }
     }
+}
+
+/// What goes with a batch of public events besides the events.
+struct Batch {
+    to_act: Vec<u8>,
+    view: Option<Box<RawValue>>,
+    move_ms: Option<u64>,
 }
 
 tokio::task_local! {
@@ -145,9 +178,10 @@ pub async fn scope<F: std::future::Future>(watch: Arc<Watch>, fut: F) -> F::Outp
 }
 
 /// Hands the watch of the current match, if any, the new public events of
-/// `game` (called by the live runner after every step).
-pub fn publish<G: Game>(game: &G) {
-    let _ = WATCH.try_with(|w| w.step(game));
+/// `game` and its public view (called by the live runner after every step);
+/// the seats to act have `move_time` to answer.
+pub fn publish<G: Game>(game: &G, move_time: Option<std::time::Duration>) {
+    let _ = WATCH.try_with(|w| w.step(game, move_time));
 }
 
 #[cfg(test)]
@@ -203,6 +237,13 @@ mod tests {
         let texts: Vec<String> = got.iter().map(|e| e.text.clone()).collect();
         assert_eq!(texts, public);
         assert!(got.last().unwrap().to_act.is_empty());
+        // Each batch's last event carries the public view after it: the
+        // last one is the finished game's.
+        let view = got.last().unwrap().view.as_ref().expect("a view");
+        let view: croupier_rules::goofspiel::GoofspielObservation =
+            serde_json::from_str(view.get()).unwrap();
+        assert_eq!(view, g.public_view());
+        assert!(got.iter().all(|e| e.at_ms > 0 && e.move_ms.is_some()));
     }
 
     /// An event whose even-numbered values cannot be written (as a rules
@@ -248,10 +289,17 @@ mod tests {
         );
         let ev = |n, hidden| Flaky { n, hidden };
         let mut log = vec![ev(1, false), ev(2, false), ev(3, true), ev(4, true)];
-        watch.hand_over(&log, 2, || vec![1]);
+        let batch = |to_act: Vec<u8>| {
+            move || Batch {
+                to_act,
+                view: None,
+                move_ms: None,
+            }
+        };
+        watch.hand_over(&log, 2, batch(vec![1]));
         // Later events go out in a later step; the broken one is not retried.
         log.extend([ev(5, false), ev(6, false)]);
-        watch.hand_over(&log, 2, Vec::new);
+        watch.hand_over(&log, 2, batch(Vec::new()));
         let got = got.lock().unwrap();
         let sent: Vec<(usize, &str)> = got.iter().map(|e| (e.index, e.text.as_str())).collect();
         assert_eq!(sent, [(0, "flaky 1"), (4, "flaky 5")]);
@@ -279,6 +327,6 @@ mod tests {
     #[test]
     fn without_a_scope_publish_does_nothing() {
         let g = Goofspiel::new(&GoofspielVariant::gops(), 2, 1).unwrap();
-        publish(&g);
+        publish(&g, None);
     }
 }

@@ -441,6 +441,9 @@ mod tests {
             event: serde_json::value::to_raw_value(&serde_json::json!({"n": i})).unwrap(),
             text: format!("event {i}"),
             to_act: vec![],
+            view: None,
+            at_ms: 0,
+            move_ms: None,
         }
     }
 

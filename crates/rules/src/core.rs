@@ -254,6 +254,11 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// What `seat` may see now.
     fn observation(&self, seat: Seat) -> Self::Observation;
 
+    /// What every seat may see now, shaped as seat 0's observation without
+    /// anything only seat 0 knows (its hand, its sealed bid, what a card
+    /// showed it): what spectators of a running game are shown.
+    fn public_view(&self) -> Self::Observation;
+
     /// The whole log of events so far.
     fn events(&self) -> &[Self::Event];
 

@@ -24,6 +24,8 @@ pub mod core;
 pub mod goofspiel;
 pub mod kind;
 pub mod loveletter;
+#[cfg(test)]
+mod public_view_tests;
 pub mod record;
 pub mod skullwhist;
 #[cfg(test)]

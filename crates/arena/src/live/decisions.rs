@@ -121,7 +121,7 @@ pub(super) async fn run<G: Game>(
             }
         }
         // Spectators see the public events (issue 16).
-        crate::watch::publish(game);
+        crate::watch::publish(game, Some(config.move_time));
         // A bot that can no longer be asked is stopped now, not at the end.
         for s in seats.iter_mut() {
             if let Driver::Program(p) = &mut s.driver {

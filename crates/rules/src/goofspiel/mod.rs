@@ -426,6 +426,13 @@ impl Game for Goofspiel {
     }
 
     /// A seat that is not at the table (a spectator) sees no sealed bid.
+    fn public_view(&self) -> GoofspielObservation {
+        // Both hands are public (every bid is revealed); a sealed bid is not.
+        let mut o = self.observation(Seat(0));
+        o.my_bid = None;
+        o
+    }
+
     fn observation(&self, seat: Seat) -> GoofspielObservation {
         let seated = seat.index() < 2;
         let me = seat.index().min(1);

@@ -441,6 +441,13 @@ impl Game for LoveLetter {
 
     /// A seat that is not at the table gets the public view (no hand, no
     /// known cards).
+    fn public_view(&self) -> LoveLetterObservation {
+        let mut o = self.observation(Seat(0));
+        o.hand.clear();
+        o.known.clear();
+        o
+    }
+
     fn observation(&self, seat: Seat) -> LoveLetterObservation {
         let n = self.n();
         let me = (seat.index() < n).then_some(seat.index());

@@ -519,6 +519,17 @@ impl Game for SkullWhist {
     }
 
     /// A seat that is not at the table (a spectator) sees only public play.
+    fn public_view(&self) -> SkullWhistObservation {
+        let mut o = self.observation(Seat(0));
+        o.hand.clear();
+        o.to_act = false;
+        // Seat 0's bid is public once both bids are revealed.
+        if o.opponent_bid.is_none() {
+            o.my_bid = None;
+        }
+        o
+    }
+
     fn observation(&self, seat: Seat) -> SkullWhistObservation {
         let seated = seat.index() < 2;
         let me = seat.index().min(1);
