@@ -313,7 +313,7 @@ fn ratings_html(d: &BotData) -> Markup {
             @let s = &r.stats;
             h2 { a href={ "/leaderboard/" (s.game) } { (game_title(&s.game)) } }
             div class="grid stats" {
-                div class="panel wide" { div class="stat" {
+                div class="panel" { div class="stat" {
                     (format!("{:.1} ± {:.1}", s.mu, s.sigma))
                     small { (format!("rating μ ± σ (μ − 3σ = {:.1})", s.conservative)) }
                 } }
@@ -321,7 +321,7 @@ fn ratings_html(d: &BotData) -> Markup {
                 div class="panel" { div class="stat" { span class="w" { (s.wins) } small { "won (" (pct(s.wins, s.games)) ")" } } }
                 div class="panel" { div class="stat" { span class="l" { (s.losses) } small { "lost (" (pct(s.losses, s.games)) ")" } } }
                 div class="panel" { div class="stat" { span class="t" { (s.ties) } small { "tied (" (pct(s.ties, s.games)) ")" } } }
-                div class="panel" { div class="stat" { (s.forfeits) small { "forfeited (" (pct(s.forfeits, s.games)) "; counted as losses)" } } }
+                div class="panel" { div class="stat" { (s.forfeits) small { "forfeited (" (pct(s.forfeits, s.games)) span class="hide-phone" { "; counted as losses" } ")" } } }
             }
             h3 { "Rating over its last " (r.history.len()) " games" }
             (svg::rating_chart(&r.history, &format!("rating of {}", s.name)))

@@ -336,7 +336,7 @@ fn game_html(d: &GameData) -> Markup {
     // No fragment: the page opens at the top with the site's header, and
     // the step controls sit at the same place on every step.
     let step_href = |s: usize| format!("/games/{id}?step={s}");
-    let nav = |ok: bool, s: usize, text: &str, rel: &str| {
+    let nav = |ok: bool, s: usize, text: Markup, rel: &str| {
         html! {
             @if ok { a href=(step_href(s)) rel=(rel) { (text) } }
             @else { span class="off" { (text) } }
@@ -352,11 +352,11 @@ fn game_html(d: &GameData) -> Markup {
             @if d.step == 0 { "After the deal" } @else { "After step " (d.step) }
         }
         nav class="pager stepper" aria-label="steps" {
-            (nav(d.step > 0, 0, "« deal", "first"))
-            (nav(d.step > 0, d.step.saturating_sub(1), "‹ previous", "prev"))
-            span class="current" { "step " (d.step) " of " (n) }
-            (nav(d.step < n, d.step + 1, "next ›", "next"))
-            (nav(d.step < n, n, "end »", "last"))
+            (nav(d.step > 0, 0, html! { "« deal" }, "first"))
+            (nav(d.step > 0, d.step.saturating_sub(1), html! { "‹ prev" span class="hide-phone" { "ious" } }, "prev"))
+            span class="current" { span class="hide-phone" { "step " } (d.step) " of " (n) }
+            (nav(d.step < n, d.step + 1, html! { "next ›" }, "next"))
+            (nav(d.step < n, n, html! { "end »" }, "last"))
         }
         div class="state" { (replay.panel) }
         h2 { "Every step" }

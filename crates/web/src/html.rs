@@ -85,15 +85,16 @@ pub fn bot_link(name: &str) -> Markup {
     html! { a class="bot" href={ "/bots/" (url(name)) } { (name) } }
 }
 
-/// The head of a crosstable's column `i`: the bot's name, or on a phone its
-/// number, which its row's head carries (see [`row_head`]).
+/// The head of a crosstable's column `i`: the bot's number, which its row's
+/// head carries (see [`row_head`]), linking to the bot and naming it in its
+/// title, as chess crosstables number their columns.
 pub fn column_head(i: usize, name: &str) -> Markup {
-    html! { th { span class="col-name" { (bot_link(name)) } span class="col-no" title=(name) { (i + 1) } } }
+    html! { th { a href={ "/bots/" (url(name)) } title=(name) { (i + 1) } } }
 }
 
-/// The head of a crosstable's row `i`: the bot's name, numbered on a phone.
+/// The head of a crosstable's row `i`: the bot's number and name.
 pub fn row_head(i: usize, name: &str) -> Markup {
-    html! { th { span class="col-no" { (i + 1) " " } (bot_link(name)) } }
+    html! { th { span class="no" { (i + 1) } (bot_link(name)) } }
 }
 
 /// A link to the versus page of two bots.
@@ -185,7 +186,8 @@ pub fn seats_line(seats: &[SeatSummary]) -> Markup {
             };
             span class=(class) {
                 (bot_link(&s.name))
-                @if let Some(v) = s.score { " " b { (v) } }
+                // The score stays on the line of its bot's name.
+                @if let Some(v) = s.score { "\u{a0}" b { (v) } }
                 @if s.forfeited { " " em { "forfeit" } }
             }
         }
@@ -214,6 +216,8 @@ pub fn games_table(games: &[GameSummary]) -> Markup {
                                 Some(t) => (time_wrapping(t)),
                                 None => (g.status),
                             }
+                            // The game's kind, where its column is hidden.
+                            small class="show-phone" { (game_title(&g.game)) }
                         }
                     }
                 }

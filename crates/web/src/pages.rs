@@ -148,12 +148,7 @@ pub async fn about() -> Response {
         ("Bots online", "/bots", "/json/bots", true),
         ("Bot", "/bots/{name}", "/json/bots/{name}", false),
         ("Versus", "/versus/{a}/{b}", "/json/versus/{a}/{b}", false),
-        (
-            "Games",
-            "/games?game=&bot=&tournament=&tournaments=&page=",
-            "/json/games",
-            true,
-        ),
+        ("Games", "/games", "/json/games", true),
         (
             "Game and replay",
             "/games/{id}?step=N",
@@ -208,6 +203,9 @@ pub async fn about() -> Response {
                 }
             }
             p {
+                "The games list takes the filters " code { "game" } ", " code { "bot" } ", " code { "tournament" } ", "
+                code { "tournaments" } " (" code { "hide" } " or " code { "only" } ") and " code { "page" } ", as in "
+                code { "/games?game=goofspiel&page=2" } "; its twin takes the same. "
                 "Games are " code { "skullwhist" } ", " code { "loveletter" } " and " code { "goofspiel" } ". "
                 "Times are UTC; in JSON every time is RFC 3339 (" code { "2026-12-01T12:00:00Z" } "), and seeds are "
                 "strings of digits, since a 64-bit seed above 2" sup { "53" } " loses digits as a JavaScript number. "

@@ -240,7 +240,8 @@ pub fn margin_strip(margins: &[i64], label: &str) -> Markup {
 }
 
 /// Stacked bars: `bars[i]` holds the count of each series in slot `i`;
-/// `labels` name a few slots along the axis.
+/// `labels` name a few slots along the axis; on a phone only every other
+/// label between the first and the last shows.
 pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]) -> Markup {
     let max = bars
         .iter()
@@ -290,7 +291,9 @@ pub fn bar_chart(bars: &[Vec<i64>], colours: &[&str], labels: &[(usize, String)]
                     i if i + 1 == bars.len() => (W - RIGHT, "end"),
                     i => (LEFT + slot * (i as f64 + 0.5), "middle"),
                 };
-                text x=(f1(x)) y=(H - 8.0) text-anchor=(anchor) { (text) }
+                @let k = labels.iter().position(|l| l.0 == *i).unwrap_or(0);
+                @let minor = anchor == "middle" && k % 2 == 1;
+                text x=(f1(x)) y=(H - 8.0) text-anchor=(anchor) class=[minor.then_some("minor")] { (text) }
             }
         }
     }

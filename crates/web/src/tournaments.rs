@@ -52,10 +52,10 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
         return html! { p class="empty" { "None yet." } };
     }
     html! {
-        div class="scroll" { table class="briefs wide" {
+        div class="scroll" { table class="briefs" {
             thead { tr {
                 th { "Tournament" } th { "Game" } th class="hide-phone" { "Format" } th class="num hide-phone" { "Bots" }
-                th { "Status" } th { "Winner" } th class="num" { "Games" } th class="hide-phone" { "Starts" }
+                th { "Status" } th { "Winner" } th class="num hide-phone" { "Games" } th class="hide-phone" { "Starts" }
             } }
             tbody {
                 @for b in list {
@@ -70,7 +70,7 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
                         td class="num hide-phone" { (b.entries) }
                         td { (t.status) }
                         td { @if let Some(w) = &b.winner { (bot_link(w)) } @else { "–" } }
-                        td class="num" { (b.progress.done) " / " (b.progress.total) }
+                        td class="num hide-phone" { (b.progress.done) " / " (b.progress.total) }
                         td class="hide-phone" { (when(t.starts_at)) }
                     }
                 }
@@ -135,7 +135,7 @@ fn render(d: &TournamentView) -> Markup {
             (t.deals) " deal" @if t.deals != 1 { "s" } " per pairing" @if t.duplicate { ", duplicate" }
             " · " (t.move_ms) " ms per move"
             @if let Some(b) = t.budget_ms { ", " (b) " ms per game" }
-            " · starts " span class="nowrap" { (when(t.starts_at)) }
+            " · starts " span class="nowrap" { (crate::html::time(&when(t.starts_at))) }
         }
         p {
             strong { (t.status) } ": " (p.done) " of " (p.total) " games played"
@@ -157,7 +157,7 @@ fn render(d: &TournamentView) -> Markup {
         div class="scroll" { table class="standings wide" {
             thead { tr {
                 th class="num" { "#" } th { "Bot" } th class="num" { "Points" } th class="num" { "Buchholz" }
-                th class="num" { "Head-to-head" } th class="num" { "Rating" } th class="num" { "Byes" }
+                th class="num" { span class="col-name" { "Head-to-head" } abbr class="col-no" title="head-to-head" { "H2H" } } th class="num" { "Rating" } th class="num" { "Byes" }
                 th class="num" { "Games" } th class="num" { "Faulty" }
             } }
             tbody {

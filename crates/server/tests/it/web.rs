@@ -213,7 +213,7 @@ async fn names_are_escaped_and_replays_list_every_step() {
         );
         let (_, _, page) = get(&s.app, &format!("/games/{id}?step=3")).await;
         assert_eq!(page.matches("<tr id=\"step-").count(), steps + 1, "{game}");
-        assert!(page.contains("step 3 of") && page.contains("rel=\"next\""));
+        assert!(page.contains("step </span>3 of") && page.contains("rel=\"next\""));
         assert!(
             page.contains(" ms</td>"),
             "{game}: thinking times are shown"
