@@ -329,7 +329,11 @@ fn game_html(d: &GameData) -> Markup {
     let Some(replay) = &d.replay else {
         return html! {
             (head)
-            p class="empty" { "No record yet: the replay appears when the game is over." }
+            @if g.status == "running" {
+                p class="empty" { "No record yet: the replay appears when the game is over. " a href={ "/live/" (id) } { "Watch it live" } "." }
+            } @else {
+                p class="empty" { "This game has no record: it was " (g.status) " before it was played to its end." }
+            }
         };
     };
     let n = replay.steps.len();

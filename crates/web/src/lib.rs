@@ -38,6 +38,7 @@ mod replay_games;
 pub mod seed;
 mod stats;
 mod svg;
+pub mod table;
 pub mod tournaments;
 mod versus;
 

@@ -1,19 +1,27 @@
 //! Live games on the website (issue 16): `/live` lists the games in
-//! progress, `/live/{id}` shows one game's public events as they happen.
-//! With JavaScript the page follows the game through Server-Sent Events
-//! (`/v1/games/{id}/events?format=sse`); without it, it reloads itself every
-//! few seconds. Once the game is over the page links to its replay, which
-//! shows every card.
+//! progress, `/live/{id}` shows one game at its card table as spectators
+//! see it (issue 48: the rules' public view, drawn by the same renderer as
+//! the replay and the play page), with whose turn it is, the move clock,
+//! and the public events. With JavaScript the page follows the game
+//! through Server-Sent Events (`/v1/games/{id}/events?format=sse`) and
+//! redraws the table on each; without it, it reloads itself every few
+//! seconds. `/json/live/{id}` is its JSON twin. Once the game is over the
+//! page links to its replay, which shows every card.
 
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
 
+use croupier_rules::{GameKind, Seat};
+use serde::Serialize;
+
 use crate::html::{bot_link, game_title, html, layout, time, Markup, PreEscaped};
 use crate::page::{respond, Fmt, WebError};
+use crate::replay::Names;
+use crate::table::{self, Ctx, Over};
 use croupier_competition::services::Services;
 use croupier_live::live_games::{LiveMessage, LiveSummary};
 
@@ -23,6 +31,7 @@ pub fn routes() -> Router<Arc<Services>> {
         .route("/live", get(list))
         .route("/json/live", get(list))
         .route("/live/{id}", get(page))
+        .route("/json/live/{id}", get(page))
         .route("/v1/games/{id}/events", get(crate::events::events))
 }
 
@@ -77,77 +86,82 @@ async fn list(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
     })
 }
 
-/// The page's script: follows the event stream, appends each event, and
-/// links the replay at the end. Without JavaScript the page refreshes.
+/// The page's script: on every message of the game's event stream, draws
+/// the page again from the server (one renderer, no second one in the
+/// browser) and swaps the table and the events in place; stops at the end.
 const SCRIPT: &str = r#"
 (function () {
   var box = document.getElementById('live');
-  if (!box || !window.EventSource) return;
-  var list = document.getElementById('live-events');
-  var status = document.getElementById('live-status');
-  var seen = {};
-  list.querySelectorAll('li[data-index]').forEach(function (li) { seen[li.dataset.index] = true; });
+  if (!box || !window.EventSource || box.dataset.over) return;
   var es = new EventSource(box.dataset.stream);
-  es.addEventListener('event', function (m) {
-    var e = JSON.parse(m.data);
-    if (seen[e.index]) return;
-    seen[e.index] = true;
-    var li = document.createElement('li');
-    li.dataset.index = e.index;
-    li.textContent = e.text;
-    list.appendChild(li);
-    var act = document.getElementById('live-to-act');
-    if (act) act.textContent = e.to_act.length ? 'To act: seat ' + e.to_act.join(', seat ') : '';
-  });
-  es.addEventListener('end', function (m) {
-    var e = JSON.parse(m.data);
-    es.close();
-    box.dataset.over = e.status;
-    status.textContent = 'The game is over (' + e.status + '). ';
-    var link = document.createElement('a');
-    link.href = '/games/' + box.dataset.game;
-    link.textContent = 'See the replay with every card';
-    status.appendChild(link);
-    status.appendChild(document.createTextNode('.'));
-  });
+  var busy = false, again = false;
+  function redraw() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(location.pathname, {cache: 'no-store'}).then(function (r) { return r.text(); }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, 'text/html').getElementById('live');
+      var now = document.getElementById('live');
+      if (next && now) {
+        next.dataset.js = 'on';
+        now.replaceWith(next);
+        if (next.dataset.over) es.close();
+      }
+    }).finally(function () { busy = false; if (again) { again = false; redraw(); } });
+  }
+  es.addEventListener('event', redraw);
+  es.addEventListener('end', function () { es.close(); redraw(); });
   es.addEventListener('dropped', function () { es.close(); location.reload(); });
-  es.onerror = function () { if (box.dataset.over) es.close(); };
+  es.onerror = function () { if (document.getElementById('live').dataset.over) es.close(); };
   box.dataset.js = 'on';
 })();
 "#;
 
-async fn page(State(state): State<Arc<Services>>, Path(id): Path<String>) -> Response {
-    let Ok(id) = id.parse::<i64>() else {
-        return WebError::BadRequest("A game id is a number.".into()).page(Fmt::Html);
-    };
-    let Some(game) = state.live.get(id) else {
-        // Over (or never live): the replay tells the rest.
-        return Redirect::to(&format!("/games/{id}")).into_response();
-    };
-    let mut events = Vec::new();
-    let mut over = None;
-    let mut to_act = String::new();
-    for m in game.history() {
-        match &*m {
-            LiveMessage::Start { .. } => {}
-            LiveMessage::Event(e) => {
-                events.push((e.index, e.text.clone()));
-                to_act = if e.to_act.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "To act: seat {}",
-                        e.to_act
-                            .iter()
-                            .map(u8::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", seat ")
-                    )
-                };
-            }
-            LiveMessage::End { status, .. } => over = Some(status.clone()),
-        }
-    }
+/// One public event, as the page lists it.
+#[derive(Debug, Serialize)]
+pub struct LiveEvent {
+    /// Its position in the game's whole log (hidden events count too).
+    pub index: usize,
+    /// Its transcript line.
+    pub text: String,
+}
+
+/// A live game as spectators see it: the page and its JSON twin.
+#[derive(Debug, Serialize)]
+pub struct LiveView {
+    /// The stored game's id.
+    pub id: i64,
+    /// The game's name.
+    pub game: String,
+    /// Seat names; a person's seat is named by [`LiveView::person_seat`].
+    pub seats: Vec<String>,
+    /// The seat a person plays, if any.
+    pub person_seat: Option<usize>,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// `running`, `finished` or `aborted`.
+    pub status: String,
+    /// The seats whose turn it is.
+    pub to_act: Vec<u8>,
+    /// Milliseconds the seats to act have left (when the server gave
+    /// them a clock).
+    pub left_ms: Option<u64>,
+    /// The public view: the rules' observation of the game without any
+    /// seat's hidden cards (seat 0's shape).
+    pub view: Option<serde_json::Value>,
+    /// Scores by seat once finished.
+    pub scores: Vec<Option<i64>>,
+    /// The public events so far.
+    pub events: Vec<LiveEvent>,
+}
+
+fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
+    let id = id
+        .parse::<i64>()
+        .map_err(|_| WebError::BadRequest("A game id is a number.".into()))?;
+    let game = state
+        .live
+        .get(id)
+        .ok_or_else(|| WebError::NotFound(format!("Game {id} is not in progress; its replay is at /games/{id}.")))?;
     let LiveMessage::Start {
         game: kind,
         seats,
@@ -156,41 +170,117 @@ async fn page(State(state): State<Arc<Services>>, Path(id): Path<String>) -> Res
         ..
     } = &game.start
     else {
-        return WebError::Internal.page(Fmt::Html);
+        return Err(WebError::Internal);
     };
-    let body = html! {
-        @if over.is_none() {
-            noscript { meta http-equiv="refresh" content="3"; }
+    let mut out = LiveView {
+        id,
+        game: kind.clone(),
+        seats: seats.clone(),
+        person_seat: *person_seat,
+        started: started.clone(),
+        status: "running".into(),
+        to_act: Vec::new(),
+        left_ms: None,
+        view: None,
+        scores: Vec::new(),
+        events: Vec::new(),
+    };
+    let mut clock = None;
+    for m in game.history() {
+        match &*m {
+            LiveMessage::Start { .. } => {}
+            LiveMessage::Event(e) => {
+                out.events.push(LiveEvent {
+                    index: e.index,
+                    text: e.text.clone(),
+                });
+                out.to_act.clone_from(&e.to_act);
+                clock = e.move_ms.map(|ms| e.at_ms + ms);
+                if let Some(v) = &e.view {
+                    out.view = serde_json::from_str(v.get()).ok();
+                }
+            }
+            LiveMessage::End { status, scores } => {
+                out.status.clone_from(status);
+                out.scores.clone_from(scores);
+                out.to_act.clear();
+            }
         }
-        section id="live" data-game=(id) data-stream={ "/v1/games/" (id) "/events?format=sse" } data-over=[over.as_deref()] {
-            h1 { (game_title(kind)) " · game " (id) " " small class="live-badge" { "live" } }
-            ul class="seats" {
-                @for (i, s) in seats.iter().enumerate() {
-                    li {
-                        "seat " (i) ": "
-                        @if *person_seat == Some(i) { "a person" } @else { (bot_link(s)) }
+    }
+    if out.status == "running" && !out.to_act.is_empty() {
+        out.left_ms = clock.map(|due| due.saturating_sub(croupier_competition::human::unix_ms()));
+    }
+    Ok(out)
+}
+
+async fn page(State(state): State<Arc<Services>>, fmt: Fmt, Path(id): Path<String>) -> Response {
+    let found = live_view(&state, &id);
+    if fmt == Fmt::Html {
+        if let (Err(WebError::NotFound(_)), Ok(n)) = (&found, id.parse::<i64>()) {
+            // Over (or never live): the replay tells the rest.
+            return Redirect::to(&format!("/games/{n}")).into_response();
+        }
+    }
+    respond(fmt, found, |d| {
+        let kind = d.game.parse::<GameKind>().ok();
+        let mut names = d.seats.clone();
+        if let Some(p) = d.person_seat.and_then(|p| names.get_mut(p)) {
+            "a person".clone_into(p);
+        }
+        let names = Names(names);
+        let over = (d.status != "running").then(|| Over {
+            status: d.status.clone(),
+            scores: d.scores.clone(),
+        });
+        let ctx = Ctx {
+            names: &names,
+            you: None,
+            to_act: d.to_act.iter().map(|s| Seat(*s)).collect(),
+            left_ms: d.left_ms,
+            hands: Vec::new(),
+            over: over.clone(),
+        };
+        let drawn = match (kind, &d.view) {
+            (Some(k), Some(v)) => table::render_json(k, &v.to_string(), &ctx),
+            _ => None,
+        };
+        let id = d.id;
+        let body = html! {
+            @if over.is_none() {
+                noscript { meta http-equiv="refresh" content="3"; }
+            }
+            section id="live" data-game=(id) data-stream={ "/v1/games/" (id) "/events?format=sse" } data-over=[over.as_ref().map(|o| o.status.as_str())] data-events=(d.events.len()) {
+                h1 { (game_title(&d.game)) " · game " (id) " " small class="live-badge" { @if over.is_none() { "live" } @else { "over" } } }
+                p id="live-status" {
+                    @match &over {
+                        Some(o) => {
+                            "The game is over (" (o.status) "). "
+                            a href={ "/games/" (id) } { "See the replay with every card" } "."
+                        },
+                        None => {
+                            "In progress since " (time(&d.started)) ". Spectators see what every player sees: hands and sealed bids stay hidden until they are public. "
+                            a href={ "/json/live/" (id) } { "As JSON" } "."
+                        },
+                    }
+                }
+                @match drawn {
+                    Some(t) => (t),
+                    None => p class="empty" { "The cards are being dealt…" },
+                }
+                details class="seen" open {
+                    summary { "Public events (" (d.events.len()) ")" }
+                    ol id="live-events" class="events" {
+                        @for e in &d.events { li data-index=(e.index) { (e.text) } }
                     }
                 }
             }
-            p id="live-status" {
-                @match &over {
-                    Some(s) => {
-                        "The game is over (" (s) "). "
-                        a href={ "/games/" (id) } { "See the replay with every card" } "."
-                    },
-                    None => {
-                        "In progress since " (time(started)) ". Only what every player sees is shown: hands and sealed bids stay hidden until they are public."
-                    },
-                }
-            }
-            p id="live-to-act" { (to_act) }
-            h2 { "Events" }
-            ol id="live-events" class="events" {
-                @for (index, text) in &events { li data-index=(index) { (text) } }
-            }
-        }
-        @if over.is_none() { script { (PreEscaped(SCRIPT)) } }
-    };
-    Html(layout(&format!("{} game {id}, live", game_title(kind)), None, body).into_string())
-        .into_response()
+            @if over.is_none() { script { (PreEscaped(SCRIPT)) } }
+            (table::clock_script())
+        };
+        layout(
+            &format!("{} game {id}, live", game_title(&d.game)),
+            Some(&format!("/json/live/{id}")),
+            body,
+        )
+    })
 }

@@ -6,13 +6,13 @@
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
-use croupier_rules::{Fault, Game, GameKind, Record, Seat, SeatInfo, StepKind};
+use croupier_rules::{Fault, GameKind, Record, Seat, SeatInfo, StepKind};
 use serde::Serialize;
 
 use crate::html::{html, Markup};
 
 /// How a game draws its replay.
-pub trait Show: Game {
+pub trait Show: crate::table::Tabled {
     /// One event, for people.
     fn event_html(e: &Self::Event, names: &Names) -> Markup;
     /// A step's action text.

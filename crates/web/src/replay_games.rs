@@ -9,6 +9,31 @@ use croupier_rules::{Game, Seat};
 
 use crate::html::{gs_card, html, ll_card, sw_card, Markup};
 use crate::replay::{Names, Show};
+use crate::table::{render, Ctx, Over, Tabled};
+
+/// The table of a replayed game at a step: the public view, with every
+/// hand shown (a replay is public), whose turn it is, and the result at
+/// the end; the same table spectators saw at that step.
+fn replay_table<G: Tabled>(g: &G, names: &Names) -> Markup {
+    let seats = g.num_seats();
+    let ctx = Ctx {
+        names,
+        you: None,
+        to_act: (0..seats as u8)
+            .map(Seat)
+            .filter(|s| g.to_act().contains(*s))
+            .collect(),
+        left_ms: None,
+        hands: (0..seats as u8)
+            .map(|s| Some(G::own_hand(&g.observation(Seat(s)))))
+            .collect(),
+        over: g.outcome().map(|o| Over {
+            status: "finished".into(),
+            scores: o.scores.into_iter().map(Some).collect(),
+        }),
+    };
+    render::<G>(&g.public_view(), &ctx)
+}
 
 fn card(c: Card) -> Markup {
     sw_card(&c.to_string())
@@ -56,19 +81,7 @@ impl Show for SkullWhist {
     fn panel(&self, n: &Names) -> Markup {
         let o = self.observation(Seat(0));
         html! {
-            div class="grid" {
-                @for s in 0..2u8 {
-                    @let mine = self.observation(Seat(s));
-                    div class="panel" {
-                        h3 { (n.of(Seat(s))) }
-                        p { "bid " (mine.my_bid.map_or("–".into(), |b| b.to_string())) " · tricks " (mine.tricks_won[0]) }
-                        (hand(mine.hand.iter().map(|c| card(*c))))
-                    }
-                }
-            }
-            @if let (Some(leader), Some(lead)) = (o.leader, o.lead_card) {
-                p { "Trick " (o.trick) ": " (n.of(leader)) " led " (card(lead)) }
-            }
+            (replay_table(self, n))
             @if !o.history.is_empty() {
                 div class="scroll" { table class="tricks" {
                     thead { tr {
@@ -133,31 +146,8 @@ impl Show for Goofspiel {
 
     fn panel(&self, n: &Names) -> Markup {
         let o = self.observation(Seat(0));
-        let sides = [
-            (o.my_points, &o.hand),
-            (o.opponent_points, &o.opponent_hand),
-        ];
         html! {
-            div class="grid" {
-                @for (s, (points, cards)) in sides.into_iter().enumerate() {
-                    div class="panel" {
-                        h3 { (n.of(Seat(s as u8))) }
-                        div class="stat" { (points) small { "points" } }
-                        p { "bid cards left" }
-                        (hand(cards.iter().map(|c| gs_card(*c, ""))))
-                    }
-                }
-                div class="panel" {
-                    h3 { "Lot" }
-                    @if o.lot.is_empty() {
-                        p class="empty" { "empty" }
-                    } @else {
-                        (hand(o.lot.iter().map(|c| gs_card(*c, "lot"))))
-                    }
-                    @if let Some(c) = o.next { p { "next: " (gs_card(c, "")) } }
-                    p { "face down: " (o.undrawn.len()) }
-                }
-            }
+            (replay_table(self, n))
             @for (r, turns) in o.history.iter().enumerate() {
                 @if !turns.is_empty() {
                     h3 { "Round " (r + 1) }
@@ -254,39 +244,6 @@ impl Show for LoveLetter {
     }
 
     fn panel(&self, n: &Names) -> Markup {
-        let seats = n.0.len();
-        let first = self.observation(Seat(0));
-        html! {
-            p {
-                "Round " (first.round + 1) " · " (first.deck) " cards in the deck · first to "
-                (first.wins_needed) " rounds wins"
-            }
-            div class="grid" {
-                @for s in 0..seats {
-                    @let seat = Seat(s as u8);
-                    @let o = self.observation(seat);
-                    @if let Some(view) = o.players.get(s) {
-                        div class="panel" {
-                            h3 {
-                                (n.of(seat)) " "
-                                @if !view.in_round {
-                                    span class="tag fault" { "out" }
-                                } @else if view.protected {
-                                    span class="tag" { "protected" }
-                                } @else if o.to_act == Some(seat) {
-                                    span class="tag live" { "to play" }
-                                }
-                            }
-                            p { "rounds won: " (o.wins.get(s).copied().unwrap_or(0)) }
-                            p {
-                                (if view.in_round { "hand" } else { "showed" }) " "
-                                (hand(o.hand.iter().chain(&view.out_hand).map(|c| ll_card(*c))))
-                            }
-                            p { "played " (hand(view.played.iter().map(|c| ll_card(*c)))) }
-                        }
-                    }
-                }
-            }
-        }
+        replay_table(self, n)
     }
 }

@@ -474,6 +474,13 @@ impl People {
         played: Result<Record, PlayError>,
     ) {
         let now = croupier_arena::record::now_rfc3339();
+        // The person's table ends on the final hands and scores, not on
+        // what they saw when last asked to move.
+        if let Ok(record) = &played {
+            if let Some(last) = final_observation(record, table.seat) {
+                table.update(|v| v.observation = Some(last));
+            }
+        }
         let stored = match played {
             Ok(record) => match GameEnd::from_record(&record, ids) {
                 Ok(end) => self
@@ -511,6 +518,19 @@ impl People {
             tokio::time::sleep(linger).await;
             me.tables().remove(&id);
         });
+    }
+}
+
+/// What seat `seat` sees at the end of the game `record` holds.
+fn final_observation(record: &Record, seat: usize) -> Option<serde_json::Value> {
+    fn at_end<G: croupier_rules::Game>(record: &Record, seat: usize) -> Option<serde_json::Value> {
+        let g = record.replay_with::<G>(|_, _, _| {}).ok()?;
+        serde_json::to_value(g.observation(croupier_rules::Seat(seat as u8))).ok()
+    }
+    match record.game.parse::<GameKind>().ok()? {
+        GameKind::Goofspiel => at_end::<Goofspiel>(record, seat),
+        GameKind::LoveLetter => at_end::<LoveLetter>(record, seat),
+        GameKind::SkullWhist => at_end::<SkullWhist>(record, seat),
     }
 }
 

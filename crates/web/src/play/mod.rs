@@ -403,6 +403,7 @@ async fn page(
         (table_html(&t, &v))
         p { a href={ "/live/" (t.id) } { "The spectators' view" } " · " a href={ "/rules/" (t.game.name()) } { "Rules" } }
         script { (PreEscaped(SCRIPT)) }
+        (crate::table::clock_script())
     };
     let mut r = Html(
         layout(

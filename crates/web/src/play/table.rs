@@ -1,89 +1,138 @@
-//! The table of a person's game as HTML: their observation, the legal
-//! moves as buttons, the outcome, and what their seat has seen happen.
+//! A person's game as the card table: their observation drawn by the one
+//! table renderer, the legal moves as the cards themselves (buttons of a
+//! plain form), the clock of their move, the result, and what their seat
+//! has seen happen.
 
-use crate::html::{bot_link, game_title, html, Markup};
-use croupier_competition::human::{Table, View};
+use std::str::FromStr;
 
-/// A value of an observation, readably.
-fn value_html(v: &serde_json::Value) -> Markup {
-    use serde_json::Value as V;
-    match v {
-        V::Null => html! { "–" },
-        V::Bool(b) => html! { (if *b { "yes" } else { "no" }) },
-        V::Number(n) => html! { (n) },
-        V::String(s) => html! { (s) },
-        V::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => html! {
-            @if a.is_empty() { span class="empty" { "none" } }
-            @for (i, x) in a.iter().enumerate() {
-                @if i > 0 { " " }
-                span class="chip" { (value_html(x)) }
+use croupier_competition::human::{unix_ms, Table, View};
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::skullwhist::SkullWhist;
+use croupier_rules::{GameKind, Seat};
+
+use crate::html::{game_title, html, Markup};
+use crate::replay::{Names, Show};
+use crate::table::{render, Ctx, Over};
+
+/// The names at the person's table: theirs reads "you".
+fn names(t: &Table) -> Names {
+    let mut names = t.seats.clone();
+    if let Some(me) = names.get_mut(t.seat) {
+        "you".clone_into(me);
+    }
+    Names(names)
+}
+
+/// The result of a game that is over, from the view's outcome.
+fn over(v: &View) -> Option<Over> {
+    (v.status != "running").then(|| Over {
+        status: v.status.clone(),
+        scores: v
+            .outcome
+            .as_ref()
+            .and_then(|o| o["scores"].as_array())
+            .map(|a| a.iter().map(serde_json::Value::as_i64).collect())
+            .unwrap_or_default(),
+    })
+}
+
+fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
+    let names = names(t);
+    let you = Seat(t.seat as u8);
+    let obs = v
+        .observation
+        .clone()
+        .and_then(|o| serde_json::from_value::<G::Observation>(o).ok());
+    let legal: Vec<(G::Action, String)> = v
+        .legal
+        .iter()
+        .filter_map(|text| Some((G::Action::from_str(text).ok()?, text.clone())))
+        .collect();
+    let deciding = v.status == "running" && v.decision.is_some() && !legal.is_empty();
+    let left_ms = match (v.asked_at, v.deadline_ms) {
+        (Some(at), Some(limit)) if deciding => Some((at + limit).saturating_sub(unix_ms())),
+        _ => None,
+    };
+    let over = over(v);
+    let events: Vec<Markup> = v
+        .events
+        .iter()
+        .filter_map(|e| serde_json::from_str::<G::Event>(e).ok())
+        .map(|e| G::event_html(&e, &names))
+        .collect();
+    // The person's own hand shows in their seat unless it is their move:
+    // then it is the buttons of the form below.
+    let drawn = obs.as_ref().map(|o| {
+        let mut hands: Vec<Option<Vec<Markup>>> = vec![None; names.0.len()];
+        if !deciding {
+            if let Some(h) = hands.get_mut(t.seat) {
+                *h = Some(G::own_hand(o));
             }
-        },
-        V::Array(a) => html! {
-            ol start="0" { @for x in a { li { (value_html(x)) } } }
-        },
-        V::Object(m) => html! {
-            dl class="obs" {
-                @for (k, x) in m { dt { (k.replace('_', " ")) } dd { (value_html(x)) } }
+        }
+        render::<G>(
+            o,
+            &Ctx {
+                names: &names,
+                you: Some(you),
+                to_act: if deciding { vec![you] } else { Vec::new() },
+                left_ms,
+                hands,
+                over: over.clone(),
+            },
+        )
+    });
+    html! {
+        @match &obs {
+            Some(o) => {
+                (drawn.clone().unwrap_or_default())
+                @if deciding {
+                    @if let Some(d) = v.decision {
+                        form method="post" action={ "/play/" (t.id) } class="moves" {
+                            input type="hidden" name="decision" value=(d);
+                            (G::moves(o, &legal, &names))
+                        }
+                    }
+                }
+            },
+            None if over.is_none() => p id="turn" class="waiting" { "The cards are being dealt…" },
+            None => {},
+        }
+        @if let Some(o) = &over {
+            p class="over" {
+                @if o.status == "finished" {
+                    @let best = o.scores.iter().flatten().max();
+                    @let winners: Vec<&String> = names.0.iter().zip(&o.scores).filter(|(_, s)| s.is_some() && s.as_ref() == best).map(|(n, _)| n).collect();
+                    @if winners.len() == 1 && winners[0] == "you" { b { "You win!" } " " }
+                    @else if winners.iter().any(|w| *w == "you") { b { "A shared win." } " " }
+                    @else if !winners.is_empty() {
+                        b { @for (i, w) in winners.iter().enumerate() { @if i > 0 { " and " } (w) } " win" @if winners.len() == 1 { "s" } "." } " "
+                    }
+                }
+                a href={ "/games/" (t.id) } { "See the replay with every card" } " · "
+                a href={ "/play?game=" (t.game.name()) } { "play again" }
             }
-        },
+        }
+        @if !events.is_empty() {
+            details class="seen" {
+                summary { "What you have seen happen (" (events.len()) " events)" }
+                ol id="seen" class="events" { @for e in events.iter().rev() { li { (e) } } }
+            }
+        }
     }
 }
 
 pub(super) fn table_html(t: &Table, v: &View) -> Markup {
+    let table = match t.game {
+        GameKind::SkullWhist => game_table::<SkullWhist>(t, v),
+        GameKind::LoveLetter => game_table::<LoveLetter>(t, v),
+        GameKind::Goofspiel => game_table::<Goofspiel>(t, v),
+    };
     html! {
         div id="table" data-version=(v.version) data-status=(v.status) {
-            h1 { (game_title(t.game.name())) " · game " (t.id) " " small { "you are seat " (t.seat) } }
-            ul class="seats" {
-                @for (i, s) in t.seats.iter().enumerate() {
-                    li { "seat " (i) ": " @if i == t.seat { b { "you" } } @else { (bot_link(s)) } }
-                }
-            }
+            h1 { (game_title(t.game.name())) " · game " (t.id) }
             @if let Some(n) = &v.notice { p class="notice" { (n) } }
-            @match (v.status.as_str(), v.decision) {
-                ("running", Some(d)) => {
-                    @let secs = v.deadline_ms.unwrap_or(0) / 1000;
-                    p id="turn" class="turn" {
-                        b { "Your move." } " You have " (secs / 60) " min " (secs % 60) " s from when you were asked."
-                    }
-                    form method="post" action={ "/play/" (t.id) } class="moves" {
-                        input type="hidden" name="decision" value=(d);
-                        @for a in &v.legal {
-                            button type="submit" name="action" value=(a) class="move" { (a) } " "
-                        }
-                    }
-                },
-                ("running", None) => {
-                    p id="turn" class="waiting" { "Waiting for the other players…" }
-                },
-                (status, _) => {
-                    p id="turn" class="over" {
-                        "The game is over (" (status) "). "
-                        @if let Some(o) = &v.outcome {
-                            "Scores: "
-                            @if let Some(a) = o["scores"].as_array() {
-                                @for (i, s) in a.iter().enumerate() {
-                                    @if i > 0 { ", " }
-                                    @if i == t.seat { "you" } @else { (t.seats[i]) }
-                                    " " (s)
-                                }
-                            }
-                            ". "
-                        }
-                        a href={ "/games/" (t.id) } { "See the replay with every card" } " · "
-                        a href={ "/play?game=" (t.game.name()) } { "play again" }
-                    }
-                },
-            }
-            @if let Some(obs) = &v.observation {
-                h2 { "What you see" }
-                @if v.decision.is_none() && v.status == "running" {
-                    p class="hint" { "As of your last move; the events below are newer." }
-                }
-                (value_html(obs))
-            }
-            h2 { "What has happened" }
-            ol id="seen" class="events" { @for e in &v.events { li { (e) } } }
+            (table)
         }
     }
 }
