@@ -40,7 +40,7 @@ pub use by_url::{open, Backend};
 pub use error::StoreError;
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 pub use leases::LeaseStore;
-pub use people::PersonSeat;
+pub use people::{PeopleRating, PersonGame, PersonSeat};
 pub use postgres::PgStore;
 pub use record::RecordError;
 pub use rows::{

@@ -16,11 +16,12 @@ use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Pool, Typ
 
 use crate::group::{Write, Written};
 use crate::hosted::{BotVersion, MatchStderr, NewVersion, VALIDATING};
+use crate::people::{people_ranks, RatedSeat};
 use crate::postgres::cluster::Cluster;
 use crate::web::{ImportGame, WebReads};
 use crate::{
     BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, LeaseStore, NewBot, OwnerId, OwnerRow,
-    PersonSeat, Store, StoreError, TournamentStore,
+    PeopleRating, PersonGame, PersonSeat, Store, StoreError, TournamentStore,
 };
 
 /// A store on one SQL database, as the shared [`Store`] sees it.
@@ -88,6 +89,11 @@ where
     for<'r> BotVersion: FromRow<'r, <S::Db as Database>::Row>,
     for<'r> MatchStderr: FromRow<'r, <S::Db as Database>::Row>,
     for<'r> PersonSeat: FromRow<'r, <S::Db as Database>::Row>,
+    for<'q> f64: Encode<'q, S::Db> + Type<S::Db>,
+    for<'r> (f64, f64): FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> PeopleRating: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> PersonGame: FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> RatedSeat: FromRow<'r, <S::Db as Database>::Row>,
 {
     async fn create_bot(
         &self,
@@ -438,6 +444,126 @@ where
                 .fetch_optional(self.reads())
                 .await?,
         )
+    }
+
+    async fn rate_person_game(&self, id: GameId) -> Result<bool, StoreError> {
+        let mut tx = self.writes().begin().await?;
+        let claimed: Option<(i64,)> = sqlx::query_as(
+            "INSERT INTO people_rated (game_id)
+             SELECT id FROM games WHERE id = $1 AND status = 'finished'
+                AND EXISTS (SELECT 1 FROM person_games WHERE game_id = $1)
+             ON CONFLICT (game_id) DO NOTHING RETURNING game_id",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if claimed.is_none() {
+            return Ok(false);
+        }
+        let seats: Vec<RatedSeat> = sqlx::query_as(
+            "SELECT s.seat, b.name, s.rank, s.forfeited, p.player, p.seat AS person_seat, g.game, g.finished
+             FROM game_seats s JOIN bots b ON b.id = s.bot
+             JOIN person_games p ON p.game_id = s.game_id JOIN games g ON g.id = s.game_id
+             WHERE s.game_id = $1 ORDER BY s.seat",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let Some(ranks) = people_ranks(&seats) else {
+            tx.commit().await?;
+            return Ok(false);
+        };
+        let who = |s: &RatedSeat| {
+            if s.seat == s.person_seat {
+                ("person", s.player.clone())
+            } else {
+                ("bot", s.name.clone())
+            }
+        };
+        let mut before = Vec::with_capacity(seats.len());
+        for s in &seats {
+            let (kind, name) = who(s);
+            let row: Option<(f64, f64)> = sqlx::query_as(
+                "SELECT mu, sigma FROM people_ratings WHERE kind = $1 AND name = $2 AND game = $3",
+            )
+            .bind(kind)
+            .bind(name.as_str())
+            .bind(s.game.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+            before.push(row.unwrap_or(crate::ratings::START));
+        }
+        let after = crate::ratings::rate(&before, &ranks);
+        let firsts = ranks.iter().filter(|r| **r == 1).count();
+        for (i, s) in seats.iter().enumerate() {
+            let (kind, name) = who(s);
+            let (mu, sigma) = after.get(i).copied().unwrap_or(crate::ratings::START);
+            let (win, tie) = match ranks[i] {
+                1 if firsts == 1 => (1, 0),
+                1 => (0, 1),
+                _ => (0, 0),
+            };
+            sqlx::query(
+                "INSERT INTO people_ratings (kind, name, game, mu, sigma, conservative, games, wins, losses, ties, last_played)
+                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)
+                 ON CONFLICT (kind, name, game) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma,
+                    conservative = EXCLUDED.conservative, games = people_ratings.games + 1,
+                    wins = people_ratings.wins + EXCLUDED.wins, losses = people_ratings.losses + EXCLUDED.losses,
+                    ties = people_ratings.ties + EXCLUDED.ties, last_played = EXCLUDED.last_played",
+            )
+            .bind(kind)
+            .bind(name.as_str())
+            .bind(s.game.as_str())
+            .bind(mu)
+            .bind(sigma)
+            .bind(crate::ratings::conservative(mu, sigma))
+            .bind(win as i64)
+            .bind(i64::from(win == 0 && tie == 0))
+            .bind(tie as i64)
+            .bind(s.finished.as_deref())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn people_leaderboard(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<PeopleRating>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT kind, name, game, mu, sigma, conservative, games, wins, losses, ties, last_played
+             FROM people_ratings WHERE game = $1 ORDER BY conservative DESC, name LIMIT $2",
+        )
+        .bind(game)
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn person_ratings(&self, player: &str) -> Result<Vec<PeopleRating>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT kind, name, game, mu, sigma, conservative, games, wins, losses, ties, last_played
+             FROM people_ratings WHERE kind = 'person' AND name = $1 ORDER BY game",
+        )
+        .bind(player)
+        .fetch_all(self.reads())
+        .await?)
+    }
+
+    async fn person_games(&self, player: &str, limit: i64) -> Result<Vec<PersonGame>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT g.id AS game_id, g.game, g.status, g.finished, p.seat, s.rank, s.score
+             FROM person_games p JOIN games g ON g.id = p.game_id
+             LEFT JOIN game_seats s ON s.game_id = p.game_id AND s.seat = p.seat
+             WHERE p.player = $1 ORDER BY p.game_id DESC LIMIT $2",
+        )
+        .bind(player)
+        .bind(limit)
+        .fetch_all(self.reads())
+        .await?)
     }
 
     async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError> {

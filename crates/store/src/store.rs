@@ -9,7 +9,7 @@ use crate::postgres::cluster::Cluster;
 use crate::web::{ImportGame, WebReads};
 use crate::{
     BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, LeaseStore, NewBot, OwnerId, OwnerRow,
-    PersonSeat, StoreError, TournamentStore,
+    PeopleRating, PersonGame, PersonSeat, StoreError, TournamentStore,
 };
 
 /// Storage behind the server (the website's reads are in [`WebReads`]).
@@ -126,6 +126,22 @@ pub trait Store: WebReads + Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// The person's seat in game `id`, if a person played it.
     async fn person_game(&self, id: GameId) -> Result<Option<PersonSeat>, StoreError>;
+    /// Rates finished person game `id` in the people's pool (issue 48):
+    /// the person and the bots at its table, apart from the bots' ladder
+    /// ratings. Once per game: `false` if it was rated before, is not a
+    /// finished person game, or has a seat without a rank.
+    async fn rate_person_game(&self, id: GameId) -> Result<bool, StoreError>;
+    /// The people's pool of `game` (people and the bots they played), best
+    /// μ − 3σ first, at most `limit`.
+    async fn people_leaderboard(
+        &self,
+        game: &str,
+        limit: i64,
+    ) -> Result<Vec<PeopleRating>, StoreError>;
+    /// A person's ratings, one per game they played.
+    async fn person_ratings(&self, player: &str) -> Result<Vec<PeopleRating>, StoreError>;
+    /// A person's last `limit` games, newest first.
+    async fn person_games(&self, player: &str, limit: i64) -> Result<Vec<PersonGame>, StoreError>;
     /// Lets others challenge `bot` from the website, or not (the default).
     async fn set_bot_challenges(&self, bot: BotId, allow: bool) -> Result<(), StoreError>;
     /// The bots whose owners let others challenge them.

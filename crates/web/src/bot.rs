@@ -64,6 +64,9 @@ pub struct BotData {
     last_games: Vec<GameSummary>,
     /// Tournaments it is entered in (issue 15).
     tournaments: Vec<croupier_competition::tournaments::view::Brief>,
+    /// The seat people play from the website under (issue 48): its games
+    /// are people's, rated apart from the bots.
+    person: bool,
 }
 
 async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
@@ -87,7 +90,10 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
         .map_or(0, |d| d.as_secs() as i64);
     let info = store.bot_info(bot.id).await?;
     let game = bot.game.parse::<GameKind>().ok();
+    let person = game.is_some_and(|g| croupier_competition::human::person_bot_name(g) == bot.name);
     let move_limit = match info.as_ref().map(|b| b.kind) {
+        // People have their own, longer, limit.
+        _ if person => Some(state.people.limits().move_time),
         // House bots that are timed (demo records) run under the ladder's
         // limit like any other.
         Some(BotKind::Push | BotKind::Pull | BotKind::House | BotKind::Hosted) => state
@@ -126,9 +132,11 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
         ));
     }
     Ok(BotData {
+        person,
         owner: store.owner_name(bot.id).await?,
         health,
-        last_seen,
+        // A seat that is never rated (people's) was last seen in its games.
+        last_seen: last_seen.or_else(|| last_games.iter().find_map(|g| g.finished.clone())),
         move_limit_ms: move_limit.map(|d| d.as_secs_f64() * 1000.0),
         profile,
         opponents: store
@@ -273,7 +281,9 @@ fn about_html(d: &BotData) -> Markup {
     html! {
         dl class="facts" {
             (fact("Game", html! { (game_title(&d.bot.game)) }))
-            (fact("Connects", html! { (d.bot.kind) }))
+            (fact("Connects", html! {
+                @if d.person { "people, from the website" } @else { (d.bot.kind) }
+            }))
             @if let Some(o) = &d.owner { (fact("Owner", html! { (o) })) }
             (fact("Version", html! {
                 @match &d.profile.version {
@@ -306,7 +316,12 @@ fn about_html(d: &BotData) -> Markup {
 
 fn ratings_html(d: &BotData) -> Markup {
     html! {
-        @if d.ratings.is_empty() {
+        @if d.person {
+            p {
+                "Every game a person plays from the website sits at this seat. People are rated apart from the bots: see "
+                a href={ "/leaderboard/" (d.bot.game) "/people" } { "people against bots" } ", and each person's own page there."
+            }
+        } @else if d.ratings.is_empty() {
             p class="empty" { "No finished games yet." }
         }
         @for r in &d.ratings {

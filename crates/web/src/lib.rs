@@ -31,6 +31,7 @@ pub mod openapi;
 mod openapi_examples;
 pub mod page;
 mod pages;
+mod people;
 pub mod play;
 mod profile;
 mod replay;
@@ -80,6 +81,11 @@ pub fn routes() -> Router<Arc<Services>> {
                 &format!("{prefix}/leaderboard/{{game}}"),
                 get(stats::leaderboard),
             )
+            .route(
+                &format!("{prefix}/leaderboard/{{game}}/people"),
+                get(people::leaderboard),
+            )
+            .route(&format!("{prefix}/people/{{name}}"), get(people::person))
             .route(&format!("{prefix}/bots/{{name}}"), get(bot::bot))
             .route(&format!("{prefix}/versus/{{a}}/{{b}}"), get(versus::versus))
             .route(&format!("{prefix}/games"), get(games::list))

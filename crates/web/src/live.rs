@@ -158,10 +158,11 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
     let id = id
         .parse::<i64>()
         .map_err(|_| WebError::BadRequest("A game id is a number.".into()))?;
-    let game = state
-        .live
-        .get(id)
-        .ok_or_else(|| WebError::NotFound(format!("Game {id} is not in progress; its replay is at /games/{id}.")))?;
+    let game = state.live.get(id).ok_or_else(|| {
+        WebError::NotFound(format!(
+            "Game {id} is not in progress; its replay is at /games/{id}."
+        ))
+    })?;
     let LiveMessage::Start {
         game: kind,
         seats,

@@ -172,7 +172,8 @@ pub async fn leaderboard(
                 "Ordered by μ − 3σ: μ is a bot's estimated skill, σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays and wins). "
                 a href="/docs/ladder#ratings" { "How ratings work" } " · "
                 a href={ "/rules/" (g) } { "Rules" } " · "
-                a href={ "/games?game=" (g) } { "Games" }
+                a href={ "/games?game=" (g) } { "Games" } " · "
+                a href={ "/leaderboard/" (g) "/people" } { "People against bots" }
             }
             @if d.bots.is_empty() {
                 p class="empty" { "No rated bots yet." }

@@ -140,6 +140,17 @@ pub fn person_bot_name(game: GameKind) -> String {
     format!("person-{game}")
 }
 
+/// The name a person without an owner account plays under (issue 48):
+/// `guest-` and six hex digits drawn from their cookie, so that their games
+/// and rating stay theirs while the cookie lasts, and the cookie itself is
+/// never shown.
+pub fn guest_name(key: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(format!("croupier person {key}").as_bytes());
+    let hex: String = digest.iter().take(3).map(|b| format!("{b:02x}")).collect();
+    format!("guest-{hex}")
+}
+
 /// The seats a game takes.
 pub fn seat_range(game: GameKind) -> std::ops::RangeInclusive<usize> {
     game.seats()
@@ -495,6 +506,10 @@ impl People {
         };
         match stored {
             Ok(scores) => {
+                // The people's pool (issue 48), apart from the bots' ratings.
+                if let Err(e) = self.store.rate_person_game(table.id).await {
+                    tracing::warn!("people: game {}: not rated: {e}", table.id);
+                }
                 table.update(|v| v.status = "finished".into());
                 self.live.close(table.id, "finished", scores);
             }

@@ -31,6 +31,7 @@ on_both_backends!(
     hosted_bots_keep_versions_files_and_match_stderr,
     tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
     games_people_play_are_stored_but_rate_no_bot,
+    people_are_rated_against_bots_in_a_pool_of_their_own,
     owners_open_their_bots_to_challenges,
     ladder_leases_seat_a_bot_once_and_the_dead_are_reaped,
     games_a_registered_process_deals_are_closed_when_it_is_lost,
@@ -1428,6 +1429,91 @@ async fn games_people_play_are_stored_but_rate_no_bot(db: Db) {
         .unwrap();
     assert_eq!(s.person_game(g2).await.unwrap(), None);
     assert_eq!(s.leaderboard("goofspiel").await.unwrap().len(), 2);
+}
+
+// Issue 48: people rated apart from the bots.
+
+async fn people_are_rated_against_bots_in_a_pool_of_their_own(db: Db) {
+    let s = db.open().await;
+    let person = s
+        .ensure_house_bot("person-goofspiel", "goofspiel")
+        .await
+        .unwrap();
+    let house = s
+        .ensure_house_bot("house-random-goofspiel", "goofspiel")
+        .await
+        .unwrap();
+    // Ann wins her first game and loses her second; Bob loses his.
+    let mut games = Vec::new();
+    for (i, (player, seat, ranks)) in [
+        ("guest-aaaaaa", 0, vec![1, 2]),
+        ("guest-aaaaaa", 1, vec![1, 2]),
+        ("bob", 1, vec![1, 2]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seats = if seat == 0 {
+            [person, house]
+        } else {
+            [house, person]
+        };
+        let g = s
+            .start_game("goofspiel", &seats, i as i64, "t0")
+            .await
+            .unwrap();
+        s.mark_person_game(g, seat, player).await.unwrap();
+        // Not rated while it runs.
+        assert!(!s.rate_person_game(g).await.unwrap());
+        s.finish_game(g, &end(ranks, None, &format!("2026-01-01T00:0{i}:00Z")))
+            .await
+            .unwrap();
+        assert!(s.rate_person_game(g).await.unwrap(), "game {i} is rated");
+        assert!(!s.rate_person_game(g).await.unwrap(), "once");
+        games.push(g);
+    }
+    let board = s.people_leaderboard("goofspiel", 10).await.unwrap();
+    let row = |kind: &str, name: &str| {
+        board
+            .iter()
+            .find(|r| r.kind == kind && r.name == name)
+            .unwrap_or_else(|| panic!("{kind} {name} in {board:?}"))
+            .clone()
+    };
+    let ann = row("person", "guest-aaaaaa");
+    assert_eq!((ann.games, ann.wins, ann.losses, ann.ties), (2, 1, 1, 0));
+    let bob = row("person", "bob");
+    assert_eq!((bob.games, bob.wins, bob.losses), (1, 0, 1));
+    let bot = row("bot", "house-random-goofspiel");
+    assert_eq!((bot.games, bot.wins, bot.losses), (3, 2, 1));
+    assert!(bot.conservative > bob.conservative, "{board:?}");
+    assert!(board
+        .windows(2)
+        .all(|w| w[0].conservative >= w[1].conservative));
+    assert_eq!(ann.last_played.as_deref(), Some("2026-01-01T00:01:00Z"));
+    // The bots' own ratings never see people's games.
+    assert!(s.leaderboard("goofspiel").await.unwrap().is_empty());
+    // A person's page: their ratings and games, newest first.
+    let mine = s.person_ratings("guest-aaaaaa").await.unwrap();
+    assert_eq!(mine.len(), 1);
+    let played = s.person_games("guest-aaaaaa", 10).await.unwrap();
+    assert_eq!(
+        played
+            .iter()
+            .map(|g| (g.game_id, g.seat, g.rank))
+            .collect::<Vec<_>>(),
+        vec![(games[1], 1, Some(2)), (games[0], 0, Some(1))]
+    );
+    assert!(s.person_games("nobody", 10).await.unwrap().is_empty());
+    // A game without a person is not in the people's pool.
+    let g = s
+        .start_game("goofspiel", &[person, house], 9, "t0")
+        .await
+        .unwrap();
+    s.finish_game(g, &end(vec![1, 2], None, "2026-01-01T00:09:00Z"))
+        .await
+        .unwrap();
+    assert!(!s.rate_person_game(g).await.unwrap());
 }
 
 async fn owners_open_their_bots_to_challenges(db: Db) {

@@ -28,7 +28,7 @@ use crate::events::client_ip;
 use crate::html::{game_title, html, layout, url, Markup, PreEscaped};
 use crate::page::{Fmt, WebError};
 use croupier_competition::human::{
-    house_strategies, seat_range, NewGame, Opponent, StartError, Table,
+    guest_name, house_strategies, seat_range, NewGame, Opponent, StartError, Table,
 };
 use croupier_competition::services::Services;
 use table::table_html;
@@ -314,7 +314,9 @@ async fn start(
         variant: f.variant.filter(|v| !v.trim().is_empty()),
         opponents,
         seat,
-        player: owner.map_or_else(|| "guest".to_string(), |o| o.name),
+        // An owner plays under their account's name; anyone else under a
+        // name drawn from their cookie.
+        player: owner.map_or_else(|| guest_name(&key), |o| o.name),
         key: key.clone(),
         client: client_ip(conn),
     };

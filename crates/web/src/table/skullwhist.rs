@@ -2,7 +2,9 @@
 //! tricks, the trick in play and the last one taken; bids are numbered
 //! buttons, plays are the cards of the hand.
 
-use croupier_rules::skullwhist::{Card, Phase, SkullWhist, SkullWhistAction, SkullWhistObservation};
+use croupier_rules::skullwhist::{
+    Card, Phase, SkullWhist, SkullWhistAction, SkullWhistObservation,
+};
 use croupier_rules::Seat;
 
 use super::Tabled;
@@ -62,11 +64,7 @@ impl Tabled for SkullWhist {
         Vec::new()
     }
 
-    fn moves(
-        o: &SkullWhistObservation,
-        legal: &[(SkullWhistAction, String)],
-        _: &Names,
-    ) -> Markup {
+    fn moves(o: &SkullWhistObservation, legal: &[(SkullWhistAction, String)], _: &Names) -> Markup {
         let bids: Vec<(u8, &String)> = legal
             .iter()
             .filter_map(|(a, t)| match a {
