@@ -218,13 +218,31 @@ mod tests {
         .await
         .unwrap();
         let got = got.lock().unwrap();
-        // Replay the record and list the events visible to both seats.
+        // Replay the record and list the events visible to both seats, and
+        // the public view after each step.
         let mut g = Goofspiel::new(&variant, 2, 7).unwrap();
+        let mut views = vec![g.public_view()];
         for s in &record.steps {
             if let croupier_rules::StepKind::Action(a) = &s.kind {
                 let a = g.validate(s.seat, a).unwrap();
                 g.apply(s.seat, a).unwrap();
+                views.push(g.public_view());
             }
+        }
+        // Spectators' tables are the replay's, step for step: every view
+        // they were sent is the replay's view at a step, in order.
+        let sent: Vec<croupier_rules::goofspiel::GoofspielObservation> = got
+            .iter()
+            .filter_map(|e| e.view.as_ref())
+            .map(|v| serde_json::from_str(v.get()).unwrap())
+            .collect();
+        assert!(sent.len() > 10, "a view with every batch: {}", sent.len());
+        let mut at = 0;
+        for v in &sent {
+            at += views[at..]
+                .iter()
+                .position(|w| w == v)
+                .unwrap_or_else(|| panic!("a view no step of the replay has: {v:?}"));
         }
         let public: Vec<String> = g
             .events()

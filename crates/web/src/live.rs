@@ -20,10 +20,13 @@ use serde::Serialize;
 
 use crate::html::{bot_link, game_title, html, layout, time, Markup, PreEscaped};
 use crate::page::{respond, Fmt, WebError};
-use crate::replay::Names;
+use crate::replay::{Names, Show};
 use crate::table::{self, Ctx, Over};
 use croupier_competition::services::Services;
 use croupier_live::live_games::{LiveMessage, LiveSummary};
+use croupier_rules::goofspiel::Goofspiel;
+use croupier_rules::loveletter::LoveLetter;
+use croupier_rules::skullwhist::SkullWhist;
 
 /// The routes of live pages and the event stream.
 pub fn routes() -> Router<Arc<Services>> {
@@ -123,6 +126,24 @@ pub struct LiveEvent {
     pub index: usize,
     /// Its transcript line.
     pub text: String,
+    /// The event as the game writes it (croupier/1's `event`).
+    pub event: serde_json::Value,
+}
+
+/// A public event drawn as the replay draws it (names, card glyphs), or
+/// its transcript line if it does not read.
+fn event_html(kind: Option<GameKind>, e: &LiveEvent, names: &Names) -> Markup {
+    fn drawn<G: Show>(e: &LiveEvent, names: &Names) -> Option<Markup> {
+        let ev: G::Event = serde_json::from_value(e.event.clone()).ok()?;
+        Some(G::event_html(&ev, names))
+    }
+    let html = match kind {
+        Some(GameKind::SkullWhist) => drawn::<SkullWhist>(e, names),
+        Some(GameKind::LoveLetter) => drawn::<LoveLetter>(e, names),
+        Some(GameKind::Goofspiel) => drawn::<Goofspiel>(e, names),
+        None => None,
+    };
+    html.unwrap_or_else(|| html! { (e.text) })
 }
 
 /// A live game as spectators see it: the page and its JSON twin.
@@ -194,6 +215,7 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
                 out.events.push(LiveEvent {
                     index: e.index,
                     text: e.text.clone(),
+                    event: serde_json::from_str(e.event.get()).unwrap_or_default(),
                 });
                 out.to_act.clone_from(&e.to_act);
                 clock = e.move_ms.map(|ms| e.at_ms + ms);
@@ -240,6 +262,7 @@ async fn page(State(state): State<Arc<Services>>, fmt: Fmt, Path(id): Path<Strin
             left_ms: d.left_ms,
             hands: Vec::new(),
             over: over.clone(),
+            hand_below: false,
         };
         let drawn = match (kind, &d.view) {
             (Some(k), Some(v)) => table::render_json(k, &v.to_string(), &ctx),
@@ -271,7 +294,7 @@ async fn page(State(state): State<Arc<Services>>, fmt: Fmt, Path(id): Path<Strin
                 details class="seen" open {
                     summary { "Public events (" (d.events.len()) ")" }
                     ol id="live-events" class="events" {
-                        @for e in &d.events { li data-index=(e.index) { (e.text) } }
+                        @for e in &d.events { li data-index=(e.index) { (event_html(kind, e, &names)) } }
                     }
                 }
             }

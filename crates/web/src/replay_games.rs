@@ -31,6 +31,7 @@ fn replay_table<G: Tabled>(g: &G, names: &Names) -> Markup {
             status: "finished".into(),
             scores: o.scores.into_iter().map(Some).collect(),
         }),
+        hand_below: false,
     };
     render::<G>(&g.public_view(), &ctx)
 }

@@ -74,6 +74,82 @@ async fn play_in_browser(c: &Client, game: GameKind, js: bool) -> usize {
     }
 }
 
+/// Issue 48: the person's card table at their first move. Their seat reads
+/// "you", the legal moves are buttons (Goofspiel's and SkullWhist's plays
+/// are the cards themselves), and with JavaScript the move clock ticks.
+/// Saves the table at 1280 and 390 px.
+async fn check_table(c: &Client, game: GameKind, js: bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while c
+        .find(Locator::Css("form.moves button.move"))
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "{game}: no move to make");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let you = eval(
+        c,
+        "document.querySelector('.seat-box.you .who-line').textContent",
+    )
+    .await;
+    assert!(you.as_str().unwrap().starts_with("you"), "{game}: {you}");
+    let buttons = eval(
+        c,
+        "[...document.querySelectorAll('form.moves button.move')].map(b => [b.className, !!b.querySelector('.card')])",
+    )
+    .await;
+    let buttons = buttons.as_array().unwrap();
+    assert!(!buttons.is_empty());
+    for b in buttons {
+        let (class, card) = (b[0].as_str().unwrap(), b[1].as_bool().unwrap());
+        // A card move shows its card; a SkullWhist bid is a number, a Love
+        // Letter target or guess a word beside its card.
+        assert_eq!(class.contains("card-move"), card, "{game}: {b}");
+    }
+    if game == GameKind::Goofspiel {
+        assert!(
+            buttons.iter().all(|b| b[1] == true),
+            "Goofspiel bids are cards"
+        );
+    }
+    let clock = || eval(c, "document.querySelector('.clock').textContent");
+    let before = clock().await;
+    assert!(before.as_str().unwrap().contains("min"), "{game}: {before}");
+    if js {
+        tokio::time::sleep(Duration::from_millis(2200)).await;
+        let after = clock().await;
+        assert_ne!(before, after, "{game}: the clock ticks");
+    }
+    if js {
+        shot(c, &format!("table-{game}-1280")).await;
+        c.set_window_size(390, 844).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        shot(c, &format!("table-{game}-390")).await;
+        let wide = eval(c, "document.documentElement.scrollWidth").await;
+        assert!(
+            wide.as_i64().unwrap() <= 392,
+            "{game}: the table is {wide} px wide at 390"
+        );
+        c.set_window_size(1280, 1000).await.unwrap();
+    }
+}
+
+/// Issue 48: the end of a person's game: every seat's final score, the
+/// winner, and links to the replay and to play again.
+async fn check_end(c: &Client, game: GameKind) {
+    let finals = eval(c, "document.querySelectorAll('.seat-box .final').length").await;
+    assert!(
+        finals.as_u64().unwrap() >= 2,
+        "{game}: final scores: {finals}"
+    );
+    let winners = eval(c, "document.querySelectorAll('.seat-box.won').length").await;
+    assert!(winners.as_u64().unwrap() >= 1, "{game}: a winner is marked");
+    for link in ["p.over a[href^='/games/']", "p.over a[href^='/play?game=']"] {
+        assert!(c.find(Locator::Css(link)).await.is_ok(), "{game}: {link}");
+    }
+}
+
 /// Starts a game from the form of `/play?game=…` in the browser.
 async fn start_in_browser(c: &Client, base: &str, game: GameKind, shot_name: Option<&str>) -> i64 {
     c.goto(&format!("{base}/play?game={game}")).await.unwrap();
@@ -101,16 +177,18 @@ async fn start_in_browser(c: &Client, base: &str, game: GameKind, shot_name: Opt
         .unwrap_or_else(|| panic!("{game}: the form led to {url}"))
 }
 
-fn public_events<G: Game>(record: &Record) -> (Vec<String>, Vec<String>) {
+/// The positions in the game's log of its public and its hidden events.
+fn public_events<G: Game>(record: &Record) -> (Vec<u64>, Vec<u64>) {
     let g: G = record.verify::<G>().unwrap();
     let n = record.seats.len() as u8;
     let (public, hidden): (Vec<_>, Vec<_>) = g
         .events()
         .iter()
-        .partition(|e| (0..n).all(|s| e.visible_to(Seat(s))));
+        .enumerate()
+        .partition(|(_, e)| (0..n).all(|s| e.visible_to(Seat(s))));
     (
-        public.iter().map(ToString::to_string).collect(),
-        hidden.iter().map(ToString::to_string).collect(),
+        public.iter().map(|(i, _)| *i as u64).collect(),
+        hidden.iter().map(|(i, _)| *i as u64).collect(),
     )
 }
 
@@ -172,6 +250,7 @@ async fn people_play_and_watch_in_headless_chromium() {
                 marked, with_js,
                 "{game}: the play page's script ran: {marked}"
             );
+            check_table(c, game, with_js).await;
             let moves = play_in_browser(c, game, with_js).await;
             assert!(moves > 0, "{game}: no move was made");
             let text = c
@@ -182,6 +261,7 @@ async fn people_play_and_watch_in_headless_chromium() {
                 .await
                 .unwrap();
             assert!(text.contains("The game is over"), "{game}: {text}");
+            check_end(c, game).await;
             if with_js && game == GameKind::LoveLetter {
                 shot(c, "play-over").await;
             }
@@ -253,6 +333,35 @@ async fn people_play_and_watch_in_headless_chromium() {
                 .map(|s| s.replace("&amp;", "&"))
         };
         if let (Some(d), Some(a)) = (find("name=\"decision\""), find("name=\"action\"")) {
+            if moves == 0 {
+                // A move the page does not offer (made by hand) is refused,
+                // and the page says why.
+                let r = http
+                    .post(format!("{base}/play/{id}"))
+                    .header("cookie", &cookie)
+                    .form(&[("decision", d.as_str()), ("action", "play Z99")])
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 303);
+                let page = http
+                    .get(format!("{base}/play/{id}"))
+                    .header("cookie", &cookie)
+                    .send()
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                let notice = page
+                    .split("class=\"notice\">")
+                    .nth(1)
+                    .map(|n| n.split('<').next().unwrap_or(""));
+                assert!(
+                    notice.is_some_and(|n| !n.is_empty()),
+                    "a refused move says why"
+                );
+            }
             let r = http
                 .post(format!("{base}/play/{id}"))
                 .header("cookie", &cookie)
@@ -279,10 +388,10 @@ async fn people_play_and_watch_in_headless_chromium() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     shot(&js, "live-over").await;
-    let shown: Vec<String> = serde_json::from_value(
+    let shown: Vec<u64> = serde_json::from_value(
         eval(
             &js,
-            "[...document.querySelectorAll('#live-events li')].map(li => li.textContent)",
+            "[...document.querySelectorAll('#live-events li')].map(li => Number(li.dataset.index))",
         )
         .await,
     )
@@ -298,21 +407,48 @@ async fn people_play_and_watch_in_headless_chromium() {
         shown, public,
         "the live page must show exactly the public events"
     );
-    let page_text = js
-        .find(Locator::Css("#live"))
-        .await
-        .unwrap()
-        .text()
+    assert!(
+        shown.iter().all(|i| !hidden.contains(i)),
+        "no hidden event is listed"
+    );
+
+    // People are rated apart from the bots (issue 48): the guests who
+    // played are on each game's people-against-bots leaderboard, each with
+    // a page of their own.
+    for game in GameKind::ALL {
+        let v: Value = http
+            .get(format!("{base}/json/leaderboard/{game}/people"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        let people: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["kind"] == "person")
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert!(!people.is_empty(), "{game}: {v}");
+        assert!(
+            people.iter().all(|p| p.starts_with("guest-")),
+            "{game}: {people:?}"
+        );
+        assert!(rows.iter().any(|r| r["kind"] == "bot"), "{game}: {v}");
+        let page = http
+            .get(format!("{base}/people/{}", people[0]))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status().as_u16(), 200);
+        assert!(page.text().await.unwrap().contains("Ratings against bots"));
+    }
+    plain
+        .goto(&format!("{base}/leaderboard/goofspiel/people"))
         .await
         .unwrap();
-    for h in &hidden {
-        // A hidden line may repeat a public one word for word (a reveal of a
-        // sealed bid says what the sealed event said); only lines that never
-        // became public must be absent.
-        if !public.contains(h) {
-            assert!(!page_text.contains(h.as_str()), "hidden event shown: {h}");
-        }
-    }
+    shot(&plain, "people-leaderboard").await;
 
     js.close().await.unwrap();
     plain.close().await.unwrap();

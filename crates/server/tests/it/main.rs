@@ -10,6 +10,7 @@ mod demo_site;
 
 mod api;
 mod browser;
+mod browser_live;
 mod browser_people;
 mod clocks;
 mod dropped_deal;

@@ -144,7 +144,11 @@ fn a_person_plays_every_game_through_plain_forms_and_rates_no_bot() {
         let row = rt.block_on(s.game(id)).unwrap().unwrap();
         assert_eq!(row.status, "finished", "{game}");
         let person = rt.block_on(s.person_game(id)).unwrap().unwrap();
-        assert_eq!((person.seat, person.player.as_str()), (1, "guest"));
+        assert_eq!(person.seat, 1);
+        // A guest's name is drawn from their cookie, never the cookie.
+        let cookie_value = cookie.split('=').nth(1).unwrap();
+        assert!(person.player.starts_with("guest-") && !person.player.contains(cookie_value));
+        assert_eq!(person.player.len(), "guest-".len() + 6);
         let record: Record = serde_json::from_str(row.record.as_deref().unwrap()).unwrap();
         assert_eq!(record.seats[1].name, format!("person-{game}"));
         // No rating moved: neither the person nor the house bot is ranked.
@@ -159,6 +163,76 @@ fn a_person_plays_every_game_through_plain_forms_and_rates_no_bot() {
             .text()
             .unwrap();
         assert!(page.contains(&format!("/games/{id}")));
+        // Issue 48: the people's pool rates the person and the bot, apart.
+        let v: serde_json::Value = c
+            .get(format!("{}/json/leaderboard/{game}/people", srv.base))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        assert!(
+            rows.iter().any(|r| r["kind"] == "person"
+                && r["name"] == person.player.as_str()
+                && r["games"] == 1),
+            "{game}: {v}"
+        );
+        let house = opponent.strip_prefix("house:").unwrap();
+        assert!(
+            rows.iter().any(|r| r["kind"] == "bot"
+                && r["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("house-{house}"))),
+            "{game}: {v}"
+        );
+        let mine = c
+            .get(format!("{}/people/{}", srv.base, person.player))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap();
+        assert!(
+            mine.contains(&format!("href=\"/games/{id}\"")),
+            "{game}: the person's page lists the game"
+        );
+        // The people's seat page speaks of people, with their move limit.
+        let seat = c
+            .get(format!("{}/bots/person-{game}", srv.base))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap();
+        assert!(seat.contains("people, from the website"), "{game}");
+        assert!(!seat.contains("No finished games yet"), "{game}");
+        assert!(
+            seat.contains(&format!("/leaderboard/{game}/people")),
+            "{game}"
+        );
+        // The replay draws the same card table.
+        let replay = c
+            .get(format!("{}/games/{id}", srv.base))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap();
+        assert!(replay.contains("class=\"felt\""), "{game}");
+    }
+    for (path, status) in [
+        ("/people/nobody-here", 404),
+        ("/json/people/nobody-here", 404),
+        ("/json/live/999999", 404),
+        ("/live/999999", 303),
+        ("/json/leaderboard/chess/people", 404),
+    ] {
+        let r = reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+            .get(format!("{}{path}", srv.base))
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "{path}");
     }
 }
 

@@ -62,13 +62,11 @@ fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
         .map(|e| G::event_html(&e, &names))
         .collect();
     // The person's own hand shows in their seat unless it is their move:
-    // then it is the buttons of the form below.
+    // then it is the buttons of the form below (`hand_below`).
     let drawn = obs.as_ref().map(|o| {
         let mut hands: Vec<Option<Vec<Markup>>> = vec![None; names.0.len()];
-        if !deciding {
-            if let Some(h) = hands.get_mut(t.seat) {
-                *h = Some(G::own_hand(o));
-            }
+        if let Some(h) = hands.get_mut(t.seat) {
+            *h = Some(G::own_hand(o));
         }
         render::<G>(
             o,
@@ -79,6 +77,7 @@ fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
                 left_ms,
                 hands,
                 over: over.clone(),
+                hand_below: deciding,
             },
         )
     });

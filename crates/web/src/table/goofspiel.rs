@@ -41,11 +41,14 @@ impl Tabled for Goofspiel {
                 }
             }
             p class="lot" {
-                "Lot, worth " b { (worth) } ": "
-                @if o.lot.is_empty() { span class="muted" { "empty" } }
-                @for c in &o.lot { (gs_card(*c, "lot")) }
-                @if let Some(n) = o.next { " · next " (gs_card(n, "")) }
-                " · " (o.undrawn.len()) " face down"
+                // Tied turns leave their prizes in the lot for the next.
+                @if o.lot.len() > 1 {
+                    "With the tied prizes before it, the lot is worth " b { (worth) } ": "
+                    @for c in &o.lot { (gs_card(*c, "lot")) }
+                    " · "
+                }
+                @if let Some(n) = o.next { "next " (gs_card(n, "")) " · " }
+                (o.undrawn.len()) " face down"
             }
         }
     }
@@ -65,6 +68,7 @@ impl Tabled for Goofspiel {
 
     fn moves(o: &GoofspielObservation, legal: &[(Bid, String)], _: &Names) -> Markup {
         html! {
+            p class="hint" { "Bid one of your cards for the prize:" }
             span class="hand" {
                 @for c in &o.hand {
                     @match legal.iter().find(|(a, _)| *a == Bid(*c)) {

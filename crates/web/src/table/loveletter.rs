@@ -65,6 +65,7 @@ impl Tabled for LoveLetter {
         cards.dedup();
         let forfeit = legal.iter().find(|(a, _)| *a == Play::Forfeit);
         html! {
+            p class="hint" { "Play one of your two cards:" }
             div class="ll-moves" {
                 @for c in &cards {
                     @let plays = plays_of(*c);
@@ -74,12 +75,29 @@ impl Tabled for LoveLetter {
                             [(None, None, text)] => button type="submit" name="action" value=(text) class="move card-move" title={ "play " (c.name()) } { (ll_card(*c)) },
                             more => {
                                 (ll_card(*c))
-                                span class="options" {
-                                    @for (target, guess, text) in more {
-                                        button type="submit" name="action" value=(text) class="move option" {
-                                            @if let Some(t) = target { "on " (names.of(*t)) }
-                                            @if let Some(g) = guess { " naming " (g.name()) }
-                                            @if target.is_none() && guess.is_none() { "play it" }
+                                // One line per target; a guess is a button
+                                // of its own on the target's line.
+                                @let targets = {
+                                    let mut t: Vec<Option<Seat>> = more.iter().map(|m| m.0).collect();
+                                    t.dedup();
+                                    t
+                                };
+                                @for t in &targets {
+                                    span class="options" {
+                                        @let on: Vec<_> = more.iter().filter(|m| m.0 == *t).collect();
+                                        @if on.iter().any(|m| m.1.is_some()) {
+                                            span class="on" { @if let Some(t) = t { "on " (names.of(*t)) ", naming:" } @else { "naming:" } }
+                                            @for (_, guess, text) in &on {
+                                                button type="submit" name="action" value=(text) class="move option" {
+                                                    @match guess { Some(g) => (g.name()), None => "no guess" }
+                                                }
+                                            }
+                                        } @else {
+                                            @for (target, _, text) in &on {
+                                                button type="submit" name="action" value=(text) class="move option" {
+                                                    @match target { Some(t) => { "on " (names.of(*t)) }, None => "play it" }
+                                                }
+                                            }
                                         }
                                     }
                                 }

@@ -64,6 +64,9 @@ pub struct Ctx<'a> {
     pub hands: Vec<Option<Vec<Markup>>>,
     /// The result, once the game is over.
     pub over: Option<Over>,
+    /// The person's hand is the buttons below the table (their move): it
+    /// is not drawn in their seat too.
+    pub hand_below: bool,
 }
 
 /// A time left, as people read it: "4 min 59 s", "12 s".
@@ -147,9 +150,10 @@ pub fn render<G: Tabled>(o: &G::Observation, ctx: &Ctx) -> Markup {
                             }
                         }
                         div class="facts" { (G::seat_facts(o, seat, ctx.names)) }
-                        @let shown = ctx.hands.get(i).cloned().flatten().or_else(|| public.get(i).cloned().flatten());
+                        @let below = ctx.hand_below && ctx.you == Some(seat);
+                        @let shown = if below { None } else { ctx.hands.get(i).cloned().flatten().or_else(|| public.get(i).cloned().flatten()) };
                         @if let Some(cards) = shown {
-                            div class="seat-hand" { (hand_html(&cards)) }
+                            div class="seat-hand" { span class="muted" { "hand " } (hand_html(&cards)) }
                         }
                     }
                 }

@@ -83,6 +83,7 @@ impl Tabled for SkullWhist {
                 p class="hint" { "Your hand:" }
                 span class="hand" { @for c in &o.hand { (card(*c)) } }
             } @else {
+                p class="hint" { "Play a card from your hand (you must follow suit if you can):" }
                 span class="hand" {
                     @for c in &o.hand {
                         @match legal.iter().find(|(a, _)| *a == SkullWhistAction::Play(*c)) {
