@@ -11,9 +11,10 @@ use croupier_store::tournaments::{GamesFilter, Marked};
 use croupier_store::web::{GameFilter, GameSummary};
 use serde::Serialize;
 
+use crate::html::Names;
 use crate::html::{self, game_title, games_table, html, layout, seats_line, time, url, Markup};
 use crate::page::{respond, Fmt, WebError};
-use crate::replay::{replay, Names, Replay};
+use crate::replay::{replay, Replay};
 use croupier_competition::services::Services;
 
 /// Games per page.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 pub use maud::{html, Markup, PreEscaped, Render};
 
-use croupier_rules::GameKind;
+use croupier_rules::{GameKind, Seat};
 use croupier_store::web::{GameSummary, SeatSummary};
 
 /// Escapes a path segment or query value (bot names are `[-_a-zA-Z0-9]`,
@@ -76,6 +76,20 @@ pub fn layout(title: &str, json: Option<&str>, body: Markup) -> Markup {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Bot names by seat, for the replay's and the card table's text.
+#[derive(Debug)]
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    /// The name of `seat`, in a span that never breaks it over lines.
+    pub fn of(&self, seat: Seat) -> Markup {
+        match self.0.get(seat.index()) {
+            Some(name) => html! { span class="who" { (name) } },
+            None => html! { span class="who" { "seat " (seat) } },
         }
     }
 }

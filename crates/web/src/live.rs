@@ -18,9 +18,10 @@ use axum::Router;
 use croupier_rules::{GameKind, Seat};
 use serde::Serialize;
 
+use crate::html::Names;
 use crate::html::{bot_link, game_title, html, layout, time, Markup, PreEscaped};
 use crate::page::{respond, Fmt, WebError};
-use crate::replay::{Names, Show};
+use crate::replay::Show;
 use crate::table::{self, Ctx, Over};
 use croupier_competition::services::Services;
 use croupier_live::live_games::{LiveMessage, LiveSummary};

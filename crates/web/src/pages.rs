@@ -116,7 +116,7 @@ pub async fn home(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
             }
             h2 { "Live games" }
             (live_games(&d.running, &d.watch))
-            p { a class="button" href="/play" { "Play a bot yourself →" } " " a href="/live" { "All live games" } }
+            p class="actions" { a class="button" href="/play" { "Play a bot yourself →" } " " a href="/live" { "All live games" } }
             h2 { "Recent results" }
             (games_table(&d.recent))
             p { a class="button" href="/games" { "All games →" } }

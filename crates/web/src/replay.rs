@@ -9,7 +9,7 @@ use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Fault, GameKind, Record, Seat, SeatInfo, StepKind};
 use serde::Serialize;
 
-use crate::html::{html, Markup};
+use crate::html::{html, Markup, Names};
 
 /// How a game draws its replay.
 pub trait Show: crate::table::Tabled {
@@ -19,20 +19,6 @@ pub trait Show: crate::table::Tabled {
     fn action_html(text: &str, names: &Names) -> Markup;
     /// The whole state now.
     fn panel(&self, names: &Names) -> Markup;
-}
-
-/// Bot names by seat.
-#[derive(Debug)]
-pub struct Names(pub Vec<String>);
-
-impl Names {
-    /// The name of `seat`, in a span that never breaks it over lines.
-    pub fn of(&self, seat: Seat) -> Markup {
-        match self.0.get(seat.index()) {
-            Some(name) => html! { span class="who" { (name) } },
-            None => html! { span class="who" { "seat " (seat) } },
-        }
-    }
 }
 
 /// One step of a replay.

@@ -7,8 +7,9 @@ use croupier_rules::loveletter::{LoveLetter, LoveLetterEvent, Play};
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistEvent};
 use croupier_rules::{Game, Seat};
 
+use crate::html::Names;
 use crate::html::{gs_card, html, ll_card, sw_card, Markup};
-use crate::replay::{Names, Show};
+use crate::replay::Show;
 use crate::table::{render, Ctx, Over, Tabled};
 
 /// The table of a replayed game at a step: the public view, with every

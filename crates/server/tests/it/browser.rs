@@ -121,9 +121,9 @@ const w = window.innerWidth;
 if (document.documentElement.scrollWidth > w + 1)
   out.push(`page is ${document.documentElement.scrollWidth}px wide in a ${w}px window`);
 for (const a of document.querySelectorAll('a.bot, .who')) {
-  // A crosstable's row names, and the names over the replay's half-width
-  // panels, may break after a hyphen on a phone.
-  const hyphenOk = a.matches('table.wide tbody th a.bot, .state .panel h3 .who')
+  // A crosstable's row names, and the names at a card table's half-width
+  // seats, may break after a hyphen on a phone.
+  const hyphenOk = a.matches('table.wide tbody th a.bot, .seat-box .who-line .who')
     && a.textContent.includes('-');
   if (a.getClientRects().length > 1 && !hyphenOk) out.push(`bot name broken over lines: ${a.textContent}`);
 }
@@ -390,6 +390,7 @@ async fn every_page_kind_works_in_headless_chromium() {
         ("docs-croupier-http", "/docs/croupier-http".into()),
         ("docs-ladder", "/docs/ladder".into()),
         ("docs-loveletter", "/docs/loveletter".into()),
+        ("docs-people", "/docs/people".into()),
         ("leaderboard-skullwhist", "/leaderboard/skullwhist".into()),
         ("leaderboard-loveletter", "/leaderboard/loveletter".into()),
         ("leaderboard-goofspiel", "/leaderboard/goofspiel".into()),

@@ -11,8 +11,9 @@ use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{GameKind, Seat};
 
+use crate::html::Names;
 use crate::html::{game_title, html, Markup};
-use crate::replay::{Names, Show};
+use crate::replay::Show;
 use crate::table::{render, Ctx, Over};
 
 /// The names at the person's table: theirs reads "you".

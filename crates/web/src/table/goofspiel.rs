@@ -6,8 +6,8 @@ use croupier_rules::goofspiel::{Bid, Goofspiel, GoofspielObservation};
 use croupier_rules::Seat;
 
 use super::Tabled;
+use crate::html::Names;
 use crate::html::{gs_card, html, Markup};
-use crate::replay::Names;
 
 impl Tabled for Goofspiel {
     fn seat_facts(o: &GoofspielObservation, seat: Seat, _: &Names) -> Markup {

@@ -6,8 +6,8 @@ use croupier_rules::loveletter::{Card, LoveLetter, LoveLetterObservation, Play};
 use croupier_rules::Seat;
 
 use super::Tabled;
+use crate::html::Names;
 use crate::html::{html, ll_card, Markup};
-use crate::replay::Names;
 
 impl Tabled for LoveLetter {
     fn seat_facts(o: &LoveLetterObservation, seat: Seat, _: &Names) -> Markup {

@@ -16,8 +16,8 @@ use croupier_rules::loveletter::LoveLetter;
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, GameKind, Seat};
 
+use crate::html::Names;
 use crate::html::{html, Markup, PreEscaped};
-use crate::replay::Names;
 
 mod goofspiel;
 mod loveletter;

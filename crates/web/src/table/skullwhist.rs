@@ -8,8 +8,8 @@ use croupier_rules::skullwhist::{
 use croupier_rules::Seat;
 
 use super::Tabled;
+use crate::html::Names;
 use crate::html::{html, sw_card, Markup};
-use crate::replay::Names;
 
 fn card(c: Card) -> Markup {
     sw_card(&c.to_string())
