@@ -7,6 +7,7 @@ mod bot_serve;
 mod client;
 mod error;
 mod interrupt;
+mod logging;
 mod play;
 mod remote;
 mod remote_tournaments;
@@ -34,6 +35,12 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How log lines (on stderr) are written: `text`, or `json` for a log
+    /// collector. `RUST_LOG` filters them (default: `info` for `serve` and
+    /// `worker`, `warn` for the rest); colour codes only on a terminal,
+    /// never with `NO_COLOR`.
+    #[arg(long, global = true, value_enum, default_value_t)]
+    log_format: logging::LogFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -64,6 +71,11 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let default = match cli.command {
+        Command::Serve(_) | Command::Worker(_) => "info",
+        _ => "warn",
+    };
+    logging::init(cli.log_format, default);
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Play(args) => play::run(args),

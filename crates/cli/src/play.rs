@@ -192,7 +192,17 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
     };
     crate::interrupt::guard_matches();
     let bar = progress_bar(args.games, args.games >= 50);
-    let summary = run_series::<G>(&config, |_, _| bar.inc(1));
+    let summary = run_series::<G>(&config, |i, record| {
+        // `RUST_LOG=croupier=debug` follows the series game by game.
+        tracing::debug!(
+            game = i,
+            seed = record.seed,
+            scores = ?record.outcome.scores,
+            faults = record.steps.iter().filter(|s| s.fault.is_some()).count(),
+            "game finished"
+        );
+        bar.inc(1);
+    });
     crate::interrupt::hold_if_interrupted();
     let summary = summary.map_err(series_error)?;
     bar.finish_and_clear();

@@ -300,15 +300,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// Logging to stderr, children of a crashed predecessor reaped, and the
-/// runtime: the start of every long-running command (`serve`, `worker`).
+/// Children of a crashed predecessor reaped, and the runtime: the start of
+/// every long-running command (`serve`, `worker`; `main` has installed the
+/// logger, `logging`).
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
     croupier_arena::transport::process::adopt_orphans();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

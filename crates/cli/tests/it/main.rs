@@ -15,6 +15,7 @@ mod hosted;
 mod http;
 mod jsonp_sdk;
 mod lifetime;
+mod logs;
 mod loveletter_bot;
 mod loveletter_postman;
 mod sandbox;

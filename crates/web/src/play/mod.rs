@@ -138,7 +138,8 @@ async fn form(
         h1 { "Play a bot" }
         p class="lead" {
             "Choose a game, your opponents and your seat. You see only what your seat sees; you have 5 minutes for each move. \
-    Games you play are stored with their replay, but they move no rating."
+    Games you play are stored with their replay. They rate you against the bots on each game's "
+            a href="/leaderboard/goofspiel/people" { "people against bots" } " leaderboard, and never touch the bots' own ratings."
         }
         @if !mine.is_empty() {
             h2 { "Your games" }

@@ -114,8 +114,8 @@ fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
             }
         }
         @if !events.is_empty() {
-            details class="seen" {
-                summary { "What you have seen happen (" (events.len()) " events)" }
+            details class="seen" open {
+                summary { "What you have seen happen, newest first (" (events.len()) " events)" }
                 ol id="seen" class="events" { @for e in events.iter().rev() { li { (e) } } }
             }
         }
@@ -131,6 +131,11 @@ pub(super) fn table_html(t: &Table, v: &View) -> Markup {
     html! {
         div id="table" data-version=(v.version) data-status=(v.status) {
             h1 { (game_title(t.game.name())) " · game " (t.id) }
+            p class="hint" {
+                "You play as " a href={ "/people/" (crate::html::url(&t.player)) } { (t.player) }
+                ": your rating against the bots is on "
+                a href={ "/leaderboard/" (t.game.name()) "/people" } { "the people's leaderboard" } "."
+            }
             @if let Some(n) = &v.notice { p class="notice" { (n) } }
             (table)
         }

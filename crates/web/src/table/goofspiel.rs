@@ -26,9 +26,24 @@ impl Tabled for Goofspiel {
         }
     }
 
-    fn centre(o: &GoofspielObservation, _: &Names) -> Markup {
+    fn centre(o: &GoofspielObservation, names: &Names) -> Markup {
         let worth: u32 = o.lot.iter().map(|c| u32::from(*c)).sum();
+        let me = o.seat;
+        let them = Seat(1 - o.seat.0.min(1));
+        // The last turn played, in this round or the one before.
+        let last = o.history.iter().rev().find_map(|turns| turns.last());
         html! {
+            @if let Some(t) = last {
+                p class="last-trick" {
+                    "Last turn: for " (gs_card(t.drawn, "lot")) " " (names.of(me)) " bid " (gs_card(t.bids[0], ""))
+                    ", " (names.of(them)) " bid " (gs_card(t.bids[1], "")) " → "
+                    @match (t.gained[0], t.gained[1]) {
+                        (0, 0) => "a tie: the prize stays in the lot",
+                        (g, 0) => { b { (names.of(me)) } " takes " (g) },
+                        (_, g) => { b { (names.of(them)) } " takes " (g) },
+                    }
+                }
+            }
             @if o.rounds.len() > 1 {
                 p { "Round " (o.round + 1) " of " (o.rounds.len()) }
             }

@@ -16,8 +16,8 @@ impl Tabled for LoveLetter {
             return html! {};
         };
         html! {
-            "rounds won " b { (o.wins.get(i).copied().unwrap_or(0)) } " of " (o.wins_needed)
-            @if !p.in_round { " " span class="tag fault" { "out" } }
+            "rounds won " b { (o.wins.get(i).copied().unwrap_or(0)) } span class="muted" { " (first to " (o.wins_needed) ")" }
+            @if !p.in_round { " " span class="tag fault" { "out this round" } }
             @else if p.protected { " " span class="tag" { "protected" } }
             div class="discards" {
                 "discards "
@@ -34,7 +34,7 @@ impl Tabled for LoveLetter {
         html! {
             p {
                 "Round " b { (o.round + 1) } " · " b { (o.deck) } " cards in the deck · "
-                (names.of(o.first)) " played first"
+                (names.of(o.first)) " opened the round"
             }
         }
     }
@@ -61,8 +61,10 @@ impl Tabled for LoveLetter {
                 })
                 .collect()
         };
+        // Two of the same card play the same way: drawn once, marked ×2.
         let mut cards = o.hand.clone();
         cards.dedup();
+        let twice = cards.len() < o.hand.len();
         let forfeit = legal.iter().find(|(a, _)| *a == Play::Forfeit);
         html! {
             p class="hint" { "Play one of your two cards:" }
@@ -70,6 +72,7 @@ impl Tabled for LoveLetter {
                 @for c in &cards {
                     @let plays = plays_of(*c);
                     div class="ll-card-moves" {
+                        @if twice { span class="muted" { "two of:" } }
                         @match plays.as_slice() {
                             [] => span class="unplayable" title="this card may not be played now" { (ll_card(*c)) },
                             [(None, None, text)] => button type="submit" name="action" value=(text) class="move card-move" title={ "play " (c.name()) } { (ll_card(*c)) },

@@ -163,7 +163,23 @@ pub fn render<G: Tabled>(o: &G::Observation, ctx: &Ctx) -> Markup {
         p id="turn" class="turn-line" {
             @match (&ctx.over, ctx.to_act.as_slice()) {
                 (Some(over), _) => {
-                    "The game is over (" (over.status) ")."
+                    @let best = over.scores.iter().flatten().max();
+                    @let won: Vec<usize> = (0..n).filter(|i| best.is_some() && over.scores.get(*i).and_then(|s| s.as_ref()) == best).collect();
+                    @if over.status != "finished" {
+                        "The game is over: it was " (over.status) "."
+                    } @else {
+                        "The game is over: "
+                        @match won.as_slice() {
+                            [w] => { b { @if ctx.you == Some(Seat(*w as u8)) { "you win" } @else { (ctx.names.of(Seat(*w as u8))) " wins" } } },
+                            _ => { b { "a tie" } },
+                        }
+                        ", "
+                        @for (k, s) in over.scores.iter().enumerate() {
+                            @if k > 0 { " to " }
+                            @match s { Some(v) => (v), None => "–" }
+                        }
+                        "."
+                    }
                 },
                 (None, []) => {
                     @if ctx.you.is_some() { "Waiting for the other players…" } @else { "Waiting for the game to go on…" }

@@ -47,6 +47,7 @@ impl Tabled for SkullWhist {
                 },
                 Phase::Over => p { "All tricks are played." },
             }
+            p class="muted rule" { "Spades are trumps; cards rank from 1 (low) to 13 (high)." }
             @if let Some(t) = o.history.last() {
                 p class="last-trick" {
                     "Last trick: " (names.of(t.leader)) " " (card(t.lead)) ", "
