@@ -152,6 +152,16 @@ pub fn live_config(args: &MatchArgs, bots: &[BotSpec]) -> Result<LiveConfig, Cli
     });
     if programs {
         live.limits.sandbox = crate::sandbox::resolve(args.sandbox)?;
+        // Issue 49: each program must be able to run in the sandbox, or
+        // every one of its decisions would be a fault.
+        if let croupier_arena::transport::process::Sandbox::Strict(limits) = &live.limits.sandbox {
+            for b in bots {
+                if let BotSpec::Program { argv, .. } = b {
+                    croupier_arena::transport::process::check_program(argv, limits)
+                        .map_err(|e| CliError::Usage(format!("bot '{}': {e}", argv.join(" "))))?;
+                }
+            }
+        }
     }
     Ok(live)
 }

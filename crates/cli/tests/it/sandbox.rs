@@ -252,3 +252,61 @@ fn strict_without_bubblewrap_fails_with_one_line_and_off_warns_once() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stderr.matches("--sandbox off").count(), 1, "{stderr}");
 }
+
+/// Issue 49: a program the sandbox's user cannot read is refused before the
+/// first match, with one line naming the path, the user and the fix;
+/// readable, the same program plays. As root only: an ordinary user's
+/// sandbox reads what that user reads.
+#[test]
+fn a_program_the_sandbox_cannot_read_is_refused_before_the_first_match() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    });
+    if !root {
+        eprintln!("skipped: only root runs bot programs as another user");
+        return;
+    }
+    // A private folder, as `mktemp -d` makes one.
+    let private = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let script = private.path().join("bot.sh");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fault_bots/gops_slow.sh"),
+        &script,
+    )
+    .unwrap();
+    let bot = format!("sh {} {}", script.display(), marker("private"));
+    let play = || {
+        Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["play", "goofspiel", &bot, "builtin:random@gops"])
+            .args(["--games", "1", "--move-time", "2", "--sandbox", "strict"])
+            .output()
+            .unwrap()
+    };
+    let out = play();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    for want in [
+        script.to_str().unwrap(),
+        "nobody",
+        &format!("chmod o+rX {}", private.path().display()),
+        "--sandbox off",
+    ] {
+        assert!(stderr.contains(want), "{want} in: {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "no match was played");
+    // Readable by others, it plays, without a fault.
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = play();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let row = stdout.lines().find(|l| l.starts_with("sh ")).unwrap();
+    assert!(row.trim_end().ends_with(" 0"), "no fault: {stdout}");
+}

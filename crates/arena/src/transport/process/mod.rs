@@ -28,7 +28,9 @@ mod lifetime;
 mod sandbox;
 mod which;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
-pub use sandbox::{bot_folders, check as check_sandbox, Sandbox, SandboxError, SandboxLimits};
+pub use sandbox::{
+    bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
+};
 pub use which::find_program;
 
 /// Limits for a bot process.

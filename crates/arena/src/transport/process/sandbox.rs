@@ -146,6 +146,16 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
 
 /// The command that runs `argv` in the sandbox.
 pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, TransportError> {
+    wrap_as(argv, argv, limits)
+}
+
+/// The command that runs `run` in the sandbox `argv` would get (the same
+/// folders, user and limits): a probe of what `argv` will find there.
+fn wrap_as(
+    argv: &[String],
+    run: &[String],
+    limits: &SandboxLimits,
+) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let prlimit = tool("prlimit", "util-linux")?;
     let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
@@ -238,7 +248,7 @@ pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, Tran
         format!("--fsize={}", limits.file_size),
         s("--"),
     ]);
-    cmd.extend_from_slice(argv);
+    cmd.extend_from_slice(run);
     Ok(cmd)
 }
 
@@ -262,6 +272,133 @@ pub enum SandboxError {
     /// bubblewrap started and refused (its first line of complaint).
     #[error("bubblewrap cannot make a sandbox here ({0})")]
     Refused(String),
+    /// The sandbox's user cannot read a file the program needs.
+    #[error(
+        "the sandbox's user ({user}) cannot read {path}: let it read the folders on the way \
+         (chmod o+rX {folder}, and each folder above it), or run with --sandbox off"
+    )]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// Its folder, for the fix.
+        folder: String,
+        /// Who runs bot programs in the sandbox.
+        user: String,
+    },
+    /// The program is not found inside the sandbox.
+    #[error(
+        "{program} is not found inside the sandbox (its PATH is /usr/local/bin:/usr/bin:/bin, \
+         and only system folders and the bot's own are there): install it there, give its full \
+         path, or run with --sandbox off"
+    )]
+    NotFound {
+        /// The program.
+        program: String,
+    },
+}
+
+/// Who runs bot programs in the sandbox, for messages.
+fn sandbox_user() -> String {
+    if is_root() {
+        format!("nobody, uid {NOBODY}")
+    } else {
+        "your own user, mapped to nobody".to_string()
+    }
+}
+
+/// What `check_program` probes with: exit 3 and the path for a file the
+/// sandbox's user cannot read, exit 4 and the name for a program not found.
+const PROBE: &str = r#"prog="$1"; shift
+case "$prog" in
+  */*) if [ ! -r "$prog" ] || [ ! -x "$prog" ]; then printf '%s
+' "$prog"; exit 3; fi ;;
+  *) if ! command -v "$prog" >/dev/null 2>&1; then printf '%s
+' "$prog"; exit 4; fi ;;
+esac
+for f in "$@"; do
+  if [ ! -r "$f" ]; then printf '%s
+' "$f"; exit 3; fi
+done"#;
+
+/// Checks, before the first match, that the sandbox can run `argv` (issue
+/// 49): inside the sandbox `argv` will get, as its user, the program is
+/// found (a bare name on the sandbox's `PATH`, a path readable and
+/// executable), and every file among its arguments (a script) is readable.
+/// The error is one line naming the path, the user and the fix.
+pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), SandboxError> {
+    let Some(program) = argv.first() else {
+        return Err(SandboxError::Empty);
+    };
+    let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
+    let absolute = |p: &str| {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd.join(p)
+        }
+    };
+    let mut probe = vec![
+        "/bin/sh".to_string(),
+        "-c".to_string(),
+        PROBE.to_string(),
+        "probe".to_string(),
+    ];
+    probe.push(if program.contains('/') {
+        absolute(program).to_string_lossy().into_owned()
+    } else {
+        program.clone()
+    });
+    probe.extend(
+        argv.iter()
+            .skip(1)
+            .filter(|a| !a.starts_with('-'))
+            .map(|a| absolute(a))
+            .filter(|p| p.is_file())
+            .map(|p| p.to_string_lossy().into_owned()),
+    );
+    let cmd = wrap_as(argv, &probe, limits)?;
+    let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
+    let out = std::process::Command::new(first)
+        .args(rest)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| SandboxError::Run {
+            program: first.clone(),
+            error,
+        })?;
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let unreadable = |path: String| {
+        let folder = Path::new(&path)
+            .parent()
+            .map_or_else(|| path.clone(), |f| f.to_string_lossy().into_owned());
+        SandboxError::Unreadable {
+            path,
+            folder,
+            user: sandbox_user(),
+        }
+    };
+    match out.status.code() {
+        Some(0) => Ok(()),
+        Some(3) => Err(unreadable(said)),
+        Some(4) => Err(SandboxError::NotFound { program: said }),
+        _ => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let why = stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no reason given")
+                .trim()
+                .to_string();
+            // bubblewrap, as the sandbox's user, cannot reach a bot folder.
+            match why.split_once("Can't find source path ") {
+                Some((_, rest)) => Err(unreadable(
+                    rest.split(':').next().unwrap_or(rest).trim().to_string(),
+                )),
+                None => Err(SandboxError::Refused(why)),
+            }
+        }
+    }
 }
 
 /// Checks that the sandbox can start a program here; the error says why
