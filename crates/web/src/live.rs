@@ -209,8 +209,11 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
         events: Vec::new(),
     };
     let mut clock = None;
-    for m in game.history() {
-        match &*m {
+    let history = game.history();
+    // Only the latest view is drawn: read that one, not every batch's.
+    let mut latest = None;
+    for m in &history {
+        match &**m {
             LiveMessage::Start { .. } => {}
             LiveMessage::Event(e) => {
                 out.events.push(LiveEvent {
@@ -220,8 +223,8 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
                 });
                 out.to_act.clone_from(&e.to_act);
                 clock = e.move_ms.map(|ms| e.at_ms + ms);
-                if let Some(v) = &e.view {
-                    out.view = serde_json::from_str(v.get()).ok();
+                if e.view.is_some() {
+                    latest = e.view.as_deref();
                 }
             }
             LiveMessage::End { status, scores } => {
@@ -231,6 +234,7 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
             }
         }
     }
+    out.view = latest.and_then(|v| serde_json::from_str(v.get()).ok());
     if out.status == "running" && !out.to_act.is_empty() {
         out.left_ms = clock.map(|due| due.saturating_sub(croupier_competition::human::unix_ms()));
     }
@@ -266,7 +270,7 @@ async fn page(State(state): State<Arc<Services>>, fmt: Fmt, Path(id): Path<Strin
             hand_below: false,
         };
         let drawn = match (kind, &d.view) {
-            (Some(k), Some(v)) => table::render_json(k, &v.to_string(), &ctx),
+            (Some(k), Some(v)) => table::render_json(k, v, &ctx),
             _ => None,
         };
         let id = d.id;

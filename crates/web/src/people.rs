@@ -33,7 +33,7 @@ fn who(r: &PeopleRating) -> Markup {
 }
 
 fn wlt(r: &PeopleRating) -> Markup {
-    html! { span class="w" { (r.wins) } "–" span class="l" { (r.losses) } "–" span class="t" { (r.ties) } }
+    crate::stats::wlt(r.wins, r.losses, r.ties)
 }
 
 #[derive(Debug, Serialize)]

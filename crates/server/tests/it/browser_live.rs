@@ -27,20 +27,17 @@ use croupier_competition::ladder::{GameLadder, LadderConfig};
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::GameKind;
 use croupier_store::{SqliteStore, Store};
-use fantoccini::{Client, Locator};
+use fantoccini::Locator;
 use serde_json::{json, Value};
 
-use browser_support::{screenshots_dir, Driver};
+use browser_support::{eval, shot, Driver};
 
-async fn shot(c: &Client, name: &str) {
-    let png = c.screenshot().await.unwrap();
-    std::fs::write(screenshots_dir().join(format!("{name}.png")), png).unwrap();
+async fn get_json(http: &reqwest::Client, url: &str) -> Value {
+    http.get(url).send().await.unwrap().json().await.unwrap()
 }
 
-async fn eval(c: &Client, js: &str) -> Value {
-    c.execute(&format!("return {js};"), Vec::new())
-        .await
-        .unwrap()
+async fn get_text(http: &reqwest::Client, url: &str) -> String {
+    http.get(url).send().await.unwrap().text().await.unwrap()
 }
 
 /// A croupier/1 Goofspiel push bot playing `random`, 200 ms a move; its URL.
@@ -126,14 +123,7 @@ async fn a_spectator_watches_a_ladder_game_at_its_table() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let id = loop {
         assert!(Instant::now() < deadline, "no ladder game started");
-        let live: Value = http
-            .get(format!("{base}/json/live"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let live = get_json(&http, &format!("{base}/json/live")).await;
         if let Some(g) = live
             .as_array()
             .unwrap()
@@ -179,14 +169,7 @@ async fn a_spectator_watches_a_ladder_game_at_its_table() {
             );
             js.set_window_size(1280, 1000).await.unwrap();
             // The JSON twin holds the public view and whose turn it is.
-            let twin: Value = http
-                .get(format!("{base}/json/live/{id}"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let twin = get_json(&http, &format!("{base}/json/live/{id}")).await;
             assert_eq!(twin["game"], "goofspiel");
             assert!(
                 twin["view"]["current"].is_u64() || twin["status"] != "running",
@@ -225,32 +208,11 @@ async fn a_spectator_watches_a_ladder_game_at_its_table() {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         assert!(Instant::now() < deadline, "no second ladder game");
-        let live: Value = http
-            .get(format!("{base}/json/live"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let live = get_json(&http, &format!("{base}/json/live")).await;
         if let Some(g) = live.as_array().unwrap().iter().find(|g| g["id"] != id) {
             let next = g["id"].as_i64().unwrap();
-            let bot = http
-                .get(format!("{base}/bots/slowpoke"))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let game = http
-                .get(format!("{base}/games/{next}"))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let bot = get_text(&http, &format!("{base}/bots/slowpoke")).await;
+            let game = get_text(&http, &format!("{base}/games/{next}")).await;
             let link = format!("href=\"/live/{next}\"");
             if bot.contains(&link) && game.contains(&link) {
                 break;

@@ -21,18 +21,7 @@ use croupier_store::{SqliteStore, Store};
 use fantoccini::{Client, Locator};
 use serde_json::Value;
 
-use browser_support::{screenshots_dir, Driver};
-
-async fn shot(c: &Client, name: &str) {
-    let png = c.screenshot().await.unwrap();
-    std::fs::write(screenshots_dir().join(format!("{name}.png")), png).unwrap();
-}
-
-async fn eval(c: &Client, js: &str) -> Value {
-    c.execute(&format!("return {js};"), Vec::new())
-        .await
-        .unwrap()
-}
+use browser_support::{eval, shot, Driver};
 
 /// The `data-status` of the play page's table, if the page shows one.
 async fn table_status(c: &Client) -> Option<String> {

@@ -85,7 +85,7 @@ fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
     html! {
         @match &obs {
             Some(o) => {
-                (drawn.clone().unwrap_or_default())
+                @if let Some(d) = &drawn { (d) }
                 @if deciding {
                     @if let Some(d) = v.decision {
                         form method="post" action={ "/play/" (t.id) } class="moves" {
@@ -98,17 +98,9 @@ fn game_table<G: Show>(t: &Table, v: &View) -> Markup {
             None if over.is_none() => p id="turn" class="waiting" { "The cards are being dealt…" },
             None => {},
         }
-        @if let Some(o) = &over {
+        @if over.is_some() {
+            // Who won is said once, under the table (`render`).
             p class="over" {
-                @if o.status == "finished" {
-                    @let best = o.scores.iter().flatten().max();
-                    @let winners: Vec<&String> = names.0.iter().zip(&o.scores).filter(|(_, s)| s.is_some() && s.as_ref() == best).map(|(n, _)| n).collect();
-                    @if winners.len() == 1 && winners[0] == "you" { b { "You win!" } " " }
-                    @else if winners.iter().any(|w| *w == "you") { b { "A shared win." } " " }
-                    @else if !winners.is_empty() {
-                        b { @for (i, w) in winners.iter().enumerate() { @if i > 0 { " and " } (w) } " win" @if winners.len() == 1 { "s" } "." } " "
-                    }
-                }
                 a href={ "/games/" (t.id) } { "See the replay with every card" } " · "
                 a href={ "/play?game=" (t.game.name()) } { "play again" }
             }

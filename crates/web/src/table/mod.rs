@@ -48,6 +48,17 @@ pub struct Over {
     pub scores: Vec<Option<i64>>,
 }
 
+impl Over {
+    /// The seats with the best score (several on a tie; none without
+    /// scores, as an aborted game has).
+    pub fn winners(&self) -> Vec<usize> {
+        let best = self.scores.iter().flatten().max();
+        (0..self.scores.len())
+            .filter(|i| best.is_some() && self.scores[*i].as_ref() == best)
+            .collect()
+    }
+}
+
 /// Everything around the observation.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -122,22 +133,14 @@ fn hand_html(cards: &[Markup]) -> Markup {
 pub fn render<G: Tabled>(o: &G::Observation, ctx: &Ctx) -> Markup {
     let n = ctx.names.0.len();
     let public = G::public_hands(o);
-    let winner = ctx.over.as_ref().and_then(|over| {
-        let best = over.scores.iter().flatten().max()?;
-        Some(
-            over.scores
-                .iter()
-                .map(|s| s.as_ref() == Some(best))
-                .collect::<Vec<_>>(),
-        )
-    });
+    let winners = ctx.over.as_ref().map(Over::winners).unwrap_or_default();
     html! {
         div class="felt" {
             ul class="seats" {
                 @for i in 0..n {
                     @let seat = Seat(i as u8);
                     @let turn = ctx.to_act.contains(&seat) && ctx.over.is_none();
-                    @let won = winner.as_ref().is_some_and(|w| w.get(i) == Some(&true));
+                    @let won = winners.contains(&i);
                     li class={ "seat-box" @if turn { " turn" } @if ctx.you == Some(seat) { " you" } @if won { " won" } } {
                         div class="who-line" {
                             @if ctx.you == Some(seat) { b { "you" } } @else { (ctx.names.of(seat)) }
@@ -163,13 +166,11 @@ pub fn render<G: Tabled>(o: &G::Observation, ctx: &Ctx) -> Markup {
         p id="turn" class="turn-line" {
             @match (&ctx.over, ctx.to_act.as_slice()) {
                 (Some(over), _) => {
-                    @let best = over.scores.iter().flatten().max();
-                    @let won: Vec<usize> = (0..n).filter(|i| best.is_some() && over.scores.get(*i).and_then(|s| s.as_ref()) == best).collect();
                     @if over.status != "finished" {
                         "The game is over: it was " (over.status) "."
                     } @else {
                         "The game is over: "
-                        @match won.as_slice() {
+                        @match winners.as_slice() {
                             [w] => { b { @if ctx.you == Some(Seat(*w as u8)) { "you win" } @else { (ctx.names.of(Seat(*w as u8))) " wins" } } },
                             _ => { b { "a tie" } },
                         }
@@ -203,9 +204,9 @@ pub fn render<G: Tabled>(o: &G::Observation, ctx: &Ctx) -> Markup {
 
 /// The public table of a game of kind `kind` from its observation as JSON
 /// (a live game's public view); `None` if it does not read.
-pub fn render_json(kind: GameKind, view: &str, ctx: &Ctx) -> Option<Markup> {
-    fn one<G: Tabled>(view: &str, ctx: &Ctx) -> Option<Markup> {
-        let o: G::Observation = serde_json::from_str(view).ok()?;
+pub fn render_json(kind: GameKind, view: &serde_json::Value, ctx: &Ctx) -> Option<Markup> {
+    fn one<G: Tabled>(view: &serde_json::Value, ctx: &Ctx) -> Option<Markup> {
+        let o = <G::Observation as serde::Deserialize>::deserialize(view).ok()?;
         Some(render::<G>(&o, ctx))
     }
     match kind {

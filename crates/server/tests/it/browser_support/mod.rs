@@ -21,6 +21,19 @@ fn executable(env: &str, default: &str) -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
+/// Saves a screenshot of `c`'s window as `name.png` in [`screenshots_dir`].
+pub async fn shot(c: &Client, name: &str) {
+    let png = c.screenshot().await.unwrap();
+    std::fs::write(screenshots_dir().join(format!("{name}.png")), png).unwrap();
+}
+
+/// The value of JavaScript expression `js` on `c`'s page.
+pub async fn eval(c: &Client, js: &str) -> Value {
+    c.execute(&format!("return {js};"), Vec::new())
+        .await
+        .unwrap()
+}
+
 /// The folder screenshots go to: `target/screenshots/`.
 pub fn screenshots_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
