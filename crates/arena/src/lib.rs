@@ -4,6 +4,7 @@
 
 pub mod addr_guard;
 pub mod bot_side;
+pub mod explain;
 pub mod live;
 pub mod record;
 pub mod runner;

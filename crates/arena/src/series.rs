@@ -3,14 +3,18 @@
 //! strategies only are played directly; games with programs run on a Tokio
 //! runtime through the live runner.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use croupier_bots::Builtins;
 use croupier_rules::{Record, Seat, SeatInfo};
 use serde::Serialize;
 
+use crate::explain::{FaultNotice, FaultSink};
 use crate::live::{play_live, LiveConfig};
 use crate::record::MatchError;
 use crate::runner::{play_match, Player};
@@ -34,6 +38,8 @@ pub struct SeriesConfig<V> {
     pub live: LiveConfig,
     /// The croupier binary, to run built-in strategies as processes.
     pub exe: PathBuf,
+    /// Where each fault goes as it is ruled (`play -v`), if anywhere.
+    pub on_fault: Option<FaultSink>,
 }
 
 /// One bot's results.
@@ -54,6 +60,12 @@ pub struct BotSummary {
     pub mean_score: f64,
     /// Faults it committed (timeouts, crashes, malformed or illegal answers).
     pub faults: u64,
+    /// Its faults per kind (`timeout`, `crash`, `malformed`, `illegal`,
+    /// `disconnect`, `budget`).
+    pub fault_kinds: BTreeMap<String, u64>,
+    /// Its first fault, explained (absent when it made none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_fault: Option<FirstFault>,
     #[serde(skip)]
     total_score: i64,
     #[serde(skip)]
@@ -93,11 +105,69 @@ impl BotSummary {
             self.scored_games += 1;
             self.mean_score = self.total_score as f64 / self.scored_games as f64;
         }
-        self.faults += record
+        let faults = record
             .steps
             .iter()
-            .filter(|st| st.seat == id && st.fault.is_some())
-            .count() as u64;
+            .filter(|st| st.seat == id)
+            .filter_map(|st| st.fault.as_ref());
+        for f in faults {
+            self.faults += 1;
+            *self.fault_kinds.entry(f.kind.clone()).or_default() += 1;
+            if self.first_fault.is_none() {
+                self.first_fault = Some(FirstFault {
+                    game: self.games,
+                    seat: seat as u8,
+                    kind: f.kind.clone(),
+                    detail: f.detail.clone(),
+                    stderr: Vec::new(),
+                    explained: false,
+                });
+            }
+        }
+    }
+
+    /// Adds what the bot had written on stderr to its first fault, from the
+    /// notices of the game [`add`](Self::add) just counted (the first of
+    /// them for this bot is that fault's).
+    pub fn explain(&mut self, notice: &FaultNotice) {
+        let games = self.games;
+        if let Some(first) = self
+            .first_fault
+            .as_mut()
+            .filter(|f| f.game == games && !f.explained && f.kind == notice.fault.kind)
+        {
+            first.stderr = notice.stderr.clone();
+            first.explained = true;
+        }
+    }
+}
+
+/// A bot's first fault: where it happened, why, and what the bot had last
+/// written on stderr (a program's own explanation, often a traceback).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FirstFault {
+    /// The bot's game it happened in, counted from 1.
+    pub game: u64,
+    /// The seat it held.
+    pub seat: u8,
+    /// The fault's kind.
+    pub kind: String,
+    /// The fault's detail, as in the record.
+    pub detail: String,
+    /// The last lines of the bot's stderr when it was ruled (empty for
+    /// built-in strategies, HTTP bots, and programs that wrote nothing).
+    pub stderr: Vec<String>,
+    #[serde(skip)]
+    explained: bool,
+}
+
+/// Adds each notice of a game to the first fault of the bot that held its
+/// seat (`order[seat]`, an index into `bots`).
+pub fn explain_faults(bots: &mut [BotSummary], order: &[usize], notices: &[FaultNotice]) {
+    for n in notices {
+        if let Some(&b) = order.get(n.seat as usize) {
+            bots[b].explain(n);
+        }
     }
 }
 
@@ -142,6 +212,12 @@ pub struct Table<'a, G: Builtins> {
     exe: &'a Path,
     runtime: Option<tokio::runtime::Runtime>,
     http: std::sync::Arc<crate::transport::http::HttpClient>,
+    /// Games played so far.
+    played: AtomicU64,
+    /// Where faults go as they are ruled, besides `notices`.
+    on_fault: Option<FaultSink>,
+    /// The faults of the game being played (see [`Table::take_faults`]).
+    notices: Arc<Mutex<Vec<FaultNotice>>>,
 }
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
@@ -183,12 +259,44 @@ impl<'a, G: Builtins> Table<'a, G> {
             exe,
             runtime,
             http: std::sync::Arc::new(http),
+            played: AtomicU64::new(0),
+            on_fault: None,
+            notices: Arc::default(),
+        })
+    }
+
+    /// Hands every fault to `sink` too, as it is ruled.
+    pub fn on_fault(mut self, sink: Option<FaultSink>) -> Self {
+        self.on_fault = sink;
+        self
+    }
+
+    /// The faults of bot programs and HTTP bots in the games played since
+    /// the last call, each with the last lines of the bot's stderr.
+    pub fn take_faults(&self) -> Vec<FaultNotice> {
+        std::mem::take(&mut *self.notices.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// A sink that keeps each notice for [`take_faults`](Self::take_faults)
+    /// and hands it on to the caller's.
+    fn collector(&self) -> FaultSink {
+        let notices = Arc::clone(&self.notices);
+        let on = self.on_fault.clone();
+        FaultSink::new(move |n| {
+            notices
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(n.clone());
+            if let Some(on) = &on {
+                (on.0)(n);
+            }
         })
     }
 
     /// Plays one game from `seed` with `seating[s]` in seat `s`.
     pub fn play(&self, seating: &[&BotSpec], seed: u64) -> Result<Record, SeriesError> {
         let n = seating.len();
+        let game = self.played.fetch_add(1, Ordering::Relaxed) + 1;
         let record = match &self.runtime {
             None => {
                 let mut players = seating
@@ -220,7 +328,11 @@ impl<'a, G: Builtins> Table<'a, G> {
                         )
                     })
                     .collect::<Result<Vec<_>, SpecError>>()?;
-                rt.block_on(play_live::<G>(self.variant, seed, &mut seats, self.live))?
+                rt.block_on(crate::explain::scope(
+                    self.collector(),
+                    game,
+                    play_live::<G>(self.variant, seed, &mut seats, self.live),
+                ))?
             }
         };
         Ok(record)
@@ -232,7 +344,8 @@ pub fn run_series<G: Builtins>(
     config: &SeriesConfig<G::Variant>,
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
-    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
+    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
+        .on_fault(config.on_fault.clone());
     prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
     let mut bots = BotSummary::for_bots(&config.bots);
@@ -244,6 +357,7 @@ pub fn run_series<G: Builtins>(
         for (seat, &b) in order.iter().enumerate() {
             bots[b].add(seat, &record);
         }
+        explain_faults(&mut bots, &order, &table.take_faults());
         if let Some(dir) = &config.records {
             let path = dir.join(format!("{}-s{}-g{:05}.json", G::NAME, config.seed, i));
             write_record(&path, &record)?;

@@ -6,6 +6,7 @@ mod bot;
 mod bot_serve;
 mod client;
 mod error;
+mod faults;
 mod interrupt;
 mod logging;
 mod play;

@@ -66,6 +66,10 @@ pub struct MatchArgs {
     /// docs/sandbox.md.
     #[arg(long, value_enum, default_value_t = SandboxMode::Strict)]
     pub sandbox: SandboxMode,
+    /// Print each fault on stderr as it happens, with the last lines of the
+    /// bot's stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// Runs `croupier play`.
@@ -199,9 +203,14 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         records: args.common.records.clone(),
         live,
         exe: current_exe()?,
+        on_fault: None,
     };
     crate::interrupt::guard_matches();
     let bar = progress_bar(args.games, args.games >= 50);
+    let config = SeriesConfig {
+        on_fault: crate::faults::live_sink(args.common.verbose, &bar),
+        ..config
+    };
     let summary = run_series::<G>(&config, |i, record| {
         // `RUST_LOG=croupier=debug` follows the series game by game.
         tracing::debug!(
@@ -221,6 +230,7 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         println!("{json}");
     } else {
         print_table(&summary, seed, args.common.records.as_deref());
+        crate::faults::print_explanations(&summary.bots);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -505,6 +505,9 @@ fn stranded<G: Game>(
 fn close_broken<G: Game>(p: &mut ProgramSeat<G>, reaper: &mut JoinSet<()>) {
     if p.broken.is_some() {
         if let Some(conn) = p.process.take() {
+            if crate::explain::watched() {
+                p.last_stderr = Some(conn.diagnostics());
+            }
             reaper.spawn(conn.close());
         }
     }

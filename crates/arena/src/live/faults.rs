@@ -47,6 +47,18 @@ pub(super) fn settle<G: Game>(
         },
         Decision::Fault(f) => f,
     };
+    if crate::explain::watched() {
+        let stderr = match &seats[i].driver {
+            Driver::Program(p) => p.stderr(),
+            Driver::Builtin(_) => None,
+        };
+        crate::explain::notify(
+            i as u8,
+            &seats[i].info.name,
+            &f,
+            stderr.as_deref().unwrap_or(""),
+        );
+    }
     tell_fault(game, seats, seat);
     apply_ruling(game, seat, f, legal, arena_rng, record, ms)?;
     Ok(false)

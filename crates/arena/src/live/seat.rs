@@ -40,9 +40,21 @@ pub struct ProgramSeat<G: Game> {
     /// Why the bot can no longer be asked (it crashed, or missed a deadline
     /// in a dialect that cannot tell a late answer from the next one).
     pub(super) broken: Option<Fault>,
+    /// What the bot had written on stderr when its connection was closed
+    /// for a fault (kept only while [`crate::explain`] watches the match).
+    pub(super) last_stderr: Option<String>,
 }
 
 impl<G: Game> ProgramSeat<G> {
+    /// What the bot has written on stderr so far: from its running
+    /// connection, or the one closed for its last fault.
+    pub(super) fn stderr(&self) -> Option<String> {
+        match &self.process {
+            Some(c) => Some(c.diagnostics()),
+            None => self.last_stderr.clone(),
+        }
+    }
+
     /// A program (`argv[0]` and its arguments) speaking `dialect`.
     pub fn new(argv: Vec<String>, dialect: Box<dyn Dialect<G>>) -> Self {
         Self::with_link(Link::Process(argv), dialect)
@@ -55,6 +67,7 @@ impl<G: Game> ProgramSeat<G> {
             dialect,
             process: None,
             broken: None,
+            last_stderr: None,
         }
     }
 }

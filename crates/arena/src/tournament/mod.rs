@@ -53,7 +53,8 @@ pub fn run_tournament<G: Builtins>(
     config: &TournamentConfig<G::Variant>,
     mut on_game: impl FnMut(&Record),
 ) -> Result<TournamentResult, TournamentError> {
-    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?;
+    let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
+        .on_fault(config.on_fault.clone());
     prepare_records(config.records.as_deref())?;
     let mut tally = Tally::new(&config.bots);
     match config.format {
@@ -104,6 +105,7 @@ mod tests {
             records: None,
             live: LiveConfig::default(),
             exe: PathBuf::from("croupier"),
+            on_fault: None,
         }
     }
 

@@ -49,6 +49,8 @@ pub struct TournamentConfig<V> {
     pub live: LiveConfig,
     /// The croupier binary, to run built-in strategies as processes.
     pub exe: PathBuf,
+    /// Where each fault goes as it is ruled (`tournament -v`), if anywhere.
+    pub on_fault: Option<crate::explain::FaultSink>,
 }
 
 /// How one bot fared against another in the games both played.
@@ -244,6 +246,7 @@ pub(super) fn play_table<G: Builtins>(
                     .sum::<u64>();
             }
             tally.add(&order, &record);
+            crate::series::explain_faults(&mut tally.bots, &order, &table.take_faults());
             if let Some(dir) = &config.records {
                 write_record(&dir.join((plan.name)(deal, r)), &record)?;
             }

@@ -81,6 +81,7 @@ fn loveletter(sandbox: &Sandbox, games: u64, exe: &Path) -> anyhow::Result<f64> 
             ..LiveConfig::default()
         },
         exe: exe.to_path_buf(),
+        on_fault: None,
     };
     let begin = Instant::now();
     run_series::<LoveLetter>(&config, |_, _| {})?;

@@ -84,6 +84,7 @@ fn matches<G: croupier_bots::Builtins>(
         records: None,
         live: LiveConfig::default(),
         exe: exe.to_path_buf(),
+        on_fault: None,
     };
     let (mut ms, mut steps) = (0.0, 0u64);
     let start = Instant::now();

@@ -146,10 +146,15 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         records: args.common.records.clone(),
         live,
         exe: current_exe()?,
+        on_fault: None,
     };
     let total = total_games(&config);
     crate::interrupt::guard_matches();
     let bar = progress_bar(total, true);
+    let config = TournamentConfig {
+        on_fault: crate::faults::live_sink(args.common.verbose, &bar),
+        ..config
+    };
     let result = run_tournament::<G>(&config, |_| bar.inc(1));
     crate::interrupt::hold_if_interrupted();
     let result = result.map_err(|e| match e {
@@ -161,10 +166,12 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         let mut v = serde_json::to_value(&result).map_err(|e| CliError::Failed(e.into()))?;
         v["seed"] = seed.into();
         println!("{v}");
-    } else if let Some(swiss) = &result.swiss {
-        swiss::print_swiss(&result, swiss, seed);
     } else {
-        print_table(&result, seed);
+        match &result.swiss {
+            Some(swiss) => swiss::print_swiss(&result, swiss, seed),
+            None => print_table(&result, seed),
+        }
+        crate::faults::print_explanations(&result.bots);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ mod cli;
 mod cluster;
 mod example_retry;
 mod examples;
+mod explained;
 mod faults;
 mod hosted;
 mod http;

@@ -92,6 +92,9 @@ impl StderrLog {
     }
 }
 
+/// How long a bot whose output closed may take to finish its stderr.
+const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
+
 /// A running bot program.
 #[derive(Debug)]
 pub struct BotProcess {
@@ -100,6 +103,8 @@ pub struct BotProcess {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Line>,
     stderr: Arc<Mutex<StderrLog>>,
+    /// The task reading stderr, until the bot's output closes.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
     limits: ProcessLimits,
     closed: bool,
     /// Its number in the registry of live bots.
@@ -147,7 +152,7 @@ impl BotProcess {
             tokio::spawn(read_lines(BufReader::new(out), tx, limits.max_line));
         }
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
-        if let Some(mut err) = stderr_pipe {
+        let stderr_reader = stderr_pipe.map(|mut err| {
             let log = Arc::clone(&stderr);
             let keep = limits.stderr_keep;
             tokio::spawn(async move {
@@ -160,14 +165,15 @@ impl BotProcess {
                         l.push(&buf[..n], keep);
                     }
                 }
-            });
-        }
+            })
+        });
         Ok(BotProcess {
             child,
             pgid,
             stdin,
             lines: rx,
             stderr,
+            stderr_reader,
             limits: limits.clone(),
             closed: false,
             serial,
@@ -217,6 +223,12 @@ impl BotProcess {
             Ok(Some(Line::TooLong)) => Err(TransportError::LineTooLong(self.limits.max_line)),
             Ok(Some(Line::Eof)) | Ok(None) => {
                 self.closed = true;
+                // A bot that exits has usually just said why on stderr:
+                // let that reach the log (briefly: a child of the bot may
+                // hold stderr open), so that the fault can quote it.
+                if let Some(reader) = self.stderr_reader.take() {
+                    let _ = tokio::time::timeout(STDERR_LAST_WORDS, reader).await;
+                }
                 Err(TransportError::Closed(self.exit_note()))
             }
         }
