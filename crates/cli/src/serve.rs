@@ -75,6 +75,64 @@ pub struct ServeArgs {
     bot_files: Option<std::path::PathBuf>,
     #[command(flatten)]
     lease: LeaseArgs,
+    #[command(flatten)]
+    metrics: MetricsArgs,
+}
+
+/// Where `/metrics` is served (`serve` and `worker`; docs/deploy.md).
+#[derive(Debug, Args)]
+pub struct MetricsArgs {
+    /// Serve metrics in the Prometheus text format at
+    /// `http://ADDR/metrics`, on this address of their own (off by
+    /// default; keep it private, e.g. 127.0.0.1:9464).
+    #[arg(long, env = "CROUPIER_METRICS_LISTEN", value_name = "ADDR")]
+    metrics_listen: Option<SocketAddr>,
+}
+
+impl MetricsArgs {
+    /// Installs the recorder and binds the address, if metrics are wanted:
+    /// before anything starts, so that every count is kept.
+    pub async fn start(
+        &self,
+    ) -> Result<
+        Option<(
+            tokio::net::TcpListener,
+            metrics_exporter_prometheus::PrometheusHandle,
+        )>,
+        CliError,
+    > {
+        let Some(addr) = self.metrics_listen else {
+            return Ok(None);
+        };
+        let listener = croupier_server::metrics::bind(addr)
+            .await
+            .map_err(CliError::Usage)?;
+        let handle = croupier_server::metrics::install()
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot start the metrics: {e}")))?;
+        Ok(Some((listener, handle)))
+    }
+}
+
+/// Serves `/metrics` in the background (until the process ends), with
+/// `observe` setting the gauges at each scrape.
+pub fn spawn_metrics(
+    metrics: Option<(
+        tokio::net::TcpListener,
+        metrics_exporter_prometheus::PrometheusHandle,
+    )>,
+    observe: croupier_server::metrics::Observe,
+) {
+    if let Some((listener, handle)) = metrics {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("metrics on http://{addr}/metrics");
+        }
+        tokio::spawn(async move {
+            let stop = std::future::pending();
+            if let Err(e) = croupier_server::metrics::serve(listener, handle, observe, stop).await {
+                tracing::warn!("metrics: {e}");
+            }
+        });
+    }
 }
 
 /// The registration of a process among the others on one PostgreSQL
@@ -218,12 +276,18 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     let bot_files = bot_files(&args);
     let rt = crate::serve::runtime()?;
     rt.block_on(async move {
+        let metrics = args.metrics.start().await?;
         let store = croupier_store::open(&args.database)
             .await
             .map_err(|e| CliError::Usage(format!("database {}: {e}", args.database)))?;
         let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
+        let observed = Arc::clone(&state);
+        spawn_metrics(
+            metrics,
+            Arc::new(move || croupier_server::metrics::observe(&observed)),
+        );
         if !args.admin.is_empty() {
             match &state.tournaments {
                 Some(t) => t.set_admins(args.admin.clone()),

@@ -50,6 +50,8 @@ pub struct WorkerArgs {
     bot_files: Option<std::path::PathBuf>,
     #[command(flatten)]
     lease: crate::serve::LeaseArgs,
+    #[command(flatten)]
+    metrics: crate::serve::MetricsArgs,
 }
 
 /// Checks the database URL: a worker shares a PostgreSQL database.
@@ -100,6 +102,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
     };
     let rt = crate::serve::runtime()?;
     rt.block_on(async move {
+        let metrics = args.metrics.start().await?;
         let store = croupier_store::open(&args.database).await.map_err(|e| {
             CliError::Usage(format!(
                 "database {}: cannot be reached: {e}",
@@ -139,6 +142,11 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
             ladder.play_hosted(Arc::new(hosted));
             tracing::info!("hosted bots: programs from {}", dir.display());
         }
+        let observed = Arc::clone(&ladder);
+        crate::serve::spawn_metrics(
+            metrics,
+            Arc::new(move || croupier_server::metrics::observe_ladder(&observed)),
+        );
         let member = ladder.join().await;
         if let Some(db) = store.cluster() {
             let relay = Relay::start(db, Arc::clone(&member), Arc::new(NoGames))

@@ -19,4 +19,5 @@ pub mod hub;
 pub mod lease;
 pub mod live_games;
 pub mod mailbox;
+pub mod metrics;
 pub mod visibility;

@@ -356,6 +356,19 @@ impl Mailboxes {
         let boxes = self.boxes.lock().unwrap_or_else(|e| e.into_inner());
         boxes.get(&bot).cloned()
     }
+
+    /// Pull bots of this process waiting for work: polling now, or polled
+    /// within `recent` (for monitoring).
+    pub fn online(&self, recent: Duration) -> usize {
+        let boxes: Vec<Arc<Mailbox>> = self
+            .boxes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        boxes.iter().filter(|m| m.waiting(recent)).count()
+    }
 }
 
 /// Answers relayed to this process by the others.

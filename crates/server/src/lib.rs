@@ -14,6 +14,7 @@ pub mod api_error;
 pub mod bot_api;
 pub mod front;
 pub mod hosted_api;
+pub mod metrics;
 pub mod net;
 mod paths;
 pub mod shape;
@@ -98,7 +99,14 @@ pub fn app(state: Arc<Services>) -> Router {
         .merge(tournaments_api::routes())
         .merge(hosted_api::routes())
         .merge(croupier_web::play::routes())
-        .merge(croupier_web::live::routes())
+        .merge(croupier_web::live::routes());
+    // Issue 49: requests are counted by route once metrics are on.
+    let routes = if metrics::enabled() {
+        routes.layer(axum::middleware::from_fn(metrics::track))
+    } else {
+        routes
+    };
+    let routes = routes
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))

@@ -23,6 +23,13 @@ use tokio::time::Instant;
 
 use crate::{BotId, GameEnd, GameId, StoreError};
 
+/// Writes per group-commit batch, in the metrics (issue 49).
+pub const BATCH_WRITES: &str = "croupier_commit_batch_writes";
+/// How long a group-commit batch took to commit, in seconds.
+pub const COMMIT_SECONDS: &str = "croupier_commit_seconds";
+/// Batches that failed whole (then retried one write at a time).
+pub const FAILED_BATCHES: &str = "croupier_commit_failed_batches_total";
+
 /// One write of a batch.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
@@ -212,7 +219,14 @@ async fn run(target: Arc<dyn BatchWrite>, mut rx: mpsc::Receiver<Job>, config: G
 async fn commit(target: &dyn BatchWrite, jobs: &mut Vec<Job>) {
     let (writes, replies): (Vec<Write>, Vec<_>) =
         jobs.drain(..).map(|j| (j.write, j.reply)).unzip();
-    match target.write_batch(&writes).await {
+    metrics::histogram!(BATCH_WRITES).record(writes.len() as f64);
+    let since = Instant::now();
+    let first = target.write_batch(&writes).await;
+    metrics::histogram!(COMMIT_SECONDS).record(since.elapsed().as_secs_f64());
+    if first.is_err() {
+        metrics::counter!(FAILED_BATCHES).increment(1);
+    }
+    match first {
         Ok(done) if done.len() == writes.len() => {
             for (reply, d) in replies.into_iter().zip(done) {
                 let _ = reply.send(Ok(d));

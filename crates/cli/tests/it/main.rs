@@ -19,6 +19,7 @@ mod lifetime;
 mod logs;
 mod loveletter_bot;
 mod loveletter_postman;
+mod metrics;
 mod sandbox;
 mod tournament_server;
 mod tournament_swiss;

@@ -45,6 +45,9 @@ use crate::ladder::SeatError;
 use croupier_live::live_games::LiveGames;
 use croupier_live::mailbox::Mailboxes;
 
+/// The label of people's games in the metrics.
+const PEOPLE: croupier_live::metrics::GameSource = croupier_live::metrics::GameSource::People;
+
 /// Bounds on games people play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeopleLimits {
@@ -364,6 +367,7 @@ impl People {
             .start_game(req.game.name(), &ids, seed as i64, &started)
             .await
             .map_err(|_| StartError::Store)?;
+        croupier_live::metrics::game_started(req.game.name(), PEOPLE);
         if self
             .store
             .mark_person_game(id, seat, &req.player)
@@ -374,6 +378,7 @@ impl People {
                 .store
                 .abort_game(id, "could not mark the game as a person's", &started)
                 .await;
+            croupier_live::metrics::game_aborted(req.game.name(), PEOPLE);
             return Err(StartError::Store);
         }
         let (tx, rx) = mpsc::channel(1);
@@ -498,7 +503,10 @@ impl People {
                     .store
                     .finish_game(table.id, &end)
                     .await
-                    .map(|()| end.scores.clone())
+                    .map(|()| {
+                        croupier_live::metrics::game_finished(PEOPLE, &record);
+                        end.scores.clone()
+                    })
                     .map_err(PlayError::from),
                 Err(e) => Err(e.into()),
             },
@@ -516,6 +524,7 @@ impl People {
             Err(e) => {
                 tracing::warn!("people: game {}: {e}", table.id);
                 let reason = e.to_string();
+                croupier_live::metrics::game_aborted(table.game.name(), PEOPLE);
                 if let Err(stored) = self.store.abort_game(table.id, &reason, &now).await {
                     tracing::warn!("people: cannot abort game {}: {stored}", table.id);
                 }

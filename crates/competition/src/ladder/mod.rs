@@ -375,9 +375,25 @@ impl Ladder {
                 &limited
             }
         };
-        pairing::tables(g, config, pool, &busy, &mut s, clock, &mut rand::rng())
+        let ready = pool.iter().filter(|e| !e.is_house()).count();
+        let tables = pairing::tables(g, config, pool, &busy, &mut s, clock, &mut rand::rng());
+        let seated: usize = tables
+            .iter()
+            .map(|t| t.iter().filter(|e| !e.is_house()).count())
+            .sum();
+        // Issue 49: the ladder's queue, as of this tick.
+        let game = g.game.name();
+        metrics::gauge!(LADDER_READY, "game" => game).set(ready as f64);
+        metrics::gauge!(LADDER_WAITING, "game" => game).set(ready.saturating_sub(seated) as f64);
+        tables
     }
 }
+
+/// Registered bots free to play a ladder match of a game at the last tick
+/// (reachable, healthy, not resting, not busy), in the metrics (issue 49).
+pub const LADDER_READY: &str = "croupier_ladder_ready_bots";
+/// Of those, the bots no table took at that tick: the ladder's queue.
+pub const LADDER_WAITING: &str = "croupier_ladder_waiting_bots";
 
 /// The tournaments skip bots in a ladder match (issue 15).
 impl crate::capacity::BusyBots for Ladder {

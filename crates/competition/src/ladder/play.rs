@@ -20,6 +20,9 @@ use super::config::GameLadder;
 use super::seats::{self, Entrant};
 use super::{health, GameError, Ladder};
 
+/// The label of the ladder's games in the metrics.
+const LADDER: croupier_live::metrics::GameSource = croupier_live::metrics::GameSource::Ladder;
+
 impl Ladder {
     /// Plays one match, stores it, and scores the bots' health.
     pub(super) async fn play(&self, g: GameLadder, mut table: Vec<Entrant>) {
@@ -62,6 +65,7 @@ impl Ladder {
             }
             Ok(Some(id)) => {
                 release.3 = true;
+                croupier_live::metrics::game_started(g.game.name(), LADDER);
                 let played = self.play_dealt(&g, id, &table, &ids, &claim, seed, &started, rest);
                 let ended = async {
                     match term.as_mut() {
@@ -95,6 +99,7 @@ impl Ladder {
         claim: &[BotId],
         rest: Duration,
     ) {
+        croupier_live::metrics::game_aborted(g.game.name(), LADDER);
         croupier_live::live_games::closed(
             self.live.get(),
             id,
@@ -165,6 +170,7 @@ impl Ladder {
         let done = match played {
             Ok(record) => self.finish(id, ids, table, &record).await.map(|()| record),
             Err(e) => {
+                croupier_live::metrics::game_aborted(g.game.name(), LADDER);
                 let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
@@ -205,6 +211,7 @@ impl Ladder {
             .finish_game(id, &end)
             .await
             .map_err(|source| GameError::Store { id, source })?;
+        croupier_live::metrics::game_finished(LADDER, record);
         tracing::info!(
             "ladder game {id} ({}): {}",
             record.game,

@@ -152,6 +152,10 @@ impl Tournaments {
                     continue;
                 }
             };
+            for status in ["scheduled", "running", "finished", "cancelled"] {
+                let n = list.iter().filter(|t| t.status == status).count();
+                metrics::gauge!(TOURNAMENTS, "status" => status).set(n as f64);
+            }
             let live: Vec<&TournamentRow> = list.iter().filter(|t| t.status == "running").collect();
             self.capacity.set_tournaments_running(live.len());
             let mut reserved = HashSet::new();
@@ -212,6 +216,7 @@ impl Tournaments {
                 continue;
             }
             let round = t.current_round;
+            progress(&t, &games);
             if round == 0 || plan::round_complete(&games, round) {
                 if round > 0 {
                     self.withdraw_faulty(&t, &entries, &games, round).await?;
@@ -523,4 +528,26 @@ impl Tournaments {
             .and_then(|r| play::faults(&r).into_iter().find(|f| f.0 == seat))
             .map_or_else(|| "unknown".into(), |f| f.1)
     }
+}
+
+/// Tournaments by status, in the metrics (issue 49).
+pub const TOURNAMENTS: &str = "croupier_tournaments";
+/// A running tournament's planned games by status (`pending`, `running`,
+/// `done`, `void`).
+pub const TOURNAMENT_GAMES: &str = "croupier_tournament_games";
+/// A running tournament's current round, and its number of rounds.
+pub const TOURNAMENT_ROUND: &str = "croupier_tournament_round";
+/// A tournament's number of rounds.
+pub const TOURNAMENT_ROUNDS: &str = "croupier_tournament_rounds";
+
+/// A running tournament's progress, for the metrics.
+fn progress(t: &TournamentRow, games: &[TournamentGameRow]) {
+    let name = t.name.clone();
+    for status in ["pending", "running", "done", "void"] {
+        let n = games.iter().filter(|g| g.status == status).count();
+        metrics::gauge!(TOURNAMENT_GAMES, "tournament" => name.clone(), "status" => status)
+            .set(n as f64);
+    }
+    metrics::gauge!(TOURNAMENT_ROUND, "tournament" => name.clone()).set(t.current_round as f64);
+    metrics::gauge!(TOURNAMENT_ROUNDS, "tournament" => name).set(t.rounds as f64);
 }

@@ -19,6 +19,10 @@ use super::{play, Capacity, TournamentError};
 use crate::hosted::{Hosted, LinkError};
 use croupier_live::mailbox::Mailboxes;
 
+/// The label of tournament games in the metrics.
+const TOURNAMENT: croupier_live::metrics::GameSource =
+    croupier_live::metrics::GameSource::Tournament;
+
 /// How often a game waiting for a busy hosted bot looks whether its
 /// tournament was cancelled.
 const CANCEL_CHECK: Duration = Duration::from_secs(1);
@@ -153,7 +157,10 @@ impl Handle {
             .start_tournament_game(g.id, &t.game, &bots, g.seed, &started)
             .await
         {
-            Ok(id) => id,
+            Ok(id) => {
+                croupier_live::metrics::game_started(&t.game, TOURNAMENT);
+                id
+            }
             Err(e) => {
                 if let Some(h) = &self.hosted {
                     for bot in hosted.keys() {
@@ -182,6 +189,7 @@ impl Handle {
                     .finish_game(id, &end)
                     .await
                     .map_err(|source| TournamentError::Finish { id, source })?;
+                croupier_live::metrics::game_finished(TOURNAMENT, &record);
                 let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
                 ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
                     .await?;
@@ -189,6 +197,7 @@ impl Handle {
                 Ok(())
             }
             Err(e) => {
+                croupier_live::metrics::game_aborted(&t.game, TOURNAMENT);
                 let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("tournament {}: cannot abort game {id}: {stored}", t.name);

@@ -377,7 +377,12 @@ async fn store_end(
             }
             let write = store.finish_game(id, &end);
             match croupier_store::waits::timed("game: stored", write).await {
-                Ok(()) => true,
+                Ok(()) => {
+                    if let Ok(record) = played {
+                        crate::metrics::game_finished(crate::metrics::GameSource::Rest, record);
+                    }
+                    true
+                }
                 Err(e) => {
                     tracing::error!("cannot store finished game {id}: {e}");
                     false
@@ -388,6 +393,7 @@ async fn store_end(
             // A rules or runner bug: the game is kept as aborted, with the reason.
             let reason = format!("the game could not be closed: {e}");
             tracing::error!("game {id}: {reason}");
+            crate::metrics::game_aborted("skullwhist", crate::metrics::GameSource::Rest);
             let _ = store.abort_game(id, &reason, &now_rfc3339()).await;
             false
         }

@@ -291,6 +291,7 @@ impl Hub {
                 tracing::error!("cannot store a new game: {e}");
                 Refusal("internal error: the game could not be stored".into())
             })?;
+        crate::metrics::game_started(SkullWhist::NAME, crate::metrics::GameSource::Rest);
         // The deal, for `new-game` and the first status, before the runner
         // starts: the same rules from the same seed.
         let engine =

@@ -178,6 +178,12 @@ impl Hub {
         Some((game, seat))
     }
 
+    /// Sessions open now (bots logged in to the 2014 REST API), for
+    /// monitoring.
+    pub fn sessions(&self) -> usize {
+        self.lock().sessions.len()
+    }
+
     /// Games in progress and bots waiting, for monitoring.
     pub fn counts(&self) -> (usize, usize) {
         let inner = self.lock();

@@ -92,6 +92,13 @@ impl StderrLog {
     }
 }
 
+/// Bot programs started, by sandbox (`strict`, `off`) and result (`ok`,
+/// `error`), in the metrics (issue 49).
+pub const PROCESS_STARTS: &str = "croupier_bot_process_starts_total";
+/// How long starting a bot program took (until it was running, in its
+/// sandbox's wrapper), by sandbox, in seconds.
+pub const PROCESS_START_SECONDS: &str = "croupier_bot_process_start_seconds";
+
 /// How long a bot whose output closed may take to finish its stderr.
 const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
 
@@ -116,6 +123,23 @@ impl BotProcess {
     /// process group and in the sandbox of `limits`, killed by the kernel if
     /// this process dies.
     pub fn spawn(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
+        let since = std::time::Instant::now();
+        let started = Self::start(argv, limits);
+        let sandbox = match limits.sandbox {
+            Sandbox::Off => "off",
+            Sandbox::Strict(_) => "strict",
+        };
+        let result = if started.is_ok() { "ok" } else { "error" };
+        metrics::counter!(PROCESS_STARTS, "sandbox" => sandbox, "result" => result).increment(1);
+        if started.is_ok() {
+            metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => sandbox)
+                .record(since.elapsed().as_secs_f64());
+        }
+        started
+    }
+
+    /// [`spawn`](Self::spawn) without its metrics.
+    fn start(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
         let program = argv
             .first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;

@@ -504,6 +504,7 @@ impl Hub {
                 .store
                 .abort_game(live.id, "the deal could not be shared", &now)
                 .await;
+            crate::metrics::game_aborted("skullwhist", crate::metrics::GameSource::Rest);
             return Err(internal(e));
         }
         if let Some(sync) = &live.sync {
