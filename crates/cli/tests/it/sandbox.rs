@@ -260,11 +260,7 @@ fn strict_without_bubblewrap_fails_with_one_line_and_off_warns_once() {
 #[test]
 fn a_program_the_sandbox_cannot_read_is_refused_before_the_first_match() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
-    });
-    if !root {
+    if !as_root() {
         eprintln!("skipped: only root runs bot programs as another user");
         return;
     }
@@ -309,4 +305,76 @@ fn a_program_the_sandbox_cannot_read_is_refused_before_the_first_match() {
     );
     let row = stdout.lines().find(|l| l.starts_with("sh ")).unwrap();
     assert!(row.trim_end().ends_with(" 0"), "no fault: {stdout}");
+}
+
+/// Whether this test runs as root (only root runs bot programs as another
+/// user, who may then be unable to read them).
+fn as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    })
+}
+
+/// Issue 49, the server: a hosted upload kept where the sandbox's user
+/// cannot read it (a server run as root from a private folder) is refused
+/// at its validation with one line naming the path, the user and the fix,
+/// and nothing is played; once the folder is readable, the same upload
+/// passes.
+#[test]
+fn a_hosted_upload_the_sandbox_cannot_read_is_refused_with_the_fix() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !as_root() {
+        eprintln!("skipped: only root runs bot programs as another user");
+        return;
+    }
+    assert!(support::have("python3"), "python3 is needed");
+    let private = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let s = support::serve(private.path(), &["--sandbox", "strict", "--no-ladder"]);
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{}/v1/owners", s.url))
+        .body(r#"{"name": "alice", "password": "secret-pw"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let bot = support::root().join("examples/bots/gops/random_bot.py");
+    let upload = || {
+        Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["bots", "upload", "randy"])
+            .arg(&bot)
+            .args(["--runtime", "python3", "--dialect", "gops"])
+            .args(["--game", "goofspiel", "--wait", "--server", &s.url])
+            .args(["--owner", "alice", "--password", "secret-pw"])
+            .output()
+            .unwrap()
+    };
+    let out = upload();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{said}");
+    let line = said
+        .lines()
+        .find(|l| l.contains("failed validation"))
+        .unwrap_or_else(|| panic!("{said}"));
+    for want in [
+        "version 1 failed validation",
+        "the sandbox's user (nobody",
+        "cannot read",
+        &format!("{}/db-bot-files/", private.path().display()),
+        &format!("chmod o+rX {},", private.path().display()),
+        "--sandbox off",
+    ] {
+        assert!(line.contains(want), "{want} in: {line}");
+    }
+    // The check ran before any match: the bot has no stderr of a match.
+    assert!(!said.contains("Traceback"), "{said}");
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = upload();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("version 2 passed validation"), "{said}");
 }

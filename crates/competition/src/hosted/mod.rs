@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use croupier_arena::transport::process::Sandbox;
+use croupier_arena::transport::process::{check_program, Sandbox, SandboxError};
 use croupier_arena::transport::Link;
 use croupier_dialects::DialectKind;
 use croupier_rules::GameKind;
@@ -118,6 +118,9 @@ pub enum HostedError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The sandbox cannot run the version here.
+    #[error(transparent)]
+    Sandbox(SandboxError),
 }
 
 impl Hosted {
@@ -141,14 +144,37 @@ impl Hosted {
             let Some(v) = hosted.store.active_version(b.id).await? else {
                 continue;
             };
-            match hosted.command(&v) {
+            // Issue 49: a version the sandbox cannot run is not played
+            // (say, a bot-files folder its user cannot read).
+            let runnable = match hosted.command(&v) {
+                Ok(argv) => hosted.runnable(argv).await,
+                Err(e) => Err(e),
+            };
+            match runnable {
                 Ok(argv) => {
                     lock(&hosted.active).insert(b.id, (v, argv));
                 }
-                Err(e) => tracing::warn!("hosted bot {} version {}: {e}", b.name, v.version),
+                Err(e) => tracing::warn!(
+                    "hosted bot {} version {} is not played: {e}",
+                    b.name,
+                    v.version
+                ),
             }
         }
         Ok(hosted)
+    }
+
+    /// `argv` if the sandbox can run it: its user can read the program and
+    /// its files, and its interpreter is found inside (issue 49; a probe in
+    /// the same sandbox, [`check_program`]).
+    pub(crate) async fn runnable(&self, argv: Vec<String>) -> Result<Vec<String>, HostedError> {
+        let Sandbox::Strict(limits) = self.config.sandbox.clone() else {
+            return Ok(argv);
+        };
+        tokio::task::spawn_blocking(move || check_program(&argv, &limits).map(|()| argv))
+            .await
+            .map_err(|e| HostedError::Sandbox(SandboxError::Refused(e.to_string())))?
+            .map_err(HostedError::Sandbox)
     }
 
     /// The uploaded files.

@@ -60,7 +60,11 @@ pub enum ValidationError {
 impl Hosted {
     /// Plays version `v`'s validation match and records the verdict.
     pub async fn validate(self: Arc<Self>, bot: BotInfo, v: BotVersion) {
-        let (verdict, stderr, argv) = match self.command(&v) {
+        let runnable = match self.command(&v) {
+            Ok(argv) => self.runnable(argv).await,
+            Err(e) => Err(e),
+        };
+        let (verdict, stderr, argv) = match runnable {
             Err(e) => (Err(ValidationError::from(e)), String::new(), Vec::new()),
             Ok(argv) => {
                 let (verdict, stderr) = self.validation_match(&bot, &v, argv.clone()).await;

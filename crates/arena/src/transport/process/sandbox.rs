@@ -369,8 +369,8 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
         })?;
     let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let unreadable = |path: String| {
-        let folder = Path::new(&path)
-            .parent()
+        let folder = closed_folder(Path::new(&path))
+            .or_else(|| Path::new(&path).parent().map(Path::to_path_buf))
             .map_or_else(|| path.clone(), |f| f.to_string_lossy().into_owned());
         SandboxError::Unreadable {
             path,
@@ -399,6 +399,21 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
             }
         }
     }
+}
+
+/// The first folder on the way to `path`, from the root down, that other
+/// users cannot pass through (no `o+x`): the one to open for the sandbox's
+/// user. `None` when every folder on the way is open.
+fn closed_folder(path: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut folders: Vec<&Path> = path.ancestors().skip(1).collect();
+    folders.reverse();
+    folders
+        .into_iter()
+        .find(|f| {
+            std::fs::metadata(f).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o001 == 0)
+        })
+        .map(Path::to_path_buf)
 }
 
 /// Checks that the sandbox can start a program here; the error says why
