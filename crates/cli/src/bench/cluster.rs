@@ -42,6 +42,9 @@ pub struct Options {
     pub database: Option<String>,
     /// Instance counts to measure on PostgreSQL.
     pub instances: Vec<usize>,
+    /// CPU cores each instance may use, each in a cgroup of its own
+    /// (PostgreSQL, haproxy and the bots outside any quota).
+    pub cpu_quota: Option<f64>,
 }
 
 struct Proc(Child);
@@ -51,6 +54,44 @@ impl Drop for Proc {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// A server instance, in its own CPU cgroup when there is a quota (the
+/// process is dropped, and ends, before its cgroup is removed).
+struct Instance {
+    proc: Proc,
+    _group: Option<crate::bench::cgroup::CpuGroup>,
+}
+
+impl Instance {
+    fn pid(&self) -> u32 {
+        self.proc.0.id()
+    }
+}
+
+/// `croupier serve` on `port`, capped to `quota` cores if given.
+fn instance(
+    server: &Path,
+    database: &str,
+    port: u16,
+    quota: Option<f64>,
+) -> anyhow::Result<Instance> {
+    let group = quota
+        .map(|cores| {
+            crate::bench::cgroup::CpuGroup::new(
+                &format!("croupier-bench-{}-{port}", std::process::id()),
+                cores,
+            )
+        })
+        .transpose()?;
+    let proc = serve(server, database, port)?;
+    if let Some(g) = &group {
+        g.add(proc.0.id())?;
+    }
+    Ok(Instance {
+        proc,
+        _group: group,
+    })
 }
 
 fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
@@ -263,7 +304,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         let port = free_port()?;
         let file = format!("bench-{}.db", if proxied { "proxied" } else { "direct" });
         let db = format!("sqlite://{}", dir.path().join(file).display());
-        let server = serve(&options.server, &db, port)?;
+        let server = instance(&options.server, &db, port, options.cpu_quota)?;
         let (base, setup, _proxy) = if proxied {
             rt.block_on(wait_up(&format!("http://127.0.0.1:{port}")))?;
             let (proxy, front) = proxy(dir.path(), "sqlite", &[port])?;
@@ -278,7 +319,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             setup.into(),
             &base,
             &[port],
-            &[server.0.id()],
+            &[server.pid()],
             &options,
             None,
         ))?;
@@ -307,11 +348,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         let ports: Vec<u16> = (0..n).map(|_| free_port()).collect::<Result<_, _>>()?;
         let mut servers = Vec::new();
         for p in &ports {
-            servers.push(serve(&options.server, &url, *p)?);
+            servers.push(instance(&options.server, &url, *p, options.cpu_quota)?);
             // The first one migrates the database.
             rt.block_on(wait_up(&format!("http://127.0.0.1:{p}")))?;
         }
-        let pids: Vec<u32> = servers.iter().map(|s| s.0.id()).collect();
+        let pids: Vec<u32> = servers.iter().map(Instance::pid).collect();
         if !proxied {
             eprintln!("bench cluster: PostgreSQL, 1 instance, direct");
             rows.push(rt.block_on(measure(
@@ -354,12 +395,37 @@ fn of_sqlite(rows: &[Row], r: &Row, direct: bool) -> f64 {
         .map_or(0.0, |g| r.games_per_sec / g)
 }
 
+/// The number of instances of a proxied PostgreSQL setup.
+fn instances_of(r: &Row) -> Option<usize> {
+    if r.sqlite || !r.proxied {
+        return None;
+    }
+    r.setup
+        .strip_prefix("PostgreSQL, ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Scale-out efficiency: games/s with N instances ÷ (N × games/s with one),
+/// one being the proxied single instance if measured, else the direct one.
+fn efficiency(rows: &[Row], r: &Row) -> Option<f64> {
+    let n = instances_of(r)?;
+    let one = rows
+        .iter()
+        .find(|o| instances_of(o) == Some(1))
+        .or_else(|| rows.iter().find(|o| !o.sqlite && !o.proxied))?;
+    (one.games_per_sec > 0.0).then(|| r.games_per_sec / (n as f64 * one.games_per_sec))
+}
+
 fn report(options: &Options, rows: &[Row]) {
     let json_rows: Vec<Value> = rows
         .iter()
         .map(|r| {
             json!({
                 "setup": r.setup,
+                "scale_out_efficiency": efficiency(rows, r).map(round),
                 "games_per_sec": round(r.games_per_sec),
                 "of_sqlite": round(of_sqlite(rows, r, true)),
                 "of_sqlite_same_path": round(of_sqlite(rows, r, false)),
@@ -380,22 +446,28 @@ fn report(options: &Options, rows: &[Row]) {
     if options.json {
         println!(
             "{}",
-            json!({"bots": options.bots, "seconds": options.seconds, "setups": json_rows})
+            json!({"bots": options.bots, "seconds": options.seconds,
+                   "cpu_quota": options.cpu_quota, "setups": json_rows})
         );
         return;
     }
+    let quota = options.cpu_quota.map_or_else(
+        || "no CPU quota".to_string(),
+        |q| format!("each instance capped to {q} cores in a cgroup of its own"),
+    );
     println!(
-        "croupier bench server --instances: {} REST bots, {} s per setup\n",
+        "croupier bench server --instances: {} REST bots, {} s per setup, {quota}\n",
         options.bots, options.seconds
     );
-    println!("| setup | games/s | of SQLite | of SQLite, same path | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| setup | games/s | scale-out efficiency | of SQLite | of SQLite, same path | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let s = r.stats.service();
         println!(
-            "| {} | {:.1} | {:.0}% | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {:.1} | {} | {:.0}% | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
             r.setup,
             r.games_per_sec,
+            efficiency(rows, r).map_or("—".into(), |e| format!("{:.0}%", 100.0 * e)),
             100.0 * of_sqlite(rows, r, true),
             100.0 * of_sqlite(rows, r, false),
             r.requests_per_sec,

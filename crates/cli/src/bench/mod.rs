@@ -4,6 +4,7 @@
 //! `waits.rs`, `cores.rs`) are helpers that import no benchmark.
 
 mod bare;
+mod cgroup;
 mod cluster;
 mod cores;
 mod flood;
@@ -119,6 +120,13 @@ pub struct BenchArgs {
     /// throw-away cluster). See docs/deploy.md.
     #[arg(long, value_name = "N,N,…", value_delimiter = ',')]
     instances: Option<Vec<usize>>,
+    /// `bench server --instances`: CPU cores each server instance may use,
+    /// each in a cgroup of its own (e.g. 0.4), so that N instances are
+    /// compared with one under equal quotas; PostgreSQL, haproxy and the
+    /// bots run outside any quota. Needs root and the cgroup cpu
+    /// controller (docs/benchmarks.md).
+    #[arg(long, value_name = "CORES")]
+    cpu_quota: Option<f64>,
     /// `bench server`: run the server under test, and then the bare
     /// endpoint, on one half of the CPUs and the load generator on the
     /// other half, so that they do not take each other's time.
@@ -246,6 +254,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     "--rounds counts the rounds of --versus: give it a second build".into(),
                 ));
             }
+            if args.cpu_quota.is_some() && args.instances.is_none() {
+                return Err(CliError::Usage(
+                    "--cpu-quota caps the instances of --instances (e.g. --instances 1,2,3 --cpu-quota 0.4)"
+                        .into(),
+                ));
+            }
             if let Some(instances) = args.instances {
                 if instances.is_empty() || instances.iter().any(|n| !(1..=16).contains(n)) {
                     return Err(CliError::Usage(
@@ -262,6 +276,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                             .into(),
                     ));
                 }
+                if let Some(q) = args.cpu_quota {
+                    // Says at once, before anything runs, whether cgroups work.
+                    crate::bench::cgroup::CpuGroup::new(
+                        &format!("croupier-bench-{}-probe", std::process::id()),
+                        q,
+                    )
+                    .map_err(|e| CliError::Usage(format!("{e:#}")))?;
+                }
                 crate::bench::cluster::run(crate::bench::cluster::Options {
                     bots: args.bots,
                     seconds: args.seconds,
@@ -269,6 +291,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     server,
                     database: args.database,
                     instances,
+                    cpu_quota: args.cpu_quota,
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
@@ -357,10 +380,18 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         }
         "workers" => {
             // Issue 13 (wc): ladder matches/s with 1 and 2 workers, faults.
+            if let Some(q) = args.cpu_quota {
+                crate::bench::cgroup::CpuGroup::new(
+                    &format!("croupier-bench-{}-probe", std::process::id()),
+                    q,
+                )
+                .map_err(|e| CliError::Usage(format!("{e:#}")))?;
+            }
             crate::bench::workers::run(
                 args.seconds,
                 args.ladder_bots,
                 &crate::play::current_exe()?,
+                args.cpu_quota,
             )?;
             return Ok(ExitCode::SUCCESS);
         }

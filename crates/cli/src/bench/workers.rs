@@ -35,6 +35,13 @@ enabled = false
 /// A child killed when dropped.
 struct Running(Child);
 
+/// A worker, in its own CPU cgroup when there is a quota (dropped, and
+/// ended, before its cgroup is removed).
+struct Capped {
+    _proc: Running,
+    _group: Option<crate::bench::cgroup::CpuGroup>,
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -46,6 +53,8 @@ impl Drop for Running {
 struct Throughput {
     bench: &'static str,
     workers: usize,
+    /// CPU cores each worker may use (its own cgroup), if capped.
+    cpu_quota: Option<f64>,
     bots: usize,
     seconds: f64,
     matches: i64,
@@ -168,12 +177,28 @@ async fn throughput(
     workers: usize,
     bots: usize,
     seconds: f64,
+    quota: Option<f64>,
 ) -> anyhow::Result<Throughput> {
     let dir = tempfile::tempdir()?;
     let s = setup(cluster, port, bots, dir.path()).await?;
     let mut procs = Vec::new();
-    for _ in 0..workers {
-        procs.push(spawn(exe, "worker", &s)?);
+    for i in 0..workers {
+        let group = quota
+            .map(|cores| {
+                crate::bench::cgroup::CpuGroup::new(
+                    &format!("croupier-bench-{}-worker{i}", std::process::id()),
+                    cores,
+                )
+            })
+            .transpose()?;
+        let proc = spawn(exe, "worker", &s)?;
+        if let Some(g) = &group {
+            g.add(proc.0.id())?;
+        }
+        procs.push(Capped {
+            _proc: proc,
+            _group: group,
+        });
     }
     until_finished(&s.pool, 5).await?;
     let before = count(&s.pool, "finished").await?;
@@ -185,6 +210,7 @@ async fn throughput(
     Ok(Throughput {
         bench: "workers",
         workers,
+        cpu_quota: quota,
         bots,
         seconds: secs,
         matches,
@@ -269,7 +295,12 @@ async fn fault(
 }
 
 /// Runs the benchmark; prints one JSON line per figure.
-pub fn run(seconds: f64, bots: usize, exe: &std::path::Path) -> Result<(), CliError> {
+pub fn run(
+    seconds: f64,
+    bots: usize,
+    exe: &std::path::Path,
+    quota: Option<f64>,
+) -> Result<(), CliError> {
     if !(2..=500).contains(&bots) {
         return Err(CliError::Usage(
             "--bots must be between 2 and 500 for bench workers".into(),
@@ -286,9 +317,18 @@ pub fn run(seconds: f64, bots: usize, exe: &std::path::Path) -> Result<(), CliEr
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let port = listener.local_addr()?.port();
         tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut one = None;
         for workers in [1, 2] {
-            let t = throughput(&cluster, port, exe, workers, bots, seconds).await?;
-            println!("{}", serde_json::to_string(&t)?);
+            let t = throughput(&cluster, port, exe, workers, bots, seconds, quota).await?;
+            let one = *one.get_or_insert(t.matches_per_s);
+            let mut line = serde_json::to_value(&t)?;
+            // Scale-out: matches/s with N workers ÷ (N × with one).
+            if one > 0.0 {
+                line["of_one_worker"] = serde_json::json!(t.matches_per_s / one);
+                line["scale_out_efficiency"] =
+                    serde_json::json!(t.matches_per_s / (workers as f64 * one));
+            }
+            println!("{line}");
         }
         for victim in ["worker", "serve"] {
             let f = fault(&cluster, port, exe, victim, bots).await?;

@@ -788,3 +788,81 @@ fn a_bot_waiting_alone_waits_in_the_table_once_another_instance_comes() {
     assert_eq!(dealt["game"], waited["game"], "{dealt} / {waited}");
     assert_eq!(dealt["opponent"], json!(first_id), "{dealt}");
 }
+
+/// Issue 50: `croupier bot random --connect` clients behind the docs'
+/// round-robin haproxy play on with no error while two instances serve
+/// them, through a SIGKILL of one instance, and after its restart: each
+/// retries what is safe to retry, reads the result of a game that ended
+/// under it, and goes on to its next game.
+#[test]
+fn our_clients_play_on_through_a_kill_and_a_restart() {
+    if !have_everything() {
+        return;
+    }
+    let mut c = Cluster::start_some(2);
+    let clients: Vec<(Killed, std::path::PathBuf)> = (0..8)
+        .map(|i| {
+            let log = c.dir.path().join(format!("client{i}.log"));
+            let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
+                .args(["bot", "random", "--connect", &c.base])
+                .args(["--name", &format!("client-{i}"), "--seed", &i.to_string()])
+                .env("NO_COLOR", "1")
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).expect("client log"))
+                .spawn()
+                .expect("start a client");
+            (Killed(child), log)
+        })
+        .collect();
+    let games_of = |log: &Path| {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("game "))
+            .count()
+    };
+    let all_playing = |clients: &mut Vec<(Killed, std::path::PathBuf)>, what: &str| {
+        for (child, log) in clients.iter_mut() {
+            let exited = child.0.try_wait().expect("client status");
+            assert!(
+                exited.is_none(),
+                "{what}: a client stopped ({exited:?}): {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+    };
+    let wait_each = |clients: &Vec<(Killed, std::path::PathBuf)>, at_least: &[usize]| {
+        let start = Instant::now();
+        while clients
+            .iter()
+            .zip(at_least)
+            .any(|((_, log), n)| games_of(log) < *n)
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "clients stalled"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let mut clients = clients;
+    // Round robin, no instance killed: a few games each.
+    wait_each(&clients, &[3; 8]);
+    all_playing(&mut clients, "with both instances up");
+    // One instance killed under play, then started again.
+    drop(c.instances[1].take().expect("instance two")); // SIGKILL
+    std::thread::sleep(Duration::from_secs(3));
+    all_playing(&mut clients, "after the kill");
+    c.start_instance(1);
+    let now: Vec<usize> = clients.iter().map(|(_, log)| games_of(log) + 3).collect();
+    wait_each(&clients, &now);
+    all_playing(&mut clients, "after the restart");
+    let mut retried = 0;
+    for (_, log) in &clients {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(!text.lines().any(|l| l.starts_with("error")), "{text}");
+        retried +=
+            usize::from(text.contains("trying again") || text.contains("whether it was taken"));
+    }
+    eprintln!("{retried} of 8 clients met the kill and went on");
+}

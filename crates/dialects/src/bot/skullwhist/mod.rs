@@ -342,6 +342,25 @@ impl GameView {
         }
     }
 
+    /// Whether `status` shows an older state of the game than this view
+    /// has already seen: an earlier round, or this bot's turn in a round
+    /// it has already played. A server of several instances may answer
+    /// from a copy that lags behind; a client asks again rather than take
+    /// it for a contradiction (issue 50).
+    pub fn is_behind(&self, status: &Status) -> bool {
+        let next = self.history.len() as u8 + 1;
+        match status.round {
+            Some(round) if round < next => true,
+            Some(round) if round == next => status.your_turn && self.my_lead.is_some(),
+            _ => false,
+        }
+    }
+
+    /// The trick being played, from 1.
+    pub fn round(&self) -> u8 {
+        self.history.len() as u8 + 1
+    }
+
     /// Takes in a `status` of this game: completes the trick this bot led
     /// once the opponent has answered, notes the opponent's bid and led
     /// card, and checks that the server agrees with this view.

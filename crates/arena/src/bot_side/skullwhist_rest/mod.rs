@@ -16,17 +16,11 @@
 
 use std::fmt;
 use std::io::Read as _;
-use std::thread::sleep;
 use std::time::Duration;
 
 use super::error::{At as _, BotSideError};
-use croupier_bots::{bot_rng, Strategy};
-use croupier_dialects::bot::skullwhist::{
-    int_field, parse_cards, parse_reply, parse_status, required_int, GameResult, GameView, Reply,
-    Status, ME,
-};
-use croupier_rules::skullwhist::{SkullWhist, SkullWhistAction, SkullWhistVariant, TRICKS};
-use serde_json::{json, Map, Value};
+use croupier_dialects::bot::skullwhist::{parse_reply, GameResult, Reply};
+use serde_json::Value;
 
 /// Pause between two `status` calls while the opponent thinks.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
@@ -269,192 +263,19 @@ impl Api {
         let (status, bytes) = self.post(method, body)?;
         Ok(parse_reply(method, status, &bytes)?)
     }
-
-    /// Calls until the server stops answering `retry` (only `new-game`
-    /// should) and turns a failure into an error.
-    fn call_ok(&self, method: &str, body: &Value) -> Result<Map<String, Value>, BotSideError> {
-        let mut retries = 0;
-        loop {
-            match self.call(method, body)? {
-                Reply::Success(fields) => return Ok(fields),
-                Reply::Failure(reason) => {
-                    return Err(BotSideError::protocol(format!(
-                        "the server refused {method}: {reason}"
-                    )))
-                }
-                Reply::Retry(reason) => {
-                    retries += 1;
-                    if retries > 100 {
-                        return Err(BotSideError::protocol(format!(
-                            "the server keeps answering retry to {method}: {reason}"
-                        )));
-                    }
-                    sleep(Duration::from_millis(100));
-                }
-            }
-        }
-    }
-
-    fn status(&self, session: &str) -> Result<Status, BotSideError> {
-        Ok(parse_status(
-            &self.call_ok("status", &json!({ "session": session }))?,
-        )?)
-    }
 }
 
-// ---------------------------------------------------------------------------
-// Playing
-
-fn deliver(strategy: &mut dyn Strategy<SkullWhist>, view: &mut GameView) {
-    for e in view.take_events() {
-        strategy.notify(&e);
-    }
-}
-
-/// Plays `strategy` through the REST API at `opts.url` as the bot
-/// `opts.name`: registers it (a taken name is fine: it may be this bot's),
-/// logs in, and plays `opts.games` games (or until an error). `log` gets one
-/// line per game and a few about the session.
-pub fn play_rest(
-    mut strategy: Box<dyn Strategy<SkullWhist>>,
-    opts: &RestOptions,
-    mut log: impl FnMut(&str),
-) -> Result<RestSummary, BotSideError> {
-    let api = Api::new(parse_url(&opts.url)?, REPLY_TIMEOUT)?;
-    let credentials = json!({ "name": opts.name, "password": opts.password });
-
-    // Register; failure is fine (most often: the name is already ours).
-    let refused = match api.call("register", &credentials)? {
-        Reply::Success(fields) => {
-            let id = int_field(&fields, "id")?
-                .map_or_else(|| "with no id".to_string(), |id| format!("as bot {id}"));
-            log(&format!("registered '{}' {id}", opts.name));
-            None
-        }
-        Reply::Failure(reason) | Reply::Retry(reason) => {
-            log(&format!("register: {reason} (logging in anyway)"));
-            Some(reason)
-        }
-    };
-    // Log in; failure ends the run.
-    let fields = match api.call("login", &credentials)? {
-        Reply::Success(fields) => fields,
-        Reply::Failure(reason) | Reply::Retry(reason) => match refused {
-            Some(why) => {
-                return Err(BotSideError::protocol(format!(
-                    "cannot log in as '{}': {reason} (registering it failed too: {why})",
-                    opts.name
-                )))
-            }
-            None => {
-                return Err(BotSideError::protocol(format!(
-                    "cannot log in as '{}': {reason}",
-                    opts.name
-                )))
-            }
-        },
-    };
-    let session = match fields.get("session") {
-        Some(Value::String(s)) => s.clone(),
-        _ => return Err(BotSideError::protocol("the login reply has no session")),
-    };
-    let me = required_int(&fields, "id")?;
-    log(&format!("logged in as '{}' (bot {me})", opts.name));
-    let session_body = json!({ "session": session });
-
-    let mut rng = bot_rng(opts.seed);
-    let mut summary = RestSummary::default();
-    while opts.games.is_none_or(|n| summary.games < n) {
-        // Join a game: new-game waits for an opponent and may ask to retry.
-        let fields = loop {
-            match api.call("new-game", &session_body)? {
-                Reply::Success(fields) => break fields,
-                Reply::Retry(_) => {}
-                Reply::Failure(reason) => {
-                    return Err(BotSideError::protocol(format!(
-                        "the server refused new-game: {reason}"
-                    )))
-                }
-            }
-        };
-        let game = required_int(&fields, "game")?;
-        let opponent = required_int(&fields, "opponent")?;
-        let mut view = GameView::new(parse_cards(&fields)?);
-        strategy.new_game(ME, &SkullWhistVariant {}, 2);
-        deliver(strategy.as_mut(), &mut view);
-
-        // Bid.
-        let (obs, legal) = view.bid_turn();
-        let bid = match strategy.act(&obs, &legal, &mut rng) {
-            SkullWhistAction::Bid(n) if (1..=TRICKS).contains(&n) => n,
-            other => {
-                return Err(BotSideError::protocol(format!(
-                    "the strategy answered '{other}' when asked for a bid"
-                )))
-            }
-        };
-        api.call_ok("bid", &json!({ "session": session, "bid": bid }))
-            .at(|| format!("game {game}"))?;
-        view.record_bid(bid);
-
-        // Play until status shows that the game is over.
-        loop {
-            let status = api.status(&session)?;
-            if status.game != Some(game) {
-                break;
-            }
-            view.update(&status)
-                .at(|| format!("game {game}: the server's status disagrees"))?;
-            if !status.your_turn {
-                sleep(POLL_INTERVAL);
-                continue;
-            }
-            deliver(strategy.as_mut(), &mut view);
-            let (obs, legal) = view.play_turn();
-            let action = strategy.act(&obs, &legal, &mut rng);
-            let card = match action {
-                SkullWhistAction::Play(c) if legal.contains(&action) => c,
-                other => {
-                    return Err(BotSideError::protocol(format!(
-                    "game {game}: the strategy answered '{other}', which is not legal in round {}",
-                    obs.trick
-                )))
-                }
-            };
-            api.call_ok(
-                "play",
-                &json!({ "session": session, "card": card.to_string() }),
-            )
-            .at(|| format!("game {game}, round {}", obs.trick))?;
-            view.record_play(card)?;
-        }
-        summary.games += 1;
-
-        // The result, from the game's record.
-        let head = format!(
-            "game {game} against bot {opponent}: bid {bid}, opponent bid {}",
-            view.opponent_bid()
-                .map_or_else(|| "unknown".to_string(), |b| b.to_string())
-        );
-        match api.call("old-game", &json!({ "session": session, "game": game }))? {
-            Reply::Success(record) => {
-                let result = view.finish(&record, me)?;
-                summary.count(result);
-                deliver(strategy.as_mut(), &mut view);
-                log(&format!("{head}; {result}"));
-            }
-            Reply::Failure(reason) | Reply::Retry(reason) => {
-                log(&format!("{head}; no result: {reason}"));
-            }
-        }
-    }
-    Ok(summary)
-}
+mod play;
+pub use play::{play_rest, RETRY_FOR};
 
 #[cfg(test)]
 mod tests {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpListener;
+
+    use croupier_bots::Strategy;
+    use croupier_rules::skullwhist::SkullWhist;
+    use serde_json::{json, Map};
 
     use super::*;
 
