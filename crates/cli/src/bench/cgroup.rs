@@ -83,6 +83,14 @@ impl CpuGroup {
         Ok(group)
     }
 
+    /// A group named after this benchmark and `label`, limited to `cores`,
+    /// if there is a quota.
+    pub fn capped(cores: Option<f64>, label: &str) -> anyhow::Result<Option<CpuGroup>> {
+        cores
+            .map(|c| CpuGroup::new(&format!("croupier-bench-{}-{label}", std::process::id()), c))
+            .transpose()
+    }
+
     /// Moves process `pid` (and the threads it starts from now on) into
     /// the group.
     pub fn add(&self, pid: u32) -> anyhow::Result<()> {

@@ -76,14 +76,7 @@ fn instance(
     port: u16,
     quota: Option<f64>,
 ) -> anyhow::Result<Instance> {
-    let group = quota
-        .map(|cores| {
-            crate::bench::cgroup::CpuGroup::new(
-                &format!("croupier-bench-{}-{port}", std::process::id()),
-                cores,
-            )
-        })
-        .transpose()?;
+    let group = crate::bench::cgroup::CpuGroup::capped(quota, &port.to_string())?;
     let proc = serve(server, database, port)?;
     if let Some(g) = &group {
         g.add(proc.0.id())?;

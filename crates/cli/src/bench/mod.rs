@@ -278,10 +278,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 }
                 if let Some(q) = args.cpu_quota {
                     // Says at once, before anything runs, whether cgroups work.
-                    crate::bench::cgroup::CpuGroup::new(
-                        &format!("croupier-bench-{}-probe", std::process::id()),
-                        q,
-                    )
+                    crate::bench::cgroup::CpuGroup::capped(Some(q), "probe")
                     .map_err(|e| CliError::Usage(format!("{e:#}")))?;
                 }
                 crate::bench::cluster::run(crate::bench::cluster::Options {
@@ -381,11 +378,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
         "workers" => {
             // Issue 13 (wc): ladder matches/s with 1 and 2 workers, faults.
             if let Some(q) = args.cpu_quota {
-                crate::bench::cgroup::CpuGroup::new(
-                    &format!("croupier-bench-{}-probe", std::process::id()),
-                    q,
-                )
-                .map_err(|e| CliError::Usage(format!("{e:#}")))?;
+                crate::bench::cgroup::CpuGroup::capped(Some(q), "probe")
+                    .map_err(|e| CliError::Usage(format!("{e:#}")))?;
             }
             crate::bench::workers::run(
                 args.seconds,

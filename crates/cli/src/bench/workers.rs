@@ -183,14 +183,7 @@ async fn throughput(
     let s = setup(cluster, port, bots, dir.path()).await?;
     let mut procs = Vec::new();
     for i in 0..workers {
-        let group = quota
-            .map(|cores| {
-                crate::bench::cgroup::CpuGroup::new(
-                    &format!("croupier-bench-{}-worker{i}", std::process::id()),
-                    cores,
-                )
-            })
-            .transpose()?;
+        let group = crate::bench::cgroup::CpuGroup::capped(quota, &format!("worker{i}"))?;
         let proc = spawn(exe, "worker", &s)?;
         if let Some(g) = &group {
             g.add(proc.0.id())?;

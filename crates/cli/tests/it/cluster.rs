@@ -48,13 +48,6 @@ fn have_everything() -> bool {
     false
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
-}
-
 /// The arguments of the docs' systemd unit (docs/deploy/croupier@.service)
 /// for the instance on `port`.
 fn unit_args(port: u16) -> Vec<String> {
@@ -161,7 +154,9 @@ impl Cluster {
         let pg = croupier_store::scratch::ScratchCluster::start(false).expect("scratch cluster");
         let url = rt.block_on(pg.create_database()).expect("database");
         let dir = tempfile::tempdir().expect("temp dir");
-        let ports: Vec<u16> = (0..INSTANCES).map(|_| free_port()).collect();
+        let ports: Vec<u16> = (0..INSTANCES)
+            .map(|_| crate::support::free_port())
+            .collect();
         let mut instances = Vec::new();
         for (i, port) in ports.iter().enumerate().take(running) {
             instances.push(Some(instance(
@@ -174,7 +169,7 @@ impl Cluster {
             wait_listening(*port);
         }
         instances.resize_with(INSTANCES, || None);
-        let front = free_port();
+        let front = crate::support::free_port();
         let proxy = proxy(dir.path(), front, &ports);
         Cluster {
             _pg: pg,

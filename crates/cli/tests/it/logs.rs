@@ -4,22 +4,13 @@
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
-use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Runs `croupier serve` until it listens, then stops it; returns stderr.
 fn serve_log(extra: &[&str], env: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
+    let port = crate::support::free_port();
     let log = dir.path().join("serve.log");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_croupier"));
     cmd.args(extra)

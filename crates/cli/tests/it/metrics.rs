@@ -73,14 +73,6 @@ fn garbage_bot() -> String {
     url
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn scrape(port: u16) -> Scrape {
     let r = reqwest::blocking::get(format!("http://127.0.0.1:{port}/metrics")).unwrap();
     assert_eq!(r.status().as_u16(), 200);
@@ -132,7 +124,7 @@ fn a_scrape_while_games_run_parses_and_holds_every_family() {
     let ladder = dir.path().join("ladder.toml");
     std::fs::write(&ladder, LADDER).unwrap();
     let bot = support::root().join("examples/bots/gops/random_bot.py");
-    let port = free_port();
+    let port = crate::support::free_port();
     let listen = format!("127.0.0.1:{port}");
     let s = serve(
         dir.path(),
@@ -153,12 +145,7 @@ fn a_scrape_while_games_run_parses_and_holds_every_family() {
     assert_eq!(own.status().as_u16(), 404);
 
     let c = reqwest::blocking::Client::new();
-    let r = c
-        .post(format!("{}/v1/owners", s.url))
-        .body(r#"{"name": "alice", "password": "secret-pw"}"#)
-        .send()
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 201);
+    support::register_owner(&s.url, "alice");
     let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(["bots", "upload", "randy"])
         .arg(&bot)

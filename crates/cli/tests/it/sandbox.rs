@@ -332,12 +332,7 @@ fn a_hosted_upload_the_sandbox_cannot_read_is_refused_with_the_fix() {
     let private = tempfile::tempdir().unwrap();
     std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let s = support::serve(private.path(), &["--sandbox", "strict", "--no-ladder"]);
-    let r = reqwest::blocking::Client::new()
-        .post(format!("{}/v1/owners", s.url))
-        .body(r#"{"name": "alice", "password": "secret-pw"}"#)
-        .send()
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 201);
+    support::register_owner(&s.url, "alice");
     let bot = support::root().join("examples/bots/gops/random_bot.py");
     let upload = || {
         Command::new(env!("CARGO_BIN_EXE_croupier"))

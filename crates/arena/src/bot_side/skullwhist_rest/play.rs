@@ -255,12 +255,20 @@ impl<L: FnMut(&str)> Client<'_, L> {
         }
     }
 
-    /// Bids `bid` until the server has it (or the game is over).
-    fn bid(&mut self, bid: u8) -> Result<Moved, BotSideError> {
+    /// Sends a move until the server has it (or the game is over). When a
+    /// reply is lost, `lost` says whether the move was taken (`Some`) or
+    /// must go again (`None`); a move sent again and refused as already
+    /// made was taken the first time.
+    fn make_move(
+        &mut self,
+        method: &str,
+        extra: &[(&str, Value)],
+        mut lost: impl FnMut(&mut Self) -> Result<Option<Moved>, BotSideError>,
+    ) -> Result<Moved, BotSideError> {
         let start = Instant::now();
         let mut uncertain = false;
         loop {
-            match self.send_move("bid", &[("bid", json!(bid))])? {
+            match self.send_move(method, extra)? {
                 Some(Reply::Success(_)) => return Ok(Moved::Taken),
                 Some(Reply::Failure(r)) if uncertain && already_taken(&r) => {
                     return Ok(Moved::Taken)
@@ -269,65 +277,48 @@ impl<L: FnMut(&str)> Client<'_, L> {
                 Some(Reply::Failure(r)) if session_lost(&r) => self.log_in(None)?,
                 Some(Reply::Failure(r)) => {
                     return Err(BotSideError::protocol(format!(
-                        "the server refused bid: {r}"
-                    )))
-                }
-                Some(Reply::Retry(_)) => sleep(POLL_INTERVAL),
-                // A bid sent again is refused if the first was taken.
-                None if start.elapsed() < RETRY_FOR => {
-                    uncertain = true;
-                    sleep(FIRST_PAUSE);
-                }
-                None => {
-                    return Err(BotSideError::Unreachable(format!(
-                        "bid: no reply for {} s",
-                        RETRY_FOR.as_secs()
-                    )))
-                }
-            }
-        }
-    }
-
-    /// Plays `card` in trick `round` of `game` until the server has it (or
-    /// the game is over).
-    fn play(&mut self, game: i64, round: u8, card: Card) -> Result<Moved, BotSideError> {
-        let start = Instant::now();
-        let mut uncertain = false;
-        loop {
-            match self.send_move("play", &[("card", json!(card.to_string()))])? {
-                Some(Reply::Success(_)) => return Ok(Moved::Taken),
-                Some(Reply::Failure(r)) if uncertain && already_taken(&r) => {
-                    return Ok(Moved::Taken)
-                }
-                Some(Reply::Failure(r)) if game_gone(&r) => return Ok(Moved::Ended),
-                Some(Reply::Failure(r)) if session_lost(&r) => self.log_in(None)?,
-                Some(Reply::Failure(r)) => {
-                    return Err(BotSideError::protocol(format!(
-                        "the server refused play: {r}"
+                        "the server refused {method}: {r}"
                     )))
                 }
                 Some(Reply::Retry(_)) => sleep(POLL_INTERVAL),
                 None if start.elapsed() >= RETRY_FOR => {
                     return Err(BotSideError::Unreachable(format!(
-                        "play: no reply for {} s",
+                        "{method}: no reply for {} s",
                         RETRY_FOR.as_secs()
                     )))
                 }
                 None => {
                     uncertain = true;
-                    let status = self.status()?;
-                    if status.game != Some(game) {
-                        return Ok(Moved::Ended);
-                    }
-                    // Still this bot's turn in this trick: the card went
-                    // nowhere (or the status lags; then the server says so
-                    // when it comes again).
-                    if !(status.your_turn && status.round == Some(round)) {
-                        return Ok(Moved::Taken);
+                    if let Some(moved) = lost(self)? {
+                        return Ok(moved);
                     }
                 }
             }
         }
+    }
+
+    /// Bids `bid` until the server has it (or the game is over): a bid
+    /// sent again is refused if the first was taken.
+    fn bid(&mut self, bid: u8) -> Result<Moved, BotSideError> {
+        self.make_move("bid", &[("bid", json!(bid))], |_| {
+            sleep(FIRST_PAUSE);
+            Ok(None)
+        })
+    }
+
+    /// Plays `card` in trick `round` of `game` until the server has it (or
+    /// the game is over).
+    fn play(&mut self, game: i64, round: u8, card: Card) -> Result<Moved, BotSideError> {
+        self.make_move("play", &[("card", json!(card.to_string()))], |c| {
+            let status = c.status()?;
+            if status.game != Some(game) {
+                return Ok(Some(Moved::Ended));
+            }
+            // Still this bot's turn in this trick: the card went nowhere
+            // (or the status lags; then the server says so when it comes
+            // again).
+            Ok((!(status.your_turn && status.round == Some(round))).then_some(Moved::Taken))
+        })
     }
 
     /// The result of `game`, once it is stored.

@@ -143,3 +143,21 @@ pub fn marked(marker: &str) -> Vec<(i32, String)> {
     }
     found
 }
+
+/// A loopback port free at this moment.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// Creates owner `name` (password `secret-pw`) on the server at `url`.
+pub fn register_owner(url: &str, name: &str) {
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{url}/v1/owners"))
+        .body(format!(r#"{{"name": "{name}", "password": "secret-pw"}}"#))
+        .send()
+        .expect("POST /v1/owners");
+    assert_eq!(r.status().as_u16(), 201, "owner {name}");
+}
