@@ -18,7 +18,9 @@ runuser -u nobody -- createdb -h $D -U postgres soak
 export CROUPIER_DATABASE="postgres://postgres@localhost/soak?host=$D"
 start() { $BIN serve --listen 127.0.0.1:$1 --no-ladder --house-bots "" --move-timeout 20 > $D/serve$1.log 2>&1 & echo $! > $D/serve$1.pid; }
 start 28081; sleep 3; start 28082; sleep 3
-sed -e 's/127.0.0.1:8080/127.0.0.1:28080/' -e 's/127.0.0.1:8081/127.0.0.1:28081/' -e 's/127.0.0.1:8082/127.0.0.1:28082/' -e '/server three/d' docs/deploy/haproxy.cfg > $D/haproxy.cfg
+# Plain round robin (the lines marked "# affinity" out) unless AFFINITY=1.
+rr() { if [ "${AFFINITY:-0}" = 1 ]; then cat; else awk '/# affinity$/ { if ($0 ~ /balance /) print "    balance roundrobin"; next } { print }'; fi; }
+sed -e 's/127.0.0.1:8080/127.0.0.1:28080/' -e 's/127.0.0.1:8081/127.0.0.1:28081/' -e 's/127.0.0.1:8082/127.0.0.1:28082/' -e '/server three/d' docs/deploy/haproxy.cfg | rr > $D/haproxy.cfg
 haproxy -db -f $D/haproxy.cfg > /dev/null 2>&1 & HA=$!
 sleep 1
 for i in $(seq 1 16); do $BIN bot random --connect http://127.0.0.1:28080 --name soak-$i --seed $i > /dev/null 2> $D/client$i.log & echo $! >> $D/clients.pid; done

@@ -25,6 +25,8 @@ use croupier_store::waits::Summary;
 use std::collections::BTreeMap;
 
 /// The proxy configuration of the docs.
+/// Its lines marked `# affinity` route on the session (issue 50); without
+/// them, `balance roundrobin`.
 const HAPROXY_CFG: &str = include_str!("../../../../docs/deploy/haproxy.cfg");
 
 /// What to run.
@@ -45,6 +47,9 @@ pub struct Options {
     /// CPU cores each instance may use, each in a cgroup of its own
     /// (PostgreSQL, haproxy and the bots outside any quota).
     pub cpu_quota: Option<f64>,
+    /// Route the PostgreSQL setups on the session (docs/deploy/haproxy.cfg as it
+    /// is), else round robin.
+    pub affinity: bool,
 }
 
 struct Proc(Child);
@@ -107,9 +112,15 @@ fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
 
 /// The docs' haproxy configuration with our ports: the frontend on
 /// `front`, one `server` line per backend port.
-pub fn haproxy_config(front: u16, backs: &[u16]) -> String {
+pub fn haproxy_config(front: u16, backs: &[u16], affinity: bool) -> String {
     let mut out = String::new();
     for line in HAPROXY_CFG.lines() {
+        if !affinity && line.trim_end().ends_with("# affinity") {
+            if line.contains("balance ") {
+                out.push_str("    balance roundrobin\n");
+            }
+            continue;
+        }
         if line.trim_start().starts_with("server ") {
             continue;
         }
@@ -124,10 +135,10 @@ pub fn haproxy_config(front: u16, backs: &[u16]) -> String {
 
 /// haproxy in front of `backs` (the docs' configuration), its frontend
 /// on a free port: the proxy and that port.
-fn proxy(dir: &Path, name: &str, backs: &[u16]) -> anyhow::Result<(Proc, u16)> {
+fn proxy(dir: &Path, name: &str, backs: &[u16], affinity: bool) -> anyhow::Result<(Proc, u16)> {
     let front = free_port()?;
     let cfg = dir.join(format!("haproxy-{name}.cfg"));
-    std::fs::write(&cfg, haproxy_config(front, backs))?;
+    std::fs::write(&cfg, haproxy_config(front, backs, affinity))?;
     let proxy = Command::new("haproxy")
         .arg("-db")
         .arg("-f")
@@ -300,7 +311,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         let server = instance(&options.server, &db, port, options.cpu_quota)?;
         let (base, setup, _proxy) = if proxied {
             rt.block_on(wait_up(&format!("http://127.0.0.1:{port}")))?;
-            let (proxy, front) = proxy(dir.path(), "sqlite", &[port])?;
+            let (proxy, front) = proxy(dir.path(), "sqlite", &[port], false)?;
             let base = format!("http://127.0.0.1:{front}");
             (base, "SQLite, 1 instance, haproxy", Some(proxy))
         } else {
@@ -359,7 +370,12 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             drop(servers);
             continue;
         }
-        let (proxy, front) = proxy(dir.path(), &format!("postgres{n}"), &ports)?;
+        let (proxy, front) = proxy(
+            dir.path(),
+            &format!("postgres{n}"),
+            &ports,
+            options.affinity,
+        )?;
         eprintln!("bench cluster: PostgreSQL, {n} instance(s) behind haproxy");
         let row = rt.block_on(measure(
             format!("PostgreSQL, {n} instance(s), haproxy"),
@@ -440,14 +456,18 @@ fn report(options: &Options, rows: &[Row]) {
         println!(
             "{}",
             json!({"bots": options.bots, "seconds": options.seconds,
-                   "cpu_quota": options.cpu_quota, "setups": json_rows})
+                   "cpu_quota": options.cpu_quota, "affinity": options.affinity,
+                   "setups": json_rows})
         );
         return;
     }
-    let quota = options.cpu_quota.map_or_else(
+    let mut quota = options.cpu_quota.map_or_else(
         || "no CPU quota".to_string(),
         |q| format!("each instance capped to {q} cores in a cgroup of its own"),
     );
+    if options.affinity {
+        quota += ", PostgreSQL setups routed on the session";
+    }
     println!(
         "croupier bench server --instances: {} REST bots, {} s per setup, {quota}\n",
         options.bots, options.seconds
@@ -481,5 +501,28 @@ fn report(options: &Options, rows: &[Row]) {
             r.setup
         );
         crate::bench::waits::print(&title, &r.waits, r.seconds);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::haproxy_config;
+
+    #[test]
+    fn the_docs_proxy_routes_on_the_session_or_round_robin() {
+        let affinity = haproxy_config(9000, &[9001, 9002], true);
+        assert!(affinity.contains("balance hash req.body,json_query('$.session')"));
+        assert!(affinity.contains("option http-buffer-request"));
+        assert!(!affinity.contains("    balance roundrobin"));
+        let plain = haproxy_config(9000, &[9001, 9002], false);
+        assert!(plain.contains("    balance roundrobin\n"));
+        assert!(!plain.contains("json_query") && !plain.contains("http-buffer-request"));
+        for cfg in [&affinity, &plain] {
+            assert!(cfg.contains("bind 127.0.0.1:9000"));
+            assert!(
+                cfg.contains("server s0 127.0.0.1:9001")
+                    && cfg.contains("server s1 127.0.0.1:9002")
+            );
+        }
     }
 }

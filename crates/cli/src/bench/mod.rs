@@ -127,6 +127,11 @@ pub struct BenchArgs {
     /// controller (docs/benchmarks.md).
     #[arg(long, value_name = "CORES")]
     cpu_quota: Option<f64>,
+    /// `bench server --instances`: route the PostgreSQL setups' requests on
+    /// their session, as docs/deploy/haproxy.cfg does, instead of plain
+    /// round robin.
+    #[arg(long, requires = "instances")]
+    affinity: bool,
     /// `bench server`: run the server under test, and then the bare
     /// endpoint, on one half of the CPUs and the load generator on the
     /// other half, so that they do not take each other's time.
@@ -289,6 +294,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     database: args.database,
                     instances,
                     cpu_quota: args.cpu_quota,
+                    affinity: args.affinity,
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }

@@ -102,6 +102,18 @@ fn wait_listening(port: u16) {
 fn proxy(dir: &Path, front: u16, backs: &[u16]) -> Killed {
     let template = std::fs::read_to_string(support::root().join("docs/deploy/haproxy.cfg"))
         .expect("docs/deploy/haproxy.cfg");
+    // Plain round robin: any instance answers any request (the docs'
+    // session affinity, its lines marked "# affinity", taken out).
+    let template: String = template
+        .lines()
+        .filter_map(|l| match l.trim_end().strip_suffix("# affinity") {
+            Some(marked) if marked.contains("balance ") => Some("    balance roundrobin"),
+            Some(_) => None,
+            None => Some(l),
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(template.contains("balance roundrobin"), "{template}");
     let mut cfg = template.replace("127.0.0.1:8080", &format!("127.0.0.1:{front}"));
     for (i, port) in backs.iter().enumerate() {
         let docs = format!("127.0.0.1:{}", 8081 + i);
