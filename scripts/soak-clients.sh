@@ -32,6 +32,12 @@ echo "after $MINUTES min, no kill: $(alive) of 16 clients playing, $(games) game
 kill -9 $(cat $D/serve28082.pid); sleep 5; start 28082; sleep 120
 echo "after a kill -9 and restart and 2 min more: $(alive) of 16 clients playing, $(games) games, $(errs) errors, $(cat $D/client*.log | grep -c 'trying again\|whether it was taken') retry notes" | tee -a $D/result.txt
 for p in $(cat $D/clients.pid); do kill $p 2>/dev/null; done
+# Every game a client was told it won, lost or tied is stored as finished.
+told=$(grep -h ': \(won\|lost\|tied\|forfeited\)' $D/client*.log | sed -n 's/^game \([0-9]*\) .*/\1/p' | sort -un)
+n_told=$(echo "$told" | grep -c .)
+ids=$(echo "$told" | paste -sd, -)
+finished=$(psql -h $D -U postgres -d soak -Atc "SELECT COUNT(*) FROM games WHERE status = 'finished' AND id IN ($ids)")
+echo "games with a result told to a client: $n_told; stored as finished: $finished" | tee -a $D/result.txt
 kill $(cat $D/serve28081.pid) $(cat $D/serve28082.pid) $HA 2>/dev/null
 sleep 2
 runuser -u nobody -- pg_ctl -D $D/pg stop -m fast >/dev/null

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use croupier_bots::{bot_rng, BotRng, Strategy};
 use croupier_dialects::bot::skullwhist::{
-    int_field, parse_cards, parse_status, required_int, GameView, Reply, Status, ME,
+    int_field, parse_cards, parse_status, required_int, GameView, Reply, ReplyError, Status, ME,
 };
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistVariant, TRICKS};
 use serde_json::{json, Map, Value};
@@ -46,17 +46,23 @@ pub const RETRY_FOR: Duration = Duration::from_secs(60);
 const FIRST_PAUSE: Duration = Duration::from_millis(100);
 const MAX_PAUSE: Duration = Duration::from_secs(2);
 /// How long a status that lags behind what the bot has seen is asked
-/// again before it counts as a contradiction.
-pub const STALE_FOR: Duration = Duration::from_secs(10);
+/// again before it counts as a contradiction: longer than an instance
+/// that died takes to be found lost and its games closed (its copies on
+/// the other instances then stop answering for it).
+pub const STALE_FOR: Duration = Duration::from_secs(30);
 /// How long `old-game` is asked again while it says the game is not over
 /// (an instance that died: the others close its games).
 const RESULT_WAIT: Duration = Duration::from_secs(45);
 
 /// Whether a failed call may go through if made again: the server could
-/// not be reached, the connection broke, or the reply did not come.
+/// not be reached, the connection broke, the reply did not come, or a
+/// proxy in front answered that its instance did not (HTTP 502, 503, 504).
 fn transient(e: &BotSideError) -> bool {
     match e {
         BotSideError::Unreachable(_) | BotSideError::Io(_) => true,
+        BotSideError::Reply(ReplyError::Status { status, .. }) => {
+            matches!(status, 502..=504)
+        }
         BotSideError::Http(e) => e.is_connect() || e.is_timeout() || e.is_request() || e.is_body(),
         BotSideError::At { source, .. } => transient(source),
         _ => false,
@@ -479,6 +485,15 @@ mod tests {
     fn broken_connections_are_transient_and_refusals_are_not() {
         let broken: Result<(), _> = Err(BotSideError::Unreachable("cannot connect".into()));
         assert!(transient(&broken.at(|| "POST /api/status/").unwrap_err()));
+        let gateway = |status| {
+            BotSideError::Reply(ReplyError::Status {
+                method: "status".into(),
+                status,
+                snippet: "<html>".into(),
+            })
+        };
+        assert!(transient(&gateway(502)) && transient(&gateway(504)));
+        assert!(!transient(&gateway(500)) && !transient(&gateway(404)));
         assert!(!transient(&BotSideError::protocol(
             "the server refused status: x"
         )));
