@@ -242,6 +242,9 @@ pub async fn prepare(
         )?;
         house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
     }
+    let admin = Arc::new(croupier_competition::admin::Admin::new(Arc::clone(
+        hub.store(),
+    )));
     Ok((
         Arc::new(Services {
             hub,
@@ -252,6 +255,7 @@ pub async fn prepare(
             hosted: std::sync::OnceLock::new(),
             live,
             people,
+            admin,
         }),
         house,
     ))
