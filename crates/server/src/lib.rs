@@ -1,7 +1,7 @@
 //! The Croupier server's HTTP layer: the SkullWhist REST API of the 2014
 //! SkullSpace event (bots unchanged but for the address) in
 //! [`skullwhist_api`], the bot owners' `/v1` ([`bot_api`], [`hosted_api`],
-//! [`tournaments_api`]), failures in each API's shape ([`api_error`],
+//! [`tournaments_api`], [`admin_api`]), failures in each API's shape ([`api_error`],
 //! [`shape`]), rate limits ([`throttle`]) and the accept loop ([`net`]).
 //!
 //! It is also the composition root: [`prepare`] wires live play
@@ -10,6 +10,7 @@
 //! for socket-free tests; [`run`] serves it on a listener until a shutdown
 //! signal.
 
+pub mod admin_api;
 pub mod api_error;
 pub mod bot_api;
 pub mod front;
@@ -96,6 +97,7 @@ pub fn app(state: Arc<Services>) -> Router {
         )
         .merge(bot_api::routes())
         .merge(tournaments_api::routes())
+        .merge(admin_api::routes())
         .merge(hosted_api::routes())
         .merge(croupier_web::play::routes())
         .merge(croupier_web::live::routes())

@@ -8,6 +8,7 @@ mod browser_support;
 mod common;
 mod demo_site;
 
+mod admin;
 mod api;
 mod browser;
 mod browser_live;
