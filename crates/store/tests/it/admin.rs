@@ -12,6 +12,7 @@ on_both_backends!(
     bans_stop_a_bot_or_every_bot_of_an_owner_and_are_logged,
     a_rating_reset_starts_a_bot_afresh_and_keeps_its_counts,
     a_new_season_archives_the_standings_and_the_next_starts_afresh,
+    a_tournament_game_voided_by_a_withdrawal_is_not_dealt,
 );
 
 fn end(ranks: Vec<u8>, at: &str) -> GameEnd {
@@ -331,4 +332,92 @@ async fn a_new_season_archives_the_standings_and_the_next_starts_afresh(db: Db) 
         log[2].details.as_deref(),
         Some("season 1 ended with 2 rated bots; season 2 started")
     );
+}
+
+/// What a ban does to a running tournament: the bot's games not yet dealt
+/// are void, and a table that read the round before cannot deal them.
+async fn a_tournament_game_voided_by_a_withdrawal_is_not_dealt(db: Db) {
+    use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
+    use croupier_store::StoreError;
+    let s = db.open().await;
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let c = s.ensure_house_bot("hc", "goofspiel").await.unwrap();
+    let entry = |bot, seq, name: &str| EntryRow {
+        tournament_id: 0,
+        bot,
+        seq,
+        name: name.into(),
+        kind: BotKind::House,
+        endpoint: None,
+        dialect: None,
+        auth_user: None,
+        auth_password: None,
+        strategy: Some("random".into()),
+        frozen: true,
+        withdrawn: None,
+        withdrawn_round: None,
+        version_id: None,
+        version: None,
+    };
+    let t = s.tournaments();
+    let id = t
+        .create_tournament(&NewTournament {
+            name: "cup".into(),
+            game: "goofspiel".into(),
+            variant: None,
+            format: "round-robin".into(),
+            rounds: 3,
+            deals: 1,
+            duplicate: false,
+            seats: 2,
+            move_ms: 1000,
+            budget_ms: None,
+            starts_at: 5,
+            seed: 1,
+            all_bots: false,
+            created_by: None,
+            entries: Vec::new(),
+        })
+        .await
+        .unwrap();
+    let entries = [entry(a, 0, "ha"), entry(b, 1, "hb"), entry(c, 2, "hc")];
+    t.start_tournament(id, &entries, 3, "t0").await.unwrap();
+    let game = |game_no, seats: Vec<i64>| NewTournamentGame {
+        table_no: game_no,
+        game_no: 0,
+        seats,
+        seed: game_no,
+    };
+    t.plan_round(id, 1, &[game(0, vec![a, b]), game(1, vec![b, c])])
+        .await
+        .unwrap();
+    let plans = t.tournament_games(id).await.unwrap();
+    // a vs b is being played when b is banned; b vs c is not dealt yet.
+    let dealt = t
+        .start_tournament_game(plans[0].id, "goofspiel", &[a, b], 0, "t1")
+        .await
+        .unwrap();
+    t.withdraw_entry(id, b, 1, "banned: collusion")
+        .await
+        .unwrap();
+    assert!(matches!(
+        t.start_tournament_game(plans[1].id, "goofspiel", &[b, c], 1, "t1")
+            .await,
+        Err(StoreError::NotPending)
+    ));
+    let plans = t.tournament_games(id).await.unwrap();
+    assert_eq!(
+        plans.iter().map(|p| p.status.as_str()).collect::<Vec<_>>(),
+        ["running", "void"]
+    );
+    // The game in progress finishes and counts.
+    s.finish_game(dealt, &end(vec![1, 2], "t2")).await.unwrap();
+    t.finish_tournament_game(plans[0].id, &[1, 2], &[])
+        .await
+        .unwrap();
+    assert_eq!(t.tournament_games(id).await.unwrap()[0].status, "done");
+    assert_eq!(s.game(dealt).await.unwrap().unwrap().status, "finished");
+    let b_entry = t.tournament_entries(id).await.unwrap();
+    assert_eq!(b_entry[1].withdrawn.as_deref(), Some("banned: collusion"));
 }
