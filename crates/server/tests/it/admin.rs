@@ -440,22 +440,29 @@ fn games_in(board: &[Value], name: &str) -> i64 {
 /// afresh and the old one stays readable, and every game adds up.
 #[test]
 fn a_ban_and_a_season_change_in_the_middle_of_play_lose_nothing() {
-    let srv = TestServer::with_config(ladder_config(3));
+    let mut config = ladder_config(3);
+    // Time enough for the admin's requests while the victim is held.
+    for g in &mut config.ladder.as_mut().unwrap().games {
+        g.move_time = Duration::from_secs(6);
+    }
+    let srv = TestServer::with_config(config);
     let rt = tokio::runtime::Runtime::new().unwrap();
     owner(&srv, "root");
     owner(&srv, "carol");
     make_admin(&srv, "root");
-    // The victim answers as a planner would, but while `hold` is set it
-    // waits (within its move time) before answering: its game is then
-    // surely in progress.
+    // The victim plays at random, but while `hold` is set it waits (within
+    // its move time) before answering a decision: its game is then surely
+    // in progress.
     let hold = Arc::new(AtomicBool::new(false));
     let held = Arc::new(AtomicUsize::new(0));
     let play = croupier_push::<Goofspiel>("random");
     let (h, n) = (Arc::clone(&hold), Arc::clone(&held));
     let victim_url = spawn_bot_server(&rt, move |headers, body| {
-        if h.load(Ordering::SeqCst) {
+        // Only a decision is held: the game cannot be over while the
+        // victim still owes it a move.
+        if h.load(Ordering::SeqCst) && body.contains("\"type\":\"act\"") {
             n.fetch_add(1, Ordering::SeqCst);
-            let until = Instant::now() + Duration::from_millis(1500);
+            let until = Instant::now() + Duration::from_secs(4);
             while h.load(Ordering::SeqCst) && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(5));
             }
