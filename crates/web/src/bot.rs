@@ -306,7 +306,11 @@ fn about_html(d: &BotData) -> Markup {
                 }
             }))
             @if let Some(h) = &d.health {
-                (fact("Health", html! { (health_note(h)) }))
+                @if d.banned.is_some() {
+                    (fact("Health", html! { "Banned: it gets no new games." }))
+                } @else {
+                    (fact("Health", html! { (health_note(h)) }))
+                }
                 (fact("Strikes", html! { (h.strikes) }))
                 @if let Some(polling) = h.polling {
                     (fact("Polling", html! {

@@ -205,6 +205,8 @@ fn only_admins_act_and_every_action_is_checked_and_logged() {
     assert_eq!(page["banned"]["banned_by"], "root");
     let html = srv.get("/bots/olgabot").body;
     assert!(html.contains("Banned") && html.contains("it calls a scoring service"));
+    assert!(html.contains("Banned: it gets no new games."), "{html}");
+    assert!(!html.contains("On the ladder."), "{html}");
     let (_, v) = root(&srv, Method::GET, "/v1/admin/bans", None);
     assert_eq!(v["bans"][0]["name"], "olgabot", "{v}");
     let (s, _) = root(&srv, Method::POST, "/v1/admin/bots/olgabot/unban", None);
