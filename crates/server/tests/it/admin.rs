@@ -608,3 +608,126 @@ fn a_ban_and_a_season_change_in_the_middle_of_play_lose_nothing() {
     let page: Value = serde_json::from_str(&srv.get("/json/bots/victim").body).unwrap();
     assert_eq!(page["banned"]["reason"], "caught colluding");
 }
+
+/// A ban in the middle of a running tournament: the bot's game in progress
+/// finishes and counts, its games not yet dealt are void, later rounds do
+/// not pair it, and the tournament ends as usual.
+#[test]
+fn a_ban_withdraws_a_bot_from_a_running_tournament_and_its_game_in_progress_counts() {
+    let mut config = ladder_config(3);
+    for g in &mut config.ladder.as_mut().unwrap().games {
+        g.move_time = Duration::from_secs(6);
+    }
+    let srv = TestServer::with_config(config);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    owner(&srv, "root");
+    owner(&srv, "carol");
+    make_admin(&srv, "root");
+    for name in ["victim", "other", "third"] {
+        // Slow enough (a decision takes 60 ms) for the ban to fall inside
+        // a game.
+        let play = croupier_push::<Goofspiel>("random");
+        let url = spawn_bot_server(&rt, move |headers, body| {
+            if body.contains("\"type\":\"act\"") {
+                std::thread::sleep(Duration::from_millis(60));
+            }
+            play(headers, body)
+        });
+        register(
+            &srv,
+            "carol",
+            json!({"name": name, "game": "goofspiel", "kind": "push", "dialect": "croupier", "url": url}),
+        );
+    }
+    let (s, v) = root(
+        &srv,
+        Method::POST,
+        "/v1/tournaments",
+        Some(json!({
+            "name": "cup", "game": "goofspiel", "variant": "jujitsu rounds=5",
+            "format": "round-robin", "games_per_pairing": 1, "duplicate": false,
+            "move_time_ms": 6000, "entries": ["victim", "other", "third"],
+        })),
+    );
+    assert_eq!(s, 201, "{v}");
+    let show = || -> Value {
+        let (s, v) = v1(&srv, Method::GET, "/v1/tournaments/cup", None, None);
+        assert_eq!(s, 200, "{v}");
+        v
+    };
+    let plays = |g: &Value| g["seats"].as_array().unwrap().iter().any(|n| n == "victim");
+    // Wait for the victim's first tournament game to be under way.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let in_progress = loop {
+        let v = show();
+        let running: Vec<Value> = v["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["status"] == "running" && plays(g))
+            .cloned()
+            .collect();
+        if let Some(g) = running.first() {
+            break g.clone();
+        }
+        assert!(Instant::now() < deadline, "the victim never played: {v}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let (s, v) = root(
+        &srv,
+        Method::POST,
+        "/v1/admin/bots/victim/ban",
+        Some(json!({"reason": "collusion"})),
+    );
+    assert_eq!(s, 200, "{v}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let v = loop {
+        let v = show();
+        if v["tournament"]["status"] == "finished" {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "not finished: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let entry = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "victim")
+        .unwrap();
+    assert_eq!(entry["withdrawn"], "banned: collusion", "{v}");
+    let games = v["games"].as_array().unwrap();
+    let victims: Vec<&Value> = games.iter().filter(|g| plays(g)).collect();
+    // Its game in progress finished and counts; none of its others was
+    // played (those of its round not dealt yet are void, later rounds
+    // never paired it).
+    let done: Vec<&&Value> = victims.iter().filter(|g| g["status"] == "done").collect();
+    assert!(
+        done.len() <= 2 && done.iter().any(|g| g["id"] == in_progress["id"]),
+        "{v}"
+    );
+    let last_done = done.iter().map(|g| g["round"].as_i64().unwrap()).max();
+    assert_eq!(last_done, in_progress["round"].as_i64(), "{v}");
+    assert!(
+        victims
+            .iter()
+            .all(|g| g["status"] == "done" || g["status"] == "void"),
+        "{v}"
+    );
+    // The others played every game between them.
+    assert!(
+        games
+            .iter()
+            .filter(|g| !plays(g))
+            .all(|g| g["status"] == "done"),
+        "{v}"
+    );
+    let finished = with_store(&srv, async |s| {
+        s.game(in_progress["id"].as_i64().unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+    });
+    assert_eq!(finished.status, "finished");
+    assert!(finished.record.is_some());
+}
