@@ -9,6 +9,7 @@ mod common;
 mod demo_site;
 
 mod admin;
+mod admin_play;
 mod api;
 mod browser;
 mod browser_live;
