@@ -193,11 +193,7 @@ impl Admin {
             BanChange::Done => {}
             BanChange::NotFound => return Err(not_found(target)),
             BanChange::Unchanged(_) => {
-                return Err(AdminError::Conflict(format!(
-                    "{} '{}' is not banned",
-                    target.kind(),
-                    target.name()
-                )))
+                return Err(AdminError::Conflict(self.not_banned(target).await?));
             }
         }
         tracing::info!(
@@ -207,6 +203,26 @@ impl Admin {
         );
         self.reread().await?;
         Ok(())
+    }
+
+    /// Why unbanning `target` changes nothing: it is not banned, or (a bot)
+    /// only its owner is.
+    async fn not_banned(&self, target: Target<'_>) -> Result<String, StoreError> {
+        if let Target::Bot(name) = target {
+            if let Some(row) = self.store.bot_by_name(name).await? {
+                let ban = self.store.admin().bot_ban(row.id).await?;
+                if let Some(owner) = ban.and_then(|b| b.owner) {
+                    return Ok(format!(
+                        "bot '{name}' has no ban of its own: its owner {owner} is banned (unban-owner {owner})"
+                    ));
+                }
+            }
+        }
+        Ok(format!(
+            "{} '{}' is not banned",
+            target.kind(),
+            target.name()
+        ))
     }
 
     /// The bans in force.

@@ -222,6 +222,15 @@ fn only_admins_act_and_every_action_is_checked_and_logged() {
     assert!(v["error"].as_str().unwrap().contains("banned: spam"), "{v}");
     let page: Value = serde_json::from_str(&srv.get("/json/bots/olgabot").body).unwrap();
     assert_eq!(page["banned"]["owner"], "olga", "{page}");
+    let (s, v) = root(&srv, Method::POST, "/v1/admin/bots/olgabot/unban", None);
+    assert_eq!(s, 409, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("its owner olga is banned"),
+        "{v}"
+    );
     let (s, _) = root(&srv, Method::POST, "/v1/admin/owners/olga/unban", None);
     assert_eq!(s, 200);
     let (s, _) = v1(&srv, Method::GET, "/v1/bots", Some(("olga", "pw")), None);
