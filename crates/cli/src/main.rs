@@ -11,6 +11,7 @@ mod interrupt;
 mod logging;
 mod play;
 mod remote;
+mod remote_admin;
 mod remote_tournaments;
 mod replay;
 mod sandbox;
@@ -65,6 +66,9 @@ enum Command {
     Bots(remote::BotsArgs),
     /// Create, list and follow tournaments on a server (docs/tournaments.md).
     Tournaments(remote_tournaments::TournamentsArgs),
+    /// Admin (owners with the admin flag): ban and unban bots and owners,
+    /// reset ratings, start seasons, read the audit log (docs/admin.md).
+    Admin(remote_admin::AdminArgs),
     /// Run only ladder matches, leased from a PostgreSQL database shared
     /// with the serve instances (docs/workers.md).
     Worker(worker::WorkerArgs),
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Owner(args) => remote::owner(args),
         Command::Bots(args) => remote::bots(args),
         Command::Tournaments(args) => remote_tournaments::run(args),
+        Command::Admin(args) => remote_admin::run(args),
         Command::Worker(args) => worker::run(args),
     };
     match result {

@@ -59,8 +59,9 @@ pub struct ServeArgs {
     /// docs/sandbox.md).
     #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
     sandbox: crate::sandbox::SandboxMode,
-    /// An owner who may organise tournaments (repeatable; also sets the
-    /// owner's organiser flag in the database if the owner exists).
+    /// An admin: an owner who may organise tournaments and use `croupier
+    /// admin` (repeatable; also sets the owner's admin flag in the database
+    /// if the owner exists).
     #[arg(long, value_name = "OWNER")]
     admin: Vec<String>,
     /// The share of the ladder's max_matches that tournaments may use while

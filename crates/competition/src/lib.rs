@@ -7,11 +7,13 @@
 //!   in a share of its [`capacity`];
 //! - [`house`]: house bots on the 2014 REST API;
 //! - [`hosted`]: uploaded bot programs, validated and run in the sandbox;
-//! - [`human`]: people playing bots from the website.
+//! - [`human`]: people playing bots from the website;
+//! - [`admin`]: bans, rating resets and seasons (issue 49).
 //!
 //! Games in progress are `croupier-live`'s; the website and the HTTP layer
 //! above call in.
 
+pub mod admin;
 pub mod capacity;
 pub mod hosted;
 pub mod house;

@@ -7,7 +7,7 @@ use croupier_live::hub::Hub;
 use croupier_live::live_games;
 use croupier_live::mailbox;
 
-use crate::{hosted, human, ladder, tournaments};
+use crate::{admin, hosted, human, ladder, tournaments};
 
 /// What the handlers and pages share.
 #[derive(Debug)]
@@ -30,4 +30,6 @@ pub struct Services {
     pub live: Arc<live_games::LiveGames>,
     /// Games people play from the website (issue 16).
     pub people: Arc<human::People>,
+    /// Admin actions and the banned bots (issue 49).
+    pub admin: Arc<admin::Admin>,
 }

@@ -98,7 +98,17 @@ pub(crate) async fn owner(state: &Services, headers: &HeaderMap) -> Result<Owner
     let hash = row.as_ref().map(|r| r.password_hash.clone());
     let password = password.to_string();
     match auth::hashing(move || auth::verify_or_dummy(&password, hash.as_deref())).await {
-        Some(true) => row.ok_or_else(|| unauthorized("unknown owner or wrong password")),
+        Some(true) => {
+            let row = row.ok_or_else(|| unauthorized("unknown owner or wrong password"))?;
+            // Issue 49: a banned owner's credentials open nothing.
+            match state.hub.store().admin().owner_ban(row.id).await? {
+                Some(why) => Err(ApiError::Rejected {
+                    status: axum::http::StatusCode::FORBIDDEN,
+                    reason: format!("owner '{}' is banned: {why}", row.name),
+                }),
+                None => Ok(row),
+            }
+        }
         Some(false) => Err(unauthorized("unknown owner or wrong password")),
         None => Err(ApiError::Busy("the server is busy; try again".into())),
     }

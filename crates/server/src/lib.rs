@@ -1,7 +1,7 @@
 //! The Croupier server's HTTP layer: the SkullWhist REST API of the 2014
 //! SkullSpace event (bots unchanged but for the address) in
 //! [`skullwhist_api`], the bot owners' `/v1` ([`bot_api`], [`hosted_api`],
-//! [`tournaments_api`]), failures in each API's shape ([`api_error`],
+//! [`tournaments_api`], [`admin_api`]), failures in each API's shape ([`api_error`],
 //! [`shape`]), rate limits ([`throttle`]) and the accept loop ([`net`]).
 //!
 //! It is also the composition root: [`prepare`] wires live play
@@ -10,6 +10,7 @@
 //! for socket-free tests; [`run`] serves it on a listener until a shutdown
 //! signal.
 
+pub mod admin_api;
 pub mod api_error;
 pub mod bot_api;
 pub mod front;
@@ -97,6 +98,7 @@ pub fn app(state: Arc<Services>) -> Router {
         )
         .merge(bot_api::routes())
         .merge(tournaments_api::routes())
+        .merge(admin_api::routes())
         .merge(hosted_api::routes())
         .merge(croupier_web::play::routes())
         .merge(croupier_web::live::routes());
@@ -250,6 +252,9 @@ pub async fn prepare(
         )?;
         house.push((house::ensure_bot(&hub, strategy).await?, strategy.clone()));
     }
+    let admin = Arc::new(croupier_competition::admin::Admin::new(Arc::clone(
+        hub.store(),
+    )));
     Ok((
         Arc::new(Services {
             hub,
@@ -260,6 +265,7 @@ pub async fn prepare(
             hosted: std::sync::OnceLock::new(),
             live,
             people,
+            admin,
         }),
         house,
     ))

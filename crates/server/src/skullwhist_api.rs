@@ -133,6 +133,11 @@ async fn dispatch(state: &Services, method: &str, body: &Obj) -> Result<Answer, 
         }
         "new-game" => {
             let bot = state.hub.session(str_field(body, "session")?).await?;
+            // Issue 49: a banned bot gets no new game (one in progress
+            // finishes).
+            if state.admin.is_banned(bot).await.unwrap_or(false) {
+                return Err(Refusal("this bot is banned: see its page".into()));
+            }
             Ok(Answer::owned(match state.hub.new_game(bot).await? {
                 NewGame::Retry => retry_text(),
                 NewGame::Game {
@@ -210,6 +215,9 @@ async fn login(state: &Services, body: &Obj) -> Result<Value, Refusal> {
     let row = row.ok_or_else(wrong)?;
     if !ok || row.house {
         return Err(wrong());
+    }
+    if let Ok(Some(ban)) = state.hub.store().admin().bot_ban(row.id).await {
+        return Err(Refusal(format!("this bot is banned: {}", ban.reason)));
     }
     let token = auth::new_session().map_err(|_| Refusal("internal error".into()))?;
     state.hub.login(row.id, token.clone()).await?;

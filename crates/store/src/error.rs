@@ -7,6 +7,10 @@ pub enum StoreError {
     /// A bot of that name exists.
     #[error("the name is taken")]
     NameTaken,
+    /// A tournament's planned game is no longer pending (it was voided or
+    /// dealt meanwhile); nothing changed.
+    #[error("the planned game is no longer pending")]
+    NotPending,
     /// The database URL is not supported.
     #[error("unsupported database URL '{0}' (use sqlite://FILE or postgres://USER@HOST/DB)")]
     Url(String),

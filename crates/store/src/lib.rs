@@ -9,6 +9,8 @@
 //! and row mapping are the same on both is written once, and each backend
 //! keeps only what it does its own way (`sqlite*`, `postgres/`).
 
+// Issue 49 (item 5): bans, rating resets, seasons, the audit log.
+pub mod admin;
 mod by_url;
 mod error;
 pub mod group;
@@ -36,6 +38,7 @@ pub mod tournaments;
 pub mod waits;
 pub mod web;
 
+pub use admin::AdminStore;
 pub use by_url::{open, Backend};
 pub use error::StoreError;
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};

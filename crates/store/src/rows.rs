@@ -193,6 +193,10 @@ pub struct BotInfo {
     pub pause_reason: Option<String>,
     /// Whether its owner has it switched on.
     pub enabled: bool,
+    /// Why it is banned (its own ban, or its owner's), if it is (issue 49):
+    /// a banned bot gets no new games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub banned: Option<String>,
 }
 
 /// Seconds since the epoch, the creation stamp of bots and owners.

@@ -14,6 +14,7 @@
 use async_trait::async_trait;
 use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Pool, Type};
 
+use crate::admin::AdminStore;
 use crate::group::{Write, Written};
 use crate::hosted::{BotVersion, MatchStderr, NewVersion, VALIDATING};
 use crate::people::{people_ranks, RatedSeat};
@@ -26,7 +27,9 @@ use crate::{
 
 /// A store on one SQL database, as the shared [`Store`] sees it.
 #[async_trait]
-pub(crate) trait SqlStore: TournamentStore + LeaseStore + Send + Sync + 'static {
+pub(crate) trait SqlStore:
+    TournamentStore + AdminStore + LeaseStore + Send + Sync + 'static
+{
     /// The database.
     type Db: Database;
 
@@ -53,7 +56,10 @@ pub(crate) trait SqlStore: TournamentStore + LeaseStore + Send + Sync + 'static 
     }
 }
 
-const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled";
+/// A bot as [`BotInfo`] (read `FROM bots`): `banned` is its own ban's
+/// reason, or its owner's.
+const BOT_INFO: &str = "id, name, game, kind, owner, endpoint, dialect, auth_user, auth_password, strikes, paused_until, pause_reason, enabled,
+    COALESCE(ban_reason, (SELECT 'its owner ' || o.name || ' is banned: ' || o.ban_reason FROM owners o WHERE o.id = bots.owner)) AS banned";
 
 const GAME: &str = "id, game, status, bot1, bot2, seed, started, finished, score1, score2, forfeited_by, reason, record";
 
@@ -313,6 +319,10 @@ where
     }
 
     fn tournaments(&self) -> &dyn TournamentStore {
+        self
+    }
+
+    fn admin(&self) -> &dyn AdminStore {
         self
     }
 
@@ -579,9 +589,14 @@ where
 
     async fn challengeable_bots(&self) -> Result<Vec<BotId>, StoreError> {
         Ok(
-            sqlx::query_scalar("SELECT bot FROM bot_challenges WHERE allow ORDER BY bot")
-                .fetch_all(self.reads())
-                .await?,
+            // A banned bot (or a bot of a banned owner) cannot be challenged.
+            sqlx::query_scalar(
+                "SELECT c.bot FROM bot_challenges c JOIN bots b ON b.id = c.bot
+                 LEFT JOIN owners o ON o.id = b.owner
+                 WHERE c.allow AND b.ban_reason IS NULL AND o.ban_reason IS NULL ORDER BY c.bot",
+            )
+            .fetch_all(self.reads())
+            .await?,
         )
     }
 

@@ -4,6 +4,8 @@
 
 use async_trait::async_trait;
 
+use crate::admin::AdminStore;
+
 use crate::hosted::{BotVersion, MatchStderr, NewVersion};
 use crate::postgres::cluster::Cluster;
 use crate::web::{ImportGame, WebReads};
@@ -87,6 +89,8 @@ pub trait Store: WebReads + Send + Sync + 'static {
 
     /// Tournaments (issue 15): their entries, planned games and results.
     fn tournaments(&self) -> &dyn TournamentStore;
+    /// Admin (issue 49): bans, rating resets, seasons, the audit log.
+    fn admin(&self) -> &dyn AdminStore;
     // Hosted bots (issue 12).
     /// Records a new version of a hosted bot (numbered after its newest)
     /// and its file, in `validating` state.

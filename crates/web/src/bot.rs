@@ -67,6 +67,9 @@ pub struct BotData {
     /// The seat people play from the website under (issue 48): its games
     /// are people's, rated apart from the bots.
     person: bool,
+    /// Why it is banned, when it is (issue 49): it gets no new games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    banned: Option<croupier_store::admin::BotBan>,
 }
 
 async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
@@ -132,6 +135,7 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
         ));
     }
     Ok(BotData {
+        banned: store.admin().bot_ban(bot.id).await?,
         person,
         owner: store.owner_name(bot.id).await?,
         health,
@@ -302,7 +306,11 @@ fn about_html(d: &BotData) -> Markup {
                 }
             }))
             @if let Some(h) = &d.health {
-                (fact("Health", html! { (health_note(h)) }))
+                @if d.banned.is_some() {
+                    (fact("Health", html! { "Banned: it gets no new games." }))
+                } @else {
+                    (fact("Health", html! { (health_note(h)) }))
+                }
                 (fact("Strikes", html! { (h.strikes) }))
                 @if let Some(polling) = h.polling {
                     (fact("Polling", html! {
@@ -365,6 +373,17 @@ pub async fn bot(
             p class="lead" {
                 "A " (game_title(&d.bot.game)) " bot. "
                 a href={ "/games?bot=" (url(&d.bot.name)) } { "All its games" }
+            }
+            @if let Some(b) = &d.banned {
+                p class="notice banned" {
+                    strong { "Banned" }
+                    @if let Some(owner) = &b.owner { " (its owner " (owner) " is banned)" }
+                    ": " (b.reason) " "
+                    small { "(by " (b.banned_by) ", " (time(&b.banned_at)) ")" }
+                    br;
+                    "It gets no new ladder or tournament games; its past games and ratings stay. "
+                    a href="/docs/admin" { "About bans" }
+                }
             }
             (about_html(d))
             // wf (issue 16): play it, and its games in progress.

@@ -92,6 +92,13 @@ pub const DOCS: &[Doc] = &[
         text: include_str!("../../../docs/tournaments.md"),
     },
     Doc {
+        name: "admin",
+        title: "Admin",
+        summary: "Bans, rating resets, seasons and the audit log, for the server's admins.",
+        dir: "",
+        text: include_str!("../../../docs/admin.md"),
+    },
+    Doc {
         name: "gops",
         title: "GOPS runner protocol",
         summary: "The GOPS quiz's text protocol for Goofspiel bots.",

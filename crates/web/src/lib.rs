@@ -10,7 +10,7 @@
 //! | start here (a first bot per way to connect) | `/start` |
 //! | API docs per dialect | `/docs`, `/docs/{dialect}` |
 //! | HTTP API reference (from `/openapi.json`) | `/docs/http-api`, `/docs/http-api/{tag}` |
-//! | leaderboard and head-to-head matrix | `/leaderboard/{game}` |
+//! | leaderboard and head-to-head matrix (a past season: `?season=N`) | `/leaderboard/{game}` |
 //! | bots online and every rated bot | `/bots` |
 //! | bot | `/bots/{name}` |
 //! | versus | `/versus/{a}/{b}` |

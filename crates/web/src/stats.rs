@@ -3,9 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use croupier_rules::GameKind;
+use croupier_store::admin::SeasonRow;
 use croupier_store::ratings::wilson;
 use croupier_store::web::{BotStats, HistoryPoint, PairStats, WebBot};
 use croupier_store::Store;
@@ -89,13 +92,67 @@ pub struct LeaderRow {
 #[derive(Serialize)]
 pub struct LeaderboardData {
     game: &'static str,
+    /// The season shown (issue 49: seasons are numbered per game from 1).
+    season: i64,
+    /// The game's current season: a lower `season` is a past one, its
+    /// standings as they were when it ended.
+    current_season: i64,
+    /// Every season of the game, oldest first.
+    seasons: Vec<SeasonRow>,
     bots: Vec<LeaderRow>,
     head_to_head: Vec<Pair>,
 }
 
-async fn leaderboard_data(state: &Services, game: &str) -> Result<LeaderboardData, WebError> {
+/// The season a leaderboard's query asks for (`?season=N`), if any.
+fn season_param(q: &HashMap<String, String>) -> Result<Option<i64>, WebError> {
+    match q.get("season") {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<i64>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(WebError::BadRequest(format!(
+                "season: a season number from 1 (got '{v}')."
+            ))),
+        },
+    }
+}
+
+async fn leaderboard_data(
+    state: &Services,
+    game: &str,
+    season: Option<i64>,
+) -> Result<LeaderboardData, WebError> {
     let kind = parse_game(game)?;
     let store = state.hub.store();
+    let seasons = store.admin().seasons(kind.name()).await?;
+    let current = seasons.last().map_or(1, |s| s.season);
+    match season {
+        Some(n) if n > current => {
+            return Err(WebError::NotFound(format!(
+                "There is no season {n} of {}: the current season is {current}.",
+                game_title(kind.name())
+            )))
+        }
+        Some(n) if n < current => {
+            let bots = store.admin().season_leaderboard(kind.name(), n).await?;
+            let pairs = store.admin().season_pairs(kind.name(), n).await?;
+            return Ok(LeaderboardData {
+                game: kind.name(),
+                season: n,
+                current_season: current,
+                seasons,
+                bots: bots
+                    .into_iter()
+                    .map(|stats| LeaderRow {
+                        stats,
+                        active: false,
+                        trend: Vec::new(),
+                    })
+                    .collect(),
+                head_to_head: pairs.into_iter().map(Pair::from).collect(),
+            });
+        }
+        _ => {}
+    }
     let since = crate::page::rfc3339_ago(ACTIVE_SECS);
     let mut trends: std::collections::HashMap<_, _> = store
         .rating_histories(kind.name(), TREND)
@@ -117,6 +174,9 @@ async fn leaderboard_data(state: &Services, game: &str) -> Result<LeaderboardDat
     }
     Ok(LeaderboardData {
         game: kind.name(),
+        season: current,
+        current_season: current,
+        seasons,
         bots,
         head_to_head: store
             .pairs(kind.name())
@@ -158,16 +218,61 @@ fn matrix(bots: &[BotStats], pairs: &[Pair]) -> Markup {
     }
 }
 
+/// Links to a game's seasons (none while it has had only one).
+fn seasons_nav(d: &LeaderboardData) -> Markup {
+    let g = d.game;
+    html! {
+        @if d.current_season > 1 {
+            p class="seasons" {
+                "Seasons: "
+                @for (i, s) in d.seasons.iter().enumerate() {
+                    @if i > 0 { " · " }
+                    @if s.season == d.season {
+                        strong { (s.season) }
+                    } @else if s.season == d.current_season {
+                        a href={ "/leaderboard/" (g) } { (s.season) " (current)" }
+                    } @else {
+                        a href={ "/leaderboard/" (g) "?season=" (s.season) } { (s.season) }
+                    }
+                }
+                @if d.season < d.current_season {
+                    @if let Some(s) = d.seasons.iter().find(|s| s.season == d.season) {
+                        br;
+                        "Season " (d.season) ", a past season"
+                        @if let Some(end) = &s.ended_at { " (it ended " (time(end)) ")" }
+                        ": its standings as they were when it ended."
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub async fn leaderboard(
     State(state): State<Arc<Services>>,
     Path(game): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
     fmt: Fmt,
 ) -> Response {
-    respond(fmt, leaderboard_data(&state, &game).await, |d| {
+    let data = match season_param(&q) {
+        Ok(season) => leaderboard_data(&state, &game, season).await,
+        Err(e) => Err(e),
+    };
+    respond(fmt, data, |d| {
         let title = game_title(d.game);
         let g = d.game;
+        let past = d.season < d.current_season;
+        let json = if past {
+            format!("/json/leaderboard/{}?season={}", d.game, d.season)
+        } else {
+            format!("/json/leaderboard/{}", d.game)
+        };
         let body = html! {
-            h1 { (title) " leaderboard" }
+            h1 {
+                (title) " leaderboard"
+                @if past { " · season " (d.season) }
+            }
+            (seasons_nav(d))
             p class="lead" {
                 "Ordered by μ − 3σ: μ is a bot's estimated skill, σ how unsure that estimate still is, so μ − 3σ is a skill it almost surely has (it rises as a bot plays and wins). "
                 a href="/docs/ladder#ratings" { "How ratings work" } " · "
@@ -213,10 +318,11 @@ pub async fn leaderboard(
                 (matrix(&d.bots.iter().map(|r| r.stats.clone()).collect::<Vec<_>>(), &d.head_to_head))
             }
         };
-        layout(
-            &format!("{title} leaderboard"),
-            Some(&format!("/json/leaderboard/{}", d.game)),
-            body,
-        )
+        let heading = if past {
+            format!("{title} leaderboard, season {}", d.season)
+        } else {
+            format!("{title} leaderboard")
+        };
+        layout(&heading, Some(&json), body)
     })
 }

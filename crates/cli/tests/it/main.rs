@@ -6,6 +6,7 @@
 
 mod support;
 
+mod admin;
 mod cli;
 mod cluster;
 mod example_retry;

@@ -83,8 +83,8 @@ impl Default for PeopleLimits {
 pub enum Opponent {
     /// A house strategy (`random`, `heuristic`, `strong`, ...).
     House(String),
-    /// A registered push or pull bot.
-    Bot(BotInfo),
+    /// A registered push or pull bot (boxed: a bot's row is large).
+    Bot(Box<BotInfo>),
 }
 
 /// A game a person asks for.

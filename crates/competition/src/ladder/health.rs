@@ -143,6 +143,7 @@ mod tests {
             paused_until,
             pause_reason: None,
             enabled: true,
+            banned: None,
         }
     }
 

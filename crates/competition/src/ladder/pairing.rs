@@ -107,9 +107,13 @@ impl Clock {
     }
 }
 
-/// Whether `b` is a healthy bot of `g`: switched on and not paused.
+/// Whether `b` is a healthy bot of `g`: switched on, not banned (issue 49)
+/// and not paused.
 fn healthy(b: &BotInfo, g: &GameLadder, clock: Clock) -> bool {
-    b.game == g.game.name() && b.enabled && b.paused_until.is_none_or(|t| t <= clock.unix)
+    b.game == g.game.name()
+        && b.enabled
+        && b.banned.is_none()
+        && b.paused_until.is_none_or(|t| t <= clock.unix)
 }
 
 /// Who may be seated for `g` now: the healthy registered bots that are not
@@ -302,6 +306,7 @@ mod tests {
             paused_until: None,
             pause_reason: None,
             enabled: true,
+            banned: None,
         }
     }
 
@@ -441,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn unhealthy_and_unreachable_bots_are_skipped() {
+    fn unhealthy_banned_and_unreachable_bots_are_skipped() {
         let g = ladder(GameKind::Goofspiel, 2, false);
         let config = LadderConfig::default();
         let base = Instant::now();
@@ -464,7 +469,12 @@ mod tests {
         let resting = bot(6, GameKind::Goofspiel);
         let busy = bot(7, GameKind::Goofspiel);
         let fine = bot(8, GameKind::Goofspiel);
+        let banned = BotInfo {
+            banned: Some("cheating".into()),
+            ..bot(9, GameKind::Goofspiel)
+        };
         let remote = [
+            banned,
             paused,
             pause_over,
             disabled,

@@ -256,7 +256,7 @@ impl Tournaments {
                 .remote_bots()
                 .await?
                 .into_iter()
-                .filter(|b| b.game == t.game && b.enabled)
+                .filter(|b| b.game == t.game && b.enabled && b.banned.is_none())
                 .filter(|b| b.paused_until.is_none_or(|p| p <= now))
                 .map(|b| b.id)
                 .collect();
@@ -281,6 +281,13 @@ impl Tournaments {
                 continue;
             };
             let mut e = e;
+            if let Some(why) = self.store.bot_info(bot).await?.and_then(|b| b.banned) {
+                // Banned (issue 49): entered, but plays no game.
+                e.withdrawn = Some(format!("banned: {why}"));
+                e.withdrawn_round = Some(0);
+                frozen.push(e);
+                continue;
+            }
             let checked = match e.kind {
                 BotKind::Hosted => self.check_hosted(&e).await,
                 BotKind::House | BotKind::Rest | BotKind::Push | BotKind::Pull => {
@@ -448,6 +455,9 @@ impl Tournaments {
                     match me.play_one(&t, &entries, &g).await {
                         Ok(()) => {}
                         Err(TournamentError::Cancelled) => break,
+                        // Voided since the round was read (a bot withdrawn:
+                        // banned): not played.
+                        Err(TournamentError::Deal(croupier_store::StoreError::NotPending)) => {}
                         Err(e) => {
                             tracing::warn!("tournament {} game {}: {e}", t.name, g.id);
                             tokio::time::sleep(Duration::from_secs(1)).await;

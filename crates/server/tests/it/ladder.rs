@@ -25,7 +25,7 @@ use croupier_rules::{GameKind, Record};
 use serde_json::{json, Value};
 
 /// A fast ladder: small Goofspiel matches, short rests, no house-only games.
-fn ladder_config(strikes: u32) -> croupier_server::ServerConfig {
+pub(crate) fn ladder_config(strikes: u32) -> croupier_server::ServerConfig {
     let mut c = config();
     let mut goofspiel = GameLadder::default_for(GameKind::Goofspiel);
     goofspiel.variant = Some("jujitsu rounds=5".into());
@@ -49,7 +49,7 @@ fn ladder_config(strikes: u32) -> croupier_server::ServerConfig {
 }
 
 /// A JSON request to the server; returns the status and the JSON body.
-fn v1(
+pub(crate) fn v1(
     srv: &Api,
     method: reqwest::Method,
     path: &str,
@@ -96,7 +96,7 @@ fn bearer(
     (status, serde_json::from_str(&resp.text().unwrap()).unwrap())
 }
 
-fn owner(srv: &Api, name: &str) {
+pub(crate) fn owner(srv: &Api, name: &str) {
     let (s, v) = v1(
         srv,
         reqwest::Method::POST,
@@ -107,7 +107,7 @@ fn owner(srv: &Api, name: &str) {
     assert_eq!(s, 201, "{v}");
 }
 
-fn register(srv: &Api, owner: &str, bot: Value) -> Value {
+pub(crate) fn register(srv: &Api, owner: &str, bot: Value) -> Value {
     let (s, v) = v1(
         srv,
         reqwest::Method::POST,
@@ -345,6 +345,14 @@ fn the_openapi_document_describes_every_v1_route() {
         "/v1/me",
         "/v1/bots/{name}/versions",
         "/v1/bots/{name}/stderr",
+        "/v1/admin/bots/{name}/ban",
+        "/v1/admin/bots/{name}/unban",
+        "/v1/admin/bots/{name}/reset-rating",
+        "/v1/admin/owners/{name}/ban",
+        "/v1/admin/owners/{name}/unban",
+        "/v1/admin/bans",
+        "/v1/admin/seasons",
+        "/v1/admin/audit",
     ] {
         assert!(doc["paths"][path].is_object(), "{path} missing");
     }
@@ -395,7 +403,7 @@ fn uploads_to_a_server_without_hosted_bots_are_refused_with_a_reason() {
 }
 
 /// An in-process HTTP bot server; returns its base URL.
-fn spawn_bot_server(
+pub(crate) fn spawn_bot_server(
     rt: &tokio::runtime::Runtime,
     handler: impl Fn(&HeaderMap, &str) -> (StatusCode, String) + Send + Sync + 'static,
 ) -> String {
@@ -419,7 +427,7 @@ fn spawn_bot_server(
 }
 
 /// A croupier/1 push bot of game `G` playing `strategy`, keyed by match.
-fn croupier_push<G: Builtins>(
+pub(crate) fn croupier_push<G: Builtins>(
     strategy: &'static str,
 ) -> impl Fn(&HeaderMap, &str) -> (StatusCode, String) {
     let matches: Mutex<HashMap<String, CroupierBot<G>>> = Mutex::new(HashMap::new());
@@ -437,7 +445,7 @@ fn croupier_push<G: Builtins>(
 }
 
 /// Finished games of the server, with their bots by seat.
-fn finished_games(srv: &TestServer) -> Vec<(Record, Vec<i64>)> {
+pub(crate) fn finished_games(srv: &TestServer) -> Vec<(Record, Vec<i64>)> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -464,7 +472,7 @@ fn finished_games(srv: &TestServer) -> Vec<(Record, Vec<i64>)> {
     })
 }
 
-fn verify(record: &Record) {
+pub(crate) fn verify(record: &Record) {
     let r = match record.game.as_str() {
         "goofspiel" => record.verify::<Goofspiel>().map(drop),
         "loveletter" => record.verify::<LoveLetter>().map(drop),

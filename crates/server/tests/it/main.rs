@@ -8,6 +8,8 @@ mod browser_support;
 mod common;
 mod demo_site;
 
+mod admin;
+mod admin_play;
 mod api;
 mod browser;
 mod browser_live;

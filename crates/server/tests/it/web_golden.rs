@@ -217,6 +217,7 @@ async fn every_page_kind_keeps_its_html() {
         "tournaments",
         "hosted",
         "live",
+        "admin",
     ] {
         pages.push(format!("/docs/http-api/{tag}"));
     }
@@ -231,6 +232,7 @@ async fn every_page_kind_keeps_its_html() {
         "records",
         "hosted-bots",
         "people",
+        "admin",
     ] {
         pages.push(format!("/docs/{name}"));
     }

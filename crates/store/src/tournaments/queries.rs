@@ -217,10 +217,17 @@ macro_rules! tournament_queries {
                     )));
                 }
                 let mut tx = self.$write.begin().await?;
-                let tournament: i64 = sqlx::query_scalar("SELECT tournament_id FROM tournament_games WHERE id = $1")
-                    .bind(plan)
-                    .fetch_one(&mut *tx)
-                    .await?;
+                // Only a pending plan is dealt: one voided meanwhile (its
+                // bot withdrawn, e.g. banned) is not.
+                let tournament: Option<i64> = sqlx::query_scalar(
+                    "SELECT tournament_id FROM tournament_games WHERE id = $1 AND status = 'pending'",
+                )
+                .bind(plan)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(tournament) = tournament else {
+                    return Err($crate::StoreError::NotPending);
+                };
                 let id: i64 = sqlx::query_scalar(
                     "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, tournament_id)
                      VALUES ($1, 'running', $2, $3, $4, $5, $6, $7) RETURNING id",

@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 
+mod admin;
 mod hub_tables;
 mod lease_race;
 mod live_tables;

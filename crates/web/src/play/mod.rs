@@ -285,7 +285,7 @@ async fn start(
                     ),
                 );
             }
-            opponents.push(Opponent::Bot(b.clone()));
+            opponents.push(Opponent::Bot(Box::new(b.clone())));
         } else {
             return bad("An opponent is house:STRATEGY or bot:NAME.");
         }
