@@ -35,7 +35,7 @@ use croupier_dialects::bot::skullwhist::{
 use croupier_rules::skullwhist::{Card, SkullWhist, SkullWhistAction, SkullWhistVariant, TRICKS};
 use serde_json::{json, Map, Value};
 
-use super::{parse_url, Api, RestOptions, RestSummary, POLL_INTERVAL, REPLY_TIMEOUT};
+use super::api::{parse_url, Api, RestOptions, RestSummary, POLL_INTERVAL, REPLY_TIMEOUT};
 use crate::bot_side::error::{At as _, BotSideError};
 
 /// How long a call that is safe to repeat is made again while the server
