@@ -214,6 +214,8 @@ pub struct Table<'a, G: Builtins> {
     http: std::sync::Arc<crate::transport::http::HttpClient>,
     /// Games played so far.
     played: AtomicU64,
+    /// Whether faults are explained (kept for [`Table::take_faults`]).
+    explaining: bool,
     /// Where faults go as they are ruled, besides `notices`.
     on_fault: Option<FaultSink>,
     /// The faults of the game being played (see [`Table::take_faults`]).
@@ -260,13 +262,17 @@ impl<'a, G: Builtins> Table<'a, G> {
             runtime,
             http: std::sync::Arc::new(http),
             played: AtomicU64::new(0),
+            explaining: false,
             on_fault: None,
             notices: Arc::default(),
         })
     }
 
-    /// Hands every fault to `sink` too, as it is ruled.
-    pub fn on_fault(mut self, sink: Option<FaultSink>) -> Self {
+    /// Keeps each fault of the games it plays, with the bot's stderr, for
+    /// [`take_faults`](Self::take_faults) (which the caller must then call
+    /// after each game), and hands it to `sink` too, as it is ruled.
+    pub fn explaining(mut self, sink: Option<FaultSink>) -> Self {
+        self.explaining = true;
         self.on_fault = sink;
         self
     }
@@ -328,11 +334,12 @@ impl<'a, G: Builtins> Table<'a, G> {
                         )
                     })
                     .collect::<Result<Vec<_>, SpecError>>()?;
-                rt.block_on(crate::explain::scope(
-                    self.collector(),
-                    game,
-                    play_live::<G>(self.variant, seed, &mut seats, self.live),
-                ))?
+                let play = play_live::<G>(self.variant, seed, &mut seats, self.live);
+                if self.explaining {
+                    rt.block_on(crate::explain::scope(self.collector(), game, play))?
+                } else {
+                    rt.block_on(play)?
+                }
             }
         };
         Ok(record)
@@ -345,7 +352,7 @@ pub fn run_series<G: Builtins>(
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
-        .on_fault(config.on_fault.clone());
+        .explaining(config.on_fault.clone());
     prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
     let mut bots = BotSummary::for_bots(&config.bots);

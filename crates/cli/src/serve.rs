@@ -127,6 +127,16 @@ pub fn spawn_metrics(
         if let Ok(addr) = listener.local_addr() {
             tracing::info!("metrics on http://{addr}/metrics");
         }
+        // Histograms are drained at each scrape, and here too, so that they
+        // stay small while nothing scrapes.
+        let upkeep = handle.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+            loop {
+                tick.tick().await;
+                upkeep.run_upkeep();
+            }
+        });
         tokio::spawn(async move {
             let stop = std::future::pending();
             if let Err(e) = croupier_server::metrics::serve(listener, handle, observe, stop).await {

@@ -71,3 +71,42 @@ pub fn game_aborted(game: &str, source: GameSource) {
     metrics::gauge!(GAMES_ACTIVE, "game" => game.to_string(), "kind" => source.label())
         .decrement(1);
 }
+
+/// A game counted as started: counted as finished by
+/// [`finished`](Counted::finished), or as aborted when dropped unfinished
+/// (an error on the way, a match abandoned, a task cancelled), so that
+/// every start has exactly one end and `croupier_games_active` cannot
+/// drift.
+#[derive(Debug)]
+#[must_use = "dropping it counts the game as aborted"]
+pub struct Counted {
+    game: String,
+    source: GameSource,
+    ended: bool,
+}
+
+impl Counted {
+    /// Counts a game of `game` as started.
+    pub fn start(game: &str, source: GameSource) -> Counted {
+        game_started(game, source);
+        Counted {
+            game: game.to_string(),
+            source,
+            ended: false,
+        }
+    }
+
+    /// Counts the game as finished with `record` (and its faults).
+    pub fn finished(mut self, record: &Record) {
+        self.ended = true;
+        game_finished(self.source, record);
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if !self.ended {
+            game_aborted(&self.game, self.source);
+        }
+    }
+}

@@ -30,10 +30,11 @@ pub const HTTP_REQUESTS: &str = "croupier_http_requests_total";
 /// Time to answer an HTTP request (until its headers), by route and method.
 pub const HTTP_SECONDS: &str = "croupier_http_request_duration_seconds";
 
-/// Buckets of every histogram in seconds: 100 µs to 10 s.
+/// Buckets of every histogram in seconds: 100 µs to 60 s (`new-game` is a
+/// long poll of up to 30 s by default).
 const SECONDS: &[f64] = &[
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
-    5.0, 10.0,
+    5.0, 10.0, 30.0, 60.0,
 ];
 /// Buckets of the group commit's batch sizes.
 const WRITES: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
@@ -87,7 +88,7 @@ fn describe() {
     describe_histogram!(
         HTTP_SECONDS,
         Unit::Seconds,
-        "Time to answer an HTTP request, by route and method."
+        "Time to answer an HTTP request (from the router on: not throttled requests), by route and method."
     );
     describe_histogram!(
         croupier_store::group::BATCH_WRITES,
@@ -191,18 +192,26 @@ pub fn observe_ladder(ladder: &croupier_competition::ladder::Ladder) {
 
 /// A route's label: the router's pattern with `:name` for each parameter
 /// (`/leaderboard/:game`), which every text parser reads (braces inside a
-/// label value trip some).
-fn route_label(pattern: &str) -> String {
+/// label value trip some); the 2014 API's calls by their method
+/// (`/api/status`, one of a known few), so that `new-game`'s long polls do
+/// not hide how fast `status` and `play` answer.
+fn route_label(pattern: &str, path: &str) -> String {
+    if pattern.starts_with("/api/{method}") {
+        let method = path.trim_start_matches("/api/").trim_end_matches('/');
+        if crate::skullwhist_api::METHODS.contains(&method) {
+            return format!("/api/{method}");
+        }
+    }
     pattern.replace('{', ":").replace('}', "")
 }
 
 /// Counts an HTTP request: its route (the router's pattern, such as
 /// `/bots/:name`, or `unmatched`), method and status, and its time.
 pub async fn track(req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |p| route_label(p.as_str()));
+    let route = req.extensions().get::<MatchedPath>().map_or_else(
+        || "unmatched".to_string(),
+        |p| route_label(p.as_str(), req.uri().path()),
+    );
     let method = req.method().as_str().to_string();
     let since = Instant::now();
     let response = next.run(req).await;
@@ -260,11 +269,17 @@ pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, String> {
 mod tests {
     #[test]
     fn route_labels_name_parameters_with_colons() {
+        use super::route_label;
+        let label = |pattern, path| route_label(pattern, path);
         assert_eq!(
-            super::route_label("/leaderboard/{game}"),
+            label("/leaderboard/{game}", "/leaderboard/x"),
             "/leaderboard/:game"
         );
-        assert_eq!(super::route_label("/json/live/{id}"), "/json/live/:id");
-        assert_eq!(super::route_label("/api/"), "/api/");
+        assert_eq!(label("/json/live/{id}", "/json/live/3"), "/json/live/:id");
+        assert_eq!(label("/api/", "/api/"), "/api/");
+        assert_eq!(label("/api/{method}/", "/api/status/"), "/api/status");
+        assert_eq!(label("/api/{method}", "/api/new-game"), "/api/new-game");
+        // Not one of the API's methods: no label of its own.
+        assert_eq!(label("/api/{method}", "/api/x9z"), "/api/:method");
     }
 }

@@ -24,6 +24,7 @@ pub(super) async fn start<G: Game>(
         reaper.spawn(old.close());
     }
     p.broken = None;
+    p.last_stderr = None;
     let mut conn = match p
         .link
         .open(&config.limits, &format!("{tag}-{}", seat.index()))

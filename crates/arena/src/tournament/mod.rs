@@ -54,7 +54,7 @@ pub fn run_tournament<G: Builtins>(
     mut on_game: impl FnMut(&Record),
 ) -> Result<TournamentResult, TournamentError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
-        .on_fault(config.on_fault.clone());
+        .explaining(config.on_fault.clone());
     prepare_records(config.records.as_deref())?;
     let mut tally = Tally::new(&config.bots);
     match config.format {

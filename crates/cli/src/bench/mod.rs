@@ -189,6 +189,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             "--listen is for bench bare-endpoint (which bench server starts)".into(),
         ));
     }
+    if args.cpu_quota.is_some() && !matches!(args.what.as_str(), "server" | "workers") {
+        return Err(CliError::Usage(
+            "--cpu-quota is for bench server --instances and bench workers".into(),
+        ));
+    }
     match args.what.as_str() {
         "rules" => {}
         // Started by `bench server` (see `bench::bare`), not by hand.

@@ -147,7 +147,19 @@ impl Hosted {
             // Issue 49: a version the sandbox cannot run is not played
             // (say, a bot-files folder its user cannot read).
             let runnable = match hosted.command(&v) {
-                Ok(argv) => hosted.runnable(argv).await,
+                Ok(argv) => match hosted.runnable(argv.clone()).await {
+                    // Only a program the sandbox surely cannot run is left
+                    // out; a probe that failed for another reason (no
+                    // process could start just then) is not its fault.
+                    Err(HostedError::Sandbox(
+                        e @ (SandboxError::Unreadable { .. } | SandboxError::NotFound { .. }),
+                    )) => Err(HostedError::Sandbox(e)),
+                    Err(e) => {
+                        tracing::warn!("hosted bot {}: the sandbox check failed: {e}", b.name);
+                        Ok(argv)
+                    }
+                    Ok(argv) => Ok(argv),
+                },
                 Err(e) => Err(e),
             };
             match runnable {

@@ -22,6 +22,7 @@ use super::{health, GameError, Ladder};
 
 /// The label of the ladder's games in the metrics.
 const LADDER: croupier_live::metrics::GameSource = croupier_live::metrics::GameSource::Ladder;
+use croupier_live::metrics::Counted;
 
 impl Ladder {
     /// Plays one match, stores it, and scores the bots' health.
@@ -65,8 +66,11 @@ impl Ladder {
             }
             Ok(Some(id)) => {
                 release.3 = true;
-                croupier_live::metrics::game_started(g.game.name(), LADDER);
-                let played = self.play_dealt(&g, id, &table, &ids, &claim, seed, &started, rest);
+                // Counted as aborted if the match is abandoned (this future
+                // dropped) or fails before it is stored.
+                let counted = Counted::start(g.game.name(), LADDER);
+                let played =
+                    self.play_dealt(&g, id, &table, &ids, &claim, seed, &started, rest, counted);
                 let ended = async {
                     match term.as_mut() {
                         Some(t) => t.ended().await,
@@ -99,7 +103,6 @@ impl Ladder {
         claim: &[BotId],
         rest: Duration,
     ) {
-        croupier_live::metrics::game_aborted(g.game.name(), LADDER);
         croupier_live::live_games::closed(
             self.live.get(),
             id,
@@ -143,6 +146,7 @@ impl Ladder {
         seed: u64,
         started: &str,
         rest: Duration,
+        counted: Counted,
     ) -> Result<(), GameError> {
         let live = LiveConfig {
             move_time: g.move_time,
@@ -168,9 +172,12 @@ impl Ladder {
             h.match_over(id, ids).await;
         }
         let done = match played {
-            Ok(record) => self.finish(id, ids, table, &record).await.map(|()| record),
+            Ok(record) => self
+                .finish(id, ids, table, &record, counted)
+                .await
+                .map(|()| record),
             Err(e) => {
-                croupier_live::metrics::game_aborted(g.game.name(), LADDER);
+                drop(counted); // aborted
                 let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("ladder {}: cannot abort game {id}: {stored}", g.game);
@@ -204,6 +211,7 @@ impl Ladder {
         ids: &[BotId],
         table: &[Entrant],
         record: &Record,
+        counted: Counted,
     ) -> Result<(), GameError> {
         let end =
             GameEnd::from_record(record, ids).map_err(|source| GameError::Record { id, source })?;
@@ -211,7 +219,7 @@ impl Ladder {
             .finish_game(id, &end)
             .await
             .map_err(|source| GameError::Store { id, source })?;
-        croupier_live::metrics::game_finished(LADDER, record);
+        counted.finished(record);
         tracing::info!(
             "ladder game {id} ({}): {}",
             record.game,

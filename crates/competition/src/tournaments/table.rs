@@ -157,10 +157,7 @@ impl Handle {
             .start_tournament_game(g.id, &t.game, &bots, g.seed, &started)
             .await
         {
-            Ok(id) => {
-                croupier_live::metrics::game_started(&t.game, TOURNAMENT);
-                id
-            }
+            Ok(id) => id,
             Err(e) => {
                 if let Some(h) = &self.hosted {
                     for bot in hosted.keys() {
@@ -175,6 +172,8 @@ impl Handle {
             mailboxes: &self.mailboxes,
             hosted: &hosted,
         };
+        // Counted as aborted unless it is stored as finished below.
+        let counted = croupier_live::metrics::Counted::start(&t.game, TOURNAMENT);
         let played = play::play(t, &seats, g.seed as u64, &reach).await;
         // Hosted entries: the version that played and its stderr, as the
         // ladder keeps them (shown to the bot's owner).
@@ -189,7 +188,7 @@ impl Handle {
                     .finish_game(id, &end)
                     .await
                     .map_err(|source| TournamentError::Finish { id, source })?;
-                croupier_live::metrics::game_finished(TOURNAMENT, &record);
+                counted.finished(&record);
                 let faults: Vec<i64> = play::faults(&record).into_iter().map(|f| f.0).collect();
                 ts.finish_tournament_game(g.id, &play::ranks(&record), &faults)
                     .await?;
@@ -197,7 +196,7 @@ impl Handle {
                 Ok(())
             }
             Err(e) => {
-                croupier_live::metrics::game_aborted(&t.game, TOURNAMENT);
+                drop(counted); // aborted
                 let now = croupier_arena::record::now_rfc3339();
                 if let Err(stored) = self.store.abort_game(id, &e.to_string(), &now).await {
                     tracing::warn!("tournament {}: cannot abort game {id}: {stored}", t.name);

@@ -385,6 +385,7 @@ async fn store_end(
                 }
                 Err(e) => {
                     tracing::error!("cannot store finished game {id}: {e}");
+                    crate::metrics::game_aborted("skullwhist", crate::metrics::GameSource::Rest);
                     false
                 }
             }

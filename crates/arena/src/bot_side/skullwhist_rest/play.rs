@@ -273,7 +273,17 @@ impl<L: FnMut(&str)> Client<'_, L> {
     ) -> Result<Moved, BotSideError> {
         let start = Instant::now();
         let mut uncertain = false;
+        let mut first = true;
         loop {
+            // One deadline for every way round (retry answers, sessions
+            // lost again, replies lost), after at least one try.
+            if !first && start.elapsed() >= RETRY_FOR {
+                return Err(BotSideError::Unreachable(format!(
+                    "{method}: not taken within {} s",
+                    RETRY_FOR.as_secs()
+                )));
+            }
+            first = false;
             match self.send_move(method, extra)? {
                 Some(Reply::Success(_)) => return Ok(Moved::Taken),
                 Some(Reply::Failure(r)) if uncertain && already_taken(&r) => {
@@ -287,12 +297,7 @@ impl<L: FnMut(&str)> Client<'_, L> {
                     )))
                 }
                 Some(Reply::Retry(_)) => sleep(POLL_INTERVAL),
-                None if start.elapsed() >= RETRY_FOR => {
-                    return Err(BotSideError::Unreachable(format!(
-                        "{method}: no reply for {} s",
-                        RETRY_FOR.as_secs()
-                    )))
-                }
+                // Whether it was taken is asked even after the deadline.
                 None => {
                     uncertain = true;
                     if let Some(moved) = lost(self)? {

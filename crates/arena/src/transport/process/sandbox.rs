@@ -275,7 +275,8 @@ pub enum SandboxError {
     /// The sandbox's user cannot read a file the program needs.
     #[error(
         "the sandbox's user ({user}) cannot read {path}: let it read the folders on the way \
-         (chmod o+rX {folder}, and each folder above it), or run with --sandbox off"
+         (chmod o+rX {folder}, and any closed folder below it on the way), or run with \
+         --sandbox off"
     )]
     Unreadable {
         /// The file.
