@@ -117,7 +117,7 @@ async fn dispatch(state: &Services, method: &str, body: &Obj) -> Result<Answer, 
     match method {
         "status" => {
             let bot = state.hub.session(str_field(body, "session")?).await?;
-            Ok(Answer::shared(state.hub.status(bot).await))
+            Ok(Answer::shared(state.hub.status(bot).await?))
         }
         "bid" => {
             let bot = state.hub.session(str_field(body, "session")?).await?;

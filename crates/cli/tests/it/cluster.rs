@@ -498,22 +498,18 @@ fn rest_bots_play_through_haproxy_on_three_instances() {
         .filter(|i| c.log(*i).contains(": bot "))
         .count();
     assert!(homes >= 2, "games ran in {homes} instance(s)");
-    // A move relayed to its game's home is answered in the statement that
-    // writes the views it made (one NOTIFY, not two); only a move that
-    // changed nothing, or one made after the game's end, is answered alone.
-    let (mut with_views, mut alone) = (0, 0);
+    // Requests that reached an instance other than their game's home were
+    // relayed there and answered by it: moves, and (issue 50) statuses.
+    let (mut moves, mut statuses) = (0, 0);
     for i in 0..INSTANCES {
         let n = c.wait_counts(i);
-        with_views += n
-            .get("relay: home answered with the views")
-            .copied()
-            .unwrap_or(0);
-        alone += n.get("relay: home answered alone").copied().unwrap_or(0);
+        moves += n.get("relay: home answered").copied().unwrap_or(0);
+        statuses += n.get("status: asked the home").copied().unwrap_or(0);
     }
-    eprintln!("relayed moves answered with their views: {with_views}, alone: {alone}");
+    eprintln!("relayed moves: {moves}, statuses asked of the home: {statuses}");
     assert!(
-        with_views >= 20 && with_views > 4 * alone,
-        "relayed answers went with the views {with_views} times, alone {alone} times"
+        moves >= 20 && statuses >= 20,
+        "relayed moves {moves}, statuses asked of the home {statuses}"
     );
 }
 

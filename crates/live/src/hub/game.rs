@@ -24,7 +24,6 @@ use croupier_store::{BotId, GameEnd, GameId, Store};
 use tokio::sync::watch;
 
 use super::drive::Drive;
-use super::relay::{Handled, ReplyTo};
 use super::seat::SeatLink;
 use super::view_sync::ViewSync;
 
@@ -105,45 +104,36 @@ impl LiveGame {
         }
     }
 
-    /// A line relayed from another instance for seat `i`: the reply text,
-    /// or [`Handled::Sent`] when it went to `to` with the game's views.
-    pub(super) async fn relayed(&self, i: usize, line: String, to: ReplyTo) -> Handled {
+    /// A line relayed from another instance for seat `i`: the reply text.
+    pub(super) async fn relayed(&self, i: usize, line: String) -> String {
         if i > 1 {
-            return Handled::Reply(super::relay::GONE.into());
+            return super::relay::GONE.into();
         }
         if line == "abandon" {
             self.seats[i].abandon().await;
             self.step_here();
             self.wait_stored().await;
-            return Handled::Reply("ok".into());
+            return "ok".into();
         }
-        let (reply, after) = self.apply(i, line).await;
-        let text = match reply {
+        match self.request(i, line).await {
             Ok(()) => "ok".to_string(),
             Err(Refusal(r)) => format!("refused {r}"),
+        }
+    }
+
+    /// Seat `i`'s `status` as the runner last set it, the one place every
+    /// instance's answer comes from (issue 50: reads never go back in
+    /// time); `None` once the game is over for the seat, after its record
+    /// is durable.
+    pub(super) async fn status(&self, i: usize) -> Option<Arc<str>> {
+        let status = {
+            let v = self.seats.get(i)?.view();
+            (!v.over).then(|| Arc::clone(&v.status))
         };
-        // The answer rides with the views it follows, in one statement.
-        if after == After::Views && self.flushed_with(to.notice(&text)).await {
-            return Handled::Sent(text);
+        if status.is_none() {
+            self.wait_stored().await;
         }
-        Handled::Reply(text)
-    }
-
-    /// Waits until the seats' views as they are now are in the database
-    /// (with several instances; see [`ViewSync::flushed`]).
-    async fn flushed(&self) {
-        if let Some(s) = &self.sync {
-            s.flushed().await;
-        }
-    }
-
-    /// Sends `notice` with the views as they are now (see
-    /// [`ViewSync::flushed_with`]); whether it went.
-    async fn flushed_with(&self, notice: (String, String)) -> bool {
-        match &self.sync {
-            Some(s) => s.flushed_with(notice).await,
-            None => false,
-        }
+        status
     }
 
     /// Polls the game's runner once in the calling task (see
@@ -155,23 +145,14 @@ impl LiveGame {
     }
 
     /// A `bid`/`play` line of seat `i`: the runner's reply. The request that
-    /// ends the game is answered once the game is durable; any other once
-    /// the seats' views are in the database (with several instances).
+    /// ends the game is answered once the game is durable. The answer does
+    /// not wait for the database: no other instance reads the game's
+    /// state but through this one (issue 50).
     pub(super) async fn request(&self, i: usize, line: String) -> Result<(), Refusal> {
-        let (reply, after) = self.apply(i, line).await;
-        if after == After::Views {
-            self.flushed().await;
-        }
-        reply
-    }
-
-    /// Applies seat `i`'s line: the runner's reply, and what must happen
-    /// before the bot hears it.
-    async fn apply(&self, i: usize, line: String) -> (Result<(), Refusal>, After) {
         let not_in_game = || Refusal("you are not in a game".into());
         if self.over(i) {
             self.wait_stored().await;
-            return (Err(not_in_game()), After::Nothing);
+            return Err(not_in_game());
         }
         let reply = match self.seats[i].send(line).await {
             Some(answer) => {
@@ -189,32 +170,18 @@ impl LiveGame {
             )
             .await
             {
-                true => (Ok(()), After::Nothing),
-                false => (
-                    Err(Refusal(
-                        "internal error: the game could not be stored".into(),
-                    )),
-                    After::Nothing,
-                ),
+                true => Ok(()),
+                false => Err(Refusal(
+                    "internal error: the game could not be stored".into(),
+                )),
             },
-            // With several instances, the seats' views reach the database
-            // before the bot hears its answer.
-            Some(reply) => (reply, After::Views),
+            Some(reply) => reply,
             None => {
                 self.wait_stored().await;
-                (Err(not_in_game()), After::Nothing)
+                Err(not_in_game())
             }
         }
     }
-}
-
-/// What a move's answer waits for once the move is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum After {
-    /// Nothing more (the game is over and closed).
-    Nothing,
-    /// The seats' views in the database.
-    Views,
 }
 
 /// What a game tells the hub that dealt it, and asks of it: implemented

@@ -1,6 +1,6 @@
 //! What a home is to the relay (`relay`): the process that runs a game,
 //! the requests relayed to it ([`Home`], [`PullHome`]) and where their
-//! answers go ([`ReplyTo`], [`Handled`]).
+//! answers go ([`ReplyTo`]).
 
 use croupier_store::postgres::cluster::instance_channel;
 use croupier_store::{BotId, GameId};
@@ -30,38 +30,19 @@ impl ReplyTo {
     }
 }
 
-/// What a home did with a relayed request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Handled {
-    /// The answer, for the relay to send.
-    Reply(String),
-    /// The home sent this answer itself (with the game's views, in the
-    /// transaction that wrote them: one statement fewer).
-    Sent(String),
-}
-
-impl Handled {
-    /// The answer's text.
-    pub(super) fn text(&self) -> &str {
-        match self {
-            Handled::Reply(t) | Handled::Sent(t) => t,
-        }
-    }
-}
-
 /// The games a process runs: what it does with a request relayed to it.
 pub trait Home: Send + Sync + 'static {
-    /// Handles `line` for seat `seat` of game `game`: the reply text, or
-    /// that the home sent it to `to` itself. By default (a process that
-    /// runs no REST games) `"gone"`.
-    fn handle(
-        &self,
-        _game: GameId,
-        _seat: usize,
-        _line: String,
-        _to: ReplyTo,
-    ) -> BoxFuture<'static, Handled> {
-        Box::pin(async { Handled::Reply(GONE.to_string()) })
+    /// Handles `line` for seat `seat` of game `game`: the reply text. By
+    /// default (a process that runs no REST games) `"gone"`.
+    fn handle(&self, _game: GameId, _seat: usize, _line: String) -> BoxFuture<'static, String> {
+        Box::pin(async { GONE.to_string() })
+    }
+
+    /// Seat `seat`'s `status` in game `game` (issue 50: every instance's
+    /// answer is the home's): its text, [`OVER`] once the game is over and
+    /// stored, or `"gone"` if the game does not run here (the default).
+    fn status(&self, _game: GameId, _seat: usize) -> BoxFuture<'static, String> {
+        Box::pin(async { GONE.to_string() })
     }
 
     /// wm (issue 13): a notification of another kind (the REST games'
@@ -96,6 +77,9 @@ pub trait PullHome: Send + Sync + 'static {
 
 /// The reply of a home that does not run the game.
 pub const GONE: &str = "gone";
+
+/// A home's reply to a relayed `status` whose game is over (and stored).
+pub const OVER: &str = "over";
 
 /// The home of a process that runs no REST games (a worker).
 #[derive(Debug)]

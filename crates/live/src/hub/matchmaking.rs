@@ -358,7 +358,7 @@ impl Hub {
         }));
         if live.sync.is_some() {
             // wm: issue 13
-            tokio::spawn(super::views::write_views(Arc::clone(&live)));
+            tokio::spawn(super::views::write_seats(Arc::clone(&live)));
         }
         Ok(id)
     }

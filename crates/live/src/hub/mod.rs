@@ -7,17 +7,18 @@
 //!   (the `new-game` long poll, dealing), `moves` (`bid`, `play`,
 //!   `status`);
 //! - `state`: the hub itself, its maps, clocks and limits;
-//! - `views`: the task that copies a game's seat views for the other
-//!   instances as they change;
+//! - `views`: the task that writes a game's seats for the other instances
+//!   when one comes after the deal;
 //! - `game`: games in progress, each played by the arena's match runner in
 //!   its own task and stored; it tells the hub that a game closed through
 //!   the `Registry` trait the hub hands down;
 //! - `relay` (requests between instances through PostgreSQL), with
 //!   `remote_games` (the other instances' games, from their notifications)
-//!   and `view_sync` (what is written of each game, the instance's writer);
+//!   and `view_sync` (whether a game's seats are written, the instance's
+//!   writer);
 //! - the leaves: `drive` (a game's runner, polled by the request that
 //!   brings a move), `seat` (the hub as a `Connector`: a seat's requests
-//!   in, its status out), `answered`, `crowd`, `fence`, `home`,
+//!   in, its status out), `answered`, `crowd`, `home`,
 //!   `session_cache`, `lock`.
 //!
 //! Locking: `inner` (a std mutex) guards the maps and is never held across
@@ -29,7 +30,6 @@ mod answered;
 mod cluster;
 mod crowd;
 mod drive;
-mod fence;
 mod game;
 mod home;
 mod lock;

@@ -29,23 +29,14 @@ impl Hub {
         game.request(i, rest::play_line(card)).await
     }
 
-    /// `status`: the reply, as JSON text.
-    pub async fn status(&self, bot: BotId) -> Arc<str> {
-        if let Some((game, i)) = self.current_seat(bot) {
-            let status = {
-                let v = game.seats[i].view();
-                (!v.over).then(|| Arc::clone(&v.status))
-            };
-            match status {
-                Some(s) => return s,
-                None => {
-                    game.wait_stored().await;
-                }
-            }
-        } else if let Some(s) = self.remote_status(bot).await {
-            return s;
-        }
-        Arc::clone(&self.not_in_game)
+    /// `status`: the reply, as JSON text. Always the game's home's view
+    /// (issue 50): a refusal if another instance's home did not answer.
+    pub async fn status(&self, bot: BotId) -> Result<Arc<str>, Refusal> {
+        let status = match self.current_seat(bot) {
+            Some((game, i)) => game.status(i).await,
+            None => self.remote_status(bot).await?,
+        };
+        Ok(status.unwrap_or_else(|| Arc::clone(&self.not_in_game)))
     }
 
     /// What a bot sees of its game and may do (for house bots, once marked

@@ -27,8 +27,7 @@ use tokio::time::Instant;
 
 use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
-use super::fence::{Fence, Passed};
-pub use super::home::{Handled, Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE};
+pub use super::home::{Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE, OVER};
 use super::session_cache::SessionCache;
 pub use super::session_cache::SESSION_RECHECK;
 use crate::lease::{AfterBeat, Membership};
@@ -75,8 +74,6 @@ pub struct Relay {
     pulled: Mutex<HashMap<BotId, Arc<Notify>>>,
     pull_home: std::sync::OnceLock<Arc<dyn PullHome>>,
     crowd: Arc<Crowd>,
-    /// Whether the notifications committed before a moment were heard.
-    fence: Arc<Fence>,
     /// What serves the requests relayed here and takes the notices.
     home: Arc<dyn Home>,
     /// How long a lost process's games may stay open: its registration's
@@ -122,7 +119,6 @@ impl Relay {
             pulled: Mutex::new(HashMap::new()),
             pull_home: std::sync::OnceLock::new(),
             crowd: Arc::new(Crowd::new(member.config().beat)),
-            fence: Arc::new(Fence::default()),
             home,
             lease: member.config().ttl + member.config().beat,
             member: Arc::clone(&member),
@@ -162,16 +158,6 @@ impl Relay {
                 }
             }
         });
-        // The fences (see `fence`), each sent once a request wants one.
-        let (fence, fences_db, own_channel) = (Arc::clone(&relay.fence), db.clone(), own.clone());
-        tokio::spawn(async move {
-            loop {
-                let n = fence.wanted().await;
-                if let Err(e) = fences_db.notify(&own_channel, &Fence::payload(n)).await {
-                    tracing::warn!("cannot send a fence: {e}");
-                }
-            }
-        });
         // Whether others run, before serving: if so, tell them and wait
         // until each has seen this one (and writes its games' views again).
         match db.other_instances(instance).await {
@@ -198,32 +184,12 @@ impl Relay {
         Ok(relay)
     }
 
-    /// Waits until every notification committed before this call has been
-    /// heard (see `fence`): `false` if that is not known within `wait`.
-    /// A fence that does not come back in time (a listener stalled
-    /// without an error, or a fence that could not be sent) counts as a
-    /// loss of notifications (the home forgets what it heard).
-    pub async fn fence(&self, wait: Duration) -> bool {
-        match self.fence.pass(wait).await {
-            Passed::Yes => true,
-            Passed::Lost => false,
-            Passed::TimedOut => {
-                tracing::warn!("a fence did not come back within {wait:?}: the notifications heard are not trusted");
-                self.notices_lost();
-                false
-            }
-        }
-    }
-
     /// Notifications may have been lost: the home forgets what it learnt
-    /// from them, the sessions are checked in the database again (a login
-    /// elsewhere may not have been heard), and the fences under way fail
-    /// (last: whoever learns of the loss from a fence finds every cache
-    /// emptied).
+    /// from them, and the sessions are checked in the database again (a
+    /// login elsewhere may not have been heard).
     fn notices_lost(&self) {
         self.home.lost();
         self.sessions.clear();
-        self.fence.lost();
     }
 
     /// The listener listens again after losing its connection: what was
@@ -342,10 +308,8 @@ impl Relay {
                 };
                 self.answered
                     .answered(handling, &reply, std::time::Instant::now());
-                self.reply(to, std::future::ready(Handled::Reply(reply)));
+                self.reply(to, std::future::ready(reply));
             }
-            // A fence this instance sent itself came back.
-            "f" => self.fence.heard(rest),
             "r" => {
                 let (id, reply) = rest.split_once(' ').unwrap_or((rest, ""));
                 if let Ok(id) = id.parse::<u64>() {
@@ -372,27 +336,30 @@ impl Relay {
                     return;
                 };
                 let t = std::time::Instant::now();
-                let handled = self.home.handle(game, seat, line, to.clone());
+                let handled = self.home.handle(game, seat, line);
                 let answered = Arc::clone(&self.answered);
                 self.reply(to, async move {
-                    let handled = handled.await;
-                    // Asked again while handled: an answer that went
-                    // with the views (before that asking came, perhaps)
-                    // goes again.
-                    let again =
-                        answered.answered(handling, handled.text(), std::time::Instant::now());
-                    // Which way the answer went (the cluster test counts
-                    // them): with the views it follows, or alone.
-                    let kind = match handled {
-                        Handled::Sent(_) => "relay: home answered with the views",
-                        Handled::Reply(_) => "relay: home answered alone",
-                    };
-                    croupier_store::waits::record(kind, t.elapsed());
-                    match handled {
-                        Handled::Sent(text) if again => Handled::Reply(text),
-                        handled => handled,
-                    }
+                    let text = handled.await;
+                    answered.answered(handling, &text, std::time::Instant::now());
+                    croupier_store::waits::record("relay: home answered", t.elapsed());
+                    text
                 });
+            }
+            // A `status` (issue 50): safe to ask again, so not remembered.
+            "t" => {
+                let mut f = rest.splitn(4, ' ');
+                let parsed = (|| {
+                    let origin = f.next()?.parse::<i64>().ok()?;
+                    let id = f.next()?.parse::<u64>().ok()?;
+                    let game = f.next()?.parse::<GameId>().ok()?;
+                    let seat = f.next()?.parse::<usize>().ok()?;
+                    Some((origin, id, game, seat))
+                })();
+                let Some((origin, id, game, seat)) = parsed else {
+                    tracing::warn!("a relayed status that does not parse: {payload}");
+                    return;
+                };
+                self.reply(ReplyTo::new(origin, id), self.home.status(game, seat));
             }
             _ if self.home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
@@ -410,22 +377,20 @@ impl Relay {
             Seen::Handling => None,
             Seen::Answered(text) => {
                 croupier_store::waits::record("relay: home answered again", Duration::ZERO);
-                self.reply(to.clone(), std::future::ready(Handled::Reply(text)));
+                self.reply(to.clone(), std::future::ready(text));
                 None
             }
         }
     }
 
-    /// Sends the answer `handled` comes to back to its asker, in a task of
-    /// its own (unless the home sent it already).
-    fn reply(&self, to: ReplyTo, handled: impl Future<Output = Handled> + Send + 'static) {
+    /// Sends the answer `reply` comes to back to its asker, in a task of
+    /// its own.
+    fn reply(&self, to: ReplyTo, reply: impl Future<Output = String> + Send + 'static) {
         let db = self.db.clone();
         tokio::spawn(async move {
-            if let Handled::Reply(reply) = handled.await {
-                let (channel, payload) = to.notice(&reply);
-                if let Err(e) = db.notify(&channel, &payload).await {
-                    tracing::warn!("cannot send a relayed reply: {e}");
-                }
+            let (channel, payload) = to.notice(&reply.await);
+            if let Err(e) = db.notify(&channel, &payload).await {
+                tracing::warn!("cannot send a relayed reply: {e}");
             }
         });
     }
@@ -451,6 +416,21 @@ impl Relay {
     ) -> Option<String> {
         let payload = format!("q {} {} {game} {seat} {line}", self.instance, id.0);
         self.send_to(id, home, payload, wait).await
+    }
+
+    /// Asks game `game`'s home for seat `seat`'s `status` (issue 50); its
+    /// reply (the status, [`OVER`] or [`GONE`]), or `None` if none came
+    /// within `wait`.
+    pub async fn ask_status(
+        &self,
+        home: i64,
+        game: GameId,
+        seat: usize,
+        wait: Duration,
+    ) -> Option<String> {
+        let id = self.request_id();
+        let payload = format!("t {} {} {game} {seat}", self.instance, id.0);
+        self.send_to(&id, home, payload, wait).await
     }
 
     /// Sends a pull bot's answer to the process playing its match; the

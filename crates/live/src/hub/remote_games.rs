@@ -1,45 +1,25 @@
 //! What this instance knows of the REST games other instances run, from
 //! their notifications ([`Notice`]): where a game runs and which bot sits
-//! in which seat (facts that never change while the game runs), and the
-//! seats' latest views as their home sent them.
+//! in which seat (facts that never change while the game runs), so that a
+//! bot's `bid`, `play` and `status` are relayed to the game's home without
+//! reading the rows first. A stale entry is answered "gone" by the home,
+//! and the rows are read.
 //!
-//! Only what cannot mislead a bot is answered from here:
-//! - a bot's seat and its game's home, for relaying its `bid`/`play` (a
-//!   stale entry is answered "gone" by the home, and the rows are read);
-//! - a `status` that leaves the bot nothing to do (it has bid, it is not
-//!   its turn, the game is not over), at most [`PASSIVE_FRESH`] after the
-//!   home sent it, at once;
-//! - but not a view of the last trick that way: the game's end comes
-//!   next, and a bot that heard of it from another instance (whose rows
-//!   are gone) and went on to a new game must not read the old game here
-//!   while the end's notice is still on its way (seen under load after an
-//!   instance's restart);
-//! - any other `status` once a fence has passed (`hub::fence`): every
-//!   view and end committed before the request arrived has been heard by
-//!   then, so the cache is as fresh as the rows, which the home writes
-//!   (with the views' notice) before it answers a move: a bot never reads
-//!   that it must act on a view older than its own last move. A fence is
-//!   sent only if the cache has a view of the bot's seat: a game whose
-//!   first views were not sent yet, or were too long to send, and a view
-//!   that says the game is over, are read from the rows at once. A fence
-//!   that fails is read from the rows too; a lost listener connection, or
-//!   a fence that does not come back within a second, empties the cache,
-//!   and a view or end notice that does not parse forgets its game.
-//!
-//! A view is kept for its own seat only: a status is looked up by the
-//! bot's seat, never by the game alone.
+//! Nothing a bot reads is answered from here (issue 50): a `status`
+//! answered from a copy of another instance's views could be older than
+//! what the bot was already shown by the home, so every `status` is the
+//! home's answer (`cluster`). A view notice (sent with the seats of a game
+//! written after its deal, see `views`) only says whether the game is over
+//! for a seat; a lost listener connection empties the cache, and a view or
+//! end notice that does not parse forgets its game.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use croupier_store::postgres::cluster::Notice;
 use croupier_store::{BotId, GameId};
 use tokio::time::Instant;
-
-/// How long a view that leaves the bot nothing to do is answered from the
-/// cache (a lost notification delays a bot at most this long).
-pub(super) const PASSIVE_FRESH: Duration = Duration::from_millis(300);
 
 /// Entries not touched for this long are dropped (their game's end was
 /// not heard: a lost notification).
@@ -53,10 +33,10 @@ pub(super) struct Placed {
     pub(super) home: i64,
 }
 
+/// A seat's view as far as this cache keeps it: whether the game is over
+/// for the seat.
 #[derive(Debug)]
 struct View {
-    status: Arc<str>,
-    has_bid: bool,
     over: bool,
 }
 
@@ -83,16 +63,6 @@ pub(in crate::hub) struct RemoteGames {
     games: Mutex<Games>,
     /// Woken by every game's end (any home's).
     ended: tokio::sync::Notify,
-}
-
-/// Whether a `status` reply says it is the bot's turn to play.
-fn says_your_turn(status: &str) -> bool {
-    status.contains("\"your-turn\":true")
-}
-
-/// Whether a `status` reply is of the game's last trick (its end is next).
-fn says_last_trick(status: &str) -> bool {
-    status.contains("\"round\":13")
 }
 
 impl RemoteGames {
@@ -149,14 +119,10 @@ impl RemoteGames {
                 e.views = if views.len() == e.bots.len() {
                     views
                         .into_iter()
-                        .map(|(status, has_bid, over)| View {
-                            status: Arc::from(status),
-                            has_bid,
-                            over,
-                        })
+                        .map(|(_, _, over)| View { over })
                         .collect()
                 } else {
-                    // Not sent whole: nothing is answered from here.
+                    // Not sent whole.
                     Vec::new()
                 };
             }
@@ -195,31 +161,6 @@ impl RemoteGames {
             seat,
             home: e.home,
         })
-    }
-
-    /// `bot`'s `status` if it leaves the bot nothing to do and was sent
-    /// less than `fresh` ago.
-    pub(super) fn passive_status(&self, bot: BotId, fresh: Duration) -> Option<Arc<str>> {
-        let g = self.lock();
-        let (_, e, seat) = g.seat_of(bot)?;
-        if e.at.elapsed() >= fresh {
-            return None;
-        }
-        let v = e.views.get(seat)?;
-        let passive =
-            v.has_bid && !v.over && !says_your_turn(&v.status) && !says_last_trick(&v.status);
-        passive.then(|| Arc::clone(&v.status))
-    }
-
-    /// `bot`'s `status` as last heard, unless it says the game is over
-    /// (that one is read from the rows, which wait for the bot's release).
-    /// Current only once a fence has passed (see `hub::fence`): every
-    /// view committed before it was heard.
-    pub(super) fn heard_status(&self, bot: BotId) -> Option<Arc<str>> {
-        let g = self.lock();
-        let (_, e, seat) = g.seat_of(bot)?;
-        let v = e.views.get(seat)?;
-        (!v.over).then(|| Arc::clone(&v.status))
     }
 
     /// Forgets every game: notifications were lost (the listener's
@@ -275,8 +216,6 @@ mod tests {
     use super::*;
     use croupier_dialects::skullwhist_rest::Status;
 
-    const FRESH: Duration = Duration::from_secs(60);
-
     fn status(game: i64, opponent: i64, your_turn: bool) -> String {
         Status {
             game: Some(game),
@@ -304,64 +243,18 @@ mod tests {
         }
     }
 
-    fn in_round(game: i64, opponent: i64, round: u8) -> String {
-        Status {
-            game: Some(game),
-            round: Some(round),
-            your_turn: Some(false),
-            opponent: Some(opponent),
-            ..Status::default()
-        }
-        .reply()
-        .to_string()
-    }
-
     #[test]
-    fn the_status_detector_reads_the_replies_the_dialect_writes() {
-        assert!(says_your_turn(&status(1, 2, true)));
-        assert!(!says_your_turn(&status(1, 2, false)));
-        assert!(says_last_trick(&in_round(1, 2, 13)));
-        for round in [1, 3, 12] {
-            assert!(!says_last_trick(&in_round(1, 2, round)));
-        }
-    }
-
-    #[test]
-    fn a_view_of_the_last_trick_is_read_from_the_rows() {
+    fn each_bot_is_placed_in_its_own_seat() {
         let c = RemoteGames::default();
         c.take(dealt(7, 2, [10, 20]), 1);
-        let view = |round| (in_round(7, 20, round), true, false);
-        c.take(views(7, 1, [view(12), view(12)]), 1);
         assert_eq!(
-            c.passive_status(10, FRESH).as_deref(),
-            Some(in_round(7, 20, 12).as_str())
+            c.placed(10),
+            Some(Placed {
+                game: 7,
+                seat: 0,
+                home: 2
+            })
         );
-        // The game ends next: a bot may have heard of its end elsewhere.
-        c.take(views(7, 2, [view(13), view(13)]), 1);
-        assert_eq!(c.passive_status(10, FRESH), None);
-    }
-
-    #[test]
-    fn each_bot_reads_its_own_seat_and_never_the_other() {
-        let c = RemoteGames::default();
-        c.take(dealt(7, 2, [10, 20]), 1);
-        let mine = status(7, 20, false);
-        let theirs = status(7, 10, false);
-        c.take(
-            views(
-                7,
-                1,
-                [(mine.clone(), true, false), (theirs.clone(), true, false)],
-            ),
-            1,
-        );
-        assert_eq!(c.passive_status(10, FRESH).as_deref(), Some(mine.as_str()));
-        assert_eq!(
-            c.passive_status(20, FRESH).as_deref(),
-            Some(theirs.as_str())
-        );
-        // A bot in no game known here reads nothing.
-        assert_eq!(c.passive_status(30, FRESH), None);
         assert_eq!(
             c.placed(20),
             Some(Placed {
@@ -370,92 +263,40 @@ mod tests {
                 home: 2
             })
         );
+        // A bot in no game known here is not placed.
+        assert_eq!(c.placed(30), None);
     }
 
     #[test]
-    fn only_a_view_that_leaves_nothing_to_do_is_answered() {
+    fn a_seat_whose_game_is_over_is_not_placed_and_older_views_are_ignored() {
         let c = RemoteGames::default();
         c.take(dealt(7, 2, [10, 20]), 1);
-        // Before any view: nothing.
-        assert_eq!(c.passive_status(10, FRESH), None);
-        // Its turn, not bid yet, over: read the rows.
-        c.take(
-            views(
-                7,
-                1,
-                [
-                    (status(7, 20, true), true, false),
-                    (status(7, 10, false), false, false),
-                ],
-            ),
-            1,
-        );
-        assert_eq!(c.passive_status(10, FRESH), None);
-        assert_eq!(c.passive_status(20, FRESH), None);
-        c.take(
-            views(
-                7,
-                2,
-                [
-                    (status(7, 20, false), true, true),
-                    (status(7, 10, false), true, true),
-                ],
-            ),
-            1,
-        );
-        assert_eq!(c.passive_status(10, FRESH), None);
-        assert_eq!(c.placed(10), None);
-        // Stale: not fresh any more.
-        let c = RemoteGames::default();
-        c.take(dealt(8, 2, [10, 20]), 1);
-        c.take(
-            views(
-                8,
-                1,
-                [
-                    (status(8, 20, false), true, false),
-                    (status(8, 10, false), true, false),
-                ],
-            ),
-            1,
-        );
-        assert!(c.passive_status(10, FRESH).is_some());
-        assert_eq!(c.passive_status(10, Duration::ZERO), None);
-    }
-
-    #[test]
-    fn older_views_never_replace_newer_ones_and_ends_forget_the_game() {
-        let c = RemoteGames::default();
-        c.take(dealt(7, 2, [10, 20]), 1);
-        let new = status(7, 20, false);
-        c.take(
-            views(
-                7,
-                5,
-                [(new.clone(), true, false), (new.clone(), true, false)],
-            ),
-            1,
-        );
-        c.take(
-            views(
-                7,
-                4,
-                [
-                    (status(7, 20, true), true, false),
-                    (new.clone(), true, false),
-                ],
-            ),
-            1,
-        );
-        assert_eq!(c.passive_status(10, FRESH).as_deref(), Some(new.as_str()));
-        // Views too long to send: nothing answered from here.
+        let running = (status(7, 20, false), true, false);
+        let over = (status(7, 20, false), true, true);
+        c.take(views(7, 5, [over.clone(), running.clone()]), 1);
+        assert_eq!(c.placed(10), None, "over for seat 0");
+        assert!(c.placed(20).is_some());
+        // An older notice arriving late changes nothing.
+        c.take(views(7, 4, [running.clone(), running]), 1);
+        assert_eq!(c.placed(10), None, "an older view replaced a newer one");
+        // Views too long to send: the game stays placed.
         c.take(views7_empty(6), 1);
-        assert_eq!(c.passive_status(10, FRESH), None);
         assert!(c.placed(10).is_some());
         assert!(c.knows(7));
         c.take(Notice::Ended { game: 7 }, 1);
         assert_eq!(c.placed(10), None);
         assert!(!c.knows(7));
+        assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn a_lost_listener_forgets_every_game() {
+        let c = RemoteGames::default();
+        c.take(dealt(7, 2, [10, 20]), 1);
+        c.take(dealt(8, 3, [30, 40]), 1);
+        c.clear();
+        assert_eq!(c.placed(10), None);
+        assert_eq!(c.placed(40), None);
         assert_eq!(c.len(), 0);
     }
 

@@ -1,15 +1,17 @@
-//! A game's seat views on their way to the database, for the other
-//! instances (issue 13): what is written of each game ([`ViewSync`]: its
-//! versions, the answers that ride with them, whether its seats are in the
-//! table) and the instance's one writer ([`ViewWriter`]), which writes the
-//! views of every game that changed since its last write in one statement.
-//! The task that follows a game's changes is `views`.
+//! A game's seats on their way to the shared table, for the other
+//! instances (issue 13): whether they are there ([`ViewSync`]) and the
+//! instance's one writer ([`ViewWriter`]), which writes the seats of many
+//! games in one statement. The task that follows a game is `views`.
+//!
+//! Issue 50: the seats' views are no longer copied as they change. Another
+//! instance asks the game's home for a `status` (`relay`), so every answer
+//! comes from the one place that holds the game, and a move is answered
+//! without waiting for the database.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::Arc;
 
-use croupier_store::postgres::cluster::{fits, Cluster, GameViews};
-use tokio::sync::{mpsc, oneshot, watch, Notify};
+use croupier_store::postgres::cluster::{Cluster, GameViews};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// Whether a game's seats are in the shared table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,23 +31,16 @@ use super::crowd::Crowd;
 /// At most this many games' views per statement.
 const MAX_BATCH: usize = 256;
 
-/// The changes of a game's views and how far they are in the database.
+/// A game's seats in the shared table.
 #[derive(Debug)]
 pub(in crate::hub) struct ViewSync {
-    /// Bumped by the seats on every change.
+    /// Bumped by the seats on every change (the version of the views
+    /// written with the seats).
     pub(in crate::hub) version: Arc<watch::Sender<u64>>,
-    /// The last version written.
-    pub(super) written: watch::Sender<u64>,
-    /// Wakes the game's writer: an answer waits for the views.
-    pub(super) poke: Notify,
-    /// Whether other instances run (alone, the views are not written).
+    /// Whether other instances run (alone, the seats are not written).
     pub(super) crowd: Arc<Crowd>,
     /// The instance's writer.
     pub(super) writer: ViewWriter,
-    /// Notifications to send with the next write (answers to relayed
-    /// moves), each told whether it went; `None` once the game's writer
-    /// has stopped.
-    pub(super) carried: Mutex<Option<Vec<Carried>>>,
     /// This instance (the game's home).
     pub(super) home: i64,
     /// Whether the game's seats are in the table; held by the writer while
@@ -53,26 +48,15 @@ pub(in crate::hub) struct ViewSync {
     pub(super) rows: tokio::sync::Mutex<Rows>,
 }
 
-/// A notification `(channel, payload)` sent with a game's views, and who
-/// learns whether it went.
-type Carried = ((String, String), oneshot::Sender<bool>);
-
 impl ViewSync {
     pub(super) fn new(crowd: Arc<Crowd>, writer: ViewWriter, home: i64) -> ViewSync {
         ViewSync {
             version: Arc::new(watch::channel(0).0),
-            written: watch::channel(0).0,
-            poke: Notify::new(),
             crowd,
             writer,
-            carried: Mutex::new(Some(Vec::new())),
             home,
             rows: tokio::sync::Mutex::new(Rows::Unwritten),
         }
-    }
-
-    pub(super) fn carried(&self) -> MutexGuard<'_, Option<Vec<Carried>>> {
-        self.carried.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The deal wrote the game's seats.
@@ -86,67 +70,6 @@ impl ViewSync {
     pub(in crate::hub) async fn rows_end(&self) -> bool {
         let was = std::mem::replace(&mut *self.rows.lock().await, Rows::Ended);
         matches!(was, Rows::Maybe | Rows::Written)
-    }
-}
-
-/// How long an answer waits for its views before it goes without them
-/// (the writer retries what fails on the next change).
-const FLUSH_WAIT: Duration = Duration::from_secs(2);
-
-impl ViewSync {
-    /// Waits until the views as they are now are in the database (at most
-    /// [`FLUSH_WAIT`]).
-    /// Nothing to wait for while this instance is alone: no other instance
-    /// reads them.
-    pub(in crate::hub) async fn flushed(&self) {
-        let s = self;
-        if s.crowd.alone() {
-            return;
-        }
-        let target = *s.version.borrow();
-        let mut w = s.written.subscribe();
-        if *w.borrow() >= target {
-            return;
-        }
-        s.poke.notify_one();
-        let _ = croupier_store::waits::timed(
-            "views: an answer waits for its views",
-            tokio::time::timeout(FLUSH_WAIT, w.wait_for(|v| *v >= target)),
-        )
-        .await;
-    }
-
-    /// Sends `notice` (the answer to a relayed move) in the statement that
-    /// writes the views as they are now, after them; whether it went. Not
-    /// sent (`false`: the caller sends it itself) while this instance is
-    /// alone, when the views are written already (a refused move changes
-    /// none: the answer need not queue behind the view writer), once the
-    /// game's writer has stopped, or if the write failed or took longer
-    /// than [`FLUSH_WAIT`]. Nor is a payload too long for a notification:
-    /// it would fail the whole statement, and with it the views of the
-    /// other games written in it.
-    pub(in crate::hub) async fn flushed_with(&self, notice: (String, String)) -> bool {
-        let s = self;
-        if !fits(&notice.1) {
-            return false;
-        }
-        if s.crowd.alone() || *s.version.borrow() <= *s.written.borrow() {
-            return false;
-        }
-        let (tx, rx) = oneshot::channel();
-        match s.carried().as_mut() {
-            Some(pending) => pending.push((notice, tx)),
-            None => return false,
-        }
-        s.poke.notify_one();
-        matches!(
-            croupier_store::waits::timed(
-                "views: a relayed answer waits for its views",
-                tokio::time::timeout(FLUSH_WAIT, rx),
-            )
-            .await,
-            Ok(Ok(true))
-        )
     }
 }
 

@@ -1,17 +1,17 @@
-//! A game's seat views, copied to the database for the other instances as
-//! they change (and sent to them in a notification, in the same statement:
-//! see `remote_games`). One writer task per instance writes the views of all its
-//! games that changed since its last write in one statement, so a busy
-//! instance makes one round trip for many moves. The answers to moves
-//! relayed from other instances ride in the same statement, after the
-//! views they follow (`ViewSync::flushed_with`, in `view_sync`).
+//! A game's seats in the shared table, for the other instances: which
+//! bot sits where and which instance is the game's home, so that a request
+//! reaching another instance is relayed there (`relay`).
 //!
-//! A game dealt between two bots of this instance while it was alone has
-//! no seats in the table (`Hub::share_deal`): its writer inserts them
-//! with the first views it writes once another instance comes, before the
-//! newcomer serves (it waits a heartbeat and a half, see `Crowd`). The
-//! game's end removes the rows only if they may be there, and after any
-//! write under way, so that no write brings them back ([`Rows`]).
+//! A game dealt while another instance ran has its seats written by the
+//! deal (`Hub::share_deal`). One dealt between two bots of this instance
+//! while it was alone has none: [`write_seats`] inserts them once another
+//! instance comes, before the newcomer serves (it waits a heartbeat and a
+//! half, see `Crowd`). The game's end removes the rows only if they may be
+//! there, and after any write under way, so that no write brings them
+//! back ([`Rows`]).
+//!
+//! The seats' views are written with them, as they are then, and never
+//! again (issue 50): a `status` is always the home's answer.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,93 +24,54 @@ use super::view_sync::Rows;
 /// How soon seats that failed to go in are written again.
 const SEATS_RETRY: Duration = Duration::from_millis(250);
 
-/// Copies a game's seat views to the database as they change, until the
-/// game is over and stored. While the instance is alone the copies are
-/// skipped; they are made when another instance joins, or when an answer
-/// waits for them. The first copy after the instance was alone at the
-/// deal writes the seats themselves (see [`Rows`]).
-pub(in crate::hub) async fn write_views(game: Arc<LiveGame>) {
+/// Writes a game's seats once another instance runs, until they are in
+/// or the game is over and stored.
+pub(in crate::hub) async fn write_seats(game: Arc<LiveGame>) {
     let Some(sync) = game.sync.clone() else {
         return;
     };
-    let mut changes = sync.version.subscribe();
     let mut joined = sync.crowd.joined();
     let mut stored = game.stored.clone();
-    // Whether the seats are in the table for good (written, or the game
-    // ended): only a write that may insert them holds the game's `rows`
-    // lock, which the end waits for.
-    let mut settled = matches!(*sync.rows.lock().await, Rows::Written);
     // A first look before any change: another instance may have come
     // since the deal found this one alone.
     loop {
-        // The answers first, then the version: an answer was queued after
-        // its move changed the views (the runner delivers the views before
-        // it answers), so the version read next includes that change, and
-        // the answer never goes without the views it follows.
-        let carried = std::mem::take(sync.carried().get_or_insert_with(Vec::new));
-        let version = *changes.borrow_and_update();
         joined.borrow_and_update();
-        // An answer to carry means another instance is there, whatever
-        // the last heartbeat said.
-        let shared = !carried.is_empty() || !sync.crowd.alone();
-        let mut rows = None;
-        if shared && !settled {
-            let r = sync.rows.lock().await;
-            settled = matches!(*r, Rows::Written | Rows::Ended);
-            rows = (!settled).then_some(r);
-        }
-        let insert = rows.is_some();
-        let stale = shared && (insert || version > *sync.written.borrow());
-        if stale || !carried.is_empty() {
-            // Views already written are not written again for an answer.
-            let views: Vec<(String, bool, bool)> = if stale {
-                game.seats
-                    .iter()
-                    .map(|s| {
-                        let v = s.view();
-                        (v.status.to_string(), v.has_bid, v.over)
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let (also, told): (Vec<_>, Vec<_>) = carried.into_iter().unzip();
+        if !sync.crowd.alone() {
+            let mut rows = sync.rows.lock().await;
+            if matches!(*rows, Rows::Written | Rows::Ended) {
+                return;
+            }
+            let version = *sync.version.borrow();
+            let views = game
+                .seats
+                .iter()
+                .map(|s| {
+                    let v = s.view();
+                    (v.status.to_string(), v.has_bid, v.over)
+                })
+                .collect();
             let write = GameViews {
                 game: game.id,
                 version,
                 views,
-                also,
-                seats: if insert {
-                    seat_rows(&game, sync.home)
-                } else {
-                    Vec::new()
-                },
+                also: Vec::new(),
+                seats: seat_rows(&game, sync.home),
             };
             let ok = sync.writer.write(write).await;
-            if let Some(mut r) = rows {
-                *r = if ok { Rows::Written } else { Rows::Maybe };
-                settled = ok;
-            }
-            if ok && stale {
-                sync.written.send_replace(version);
-            }
-            for t in told {
-                let _ = t.send(ok);
+            *rows = if ok { Rows::Written } else { Rows::Maybe };
+            if ok {
+                return;
             }
         }
-        // Seats that failed to go in are tried again soon, not only at
-        // the game's next change: another instance serves meanwhile.
-        let retry = shared && !settled;
+        // Seats that failed to go in are tried again soon: another
+        // instance serves meanwhile.
+        let retry = !sync.crowd.alone();
         tokio::select! {
-            r = changes.changed() => if r.is_err() { break },
-            r = joined.changed() => if r.is_err() { break },
-            _ = sync.poke.notified() => {}
-            _ = stored.wait_for(Option::is_some) => break,
+            r = joined.changed() => if r.is_err() { return },
+            _ = stored.wait_for(Option::is_some) => return,
             () = tokio::time::sleep(SEATS_RETRY), if retry => {}
         }
     }
-    // Whoever still waits to send with the views sends alone.
-    sync.carried().take();
 }
 
 fn hand_text(hand: &[croupier_rules::skullwhist::Card]) -> String {

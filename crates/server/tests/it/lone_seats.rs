@@ -64,7 +64,7 @@ fn a_lone_instance_writes_its_seats_only_once_another_instance_comes() {
             assert_eq!(row.hand.split_whitespace().count(), 13);
             assert_eq!(
                 row.status,
-                *one.status(bot).await,
+                *one.status(bot).await.unwrap(),
                 "the row has not the view as it is now"
             );
         }
@@ -80,7 +80,7 @@ fn a_lone_instance_writes_its_seats_only_once_another_instance_comes() {
             "an ended game got seats"
         );
         // The newcomer answers for the game as its home does.
-        assert_eq!(*two.status(d).await, *one.status(d).await);
+        assert_eq!(*two.status(d).await.unwrap(), *one.status(d).await.unwrap());
         // Its end (a re-login at the newcomer) removes the seats.
         two.login(c, "c again".into()).await.unwrap();
         let row = store.game(second).await.unwrap().unwrap();

@@ -184,7 +184,8 @@ fn a_move_asked_again_gets_its_first_answer() {
         );
         // The bid counted once: `b` bids, and sees `a`'s bid.
         two.bid(b, 3).await.unwrap();
-        let status: serde_json::Value = serde_json::from_str(&two.status(b).await).unwrap();
+        let status: serde_json::Value =
+            serde_json::from_str(&two.status(b).await.unwrap()).unwrap();
         assert_eq!(status["opponent-bid"], serde_json::json!(4), "{status}");
     });
 }

@@ -49,7 +49,8 @@ fn a_move_placed_in_a_stale_game_reaches_the_bots_game() {
             .expect("the bid placed in the stale game failed");
         // Bids show once both are in.
         two.bid(b, 3).await.unwrap();
-        let status: serde_json::Value = serde_json::from_str(&two.status(b).await).unwrap();
+        let status: serde_json::Value =
+            serde_json::from_str(&two.status(b).await.unwrap()).unwrap();
         assert_eq!(status["game"], serde_json::json!(game), "{status}");
         assert_eq!(
             status["opponent-bid"],

@@ -2,27 +2,26 @@
 //! item 3). Sessions, the bots waiting for an opponent and the seats of the
 //! games in progress are rows (see `croupier_store::postgres::cluster`); a
 //! game runs in the instance that dealt it (its home), exactly as on one
-//! instance, and its seats' views are copied to the database as they
-//! change. Any instance answers any request:
+//! instance. Any instance answers any request:
 //!
 //! - `login`, sessions: rows, read by every request;
 //! - `new-game`: takes a waiting bot with `FOR UPDATE SKIP LOCKED` and
 //!   deals here, or waits in the table until another instance deals it a
 //!   game (woken by `NOTIFY`, polling as well); while the instance is
 //!   alone, a waiting bot is in its memory only;
-//! - `status`: the home's own view there; elsewhere the cache of the
-//!   other instances' games when it is provably current (see
-//!   `remote_games`),
-//!   else the row;
-//! - `bid`, `play`, a re-login's abandon: relayed to the home ([`Relay`]).
+//! - `status`, `bid`, `play`, a re-login's abandon: the home's own game
+//!   there; elsewhere relayed to the home ([`Relay`]). A `status` is never
+//!   answered from a copy (issue 50): the home holds the one current view,
+//!   so a bot never reads an older state of its game than one it was
+//!   shown, whichever instances its requests reach.
 //!
 //! On SQLite none of this exists: the hub keeps everything in memory.
 //!
 //! Rooms: [`matching`] (`new-game`: bots waiting here first, then the
-//! table). Below the hub, apart from it: `views` (a game's views copied
-//! for the others as they change), `remote_games` (the other instances'
-//! games, from their notifications), `view_sync` (what is written of each
-//! game, and the instance's one writer), `relay`.
+//! table). Below the hub, apart from it: `views` (a game's seats written
+//! for the others), `remote_games` (where the other instances' games run,
+//! from their notifications), `view_sync` (whether a game's seats are
+//! written, and the instance's one writer), `relay`.
 
 mod matching;
 
@@ -36,8 +35,8 @@ use tokio::time::Instant;
 
 use super::game::LiveGame;
 use super::matchmaking::NewGame;
-use super::relay::{Handled, Home, Relay, ReplyTo, GONE, SESSION_RECHECK};
-use super::remote_games::{RemoteGames, PASSIVE_FRESH};
+use super::relay::{Home, Relay, GONE, OVER, SESSION_RECHECK};
+use super::remote_games::RemoteGames;
 use super::sessions::forfeit;
 use super::state::{refuse, Hub, Inner, Side};
 use super::view_sync::{ViewSync, ViewWriter};
@@ -102,26 +101,38 @@ impl Home for HomeGames {
         self.games.clear();
     }
 
-    fn handle(
-        &self,
-        game: GameId,
-        seat: usize,
-        line: String,
-        to: ReplyTo,
-    ) -> BoxFuture<'static, Handled> {
-        let live = self
-            .inner
+    fn handle(&self, game: GameId, seat: usize, line: String) -> BoxFuture<'static, String> {
+        let live = self.game(game);
+        Box::pin(async move {
+            match live {
+                Some(g) => g.relayed(seat, line).await,
+                None => GONE.into(),
+            }
+        })
+    }
+
+    fn status(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
+        let live = self.game(game);
+        Box::pin(async move {
+            match live {
+                Some(g) if seat < 2 => match g.status(seat).await {
+                    Some(s) => s.to_string(),
+                    None => OVER.into(),
+                },
+                _ => GONE.into(),
+            }
+        })
+    }
+}
+
+impl HomeGames {
+    fn game(&self, game: GameId) -> Option<Arc<LiveGame>> {
+        self.inner
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .games
             .get(&game)
-            .cloned();
-        Box::pin(async move {
-            match live {
-                Some(g) => g.relayed(seat, line, to).await,
-                None => Handled::Reply(GONE.into()),
-            }
-        })
+            .cloned()
     }
 }
 
@@ -153,8 +164,21 @@ impl Relayed {
     }
 }
 
-/// How long a `status` waits for a fence before it reads the rows.
-const FENCE_WAIT: Duration = Duration::from_secs(1);
+/// How long a `status` waits for the game's home to answer before it
+/// reads the rows again (a home that died is closed by its lease).
+const STATUS_WAIT: Duration = Duration::from_secs(3);
+
+/// What a game's home said to a relayed `status`.
+enum Asked {
+    /// The seat's status.
+    Status(Arc<str>),
+    /// The game is over and stored.
+    Over,
+    /// The home does not run the game (any more).
+    Gone,
+    /// No answer in time.
+    Silent,
+}
 
 /// A move that cannot be answered now (the bot should ask again).
 const TRY_AGAIN: &str = "the game's server did not answer: try again";
@@ -429,56 +453,70 @@ impl Hub {
         }
     }
 
-    /// `status` of a bot whose game runs elsewhere: from the cache when it
-    /// leaves the bot nothing to do, or once a fence has passed (see
-    /// `remote_games`), else the row the home wrote; `None` if the bot is in no
-    /// game.
-    pub(super) async fn remote_status(&self, bot: BotId) -> Option<Arc<str>> {
-        let relay = self.relay.get()?;
+    /// `status` of a bot whose game runs elsewhere: its home's answer, the
+    /// home found in the cache or else in the rows; `None` if the bot is in
+    /// no game (once the game it was in has left the tables).
+    pub(super) async fn remote_status(&self, bot: BotId) -> Result<Option<Arc<str>>, Refusal> {
+        let Some(relay) = self.relay.get() else {
+            return Ok(None);
+        };
         if relay.crowd().alone() {
             // No other instance runs games: the bot is in none.
-            return None;
+            return Ok(None);
         }
-        if let Some(s) = self
-            .remote_games()
-            .and_then(|c| c.passive_status(bot, PASSIVE_FRESH))
-        {
-            croupier_store::waits::record("status: from the cache", Duration::ZERO);
-            return Some(s);
-        }
-        // A fence only where the cache has a view to answer with (none
-        // before the game's first views, or after a short-form notice).
-        if let Some(c) = self
-            .remote_games()
-            .filter(|c| c.heard_status(bot).is_some())
-        {
-            let t = Instant::now();
-            if relay.fence(FENCE_WAIT).await {
-                if let Some(s) = c.heard_status(bot) {
-                    croupier_store::waits::record(
-                        "status: from the cache after a fence",
-                        t.elapsed(),
-                    );
-                    return Some(s);
+        if let Some(p) = self.remote_games().and_then(|c| c.placed(bot)) {
+            match self.ask_status(relay, p.game, p.seat, p.home).await {
+                Asked::Status(s) => return Ok(Some(s)),
+                Asked::Over => return Ok(None),
+                // The cache had not heard that the game ended, or the home
+                // is silent: the rows say where the bot is.
+                Asked::Gone | Asked::Silent => {
+                    if let Some(c) = self.remote_games() {
+                        c.forget(p.game);
+                    }
                 }
             }
         }
-        let row = match relay.db().seat_of(bot).await {
-            Ok(row) => row?,
-            Err(e) => {
-                tracing::warn!("status: {e}");
-                return None;
+        // The rows, read again if the bot sits in another game by the time
+        // the one read has answered (at most once more).
+        for _ in 0..2 {
+            let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? else {
+                return Ok(None);
+            };
+            if row.over {
+                self.wait_unseated(relay, bot, row.game).await;
+                return Ok(None);
             }
-        };
-        if row.over {
-            croupier_store::waits::timed(
-                "status: wait unseated",
-                self.wait_unseated(relay, bot, row.game),
-            )
-            .await;
-            return None;
+            match self
+                .ask_status(relay, row.game, row.seat as usize, row.home)
+                .await
+            {
+                Asked::Status(s) => return Ok(Some(s)),
+                Asked::Over | Asked::Gone => {
+                    self.wait_unseated(relay, bot, row.game).await;
+                    return Ok(None);
+                }
+                Asked::Silent => match relay.db().seat_of(bot).await.map_err(internal)? {
+                    Some(r) if r.game == row.game => return Err(Refusal(TRY_AGAIN.into())),
+                    Some(_) => continue,
+                    None => return Ok(None),
+                },
+            }
         }
-        Some(Arc::from(row.status))
+        Err(Refusal(TRY_AGAIN.into()))
+    }
+
+    /// Asks a game's home for seat `seat`'s status.
+    async fn ask_status(&self, relay: &Relay, game: GameId, seat: usize, home: i64) -> Asked {
+        let t = Instant::now();
+        let asked = match relay.ask_status(home, game, seat, STATUS_WAIT).await {
+            Some(r) if r == OVER => Asked::Over,
+            Some(r) if r == GONE => Asked::Gone,
+            Some(r) => Asked::Status(Arc::from(r)),
+            None => Asked::Silent,
+        };
+        croupier_store::waits::record("status: asked the home", t.elapsed());
+        asked
     }
 
     /// Writes a game dealt here into the shared tables with the partner

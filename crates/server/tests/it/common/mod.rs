@@ -157,9 +157,13 @@ pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_live::hub::rela
     .await
     .expect("the listener did not listen again");
     // The new connection listens before the relay's task is told of the
-    // loss (and empties its caches). That task hears a fence sent now only
-    // after it handled the loss: the fence passes, or fails by the loss.
-    relay.fence(Duration::from_secs(10)).await;
+    // loss (and empties its caches). That task hears the answer to a
+    // request this instance sends itself now only after it handled the
+    // loss (a request under way then is sent again).
+    let answer = relay
+        .ask_status(relay.instance(), 0, 0, Duration::from_secs(10))
+        .await;
+    assert_eq!(answer.as_deref(), Some(croupier_live::hub::relay::GONE));
 }
 
 /// Deals `a` and `b` a game on `hub` (`a` waits, `b` takes it): the game
