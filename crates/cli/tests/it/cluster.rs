@@ -841,10 +841,20 @@ fn our_clients_play_on_through_a_kill_and_a_restart() {
             .zip(at_least)
             .any(|((_, log), n)| games_of(log) < *n)
         {
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "clients stalled"
-            );
+            if start.elapsed() > Duration::from_secs(120) {
+                let tails: Vec<String> = clients
+                    .iter()
+                    .map(|(_, log)| {
+                        let text = std::fs::read_to_string(log).unwrap_or_default();
+                        let lines: Vec<&str> = text.lines().collect();
+                        lines[lines.len().saturating_sub(6)..].join("\n")
+                    })
+                    .collect();
+                panic!(
+                    "clients stalled; their last lines:\n{}",
+                    tails.join("\n--\n")
+                );
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
     };

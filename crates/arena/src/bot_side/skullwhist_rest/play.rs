@@ -69,6 +69,14 @@ fn transient(e: &BotSideError) -> bool {
     }
 }
 
+/// Whether a refusal says the server could not answer now, and the same
+/// call may go through if made again ("the game's server did not answer:
+/// try again", "internal error: try again": a server instance that died
+/// under the game, a database that blinked).
+fn busy(reason: &str) -> bool {
+    reason.ends_with("try again")
+}
+
 /// Whether a refusal says the server does not know the session.
 fn session_lost(reason: &str) -> bool {
     reason.starts_with("unknown session") || reason.starts_with("session expired")
@@ -110,34 +118,39 @@ struct Client<'a, L: FnMut(&str)> {
 }
 
 impl<L: FnMut(&str)> Client<'_, L> {
-    /// Calls `method`, again while the server cannot be reached (up to
-    /// [`RETRY_FOR`]).
+    /// Calls `method`, again while the server cannot be reached or says
+    /// to try again (up to [`RETRY_FOR`]). Only for calls that are safe to
+    /// repeat.
     fn again(&mut self, method: &str, body: &Value) -> Result<Reply, BotSideError> {
         let start = Instant::now();
         let mut pause = FIRST_PAUSE;
         let mut told = false;
         loop {
-            match self.api.call(method, body) {
-                Err(e) if transient(&e) && start.elapsed() < RETRY_FOR => {
-                    if !told {
-                        (self.log)(&format!(
-                            "{method}: {}; trying again for up to {} s",
-                            e.report(),
-                            RETRY_FOR.as_secs()
-                        ));
-                        told = true;
-                    }
-                    sleep(pause);
-                    pause = (pause * 2).min(MAX_PAUSE);
-                }
-                Ok(reply) => {
-                    if told {
+            let why = match self.api.call(method, body) {
+                Err(e) if transient(&e) => e.report(),
+                Ok(Reply::Failure(r)) if busy(&r) => r,
+                reply => {
+                    if told && reply.is_ok() {
                         (self.log)(&format!("{method}: the server answers again"));
                     }
-                    return Ok(reply);
+                    return reply;
                 }
-                Err(e) => return Err(e),
+            };
+            if start.elapsed() >= RETRY_FOR {
+                return Err(BotSideError::Unreachable(format!(
+                    "{method}: {why} (for {} s)",
+                    RETRY_FOR.as_secs()
+                )));
             }
+            if !told {
+                (self.log)(&format!(
+                    "{method}: {why}; trying again for up to {} s",
+                    RETRY_FOR.as_secs()
+                ));
+                told = true;
+            }
+            sleep(pause);
+            pause = (pause * 2).min(MAX_PAUSE);
         }
     }
 
@@ -291,6 +304,16 @@ impl<L: FnMut(&str)> Client<'_, L> {
                 }
                 Some(Reply::Failure(r)) if game_gone(&r) => return Ok(Moved::Ended),
                 Some(Reply::Failure(r)) if session_lost(&r) => self.log_in(None)?,
+                // The server could not say whether the move was taken (its
+                // game's instance did not answer): as a lost reply.
+                Some(Reply::Failure(r)) if busy(&r) => {
+                    (self.log)(&format!("{method}: {r}; asking whether it was taken"));
+                    uncertain = true;
+                    sleep(POLL_INTERVAL);
+                    if let Some(moved) = lost(self)? {
+                        return Ok(moved);
+                    }
+                }
                 Some(Reply::Failure(r)) => {
                     return Err(BotSideError::protocol(format!(
                         "the server refused {method}: {r}"
@@ -484,6 +507,9 @@ mod tests {
             assert!(already_taken(taken), "{taken}");
         }
         assert!(!already_taken("play begins when both players have bid"));
+        assert!(busy("the game's server did not answer: try again"));
+        assert!(busy("internal error: try again"));
+        assert!(!busy("not your turn") && !busy("you are not in a game"));
     }
 
     #[test]

@@ -477,12 +477,13 @@ impl Hub {
                 }
             }
         }
-        // The rows, read again if the bot sits in another game by the time
-        // the one read has answered (at most once more).
-        for _ in 0..2 {
-            let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? else {
-                return Ok(None);
-            };
+        // The rows, read again while the home is silent and the bot still
+        // sits in the game (a home that died: its lease runs out, and the
+        // game is closed), or once more if the bot sits in another game by
+        // the time the one read has answered.
+        let until = Instant::now() + self.relay_wait();
+        let mut moved = 0;
+        while let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             if row.over {
                 self.wait_unseated(relay, bot, row.game).await;
                 return Ok(None);
@@ -497,13 +498,14 @@ impl Hub {
                     return Ok(None);
                 }
                 Asked::Silent => match relay.db().seat_of(bot).await.map_err(internal)? {
-                    Some(r) if r.game == row.game => return Err(Refusal(TRY_AGAIN.into())),
-                    Some(_) => continue,
+                    Some(r) if r.game == row.game && Instant::now() < until => {}
+                    Some(r) if r.game != row.game && moved < 1 => moved += 1,
+                    Some(_) => return Err(Refusal(TRY_AGAIN.into())),
                     None => return Ok(None),
                 },
             }
         }
-        Err(Refusal(TRY_AGAIN.into()))
+        Ok(None)
     }
 
     /// Asks a game's home for seat `seat`'s status.
