@@ -1,7 +1,9 @@
 //! `new-game` with several instances. A bot is paired with a bot waiting
 //! in this same instance when there is one (no other instance is asked:
 //! the partner's row, if it has one, is taken with one `DELETE`, and its
-//! poll is told in memory), else with one waiting in the shared table
+//! poll is told in memory), or with one that comes here within
+//! [`LOCAL_FIRST`] (issue 50: a game between two bots of one instance
+//! relays nothing), else with one waiting in the shared table
 //! (when other instances run, or for a house bot), else it waits in both:
 //! in the table (another instance may take it; its `NOTIFY` wakes the
 //! poll) and in this instance's list (a bot arriving here takes it).
@@ -39,6 +41,10 @@ use croupier_dialects::skullwhist_rest::Refusal;
 /// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
 /// lost notification, and pairs the waiting bots of house-bot loops).
 const POLL_STEP_MS: u64 = 1000;
+
+/// How long a bot waits for a partner in this instance before it looks at
+/// the shared table (see [`Hub::local_first`]).
+const LOCAL_FIRST: Duration = Duration::from_millis(50);
 
 /// A bot's place in this instance's list.
 struct Listing {
@@ -93,6 +99,11 @@ impl Hub {
                 if let Some(reply) = self.deal_listed(relay, bot, w, None, mark).await? {
                     return Ok(reply);
                 }
+            }
+        }
+        if !house && !relay.crowd().alone() {
+            if let Some(reply) = self.local_first(relay, bot, until).await? {
+                return Ok(reply);
             }
         }
         let waker = relay.waker(bot);
@@ -218,6 +229,57 @@ impl Hub {
         // Out of the list if it is still there (its game channel closes).
         self.unlist(bot, l.ticket);
         self.taken_from_list(relay, bot, l).await
+    }
+
+    /// Issue 50: before it looks at the table, a bot waits a moment in this
+    /// instance's list only ([`LOCAL_FIRST`]), so that a bot arriving here
+    /// takes it: their game then runs where both bots' requests arrive
+    /// when the proxy routes on the session (docs/deploy/haproxy.cfg),
+    /// and none of its requests is relayed. Two bots whose game just ended
+    /// ask for their next one within milliseconds of each other. `None`:
+    /// nobody came; the bot is out of the list again.
+    async fn local_first(
+        self: &Arc<Self>,
+        relay: &Relay,
+        bot: BotId,
+        until: Instant,
+    ) -> Result<Option<NewGame>, Refusal> {
+        let wait = LOCAL_FIRST.min(until.saturating_duration_since(Instant::now()));
+        if wait.is_zero() {
+            return Ok(None);
+        }
+        match self.take_or_list(bot, false) {
+            // Taken for a deal since it looked for its game.
+            None => {
+                self.no_deal_under_way(bot, until).await;
+                self.not_told(relay, bot, false).await.map(Some)
+            }
+            // Another bot came here meanwhile.
+            Some(Take::Partner(w, mark)) => self.deal_listed(relay, bot, w, None, mark).await,
+            Some(Take::Listed(ticket, mut rx)) => {
+                match tokio::time::timeout(wait, &mut rx).await {
+                    Ok(Ok(id)) => {
+                        self.unlist(bot, ticket);
+                        self.game_for(bot, id).await.map(Some)
+                    }
+                    // Taken, but its deal failed.
+                    Ok(Err(_)) => {
+                        self.unlist(bot, ticket);
+                        self.not_told(relay, bot, false).await.map(Some)
+                    }
+                    Err(_) if self.unlist(bot, ticket) => Ok(None),
+                    // Taken at the last moment: that deal says how it went.
+                    Err(_) => {
+                        let l = Listing {
+                            ticket,
+                            rx,
+                            row: false,
+                        };
+                        self.taken_from_list(relay, bot, l).await.map(Some)
+                    }
+                }
+            }
+        }
     }
 
     /// The poll of a bot whose listing `l` is no longer in the list: a bot
