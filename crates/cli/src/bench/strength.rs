@@ -318,6 +318,7 @@ mod tests {
             seat: Seat(seat),
             kind: StepKind::Action("1".into()),
             ms: Some(ms),
+            cpu_ms: None,
             fault: None,
         };
         let mut record = Record {

@@ -172,6 +172,10 @@ impl Conn for LoggedConn {
         Box::pin(self.p.recv(deadline))
     }
 
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        self.p.cpu_time()
+    }
+
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         let LoggedConn { p, log } = *self;
         Box::pin(async move {
