@@ -5,6 +5,7 @@
 
 mod bare;
 mod cgroup;
+mod cgroup_cost;
 mod cluster;
 mod cores;
 mod flood;

@@ -33,7 +33,7 @@ pub struct BotCgroup {
     gone: bool,
 }
 
-/// How a thread moves into a bot's v1 cgroups and back (thread ids
+/// How a thread moves into a bot's v1 cgroups and back (`0`, itself,
 /// written to `tasks`): a process it forks meanwhile starts inside them.
 #[derive(Clone, Debug)]
 pub struct ThreadEntry {
@@ -45,19 +45,22 @@ pub struct ThreadEntry {
 #[derive(Debug)]
 pub struct Entered {
     entry: ThreadEntry,
-    tid: String,
 }
+
+/// What a thread writes to a `tasks` file to move itself: `0`, the
+/// calling thread. The kernel then skips the global lock that moving a
+/// process (or a thread named by its id) takes, and whose first writer
+/// waits for an RCU grace period: about 10 ms per bot instead of 0.1 ms.
+const ME: &str = "0";
 
 impl ThreadEntry {
     /// Moves the calling thread into the bot's cgroups.
     pub fn enter(&self) -> std::io::Result<Entered> {
-        let tid = nix::unistd::gettid().to_string();
         let entered = Entered {
             entry: self.clone(),
-            tid,
         };
         for (bot, _) in &self.moves {
-            std::fs::write(bot, &entered.tid)?;
+            std::fs::write(bot, ME)?;
         }
         Ok(entered)
     }
@@ -66,7 +69,7 @@ impl ThreadEntry {
 impl Drop for Entered {
     fn drop(&mut self) {
         for (_, home) in &self.entry.moves {
-            if let Err(e) = std::fs::write(home, &self.tid) {
+            if let Err(e) = std::fs::write(home, ME) {
                 tracing::warn!("cannot move the spawner thread back to {}: {e}", home.display());
             }
         }
@@ -107,8 +110,8 @@ impl BotCgroup {
                 cpuacct,
                 memory,
             } => {
+                // A new cgroup's period is the default, PERIOD_US.
                 let c = mkdir(cpu.join(name), &mut g.dirs)?;
-                set(&c, "cpu.cfs_period_us", PERIOD_US)?;
                 set(&c, "cpu.cfs_quota_us", quota)?;
                 let a = if cpuacct == cpu {
                     c.clone()
@@ -208,6 +211,14 @@ impl BotCgroup {
             .trim()
             .parse()
             .ok()
+    }
+
+    /// Moves process `pid` (and what it starts from now on) into it.
+    pub fn add(&self, pid: u32) -> std::io::Result<()> {
+        for d in &self.dirs {
+            std::fs::write(d.join("cgroup.procs"), pid.to_string())?;
+        }
+        Ok(())
     }
 
     /// The processes in it now.

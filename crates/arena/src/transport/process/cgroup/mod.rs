@@ -8,8 +8,8 @@
 //!
 //! * cgroup v1 (separate `cpu`, `cpuacct`, `memory` hierarchies, as root):
 //!   one folder per bot under croupier's own cgroup in each hierarchy. The
-//!   bot is started *inside* them: the spawner thread moves itself (its
-//!   thread id, in `tasks`) into the bot's cgroups, forks, and moves back,
+//!   bot is started *inside* them: the spawner thread moves itself (`0` in
+//!   `tasks`) into the bot's cgroups, forks, and moves back,
 //!   so that not one instruction of the program runs outside ([`layout`]);
 //! * cgroup v2 (a delegated subtree, or the root as root): one folder under
 //!   the given root; the program is started through a `sh` line that writes
@@ -199,6 +199,15 @@ pub fn for_bot(limits: &CgroupLimits) -> Option<BotCgroup> {
             None
         }
     }
+}
+
+/// A cgroup with `limits` for processes started some other way (the
+/// benchmarks' instances), named after `what`: move them in with
+/// [`BotCgroup::add`]. Dropping it kills what is left in it.
+pub fn make(limits: &CgroupLimits, what: &str) -> Result<BotCgroup, Unavailable> {
+    let l = layout(&limits.root)?;
+    BotCgroup::create(&l, &name(what), limits)
+        .map_err(|e| Unavailable(format!("cannot make a cgroup under {l}: {e}")))
 }
 
 /// A fresh cgroup name: `croupier-<what>-<pid>-<n>`.
