@@ -75,19 +75,30 @@ mod tests {
     #[test]
     fn a_strong_bot_searches_on_the_quota() {
         assert_eq!(fit("builtin:strong", 1.0).unwrap(), "builtin:strong");
-        assert_eq!(fit("builtin:strong", 2.0).unwrap(), "builtin:strong?threads=2");
+        assert_eq!(
+            fit("builtin:strong", 2.0).unwrap(),
+            "builtin:strong?threads=2"
+        );
         assert_eq!(
             fit("builtin:strong?think-ms=50@gops", 3.0).unwrap(),
             "builtin:strong?think-ms=50&threads=3@gops"
         );
-        assert_eq!(fit("builtin:strong?threads=2", 2.0).unwrap(), "builtin:strong?threads=2");
+        assert_eq!(
+            fit("builtin:strong?threads=2", 2.0).unwrap(),
+            "builtin:strong?threads=2"
+        );
         assert_eq!(fit("builtin:random", 4.0).unwrap(), "builtin:random");
     }
 
     #[test]
     fn more_threads_than_the_quota_are_refused_with_the_fix() {
-        let e = fit("builtin:strong?threads=4", 1.0).unwrap_err().to_string();
-        assert!(e.contains("4 search threads") && e.contains("--bot-cpus 1"), "{e}");
+        let e = fit("builtin:strong?threads=4", 1.0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("4 search threads") && e.contains("--bot-cpus 1"),
+            "{e}"
+        );
         assert!(e.contains("threads=1 or fewer"), "{e}");
     }
 }

@@ -4,6 +4,8 @@
 //! whole process tree, and nothing left behind. Where this machine cannot
 //! make cgroups (not root, no controllers) each test says so and passes.
 
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
 use std::time::Duration;
 
 use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
@@ -151,7 +153,8 @@ async fn the_memory_limit_holds_for_a_tree_of_processes() {
         return;
     };
     // Three processes of 48 MiB each: each below the limit, together above.
-    let hog = "import sys, time\nb = bytearray(48 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\n\
+    let hog =
+        "import sys, time\nb = bytearray(48 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\n\
                print('held', flush=True)\ntime.sleep(30)";
     let script = format!(
         "for i in 1 2 3; do python3 -c \"{hog}\" & done; sleep 3; echo done; \
@@ -195,7 +198,9 @@ async fn a_detached_child_goes_with_its_cgroup() {
     let script = "setsid sh -c 'sleep 60' & (setsid sleep 61 &); sleep 0.2; echo up; sleep 60";
     let mut p = BotProcess::spawn(&sh(script), &l).unwrap();
     assert_eq!(
-        p.recv(Instant::now() + Duration::from_secs(5)).await.unwrap(),
+        p.recv(Instant::now() + Duration::from_secs(5))
+            .await
+            .unwrap(),
         "up"
     );
     let g = p.cgroup().expect("a cgroup");

@@ -70,7 +70,12 @@ pub struct MatchArgs {
     /// CPU cores each bot may use: a bot program's cgroup quota (its whole
     /// process tree), and the most search threads of a built-in `strong`
     /// bot (default threads: this, rounded); see docs/sandbox.md.
-    #[arg(long, value_name = "CORES", default_value = "1", env = "CROUPIER_BOT_CPUS")]
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
     pub bot_cpus: BotCpus,
     /// Print each fault on stderr as it happens, with the last lines of the
     /// bot's stderr.

@@ -61,7 +61,12 @@ pub struct ServeArgs {
     sandbox: crate::sandbox::SandboxMode,
     /// CPU cores each hosted bot program may use (its cgroup's quota, its
     /// whole process tree; docs/sandbox.md).
-    #[arg(long, value_name = "CORES", default_value = "1", env = "CROUPIER_BOT_CPUS")]
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
     bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
     /// An admin: an owner who may organise tournaments and use `croupier
     /// admin` (repeatable; also sets the owner's admin flag in the database

@@ -45,7 +45,12 @@ pub struct WorkerArgs {
     sandbox: crate::sandbox::SandboxMode,
     /// CPU cores each hosted bot program may use (its cgroup's quota, its
     /// whole process tree; docs/sandbox.md).
-    #[arg(long, value_name = "CORES", default_value = "1", env = "CROUPIER_BOT_CPUS")]
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
     bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
     /// The folder of hosted bots' uploads, shared with the instances (the
     /// same path on this machine: a shared or copied folder). Without it

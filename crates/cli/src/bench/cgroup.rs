@@ -19,8 +19,8 @@ impl CpuGroup {
     /// A new cgroup for `label` limited to `cores` CPU cores (0.4: 40 ms of
     /// CPU time per 100 ms).
     pub fn new(label: &str, cores: f64) -> anyhow::Result<CpuGroup> {
-        let cpus =
-            BotCpus::new(cores).map_err(|_| anyhow!("--cpu-quota must be a number of cores above 0"))?;
+        let cpus = BotCpus::new(cores)
+            .map_err(|_| anyhow!("--cpu-quota must be a number of cores above 0"))?;
         let limits = CgroupLimits::new(cpus, None);
         let group = cgroup::make(&limits, label).map_err(|why| {
             anyhow!("cgroups are not available here: {why}; leave out --cpu-quota")

@@ -106,16 +106,19 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
         .enable_all()
         .build()?;
     let games = ((seconds * 2.0) as u64).max(3);
-    let with_cgroup = modes.iter().find(|m| **m != Sandbox::Off).and_then(|strict| {
-        let cg = CgroupLimits::new(BotCpus::ONE, None);
-        match cgroup::check(&cg) {
-            Ok(()) => Some((strict.clone(), cg)),
-            Err(why) => {
-                eprintln!("no cgroup comparison: {why}");
-                None
+    let with_cgroup = modes
+        .iter()
+        .find(|m| **m != Sandbox::Off)
+        .and_then(|strict| {
+            let cg = CgroupLimits::new(BotCpus::ONE, None);
+            match cgroup::check(&cg) {
+                Ok(()) => Some((strict.clone(), cg)),
+                Err(why) => {
+                    eprintln!("no cgroup comparison: {why}");
+                    None
+                }
             }
-        }
-    });
+        });
     if let Some((strict, cg)) = &with_cgroup {
         rt.block_on(crate::bench::cgroup_cost::run(strict, cg, time))?;
     }

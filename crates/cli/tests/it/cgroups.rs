@@ -47,7 +47,9 @@ fn the_fallback_is_said_once_with_its_reason() {
     assert!(stderr.contains(root), "the reason names the root: {stderr}");
     // The match goes on, with wall times and no CPU times.
     let steps = record["steps"].as_array().unwrap();
-    assert!(steps.iter().all(|s| s["ms"].is_number() && s.get("cpu_ms").is_none()));
+    assert!(steps
+        .iter()
+        .all(|s| s["ms"].is_number() && s.get("cpu_ms").is_none()));
 }
 
 #[test]
@@ -70,7 +72,7 @@ fn records_carry_cpu_time_beside_wall_time() {
         let cpu = s.get("cpu_ms").and_then(Value::as_f64);
         if s["seat"] == program_seat {
             let cpu = cpu.unwrap_or_else(|| panic!("no cpu_ms in a program's step {s}"));
-            assert!(cpu >= 0.0 && cpu < 60_000.0, "{s}");
+            assert!((0.0..60_000.0).contains(&cpu), "{s}");
         } else {
             assert_eq!(cpu, None, "a built-in's step has no cgroup: {s}");
         }
@@ -80,7 +82,12 @@ fn records_carry_cpu_time_beside_wall_time() {
 #[test]
 fn a_strong_bot_above_the_quota_is_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
-        .args(["play", "goofspiel", "builtin:strong?threads=3", "builtin:random"])
+        .args([
+            "play",
+            "goofspiel",
+            "builtin:strong?threads=3",
+            "builtin:random",
+        ])
         .args(["--games", "1", "--bot-cpus", "2"])
         .output()
         .unwrap();

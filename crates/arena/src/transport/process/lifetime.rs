@@ -113,10 +113,7 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// it, and returns it with its serial number. With `entry`, the spawner
 /// thread forks from inside the bot's cgroup (and moves back), so that the
 /// program starts there.
-pub fn spawn(
-    mut cmd: Command,
-    entry: Option<ThreadEntry>,
-) -> Result<(Child, u64), TransportError> {
+pub fn spawn(mut cmd: Command, entry: Option<ThreadEntry>) -> Result<(Child, u64), TransportError> {
     let handle = tokio::runtime::Handle::try_current()
         .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);

@@ -70,7 +70,10 @@ impl Drop for Entered {
     fn drop(&mut self) {
         for (_, home) in &self.entry.moves {
             if let Err(e) = std::fs::write(home, ME) {
-                tracing::warn!("cannot move the spawner thread back to {}: {e}", home.display());
+                tracing::warn!(
+                    "cannot move the spawner thread back to {}: {e}",
+                    home.display()
+                );
             }
         }
     }

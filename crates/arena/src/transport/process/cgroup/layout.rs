@@ -76,9 +76,7 @@ impl Layout {
             .ok_or_else(|| Unavailable(format!("no cpuacct controller under {shown}")))?;
         let memory = root.join("memory");
         if !memory.join("memory.limit_in_bytes").is_file() {
-            return Err(Unavailable(format!(
-                "no memory controller under {shown}"
-            )));
+            return Err(Unavailable(format!("no memory controller under {shown}")));
         }
         let cpu_parent = v1_parent(&cpu, "cpu");
         let mut cpuacct_parent = v1_parent(&cpuacct, "cpuacct");

@@ -256,7 +256,10 @@ mod tests {
             root: dir.path().to_path_buf(),
         };
         let why = check(&limits).expect_err("no controllers in an empty folder");
-        assert!(why.to_string().contains(&dir.path().display().to_string()), "{why}");
+        assert!(
+            why.to_string().contains(&dir.path().display().to_string()),
+            "{why}"
+        );
         assert!(for_bot(&limits).is_none());
     }
 }
