@@ -104,3 +104,56 @@ fn a_strong_bot_above_the_quota_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `croupier bench strength goofspiel` of a program (the built-in random
+/// bot as a process) against the in-process random bot, with `args` added.
+fn strength(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["bench", "strength", "goofspiel", "--variant", "gops"])
+        .args([
+            "--strong",
+            "builtin:random@gops",
+            "--against",
+            "builtin:random",
+        ])
+        .args(["--no-builtins", "--deals", "2"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn bench_strength_shows_cpu_beside_wall_time() {
+    let out = strength(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut lines = stdout.lines().skip(1);
+    let header = lines.next().unwrap();
+    let row = lines.next().unwrap();
+    assert!(
+        header.contains("think ms    cpu ms") && header.ends_with("opp ms   opp cpu"),
+        "{stdout}"
+    );
+    // The in-process opponent has no cgroup: its CPU is not measured.
+    assert!(row.ends_with('—'), "{stdout}");
+
+    let out = strength(&["--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(line["think_ms_mean"].is_number(), "{line}");
+    assert!(line["against_think_ms_mean"].is_number(), "{line}");
+    assert_eq!(line["against_cpu_ms_mean"], Value::Null, "{line}");
+    if stderr.contains("bot programs get no cgroup here") {
+        eprintln!("SKIPPED (the program's CPU): no cgroup can be made here: {stderr}");
+        assert_eq!(line["cpu_ms_mean"], Value::Null, "{line}");
+        return;
+    }
+    // Every decision of the program seat has its CPU time.
+    let cpu = line["cpu_ms_mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!((0.0..1000.0).contains(&cpu), "{line}");
+    assert_eq!(line["cpu_decisions"], line["decisions"], "{line}");
+}
