@@ -334,6 +334,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                     dir: bot_files.clone(),
                     sandbox: config.sandbox.clone(),
                     move_time: Default::default(),
+                    // The ladder settings' `bot_cpus`, if any (filled in
+                    // by `enable_hosted`).
+                    ladder_cpus: None,
                 },
             )
             .await

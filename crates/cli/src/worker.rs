@@ -149,6 +149,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
                     dir: dir.clone(),
                     sandbox,
                     move_time,
+                    ladder_cpus: config.bot_cpus,
                 },
             )
             .await
