@@ -5,6 +5,7 @@
 pub mod addr_guard;
 pub mod bot_side;
 pub mod explain;
+pub mod fair_threads;
 pub mod live;
 pub mod record;
 pub mod runner;

@@ -101,6 +101,7 @@ pub fn step(seat: Seat, kind: StepKind, ms: f64, fault: Option<Fault>) -> Record
         seat,
         kind,
         ms: Some((ms * 1000.0).round() / 1000.0),
+        cpu_ms: None,
         fault,
     }
 }

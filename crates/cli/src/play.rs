@@ -19,6 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
 use crate::sandbox::SandboxMode;
+use croupier_arena::transport::process::cgroup::BotCpus;
 
 /// Arguments of `croupier play`.
 #[derive(Debug, Args)]
@@ -66,6 +67,16 @@ pub struct MatchArgs {
     /// docs/sandbox.md.
     #[arg(long, value_enum, default_value_t = SandboxMode::Strict)]
     pub sandbox: SandboxMode,
+    /// CPU cores each bot may use: a bot program's cgroup quota (its whole
+    /// process tree), and the most search threads of a built-in `strong`
+    /// bot (default threads: this, rounded); see docs/sandbox.md.
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
+    pub bot_cpus: BotCpus,
     /// Print each fault on stderr as it happens, with the last lines of the
     /// bot's stderr.
     #[arg(short, long)]
@@ -156,6 +167,7 @@ pub fn live_config(args: &MatchArgs, bots: &[BotSpec]) -> Result<LiveConfig, Cli
     });
     if programs {
         live.limits.sandbox = crate::sandbox::resolve(args.sandbox)?;
+        live.limits.cgroup = crate::sandbox::resolve_cgroups(args.bot_cpus, &live.limits.sandbox);
         // Issue 49: each program must be able to run in the sandbox, or
         // every one of its decisions would be a fault.
         if let croupier_arena::transport::process::Sandbox::Strict(limits) = &live.limits.sandbox {
@@ -168,6 +180,16 @@ pub fn live_config(args: &MatchArgs, bots: &[BotSpec]) -> Result<LiveConfig, Cli
         }
     }
     Ok(live)
+}
+
+/// The bots with their search threads within `--bot-cpus` (issue 51).
+pub fn fit_threads(args: &MatchArgs, bots: Vec<BotSpec>) -> Result<Vec<BotSpec>, CliError> {
+    bots.iter()
+        .map(|b| {
+            croupier_arena::fair_threads::fit_threads(b, args.bot_cpus)
+                .map_err(|e| CliError::Usage(e.to_string()))
+        })
+        .collect()
 }
 
 /// This program, to run built-in strategies as bot processes.
@@ -194,6 +216,7 @@ pub fn play_builtin<G: Builtins>(args: PlayArgs) -> Result<ExitCode, CliError> {
         return Err(CliError::Usage("--games must be at least 1".into()));
     }
     let seed = args.common.seed.unwrap_or_else(rand::random);
+    let bots = fit_threads(&args.common, bots)?;
     let live = live_config(&args.common, &bots)?;
     let config = SeriesConfig {
         variant,

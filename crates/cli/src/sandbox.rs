@@ -1,7 +1,9 @@
 //! `--sandbox strict|off`: how `play`, `tournament` and `serve` confine the
-//! bot programs they start (docs/sandbox.md).
+//! bot programs they start, and `--bot-cpus`: the cgroup each gets
+//! (docs/sandbox.md).
 
 use clap::ValueEnum;
+use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{check_sandbox, Sandbox, SandboxLimits};
 
 use crate::error::CliError;
@@ -37,6 +39,29 @@ pub fn resolve(mode: SandboxMode) -> Result<Sandbox, CliError> {
                  (network, your files, no memory or process limits)"
             );
             Ok(Sandbox::Off)
+        }
+    }
+}
+
+/// The cgroup limits of bot programs under `sandbox` with `cpus` (the
+/// memory limit of the whole process tree is the sandbox's memory; none
+/// with `--sandbox off`), checked once: where no cgroup can be made here,
+/// this says so once, with the reason, and bot programs run with rlimits
+/// only (`None`).
+pub fn resolve_cgroups(cpus: BotCpus, sandbox: &Sandbox) -> Option<CgroupLimits> {
+    let memory = match sandbox {
+        Sandbox::Strict(l) => Some(l.memory),
+        Sandbox::Off => None,
+    };
+    let limits = CgroupLimits::new(cpus, memory);
+    match cgroup::check(&limits) {
+        Ok(()) => Some(limits),
+        Err(why) => {
+            eprintln!(
+                "warning: bot programs get no cgroup here ({why}): no CPU quota (--bot-cpus), \
+                 memory limited per process only; see docs/sandbox.md"
+            );
+            None
         }
     }
 }

@@ -59,6 +59,15 @@ pub struct ServeArgs {
     /// docs/sandbox.md).
     #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
     sandbox: crate::sandbox::SandboxMode,
+    /// CPU cores each hosted bot program may use (its cgroup's quota, its
+    /// whole process tree; docs/sandbox.md).
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
+    bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
     /// An admin: an owner who may organise tournaments and use `croupier
     /// admin` (repeatable; also sets the owner's admin flag in the database
     /// if the owner exists).
@@ -276,6 +285,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         sandbox: match crate::sandbox::resolve(args.sandbox) {
             Ok(sandbox) => {
                 hosted_ok = true;
+                // Hosted programs get their cgroups from this process's
+                // setting.
+                let cgroups = crate::sandbox::resolve_cgroups(args.bot_cpus, &sandbox);
+                croupier_arena::transport::process::cgroup::configure(cgroups);
                 sandbox
             }
             Err(e) => {
@@ -321,6 +334,9 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
                     dir: bot_files.clone(),
                     sandbox: config.sandbox.clone(),
                     move_time: Default::default(),
+                    // The ladder settings' `bot_cpus`, if any (filled in
+                    // by `enable_hosted`).
+                    ladder_cpus: None,
                 },
             )
             .await

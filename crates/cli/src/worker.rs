@@ -43,6 +43,15 @@ pub struct WorkerArgs {
     /// hosted bots.
     #[arg(long, value_enum, default_value_t = crate::sandbox::SandboxMode::Strict)]
     sandbox: crate::sandbox::SandboxMode,
+    /// CPU cores each hosted bot program may use (its cgroup's quota, its
+    /// whole process tree; docs/sandbox.md).
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
+    bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
     /// The folder of hosted bots' uploads, shared with the instances (the
     /// same path on this machine: a shared or copied folder). Without it
     /// the worker plays no hosted bots.
@@ -93,7 +102,12 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
     check_url(&args.database)?;
     let config = ladder_config(&args)?;
     let sandbox = match (&args.bot_files, crate::sandbox::resolve(args.sandbox)) {
-        (Some(dir), Ok(sandbox)) => Some((dir.clone(), sandbox)),
+        (Some(dir), Ok(sandbox)) => {
+            // Hosted programs get their cgroups from this process's setting.
+            let cgroups = crate::sandbox::resolve_cgroups(args.bot_cpus, &sandbox);
+            croupier_arena::transport::process::cgroup::configure(cgroups);
+            Some((dir.clone(), sandbox))
+        }
         (Some(_), Err(e)) => {
             eprintln!("warning: {e}; this worker plays no hosted bots");
             None
@@ -135,6 +149,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
                     dir: dir.clone(),
                     sandbox,
                     move_time,
+                    ladder_cpus: config.bot_cpus,
                 },
             )
             .await

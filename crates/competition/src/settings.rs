@@ -7,6 +7,8 @@
 //! pause = "10m"           # how long such a bot is paused
 //! max_matches = 64        # ladder matches in progress at once
 //! tournament_share = 0.75 # of max_matches, tournaments' while one runs
+//! bot_cpus = 0.5          # CPU cores of each bot program in a ladder match
+//!                         # (its cgroup's quota; default: --bot-cpus)
 //!
 //! [goofspiel]
 //! variant = "jujitsu rounds=5,6,7,8"
@@ -26,6 +28,7 @@
 
 use std::time::Duration;
 
+use croupier_arena::transport::process::cgroup::BotCpus;
 use croupier_rules::GameKind;
 use serde::Deserialize;
 
@@ -40,6 +43,7 @@ struct File {
     pause: Option<String>,
     max_matches: Option<usize>,
     tournament_share: Option<f64>,
+    bot_cpus: Option<f64>,
     goofspiel: Option<GameSection>,
     loveletter: Option<GameSection>,
     skullwhist: Option<GameSection>,
@@ -79,6 +83,9 @@ pub enum SettingsError {
     /// A share of the matches outside its range.
     #[error("tournament_share = {0}: between 0.05 and 1")]
     Share(f64),
+    /// A CPU quota that is not one.
+    #[error("bot_cpus = {0}: a number of CPU cores above 0 and at most 1024, such as 1 or 0.5")]
+    BotCpus(f64),
     /// A game's settings that cannot run.
     #[error(transparent)]
     Ladder(#[from] LadderError),
@@ -122,6 +129,9 @@ pub fn parse_ladder(text: &str) -> Result<LadderConfig, SettingsError> {
             return Err(SettingsError::Share(v));
         }
         config.tournament_share = v;
+    }
+    if let Some(v) = file.bot_cpus {
+        config.bot_cpus = Some(BotCpus::new(v).map_err(|_| SettingsError::BotCpus(v))?);
     }
     let sections = [
         (GameKind::Goofspiel, file.goofspiel),
@@ -201,6 +211,30 @@ mod tests {
         assert_eq!(c.games[1].house, vec!["heuristic", "strong?think-ms=50"]);
         // The default house sets include the strong built-in.
         assert!(c.games[0].house.contains(&"strong".to_string()));
+    }
+
+    #[test]
+    fn the_ladder_may_give_bot_programs_their_own_cpu_quota() {
+        assert_eq!(parse_ladder("").unwrap().bot_cpus, None);
+        let half = parse_ladder("bot_cpus = 0.5").unwrap().bot_cpus;
+        assert_eq!(half.map(BotCpus::cores), Some(0.5));
+        // A whole number of cores reads as well.
+        let two = parse_ladder("bot_cpus = 2").unwrap().bot_cpus;
+        assert_eq!(two.map(BotCpus::cores), Some(2.0));
+        for bad in [
+            "bot_cpus = 0",
+            "bot_cpus = -1",
+            "bot_cpus = 2000",
+            "bot_cpus = nan",
+        ] {
+            let e = parse_ladder(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("bot_cpus = ") && e.contains("above 0 and at most 1024"),
+                "{bad}: {e}"
+            );
+        }
+        let e = parse_ladder("bot_cpus = \"one\"").unwrap_err().to_string();
+        assert!(e.contains("bot_cpus"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!   "variant": {"rounds": [13], "ties": "discard", "preview": false},
 //!   "seed": 7,
 //!   "seats": [{"name": "builtin:planner"}, {"name": "builtin:random"}],
-//!   "steps": [{"seat": 0, "action": "13", "ms": 0.004}, ...],
+//!   "steps": [{"seat": 0, "action": "13", "ms": 0.004, "cpu_ms": 0.003}, ...],
 //!   "outcome": {"scores": [50, 41], "ranks": [1, 2]}
 //! }
 //! ```
@@ -81,6 +81,10 @@ pub struct RecordedStep {
     pub kind: StepKind,
     /// Thinking time in milliseconds, when measured.
     pub ms: Option<f64>,
+    /// CPU time in milliseconds that the bot's processes used for it, when
+    /// measured (a bot program in a cgroup of its own); absent in older
+    /// records.
+    pub cpu_ms: Option<f64>,
     /// The fault that led to this step (a substituted move or a forfeit).
     pub fault: Option<Fault>,
 }
@@ -96,6 +100,8 @@ struct RawStep {
     forfeit: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cpu_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fault: Option<Fault>,
 }
@@ -128,6 +134,7 @@ impl TryFrom<RawStep> for RecordedStep {
             seat: raw.seat,
             kind,
             ms: raw.ms,
+            cpu_ms: raw.cpu_ms,
             fault: raw.fault,
         })
     }
@@ -144,6 +151,7 @@ impl From<RecordedStep> for RawStep {
             action,
             forfeit,
             ms: s.ms,
+            cpu_ms: s.cpu_ms,
             fault: s.fault,
         }
     }
@@ -440,11 +448,23 @@ mod tests {
     }
 
     #[test]
+    fn cpu_time_is_optional_and_kept() {
+        let old = step(r#"{"seat":0,"action":"7","ms":1.5}"#).unwrap();
+        assert_eq!(old.cpu_ms, None);
+        let new = step(r#"{"seat":0,"action":"7","ms":400.0,"cpu_ms":40.0}"#).unwrap();
+        assert_eq!(new.cpu_ms, Some(40.0));
+        let back = serde_json::to_string(&new).unwrap();
+        assert!(back.contains(r#""cpu_ms":40.0"#), "{back}");
+        assert!(!serde_json::to_string(&old).unwrap().contains("cpu_ms"));
+    }
+
+    #[test]
     fn steps_round_trip_through_json() {
         let s = RecordedStep {
             seat: Seat(1),
             kind: StepKind::Forfeit,
             ms: Some(2.0),
+            cpu_ms: None,
             fault: Some(Fault {
                 kind: "timeout".into(),
                 detail: "late".into(),

@@ -62,6 +62,7 @@ pub fn record_of<G: Game>(
             seat: *s,
             kind: StepKind::Action(a.to_string()),
             ms: None,
+            cpu_ms: None,
             fault: None,
         })
         .collect();

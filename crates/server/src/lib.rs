@@ -287,6 +287,8 @@ pub async fn enable_hosted(
                 config.move_time.entry(g).or_insert(t);
             }
         }
+        // Issue 51: the ladder's CPU quota for its bot programs.
+        config.ladder_cpus = config.ladder_cpus.or(l.bot_cpus());
     }
     let h = Arc::new(hosted::Hosted::new(Arc::clone(state.hub.store()), config).await?);
     if let Some(l) = &state.ladder {

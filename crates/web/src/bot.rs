@@ -15,7 +15,7 @@ use crate::html::{
     bot_link, game_title, games_table, html, layout, pct, time, url, versus_href, Markup,
 };
 use crate::page::{respond, Fmt, WebError};
-use crate::profile::{profile, Profile};
+use crate::profile::{profile, Profile, Thinking};
 use crate::stats::{find_bot, wlt, Pair, HISTORY};
 use crate::svg;
 use croupier_competition::services::Services;
@@ -200,13 +200,10 @@ fn thinking_html(p: &Profile, limit: Option<f64>, polls: bool) -> Markup {
             }
         };
     };
-    let rows: [(&str, f64); 5] = [
-        ("median (p50)", t.p50),
-        ("p90", t.p90),
-        ("p95", t.p95),
-        ("p99", t.p99),
-        ("slowest", t.max),
-    ];
+    let pick = |t: &Thinking| -> [f64; 5] { [t.p50, t.p90, t.p95, t.p99, t.max] };
+    let labels = ["median (p50)", "p90", "p95", "p99", "slowest"];
+    let wall = pick(t);
+    let cpu = p.cpu.as_ref().map(|c| pick(&c.thinking));
     html! {
         h2 id="thinking" { (heading) }
         @if polls {
@@ -222,14 +219,21 @@ fn thinking_html(p: &Profile, limit: Option<f64>, polls: bool) -> Markup {
         }
         div class="scroll" { table class="think" {
             thead { tr {
-                th {} th class="num" { "time" }
-                @if limit.is_some() { th class="bar" { "share of the limit" } }
+                th {} th class="num" { "wall" }
+                th class="num" { abbr title="CPU time of the bot's processes, read from its cgroup" { "CPU" } }
+                @if limit.is_some() { th class="bar" { "wall, share of the limit" } }
             } }
             tbody {
-                @for (label, v) in rows {
+                @for (i, (label, v)) in labels.iter().zip(wall).enumerate() {
                     tr {
                         th scope="row" { (label) }
                         td class="num" { (ms(v)) }
+                        td class="num cpu" {
+                            @match cpu {
+                                Some(c) => (ms(c[i])),
+                                None => span class="muted" title="not measured" { "—" },
+                            }
+                        }
                         @if let Some(l) = limit {
                             @let share = (v / l).clamp(0.0, 1.0);
                             td class="bar" {
@@ -243,6 +247,31 @@ fn thinking_html(p: &Profile, limit: Option<f64>, polls: bool) -> Markup {
                 }
             }
         } }
+        (cpu_note(p, t.moves))
+    }
+}
+
+/// What the CPU column says: CPU against wall time over the moves where
+/// both are known, or why there is no CPU time.
+fn cpu_note(p: &Profile, moves: usize) -> Markup {
+    let Some(c) = &p.cpu else {
+        return html! {
+            p class="hint" {
+                "CPU time: not measured. It is read from the cgroup of a bot program the server starts "
+                "(hosted bots, where the server can make cgroups); bots reached over HTTP and older records have none. "
+                a href="/docs/records#steps" { "About the records" }
+            }
+        };
+    };
+    let waited = (c.wall_mean_ms - c.mean_ms).max(0.0);
+    html! {
+        p class="hint cpu" {
+            @if c.thinking.moves < moves {
+                "CPU time is measured for " (c.thinking.moves) " of these " (moves) " moves (the CPU column is over those). "
+            }
+            "Per move, on average: " strong { (ms(c.mean_ms)) " of CPU" } " in " strong { (ms(c.wall_mean_ms)) " of wall time" }
+            "; the other " (ms(waited)) " it was waiting (for a loaded machine, for input or output, or asleep)."
+        }
     }
 }
 
@@ -459,7 +488,7 @@ fn live_and_play(state: &Services, bot: &WebBot, open: bool) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Thinking;
+    use crate::profile::Cpu;
 
     #[test]
     fn times_read_in_sensible_units() {
@@ -506,6 +535,7 @@ mod tests {
         let html = thinking_html(&p, Some(5000.0), false).into_string();
         assert!(html.contains("3 moves over its last 3 games, against a limit of 5.00 s"));
         assert!(html.contains("<td class=\"num\">4.50 s</td>"), "{html}");
+        assert!(html.contains("CPU time: not measured"), "{html}");
         assert!(
             html.contains("meter hot") && html.contains(" 90%</td>"),
             "{html}"
@@ -521,5 +551,23 @@ mod tests {
         let rest = thinking_html(&p, Some(5000.0), true).into_string();
         assert!(rest.contains("Response time") && !rest.contains("Thinking time"));
         assert!(rest.contains("polling delay is included"));
+    }
+
+    #[test]
+    fn cpu_stands_beside_the_wall_time() {
+        let p = Profile {
+            games: 2,
+            thinking: Thinking::of(vec![400.0, 400.0, 10.0]),
+            cpu: Cpu::of(&[(400.0, 40.0), (400.0, 40.0)]),
+            ..Profile::default()
+        };
+        let html = thinking_html(&p, Some(5000.0), false).into_string();
+        assert!(html.contains("<td class=\"num cpu\">40 ms</td>"), "{html}");
+        assert!(html.contains("measured for 2 of these 3 moves"), "{html}");
+        assert!(
+            html.contains("<strong>40 ms of CPU</strong> in <strong>400 ms of wall time</strong>"),
+            "{html}"
+        );
+        assert!(html.contains("the other 360 ms it was waiting"), "{html}");
     }
 }

@@ -394,6 +394,10 @@ fn game_html(d: &GameData) -> Markup {
                                 Some(m) => (html::duration_ms(m)),
                                 None => "–",
                             }
+                            @if let (false, Some(c)) = (s.builtin, s.cpu_ms) {
+                                br;
+                                small class="muted" title="CPU time of the bot's processes, read from its cgroup" { "CPU " (html::duration_ms(c)) }
+                            }
                         }
                         td class="events" {
                             @if let Some(f) = &s.fault {

@@ -1,5 +1,6 @@
 //! Figures read from the records of a bot's recent games: how long it
-//! thinks, how it faults, its version; and for two bots, their score
+//! thinks (wall time, and CPU time where the records carry it), how it
+//! faults, its version; and for two bots, their score
 //! margins and results by seat and by who led first.
 //!
 //! Only records of games whose deal is public are read (see
@@ -71,13 +72,50 @@ pub struct RecentFault {
     pub detail: String,
 }
 
+/// The CPU time of a bot's decisions, where its records carry it (a bot
+/// program in a cgroup of its own, issue 51: the step field `cpu_ms`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cpu {
+    /// Percentiles of the CPU time per decision, in milliseconds.
+    pub thinking: Thinking,
+    /// Percentiles of the wall time of the same decisions, to compare
+    /// move for move.
+    pub wall: Thinking,
+    /// Mean CPU time per decision, in milliseconds.
+    pub mean_ms: f64,
+    /// Mean wall time of the same decisions, in milliseconds.
+    pub wall_mean_ms: f64,
+}
+
+impl Cpu {
+    /// The summary of `(wall, cpu)` pairs, or `None` without any.
+    pub fn of(pairs: &[(f64, f64)]) -> Option<Cpu> {
+        let pairs: Vec<(f64, f64)> = pairs
+            .iter()
+            .copied()
+            .filter(|(w, c)| w.is_finite() && c.is_finite())
+            .collect();
+        let n = pairs.len() as f64;
+        let round = |x: f64| (x * 1000.0).round() / 1000.0;
+        Some(Cpu {
+            thinking: Thinking::of(pairs.iter().map(|p| p.1).collect())?,
+            wall: Thinking::of(pairs.iter().map(|p| p.0).collect())?,
+            mean_ms: round(pairs.iter().map(|p| p.1).sum::<f64>() / n),
+            wall_mean_ms: round(pairs.iter().map(|p| p.0).sum::<f64>() / n),
+        })
+    }
+}
+
 /// What a bot's recent records say about it.
 #[derive(Debug, Default, Serialize)]
 pub struct Profile {
     /// Records read.
     pub games: usize,
-    /// Thinking time, when the bot was asked over a transport.
+    /// Thinking time (wall time), when the bot was asked over a transport.
     pub thinking: Option<Thinking>,
+    /// CPU time of the decisions whose records carry it (`None`: not
+    /// measured, e.g. HTTP bots, built-ins or older records).
+    pub cpu: Option<Cpu>,
     /// It played in-process (a built-in strategy): no times to show.
     pub builtin: bool,
     /// Fault counts by kind.
@@ -121,6 +159,7 @@ pub async fn profile(
 ) -> Result<Profile, WebError> {
     let mut out = Profile::default();
     let mut ms = Vec::new();
+    let mut cpu = Vec::new();
     for g in games {
         let Some(seat) = seat_of(g, bot) else {
             continue;
@@ -143,6 +182,9 @@ pub async fn profile(
             }
             if let (true, Some(m)) = (timed, step.ms) {
                 ms.push(m);
+                if let Some(c) = step.cpu_ms {
+                    cpu.push((m, c));
+                }
             }
             if let Some(f) = &step.fault {
                 *out.faults.entry(f.kind.clone()).or_default() += 1;
@@ -158,6 +200,7 @@ pub async fn profile(
         }
     }
     out.thinking = Thinking::of(ms);
+    out.cpu = Cpu::of(&cpu);
     Ok(out)
 }
 
@@ -339,6 +382,15 @@ mod tests {
         );
         let one = Thinking::of(vec![7.5, f64::NAN]).unwrap();
         assert_eq!((one.moves, one.p50, one.p99, one.max), (1, 7.5, 7.5, 7.5));
+    }
+
+    #[test]
+    fn cpu_is_summarised_beside_the_wall_time_of_the_same_moves() {
+        assert_eq!(Cpu::of(&[]), None);
+        let c = Cpu::of(&[(400.0, 40.0), (200.0, 20.0), (f64::NAN, 1.0)]).unwrap();
+        assert_eq!((c.thinking.moves, c.thinking.max), (2, 40.0));
+        assert_eq!((c.wall.p50, c.wall.max), (200.0, 400.0));
+        assert_eq!((c.mean_ms, c.wall_mean_ms), (30.0, 300.0));
     }
 
     #[test]

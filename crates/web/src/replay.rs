@@ -32,6 +32,10 @@ pub struct StepView {
     pub action: String,
     /// Thinking time in milliseconds, when measured.
     pub ms: Option<f64>,
+    /// CPU time of the bot's processes for it in milliseconds, when
+    /// measured (a bot program in a cgroup of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
     /// The seat is an in-process built-in strategy: its time says nothing
     /// about a bot (pages show "built-in" instead).
     pub builtin: bool,
@@ -132,6 +136,7 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
             seat: step.seat,
             action,
             ms: step.ms,
+            cpu_ms: step.cpu_ms,
             builtin: record.seats.get(step.seat.index()).is_some_and(in_process),
             polled: record
                 .seats

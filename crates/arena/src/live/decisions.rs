@@ -59,6 +59,9 @@ struct Due<A> {
     answered_in: Option<Duration>,
     /// Its legal actions when it was asked.
     legal: Vec<A>,
+    /// The CPU time its bot had used when it was asked (a program in a
+    /// cgroup), to charge the decision its CPU time.
+    cpu_since: Option<Duration>,
 }
 
 impl<A> Due<A> {
@@ -73,6 +76,8 @@ struct Held<A> {
     decision: Decision<A>,
     /// Thinking time, for the record.
     ms: f64,
+    /// CPU time of the bot's processes for it, for the record.
+    cpu_ms: Option<f64>,
     /// The seat's legal actions when it was asked (for a random-move ruling).
     legal: Vec<A>,
 }
@@ -188,12 +193,13 @@ pub(super) async fn run<G: Game>(
         let asked = prompt_all(game, seats, &mut prompts, clocks, config, reaper).await;
         for (i, r, legal) in asked {
             match r {
-                Ok((since, deadline, answered_in)) => {
+                Ok((since, deadline, answered_in, cpu_since)) => {
                     due[i] = Some(Due {
                         since,
                         deadline,
                         answered_in,
                         legal,
+                        cpu_since,
                     })
                 }
                 Err((f, used)) => {
@@ -210,9 +216,11 @@ pub(super) async fn run<G: Game>(
                     if game.is_over() {
                         break;
                     }
-                    if settle(
+                    let stood = settle(
                         game, seats, i, h.decision, &h.legal, h.ms, arena_rng, record,
-                    )? {
+                    )?;
+                    note_cpu(record, i, h.cpu_ms);
+                    if stood {
                         accepted.push(i);
                     }
                 }
@@ -245,9 +253,11 @@ pub(super) async fn run<G: Game>(
                     if game.is_over() {
                         break;
                     }
-                    if settle(
+                    let stood = settle(
                         game, seats, i, h.decision, &h.legal, h.ms, arena_rng, record,
-                    )? {
+                    )?;
+                    note_cpu(record, i, h.cpu_ms);
+                    if stood {
                         accepted.push(i);
                     }
                 }
@@ -287,12 +297,19 @@ pub(super) async fn run<G: Game>(
                 continue;
             };
             skipped[i] = None;
+            let cpu_ms = cpu_used(&seats[i], d.cpu_since);
             let (decision, ms) = charged(clocks, i, decision, used);
             match mode {
-                Mode::Rounds => held[i] = Some(held_answer(decision, ms, d.legal)),
+                Mode::Rounds => {
+                    let mut h = held_answer(decision, ms, d.legal);
+                    h.cpu_ms = cpu_ms;
+                    held[i] = Some(h);
+                }
                 Mode::OnArrival => {
                     let legal = game.legal_vec(Seat(i as u8));
-                    if settle(game, seats, i, decision, &legal, ms, arena_rng, record)? {
+                    let stood = settle(game, seats, i, decision, &legal, ms, arena_rng, record)?;
+                    note_cpu(record, i, cpu_ms);
+                    if stood {
                         accepted.push(i);
                     }
                     continue 'steps;
@@ -306,7 +323,25 @@ fn held_answer<A>(decision: Decision<A>, ms: f64, legal: Vec<A>) -> Held<A> {
     Held {
         decision,
         ms,
+        cpu_ms: None,
         legal,
+    }
+}
+
+/// The CPU time, in milliseconds, that seat `s`'s bot used since it had
+/// used `since` (read from its cgroup), if both are known.
+fn cpu_used<G: Game>(s: &LiveSeat<G>, since: Option<Duration>) -> Option<f64> {
+    let Driver::Program(p) = &s.driver else {
+        return None;
+    };
+    let now = p.process.as_ref()?.cpu_time()?;
+    Some(now.saturating_sub(since?).as_secs_f64() * 1000.0)
+}
+
+/// Records `cpu_ms` beside the wall time of the step seat `i` just took.
+fn note_cpu(record: &mut Record, i: usize, cpu_ms: Option<f64>) {
+    if let Some(step) = record.steps.last_mut().filter(|s| s.seat.0 as usize == i) {
+        step.cpu_ms = cpu_ms.map(|c| (c * 1000.0).round() / 1000.0);
     }
 }
 
@@ -411,7 +446,8 @@ async fn hear<G: Game>(
 /// A prompt's result: when the seat became due and its deadline, or why it
 /// cannot answer and the time that took; and how long the answer took when
 /// the prompt brought it back.
-type Asked = Result<(Instant, Instant, Option<Duration>), (Fault, Duration)>;
+/// The bot's CPU time when asked rides along.
+type Asked = Result<(Instant, Instant, Option<Duration>, Option<Duration>), (Fault, Duration)>;
 
 /// Prompts every seat in `prompts` (their legal actions) at once, each
 /// within its own time limit.
@@ -470,6 +506,7 @@ async fn ask<G: Game>(
         return Err((fault("crash", "the bot is not running"), Duration::ZERO));
     };
     let deadline = since + limit;
+    let cpu_since = conn.cpu_time();
     let mut lines = Vec::new();
     p.dialect
         .prompt(game, seat, legal, limit.as_millis() as u64, &mut lines);
@@ -479,7 +516,7 @@ async fn ask<G: Game>(
         }
     }
     let answered_in = conn.answers_in_reply().then(|| since.elapsed());
-    Ok((since, deadline, answered_in))
+    Ok((since, deadline, answered_in, cpu_since))
 }
 
 /// A due seat that can no longer answer (its bot broke or stopped while it

@@ -40,6 +40,12 @@ pub trait Conn: Send {
     fn answers_in_reply(&self) -> bool {
         false
     }
+    /// The CPU time the bot's processes used so far (a program in a
+    /// cgroup of its own), to charge each decision its CPU beside its wall
+    /// time; `None` where it cannot be known.
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// What the bot said on the side (a program's stderr), for fault details.
     fn diagnostics(&self) -> String {
         String::new()

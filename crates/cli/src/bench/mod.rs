@@ -5,6 +5,7 @@
 
 mod bare;
 mod cgroup;
+mod cgroup_cost;
 mod cluster;
 mod cores;
 mod flood;
@@ -83,6 +84,16 @@ pub struct BenchArgs {
     /// baseline.
     #[arg(long, value_enum)]
     sandbox: Option<crate::sandbox::SandboxMode>,
+    /// `bench strength`: CPU cores each seat run as a program may use (its
+    /// cgroup's quota, issue 51; its CPU time per decision is read from
+    /// the cgroup).
+    #[arg(
+        long,
+        value_name = "CORES",
+        default_value = "1",
+        env = "CROUPIER_BOT_CPUS"
+    )]
+    bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
     /// Deals played side by side, each on its own thread (`bench strength`).
     #[arg(long, default_value_t = 1, value_name = "N")]
     jobs: usize,
@@ -356,6 +367,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 no_builtins: args.no_builtins,
                 json: args.json,
                 jobs: args.jobs,
+                bot_cpus: args.bot_cpus,
             };
             crate::bench::strength::run(&opts, &crate::play::current_exe()?)?;
             return Ok(ExitCode::SUCCESS);

@@ -3,12 +3,16 @@
 //! measures in the same run: the start of a bot program (spawn to its first
 //! answer, then stopped), the round trip of one decision line, and Love
 //! Letter matches per second when every seat's program is started again
-//! for each round (as both Love Letter managers do).
+//! for each round (as both Love Letter managers do). Where bot programs
+//! can get cgroups (issue 51), it also compares, in alternation, the start
+//! of a sandboxed program with and without its cgroup, and measures the
+//! cores a program with four busy children takes under a one-core quota.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use croupier_arena::series::{run_series, SeriesConfig};
+use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
 use croupier_arena::LiveConfig;
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
@@ -17,6 +21,7 @@ use serde_json::json;
 fn limits(sandbox: &Sandbox) -> ProcessLimits {
     ProcessLimits {
         sandbox: sandbox.clone(),
+        cgroup: None,
         ..ProcessLimits::default()
     }
 }
@@ -101,6 +106,22 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
         .enable_all()
         .build()?;
     let games = ((seconds * 2.0) as u64).max(3);
+    let with_cgroup = modes
+        .iter()
+        .find(|m| **m != Sandbox::Off)
+        .and_then(|strict| {
+            let cg = CgroupLimits::new(BotCpus::ONE, None);
+            match cgroup::check(&cg) {
+                Ok(()) => Some((strict.clone(), cg)),
+                Err(why) => {
+                    eprintln!("no cgroup comparison: {why}");
+                    None
+                }
+            }
+        });
+    if let Some((strict, cg)) = &with_cgroup {
+        rt.block_on(crate::bench::cgroup_cost::run(strict, cg, time))?;
+    }
     let mut rows = Vec::new();
     for m in &modes {
         let (up, down) = rt.block_on(start(m, time))?;

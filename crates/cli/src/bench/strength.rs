@@ -8,12 +8,19 @@
 //! counts 1 when `strong` alone ranks first, 1/k when it shares first place
 //! with k−1 others, 0 otherwise; the interval is the normal approximation
 //! over the games played. Think times are the records' thinking times of
-//! `strong`'s decisions.
+//! `strong`'s decisions, and the opponents'.
+//!
+//! A seat run as a program (`exec:…`, `builtin:…@dialect`) runs in a cgroup
+//! of its own with a quota of `--bot-cpus` cores where cgroups can be made
+//! (issue 51), and its records carry each decision's CPU time: the `cpu ms`
+//! columns, beside the wall time. In-process built-ins have no cgroup and
+//! show `—` (their CPU time is not measured).
 
 use std::path::Path;
 
 use croupier_arena::series::Table;
 use croupier_arena::spec::BotSpec;
+use croupier_arena::transport::process::cgroup::BotCpus;
 use croupier_arena::LiveConfig;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
@@ -49,6 +56,8 @@ pub struct StrengthOptions {
     pub json: bool,
     /// Deals played side by side (each on its own thread).
     pub jobs: usize,
+    /// The CPU quota of each seat run as a program (its cgroup).
+    pub bot_cpus: BotCpus,
 }
 
 /// One pair's figures.
@@ -75,6 +84,16 @@ pub struct PairLine {
     think_ms_mean: f64,
     think_ms_p99: f64,
     think_ms_max: f64,
+    /// Mean CPU time per decision of the bot under test (ms), over its
+    /// decisions whose records carry it (`None`: not measured, e.g. an
+    /// in-process built-in).
+    cpu_ms_mean: Option<f64>,
+    /// Its decisions with a CPU time.
+    cpu_decisions: u64,
+    /// The opponent's mean wall time per decision (ms).
+    against_think_ms_mean: f64,
+    /// The opponent's mean CPU time per decision (ms), when measured.
+    against_cpu_ms_mean: Option<f64>,
 }
 
 /// A decision is over budget when it takes this much longer than the budget.
@@ -152,7 +171,21 @@ fn pairs<G: Builtins>(
     if against.is_empty() {
         return Err(CliError::Usage("no opponents: give --against SPEC".into()));
     }
-    let live = LiveConfig::default();
+    let mut live = LiveConfig::default();
+    let process = |b: &BotSpec| {
+        matches!(
+            b,
+            BotSpec::Program { .. }
+                | BotSpec::Builtin {
+                    dialect: Some(_),
+                    ..
+                }
+        )
+    };
+    if process(&strong) || against.iter().any(process) {
+        // Issue 51: their CPU time per decision, read from their cgroups.
+        live.limits.cgroup = crate::sandbox::resolve_cgroups(opts.bot_cpus, &live.limits.sandbox);
+    }
     if !opts.json {
         println!(
             "{} ({variant_text}, {players} players, {} deals per pair): {}",
@@ -160,18 +193,7 @@ fn pairs<G: Builtins>(
             opts.deals,
             strong
         );
-        println!(
-            "{:<28} {:>6} {:>15} {:>8} {:>11} {:>9} {:>9} {:>9} {:>6}",
-            "against",
-            "games",
-            "win rate",
-            "score",
-            "score diff",
-            "think ms",
-            "p99 ms",
-            "max ms",
-            "over"
-        );
+        println!("{}", header());
     }
     let budget = budget_ms(&opts.strong);
     for other in &against {
@@ -231,45 +253,90 @@ fn pairs<G: Builtins>(
                 serde_json::to_string(&line).map_err(|e| CliError::Failed(e.into()))?
             );
         } else {
-            println!(
-                "{:<28} {:>6} {:>7.1}% ± {:>4.1} {:>+8.2} {:>+11.2} {:>9.2} {:>9.2} {:>9.2} {:>6}",
-                line.against,
-                line.games,
-                line.win_rate * 100.0,
-                line.ci95 * 100.0,
-                line.mean_score,
-                line.mean_score_diff,
-                line.think_ms_mean,
-                line.think_ms_p99,
-                line.think_ms_max,
-                line.budget_ms
-                    .map_or("-".to_string(), |_| line.over_budget.to_string())
-            );
+            println!("{}", row(&line));
         }
     }
     Ok(())
 }
 
+/// The table's header: the bot under test's wall (`think ms`) and CPU
+/// time per decision, then the opponent's (`opp ms`, `opp cpu`).
+fn header() -> String {
+    format!(
+        "{:<28} {:>6} {:>15} {:>8} {:>11} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>9}",
+        "against",
+        "games",
+        "win rate",
+        "score",
+        "score diff",
+        "think ms",
+        "cpu ms",
+        "p99 ms",
+        "max ms",
+        "over",
+        "opp ms",
+        "opp cpu"
+    )
+}
+
+/// One pair's row of the table (`—`: CPU time not measured).
+fn row(line: &PairLine) -> String {
+    let cpu = |c: Option<f64>| c.map_or("—".to_string(), |c| format!("{c:.2}"));
+    format!(
+        "{:<28} {:>6} {:>7.1}% ± {:>4.1} {:>+8.2} {:>+11.2} {:>9.2} {:>9} {:>9.2} {:>9.2} {:>6} {:>9.2} {:>9}",
+        line.against,
+        line.games,
+        line.win_rate * 100.0,
+        line.ci95 * 100.0,
+        line.mean_score,
+        line.mean_score_diff,
+        line.think_ms_mean,
+        cpu(line.cpu_ms_mean),
+        line.think_ms_p99,
+        line.think_ms_max,
+        line.budget_ms
+            .map_or("-".to_string(), |_| line.over_budget.to_string()),
+        line.against_think_ms_mean,
+        cpu(line.against_cpu_ms_mean),
+    )
+}
+
 /// Running totals of one pair: the shared [`croupier_bots::duplicate::Tally`]
-/// fed from game records.
+/// fed from game records, and the CPU and opponents' times beside it.
 #[derive(Debug, Default)]
-struct Tally(croupier_bots::duplicate::Tally);
+struct Tally {
+    duplicate: croupier_bots::duplicate::Tally,
+    /// The bot under test's CPU time per decision, where measured (ms).
+    cpu_ms: Vec<f64>,
+    /// The opponents' wall time per decision (ms).
+    against_ms: Vec<f64>,
+    /// The opponents' CPU time per decision, where measured (ms).
+    against_cpu_ms: Vec<f64>,
+}
 
 impl Tally {
     /// Counts one game in which the bot under test held seat `s`.
     fn add(&mut self, record: &Record, s: usize) {
         let me = Seat(s as u8);
-        let think = record
+        let actions = record
             .steps
             .iter()
-            .filter(|st| st.seat == me && matches!(st.kind, StepKind::Action(_)))
-            .filter_map(|st| st.ms);
-        self.0.add(&record.outcome, s, think);
+            .filter(|st| matches!(st.kind, StepKind::Action(_)));
+        let (mine, theirs): (Vec<_>, Vec<_>) = actions.partition(|st| st.seat == me);
+        self.cpu_ms.extend(mine.iter().filter_map(|st| st.cpu_ms));
+        self.against_ms.extend(theirs.iter().filter_map(|st| st.ms));
+        self.against_cpu_ms
+            .extend(theirs.iter().filter_map(|st| st.cpu_ms));
+        self.duplicate
+            .add(&record.outcome, s, mine.iter().filter_map(|st| st.ms));
     }
 
     /// Adds another job's totals.
     fn merge(&mut self, other: Tally) {
-        self.0.merge(other.0);
+        self.duplicate.merge(other.duplicate);
+        self.cpu_ms.extend(other.cpu_ms);
+        self.against_ms.extend(other.against_ms);
+        self.against_cpu_ms.extend(other.against_cpu_ms);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -283,7 +350,7 @@ impl Tally {
         deals: u64,
         budget_ms: Option<f64>,
     ) -> PairLine {
-        let m = self.0.summary(budget_ms, OVER_MS);
+        let m = self.duplicate.summary(budget_ms, OVER_MS);
         PairLine {
             bench: "strength",
             game,
@@ -303,8 +370,17 @@ impl Tally {
             think_ms_mean: m.think_ms_mean,
             think_ms_p99: m.think_ms_p99,
             think_ms_max: m.think_ms_max,
+            cpu_ms_mean: mean(&self.cpu_ms),
+            cpu_decisions: self.cpu_ms.len() as u64,
+            against_think_ms_mean: mean(&self.against_ms).unwrap_or(0.0),
+            against_cpu_ms_mean: mean(&self.against_cpu_ms),
         }
     }
+}
+
+/// The mean of `v` rounded to 0.01, or `None` if empty.
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| (v.iter().sum::<f64>() / v.len() as f64 * 100.0).round() / 100.0)
 }
 
 #[cfg(test)]
@@ -318,6 +394,7 @@ mod tests {
             seat: Seat(seat),
             kind: StepKind::Action("1".into()),
             ms: Some(ms),
+            cpu_ms: (seat == 1).then_some(ms / 10.0),
             fault: None,
         };
         let mut record = Record {
@@ -350,6 +427,38 @@ mod tests {
         assert_eq!(line.think_ms_max, 90.0);
         // Only the 90 ms decision is more than 20 ms over a 60 ms budget.
         assert_eq!(line.over_budget, 1);
+        // Seat 1's steps carry CPU time (a tenth of their wall time), seat
+        // 0's do not: the bot under test's 9 ms in game 2, the opponent's 9
+        // ms in games 1 and 3 (wall 90 ms) and none in game 2.
+        assert_eq!((line.cpu_ms_mean, line.cpu_decisions), (Some(9.0), 1));
+        assert_eq!(
+            line.against_think_ms_mean,
+            round2((90.0 + 5.0 + 7.0 + 90.0) / 4.0)
+        );
+        assert_eq!(line.against_cpu_ms_mean, Some(9.0));
+        // The columns line up: each figure under its heading.
+        let (head, body) = (header(), row(&line));
+        let under = |name: &str| -> String {
+            let end = head[..head.find(name).unwrap() + name.len()]
+                .chars()
+                .count();
+            let cells: Vec<char> = body.chars().collect();
+            cells[end - 9..end]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_string()
+        };
+        assert_eq!(under("think ms"), "22.80", "{head}\n{body}");
+        assert_eq!(under("cpu ms"), "9.00", "{head}\n{body}");
+        assert_eq!(under("opp ms"), "48.00", "{head}\n{body}");
+        assert_eq!(under("opp cpu"), "9.00", "{head}\n{body}");
+        let none = Tally::default().line("goofspiel", "gops", 2, &spec, &spec, 1, None);
+        assert!(
+            row(&none).contains('—') && row(&none).ends_with('—'),
+            "{}",
+            row(&none)
+        );
     }
 
     #[test]

@@ -134,6 +134,7 @@ fn tournament<G: Builtins>(args: TournamentArgs, max_players: usize) -> Result<E
         ));
     }
     let seed = args.common.seed.unwrap_or_else(rand::random);
+    let bots = crate::play::fit_threads(&args.common, bots)?;
     let live = live_config(&args.common, &bots)?;
     let config = TournamentConfig {
         variant,

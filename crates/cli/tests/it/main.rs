@@ -7,6 +7,7 @@
 mod support;
 
 mod admin;
+mod cgroups;
 mod cli;
 mod cluster;
 mod example_retry;

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use croupier_arena::transport::process::cgroup::BotCpus;
 use croupier_arena::transport::process::{check_program, Sandbox, SandboxError};
 use croupier_arena::transport::Link;
 use croupier_dialects::DialectKind;
@@ -37,6 +38,10 @@ pub struct HostedConfig {
     pub sandbox: Sandbox,
     /// Time per decision in validation matches, by game (the ladder's).
     pub move_time: HashMap<GameKind, Duration>,
+    /// Issue 51: the CPU quota of the programs in ladder matches, people's
+    /// games and validation matches (the ladder settings' `bot_cpus`);
+    /// `None`, and in tournaments, the process's `--bot-cpus`.
+    pub ladder_cpus: Option<BotCpus>,
 }
 
 /// The dialects a hosted bot may speak.
@@ -227,7 +232,7 @@ impl Hosted {
             .get(&b.id)
             .cloned()
             .ok_or_else(|| LinkError::NoActiveVersion(b.name.clone()))?;
-        self.hold(b.id, &b.name, &v, argv)
+        self.hold(b.id, &b.name, &v, argv, self.config.ladder_cpus)
     }
 
     /// Checks that version `v` can be started here (its files unpack, its
@@ -246,7 +251,7 @@ impl Hosted {
         v: &BotVersion,
     ) -> Result<(Link, DialectKind), LinkError> {
         let argv = self.command(v)?;
-        self.hold(bot, name, v, argv)
+        self.hold(bot, name, v, argv, None)
     }
 
     /// Lets bot `id` go without a game to record (a tournament could not
@@ -270,12 +275,13 @@ impl Hosted {
         name: &str,
         v: &BotVersion,
         argv: Vec<String>,
+        cpus: Option<BotCpus>,
     ) -> Result<(Link, DialectKind), LinkError> {
         let dialect: DialectKind = v.dialect.parse().map_err(|source| LinkError::Dialect {
             bot: name.to_string(),
             source,
         })?;
-        let conn = HostedConnector::new(argv, self.config.sandbox.clone());
+        let conn = HostedConnector::new(argv, self.config.sandbox.clone(), cpus);
         // One game at a time: the version and stderr are kept per bot until
         // `match_over`, so a second game (a person's challenge beside a
         // ladder match) would mix them up.
@@ -347,14 +353,15 @@ mod tests {
             dir: dir.path().join("files"),
             sandbox: Sandbox::Off,
             move_time: HashMap::new(),
+            ladder_cpus: None,
         };
         let hosted = Hosted::new(store, config).await.expect("hosted");
         let bot: BotId = 7;
         let v = version(bot);
         let argv = || vec!["true".to_string()];
-        hosted.hold(bot, "b", &v, argv()).expect("first game");
+        hosted.hold(bot, "b", &v, argv(), None).expect("first game");
         assert!(matches!(
-            hosted.hold(bot, "b", &v, argv()),
+            hosted.hold(bot, "b", &v, argv(), None),
             Err(LinkError::Busy(_))
         ));
         // A waiter that listens before the release is woken by it.
@@ -371,6 +378,6 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), freed)
             .await
             .expect("the release wakes the waiter");
-        hosted.hold(bot, "b", &v, argv()).expect("free again");
+        hosted.hold(bot, "b", &v, argv(), None).expect("free again");
     }
 }

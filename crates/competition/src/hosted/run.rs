@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use croupier_arena::transport::process::cgroup::{BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
 use croupier_arena::transport::{Conn, Connector, TransportError};
 use futures::future::BoxFuture;
@@ -128,18 +129,31 @@ pub struct HostedConnector {
 }
 
 impl HostedConnector {
-    /// A connector for `argv` under `sandbox`.
-    pub fn new(argv: Vec<String>, sandbox: Sandbox) -> HostedConnector {
+    /// A connector for `argv` under `sandbox`; its program's CPU quota is
+    /// `cpus` when given, else the process's (`--bot-cpus`). Either applies
+    /// only where this process gives bot programs cgroups at all.
+    pub fn new(argv: Vec<String>, sandbox: Sandbox, cpus: Option<BotCpus>) -> HostedConnector {
+        let defaults = ProcessLimits::default();
         HostedConnector {
             argv,
             limits: ProcessLimits {
                 stderr_keep: STDERR_KEEP,
                 sandbox,
-                ..ProcessLimits::default()
+                cgroup: with_cpus(defaults.cgroup.clone(), cpus),
+                ..defaults
             },
             log: Arc::default(),
         }
     }
+}
+
+/// The cgroup limits `process` (this process's) with the CPU quota `cpus`
+/// instead, when given; no cgroup stays no cgroup.
+fn with_cpus(process: Option<CgroupLimits>, cpus: Option<BotCpus>) -> Option<CgroupLimits> {
+    process.map(|c| CgroupLimits {
+        cpus: cpus.unwrap_or(c.cpus),
+        ..c
+    })
 }
 
 impl Connector for HostedConnector {
@@ -172,6 +186,10 @@ impl Conn for LoggedConn {
         Box::pin(self.p.recv(deadline))
     }
 
+    fn cpu_time(&self) -> Option<std::time::Duration> {
+        self.p.cpu_time()
+    }
+
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         let LoggedConn { p, log } = *self;
         Box::pin(async move {
@@ -185,5 +203,28 @@ impl Conn for LoggedConn {
                 t.push(&text);
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ladder_quota_replaces_only_the_cpus_of_a_cgroup() {
+        let process = CgroupLimits {
+            cpus: BotCpus::ONE,
+            memory: Some(512 << 20),
+            root: "/sys/fs/cgroup".into(),
+        };
+        let half = BotCpus::new(0.5).ok();
+        let ladder = with_cpus(Some(process.clone()), half).unwrap();
+        assert_eq!(
+            (ladder.cpus, ladder.memory),
+            (BotCpus::new(0.5).unwrap(), Some(512 << 20))
+        );
+        assert_eq!(with_cpus(Some(process.clone()), None), Some(process));
+        // Where this process gives programs no cgroup, neither does the ladder.
+        assert_eq!(with_cpus(None, half), None);
     }
 }

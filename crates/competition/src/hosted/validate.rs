@@ -97,7 +97,7 @@ impl Hosted {
         v: &BotVersion,
         argv: Vec<String>,
     ) -> (Result<(), ValidationError>, String) {
-        let conn = HostedConnector::new(argv, self.config.sandbox.clone());
+        let conn = HostedConnector::new(argv, self.config.sandbox.clone(), self.config.ladder_cpus);
         let log = Arc::clone(&conn.log);
         let link = Link::Custom(Arc::new(conn));
         let verdict = match bot.game.parse::<GameKind>() {

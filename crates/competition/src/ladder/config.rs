@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use croupier_arena::transport::process::cgroup::BotCpus;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::Goofspiel;
 use croupier_rules::loveletter::LoveLetter;
@@ -95,6 +96,12 @@ pub struct LadderConfig {
     /// Issue 13 (wc): how this process keeps its place among the processes
     /// that run the ladder on one database.
     pub lease: croupier_live::lease::LeaseConfig,
+    /// Issue 51: the CPU quota, in cores, of each bot program in a ladder
+    /// match (hosted bots: ladder matches, people's games and validation
+    /// matches), instead of the process's `--bot-cpus`; `None`: that one.
+    /// It changes only the quota of programs that get a cgroup at all
+    /// (which `--bot-cpus` decides at start); tournaments keep `--bot-cpus`.
+    pub bot_cpus: Option<BotCpus>,
 }
 
 impl Default for LadderConfig {
@@ -118,6 +125,7 @@ impl Default for LadderConfig {
             patience: Duration::from_secs(3),
             tournament_share: crate::capacity::DEFAULT_SHARE,
             lease: croupier_live::lease::LeaseConfig::default(),
+            bot_cpus: None,
         }
     }
 }

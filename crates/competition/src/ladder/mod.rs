@@ -220,6 +220,12 @@ impl Ladder {
         }
     }
 
+    /// The CPU quota of bot programs in its matches, when its settings
+    /// give one (`bot_cpus`, issue 51).
+    pub fn bot_cpus(&self) -> Option<croupier_arena::transport::process::cgroup::BotCpus> {
+        self.config.bot_cpus
+    }
+
     /// The time a bot has for each decision in `game`'s ladder matches.
     pub fn move_time(&self, game: GameKind) -> Option<Duration> {
         self.config

@@ -34,4 +34,5 @@ mod shapes;
 mod stale_placement;
 mod status_views;
 mod web;
+mod web_cpu;
 mod web_golden;

@@ -26,6 +26,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
+use super::cgroup::ThreadEntry;
 use super::which::find_program;
 use crate::transport::error::TransportError;
 
@@ -109,8 +110,10 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 }
 
 /// Starts `cmd` (in its own process group) on the spawner thread, registers
-/// it, and returns it with its serial number.
-pub fn spawn(mut cmd: Command) -> Result<(Child, u64), TransportError> {
+/// it, and returns it with its serial number. With `entry`, the spawner
+/// thread forks from inside the bot's cgroup (and moves back), so that the
+/// program starts there.
+pub fn spawn(mut cmd: Command, entry: Option<ThreadEntry>) -> Result<(Child, u64), TransportError> {
     let handle = tokio::runtime::Handle::try_current()
         .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
@@ -125,7 +128,15 @@ pub fn spawn(mut cmd: Command) -> Result<(Child, u64), TransportError> {
         let result = if STOPPING.load(Ordering::SeqCst) {
             Err(std::io::Error::other("croupier is stopping"))
         } else {
-            cmd.spawn()
+            let entered = entry.map(|e| e.enter());
+            let started = match &entered {
+                Some(Err(e)) => Err(std::io::Error::other(format!(
+                    "cannot enter the bot's cgroup: {e}"
+                ))),
+                _ => cmd.spawn(),
+            };
+            drop(entered);
+            started
         };
         if let Ok(child) = &result {
             if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {

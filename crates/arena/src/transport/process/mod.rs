@@ -24,6 +24,7 @@ use tokio::time::{timeout_at, Instant};
 use super::conn::Conn;
 use super::error::TransportError;
 
+pub mod cgroup;
 mod lifetime;
 mod sandbox;
 mod which;
@@ -44,6 +45,9 @@ pub struct ProcessLimits {
     pub grace: Duration,
     /// How the program is confined.
     pub sandbox: Sandbox,
+    /// Its cgroup's limits (`None`: no cgroup). By default what
+    /// [`cgroup::configure`] set for this process.
+    pub cgroup: Option<cgroup::CgroupLimits>,
 }
 
 impl Default for ProcessLimits {
@@ -53,6 +57,7 @@ impl Default for ProcessLimits {
             stderr_keep: 64 * 1024,
             grace: Duration::from_millis(500),
             sandbox: Sandbox::Off,
+            cgroup: cgroup::configured(),
         }
     }
 }
@@ -116,6 +121,8 @@ pub struct BotProcess {
     closed: bool,
     /// Its number in the registry of live bots.
     serial: u64,
+    /// The cgroup all its processes run in, where there is one.
+    cgroup: Option<cgroup::BotCgroup>,
 }
 
 impl BotProcess {
@@ -153,6 +160,11 @@ impl BotProcess {
             // bubblewrap dies with its parent, and its PID namespace with it.
             Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
         };
+        let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
+        let full = match &group {
+            Some(g) => g.wrap(full),
+            None => full,
+        };
         let (first, args) = full
             .split_first()
             .ok_or_else(|| TransportError::Io("empty command".into()))?;
@@ -162,7 +174,8 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let (mut child, serial) = lifetime::spawn(cmd)
+        let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
+        let (mut child, serial) = lifetime::spawn(cmd, entry)
             .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
         let pgid = child
             .id()
@@ -201,6 +214,7 @@ impl BotProcess {
             limits: limits.clone(),
             closed: false,
             serial,
+            cgroup: group,
         })
     }
 
@@ -303,6 +317,21 @@ impl BotProcess {
         self.signal(Signal::SIGKILL);
         self.pgid = None;
         lifetime::forget(self.serial);
+        // Whatever escaped the group (a new session, a daemon) is still in
+        // the cgroup: it goes, and so does the cgroup.
+        if let Some(g) = self.cgroup.take() {
+            g.remove().await;
+        }
+    }
+
+    /// The bot's cgroup, where it has one.
+    pub fn cgroup(&self) -> Option<&cgroup::BotCgroup> {
+        self.cgroup.as_ref()
+    }
+
+    /// The CPU time the bot's processes used so far, from its cgroup.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_time)
     }
 
     /// Whether the bot's first process runs (it is neither a zombie nor
@@ -397,6 +426,10 @@ impl Conn for BotProcess {
 
     fn diagnostics(&self) -> String {
         self.stderr_tail()
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        BotProcess::cpu_time(self)
     }
 
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
