@@ -28,7 +28,8 @@ sleep $((MINUTES*60))
 alive() { n=0; for p in $(cat $D/clients.pid); do kill -0 $p 2>/dev/null && n=$((n+1)); done; echo $n; }
 games() { cat $D/client*.log | grep -c '^game '; }
 errs() { cat $D/client*.log | grep -c '^error'; }
-echo "after $MINUTES min, no kill: $(alive) of 16 clients playing, $(games) games, $(errs) errors" | tee $D/result.txt
+behind() { cat $D/client*.log | grep -c 'status is behind'; }
+echo "after $MINUTES min, no kill: $(alive) of 16 clients playing, $(games) games, $(errs) errors, $(behind) statuses behind what a client had seen" | tee $D/result.txt
 kill -9 $(cat $D/serve28082.pid); sleep 5; start 28082; sleep 120
 echo "after a kill -9 and restart and 2 min more: $(alive) of 16 clients playing, $(games) games, $(errs) errors, $(cat $D/client*.log | grep -c 'trying again\|whether it was taken') retry notes" | tee -a $D/result.txt
 for p in $(cat $D/clients.pid); do kill $p 2>/dev/null; done

@@ -862,6 +862,15 @@ fn our_clients_play_on_through_a_kill_and_a_restart() {
     // Round robin, no instance killed: a few games each.
     wait_each(&clients, &[3; 8]);
     all_playing(&mut clients, "with both instances up");
+    // Reads never go back in time: no client was shown an older state of
+    // its game than one it had seen, whichever instance answered.
+    for (_, log) in &clients {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        assert!(
+            !text.contains("status is behind"),
+            "a status went back in time with both instances up:\n{text}"
+        );
+    }
     // One instance killed under play, then started again.
     drop(c.instances[1].take().expect("instance two")); // SIGKILL
     std::thread::sleep(Duration::from_secs(3));

@@ -449,6 +449,13 @@ fn play_game<L: FnMut(&str)>(
             return Ok(bid);
         }
         if view.is_behind(&status) {
+            if behind_since.is_none() {
+                // Counted by the soak (scripts/soak-clients.sh): a server
+                // whose reads go back in time shows here.
+                (c.log)(&format!(
+                    "game {game}: status is behind what this bot has seen; asking again"
+                ));
+            }
             let since = *behind_since.get_or_insert_with(Instant::now);
             if since.elapsed() < STALE_FOR {
                 sleep(POLL_INTERVAL);
