@@ -1,5 +1,5 @@
 //! Whether other instances run (issue 13): while an instance is alone its
-//! games' views are not written, and its waiting bots have no rows (see
+//! games' seats are not written, and its waiting bots have no rows (see
 //! `relay`, whose heartbeat hook keeps this up to date).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,15 +12,15 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 /// Whether another instance may answer requests for this instance's games
-/// now. While an instance is alone, its games' views need not be in the
-/// database before it answers (nobody else reads them): each heartbeat
+/// now. While an instance is alone, its games' seats need not be in the
+/// database (nobody else looks for them): each heartbeat
 /// looks at the other live instances, and a starting instance tells them
 /// (`NOTIFY` "j") and waits one and a half heartbeats before it serves, so
-/// that every running instance has seen it by then and writes its views
-/// again. An answer older than that counts as "not alone", and wakes the
-/// view writers as a newcomer's notice does (so a lost notice, or a late
-/// heartbeat, still has the views and seats written before the newcomer
-/// serves).
+/// that every running instance has seen it by then and writes the seats
+/// of the games it dealt alone. An answer older than that counts as "not
+/// alone", and wakes the seat writers as a newcomer's notice does (so a
+/// lost notice, or a late heartbeat, still has the seats written before
+/// the newcomer serves).
 #[derive(Debug)]
 pub struct Crowd {
     alone_at: Mutex<Option<Instant>>,

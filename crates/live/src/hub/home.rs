@@ -45,6 +45,14 @@ pub trait Home: Send + Sync + 'static {
         Box::pin(async { GONE.to_string() })
     }
 
+    /// Where seat `seat` of game `game` stands, for a `new-game` asked
+    /// elsewhere (issue 50): [`SEAT_OPEN`] (not bid yet: the game is the
+    /// answer), [`SEAT_BID`], [`OVER`] once over and stored, or `"gone"`
+    /// (the default).
+    fn seat(&self, _game: GameId, _seat: usize) -> BoxFuture<'static, String> {
+        Box::pin(async { GONE.to_string() })
+    }
+
     /// wm (issue 13): a notification of another kind (the REST games'
     /// deals, views and ends, see `hub::cluster`); whether it was taken.
     fn notified(&self, _kind: &str, _rest: &str) -> bool {
@@ -80,6 +88,12 @@ pub const GONE: &str = "gone";
 
 /// A home's reply to a relayed `status` whose game is over (and stored).
 pub const OVER: &str = "over";
+
+/// [`Home::seat`]: the seat has not bid.
+pub const SEAT_OPEN: &str = "open";
+
+/// [`Home::seat`]: the seat has bid.
+pub const SEAT_BID: &str = "bid";
 
 /// The home of a process that runs no REST games (a worker).
 #[derive(Debug)]

@@ -27,7 +27,9 @@ use tokio::time::Instant;
 
 use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
-pub use super::home::{Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE, OVER};
+pub use super::home::{
+    Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE, OVER, SEAT_BID, SEAT_OPEN,
+};
 use super::session_cache::SessionCache;
 pub use super::session_cache::SESSION_RECHECK;
 use crate::lease::{AfterBeat, Membership};
@@ -159,7 +161,7 @@ impl Relay {
             }
         });
         // Whether others run, before serving: if so, tell them and wait
-        // until each has seen this one (and writes its games' views again).
+        // until each has seen this one (and writes the seats of the games it dealt alone).
         match db.other_instances(instance).await {
             // A worker serves no requests: nobody need wait for it.
             _ if member.config().role != "serve" => {}
@@ -170,7 +172,7 @@ impl Relay {
             }
         }
         member.after_beat(Arc::clone(&relay) as Arc<dyn AfterBeat>);
-        // "Alone" that runs out wakes the view writers at once.
+        // "Alone" that runs out wakes the seat writers at once.
         let (crowd, beat) = (Arc::downgrade(&relay.crowd), member.config().beat);
         tokio::spawn(async move {
             while let Some(c) = crowd.upgrade() {
@@ -264,7 +266,7 @@ impl Relay {
                     self.sessions.forget(bot);
                 }
             }
-            // Another instance starts: its requests may read our views.
+            // Another instance starts: its requests may read our seats.
             "j" => {
                 if rest.parse::<i64>().ok() != Some(self.instance) {
                     self.crowd.newcomer();
@@ -345,8 +347,9 @@ impl Relay {
                     text
                 });
             }
-            // A `status` (issue 50): safe to ask again, so not remembered.
-            "t" => {
+            // A `status`, or what `new-game` needs of a seat (issue 50):
+            // safe to ask again, so not remembered.
+            "t" | "n" => {
                 let mut f = rest.splitn(4, ' ');
                 let parsed = (|| {
                     let origin = f.next()?.parse::<i64>().ok()?;
@@ -359,7 +362,12 @@ impl Relay {
                     tracing::warn!("a relayed status that does not parse: {payload}");
                     return;
                 };
-                self.reply(ReplyTo::new(origin, id), self.home.status(game, seat));
+                let answer = if kind == "t" {
+                    self.home.status(game, seat)
+                } else {
+                    self.home.seat(game, seat)
+                };
+                self.reply(ReplyTo::new(origin, id), answer);
             }
             _ if self.home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
@@ -428,8 +436,32 @@ impl Relay {
         seat: usize,
         wait: Duration,
     ) -> Option<String> {
+        self.ask_read("t", home, game, seat, wait).await
+    }
+
+    /// Asks game `game`'s home where seat `seat` stands, for `new-game`
+    /// ([`Home::seat`]); `None` if no answer came within `wait`.
+    pub async fn ask_seat(
+        &self,
+        home: i64,
+        game: GameId,
+        seat: usize,
+        wait: Duration,
+    ) -> Option<String> {
+        self.ask_read("n", home, game, seat, wait).await
+    }
+
+    /// A read relayed to a game's home (`t`, `n`).
+    async fn ask_read(
+        &self,
+        kind: &str,
+        home: i64,
+        game: GameId,
+        seat: usize,
+        wait: Duration,
+    ) -> Option<String> {
         let id = self.request_id();
-        let payload = format!("t {} {} {game} {seat}", self.instance, id.0);
+        let payload = format!("{kind} {} {} {game} {seat}", self.instance, id.0);
         self.send_to(&id, home, payload, wait).await
     }
 

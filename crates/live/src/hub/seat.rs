@@ -50,8 +50,8 @@ pub(super) struct SeatLink {
     requests: mpsc::Sender<Request>,
     inbox: Mutex<Option<mpsc::Receiver<Request>>>,
     view: Arc<Mutex<View>>,
-    /// Counts the view's changes (only with several instances, whose
-    /// writer copies the views into the database: see `views`).
+    /// Counts the view's changes (only with several instances: the
+    /// version of the views written with a game's seats, see `views`).
     changed: Option<Arc<watch::Sender<u64>>>,
 }
 

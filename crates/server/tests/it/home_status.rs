@@ -96,7 +96,19 @@ fn a_status_elsewhere_is_the_homes_answer_even_after_the_listener_is_lost() {
         let [a, b] = bots[..] else { unreachable!() };
         let (game, [cards_a, cards_b]) = common::deal(two, a, b).await;
         let mut hands = HashMap::from([(a, cards_a), (b, cards_b)]);
+        // `new-game` elsewhere asks the home where the seat stands (the
+        // rows keep the views of the deal only): the same game before the
+        // bot bids, a refusal after.
+        match one.new_game(a).await.unwrap() {
+            croupier_live::hub::NewGame::Game { game: g, .. } => assert_eq!(g, game),
+            other => panic!("new-game before the bid elsewhere: {other:?}"),
+        }
         two.bid(a, 3).await.unwrap();
+        let refused = one
+            .new_game(a)
+            .await
+            .expect_err("new-game elsewhere after the bid dealt the game again");
+        assert!(refused.0.contains("have bid"), "{}", refused.0);
         two.bid(b, 3).await.unwrap();
         // Straight after each move, with no pause for notices to arrive.
         each_move_reads_the_home(two, one, pool, game, &mut hands, 8).await;

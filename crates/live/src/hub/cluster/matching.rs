@@ -32,7 +32,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::super::matchmaking::{to_the_end, DealMark, NewGame, OwnGame, Take};
-use super::super::relay::Relay;
+use super::super::relay::{Relay, OVER, SEAT_BID, SEAT_OPEN};
 use super::super::state::{refuse, Hub, Waiter};
 use super::{game_of_row, internal};
 use croupier_dialects::skullwhist_rest::Refusal;
@@ -41,6 +41,10 @@ use croupier_dialects::skullwhist_rest::Refusal;
 /// `NOTIFY` wakes it as soon as it is dealt a game; this only makes good a
 /// lost notification, and pairs the waiting bots of house-bot loops).
 const POLL_STEP_MS: u64 = 1000;
+
+/// How long `new-game` waits for the home of the bot's game to say where
+/// its seat stands.
+const SEAT_WAIT: Duration = Duration::from_secs(3);
 
 /// How long a bot waits for a partner in this instance before it looks at
 /// the shared table (see [`Hub::local_first`]).
@@ -80,15 +84,27 @@ impl Hub {
                 tokio::time::sleep(Duration::from_millis(500)).await;
                 return Ok(NewGame::Retry);
             }
-            if row.over {
-                self.wait_unseated(relay, bot, row.game).await;
-            } else if row.has_bid {
-                return refuse(format!(
-                    "you are in game {} and have bid; finish it first",
-                    row.game
-                ));
+            // The row's views are written once, at the deal (issue 50):
+            // where the seat stands now is the home's to say.
+            let seat = if row.home == relay.instance() {
+                // This instance's own game, no longer in its maps: ended.
+                Some(OVER.to_string())
             } else {
-                return Ok(game_of_row(&row));
+                relay
+                    .ask_seat(row.home, row.game, row.seat as usize, SEAT_WAIT)
+                    .await
+            };
+            match seat.as_deref() {
+                Some(SEAT_OPEN) => return Ok(game_of_row(&row)),
+                Some(SEAT_BID) => {
+                    return refuse(format!(
+                        "you are in game {} and have bid; finish it first",
+                        row.game
+                    ))
+                }
+                Some(_) => self.wait_unseated(relay, bot, row.game).await,
+                // A home that died: its lease closes the game.
+                None => return refuse("the game's server did not answer: try again"),
             }
         }
         // A house bot's loop runs in every instance: its deals go through
@@ -101,12 +117,14 @@ impl Hub {
                 }
             }
         }
+        // Listening for a deal by another instance from here on (a row
+        // of an earlier poll may still be in the table).
+        let waker = relay.waker(bot);
         if !house && !relay.crowd().alone() {
             if let Some(reply) = self.local_first(relay, bot, until).await? {
                 return Ok(reply);
             }
         }
-        let waker = relay.waker(bot);
         // Wakes a bot listed without a row when another instance comes.
         let mut joined = relay.crowd().joined();
         let mut listed: Option<Listing> = None;

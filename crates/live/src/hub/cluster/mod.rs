@@ -35,7 +35,7 @@ use tokio::time::Instant;
 
 use super::game::LiveGame;
 use super::matchmaking::NewGame;
-use super::relay::{Home, Relay, GONE, OVER, SESSION_RECHECK};
+use super::relay::{Home, Relay, GONE, OVER, SEAT_BID, SEAT_OPEN, SESSION_RECHECK};
 use super::remote_games::RemoteGames;
 use super::sessions::forfeit;
 use super::state::{refuse, Hub, Inner, Side};
@@ -111,6 +111,10 @@ impl Home for HomeGames {
         })
     }
 
+    fn seat(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
+        self.seat_of_game(game, seat)
+    }
+
     fn status(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
         let live = self.game(game);
         Box::pin(async move {
@@ -126,6 +130,27 @@ impl Home for HomeGames {
 }
 
 impl HomeGames {
+    fn seat_of_game(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
+        let live = self.game(game);
+        Box::pin(async move {
+            let Some(g) = live.filter(|_| seat < 2) else {
+                return GONE.into();
+            };
+            let (over, has_bid) = {
+                let v = g.seats[seat].view();
+                (v.over, v.has_bid)
+            };
+            if over {
+                g.wait_stored().await;
+                OVER.into()
+            } else if has_bid {
+                SEAT_BID.into()
+            } else {
+                SEAT_OPEN.into()
+            }
+        })
+    }
+
     fn game(&self, game: GameId) -> Option<Arc<LiveGame>> {
         self.inner
             .lock()
@@ -467,10 +492,11 @@ impl Hub {
         if let Some(p) = self.remote_games().and_then(|c| c.placed(bot)) {
             match self.ask_status(relay, p.game, p.seat, p.home).await {
                 Asked::Status(s) => return Ok(Some(s)),
-                Asked::Over => return Ok(None),
-                // The cache had not heard that the game ended, or the home
-                // is silent: the rows say where the bot is.
-                Asked::Gone | Asked::Silent => {
+                // The game ended (the bot may be in a newer one the cache
+                // has not heard of yet), the cache had not heard that it
+                // ended, or the home is silent: the rows say where the
+                // bot is.
+                Asked::Over | Asked::Gone | Asked::Silent => {
                     if let Some(c) = self.remote_games() {
                         c.forget(p.game);
                     }
@@ -481,7 +507,9 @@ impl Hub {
         // sits in the game (a home that died: its lease runs out, and the
         // game is closed), or once more if the bot sits in another game by
         // the time the one read has answered.
-        let until = Instant::now() + self.relay_wait();
+        // A home that died is found lost and its games closed within its
+        // lease; one alive but silent is not waited for longer.
+        let until = Instant::now() + relay.lease() + STATUS_WAIT;
         let mut moved = 0;
         while let Some(row) = relay.db().seat_of(bot).await.map_err(internal)? {
             if row.over {
@@ -493,10 +521,13 @@ impl Hub {
                 .await
             {
                 Asked::Status(s) => return Ok(Some(s)),
-                Asked::Over | Asked::Gone => {
+                Asked::Over => {
                     self.wait_unseated(relay, bot, row.game).await;
                     return Ok(None);
                 }
+                // The home runs no such game any more: its end removed
+                // the seats before it left the home's maps.
+                Asked::Gone => return Ok(None),
                 Asked::Silent => match relay.db().seat_of(bot).await.map_err(internal)? {
                     Some(r) if r.game == row.game && Instant::now() < until => {}
                     Some(r) if r.game != row.game && moved < 1 => moved += 1,

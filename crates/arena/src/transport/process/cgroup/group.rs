@@ -37,14 +37,25 @@ pub struct BotCgroup {
 /// written to `tasks`): a process it forks meanwhile starts inside them.
 #[derive(Clone, Debug)]
 pub struct ThreadEntry {
-    /// (the bot's `tasks`, the `tasks` the thread comes from).
-    moves: Vec<(PathBuf, PathBuf)>,
+    /// Per hierarchy: the bot's `tasks`, the hierarchy's mount and
+    /// controller, and the `tasks` of croupier's own cgroup there (where
+    /// the thread goes back if its own cannot be read).
+    moves: Vec<Move>,
 }
 
-/// A thread inside a bot's cgroups; it moves back when dropped.
+#[derive(Clone, Debug)]
+struct Move {
+    bot: PathBuf,
+    mount: PathBuf,
+    controller: &'static str,
+    parent: PathBuf,
+}
+
+/// A thread inside a bot's cgroups; it moves back when dropped, to the
+/// cgroups it was in.
 #[derive(Debug)]
 pub struct Entered {
-    entry: ThreadEntry,
+    homes: Vec<PathBuf>,
 }
 
 /// What a thread writes to a `tasks` file to move itself: `0`, the
@@ -56,11 +67,20 @@ const ME: &str = "0";
 impl ThreadEntry {
     /// Moves the calling thread into the bot's cgroups.
     pub fn enter(&self) -> std::io::Result<Entered> {
-        let entered = Entered {
-            entry: self.clone(),
-        };
-        for (bot, _) in &self.moves {
-            std::fs::write(bot, ME)?;
+        // Where the thread is now, read before it moves: it goes back
+        // there, not to croupier's first cgroup (a benchmark may have
+        // moved the process into a capped one since).
+        let homes = self
+            .moves
+            .iter()
+            .map(|m| {
+                super::layout::thread_v1_dir(&m.mount, m.controller)
+                    .map_or_else(|| m.parent.join("tasks"), |d| d.join("tasks"))
+            })
+            .collect();
+        let entered = Entered { homes };
+        for m in &self.moves {
+            std::fs::write(&m.bot, ME)?;
         }
         Ok(entered)
     }
@@ -68,7 +88,7 @@ impl ThreadEntry {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        for (_, home) in &self.entry.moves {
+        for home in &self.homes {
             if let Err(e) = std::fs::write(home, ME) {
                 tracing::warn!(
                     "cannot move the spawner thread back to {}: {e}",
@@ -113,9 +133,19 @@ impl BotCgroup {
                 cpuacct,
                 memory,
             } => {
-                // A new cgroup's period is the default, PERIOD_US.
+                // A new cgroup's period is the default, PERIOD_US. v1 refuses
+                // a quota above the parent's (croupier itself capped, as
+                // in `bench server --cpu-quota`): a bot gets at most that.
                 let c = mkdir(cpu.join(name), &mut g.dirs)?;
-                set(&c, "cpu.cfs_quota_us", quota)?;
+                let parent = std::fs::read_to_string(cpu.join("cpu.cfs_quota_us"))
+                    .ok()
+                    .and_then(|q| q.trim().parse::<i64>().ok())
+                    .and_then(|q| u64::try_from(q).ok());
+                set(
+                    &c,
+                    "cpu.cfs_quota_us",
+                    parent.map_or(quota, |p| quota.min(p)),
+                )?;
                 let a = if cpuacct == cpu {
                     c.clone()
                 } else {
@@ -129,11 +159,17 @@ impl BotCgroup {
                 }
                 g.usage = a.join("cpuacct.usage");
                 g.memory = m;
-                let mut moves = vec![(c.join("tasks"), cpu.join("tasks"))];
+                let hierarchy = |bot: &Path, controller: &'static str, parent: &Path| Move {
+                    bot: bot.join("tasks"),
+                    mount: limits.root.join(controller),
+                    controller,
+                    parent: parent.to_path_buf(),
+                };
+                let mut moves = vec![hierarchy(&c, "cpu", cpu)];
                 if cpuacct != cpu {
-                    moves.push((a.join("tasks"), cpuacct.join("tasks")));
+                    moves.push(hierarchy(&a, "cpuacct", cpuacct));
                 }
-                moves.push((g.memory.join("tasks"), memory.join("tasks")));
+                moves.push(hierarchy(&g.memory, "memory", memory));
                 g.entry = Some(ThreadEntry { moves });
             }
             Layout::V2 { parent } => {
