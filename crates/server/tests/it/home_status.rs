@@ -178,3 +178,77 @@ fn a_lost_listener_has_the_sessions_checked_again() {
         assert!(refused.0.contains("unknown session"), "{}", refused.0);
     });
 }
+
+/// A home that holds its lease but answers nothing (hung, or cut off from
+/// its listener): another instance does not wait on it for ever. A
+/// `status` re-reads the rows while the lease could still run out, then
+/// refuses with "try again"; a `new-game` waits one relay's time for the
+/// seat's state, then refuses the same way (our client asks again on
+/// such refusals, docs/start-here.md).
+#[test]
+fn a_silent_home_is_refused_with_try_again_within_its_lease() {
+    common::on_postgres(|url| async move {
+        // `t` keeps every instance until the test ends.
+        let t = common::two_instances(&url, "silent-home", 1).await;
+        let common::TwoInstances {
+            one, pool, bots, ..
+        } = &t;
+        let [a] = bots[..] else { unreachable!() };
+        // A `serve` process whose lease runs an hour more and which never
+        // answers (nothing listens on its channel), seating `a`.
+        let home: i64 = sqlx::query_scalar(
+            "INSERT INTO ladder_processes (role, host, pid, started_ms, beat_ms, expires_ms)
+             SELECT 'serve', 'silent', 1, n, n, n + 3600000
+             FROM (SELECT (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT AS n) t
+             RETURNING id",
+        )
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO hub_seats (bot, game, seat, opponent, hand, status, home)
+             VALUES ($1, 987654321, 0, $1, '[]', '{}', $2)",
+        )
+        .bind(a)
+        .bind(home)
+        .execute(pool)
+        .await
+        .unwrap();
+        let lease = one.relay().unwrap().lease();
+        // The last relay may start just before the lease is out: two
+        // relays' waits (3 s each) past it, and a margin for the test
+        // machine.
+        let bound = lease + std::time::Duration::from_secs(6 + 5);
+
+        let t0 = std::time::Instant::now();
+        let refused = tokio::time::timeout(bound * 2, one.status(a))
+            .await
+            .expect("a status with a silent home waited on")
+            .expect_err("a status with a silent home was answered");
+        let took = t0.elapsed();
+        assert!(refused.0.contains("try again"), "{}", refused.0);
+        assert!(
+            took >= lease && took <= bound,
+            "the status was refused after {took:?} (lease {lease:?})"
+        );
+
+        let t0 = std::time::Instant::now();
+        let refused = tokio::time::timeout(bound, one.new_game(a))
+            .await
+            .expect("a new game with a silent home waited on")
+            .expect_err("a new game with a silent home was answered");
+        let took = t0.elapsed();
+        assert!(refused.0.contains("try again"), "{}", refused.0);
+        assert!(
+            took <= std::time::Duration::from_secs(3 + 5),
+            "the new game was refused after {took:?}"
+        );
+        // Nothing was changed for the silent home: its seat row stands.
+        let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM hub_seats WHERE bot = $1")
+            .bind(a)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        assert_eq!(left, 1, "the silent home's seat was removed");
+    });
+}

@@ -6,11 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
-
 use super::layout::Layout;
-use super::{wait_for, CgroupLimits};
+use super::limits::CgroupLimits;
+use super::procs::{kill_in, pids_in, wait_for};
 
 /// The period of the CPU bandwidth limit, in microseconds.
 const PERIOD_US: u64 = 100_000;
@@ -329,27 +327,6 @@ impl Drop for BotCgroup {
 
 fn read_number(file: &Path) -> Option<u64> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
-}
-
-/// The processes in the cgroup folder `dir`.
-fn pids_in(dir: &Path) -> Vec<i32> {
-    std::fs::read_to_string(dir.join("cgroup.procs"))
-        .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
-        .unwrap_or_default()
-}
-
-/// SIGKILL to every process in the cgroup folder `dir` (v2's
-/// `cgroup.kill` where there is one).
-pub(super) fn kill_in(dir: &Path) {
-    let all = dir.join("cgroup.kill");
-    if all.exists() && std::fs::write(&all, "1").is_ok() {
-        return;
-    }
-    for pid in pids_in(dir) {
-        if pid > 0 {
-            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-        }
-    }
 }
 
 /// Removes the folders of ended bots' cgroups in the background, killing

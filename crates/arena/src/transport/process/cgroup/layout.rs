@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Unavailable;
+use super::limits::Unavailable;
 
 /// The folders bot cgroups are made in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,8 +175,8 @@ impl Layout {
                 };
                 if !Path::new(&format!("/proc/{owner}")).exists() {
                     let dir = e.path();
-                    super::group::kill_in(&dir);
-                    let _ = super::wait_for(
+                    super::procs::kill_in(&dir);
+                    let _ = super::procs::wait_for(
                         || std::fs::remove_dir(&dir).is_ok(),
                         std::time::Duration::from_millis(200),
                         std::time::Duration::from_millis(10),
