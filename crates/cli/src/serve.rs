@@ -238,6 +238,7 @@ fn ladder_config(
         }
     };
     config.lease = args.lease.config("serve")?;
+    house_threads_fit(&config, args.bot_cpus)?;
     if let Some(share) = args.tournament_share {
         if !(0.05..=1.0).contains(&share) {
             return Err(CliError::Usage(
@@ -247,6 +248,39 @@ fn ladder_config(
         config.tournament_share = share;
     }
     Ok(Some(config))
+}
+
+/// Issue 51: a `strong` house bot of the ladder searches on no more
+/// threads than a bot program of the same match may use (the ladder's
+/// `bot_cpus`, else `--bot-cpus`); one that asks for more is refused at
+/// start (of `serve` and of `worker`), with the fix, as `play` refuses
+/// such a seat.
+pub(crate) fn house_threads_fit(
+    ladder: &croupier_competition::ladder::LadderConfig,
+    bot_cpus: croupier_arena::transport::process::cgroup::BotCpus,
+) -> Result<(), CliError> {
+    let (cpus, key, raise) = match ladder.bot_cpus {
+        Some(cpus) => (cpus, "the ladder's bot_cpus =", "bot_cpus"),
+        None => (bot_cpus, "--bot-cpus", "--bot-cpus"),
+    };
+    for game in &ladder.games {
+        for house in &game.house {
+            let Ok(spec) = format!("builtin:{house}").parse::<croupier_arena::spec::BotSpec>()
+            else {
+                continue;
+            };
+            if croupier_arena::fair_threads::fit_threads(&spec, cpus).is_err() {
+                let most = cpus.threads();
+                return Err(CliError::Usage(format!(
+                    "ladder settings, game {}: house bot '{house}' asks for more search \
+                     threads than a bot program of its matches may use ({key} {cpus}: at \
+                     most {most}); give it threads={most} or fewer, or raise {raise}",
+                    game.game
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn seconds(name: &str, v: f64) -> Result<Duration, CliError> {

@@ -94,6 +94,7 @@ fn ladder_config(args: &WorkerArgs) -> Result<LadderConfig, CliError> {
         config.max_matches = n;
     }
     config.lease = args.lease.config("worker")?;
+    crate::serve::house_threads_fit(&config, args.bot_cpus)?;
     Ok(config)
 }
 

@@ -105,6 +105,52 @@ fn a_strong_bot_above_the_quota_is_refused() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A ladder whose `strong` house bot asks for more search threads than the
+/// bot programs it plays may use is refused at start, naming the quota it
+/// was held to; within the quota (the ladder's `bot_cpus` raised) the
+/// settings pass that check.
+#[test]
+fn a_ladder_house_bot_above_the_quota_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    // A loopback port this test holds: a serve that gets past its checks
+    // stops at once, unable to listen there.
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listen = held.local_addr().unwrap().to_string();
+    let serve = |settings: &str| {
+        let ladder = dir.path().join("ladder.toml");
+        std::fs::write(&ladder, settings).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(["serve", "--listen", &listen, "--house-bots", ""])
+            .arg("--ladder")
+            .arg(&ladder)
+            .arg("--database")
+            .arg(format!(
+                "sqlite://{}",
+                dir.path().join("db.sqlite").display()
+            ))
+            .output()
+            .unwrap()
+    };
+    let out = serve("[goofspiel]\nhouse = [\"strong?threads=2\"]\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("house bot 'strong?threads=2'")
+            && stderr.contains("--bot-cpus 1")
+            && stderr.contains("threads=1 or fewer"),
+        "{stderr}"
+    );
+    // With the ladder's own quota at 2 cores the check passes; the serve
+    // then stops on the held port, not on the house bot.
+    let out = serve("bot_cpus = 2\n[goofspiel]\nhouse = [\"strong?threads=2\"]\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("search threads") && stderr.contains("cannot listen"),
+        "{stderr}"
+    );
+    drop(held);
+}
+
 /// `croupier bench strength goofspiel` of a program (the built-in random
 /// bot as a process) against the in-process random bot, with `args` added.
 fn strength(args: &[&str]) -> Output {
