@@ -58,7 +58,10 @@ const HOSTILE: &str = "for i in 1 2; do (while :; do :; done) & done; \
      while read l; do echo \"$l\"; done";
 
 /// Spins a fixed amount of work per line, then answers: an honest bot.
-const HONEST: &str = "while read l; do i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; \
+/// It keeps to one CPU (`taskset`, where there is one), so that the
+/// measure compares the same CPU beside either neighbour: the CPUs of a
+/// shared virtual machine differ in speed by more than the 20% checked.
+const HONEST: &str = "taskset -p -c 0 $$ >/dev/null 2>&1; while read l; do i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; \
      echo \"$l\"; done";
 
 /// An idle bot that answers at once.
@@ -96,31 +99,35 @@ async fn busy_children_stay_within_the_cpu_quota() {
     );
 }
 
-/// The CPU seconds per decision of an honest bot beside `neighbour`, and
-/// its wall seconds per decision.
-async fn honest_per_decision(neighbour: &str, limits: &CgroupLimits) -> (f64, f64) {
-    let l = process_limits(limits.clone(), Sandbox::Off);
-    let mut other = BotProcess::spawn(&sh(neighbour), &l).unwrap();
-    let mut honest = BotProcess::spawn(&sh(HONEST), &l).unwrap();
+/// The CPU and wall seconds of each of `n` decisions of `honest` while
+/// `neighbour` runs beside it (started here, and ended after).
+async fn decisions_beside(
+    honest: &mut BotProcess,
+    neighbour: &str,
+    l: &ProcessLimits,
+    n: u32,
+) -> Vec<(f64, f64)> {
     let deadline = Instant::now() + Duration::from_secs(60);
+    let mut other = BotProcess::spawn(&sh(neighbour), l).unwrap();
     other.send(&["go".into()], deadline).await.unwrap();
     other.recv(deadline).await.unwrap();
-    // Warm up, then measure.
-    honest.send(&["0".into()], deadline).await.unwrap();
-    honest.recv(deadline).await.unwrap();
-    let (mut cpu, mut wall) = (0.0, 0.0);
-    let n = 8;
+    let mut each = Vec::new();
     for i in 0..n {
         let c0 = honest.cpu_time().unwrap();
         let t0 = Instant::now();
         honest.send(&[i.to_string()], deadline).await.unwrap();
         assert_eq!(honest.recv(deadline).await.unwrap(), i.to_string());
-        wall += t0.elapsed().as_secs_f64();
-        cpu += (honest.cpu_time().unwrap() - c0).as_secs_f64();
+        let wall = t0.elapsed().as_secs_f64();
+        each.push(((honest.cpu_time().unwrap() - c0).as_secs_f64(), wall));
     }
-    honest.terminate().await;
     other.terminate().await;
-    (cpu / f64::from(n), wall / f64::from(n))
+    each
+}
+
+/// The median of `v`.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 #[tokio::test]
@@ -128,15 +135,31 @@ async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
     let Some(limits) = cgroup_limits(None) else {
         return;
     };
-    let (quiet_cpu, quiet_wall) = honest_per_decision(QUIET, &limits).await;
-    let (hostile_cpu, hostile_wall) = honest_per_decision(HOSTILE, &limits).await;
+    let l = process_limits(limits.clone(), Sandbox::Off);
+    let mut honest = BotProcess::spawn(&sh(HONEST), &l).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    // Warm up, then quiet and hostile neighbours in turns, so that the
+    // machine's own drift (a shared host's load, its clock speed) falls
+    // on both alike; medians, so that one slow decision does not decide.
+    honest.send(&["warm".into()], deadline).await.unwrap();
+    honest.recv(deadline).await.unwrap();
+    let (mut quiet, mut hostile) = (Vec::new(), Vec::new());
+    for _ in 0..4 {
+        quiet.extend(decisions_beside(&mut honest, QUIET, &l, 5).await);
+        hostile.extend(decisions_beside(&mut honest, HOSTILE, &l, 5).await);
+    }
+    honest.terminate().await;
+    let cpu = |v: &[(f64, f64)]| median(v.iter().map(|d| d.0).collect());
+    let wall = |v: &[(f64, f64)]| median(v.iter().map(|d| d.1).collect());
+    let (quiet_cpu, hostile_cpu) = (cpu(&quiet), cpu(&hostile));
     eprintln!(
-        "honest bot per decision: beside a quiet bot {:.1} ms CPU / {:.1} ms wall, beside a \
-         hostile one {:.1} ms CPU / {:.1} ms wall",
+        "honest bot per decision (medians of {} each): beside a quiet bot {:.1} ms CPU / \
+         {:.1} ms wall, beside a hostile one {:.1} ms CPU / {:.1} ms wall",
+        quiet.len(),
         quiet_cpu * 1e3,
-        quiet_wall * 1e3,
+        wall(&quiet) * 1e3,
         hostile_cpu * 1e3,
-        hostile_wall * 1e3
+        wall(&hostile) * 1e3
     );
     assert!(quiet_cpu > 0.0, "the honest bot's CPU is measured");
     let ratio = hostile_cpu / quiet_cpu;
