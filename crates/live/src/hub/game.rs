@@ -47,6 +47,17 @@ pub struct LiveGame {
     pub(super) runner: OnceLock<Arc<Drive<()>>>,
 }
 
+/// Where a seat stands for a `new-game` ([`LiveGame::seat_state`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SeatState {
+    /// It has not bid: its game is the answer.
+    Open,
+    /// It has bid: the game must be finished first.
+    Bid,
+    /// The game is over and stored.
+    Over,
+}
+
 impl std::fmt::Debug for LiveGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveGame")
@@ -64,6 +75,24 @@ impl LiveGame {
     /// Whether the game is over for seat `i` (the runner said so).
     pub(super) fn over(&self, i: usize) -> bool {
         self.seats[i].view().over
+    }
+
+    /// Where seat `i` stands for a `new-game`, here or asked by another
+    /// instance: a game that is over is waited on until it is stored
+    /// (its seats leave the tables before it counts as stored).
+    pub(super) async fn seat_state(&self, i: usize) -> SeatState {
+        let (over, has_bid) = {
+            let v = self.seats[i].view();
+            (v.over, v.has_bid)
+        };
+        if over {
+            self.wait_stored().await;
+            SeatState::Over
+        } else if has_bid {
+            SeatState::Bid
+        } else {
+            SeatState::Open
+        }
     }
 
     /// Waits until the finished game is durable (or its writer gave up);

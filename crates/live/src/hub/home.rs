@@ -89,6 +89,32 @@ pub const GONE: &str = "gone";
 /// A home's reply to a relayed `status` whose game is over (and stored).
 pub const OVER: &str = "over";
 
+/// A read relayed to a game's home (issue 50), safe to ask again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HomeRead {
+    /// A seat's `status` ([`Home::status`]; notification kind `t`).
+    Status,
+    /// Where a seat stands for `new-game` ([`Home::seat`]; kind `n`).
+    Seat,
+}
+
+impl HomeRead {
+    /// Its notification kind.
+    pub(super) fn kind(self) -> &'static str {
+        match self {
+            HomeRead::Status => "t",
+            HomeRead::Seat => "n",
+        }
+    }
+
+    /// The read of notification kind `kind`, if it is one.
+    pub(super) fn of_kind(kind: &str) -> Option<HomeRead> {
+        [HomeRead::Status, HomeRead::Seat]
+            .into_iter()
+            .find(|r| r.kind() == kind)
+    }
+}
+
 /// [`Home::seat`]: the seat has not bid.
 pub const SEAT_OPEN: &str = "open";
 

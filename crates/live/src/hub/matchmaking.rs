@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use rand::Rng;
 use tokio::sync::{oneshot, watch};
 
-use super::game::{LiveGame, Registry, Table};
+use super::game::{LiveGame, Registry, SeatState, Table};
 use super::lock::lock;
 use super::seat::{SeatLink, View};
 use super::state::{refuse, Hub, Inner, Waiter};
@@ -104,25 +104,17 @@ impl Hub {
         let Some((g, i)) = self.current_seat(bot) else {
             return OwnGame::NotHere;
         };
-        let (over, has_bid) = {
-            let v = g.seats[i].view();
-            (v.over, v.has_bid)
-        };
-        if over {
-            // Its seats leave the tables before it counts as stored.
-            g.wait_stored().await;
-            OwnGame::Ended
-        } else if has_bid {
-            OwnGame::Reply(refuse(format!(
+        match g.seat_state(i).await {
+            SeatState::Over => OwnGame::Ended,
+            SeatState::Bid => OwnGame::Reply(refuse(format!(
                 "you are in game {} and have bid; finish it first",
                 g.id
-            )))
-        } else {
-            OwnGame::Reply(Ok(NewGame::Game {
+            ))),
+            SeatState::Open => OwnGame::Reply(Ok(NewGame::Game {
                 game: g.id,
                 opponent: g.bots[1 - i],
                 cards: g.hands[i].clone(),
-            }))
+            })),
         }
     }
 

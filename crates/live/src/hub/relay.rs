@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use super::answered::{self, Answered, Handling, Seen};
 pub use super::crowd::Crowd;
 pub use super::home::{
-    Home, NoGames, PullAnswer, PullHome, ReplyTo, GONE, OVER, SEAT_BID, SEAT_OPEN,
+    Home, HomeRead, NoGames, PullAnswer, PullHome, ReplyTo, GONE, OVER, SEAT_BID, SEAT_OPEN,
 };
 use super::session_cache::SessionCache;
 pub use super::session_cache::SESSION_RECHECK;
@@ -260,6 +260,9 @@ impl Relay {
     fn take(self: &Arc<Self>, payload: &str) {
         let mut parts = payload.splitn(2, ' ');
         let (kind, rest) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        if let Some(read) = HomeRead::of_kind(kind) {
+            return self.answer_read(read, rest, payload);
+        }
         match kind {
             "s" => {
                 if let Ok(bot) = rest.parse::<BotId>() {
@@ -347,28 +350,6 @@ impl Relay {
                     text
                 });
             }
-            // A `status`, or what `new-game` needs of a seat (issue 50):
-            // safe to ask again, so not remembered.
-            "t" | "n" => {
-                let mut f = rest.splitn(4, ' ');
-                let parsed = (|| {
-                    let origin = f.next()?.parse::<i64>().ok()?;
-                    let id = f.next()?.parse::<u64>().ok()?;
-                    let game = f.next()?.parse::<GameId>().ok()?;
-                    let seat = f.next()?.parse::<usize>().ok()?;
-                    Some((origin, id, game, seat))
-                })();
-                let Some((origin, id, game, seat)) = parsed else {
-                    tracing::warn!("a relayed status that does not parse: {payload}");
-                    return;
-                };
-                let answer = if kind == "t" {
-                    self.home.status(game, seat)
-                } else {
-                    self.home.seat(game, seat)
-                };
-                self.reply(ReplyTo::new(origin, id), answer);
-            }
             _ if self.home.notified(kind, rest) => {} // wm (issue 13)
             _ => tracing::warn!("an unknown notification: {payload}"),
         }
@@ -389,6 +370,28 @@ impl Relay {
                 None
             }
         }
+    }
+
+    /// A `status`, or what `new-game` needs of a seat, asked by another
+    /// instance (issue 50): safe to ask again, so not remembered.
+    fn answer_read(&self, read: HomeRead, rest: &str, payload: &str) {
+        let mut f = rest.splitn(4, ' ');
+        let parsed = (|| {
+            let origin = f.next()?.parse::<i64>().ok()?;
+            let id = f.next()?.parse::<u64>().ok()?;
+            let game = f.next()?.parse::<GameId>().ok()?;
+            let seat = f.next()?.parse::<usize>().ok()?;
+            Some((origin, id, game, seat))
+        })();
+        let Some((origin, id, game, seat)) = parsed else {
+            tracing::warn!("a relayed read that does not parse: {payload}");
+            return;
+        };
+        let answer = match read {
+            HomeRead::Status => self.home.status(game, seat),
+            HomeRead::Seat => self.home.seat(game, seat),
+        };
+        self.reply(ReplyTo::new(origin, id), answer);
     }
 
     /// Sends the answer `reply` comes to back to its asker, in a task of
@@ -426,41 +429,20 @@ impl Relay {
         self.send_to(id, home, payload, wait).await
     }
 
-    /// Asks game `game`'s home for seat `seat`'s `status` (issue 50); its
-    /// reply (the status, [`OVER`] or [`GONE`]), or `None` if none came
-    /// within `wait`.
-    pub async fn ask_status(
+    /// Asks game `game`'s home for what `read` wants of seat `seat`
+    /// (issue 50): for [`HomeRead::Status`] the status, [`OVER`] or
+    /// [`GONE`]; for [`HomeRead::Seat`] what [`Home::seat`] says. `None`
+    /// if no answer came within `wait`.
+    pub async fn ask_home(
         &self,
-        home: i64,
-        game: GameId,
-        seat: usize,
-        wait: Duration,
-    ) -> Option<String> {
-        self.ask_read("t", home, game, seat, wait).await
-    }
-
-    /// Asks game `game`'s home where seat `seat` stands, for `new-game`
-    /// ([`Home::seat`]); `None` if no answer came within `wait`.
-    pub async fn ask_seat(
-        &self,
-        home: i64,
-        game: GameId,
-        seat: usize,
-        wait: Duration,
-    ) -> Option<String> {
-        self.ask_read("n", home, game, seat, wait).await
-    }
-
-    /// A read relayed to a game's home (`t`, `n`).
-    async fn ask_read(
-        &self,
-        kind: &str,
+        read: HomeRead,
         home: i64,
         game: GameId,
         seat: usize,
         wait: Duration,
     ) -> Option<String> {
         let id = self.request_id();
+        let kind = read.kind();
         let payload = format!("{kind} {} {} {game} {seat}", self.instance, id.0);
         self.send_to(&id, home, payload, wait).await
     }

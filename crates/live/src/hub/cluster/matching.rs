@@ -32,9 +32,9 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::super::matchmaking::{to_the_end, DealMark, NewGame, OwnGame, Take};
-use super::super::relay::{Relay, OVER, SEAT_BID, SEAT_OPEN};
+use super::super::relay::{HomeRead, Relay, OVER, SEAT_BID, SEAT_OPEN};
 use super::super::state::{refuse, Hub, Waiter};
-use super::{game_of_row, internal};
+use super::{game_of_row, internal, TRY_AGAIN};
 use croupier_dialects::skullwhist_rest::Refusal;
 
 /// How long a waiting bot's poll sleeps between looks at the tables (a
@@ -91,7 +91,13 @@ impl Hub {
                 Some(OVER.to_string())
             } else {
                 relay
-                    .ask_seat(row.home, row.game, row.seat as usize, SEAT_WAIT)
+                    .ask_home(
+                        HomeRead::Seat,
+                        row.home,
+                        row.game,
+                        row.seat as usize,
+                        SEAT_WAIT,
+                    )
                     .await
             };
             match seat.as_deref() {
@@ -104,7 +110,7 @@ impl Hub {
                 }
                 Some(_) => self.wait_unseated(relay, bot, row.game).await,
                 // A home that died: its lease closes the game.
-                None => return refuse("the game's server did not answer: try again"),
+                None => return refuse(TRY_AGAIN),
             }
         }
         // A house bot's loop runs in every instance: its deals go through

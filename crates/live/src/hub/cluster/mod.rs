@@ -33,9 +33,9 @@ use croupier_store::{BotId, GameId};
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 
-use super::game::LiveGame;
+use super::game::{LiveGame, SeatState};
 use super::matchmaking::NewGame;
-use super::relay::{Home, Relay, GONE, OVER, SEAT_BID, SEAT_OPEN, SESSION_RECHECK};
+use super::relay::{Home, HomeRead, Relay, GONE, OVER, SEAT_BID, SEAT_OPEN, SESSION_RECHECK};
 use super::remote_games::RemoteGames;
 use super::sessions::forfeit;
 use super::state::{refuse, Hub, Inner, Side};
@@ -112,7 +112,17 @@ impl Home for HomeGames {
     }
 
     fn seat(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
-        self.seat_of_game(game, seat)
+        let live = self.game(game);
+        Box::pin(async move {
+            match live {
+                Some(g) if seat < 2 => match g.seat_state(seat).await {
+                    SeatState::Open => SEAT_OPEN.into(),
+                    SeatState::Bid => SEAT_BID.into(),
+                    SeatState::Over => OVER.into(),
+                },
+                _ => GONE.into(),
+            }
+        })
     }
 
     fn status(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
@@ -130,27 +140,6 @@ impl Home for HomeGames {
 }
 
 impl HomeGames {
-    fn seat_of_game(&self, game: GameId, seat: usize) -> BoxFuture<'static, String> {
-        let live = self.game(game);
-        Box::pin(async move {
-            let Some(g) = live.filter(|_| seat < 2) else {
-                return GONE.into();
-            };
-            let (over, has_bid) = {
-                let v = g.seats[seat].view();
-                (v.over, v.has_bid)
-            };
-            if over {
-                g.wait_stored().await;
-                OVER.into()
-            } else if has_bid {
-                SEAT_BID.into()
-            } else {
-                SEAT_OPEN.into()
-            }
-        })
-    }
-
     fn game(&self, game: GameId) -> Option<Arc<LiveGame>> {
         self.inner
             .lock()
@@ -542,7 +531,10 @@ impl Hub {
     /// Asks a game's home for seat `seat`'s status.
     async fn ask_status(&self, relay: &Relay, game: GameId, seat: usize, home: i64) -> Asked {
         let t = Instant::now();
-        let asked = match relay.ask_status(home, game, seat, STATUS_WAIT).await {
+        let asked = match relay
+            .ask_home(HomeRead::Status, home, game, seat, STATUS_WAIT)
+            .await
+        {
             Some(r) if r == OVER => Asked::Over,
             Some(r) if r == GONE => Asked::Gone,
             Some(r) => Asked::Status(Arc::from(r)),

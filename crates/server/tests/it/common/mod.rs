@@ -161,7 +161,13 @@ pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_live::hub::rela
     // request this instance sends itself now only after it handled the
     // loss (a request under way then is sent again).
     let answer = relay
-        .ask_status(relay.instance(), 0, 0, Duration::from_secs(10))
+        .ask_home(
+            croupier_live::hub::relay::HomeRead::Status,
+            relay.instance(),
+            0,
+            0,
+            Duration::from_secs(10),
+        )
         .await;
     assert_eq!(answer.as_deref(), Some(croupier_live::hub::relay::GONE));
 }

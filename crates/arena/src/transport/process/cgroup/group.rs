@@ -68,11 +68,12 @@ impl ThreadEntry {
         // Where the thread is now, read before it moves: it goes back
         // there, not to croupier's first cgroup (a benchmark may have
         // moved the process into a capped one since).
+        let now = super::layout::thread_cgroups().unwrap_or_default();
         let homes = self
             .moves
             .iter()
             .map(|m| {
-                super::layout::thread_v1_dir(&m.mount, m.controller)
+                super::layout::thread_v1_dir(&now, &m.mount, m.controller)
                     .map_or_else(|| m.parent.join("tasks"), |d| d.join("tasks"))
             })
             .collect();
@@ -135,15 +136,7 @@ impl BotCgroup {
                 // a quota above the parent's (croupier itself capped, as
                 // in `bench server --cpu-quota`): a bot gets at most that.
                 let c = mkdir(cpu.join(name), &mut g.dirs)?;
-                let parent = std::fs::read_to_string(cpu.join("cpu.cfs_quota_us"))
-                    .ok()
-                    .and_then(|q| q.trim().parse::<i64>().ok())
-                    .and_then(|q| u64::try_from(q).ok());
-                set(
-                    &c,
-                    "cpu.cfs_quota_us",
-                    parent.map_or(quota, |p| quota.min(p)),
-                )?;
+                set(&c, "cpu.cfs_quota_us", within_parent(quota, cpu))?;
                 let a = if cpuacct == cpu {
                     c.clone()
                 } else {
@@ -325,6 +318,16 @@ impl Drop for BotCgroup {
     }
 }
 
+/// A v1 CPU quota (µs per period) that the cgroup `parent` accepts for a
+/// child: at most the parent's own quota, if it has one (`-1`: none).
+fn within_parent(quota: u64, parent: &Path) -> u64 {
+    std::fs::read_to_string(parent.join("cpu.cfs_quota_us"))
+        .ok()
+        .and_then(|q| q.trim().parse::<i64>().ok())
+        .and_then(|q| u64::try_from(q).ok())
+        .map_or(quota, |p| quota.min(p))
+}
+
 fn read_number(file: &Path) -> Option<u64> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
 }
@@ -363,5 +366,24 @@ fn janitor(dirs: Vec<PathBuf>) {
     });
     if let Ok(tx) = tx.lock() {
         let _ = tx.send(dirs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within_parent;
+
+    #[test]
+    fn a_bot_quota_is_held_to_its_parents() {
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let quota = dir.path().join("cpu.cfs_quota_us");
+        // No file, or no quota on the parent: the bot's own.
+        assert_eq!(within_parent(100_000, dir.path()), 100_000);
+        std::fs::write(&quota, "-1\n").expect("written");
+        assert_eq!(within_parent(100_000, dir.path()), 100_000);
+        // A parent capped below it: the parent's.
+        std::fs::write(&quota, "20000\n").expect("written");
+        assert_eq!(within_parent(100_000, dir.path()), 20_000);
+        assert_eq!(within_parent(10_000, dir.path()), 10_000);
     }
 }

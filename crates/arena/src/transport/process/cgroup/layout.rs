@@ -34,22 +34,28 @@ impl std::fmt::Display for Layout {
 /// Croupier's own cgroup in the v1 hierarchy of `controller`, from
 /// `/proc/self/cgroup` (`4:memory:/some/path`).
 fn own_v1_path(controller: &str) -> Option<String> {
-    v1_path_in("/proc/self/cgroup", controller)
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    v1_path_in(&text, controller)
 }
 
-/// The calling thread's cgroup folder in the v1 hierarchy of `controller`
-/// mounted at `mount` (from `/proc/thread-self/cgroup`), if it is there:
-/// where a thread that moved into a bot's cgroup goes back to. A thread
-/// may sit elsewhere than its process's first cgroup says (a process
-/// moved into a benchmark's capped cgroup after it started).
-pub(crate) fn thread_v1_dir(mount: &Path, controller: &str) -> Option<PathBuf> {
-    let p = v1_path_in("/proc/thread-self/cgroup", controller)?;
-    let dir = mount.join(p);
+/// The calling thread's cgroups (`/proc/thread-self/cgroup`), read once
+/// for [`thread_v1_dir`]: a thread may sit elsewhere than its process's
+/// first cgroup says (a process moved into a benchmark's capped cgroup
+/// after it started).
+pub(crate) fn thread_cgroups() -> Option<String> {
+    std::fs::read_to_string("/proc/thread-self/cgroup").ok()
+}
+
+/// The folder, in the v1 hierarchy of `controller` mounted at `mount`, of
+/// the thread whose [`thread_cgroups`] are `text`, if it is there: where
+/// a thread that moved into a bot's cgroup goes back to.
+pub(crate) fn thread_v1_dir(text: &str, mount: &Path, controller: &str) -> Option<PathBuf> {
+    let dir = mount.join(v1_path_in(text, controller)?);
     dir.is_dir().then_some(dir)
 }
 
-fn v1_path_in(file: &str, controller: &str) -> Option<String> {
-    let text = std::fs::read_to_string(file).ok()?;
+/// The path of `controller`'s line in a `/proc/…/cgroup` text.
+fn v1_path_in(text: &str, controller: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let mut parts = l.splitn(3, ':');
         let (_, names, path) = (parts.next()?, parts.next()?, parts.next()?);
