@@ -24,6 +24,7 @@ pub mod core;
 pub mod goofspiel;
 pub mod kind;
 pub mod loveletter;
+pub mod playouts;
 #[cfg(test)]
 mod public_view_tests;
 pub mod record;

@@ -1,13 +1,13 @@
 //! `croupier bench rules` (the default): random playouts per second for each
 //! rules engine.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+use croupier_rules::playouts::{bare_goofspiel_playouts, random_playouts};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::Game;
-use rand::{Rng, SeedableRng};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -17,45 +17,12 @@ struct RulesLine {
     games_per_sec: f64,
     actions_per_game: f64,
     ns_per_action: f64,
+    /// Goofspiel-13: games/s as a share of the bare loop's in this run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    of_bare_loop: Option<f64>,
 }
 
-/// Plays random games of `G` from consecutive seeds for about `time`;
-/// returns (games, actions, elapsed).
-pub fn random_playouts<G: Game>(
-    variant: &G::Variant,
-    seats: usize,
-    time: Duration,
-) -> (u64, u64, Duration) {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xBE7C4);
-    let mut legal = Vec::with_capacity(64);
-    let (mut games, mut actions) = (0u64, 0u64);
-    let start = Instant::now();
-    loop {
-        // Check the clock every 256 games so the timer costs nothing.
-        for _ in 0..256 {
-            let Ok(mut g) = G::new(variant, seats, games) else {
-                return (0, 0, start.elapsed());
-            };
-            while let Some(seat) = g.to_act().first() {
-                legal.clear();
-                g.legal_actions(seat, &mut legal);
-                let a = legal[rng.random_range(0..legal.len())];
-                if g.apply(seat, a).is_err() {
-                    break;
-                }
-                actions += 1;
-            }
-            games += 1;
-        }
-        if start.elapsed() >= time {
-            return (games, actions, start.elapsed());
-        }
-    }
-}
-
-fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
-    let (games, actions, elapsed) =
-        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs));
+fn figures(name: &'static str, (games, actions, elapsed): (u64, u64, Duration)) -> RulesLine {
     let s = elapsed.as_secs_f64();
     RulesLine {
         bench: "rules",
@@ -63,13 +30,31 @@ fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f
         games_per_sec: (games as f64 / s).round(),
         actions_per_game: actions as f64 / games.max(1) as f64,
         ns_per_action: s * 1e9 / actions.max(1) as f64,
+        of_bare_loop: None,
     }
 }
 
-/// Prints one JSON line per game: about `seconds` of random playouts each.
+fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
+    figures(
+        name,
+        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs)),
+    )
+}
+
+/// Prints one JSON line per game: about `seconds` of random playouts each,
+/// and the bare Goofspiel-13 loop's, which the engine's line gives its
+/// share of.
 pub fn run(seconds: f64) -> anyhow::Result<()> {
+    let bare = figures(
+        "goofspiel-13-bare-loop",
+        bare_goofspiel_playouts(Duration::from_secs_f64(seconds)),
+    );
+    let mut gops = line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, seconds);
+    gops.of_bare_loop =
+        Some((gops.games_per_sec / bare.games_per_sec.max(1.0) * 1000.0).round() / 1000.0);
     let lines = [
-        line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, seconds),
+        gops,
+        bare,
         line::<SkullWhist>("skullwhist", &SkullWhistVariant {}, 2, seconds),
         line::<LoveLetter>("loveletter-4p", &LoveLetterVariant::default(), 4, seconds),
     ];

@@ -425,17 +425,34 @@ fn bench_bare_endpoint_answers_until_its_input_ends() {
 fn bench_prints_one_json_line_per_game() {
     let o = croupier(&["bench", "--seconds", "0.05"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let games: Vec<String> = stdout(&o)
+    let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            assert_eq!(v["bench"], "rules");
-            assert!(v["games_per_sec"].as_f64().unwrap() > 0.0);
-            v["game"].as_str().unwrap().to_string()
-        })
+        .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(games.contains(&"goofspiel-13".to_string()));
-    assert!(games.contains(&"skullwhist".to_string()));
+    for v in &lines {
+        assert_eq!(v["bench"], "rules");
+        assert!(v["games_per_sec"].as_f64().unwrap() > 0.0);
+    }
+    let line = |game: &str| {
+        lines
+            .iter()
+            .find(|v| v["game"] == game)
+            .unwrap_or_else(|| panic!("no {game} line in {lines:?}"))
+    };
+    assert!(line("skullwhist").get("of_bare_loop").is_none());
+    assert!(line("loveletter-4p")["actions_per_game"].as_f64().unwrap() > 10.0);
+    // The engine's Goofspiel-13 beside the bare loop of the same game.
+    let bare = line("goofspiel-13-bare-loop");
+    assert_eq!(bare["actions_per_game"], 26.0);
+    let gops = line("goofspiel-13");
+    assert_eq!(gops["actions_per_game"], 26.0);
+    let share = gops["of_bare_loop"].as_f64().unwrap();
+    let expected =
+        gops["games_per_sec"].as_f64().unwrap() / bare["games_per_sec"].as_f64().unwrap();
+    assert!(
+        (share - expected).abs() < 0.002,
+        "{share} against {expected}"
+    );
 }
 
 #[test]

@@ -341,8 +341,10 @@ impl Game for Goofspiel {
             points: [0; 2],
             round_points: [0; 2],
             history: Vec::with_capacity(variant.rounds.iter().map(|n| usize::from(*n)).sum()),
+            // Per card: its draw, two sealed bids and the reveal; per round
+            // its start and end (the log never grows during a game).
             events: Vec::with_capacity(
-                variant.rounds.iter().map(|n| 3 * usize::from(*n) + 2).sum(),
+                variant.rounds.iter().map(|n| 4 * usize::from(*n) + 2).sum(),
             ),
             over: false,
             forfeited_by: None,

@@ -1,0 +1,36 @@
+//! Random playouts per second of one rules engine, without building the
+//! rest of Croupier: `cargo run --release -p croupier-rules --example
+//! playouts -- loveletter-4p 3` (games: goofspiel-13, goofspiel-13-bare-loop,
+//! skullwhist, loveletter-4p; seconds, default 3). `croupier bench rules`
+//! prints the same figures for every game, as JSON.
+
+use std::time::Duration;
+
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+use croupier_rules::playouts::{bare_goofspiel_playouts, random_playouts};
+use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let game = args.next().unwrap_or_else(|| "loveletter-4p".into());
+    let secs: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(3.0);
+    let time = Duration::from_secs_f64(secs);
+    let (games, actions, elapsed) = match game.as_str() {
+        "goofspiel-13" => random_playouts::<Goofspiel>(&GoofspielVariant::gops(), 2, time),
+        "goofspiel-13-bare-loop" => bare_goofspiel_playouts(time),
+        "skullwhist" => random_playouts::<SkullWhist>(&SkullWhistVariant {}, 2, time),
+        "loveletter-4p" => random_playouts::<LoveLetter>(&LoveLetterVariant::default(), 4, time),
+        other => {
+            eprintln!("unknown game '{other}' (goofspiel-13, goofspiel-13-bare-loop, skullwhist, loveletter-4p)");
+            std::process::exit(2);
+        }
+    };
+    let s = elapsed.as_secs_f64();
+    println!(
+        "{game}: {:.0} games/s, {:.1} actions per game, {:.1} ns per action ({games} games)",
+        games as f64 / s,
+        actions as f64 / games.max(1) as f64,
+        s * 1e9 / actions.max(1) as f64
+    );
+}
