@@ -23,7 +23,7 @@ use croupier_bots::{bot_rng, Strategy};
 use croupier_dialects::loveletter::Style;
 use croupier_rules::loveletter::{
     no_effect, Card, LoveLetter, LoveLetterEvent, LoveLetterObservation, LoveLetterVariant,
-    NoEffectReason, Play, Rules, SeatView, DECK_SIZE, MAX_SEATS, WINS_NEEDED,
+    NoEffectReason, OutCards, Play, Rules, SeatView, DECK_SIZE, MAX_SEATS, WINS_NEEDED,
 };
 use croupier_rules::Seat;
 
@@ -299,15 +299,21 @@ impl Table {
                 let cards = (1..args.len())
                     .map(card_at)
                     .collect::<Result<Vec<_>, BotSideError>>()?;
+                let out_cards = OutCards::of(&cards).map_err(|e| {
+                    BotSideError::Protocol(format!("'out' shows {} cards, {e}", cards.len()))
+                })?;
                 let view = self.view(seat)?;
                 view.in_round = false;
                 view.protected = false;
-                view.out_hand = cards.clone();
+                view.out_hand = cards;
                 self.set_known(seat, None);
                 if Some(seat) == self.me {
                     self.hand.clear();
                 }
-                step.events.push(LoveLetterEvent::Out { seat, cards });
+                step.events.push(LoveLetterEvent::Out {
+                    seat,
+                    cards: out_cards,
+                });
             }
             // Postman: the card just played had no effect on this player,
             // as the rules already told (`played`). Who is protected follows

@@ -130,11 +130,10 @@ fn every_round_starts_fresh_postman_processes_with_the_whole_greeting() {
         .filter_map(|(i, e)| match e {
             LoveLetterEvent::RoundStart { first, .. } => {
                 // Seat 0's dealt card is the first draw it gets.
-                let dealt = events[i..]
+                let dealt = *events[i..]
                     .iter()
                     .find(|d| matches!(d, LoveLetterEvent::Draw { seat, .. } if seat.0 == 0))
-                    .unwrap()
-                    .clone();
+                    .unwrap();
                 Some((first.0, dealt))
             }
             _ => None,

@@ -87,20 +87,19 @@ fn round_start_restarts_and_being_out_stops_the_ai() {
     let mut g = seed_example();
     let mut d = LoveLetterDialect::new(Style::Classic);
     let mut out = Vec::new();
-    let start = g.events()[0].clone();
+    let start = g.events()[0];
     assert_eq!(d.event(&g, Seat(2), &start, &mut out), Flow::Restart);
     let mut hello = Vec::new();
     d.hello(&g, Seat(2), &mut hello);
     assert_eq!(hello, ["3"]);
     act(&mut g, &mut d.clone(), 0, "play soldier 2 princess");
     act(&mut g, &mut d.clone(), 1, "play wizard 3");
-    let out_event = g
+    let out_event = *g
         .events()
         .iter()
         .rev()
         .find(|e| matches!(e, LoveLetterEvent::Out { .. }))
-        .unwrap()
-        .clone();
+        .unwrap();
     assert_eq!(d.event(&g, Seat(2), &out_event, &mut out), Flow::Stop);
     assert_eq!(d.event(&g, Seat(1), &out_event, &mut out), Flow::Continue);
 }

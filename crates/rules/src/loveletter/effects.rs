@@ -1,7 +1,7 @@
 //! Card effects and the consequences of being put out, with what each seat
 //! learns about the others' hands.
 
-use super::{bit, Card, LoveLetter, LoveLetterEvent, Seat};
+use super::{bit, Card, LoveLetter, LoveLetterEvent, OutCards, Seat};
 
 impl LoveLetter {
     /// Puts `seat` out of the round, showing its hand.
@@ -15,7 +15,7 @@ impl LoveLetter {
         self.forget(seat);
         self.events.push(LoveLetterEvent::Out {
             seat,
-            cards: hand.as_slice().to_vec(),
+            cards: OutCards::held(&hand),
         });
     }
 

@@ -10,10 +10,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
+use super::shown::{OutCards, RoundHands};
 use crate::core::Seat;
 
-/// An entry of the Love Letter log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An entry of the Love Letter log (plain data: `Copy`, nothing to free).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum LoveLetterEvent {
     /// A round begins (public). The set-aside card is never shown.
@@ -100,7 +101,7 @@ pub enum LoveLetterEvent {
         /// Who is out.
         seat: Seat,
         /// The cards it held.
-        cards: Vec<Card>,
+        cards: OutCards,
     },
     /// The round is over (public): `hands` holds every card still held by a
     /// player still in, in turn order from the round's first player (a player
@@ -109,7 +110,7 @@ pub enum LoveLetterEvent {
         /// Who won the round.
         winner: Seat,
         /// The cards of the players still in.
-        hands: Vec<(Seat, Card)>,
+        hands: RoundHands,
     },
     /// The match is over (public).
     MatchEnd {

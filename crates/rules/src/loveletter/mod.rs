@@ -19,6 +19,7 @@ mod event;
 mod observation;
 mod plays;
 mod search;
+mod shown;
 mod targets;
 mod variant;
 
@@ -34,6 +35,7 @@ pub use card::{Card, DECK, DECK_SIZE};
 use card::{Hand, Pile};
 pub use event::{LoveLetterEvent, NoEffectReason};
 pub use observation::{LoveLetterObservation, SeatView};
+pub use shown::{Few, Item, OutCards, RoundHands, TooMany};
 pub use targets::no_effect;
 pub use variant::{LoveLetterVariant, Rules, WINS_NEEDED};
 
@@ -274,14 +276,17 @@ impl LoveLetter {
     fn end_round(&mut self) -> Option<Seat> {
         let postman = self.variant.is_postman();
         let mut best: Option<(Seat, Option<Card>, u32)> = None;
-        let mut hands = Vec::with_capacity(self.n() + 1);
+        let mut hands = RoundHands::EMPTY;
         for k in 0..self.seats {
             let seat = self.after(self.first, k);
             if !self.is_in(seat) {
                 continue;
             }
             let hand = &self.hands[seat.index()];
-            hands.extend(hand.as_slice().iter().map(|c| (seat, *c)));
+            for c in hand.as_slice() {
+                // Room for two cards of each of four seats: never full.
+                let _ = hands.push((seat, *c));
+            }
             // Postman compares the cards alone.
             let played_total = if postman {
                 0

@@ -42,7 +42,7 @@ fn since(g: &LoveLetter, from: usize) -> Vec<LoveLetterEvent> {
 fn out(seat: u8, cards: &[Card]) -> LoveLetterEvent {
     LoveLetterEvent::Out {
         seat: Seat(seat),
-        cards: cards.to_vec(),
+        cards: OutCards::of(cards).unwrap(),
     }
 }
 
@@ -265,7 +265,7 @@ fn wizard_on_empty_deck_takes_set_aside_card() {
             draw(1, Princess),
             LoveLetterEvent::RoundEnd {
                 winner: Seat(1),
-                hands: vec![(Seat(0), Clown), (Seat(1), Princess)]
+                hands: RoundHands::of(&[(Seat(0), Clown), (Seat(1), Princess)]).unwrap()
             },
         ]
     );

@@ -64,7 +64,7 @@ fn check_match(style: Style, variant: &LoveLetterVariant, players: usize, seed: 
     let mut seen = 0;
     loop {
         while seen < game.events().len() {
-            let e = game.events()[seen].clone();
+            let e = game.events()[seen];
             seen += 1;
             for s in 0..players {
                 let seat = Seat(s as u8);

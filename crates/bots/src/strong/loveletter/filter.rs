@@ -50,7 +50,7 @@ impl Filter {
             LoveLetterEvent::RoundStart { .. } => *self = Filter::default(),
             LoveLetterEvent::Played { .. } => {
                 self.opp_knew = opp_knew;
-                self.events.push(e.clone());
+                self.events.push(*e);
             }
             LoveLetterEvent::Turn { .. }
             | LoveLetterEvent::Draw { .. }
@@ -62,7 +62,7 @@ impl Filter {
             | LoveLetterEvent::Forfeit { .. }
             | LoveLetterEvent::Out { .. }
             | LoveLetterEvent::RoundEnd { .. }
-            | LoveLetterEvent::MatchEnd { .. } => self.events.push(e.clone()),
+            | LoveLetterEvent::MatchEnd { .. } => self.events.push(*e),
         }
     }
 

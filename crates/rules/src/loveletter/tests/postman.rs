@@ -90,7 +90,7 @@ fn a_wizard_target_is_out_when_the_deck_is_empty_and_the_set_aside_card_stays() 
             out(1, &[]),
             LoveLetterEvent::RoundEnd {
                 winner: Seat(0),
-                hands: vec![(Seat(0), Clown)]
+                hands: RoundHands::of(&[(Seat(0), Clown)]).unwrap()
             },
         ]
     );

@@ -110,7 +110,7 @@ fn round_ends_when_the_deck_runs_out_and_the_highest_card_wins() {
         ev[4],
         LoveLetterEvent::RoundEnd {
             winner: Seat(1),
-            hands: vec![(Seat(0), Priestess), (Seat(1), General)]
+            hands: RoundHands::of(&[(Seat(0), Priestess), (Seat(1), General)]).unwrap()
         }
     );
     assert_eq!(g.wins(), &[0, 1, 0]);
@@ -134,7 +134,7 @@ fn round_ends_when_only_one_player_is_left() {
         ev[2],
         LoveLetterEvent::RoundEnd {
             winner: Seat(0),
-            hands: vec![(Seat(0), Clown)]
+            hands: RoundHands::of(&[(Seat(0), Clown)]).unwrap()
         }
     );
     assert_eq!(g.wins(), &[1, 0]);
@@ -318,7 +318,7 @@ fn arena_forfeit_out_of_turn_leaves_the_turn_with_its_player() {
         end,
         Some(&LoveLetterEvent::RoundEnd {
             winner: Seat(0),
-            hands: vec![(Seat(0), Soldier), (Seat(0), Clown)]
+            hands: RoundHands::of(&[(Seat(0), Soldier), (Seat(0), Clown)]).unwrap()
         })
     );
     assert_eq!(g.wins(), &[1, 0, 0]);
