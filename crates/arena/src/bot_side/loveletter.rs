@@ -300,7 +300,7 @@ impl Table {
                     .map(card_at)
                     .collect::<Result<Vec<_>, BotSideError>>()?;
                 let out_cards = OutCards::of(&cards).map_err(|e| {
-                    BotSideError::Protocol(format!("'out' shows {} cards, {e}", cards.len()))
+                    BotSideError::protocol(format!("'out' shows {} cards, {e}", cards.len()))
                 })?;
                 let view = self.view(seat)?;
                 view.in_round = false;

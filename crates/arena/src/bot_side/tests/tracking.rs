@@ -132,3 +132,22 @@ fn loveletter_client_tracks_the_engines_observation_and_legal_plays() {
         }
     }
 }
+
+#[test]
+fn an_out_line_with_more_cards_than_a_hand_is_a_protocol_error() {
+    let variant = super::super::loveletter::default_rules(Style::Classic);
+    let game = LoveLetter::new(&variant, 4, 7).unwrap();
+    let mut dialect = LoveLetterDialect::new(Style::Classic);
+    let mut table = Table::new(Style::Classic, &variant, Some(4));
+    greet(&mut dialect, &game, Seat(0), &mut table);
+    let err = match table.handle("out 2 soldier clown knight") {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("three cards shown going out were taken"),
+    };
+    assert!(
+        err.contains("3 cards") && err.contains("at most 2"),
+        "{err}"
+    );
+    // Two cards are a hand: taken.
+    table.handle("out 3 soldier clown").unwrap();
+}
