@@ -92,6 +92,16 @@ impl std::fmt::Debug for Relay {
     }
 }
 
+/// The address at the head of a relayed request (`q`) or read (`t`, `n`):
+/// the asking instance, the request's id, the game and the seat.
+fn addressed<'a>(f: &mut impl Iterator<Item = &'a str>) -> Option<(i64, u64, GameId, usize)> {
+    let origin = f.next()?.parse::<i64>().ok()?;
+    let id = f.next()?.parse::<u64>().ok()?;
+    let game = f.next()?.parse::<GameId>().ok()?;
+    let seat = f.next()?.parse::<usize>().ok()?;
+    Some((origin, id, game, seat))
+}
+
 impl Relay {
     /// Joins the other instances as registered process `member` (the one
     /// registry of live processes, `croupier_store::leases`), and serves
@@ -325,14 +335,8 @@ impl Relay {
             }
             "q" => {
                 let mut f = rest.splitn(5, ' ');
-                let parsed = (|| {
-                    let origin = f.next()?.parse::<i64>().ok()?;
-                    let id = f.next()?.parse::<u64>().ok()?;
-                    let game = f.next()?.parse::<GameId>().ok()?;
-                    let seat = f.next()?.parse::<usize>().ok()?;
-                    Some((origin, id, game, seat, f.next()?.to_string()))
-                })();
-                let Some((origin, id, game, seat, line)) = parsed else {
+                let parsed = addressed(&mut f).zip(f.next());
+                let Some(((origin, id, game, seat), line)) = parsed else {
                     tracing::warn!("a relayed request that does not parse: {payload}");
                     return;
                 };
@@ -341,7 +345,7 @@ impl Relay {
                     return;
                 };
                 let t = std::time::Instant::now();
-                let handled = self.home.handle(game, seat, line);
+                let handled = self.home.handle(game, seat, line.to_string());
                 let answered = Arc::clone(&self.answered);
                 self.reply(to, async move {
                     let text = handled.await;
@@ -375,15 +379,7 @@ impl Relay {
     /// A `status`, or what `new-game` needs of a seat, asked by another
     /// instance (issue 50): safe to ask again, so not remembered.
     fn answer_read(&self, read: HomeRead, rest: &str, payload: &str) {
-        let mut f = rest.splitn(4, ' ');
-        let parsed = (|| {
-            let origin = f.next()?.parse::<i64>().ok()?;
-            let id = f.next()?.parse::<u64>().ok()?;
-            let game = f.next()?.parse::<GameId>().ok()?;
-            let seat = f.next()?.parse::<usize>().ok()?;
-            Some((origin, id, game, seat))
-        })();
-        let Some((origin, id, game, seat)) = parsed else {
+        let Some((origin, id, game, seat)) = addressed(&mut rest.splitn(4, ' ')) else {
             tracing::warn!("a relayed read that does not parse: {payload}");
             return;
         };

@@ -218,3 +218,23 @@ fn a_spectator_sees_no_sealed_bid() {
     assert_eq!(g.observation(Seat(0)).my_bid, Some(4));
     assert_eq!(g.observation(Seat(5)).my_bid, None);
 }
+
+#[test]
+fn a_whole_game_fits_the_log_made_for_it() {
+    for v in [GoofspielVariant::gops(), {
+        let mut j = GoofspielVariant::gops();
+        j.rounds = vec![5, 6, 7, 8];
+        j
+    }] {
+        let mut g = Goofspiel::new(&v, 2, 3).unwrap();
+        let room = g.events.capacity();
+        let mut legal = Vec::new();
+        while let Some(seat) = g.to_act().first() {
+            legal.clear();
+            g.legal_actions(seat, &mut legal);
+            g.apply(seat, legal[legal.len() / 2]).unwrap();
+        }
+        assert!(g.outcome().is_some());
+        assert_eq!(g.events.capacity(), room, "the log grew during the game");
+    }
+}
