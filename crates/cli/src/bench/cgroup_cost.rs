@@ -9,6 +9,8 @@ use croupier_arena::transport::process::cgroup::{self, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
 use serde_json::json;
 
+use crate::bench::server_stats::median;
+
 /// Four children that spin, then an echo loop.
 const BUSY: &str = "for i in 1 2 3 4; do (while :; do :; done) & done; \
                     while read l; do echo \"$l\"; done";
@@ -31,11 +33,6 @@ async fn one_start(l: &ProcessLimits) -> anyhow::Result<f64> {
     let ms = t.elapsed().as_secs_f64() * 1e3;
     p.terminate().await;
     Ok(ms)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn round(x: f64) -> f64 {

@@ -16,13 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
-use serde_json::{json, Value};
 
+use crate::bench::cluster_report::{order, report, Row};
 use crate::bench::proc::{cpu_seconds, free_port, wait_up};
 use crate::bench::rest_bots::{spawn_bots, Control};
-use crate::bench::server_stats::{round, Endpoint, Stats};
-use croupier_store::waits::Summary;
-use std::collections::BTreeMap;
+use crate::bench::server_stats::Stats;
 
 /// The proxy configuration of the docs.
 /// Its lines marked `# affinity` route on the session (issue 50); without
@@ -50,6 +48,9 @@ pub struct Options {
     /// Route the PostgreSQL setups on the session (docs/deploy/haproxy.cfg as it
     /// is), else round robin.
     pub affinity: bool,
+    /// Runs of each instance count, in alternating order (the SQLite
+    /// setups and the direct PostgreSQL one run once).
+    pub rounds: usize,
 }
 
 struct Proc(Child);
@@ -61,20 +62,32 @@ impl Drop for Proc {
     }
 }
 
-/// A server instance, in its own CPU cgroup when there is a quota (the
-/// process is dropped, and ends, before its cgroup is removed).
+/// A server instance, given a CPU cgroup of its own when there is a
+/// quota (the process is dropped, and ends, before its cgroup is removed).
+/// It starts outside the cgroup, so that its bots register and log in
+/// (argon2, the longest part of the warm-up) at full speed, and enters it
+/// before the measured time ([`Instance::confine`]).
 struct Instance {
     proc: Proc,
-    _group: Option<crate::bench::cgroup::CpuGroup>,
+    group: Option<crate::bench::cgroup::CpuGroup>,
 }
 
 impl Instance {
     fn pid(&self) -> u32 {
         self.proc.0.id()
     }
+
+    /// Moves the instance (all its threads) into its capped cgroup.
+    fn confine(&self) -> anyhow::Result<()> {
+        match &self.group {
+            Some(g) => g.add(self.pid()),
+            None => Ok(()),
+        }
+    }
 }
 
-/// `croupier serve` on `port`, capped to `quota` cores if given.
+/// `croupier serve` on `port`, with a cgroup capped to `quota` cores if
+/// given.
 fn instance(
     server: &Path,
     database: &str,
@@ -83,13 +96,7 @@ fn instance(
 ) -> anyhow::Result<Instance> {
     let group = crate::bench::cgroup::CpuGroup::capped(quota, &port.to_string())?;
     let proc = serve(server, database, port)?;
-    if let Some(g) = &group {
-        g.add(proc.0.id())?;
-    }
-    Ok(Instance {
-        proc,
-        _group: group,
-    })
+    Ok(Instance { proc, group })
 }
 
 fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
@@ -150,29 +157,6 @@ fn proxy(dir: &Path, name: &str, backs: &[u16], affinity: bool) -> anyhow::Resul
     Ok((Proc(proxy), front))
 }
 
-/// One setup's figures.
-struct Row {
-    setup: String,
-    /// On SQLite (else PostgreSQL).
-    sqlite: bool,
-    /// Behind haproxy (else reached directly).
-    proxied: bool,
-    games_per_sec: f64,
-    requests_per_sec: f64,
-    stats: Arc<Stats>,
-    cpu_cores: f64,
-    errors: usize,
-    /// Statements PostgreSQL ran in the measured time (every round trip:
-    /// `BEGIN` and `COMMIT` too), when the database has
-    /// `pg_stat_statements` loaded.
-    statements: Option<i64>,
-    /// The measured time (s).
-    seconds: f64,
-    /// The instances' database waits in the measured time, by kind (with
-    /// `CROUPIER_BENCH_WAITS`).
-    waits: Vec<(String, Summary)>,
-}
-
 /// Statements PostgreSQL has run so far on the whole cluster, if
 /// `pg_stat_statements` is loaded (`shared_preload_libraries`).
 async fn statements_so_far(url: Option<&str>) -> Option<i64> {
@@ -188,15 +172,22 @@ async fn statements_so_far(url: Option<&str>) -> Option<i64> {
         .ok()
 }
 
-/// Runs the bots against `base` (whose server processes are `pids`).
+/// How long the instances run under their quota before the measured
+/// time: the requests queued at the quota settle.
+const SETTLE: Duration = Duration::from_secs(3);
+
+/// Runs the bots against `base` (served by `servers` on `ports`); the
+/// servers enter their capped cgroups after the warm-up.
 async fn measure(
     setup: String,
     base: &str,
     ports: &[u16],
-    pids: &[u32],
+    servers: &[Instance],
     options: &Options,
     pg: Option<&str>,
 ) -> anyhow::Result<Row> {
+    let pids: Vec<u32> = servers.iter().map(Instance::pid).collect();
+    let pids = &pids[..];
     wait_up(base).await?;
     let stats = Arc::new(Stats::default());
     let control = Arc::new(Control::default());
@@ -219,10 +210,16 @@ async fn measure(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    let warmed = warm.elapsed().as_secs_f64();
+    if options.cpu_quota.is_some() {
+        for s in servers {
+            s.confine()?;
+        }
+        tokio::time::sleep(SETTLE).await;
+    }
     // For a profiler attached to the instances (docs/benchmarks.md).
     eprintln!(
-        "bench cluster: {setup}: warm-up over after {:.1} s; measuring server pids {} for {} s",
-        warm.elapsed().as_secs_f64(),
+        "bench cluster: {setup}: warm-up over after {warmed:.1} s; measuring server pids {} for {} s",
         pids.iter()
             .map(u32::to_string)
             .collect::<Vec<_>>()
@@ -262,6 +259,7 @@ async fn measure(
     tasks.shutdown().await;
     Ok(Row {
         setup,
+        round: 1,
         sqlite: false,
         proxied: false,
         games_per_sec: (g1 - g0) as f64 / 2.0 / secs,
@@ -274,24 +272,6 @@ async fn measure(
         seconds: secs,
         waits,
     })
-}
-
-impl Row {
-    /// PostgreSQL statements per game finished in the measured time.
-    fn per_game(&self) -> Option<f64> {
-        let games = self.games_per_sec * self.seconds;
-        self.statements
-            .filter(|_| games > 0.0)
-            .map(|n| round(n as f64 / games))
-    }
-
-    /// PostgreSQL statements per REST request in the measured time.
-    fn per_request(&self) -> Option<f64> {
-        let requests = self.requests_per_sec * self.seconds;
-        self.statements
-            .filter(|_| requests > 0.0)
-            .map(|n| round(n as f64 / requests))
-    }
 }
 
 /// Runs every setup and prints the table (or JSON).
@@ -323,7 +303,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             setup.into(),
             &base,
             &[port],
-            &[server.pid()],
+            std::slice::from_ref(&server),
             &options,
             None,
         ))?;
@@ -341,9 +321,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         ),
     };
     // One instance without the proxy first (beside SQLite's, also direct),
-    // then the instance counts asked for, behind haproxy.
-    let setups = std::iter::once((1, false)).chain(options.instances.iter().map(|n| (*n, true)));
-    for (n, proxied) in setups {
+    // then the instance counts asked for, behind haproxy, in each round.
+    let rounds = (1..=options.rounds).flat_map(|r| {
+        order(&options.instances, r)
+            .into_iter()
+            .map(move |n| (n, true, r))
+    });
+    let setups = std::iter::once((1, false, 1)).chain(rounds);
+    for (n, proxied, round) in setups {
         let url = match (&options.database, &scratch) {
             (Some(url), _) => url.clone(),
             (None, Some(c)) => rt.block_on(c.create_database())?,
@@ -356,14 +341,13 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             // The first one migrates the database.
             rt.block_on(wait_up(&format!("http://127.0.0.1:{p}")))?;
         }
-        let pids: Vec<u32> = servers.iter().map(Instance::pid).collect();
         if !proxied {
             eprintln!("bench cluster: PostgreSQL, 1 instance, direct");
             rows.push(rt.block_on(measure(
                 "PostgreSQL, 1 instance, direct".into(),
                 &format!("http://127.0.0.1:{}", ports[0]),
                 &ports,
-                &pids,
+                &servers,
                 &options,
                 Some(&url),
             ))?);
@@ -376,132 +360,28 @@ pub fn run(options: Options) -> anyhow::Result<()> {
             &ports,
             options.affinity,
         )?;
-        eprintln!("bench cluster: PostgreSQL, {n} instance(s) behind haproxy");
+        eprintln!(
+            "bench cluster: PostgreSQL, {n} instance(s) behind haproxy (round {round} of {})",
+            options.rounds
+        );
         let row = rt.block_on(measure(
             format!("PostgreSQL, {n} instance(s), haproxy"),
             &format!("http://127.0.0.1:{front}"),
             &ports,
-            &pids,
+            &servers,
             &options,
             Some(&url),
         ))?;
-        rows.push(Row { proxied, ..row });
+        rows.push(Row {
+            proxied,
+            round,
+            ..row
+        });
         drop(proxy);
         drop(servers);
     }
     report(&options, &rows);
     Ok(())
-}
-
-/// `r`'s games/s as a share of SQLite's: reached directly (`direct`), or
-/// the same way as `r` (directly, or through the proxy).
-fn of_sqlite(rows: &[Row], r: &Row, direct: bool) -> f64 {
-    let proxied = r.proxied && !direct;
-    rows.iter()
-        .find(|s| s.sqlite && s.proxied == proxied)
-        .map(|s| s.games_per_sec)
-        .filter(|g| *g > 0.0)
-        .map_or(0.0, |g| r.games_per_sec / g)
-}
-
-/// The number of instances of a proxied PostgreSQL setup.
-fn instances_of(r: &Row) -> Option<usize> {
-    if r.sqlite || !r.proxied {
-        return None;
-    }
-    r.setup
-        .strip_prefix("PostgreSQL, ")?
-        .split(' ')
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// Scale-out efficiency: games/s with N instances ÷ (N × games/s with one),
-/// one being the proxied single instance if measured, else the direct one.
-fn efficiency(rows: &[Row], r: &Row) -> Option<f64> {
-    let n = instances_of(r)?;
-    let one = rows
-        .iter()
-        .find(|o| instances_of(o) == Some(1))
-        .or_else(|| rows.iter().find(|o| !o.sqlite && !o.proxied))?;
-    (one.games_per_sec > 0.0).then(|| r.games_per_sec / (n as f64 * one.games_per_sec))
-}
-
-fn report(options: &Options, rows: &[Row]) {
-    let json_rows: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            json!({
-                "setup": r.setup,
-                "scale_out_efficiency": efficiency(rows, r).map(round),
-                "games_per_sec": round(r.games_per_sec),
-                "of_sqlite": round(of_sqlite(rows, r, true)),
-                "of_sqlite_same_path": round(of_sqlite(rows, r, false)),
-                "requests_per_sec": round(r.requests_per_sec),
-                "service": r.stats.service(),
-                "status": r.stats.summary(Endpoint::Status),
-                "play": r.stats.summary(Endpoint::Play),
-                "new_game_wait": r.stats.summary(Endpoint::NewGame),
-                "server_cpu_cores": round(r.cpu_cores),
-                "bot_errors": r.errors,
-                "pg_statements": r.statements,
-                "pg_statements_per_game": r.per_game(),
-                "pg_statements_per_request": r.per_request(),
-                "waits": r.waits.iter().cloned().collect::<BTreeMap<String, Summary>>(),
-            })
-        })
-        .collect();
-    if options.json {
-        println!(
-            "{}",
-            json!({"bots": options.bots, "seconds": options.seconds,
-                   "cpu_quota": options.cpu_quota, "affinity": options.affinity,
-                   "setups": json_rows})
-        );
-        return;
-    }
-    let mut quota = options.cpu_quota.map_or_else(
-        || "no CPU quota".to_string(),
-        |q| format!("each instance capped to {q} cores in a cgroup of its own"),
-    );
-    if options.affinity {
-        quota += ", PostgreSQL setups routed on the session";
-    }
-    println!(
-        "croupier bench server --instances: {} REST bots, {} s per setup, {quota}\n",
-        options.bots, options.seconds
-    );
-    println!("| setup | games/s | scale-out efficiency | of SQLite | of SQLite, same path | requests/s | service p50 ms | service p99 ms | status p99 | play p99 | new-game p50 | server CPU cores | bot errors | PG statements per game | per request |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for r in rows {
-        let s = r.stats.service();
-        println!(
-            "| {} | {:.1} | {} | {:.0}% | {:.0}% | {:.0} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} |",
-            r.setup,
-            r.games_per_sec,
-            efficiency(rows, r).map_or("—".into(), |e| format!("{:.0}%", 100.0 * e)),
-            100.0 * of_sqlite(rows, r, true),
-            100.0 * of_sqlite(rows, r, false),
-            r.requests_per_sec,
-            s.p50_ms,
-            s.p99_ms,
-            r.stats.summary(Endpoint::Status).p99_ms,
-            r.stats.summary(Endpoint::Play).p99_ms,
-            r.stats.summary(Endpoint::NewGame).p50_ms,
-            r.cpu_cores,
-            r.errors,
-            r.per_game().map_or("—".into(), |v| format!("{v:.1}")),
-            r.per_request().map_or("—".into(), |v| format!("{v:.2}")),
-        );
-    }
-    for r in rows {
-        let title = format!(
-            "{} (all instances; p50/p99/max: the largest of any instance)",
-            r.setup
-        );
-        crate::bench::waits::print(&title, &r.waits, r.seconds);
-    }
 }
 
 #[cfg(test)]

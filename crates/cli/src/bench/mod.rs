@@ -7,6 +7,7 @@ mod bare;
 mod cgroup;
 mod cgroup_cost;
 mod cluster;
+mod cluster_report;
 mod cores;
 mod flood;
 mod http;
@@ -159,8 +160,9 @@ pub struct BenchArgs {
     /// (Default 5.)
     #[arg(long, value_name = "N")]
     alternations: Option<usize>,
-    /// Rounds of `--versus` (each runs both builds).
-    /// (Default 2.)
+    /// Rounds of `--versus` (each runs both builds; default 2), or of
+    /// `bench server --instances` (each runs every instance count, in
+    /// alternating order, and the medians are printed; default 1).
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
@@ -270,9 +272,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }
-            if args.rounds.is_some() {
+            if args.rounds.is_some() && args.instances.is_none() {
                 return Err(CliError::Usage(
-                    "--rounds counts the rounds of --versus: give it a second build".into(),
+                    "--rounds counts the rounds of --versus or --instances: give it a second build or instance counts".into(),
                 ));
             }
             if args.cpu_quota.is_some() && args.instances.is_none() {
@@ -297,6 +299,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                             .into(),
                     ));
                 }
+                let rounds = args.rounds.unwrap_or(1);
+                if !(1..=50).contains(&rounds) {
+                    return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
+                }
                 if let Some(q) = args.cpu_quota {
                     // Says at once, before anything runs, whether cgroups work.
                     crate::bench::cgroup::CpuGroup::capped(Some(q), "probe")
@@ -311,6 +317,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     instances,
                     cpu_quota: args.cpu_quota,
                     affinity: args.affinity,
+                    rounds,
                 })?;
                 return Ok(ExitCode::SUCCESS);
             }

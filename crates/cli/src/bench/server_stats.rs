@@ -168,8 +168,28 @@ pub fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// The median of `v` (the mean of the middle two for an even count; NaN
+/// for none).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => f64::NAN,
+        _ if !n.is_multiple_of(2) => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        use super::median;
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
+    }
+
     use super::*;
 
     #[test]

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use anyhow::{anyhow, Context as _};
 use serde_json::{json, Value};
 
-use crate::bench::server_stats::round;
+use crate::bench::server_stats::{median, round};
 
 /// What to compare.
 #[derive(Debug, Clone)]
@@ -98,17 +98,6 @@ pub fn order(r: usize) -> [usize; 2] {
         [0, 1]
     } else {
         [1, 0]
-    }
-}
-
-/// The median of `v` (the mean of the middle two for an even count).
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => f64::NAN,
-        _ if !n.is_multiple_of(2) => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 
@@ -278,12 +267,5 @@ mod tests {
     fn rounds_alternate_the_order() {
         let seq: Vec<usize> = (0..4).flat_map(order).collect();
         assert_eq!(seq, [0, 1, 1, 0, 0, 1, 1, 0]);
-    }
-
-    #[test]
-    fn medians_of_odd_and_even_counts() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert!(median(Vec::new()).is_nan());
     }
 }
