@@ -161,8 +161,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N")]
     alternations: Option<usize>,
     /// Rounds of `--versus` (each runs both builds; default 2), or of
-    /// `bench server --instances` (each runs every instance count, in
-    /// alternating order, and the medians are printed; default 1).
+    /// `bench server --instances` or `bench workers` (each runs every
+    /// instance or worker count, in alternating order, and the medians are
+    /// printed; default 1).
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
     /// Slow connections to open (`bench flood`; fewer if the open-file
@@ -205,6 +206,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     if args.cpu_quota.is_some() && !matches!(args.what.as_str(), "server" | "workers") {
         return Err(CliError::Usage(
             "--cpu-quota is for bench server --instances and bench workers".into(),
+        ));
+    }
+    if args.rounds.is_some() && !matches!(args.what.as_str(), "server" | "workers") {
+        return Err(CliError::Usage(
+            "--rounds is for bench server (--versus, --instances) and bench workers".into(),
         ));
     }
     match args.what.as_str() {
@@ -411,11 +417,16 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 crate::bench::cgroup::CpuGroup::capped(Some(q), "probe")
                     .map_err(|e| CliError::Usage(format!("{e:#}")))?;
             }
+            let rounds = args.rounds.unwrap_or(1);
+            if !(1..=50).contains(&rounds) {
+                return Err(CliError::Usage("--rounds must be between 1 and 50".into()));
+            }
             crate::bench::workers::run(
                 args.seconds,
                 args.ladder_bots,
                 &crate::play::current_exe()?,
                 args.cpu_quota,
+                rounds,
             )?;
             return Ok(ExitCode::SUCCESS);
         }

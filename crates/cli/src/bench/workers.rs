@@ -59,6 +59,24 @@ struct Throughput {
     seconds: f64,
     matches: i64,
     matches_per_s: f64,
+    /// CPU cores the workers used in the measured time, all together (a
+    /// figure at `workers × quota` means the quota is what limits them).
+    worker_cpu_cores: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_medians_line_compares_the_medians() {
+        let line = super::medians_line(&[vec![10.0, 20.0, 12.0], vec![30.0, 21.0, 24.0]]);
+        assert_eq!(line["one_worker_matches_per_s"], 12.0);
+        assert_eq!(line["two_workers_matches_per_s"], 24.0);
+        assert_eq!(line["of_one_worker"], 2.0);
+        assert_eq!(line["scale_out_efficiency"], 1.0);
+        assert_eq!(line["rounds"], 3);
+        let none = super::medians_line(&[vec![0.0], vec![5.0]]);
+        assert!(none["of_one_worker"].is_null());
+    }
 }
 
 #[derive(Serialize)]
@@ -194,11 +212,19 @@ async fn throughput(
         });
     }
     until_finished(&s.pool, 5).await?;
+    let pids: Vec<u32> = procs.iter().map(|p| p._proc.0.id()).collect();
+    let cpu = || -> f64 {
+        pids.iter()
+            .map(|p| crate::bench::proc::cpu_seconds(*p))
+            .sum()
+    };
     let before = count(&s.pool, "finished").await?;
+    let cpu0 = cpu();
     let t0 = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
     let matches = count(&s.pool, "finished").await? - before;
     let secs = t0.elapsed().as_secs_f64();
+    let worker_cpu_cores = (cpu() - cpu0) / secs;
     drop(procs);
     Ok(Throughput {
         bench: "workers",
@@ -208,6 +234,7 @@ async fn throughput(
         seconds: secs,
         matches,
         matches_per_s: matches as f64 / secs,
+        worker_cpu_cores,
     })
 }
 
@@ -287,12 +314,32 @@ async fn fault(
     })
 }
 
-/// Runs the benchmark; prints one JSON line per figure.
+/// The line of the medians over the rounds: matches/s of one and two
+/// workers (each run, in round order), and two ÷ one.
+fn medians_line(runs: &[Vec<f64>; 2]) -> serde_json::Value {
+    use crate::bench::server_stats::{median, round};
+    let (one, two) = (median(runs[0].clone()), median(runs[1].clone()));
+    let each = |v: &Vec<f64>| v.iter().copied().map(round).collect::<Vec<_>>();
+    serde_json::json!({
+        "bench": "workers-medians",
+        "rounds": runs[0].len(),
+        "one_worker_matches_per_s": round(one),
+        "two_workers_matches_per_s": round(two),
+        "one_worker_runs": each(&runs[0]),
+        "two_workers_runs": each(&runs[1]),
+        "of_one_worker": (one > 0.0).then(|| round(two / one)),
+        "scale_out_efficiency": (one > 0.0).then(|| round(two / (2.0 * one))),
+    })
+}
+
+/// Runs the benchmark (`rounds` runs of 1 and 2 workers, alternating
+/// which goes first); prints one JSON line per figure.
 pub fn run(
     seconds: f64,
     bots: usize,
     exe: &std::path::Path,
     quota: Option<f64>,
+    rounds: usize,
 ) -> Result<(), CliError> {
     if !(2..=500).contains(&bots) {
         return Err(CliError::Usage(
@@ -310,18 +357,36 @@ pub fn run(
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let port = listener.local_addr()?.port();
         tokio::spawn(async move { axum::serve(listener, app).await });
-        let mut one = None;
-        for workers in [1, 2] {
-            let t = throughput(&cluster, port, exe, workers, bots, seconds, quota).await?;
-            let one = *one.get_or_insert(t.matches_per_s);
-            let mut line = serde_json::to_value(&t)?;
-            // Scale-out: matches/s with N workers ÷ (N × with one).
-            if one > 0.0 {
-                line["of_one_worker"] = serde_json::json!(t.matches_per_s / one);
-                line["scale_out_efficiency"] =
-                    serde_json::json!(t.matches_per_s / (workers as f64 * one));
+        let mut runs: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for round in 1..=rounds {
+            // 1 then 2 workers in odd rounds, 2 then 1 in even ones.
+            let order = crate::bench::cluster_report::order(&[1, 2], round);
+            let mut measured = Vec::new();
+            for workers in order {
+                let t = throughput(&cluster, port, exe, workers, bots, seconds, quota).await?;
+                runs[workers - 1].push(t.matches_per_s);
+                measured.push(t);
             }
-            println!("{line}");
+            let one = measured
+                .iter()
+                .find(|t| t.workers == 1)
+                .map_or(0.0, |t| t.matches_per_s);
+            measured.sort_by_key(|t| t.workers);
+            for t in &measured {
+                let mut line = serde_json::to_value(t)?;
+                line["round"] = serde_json::json!(round);
+                // Scale-out: matches/s with N workers ÷ (N × with one, the
+                // same round).
+                if one > 0.0 {
+                    line["of_one_worker"] = serde_json::json!(t.matches_per_s / one);
+                    line["scale_out_efficiency"] =
+                        serde_json::json!(t.matches_per_s / (t.workers as f64 * one));
+                }
+                println!("{line}");
+            }
+        }
+        if rounds > 1 {
+            println!("{}", medians_line(&runs));
         }
         for victim in ["worker", "serve"] {
             let f = fault(&cluster, port, exe, victim, bots).await?;

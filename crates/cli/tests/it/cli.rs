@@ -158,6 +158,8 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
         &["bench", "rules", "--listen", "127.0.0.1:1"],
         &["bench", "server", "--instances", "1", "--alternations", "2"],
         &["bench", "server", "--instances", "1,2", "--rounds", "0"],
+        &["bench", "rules", "--rounds", "3"],
+        &["bench", "workers", "--rounds", "51"],
     ];
     for args in cases {
         let o = croupier(args);
