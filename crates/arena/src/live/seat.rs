@@ -43,6 +43,10 @@ pub struct ProgramSeat<G: Game> {
     /// What the bot had written on stderr when its connection was closed
     /// for a fault (kept only while [`crate::explain`] watches the match).
     pub(super) last_stderr: Option<String>,
+    /// The sandbox of its next start, prepared while this round plays (a
+    /// dialect that starts the program anew each round); killed with the
+    /// seat if unused.
+    pub(super) next: Option<crate::transport::process::Prepared>,
 }
 
 impl<G: Game> ProgramSeat<G> {
@@ -68,6 +72,7 @@ impl<G: Game> ProgramSeat<G> {
             process: None,
             broken: None,
             last_stderr: None,
+            next: None,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::conn::{Conn, Connector};
 use super::error::TransportError;
 use super::http::{HttpClient, HttpEndpoint};
-use super::process::{BotProcess, ProcessLimits};
+use super::process::{BotProcess, Prepared, ProcessLimits};
 
 /// How a live seat reaches its bot.
 #[derive(Clone)]
@@ -40,6 +40,32 @@ impl Link {
             Link::Process(argv) => Ok(Box::new(BotProcess::spawn(argv, limits)?)),
             Link::Http(client, endpoint) => Ok(Box::new(client.conn(endpoint, match_tag))),
             Link::Custom(c) => c.connect(match_tag),
+        }
+    }
+
+    /// Prepares, in the background, the sandbox of this program's next
+    /// start (a dialect that starts it anew each round): see
+    /// [`BotProcess::prepare`]. `None` for other links and unsandboxed
+    /// programs.
+    pub fn prepare(&self, limits: &ProcessLimits) -> Option<Prepared> {
+        match self {
+            Link::Process(argv) => BotProcess::prepare(argv, limits),
+            _ => None,
+        }
+    }
+
+    /// [`Link::open`], in the sandbox `next` prepared for it.
+    pub async fn open_prepared(
+        &self,
+        next: Prepared,
+        limits: &ProcessLimits,
+        match_tag: &str,
+    ) -> Result<Box<dyn Conn>, TransportError> {
+        match self {
+            Link::Process(argv) => Ok(Box::new(
+                BotProcess::spawn_prepared(next, argv, limits).await?,
+            )),
+            _ => self.open(limits, match_tag),
         }
     }
 

@@ -34,15 +34,30 @@ fn name(sandbox: &Sandbox) -> &'static str {
 }
 
 /// Mean milliseconds from spawning `cat` to its first answer, and to its
-/// end after SIGTERM.
-async fn start(sandbox: &Sandbox, time: Duration) -> anyhow::Result<(f64, f64)> {
+/// end after SIGTERM. With `prepared`, each start finds its sandbox
+/// prepared ahead ([`BotProcess::prepare`], untimed), as a program started
+/// anew each round does.
+async fn start(sandbox: &Sandbox, time: Duration, prepared: bool) -> anyhow::Result<(f64, f64)> {
     let l = limits(sandbox);
     let line = vec!["ping".to_string()];
+    let argv = ["cat".to_string()];
     let (mut n, mut up, mut down) = (0u32, 0.0, 0.0);
     let begin = Instant::now();
     while begin.elapsed() < time || n < 5 {
+        let next = match prepared {
+            true => {
+                let mut next = BotProcess::prepare(&argv, &l)
+                    .ok_or_else(|| anyhow::anyhow!("only a sandbox is prepared"))?;
+                anyhow::ensure!(next.wait().await, "the sandbox could not be set up");
+                Some(next)
+            }
+            false => None,
+        };
         let t = Instant::now();
-        let mut p = BotProcess::spawn(&["cat".to_string()], &l)?;
+        let mut p = match next {
+            Some(next) => BotProcess::spawn_prepared(next, &argv, &l).await?,
+            None => BotProcess::spawn(&argv, &l)?,
+        };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         p.send(&line, deadline).await?;
         p.recv(deadline).await?;
@@ -124,21 +139,29 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
     }
     let mut rows = Vec::new();
     for m in &modes {
-        let (up, down) = rt.block_on(start(m, time))?;
+        let (up, down) = rt.block_on(start(m, time, false))?;
+        // A sandbox prepared ahead (only sandboxes are).
+        let prepared = match m {
+            Sandbox::Off => None,
+            Sandbox::Strict(_) => Some(rt.block_on(start(m, time, true))?.0),
+        };
         let rtt = rt.block_on(round_trip(m, time))?;
         let mps = loveletter(m, games, exe)?;
-        for (what, value) in [
-            ("process_start_ms", up),
-            ("process_stop_ms", down),
-            ("decision_round_trip_us", rtt),
-            ("loveletter_4p_matches_per_sec_reexec_per_round", mps),
-        ] {
+        let figures = [
+            ("process_start_ms", Some(up)),
+            ("process_start_prepared_ms", prepared),
+            ("process_stop_ms", Some(down)),
+            ("decision_round_trip_us", Some(rtt)),
+            ("loveletter_4p_matches_per_sec_reexec_per_round", Some(mps)),
+        ];
+        for (what, value) in figures {
+            let Some(value) = value else { continue };
             println!(
                 "{}",
                 json!({"bench": "subprocess", "sandbox": name(m), "what": what, "value": round(value)})
             );
         }
-        rows.push((up, rtt, mps));
+        rows.push((up, rtt, mps, prepared));
     }
     if let [off, strict] = rows.as_slice() {
         println!(
@@ -147,6 +170,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 "bench": "subprocess",
                 "what": "sandbox_overhead",
                 "process_start_ms": round(strict.0 - off.0),
+                "process_start_prepared_ms": strict.3.map(|p| round(p - off.0)),
                 "decision_round_trip_us": round(strict.1 - off.1),
                 "loveletter_matches_per_sec_ratio": round(strict.2 / off.2),
             })

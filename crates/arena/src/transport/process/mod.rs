@@ -27,11 +27,13 @@ use super::error::TransportError;
 pub mod cgroup;
 mod lifetime;
 mod sandbox;
+mod standby;
 mod which;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
 };
+pub use standby::Prepared;
 pub use which::find_program;
 
 /// Limits for a bot process.
@@ -147,36 +149,71 @@ impl BotProcess {
 
     /// [`spawn`](Self::spawn) without its metrics.
     fn start(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
-        let program = argv
-            .first()
-            .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        if find_program(program).is_none() {
-            return Err(TransportError::Io(format!(
-                "cannot start '{program}': no such program"
-            )));
+        let launched = launch(argv, limits, false)?;
+        Ok(Self::attach(launched, limits))
+    }
+
+    /// Prepares, in the background, the sandbox of the next start of
+    /// `argv` with `limits`: set up up to the program itself, which it runs
+    /// when [`BotProcess::spawn_prepared`] takes it (Love Letter's dialects
+    /// start every program anew each round). Only sandboxed programs are
+    /// prepared (`None` without a sandbox: there is nothing to set up).
+    pub fn prepare(argv: &[String], limits: &ProcessLimits) -> Option<Prepared> {
+        if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
+            return None;
         }
-        let full = match &limits.sandbox {
-            Sandbox::Off => lifetime::with_death_signal(argv),
-            // bubblewrap dies with its parent, and its PID namespace with it.
-            Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
-        };
-        let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
-        let full = match &group {
-            Some(g) => g.wrap(full),
-            None => full,
-        };
-        let (first, args) = full
-            .split_first()
-            .ok_or_else(|| TransportError::Io("empty command".into()))?;
-        let mut cmd = Command::new(first);
-        cmd.args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
-        let (mut child, serial) = lifetime::spawn(cmd, entry)
-            .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+        let handle = tokio::runtime::Handle::try_current().ok()?;
+        let (args, lim) = (argv.to_vec(), limits.clone());
+        let task = handle.spawn_blocking(move || match launch(&args, &lim, true) {
+            Ok(launched) => {
+                let standby = standby::Standby::new(launched);
+                if standby::ready(&standby) {
+                    Some(Box::new(standby))
+                } else {
+                    tracing::debug!("a sandbox prepared for {args:?} did not come up");
+                    None
+                }
+            }
+            Err(e) => {
+                tracing::debug!("cannot prepare a sandbox for {args:?}: {e}");
+                None
+            }
+        });
+        Some(Prepared {
+            what: prepared_for(argv, limits),
+            state: standby::State::Pending(task),
+        })
+    }
+
+    /// Starts `argv` in the sandbox `prepared` for it (waiting for it to
+    /// be set up, up to [`standby::SETUP`]), or, if that one is not for
+    /// this command and these limits or could not be set up, as
+    /// [`spawn`](Self::spawn) does.
+    pub async fn spawn_prepared(
+        prepared: Prepared,
+        argv: &[String],
+        limits: &ProcessLimits,
+    ) -> Result<BotProcess, TransportError> {
+        let since = std::time::Instant::now();
+        if prepared.what == prepared_for(argv, limits) {
+            if let Some(launched) = prepared.take().await.and_then(|s| s.open()) {
+                metrics::counter!(PROCESS_STARTS, "sandbox" => "strict", "result" => "ok")
+                    .increment(1);
+                metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => "strict")
+                    .record(since.elapsed().as_secs_f64());
+                return Ok(Self::attach(launched, limits));
+            }
+        }
+        Self::spawn(argv, limits)
+    }
+
+    /// Reads the pipes of a program started by [`launch`].
+    fn attach(launched: Launched, limits: &ProcessLimits) -> BotProcess {
+        let Launched {
+            mut child,
+            serial,
+            group,
+        } = launched;
         let pgid = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
@@ -204,7 +241,7 @@ impl BotProcess {
                 }
             })
         });
-        Ok(BotProcess {
+        BotProcess {
             child,
             pgid,
             stdin,
@@ -215,7 +252,7 @@ impl BotProcess {
             closed: false,
             serial,
             cgroup: group,
-        })
+        }
     }
 
     /// Writes lines to the bot's stdin, each followed by a newline; gives up
@@ -351,6 +388,67 @@ impl BotProcess {
             let _ = killpg(pgid, sig);
         }
     }
+}
+
+/// What a prepared start must match: the command and every limit.
+fn prepared_for(argv: &[String], limits: &ProcessLimits) -> String {
+    format!("{argv:?} {:?} {:?}", limits.sandbox, limits.cgroup)
+}
+
+/// A program started (in its sandbox and cgroup, registered as a live
+/// bot) whose pipes nobody reads yet.
+#[derive(Debug)]
+struct Launched {
+    child: Child,
+    serial: u64,
+    group: Option<cgroup::BotCgroup>,
+}
+
+/// Starts `argv` with piped stdio in its own process group, in the sandbox
+/// and cgroup of `limits`. With `gated` (a sandbox prepared ahead), the
+/// sandbox runs a shell that waits for one line on stdin before it becomes
+/// the program ([`standby::GATE`]).
+fn launch(
+    argv: &[String],
+    limits: &ProcessLimits,
+    gated: bool,
+) -> Result<Launched, TransportError> {
+    let program = argv
+        .first()
+        .ok_or_else(|| TransportError::Io("empty command".into()))?;
+    if find_program(program).is_none() {
+        return Err(TransportError::Io(format!(
+            "cannot start '{program}': no such program"
+        )));
+    }
+    let full = match &limits.sandbox {
+        Sandbox::Off => lifetime::with_death_signal(argv),
+        // bubblewrap dies with its parent, and its PID namespace with it.
+        Sandbox::Strict(l) if gated => sandbox::wrap_as(argv, &standby::gated(argv), l)?,
+        Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
+    };
+    let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
+    let full = match &group {
+        Some(g) => g.wrap(full),
+        None => full,
+    };
+    let (first, args) = full
+        .split_first()
+        .ok_or_else(|| TransportError::Io("empty command".into()))?;
+    let mut cmd = Command::new(first);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
+    let (child, serial) = lifetime::spawn(cmd, entry)
+        .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+    Ok(Launched {
+        child,
+        serial,
+        group,
+    })
 }
 
 impl Drop for BotProcess {

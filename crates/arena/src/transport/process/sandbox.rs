@@ -151,7 +151,7 @@ pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, Tran
 
 /// The command that runs `run` in the sandbox `argv` would get (the same
 /// folders, user and limits): a probe of what `argv` will find there.
-fn wrap_as(
+pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
     limits: &SandboxLimits,

@@ -170,3 +170,97 @@ async fn a_last_line_without_newline_still_counts() {
     assert_eq!(p.recv(soon(2000)).await.unwrap(), "7");
     p.terminate().await;
 }
+
+mod prepared {
+    use super::*;
+
+    fn strict() -> ProcessLimits {
+        ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits::default()),
+            ..limits()
+        }
+    }
+
+    fn pid_of(p: &Prepared) -> Option<i32> {
+        match &p.state {
+            standby::State::Done(Some(s)) => s.pid(),
+            _ => None,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_prepared_sandbox_starts_its_program_and_loses_no_line() {
+        let argv = sh("echo up; while read l; do echo \"got $l\"; done");
+        for _ in 0..2 {
+            let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
+            assert!(next.wait().await, "the sandbox was not set up");
+            let pid = pid_of(&next).expect("a prepared sandbox runs");
+            let mut p = BotProcess::spawn_prepared(next, &argv, &strict())
+                .await
+                .unwrap();
+            // The program runs in the prepared sandbox, not a new one.
+            assert_eq!(p.pgid, Some(Pid::from_raw(pid)));
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+            p.send(&["a".into(), "b".into()], soon(1000)).await.unwrap();
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "got a");
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "got b");
+            p.terminate().await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_start_waits_for_a_sandbox_still_being_set_up() {
+        let argv = sh("echo up; cat");
+        let next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
+        let mut p = BotProcess::spawn_prepared(next, &argv, &strict())
+            .await
+            .unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.terminate().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_prepared_for_another_command_or_limits_is_not_used_and_ends() {
+        let argv = sh("echo a; cat");
+        let other = sh("echo b; cat");
+        let mut looser = strict();
+        if let Sandbox::Strict(l) = &mut looser.sandbox {
+            l.processes += 1;
+        }
+        for (cmd, lim, first) in [(&other, strict(), "b"), (&argv, looser, "a")] {
+            let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
+            assert!(next.wait().await);
+            let unused = pid_of(&next).expect("a prepared sandbox runs");
+            let mut p = BotProcess::spawn_prepared(next, cmd, &lim).await.unwrap();
+            assert_ne!(p.pgid, Some(Pid::from_raw(unused)));
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), first);
+            p.terminate().await;
+            // The unused one was dropped: killed whole.
+            let t = std::time::Instant::now();
+            while alive(unused) && t.elapsed() < Duration::from_secs(5) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert!(!alive(unused), "an unused prepared sandbox still runs");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_prepared_sandbox_dropped_unused_ends() {
+        let argv = sh("cat");
+        let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
+        assert!(next.wait().await);
+        let pid = pid_of(&next).expect("a prepared sandbox runs");
+        assert!(alive(pid));
+        drop(next);
+        let t = std::time::Instant::now();
+        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!alive(pid), "a dropped prepared sandbox still runs");
+    }
+
+    #[tokio::test]
+    async fn an_unsandboxed_program_is_not_prepared() {
+        assert!(BotProcess::prepare(&sh("cat"), &limits()).is_none());
+    }
+}
