@@ -9,7 +9,7 @@
 //! `--database` URL, or else a throw-away cluster (a fresh database per
 //! setup).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 
+pub use crate::bench::cluster_report::Options;
 use crate::bench::cluster_report::{order, report, Row};
 use crate::bench::proc::{cpu_seconds, free_port, wait_up};
 use crate::bench::rest_bots::{spawn_bots, Control};
@@ -26,32 +27,6 @@ use crate::bench::server_stats::Stats;
 /// Its lines marked `# affinity` route on the session (issue 50); without
 /// them, `balance roundrobin`.
 const HAPROXY_CFG: &str = include_str!("../../../../docs/deploy/haproxy.cfg");
-
-/// What to run.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Concurrent REST bots.
-    pub bots: usize,
-    /// Seconds measured per setup, after its warm-up.
-    pub seconds: f64,
-    /// One JSON object instead of the table.
-    pub json: bool,
-    /// The `croupier` binary to serve with.
-    pub server: PathBuf,
-    /// A PostgreSQL URL (default: a throw-away cluster).
-    pub database: Option<String>,
-    /// Instance counts to measure on PostgreSQL.
-    pub instances: Vec<usize>,
-    /// CPU cores each instance may use, each in a cgroup of its own
-    /// (PostgreSQL, haproxy and the bots outside any quota).
-    pub cpu_quota: Option<f64>,
-    /// Route the PostgreSQL setups on the session (docs/deploy/haproxy.cfg as it
-    /// is), else round robin.
-    pub affinity: bool,
-    /// Runs of each instance count, in alternating order (the SQLite
-    /// setups and the direct PostgreSQL one run once).
-    pub rounds: usize,
-}
 
 struct Proc(Child);
 

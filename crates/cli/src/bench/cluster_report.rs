@@ -3,13 +3,39 @@
 //! medians of the alternated runs of each instance count.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::bench::cluster::Options;
 use crate::bench::server_stats::{median, round, Endpoint, Stats};
 use croupier_store::waits::Summary;
+
+/// What `bench server --instances` runs (and prints).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Concurrent REST bots.
+    pub bots: usize,
+    /// Seconds measured per setup, after its warm-up.
+    pub seconds: f64,
+    /// One JSON object instead of the table.
+    pub json: bool,
+    /// The `croupier` binary to serve with.
+    pub server: PathBuf,
+    /// A PostgreSQL URL (default: a throw-away cluster).
+    pub database: Option<String>,
+    /// Instance counts to measure on PostgreSQL.
+    pub instances: Vec<usize>,
+    /// CPU cores each instance may use, each in a cgroup of its own
+    /// (PostgreSQL, haproxy and the bots outside any quota).
+    pub cpu_quota: Option<f64>,
+    /// Route the PostgreSQL setups on the session (docs/deploy/haproxy.cfg as it
+    /// is), else round robin.
+    pub affinity: bool,
+    /// Runs of each instance count, in alternating order (the SQLite
+    /// setups and the direct PostgreSQL one run once).
+    pub rounds: usize,
+}
 
 /// One setup's figures in one run.
 pub(crate) struct Row {

@@ -33,6 +33,7 @@ pub use lifetime::{adopt_orphans, stop_all, MARKER};
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
 };
+use standby::Launched;
 pub use standby::Prepared;
 pub use which::find_program;
 
@@ -393,15 +394,6 @@ impl BotProcess {
 /// What a prepared start must match: the command and every limit.
 fn prepared_for(argv: &[String], limits: &ProcessLimits) -> String {
     format!("{argv:?} {:?} {:?}", limits.sandbox, limits.cgroup)
-}
-
-/// A program started (in its sandbox and cgroup, registered as a live
-/// bot) whose pipes nobody reads yet.
-#[derive(Debug)]
-struct Launched {
-    child: Child,
-    serial: u64,
-    group: Option<cgroup::BotCgroup>,
 }
 
 /// Starts `argv` with piped stdio in its own process group, in the sandbox

@@ -15,9 +15,20 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use tokio::process::Child;
 use tokio::task::JoinHandle;
 
-use super::{lifetime, Launched};
+use super::cgroup::BotCgroup;
+use super::lifetime::forget;
+
+/// A program started (in its sandbox and cgroup, registered as a live
+/// bot) whose pipes nobody reads yet.
+#[derive(Debug)]
+pub(super) struct Launched {
+    pub(super) child: Child,
+    pub(super) serial: u64,
+    pub(super) group: Option<BotCgroup>,
+}
 
 /// The shell that holds a prepared sandbox. It says [`READY`] on stdout
 /// once the sandbox is set up (read at once by [`ready`], so the program
@@ -128,7 +139,7 @@ impl Drop for Standby {
         if let Some(pgid) = l.child.id().and_then(|p| i32::try_from(p).ok()) {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }
-        lifetime::forget(l.serial);
+        forget(l.serial);
     }
 }
 
