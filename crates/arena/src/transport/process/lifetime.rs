@@ -13,7 +13,9 @@
 //!   and are killed and reaped when their bot ends or when [`stop_all`] runs.
 //!   Each bot's environment carries `CROUPIER_BOT=<manager pid>.<serial>`,
 //!   so that an orphan is only killed with the bot it came from (or when its
-//!   marker is gone, at the next bot's end).
+//!   marker is gone, at the next bot's end). A child outside every bot's
+//!   process group and without a marker is this process's own (a sandbox
+//!   check, a tool), not an orphan: it is left to the code that waits for it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -174,7 +176,8 @@ pub fn forget(serial: u64) {
 
 /// Makes this process a child subreaper, so that processes a bot detaches
 /// (double fork, `setsid`) re-parent here and are ended with their bot.
-/// For a program whose only children are bots (the `croupier` binary).
+/// For the `croupier` binary. Its other children (sandbox checks, tools)
+/// stay in its process group without a bot's marker and are left alone.
 pub fn adopt_orphans() -> bool {
     match nix::sys::prctl::set_child_subreaper(true) {
         Ok(()) => {
@@ -236,11 +239,14 @@ pub(super) fn running(pid: Pid) -> bool {
     }
 }
 
-/// The parent of `pid`, from `/proc`.
-fn parent_of(pid: i32) -> Option<i32> {
+/// The parent and the process group of `pid`, from `/proc`.
+fn parent_and_group(pid: i32) -> Option<(i32, i32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    let mut fields = rest.split_whitespace().skip(1);
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((parent, group))
 }
 
 /// The bot serial in `pid`'s marker, if it names this manager.
@@ -256,10 +262,15 @@ fn marker_of(pid: i32) -> Option<u64> {
     })
 }
 
-/// Kills and reaps this process's children that are not registered bots:
-/// orphans of bots. One that still carries the marker of another live bot
-/// is left to that bot; `ending` is the bot whose end this sweep follows
-/// (`None`: every orphan goes). Returns how many were found.
+/// Kills and reaps this process's children that are not registered bots
+/// but orphans of bots. One that still carries the marker of another live
+/// bot is left to that bot; `ending` is the bot whose end this sweep
+/// follows (`None`: every orphan goes). Returns how many were found.
+///
+/// A child this process started itself for another job (a sandbox check,
+/// a tool) stays in this process's group and has no marker: it is not an
+/// orphan, and is neither killed nor reaped here, since reaping it would
+/// take its exit status from the code that waits for it.
 fn sweep(ending: Option<u64>) -> usize {
     let reg = registry();
     let live: HashMap<i32, u64> = reg
@@ -267,12 +278,17 @@ fn sweep(ending: Option<u64>) -> usize {
         .map(|m| m.iter().map(|(s, p)| (p.as_raw(), *s)).collect())
         .unwrap_or_default();
     let me = i32::try_from(std::process::id()).unwrap_or(0);
+    let my_group = nix::unistd::getpgrp().as_raw();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return 0;
     };
     let orphans: Vec<i32> = dir
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| parent_of(pid) == Some(me) && !live.contains_key(&pid))
+        .filter(|&pid| !live.contains_key(&pid))
+        .filter(|&pid| match parent_and_group(pid) {
+            Some((parent, group)) if parent == me => group != my_group || marker_of(pid).is_some(),
+            _ => false,
+        })
         .filter(|&pid| match (ending, marker_of(pid)) {
             (Some(_), Some(owner)) => !live.values().any(|&s| s == owner),
             _ => true,
