@@ -41,6 +41,14 @@ pub struct SeatInfo {
 }
 
 impl SeatInfo {
+    /// Whether the seat was an in-process built-in strategy (its decisions
+    /// are not timed): every seat reached over a transport (a program,
+    /// HTTP) records its dialect, and the SkullWhist REST hub names its
+    /// seats `bot:{id}`.
+    pub fn in_process(&self) -> bool {
+        self.dialect.is_none() && !self.name.starts_with("bot:")
+    }
+
     /// A seat with just a name.
     pub fn named(name: impl Into<String>) -> Self {
         SeatInfo {

@@ -33,6 +33,7 @@ fn end(i: u64) -> GameEnd {
             "{{\"game\":\"skullwhist\",\"moves\":\"{}\"}}",
             "x".repeat(3000)
         ),
+        facts: None,
     }
 }
 

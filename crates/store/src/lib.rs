@@ -13,6 +13,7 @@
 pub mod admin;
 mod by_url;
 mod error;
+pub mod facts;
 pub mod group;
 pub mod hosted;
 // Issue 13 (wc): ladder leases between processes.

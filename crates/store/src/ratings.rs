@@ -171,6 +171,7 @@ mod tests {
             ranks,
             forfeited_by,
             record: "{}".into(),
+            facts: None,
         }
     }
 

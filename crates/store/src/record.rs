@@ -55,6 +55,7 @@ impl GameEnd {
             ranks: o.ranks.clone(),
             forfeited_by: o.forfeited_by.and_then(|s| bots.get(s.index()).copied()),
             record: serde_json::to_string(record)?,
+            facts: Some(crate::facts::GameFacts::of(record).to_text()),
         })
     }
 }

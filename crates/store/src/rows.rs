@@ -69,6 +69,9 @@ pub struct GameEnd {
     pub forfeited_by: Option<BotId>,
     /// The complete record (JSON).
     pub record: String,
+    /// What the website reads of the record ([`crate::facts::GameFacts`],
+    /// JSON); `None` leaves the pages to read the record.
+    pub facts: Option<String>,
 }
 
 /// An owner of HTTP bots.

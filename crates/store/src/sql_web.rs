@@ -12,8 +12,8 @@ use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Type};
 
 use crate::sql_store::SqlStore;
 use crate::web::{
-    BotStats, GameFilter, GameSummary, HistoryPoint, MinuteCount, PairStats, SeatSummary, WebBot,
-    WebReads,
+    BotStats, GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount, PairStats,
+    SeatSummary, WebBot, WebReads,
 };
 use crate::{BotId, GameId, StoreError};
 
@@ -31,6 +31,10 @@ pub(crate) trait SqlWeb: SqlStore {
         offset: i64,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError>;
+
+    /// [`WebReads::game_facts`] ([`FACTS`] with the backend's test of the
+    /// id list).
+    async fn facts_of(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError>;
 
     /// [`WebReads::activity`].
     async fn minutes(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
@@ -61,6 +65,15 @@ pub(crate) const SEATS: &str =
 
 /// The order of [`SEATS`].
 pub(crate) const SEATS_ORDER: &str = "ORDER BY s.game_id, s.seat";
+
+/// Listed games' facts (rows of [`GameFactsRow`]), followed by the
+/// backend's test of `g.id`. `secret` is the test of
+/// `TournamentStore::deal_pending`: a duplicate deal still to be played.
+pub(crate) const FACTS: &str = "SELECT g.id, g.status, g.facts,
+        EXISTS (SELECT 1 FROM tournament_games t
+                WHERE g.tournament_id IS NOT NULL AND t.tournament_id = g.tournament_id
+                  AND t.seed = g.seed AND t.status IN ('pending', 'running')) AS secret
+     FROM games g WHERE g.id";
 
 /// The columns of a listed game (a [`GameSummary`] without its seats).
 pub(crate) const GAMES: &str = "SELECT id, game, status, started, finished FROM games";
@@ -286,6 +299,13 @@ where
 
     async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError> {
         self.minutes(since).await
+    }
+
+    async fn game_facts(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.facts_of(ids).await
     }
 
     async fn online_bots(&self, since: &str) -> Result<Vec<(WebBot, bool)>, StoreError> {

@@ -167,7 +167,8 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
     // change all three.
     let marked: Option<(String, i64, bool)> = db
         .prepare_cached(
-            "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ?
+            "UPDATE games SET status = 'finished', finished = ?, score1 = ?, score2 = ?, forfeited_by = ?, record = ?,
+                 facts = ?
              WHERE id = ? AND status = 'running'
              RETURNING game, seats,
                  tournament_id IS NULL
@@ -182,6 +183,7 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
                 end.scores.get(1).copied().flatten(),
                 end.forfeited_by,
                 end.record,
+                end.facts,
                 id
             ],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),

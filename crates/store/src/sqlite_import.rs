@@ -77,6 +77,7 @@ fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), St
                 ranks,
                 forfeited_by,
                 record: String::new(),
+                facts: None,
             };
             crate::sqlite_ratings::rate_finished(&tx, id, &end)?;
             rated += 1;
@@ -92,8 +93,8 @@ fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), St
 fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, StoreError> {
     let e = &g.end;
     db.prepare_cached(
-        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record)
-         VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts)
+         VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )?
     .execute(params![
         g.game,
@@ -106,7 +107,8 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         e.scores.first().copied().flatten(),
         e.scores.get(1).copied().flatten(),
         e.forfeited_by,
-        e.record
+        e.record,
+        e.facts
     ])?;
     let id = db.last_insert_rowid();
     let mut values: Vec<Value> = Vec::with_capacity(6 * g.bots.len());

@@ -6,8 +6,8 @@
 use async_trait::async_trait;
 use sqlx::FromRow;
 
-use crate::sql_web::{GameSeat, SqlWeb, GAMES, SEATS, SEATS_ORDER};
-use crate::web::{GameFilter, GameSummary, HistoryPoint, MinuteCount};
+use crate::sql_web::{GameSeat, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
+use crate::web::{GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount};
 use crate::{BotId, GameId, SqliteStore, StoreError};
 
 /// One point of a bot's rating history.
@@ -23,6 +23,16 @@ impl SqlWeb for SqliteStore {
     async fn seats_of(&self, ids: &[GameId]) -> Result<Vec<GameSeat>, StoreError> {
         let marks = vec!["?"; ids.len()].join(",");
         let sql = format!("{SEATS} IN ({marks}) {SEATS_ORDER}");
+        let mut q = sqlx::query_as(&sql);
+        for id in ids {
+            q = q.bind(id);
+        }
+        Ok(q.fetch_all(&self.pool).await?)
+    }
+
+    async fn facts_of(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError> {
+        let marks = vec!["?"; ids.len()].join(",");
+        let sql = format!("{FACTS} IN ({marks})");
         let mut q = sqlx::query_as(&sql);
         for id in ids {
             q = q.bind(id);

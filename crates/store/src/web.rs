@@ -141,6 +141,20 @@ pub struct MinuteCount {
     pub games: i64,
 }
 
+/// What a page may read of a listed game's record ([`WebReads::game_facts`]).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct GameFactsRow {
+    /// The game.
+    pub id: GameId,
+    /// Its status.
+    pub status: String,
+    /// Its deal is still to be played in a tournament (duplicate deals,
+    /// issue 15): nothing of it may be shown yet.
+    pub secret: bool,
+    /// [`crate::facts::GameFacts`] as JSON, when stored with the record.
+    pub facts: Option<String>,
+}
+
 /// A finished game to import in bulk (benchmarks, demos, tests).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportGame {
@@ -216,6 +230,9 @@ pub trait WebReads: Send + Sync {
     async fn activity(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
     /// Bots in a game now or that finished one since `since` (RFC 3339).
     async fn online_bots(&self, since: &str) -> Result<Vec<(WebBot, bool)>, StoreError>;
+    /// The facts of games `ids` (those that exist, in any order): what a
+    /// bot's page and a versus page read instead of whole records.
+    async fn game_facts(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError>;
 }
 
 /// [`WebReads::rating_histories`] a bot at a time: the leaderboard, then

@@ -1,22 +1,24 @@
-//! Figures read from the records of a bot's recent games: how long it
-//! thinks (wall time, and CPU time where the records carry it), how it
-//! faults, its version; and for two bots, their score
-//! margins and results by seat and by who led first.
+//! Figures from the records of a bot's recent games: how long it thinks
+//! (wall time, and CPU time where the records carry it), how it faults,
+//! its version; and for two bots, their score margins and results by seat
+//! and by who led first.
 //!
-//! Only records of games whose deal is public are read (see
-//! [`croupier_live::visibility`]); a record that does not parse is skipped.
+//! They are read from the facts stored with each record
+//! ([`croupier_store::facts`], one small row per game); a game stored
+//! without them has its record read instead. Only games whose deal is
+//! public are read (see [`croupier_live::visibility`]); a record that does
+//! not parse is skipped.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use croupier_rules::record::StepKind;
 use croupier_rules::Record;
+use croupier_store::facts::GameFacts;
 use croupier_store::web::GameSummary;
-use croupier_store::{BotId, Store};
+use croupier_store::{BotId, GameId, Store};
 use serde::Serialize;
 
 use crate::page::WebError;
-use crate::replay::in_process;
 
 /// Faults listed on a bot's page.
 const RECENT_FAULTS: usize = 10;
@@ -126,21 +128,37 @@ pub struct Profile {
     pub version: Option<String>,
 }
 
-/// A record of a public game, or `None`.
-async fn public_record(store: &Arc<dyn Store>, id: i64) -> Result<Option<Record>, WebError> {
-    let Some(row) = store.game(id).await? else {
-        return Ok(None);
-    };
-    if !croupier_live::visibility::game_is_public(&row.status)
-        // Duplicate deals of a tournament (issue 15): every game sharing it.
-        || crate::tournaments::deal_secret(store, id).await?
-    {
-        return Ok(None);
+/// What may be shown of each of `games`: its stored facts, or (a game
+/// stored before facts were kept, or whose facts do not read) the facts of
+/// its record. A game that is not public, or whose record does not parse,
+/// is left out.
+async fn facts_of(
+    store: &Arc<dyn Store>,
+    games: &[GameSummary],
+) -> Result<HashMap<GameId, GameFacts>, WebError> {
+    let ids: Vec<GameId> = games.iter().map(|g| g.id).collect();
+    let mut out = HashMap::with_capacity(ids.len());
+    for row in store.game_facts(&ids).await? {
+        if !croupier_live::visibility::game_is_public(&row.status) || row.secret {
+            continue;
+        }
+        let facts = match row.facts.as_deref().and_then(GameFacts::parse) {
+            Some(f) => f,
+            None => {
+                let record = store
+                    .game(row.id)
+                    .await?
+                    .and_then(|g| g.record)
+                    .and_then(|r| serde_json::from_str::<Record>(&r).ok());
+                match record {
+                    Some(r) => GameFacts::of(&r),
+                    None => continue,
+                }
+            }
+        };
+        out.insert(row.id, facts);
     }
-    Ok(row
-        .record
-        .as_deref()
-        .and_then(|r| serde_json::from_str(r).ok()))
+    Ok(out)
 }
 
 /// The seat `bot` held in `game`.
@@ -151,12 +169,13 @@ fn seat_of(game: &GameSummary, bot: BotId) -> Option<usize> {
         .and_then(|s| usize::try_from(s.seat).ok())
 }
 
-/// Reads the records of `games` (newest first) for `bot`.
+/// Reads the facts of `games` (newest first) for `bot`.
 pub async fn profile(
     store: &Arc<dyn Store>,
     bot: BotId,
     games: &[GameSummary],
 ) -> Result<Profile, WebError> {
+    let facts = facts_of(store, games).await?;
     let mut out = Profile::default();
     let mut ms = Vec::new();
     let mut cpu = Vec::new();
@@ -164,38 +183,25 @@ pub async fn profile(
         let Some(seat) = seat_of(g, bot) else {
             continue;
         };
-        let Some(record) = public_record(store, g.id).await? else {
-            continue;
-        };
-        let Some(info) = record.seats.get(seat) else {
+        let Some(info) = facts.get(&g.id).and_then(|f| f.seats.get(seat)) else {
             continue;
         };
         out.games += 1;
         if out.version.is_none() {
             out.version.clone_from(&info.version);
         }
-        let timed = !in_process(info);
-        out.builtin |= !timed;
-        for (i, step) in record.steps.iter().enumerate() {
-            if step.seat.index() != seat {
-                continue;
-            }
-            if let (true, Some(m)) = (timed, step.ms) {
-                ms.push(m);
-                if let Some(c) = step.cpu_ms {
-                    cpu.push((m, c));
-                }
-            }
-            if let Some(f) = &step.fault {
-                *out.faults.entry(f.kind.clone()).or_default() += 1;
-                if out.recent_faults.len() < RECENT_FAULTS {
-                    out.recent_faults.push(RecentFault {
-                        game_id: g.id,
-                        step: i + 1,
-                        kind: f.kind.clone(),
-                        detail: f.detail.clone(),
-                    });
-                }
+        out.builtin |= !info.timed;
+        ms.extend_from_slice(&info.ms);
+        cpu.extend_from_slice(&info.cpu);
+        for f in &info.faults {
+            *out.faults.entry(f.kind.clone()).or_default() += 1;
+            if out.recent_faults.len() < RECENT_FAULTS {
+                out.recent_faults.push(RecentFault {
+                    game_id: g.id,
+                    step: f.step,
+                    kind: f.kind.clone(),
+                    detail: f.detail.clone(),
+                });
             }
         }
     }
@@ -289,15 +295,6 @@ pub struct Split {
     pub b_led_first: Option<Tally>,
 }
 
-/// The seat that led the first trick of a SkullWhist record: the seat of
-/// its first card played.
-fn first_leader(record: &Record) -> Option<usize> {
-    record.steps.iter().find_map(|s| match &s.kind {
-        StepKind::Action(a) if a.starts_with("play") => Some(s.seat.index()),
-        StepKind::Action(_) | StepKind::Forfeit => None,
-    })
-}
-
 /// Splits the shared games of `a` and `b` (newest first) by game kind.
 pub async fn split(
     store: &Arc<dyn Store>,
@@ -305,6 +302,7 @@ pub async fn split(
     b: BotId,
     games: &[GameSummary],
 ) -> Result<Vec<Split>, WebError> {
+    let facts = facts_of(store, games).await?;
     let mut out: Vec<Split> = Vec::new();
     let mut margins: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for g in games.iter().rev() {
@@ -348,10 +346,7 @@ pub async fn split(
                 .push(sa_score - sb_score);
         }
         if split.a_led_first.is_some() {
-            let leader = public_record(store, g.id)
-                .await?
-                .as_ref()
-                .and_then(first_leader);
+            let leader = facts.get(&g.id).and_then(|f| f.lead);
             let tally = match leader {
                 Some(l) if l as i64 == sa.seat => split.a_led_first.as_mut(),
                 Some(l) if l as i64 == sb.seat => split.b_led_first.as_mut(),
@@ -401,18 +396,5 @@ mod tests {
         assert_eq!((m.best, m.worst), (Some(20), Some(-30)));
         let wins = Margins::of(vec![3, 1, 2]).unwrap();
         assert_eq!((wins.median, wins.best, wins.worst), (2.0, Some(3), None));
-    }
-
-    #[test]
-    fn the_first_card_played_names_the_first_leader() {
-        let record: Record = serde_json::from_value(serde_json::json!({
-            "format": "croupier-record/1", "game": "skullwhist", "rules_version": 1,
-            "variant": {}, "seed": 1, "seats": [{"name": "a"}, {"name": "b"}],
-            "steps": [{"seat": 0, "action": "bid 3"}, {"seat": 1, "action": "bid 4"},
-                      {"seat": 1, "action": "play H05"}, {"seat": 0, "action": "play H07"}],
-            "outcome": {"scores": [0, 0], "ranks": [1, 2]}
-        }))
-        .unwrap();
-        assert_eq!(first_leader(&record), Some(1));
     }
 }

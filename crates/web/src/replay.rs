@@ -71,11 +71,10 @@ pub struct Replay {
     pub panel: Markup,
 }
 
-/// Whether a recorded seat was an in-process built-in strategy: every seat
-/// reached over a transport (a program, HTTP) records its dialect, and the
-/// SkullWhist REST hub names its seats `bot:{id}`.
+/// Whether a recorded seat was an in-process built-in strategy
+/// ([`SeatInfo::in_process`]).
 pub fn in_process(info: &SeatInfo) -> bool {
-    info.dialect.is_none() && !info.name.starts_with("bot:")
+    info.in_process()
 }
 
 /// Replays `record`, drawing the state after step `at` (0 = the deal).

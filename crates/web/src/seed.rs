@@ -4,7 +4,6 @@
 //! stored games by `GameEnd::from_record` and imported in bulk. Used by
 //! `croupier bench web` and the website's tests.
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
@@ -15,7 +14,7 @@ use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::{Game, GameKind, Record, Seat, SeatInfo};
 use croupier_store::web::ImportGame;
-use croupier_store::{BotId, GameEnd, RecordError, SqliteStore, Store, StoreError};
+use croupier_store::{BotId, GameEnd, RecordError, Store, StoreError};
 use futures::StreamExt as _;
 use rand::Rng;
 
@@ -213,23 +212,19 @@ pub async fn demo_bots(store: &dyn Store) -> Result<Vec<BotId>, StoreError> {
 
 /// Plays and stores `count` demo games, the last finishing now, one every
 /// `spacing`; games are imported in transactions of 2,000.
-pub async fn seed(
-    store: &Arc<SqliteStore>,
-    count: u64,
-    spacing: Duration,
-) -> Result<u64, SeedError> {
+pub async fn seed(store: &dyn Store, count: u64, spacing: Duration) -> Result<u64, SeedError> {
     seed_until(store, count, spacing, SystemTime::now()).await
 }
 
 /// [`seed`], with the last game finishing at `end`: the same `end` gives
 /// the same games, times and ratings on every run.
 pub async fn seed_until(
-    store: &Arc<SqliteStore>,
+    store: &dyn Store,
     count: u64,
     spacing: Duration,
     end: SystemTime,
 ) -> Result<u64, SeedError> {
-    let ids = demo_bots(store.as_ref()).await?;
+    let ids = demo_bots(store).await?;
     let mut stored = 0;
     let chunk = 2000u64;
     let mut start = 0;

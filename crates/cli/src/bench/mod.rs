@@ -121,6 +121,10 @@ pub struct BenchArgs {
     /// SQLite file to seed and keep (`bench web`; reused if it holds games).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// `bench web`: read the pages from PostgreSQL: the `--database`
+    /// given (reused if it holds games), else a throw-away cluster.
+    #[arg(long)]
+    postgres: bool,
     /// Database URL the server uses (`bench server`; default: a new SQLite
     /// file in a temporary folder). A `postgres://` database should be
     /// empty or used only by earlier runs of this benchmark.
@@ -211,6 +215,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     if args.rounds.is_some() && !matches!(args.what.as_str(), "server" | "workers") {
         return Err(CliError::Usage(
             "--rounds is for bench server (--versus, --instances) and bench workers".into(),
+        ));
+    }
+    if args.postgres && args.what != "web" {
+        return Err(CliError::Usage(
+            "--postgres is for bench web (bench server and bench workers take --database)".into(),
         ));
     }
     match args.what.as_str() {
@@ -357,7 +366,29 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
         "web" => {
-            crate::bench::web::run(args.games, args.db)?;
+            let db = if args.postgres {
+                if args.db.is_some() {
+                    return Err(CliError::Usage(
+                        "--db names a SQLite file; with --postgres give --database postgres://… or nothing (a throw-away cluster)".into(),
+                    ));
+                }
+                match args.database.clone() {
+                    Some(url) if croupier_store::Backend::of(&url) != Some(croupier_store::Backend::Postgres) => {
+                        return Err(CliError::Usage(format!(
+                            "--postgres needs a postgres:// --database, not {url}"
+                        )));
+                    }
+                    url => crate::bench::web::WebDb::Postgres(url),
+                }
+            } else {
+                if args.database.is_some() {
+                    return Err(CliError::Usage(
+                        "bench web reads SQLite from --db FILE, or PostgreSQL with --postgres [--database URL]".into(),
+                    ));
+                }
+                crate::bench::web::WebDb::Sqlite(args.db.clone())
+            };
+            crate::bench::web::run(args.games, db)?;
             return Ok(ExitCode::SUCCESS);
         }
         "strength" => {

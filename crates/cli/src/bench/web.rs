@@ -1,7 +1,8 @@
-//! `croupier bench web`: seeds a SQLite database with finished games of all
-//! three games (real records played by the built-in strategies), then times
-//! every data page kind of the website in process (router and database, no
-//! socket) against a trivial route, and prints a table.
+//! `croupier bench web`: seeds a database (SQLite, or PostgreSQL with
+//! `--postgres`) with finished games of all three games (real records
+//! played by the built-in strategies), then times every data page kind of
+//! the website in process (router and database, no socket) against a
+//! trivial route, and prints a table.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,8 +12,9 @@ use anyhow::Context as _;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use croupier_server::ServerConfig;
+use croupier_store::scratch::ScratchCluster;
 use croupier_store::web::GameFilter;
-use croupier_store::{SqliteStore, Store, WebReads};
+use croupier_store::Store;
 use croupier_web::seed;
 use tower::ServiceExt as _;
 
@@ -21,8 +23,17 @@ use crate::bench::proc::percentile;
 /// Requests timed per page.
 const SAMPLES: usize = 30;
 
-/// Seeds (unless `db` already holds games) and measures.
-pub fn run(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
+/// The database the pages are read from.
+#[derive(Debug, Clone)]
+pub enum WebDb {
+    /// A SQLite file (kept when given, else in a temporary folder).
+    Sqlite(Option<PathBuf>),
+    /// A PostgreSQL database: its URL, or `None` for a throw-away cluster.
+    Postgres(Option<String>),
+}
+
+/// Seeds (unless the database already holds games) and measures.
+pub fn run(games: u64, db: WebDb) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -30,31 +41,48 @@ pub fn run(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
     rt.block_on(bench(games, db))
 }
 
-async fn bench(games: u64, db: Option<PathBuf>) -> anyhow::Result<()> {
+async fn bench(games: u64, db: WebDb) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let path = db.unwrap_or_else(|| dir.path().join("web.db"));
-    let url = format!("sqlite://{}", path.display());
-    let store = Arc::new(SqliteStore::open(&url).await?);
+    // Kept alive (and the cluster running) until the measurement ends.
+    let mut _cluster = None;
+    let (url, shown) = match db {
+        WebDb::Sqlite(path) => {
+            let path = path.unwrap_or_else(|| dir.path().join("web.db"));
+            (
+                format!("sqlite://{}", path.display()),
+                path.display().to_string(),
+            )
+        }
+        WebDb::Postgres(Some(url)) => (url.clone(), "the PostgreSQL database given".into()),
+        WebDb::Postgres(None) => {
+            let cluster = ScratchCluster::start(false)
+                .map_err(|e| anyhow::anyhow!("a throw-away PostgreSQL cluster: {e}"))?;
+            let url = cluster.create_database().await?;
+            _cluster = Some(cluster);
+            (url, "a throw-away PostgreSQL cluster".into())
+        }
+    };
+    let store: Arc<dyn Store> = croupier_store::open(&url)
+        .await
+        .with_context(|| format!("opening {shown}"))?;
     let have = store.count_games("finished").await?;
     if have == 0 {
         let t = Instant::now();
-        let n = seed::seed(&store, games, Duration::from_secs(1)).await?;
+        let n = seed::seed(store.as_ref(), games, Duration::from_secs(1)).await?;
         let s = t.elapsed().as_secs_f64();
         println!(
-            "seeded {n} games in {s:.1} s ({:.0} games/s) into {}",
+            "seeded {n} games in {s:.1} s ({:.0} games/s) into {shown}",
             n as f64 / s,
-            path.display()
         );
     } else {
-        println!("using the {have} finished games in {}", path.display());
+        println!("using the {have} finished games in {shown}");
     }
     let config = ServerConfig {
         house_bots: Vec::new(),
         ladder: None,
         ..ServerConfig::default()
     };
-    let dyn_store: Arc<dyn Store> = store.clone();
-    let (state, _) = croupier_server::prepare(dyn_store, &config)
+    let (state, _) = croupier_server::prepare(store.clone(), &config)
         .await
         .map_err(anyhow::Error::msg)?;
     let app = croupier_server::app(state);

@@ -160,6 +160,16 @@ fn bad_input_gets_one_error_line_and_exit_code_2() {
         &["bench", "server", "--instances", "1,2", "--rounds", "0"],
         &["bench", "rules", "--rounds", "3"],
         &["bench", "workers", "--rounds", "51"],
+        &["bench", "server", "--postgres"],
+        &["bench", "web", "--postgres", "--db", "/tmp/web.db"],
+        &[
+            "bench",
+            "web",
+            "--postgres",
+            "--database",
+            "sqlite:///tmp/x.db",
+        ],
+        &["bench", "web", "--database", "postgres://u@localhost/x"],
     ];
     for args in cases {
         let o = croupier(args);
@@ -534,4 +544,35 @@ fn tournament_plays_duplicate_deals_and_reports_a_head_to_head_matrix() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not found"));
+}
+
+/// `bench web` seeds a small database and reads every page kind from it,
+/// on SQLite and (where PostgreSQL is installed) on PostgreSQL: a page that
+/// fails on either backend fails the bench.
+#[test]
+fn bench_web_reads_every_page_kind_on_both_backends() {
+    let mut backends = vec![vec!["bench", "web", "--games", "300"]];
+    if croupier_store::scratch::find_bin().is_some() {
+        backends.push(vec!["bench", "web", "--games", "300", "--postgres"]);
+    } else {
+        eprintln!("SKIPPED on PostgreSQL: not installed here");
+    }
+    for args in backends {
+        let o = croupier(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("seeded 300 games"), "{out}");
+        for page in [
+            "bot page",
+            "versus",
+            "games of a bot, last page",
+            "game JSON",
+        ] {
+            assert!(
+                out.lines().any(|l| l.starts_with(page)),
+                "{args:?}: no {page} row in {out}"
+            );
+        }
+        assert!(out.contains("slowest data page p95"), "{out}");
+    }
 }

@@ -275,6 +275,7 @@ fn only_admins_act_and_every_action_is_checked_and_logged() {
                     ranks: vec![1, 2],
                     forfeited_by: None,
                     record: "{}".into(),
+                    facts: None,
                 },
             })
             .collect();

@@ -312,7 +312,7 @@ async fn every_page_kind_works_in_headless_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("web.db").display());
     let store = Arc::new(SqliteStore::open(&url).await.unwrap());
-    let stored = seed::seed(&store, 90, Duration::from_secs(20))
+    let stored = seed::seed(store.as_ref(), 90, Duration::from_secs(20))
         .await
         .unwrap();
     assert!(stored >= 85, "only {stored} demo games");

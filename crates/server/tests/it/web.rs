@@ -26,7 +26,7 @@ async fn site(games: u64) -> Site {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("web.db").display());
     let store = Arc::new(SqliteStore::open(&url).await.unwrap());
-    seed::seed(&store, games, Duration::from_secs(30))
+    seed::seed(store.as_ref(), games, Duration::from_secs(30))
         .await
         .unwrap();
     let config = ServerConfig {
@@ -260,7 +260,10 @@ async fn leaderboards_order_by_conservative_rating_and_pages_hold_fifty() {
 
 /// A finished SkullWhist game of `a` (seat `seat_a`) against `b` with a
 /// hand-made record: `a` thinks `a_ms` per move, the first card is played
-/// by `leader`, and `fault` (if any) is `a`'s forfeit.
+/// by `leader`, and `fault` (if any) is `a`'s forfeit. Games finished at
+/// an even minute are stored with their facts (as every game is now), the
+/// others without (as games stored before issue 53), so that the pages
+/// read both.
 #[allow(clippy::too_many_arguments)]
 async fn sw_game(
     store: &SqliteStore,
@@ -313,6 +316,14 @@ async fn sw_game(
                 ranks,
                 forfeited_by: None,
                 record: record.to_string(),
+                facts: at
+                    .get(15..16)
+                    .and_then(|m| m.parse::<u8>().ok())
+                    .filter(|m| m % 2 == 0)
+                    .map(|_| {
+                        let r: croupier_rules::Record = serde_json::from_value(record).unwrap();
+                        croupier_store::facts::GameFacts::of(&r).to_text()
+                    }),
             },
         )
         .await

@@ -56,6 +56,7 @@ async fn game(store: &SqliteStore, a: i64, b: i64, cpu: Option<f64>, at: &str) -
                 ranks: vec![1, 2],
                 forfeited_by: None,
                 record: record.to_string(),
+                facts: None,
             },
         )
         .await

@@ -42,7 +42,7 @@ async fn site() -> Site {
     let url = format!("sqlite://{}", dir.path().join("golden.db").display());
     let store = Arc::new(SqliteStore::open(&url).await.unwrap());
     let end = UNIX_EPOCH + Duration::from_secs(END);
-    seed::seed_until(&store, 30, Duration::from_secs(30), end)
+    seed::seed_until(store.as_ref(), 30, Duration::from_secs(30), end)
         .await
         .unwrap();
     demo_site::tournaments(&store, end).await;

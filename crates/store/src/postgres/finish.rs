@@ -79,13 +79,14 @@ async fn mark(
     };
     let forfeited: Vec<Option<BotId>> = games.iter().map(|(_, e)| e.forfeited_by).collect();
     let records: Vec<&str> = games.iter().map(|(_, e)| e.record.as_str()).collect();
+    let facts: Vec<Option<&str>> = games.iter().map(|(_, e)| e.facts.as_deref()).collect();
     let rows = sqlx::query(
         "WITH u AS (SELECT * FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[],
-                                         $5::BIGINT[], $6::TEXT[])
-                    AS u(id, finished, score1, score2, forfeited_by, record)),
+                                         $5::BIGINT[], $6::TEXT[], $7::TEXT[])
+                    AS u(id, finished, score1, score2, forfeited_by, record, facts)),
               g AS (UPDATE games SET status = 'finished', finished = u.finished,
                            score1 = u.score1, score2 = u.score2,
-                           forfeited_by = u.forfeited_by, record = u.record
+                           forfeited_by = u.forfeited_by, record = u.record, facts = u.facts
                     FROM u WHERE games.id = u.id AND games.status = 'running'
                     RETURNING games.id, games.game, games.tournament_id IS NULL AS untoured)
          SELECT g.id, g.game, g.untoured,
@@ -101,6 +102,7 @@ async fn mark(
     .bind(score(1))
     .bind(&forfeited)
     .bind(&records)
+    .bind(&facts)
     .fetch_all(&mut *tx)
     .await?;
     let mut marked = HashMap::with_capacity(rows.len());

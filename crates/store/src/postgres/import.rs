@@ -21,8 +21,8 @@ pub(crate) async fn import_games(
         }
         let e = &g.end;
         let id: GameId = sqlx::query_scalar(
-            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record)
-             VALUES ($1, 'finished', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts)
+             VALUES ($1, 'finished', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
         )
         .bind(&g.game)
         .bind(g.bots[0])
@@ -35,6 +35,7 @@ pub(crate) async fn import_games(
         .bind(e.scores.get(1).copied().flatten())
         .bind(e.forfeited_by)
         .bind(&e.record)
+        .bind(&e.facts)
         .fetch_one(&mut *tx)
         .await?;
         let scores: Vec<Option<i64>> = (0..g.bots.len())

@@ -5,14 +5,23 @@
 
 use async_trait::async_trait;
 
-use crate::sql_web::{GameSeat, SqlWeb, GAMES, SEATS, SEATS_ORDER};
-use crate::web::{histories_one_by_one, GameFilter, GameSummary, HistoryPoint, MinuteCount};
+use crate::sql_web::{GameSeat, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
+use crate::web::{
+    histories_one_by_one, GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount,
+};
 use crate::{BotId, GameId, PgStore, StoreError};
 
 #[async_trait]
 impl SqlWeb for PgStore {
     async fn seats_of(&self, ids: &[GameId]) -> Result<Vec<GameSeat>, StoreError> {
         Ok(sqlx::query_as(&format!("{SEATS} = ANY($1) {SEATS_ORDER}"))
+            .bind(ids)
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    async fn facts_of(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError> {
+        Ok(sqlx::query_as(&format!("{FACTS} = ANY($1)"))
             .bind(ids)
             .fetch_all(&self.pool)
             .await?)

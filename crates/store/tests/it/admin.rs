@@ -22,6 +22,7 @@ fn end(ranks: Vec<u8>, at: &str) -> GameEnd {
         ranks,
         forfeited_by: None,
         record: "{}".into(),
+        facts: None,
     }
 }
 

@@ -35,6 +35,7 @@ on_both_backends!(
     owners_open_their_bots_to_challenges,
     ladder_leases_seat_a_bot_once_and_the_dead_are_reaped,
     games_a_registered_process_deals_are_closed_when_it_is_lost,
+    facts_are_stored_with_the_record_and_read_for_a_list_of_games,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -44,6 +45,7 @@ fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
         ranks,
         forfeited_by,
         record: "{}".into(),
+        facts: None,
     }
 }
 
@@ -89,6 +91,7 @@ async fn games_run_then_finish_or_abort(db: Db) {
         ranks: vec![1, 2],
         forfeited_by: None,
         record: "{\"moves\":[]}".into(),
+        facts: None,
     };
     s.finish_game(g1, &e).await.unwrap();
     s.abort_game(g3, "bot vanished", "t2").await.unwrap();
@@ -135,6 +138,7 @@ async fn games_run_then_finish_or_abort(db: Db) {
         ranks: vec![2, 1],
         forfeited_by: Some(a),
         record: "{}".into(),
+        facts: None,
     };
     s.finish_game(g3, &again).await.unwrap();
     s.finish_game(g1, &again).await.unwrap();
@@ -502,6 +506,7 @@ async fn forfeits_without_scores_are_stored(db: Db) {
         ranks: vec![1, 2],
         forfeited_by: Some(b),
         record: "{\"forfeit\":true}".into(),
+        facts: None,
     };
     s.finish_game(g, &e).await.unwrap();
     let row = s.game(g).await.unwrap().unwrap();
@@ -1110,6 +1115,10 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     // The other seating of the deal is still to play: the deal stays secret.
     assert!(t.deal_pending(g).await.unwrap());
     assert!(
+        s.game_facts(&[g]).await.unwrap()[0].secret,
+        "a page reading facts sees the same secret deal"
+    );
+    assert!(
         s.bot_stats(a).await.unwrap().is_empty(),
         "tournament games are not rated"
     );
@@ -1136,6 +1145,7 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     );
     assert_eq!(t.tournament_games(id).await.unwrap()[1].status, "void");
     assert!(!t.deal_pending(g).await.unwrap());
+    assert!(!s.game_facts(&[g]).await.unwrap()[0].secret);
     assert_eq!(t.bot_tournaments(a).await.unwrap().len(), 1);
     s.abort_game(g2, "restart", "t4").await.unwrap();
     assert_eq!(t.tournament_game_counts(id).await.unwrap(), (1, 1, 0));
@@ -1727,4 +1737,59 @@ async fn ladder_leases_seat_a_bot_once_and_the_dead_are_reaped(db: Db) {
     let left: Vec<i64> = l.processes().await.unwrap().iter().map(|p| p.id).collect();
     assert_eq!(left, vec![p4.id]);
     assert!(l.taken_bots().await.unwrap().is_empty());
+}
+
+/// Issue 53: what the website reads of a record (its facts) is stored with
+/// it by every way a game is stored, and read for a list of games at once.
+async fn facts_are_stored_with_the_record_and_read_for_a_list_of_games(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let with = |facts: &str| GameEnd {
+        facts: Some(facts.into()),
+        ..end(vec![1, 2], None, "t1")
+    };
+    let finished = s.start_game("goofspiel", &[a, b], 1, "t0").await.unwrap();
+    s.finish_game(finished, &with("{\"seats\":[]}"))
+        .await
+        .unwrap();
+    let older = s.start_game("goofspiel", &[a, b], 2, "t0").await.unwrap();
+    s.finish_game(older, &end(vec![2, 1], None, "t1"))
+        .await
+        .unwrap();
+    let running = s.start_game("goofspiel", &[b, a], 3, "t0").await.unwrap();
+    let imported = s
+        .import_games(vec![ImportGame {
+            game: "goofspiel".into(),
+            bots: vec![a, b],
+            seed: 4,
+            started: "t0".into(),
+            end: with("{\"lead\":1,\"seats\":[]}"),
+        }])
+        .await
+        .unwrap()[0];
+    let mut rows = s
+        .game_facts(&[imported, running, older, finished, imported + 100])
+        .await
+        .unwrap();
+    rows.sort_by_key(|r| r.id);
+    let got: Vec<(i64, &str, bool, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.id, r.status.as_str(), r.secret, r.facts.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (finished, "finished", false, Some("{\"seats\":[]}")),
+            (older, "finished", false, None),
+            (running, "running", false, None),
+            (
+                imported,
+                "finished",
+                false,
+                Some("{\"lead\":1,\"seats\":[]}")
+            ),
+        ]
+    );
+    assert!(s.game_facts(&[]).await.unwrap().is_empty());
 }
