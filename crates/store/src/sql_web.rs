@@ -36,6 +36,14 @@ pub(crate) trait SqlWeb: SqlStore {
     /// id list).
     async fn facts_of(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError>;
 
+    /// [`WebReads::versus_games`], without the seats.
+    async fn shared_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError>;
+
     /// [`WebReads::activity`].
     async fn minutes(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError>;
 
@@ -265,17 +273,7 @@ where
         b: BotId,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        let games = sqlx::query_as(
-            "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
-             JOIN game_seats t ON t.game_id = s.game_id AND t.bot = $2
-             JOIN games g ON g.id = s.game_id
-             WHERE s.bot = $1 AND g.status = 'finished' ORDER BY g.finished DESC, g.id DESC LIMIT $3",
-        )
-        .bind(a)
-        .bind(b)
-        .bind(limit)
-        .fetch_all(self.reads())
-        .await?;
+        let games = self.shared_games(a, b, limit).await?;
         with_seats(self, games).await
     }
 

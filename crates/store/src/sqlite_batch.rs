@@ -197,8 +197,9 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
     // push the statement past SQLite's limit of bound values.)
     let ranked = end.ranks.len().min(usize::try_from(seats).unwrap_or(0));
     if ranked > 0 {
-        let mut values: Vec<Value> = Vec::with_capacity(2 + 3 * ranked);
+        let mut values: Vec<Value> = Vec::with_capacity(3 + 3 * ranked);
         values.push(end.forfeited_by.into());
+        values.push(end.finished.clone().into());
         for (seat, rank) in end.ranks[..ranked].iter().enumerate() {
             values.push((seat as i64).into());
             values.push(end.scores.get(seat).copied().flatten().into());
@@ -206,7 +207,8 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
         }
         values.push(id.into());
         db.prepare_cached(&format!(
-            "UPDATE game_seats SET score = v.column2, rank = v.column3, forfeited = (bot IS ?)
+            "UPDATE game_seats SET score = v.column2, rank = v.column3, forfeited = (bot IS ?),
+                 finished = ?
              FROM (VALUES {}) AS v WHERE game_id = ? AND seat = v.column1",
             rows("(?, ?, ?)", ranked)
         ))?

@@ -111,20 +111,22 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         e.facts
     ])?;
     let id = db.last_insert_rowid();
-    let mut values: Vec<Value> = Vec::with_capacity(6 * g.bots.len());
+    let mut values: Vec<Value> = Vec::with_capacity(7 * g.bots.len());
     for (seat, bot) in g.bots.iter().enumerate() {
+        let rank = e.ranks.get(seat).map(|r| i64::from(*r));
         values.extend([
             id.into(),
             (seat as i64).into(),
             (*bot).into(),
             e.scores.get(seat).copied().flatten().into(),
-            e.ranks.get(seat).map(|r| i64::from(*r)).into(),
+            rank.into(),
             (e.forfeited_by == Some(*bot)).into(),
+            rank.map(|_| e.finished.clone()).into(),
         ]);
     }
     db.prepare_cached(&format!(
-        "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited) VALUES {}",
-        crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?)", g.bots.len())
+        "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished) VALUES {}",
+        crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?)", g.bots.len())
     ))?
     .execute(params_from_iter(values))?;
     Ok(id)

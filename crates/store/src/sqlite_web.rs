@@ -81,28 +81,19 @@ impl SqlWeb for SqliteStore {
                 .fetch_all(&self.pool)
                 .await?
             }
-            (None, Some(bot)) => {
-                // The bot's finished games from the covering index, sorted by
-                // finish time: this reads one bot's games, not all games.
+            (game, Some(bot)) => {
+                // The bot's newest finished games from its seats' finish
+                // order (a covering index): the page's offset is skipped in
+                // the index, and only the games listed are read.
                 sqlx::query_as(
-                    "SELECT g.id, g.game, g.status, g.started, g.finished
-                     FROM game_seats s INDEXED BY game_seats_finished_by_bot
-                     JOIN games g ON g.id = s.game_id
-                     WHERE s.bot = ? AND s.rank IS NOT NULL AND g.status = 'finished'
-                     ORDER BY g.finished DESC, g.id DESC LIMIT ? OFFSET ?",
-                )
-                .bind(bot)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            (Some(game), Some(bot)) => {
-                sqlx::query_as(
-                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
-                     JOIN games g ON g.id = s.game_id
-                     WHERE s.bot = ? AND s.rank IS NOT NULL AND g.status = 'finished' AND g.game = ?
-                     ORDER BY g.finished DESC, g.id DESC LIMIT ? OFFSET ?",
+                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                         SELECT s.game_id FROM game_seats s INDEXED BY game_seats_finish_order_by_bot
+                         WHERE s.bot = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
+                           AND (?2 IS NULL OR EXISTS (
+                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = ?2))
+                         ORDER BY s.finished DESC, s.game_id DESC LIMIT ?3 OFFSET ?4) p
+                     JOIN games g ON g.id = p.game_id
+                     ORDER BY g.finished DESC, g.id DESC",
                 )
                 .bind(bot)
                 .bind(game)
@@ -113,6 +104,30 @@ impl SqlWeb for SqliteStore {
             }
         };
         Ok(games)
+    }
+
+    async fn shared_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        // `a`'s newest finished games in its seats' finish order, kept
+        // when `b` sat in them too: the walk stops at the `limit`th.
+        Ok(sqlx::query_as(
+            "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                 SELECT s.game_id FROM game_seats s INDEXED BY game_seats_finish_order_by_bot
+                 WHERE s.bot = ?1 AND s.finished IS NOT NULL
+                   AND EXISTS (SELECT 1 FROM game_seats t WHERE t.game_id = s.game_id AND t.bot = ?2)
+                 ORDER BY s.finished DESC, s.game_id DESC LIMIT ?3) p
+             JOIN games g ON g.id = p.game_id
+             ORDER BY g.finished DESC, g.id DESC",
+        )
+        .bind(a)
+        .bind(b)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     async fn minutes(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError> {

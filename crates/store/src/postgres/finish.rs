@@ -150,6 +150,7 @@ async fn seats_and_ratings(
 ) -> Result<Before, StoreError> {
     let (mut seat_game, mut seat_no, mut seat_score, mut seat_rank, mut seat_forfeit) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut seat_finished: Vec<&str> = Vec::new();
     for (id, end) in games {
         if !marked.contains_key(id) {
             continue;
@@ -160,6 +161,7 @@ async fn seats_and_ratings(
             seat_score.push(end.scores.get(seat).copied().flatten());
             seat_rank.push(i64::from(*rank));
             seat_forfeit.push(end.forfeited_by);
+            seat_finished.push(end.finished.as_str());
         }
     }
     let (mut kinds, mut bots) = (Vec::new(), Vec::new());
@@ -171,9 +173,11 @@ async fn seats_and_ratings(
     }
     let rows = sqlx::query(
         "WITH s AS (UPDATE game_seats s SET score = u.score, rank = u.rank,
-                        forfeited = (s.bot IS NOT DISTINCT FROM u.forfeited_by)
-                    FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[])
-                         AS u(game_id, seat, score, rank, forfeited_by)
+                        forfeited = (s.bot IS NOT DISTINCT FROM u.forfeited_by),
+                        finished = u.finished
+                    FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[],
+                                $8::TEXT[])
+                         AS u(game_id, seat, score, rank, forfeited_by, finished)
                     WHERE s.game_id = u.game_id AND s.seat = u.seat RETURNING 1)
          SELECT bot, game, mu, sigma FROM bot_stats
          WHERE (game, bot) IN (SELECT * FROM UNNEST($6::TEXT[], $7::BIGINT[]))
@@ -186,6 +190,7 @@ async fn seats_and_ratings(
     .bind(&seat_forfeit)
     .bind(&kinds)
     .bind(&bots)
+    .bind(&seat_finished)
     .fetch_all(&mut *tx)
     .await?;
     let mut before = HashMap::with_capacity(rows.len());

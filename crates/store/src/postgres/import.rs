@@ -45,8 +45,9 @@ pub(crate) async fn import_games(
             .map(|seat| e.ranks.get(seat).map(|r| i64::from(*r)))
             .collect();
         sqlx::query(
-            "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited)
-             SELECT $1, u.seat - 1, u.bot, u.score, u.rank, u.bot IS NOT DISTINCT FROM $5
+            "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished)
+             SELECT $1, u.seat - 1, u.bot, u.score, u.rank, u.bot IS NOT DISTINCT FROM $5,
+                    CASE WHEN u.rank IS NOT NULL THEN $6 END
              FROM UNNEST($2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY
                   AS u(bot, score, rank, seat)",
         )
@@ -55,6 +56,7 @@ pub(crate) async fn import_games(
         .bind(&scores)
         .bind(&ranks)
         .bind(e.forfeited_by)
+        .bind(&e.finished)
         .execute(&mut *tx)
         .await?;
         super::ratings::record_result(&mut tx, id, e).await?;

@@ -56,12 +56,17 @@ impl SqlWeb for PgStore {
                 .await?
             }
             (game, Some(bot)) => {
+                // The bot's newest finished games from its seats' finish
+                // order (migration 0015), then only the games listed.
                 sqlx::query_as(
-                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM game_seats s
-                     JOIN games g ON g.id = s.game_id
-                     WHERE s.bot = $1 AND s.rank IS NOT NULL AND g.status = 'finished'
-                       AND ($2::TEXT IS NULL OR g.game = $2)
-                     ORDER BY g.finished DESC, g.id DESC LIMIT $3 OFFSET $4",
+                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                         SELECT s.game_id, s.finished FROM game_seats s
+                         WHERE s.bot = $1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
+                           AND ($2::TEXT IS NULL OR EXISTS (
+                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = $2))
+                         ORDER BY s.finished DESC, s.game_id DESC LIMIT $3 OFFSET $4) p
+                     JOIN games g ON g.id = p.game_id
+                     ORDER BY p.finished DESC, g.id DESC",
                 )
                 .bind(bot)
                 .bind(game)
@@ -72,6 +77,30 @@ impl SqlWeb for PgStore {
             }
         };
         Ok(games)
+    }
+
+    async fn shared_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        // `a`'s newest finished games in its seats' finish order, kept
+        // when `b` sat in them too: the walk stops at the `limit`th.
+        Ok(sqlx::query_as(
+            "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                 SELECT s.game_id, s.finished FROM game_seats s
+                 WHERE s.bot = $1 AND s.finished IS NOT NULL
+                   AND EXISTS (SELECT 1 FROM game_seats t WHERE t.game_id = s.game_id AND t.bot = $2)
+                 ORDER BY s.finished DESC, s.game_id DESC LIMIT $3) p
+             JOIN games g ON g.id = p.game_id
+             ORDER BY p.finished DESC, g.id DESC",
+        )
+        .bind(a)
+        .bind(b)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     async fn minutes(&self, since: &str) -> Result<Vec<MinuteCount>, StoreError> {
