@@ -38,13 +38,10 @@ pub fn run(games: u64, db: WebDb) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(bench(games, db))
-}
-
-async fn bench(games: u64, db: WebDb) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    // Kept alive (and the cluster running) until the measurement ends.
-    let mut _cluster = None;
+    // A throw-away cluster outlives the runtime, so that the server's
+    // background tasks never see their database go away.
+    let mut cluster = None;
     let (url, shown) = match db {
         WebDb::Sqlite(path) => {
             let path = path.unwrap_or_else(|| dir.path().join("web.db"));
@@ -53,16 +50,23 @@ async fn bench(games: u64, db: WebDb) -> anyhow::Result<()> {
                 path.display().to_string(),
             )
         }
-        WebDb::Postgres(Some(url)) => (url.clone(), "the PostgreSQL database given".into()),
+        WebDb::Postgres(Some(url)) => (url, "the PostgreSQL database given".into()),
         WebDb::Postgres(None) => {
-            let cluster = ScratchCluster::start(false)
+            let c = ScratchCluster::start(false)
                 .map_err(|e| anyhow::anyhow!("a throw-away PostgreSQL cluster: {e}"))?;
-            let url = cluster.create_database().await?;
-            _cluster = Some(cluster);
+            let url = rt.block_on(c.create_database())?;
+            cluster = Some(c);
             (url, "a throw-away PostgreSQL cluster".into())
         }
     };
-    let store: Arc<dyn Store> = croupier_store::open(&url)
+    let result = rt.block_on(bench(games, &url, &shown));
+    rt.shutdown_timeout(Duration::from_secs(2));
+    drop(cluster);
+    result
+}
+
+async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
+    let store: Arc<dyn Store> = croupier_store::open(url)
         .await
         .with_context(|| format!("opening {shown}"))?;
     let have = store.count_games("finished").await?;
@@ -76,6 +80,20 @@ async fn bench(games: u64, db: WebDb) -> anyhow::Result<()> {
         );
     } else {
         println!("using the {have} finished games in {shown}");
+    }
+    if croupier_store::Backend::of(url) == Some(croupier_store::Backend::Postgres) {
+        // What autovacuum does to a table that has grown: statistics for
+        // the planner, and a visibility map for index-only scans.
+        let pool = sqlx::PgPool::connect(url).await?;
+        let t = Instant::now();
+        sqlx::query("VACUUM ANALYZE games, game_seats")
+            .execute(&pool)
+            .await?;
+        pool.close().await;
+        println!(
+            "VACUUM ANALYZE games, game_seats (as autovacuum would): {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
     let config = ServerConfig {
         house_bots: Vec::new(),
@@ -181,9 +199,10 @@ async fn bench(games: u64, db: WebDb) -> anyhow::Result<()> {
             size as f64 / 1024.0
         );
     }
+    // Issue 53: every data page at p95 within 20 ms, up to a million games.
     println!(
-        "\nslowest data page p95: {worst:.2} ms (goal: under 50 ms) - {}",
-        if worst < 50.0 { "met" } else { "NOT met" }
+        "\nslowest data page p95: {worst:.2} ms (goal: 20 ms or less) - {}",
+        if worst <= 20.0 { "met" } else { "NOT met" }
     );
     Ok(())
 }
