@@ -34,10 +34,15 @@ impl SqlWeb for PgStore {
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let games = match (&filter.game, filter.bot) {
+            // The page's offset is skipped in the partial index alone
+            // (an index-only scan), and only the games listed are read:
+            // skipping whole rows cost 2 µs a game (issue 53).
             (None, None) => {
                 sqlx::query_as(&format!(
-                    "{GAMES} WHERE status = 'finished'
-                     ORDER BY finished DESC, id DESC LIMIT $1 OFFSET $2"
+                    "{GAMES} WHERE id IN (
+                         SELECT id FROM games WHERE status = 'finished'
+                         ORDER BY finished DESC, id DESC LIMIT $1 OFFSET $2)
+                     ORDER BY finished DESC, id DESC"
                 ))
                 .bind(limit)
                 .bind(offset)
@@ -46,8 +51,10 @@ impl SqlWeb for PgStore {
             }
             (Some(game), None) => {
                 sqlx::query_as(&format!(
-                    "{GAMES} WHERE game = $1 AND status = 'finished'
-                     ORDER BY finished DESC, id DESC LIMIT $2 OFFSET $3"
+                    "{GAMES} WHERE id IN (
+                         SELECT id FROM games WHERE game = $1 AND status = 'finished'
+                         ORDER BY finished DESC, id DESC LIMIT $2 OFFSET $3)
+                     ORDER BY finished DESC, id DESC"
                 ))
                 .bind(game)
                 .bind(limit)
