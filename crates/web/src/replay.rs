@@ -71,12 +71,6 @@ pub struct Replay {
     pub panel: Markup,
 }
 
-/// Whether a recorded seat was an in-process built-in strategy
-/// ([`SeatInfo::in_process`]).
-pub fn in_process(info: &SeatInfo) -> bool {
-    info.in_process()
-}
-
 /// Replays `record`, drawing the state after step `at` (0 = the deal).
 pub fn replay(record: &Record, names: &Names, at: usize) -> Replay {
     match record.game.parse::<GameKind>() {
@@ -136,7 +130,10 @@ fn run<G: Show>(record: &Record, names: &Names, at: usize) -> Replay {
             action,
             ms: step.ms,
             cpu_ms: step.cpu_ms,
-            builtin: record.seats.get(step.seat.index()).is_some_and(in_process),
+            builtin: record
+                .seats
+                .get(step.seat.index())
+                .is_some_and(SeatInfo::in_process),
             polled: record
                 .seats
                 .get(step.seat.index())
