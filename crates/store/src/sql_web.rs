@@ -12,7 +12,7 @@ use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Type};
 
 use crate::sql_store::SqlStore;
 use crate::web::{
-    BotStats, GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount, PairStats,
+    BotStats, GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount, PageAt, PairStats,
     SeatSummary, WebBot, WebReads,
 };
 use crate::{BotId, GameId, StoreError};
@@ -24,13 +24,18 @@ pub(crate) trait SqlWeb: SqlStore {
     /// id list), by game then seat.
     async fn seats_of(&self, ids: &[GameId]) -> Result<Vec<GameSeat>, StoreError>;
 
-    /// One page of [`WebReads::games_page`], without the seats.
+    /// One page of [`WebReads::games_at`], without the seats, in the
+    /// order of `seek`'s walk.
     async fn finished_page(
         &self,
         filter: &GameFilter,
-        offset: i64,
+        seek: &Seek,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError>;
+
+    /// [`WebReads::rating_points`] (`bot`'s history rows of games `ids`,
+    /// by game).
+    async fn points_of(&self, bot: BotId, ids: &[GameId]) -> Result<Vec<HistoryPoint>, StoreError>;
 
     /// [`WebReads::game_facts`] ([`FACTS`] with the backend's test of the
     /// id list).
@@ -53,6 +58,39 @@ pub(crate) trait SqlWeb: SqlStore {
         game: &str,
         limit: i64,
     ) -> Result<Vec<(BotId, Vec<HistoryPoint>)>, StoreError>;
+}
+
+/// How [`SqlWeb::finished_page`] walks the finish order (finish time, then
+/// id) for a [`PageAt`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seek {
+    /// Oldest first (the caller turns the page round).
+    pub asc: bool,
+    /// Only the games beyond this finish time and id, in the walk's
+    /// direction.
+    pub from: Option<(String, GameId)>,
+    /// Games skipped first.
+    pub skip: i64,
+}
+
+impl Seek {
+    /// `ORDER BY` the finish time `f` and id `id` in the walk's direction.
+    pub fn order(&self, f: &str, id: &str) -> String {
+        let dir = if self.asc { "ASC" } else { "DESC" };
+        format!("{f} {dir}, {id} {dir}")
+    }
+
+    /// The test of [`Seek::from`] (` AND …`, or nothing), with the finish
+    /// time bound as placeholder `{mark}{n}` and the id as `{mark}{n+1}`:
+    /// a range of the index on the time, then the id where times tie.
+    pub fn beyond(&self, f: &str, id: &str, mark: char, n: usize) -> String {
+        if self.from.is_none() {
+            return String::new();
+        }
+        let (upto, past) = if self.asc { (">=", ">") } else { ("<=", "<") };
+        let m = n + 1;
+        format!(" AND {f} {upto} {mark}{n} AND ({f} {past} {mark}{n} OR {id} {past} {mark}{m})")
+    }
 }
 
 /// A seat of a listed game.
@@ -231,14 +269,52 @@ where
         .await?)
     }
 
-    async fn games_page(
+    async fn games_at(
         &self,
         filter: &GameFilter,
-        offset: i64,
+        at: PageAt,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        let games = self.finished_page(filter, offset, limit).await?;
+        let seek = match at {
+            PageAt::Newest(skip) | PageAt::Oldest(skip) => Seek {
+                asc: matches!(at, PageAt::Oldest(_)),
+                from: None,
+                skip: skip.max(0),
+            },
+            PageAt::Before(id) | PageAt::After(id) => {
+                let finished: Option<(String,)> = sqlx::query_as(
+                    "SELECT finished FROM games
+                     WHERE id = $1 AND status = 'finished' AND finished IS NOT NULL",
+                )
+                .bind(id)
+                .fetch_optional(self.reads())
+                .await?;
+                let Some((finished,)) = finished else {
+                    return Ok(Vec::new());
+                };
+                Seek {
+                    asc: matches!(at, PageAt::After(_)),
+                    from: Some((finished, id)),
+                    skip: 0,
+                }
+            }
+        };
+        let mut games = self.finished_page(filter, &seek, limit.max(0)).await?;
+        if seek.asc {
+            games.reverse();
+        }
         with_seats(self, games).await
+    }
+
+    async fn rating_points(
+        &self,
+        bot: BotId,
+        ids: &[GameId],
+    ) -> Result<Vec<HistoryPoint>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.points_of(bot, ids).await
     }
 
     async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError> {

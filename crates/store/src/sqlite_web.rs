@@ -6,9 +6,15 @@
 use async_trait::async_trait;
 use sqlx::FromRow;
 
-use crate::sql_web::{GameSeat, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
+use crate::sql_web::{GameSeat, Seek, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
 use crate::web::{GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount};
 use crate::{BotId, GameId, SqliteStore, StoreError};
+
+/// A value bound after a page's limit and offset: the list's bot or game.
+enum Scope {
+    Id(BotId),
+    Text(Option<String>),
+}
 
 /// One point of a bot's rating history.
 #[derive(FromRow)]
@@ -43,7 +49,7 @@ impl SqlWeb for SqliteStore {
     async fn finished_page(
         &self,
         filter: &GameFilter,
-        offset: i64,
+        seek: &Seek,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         // A bot that played only the filtered game needs no game filter.
@@ -59,51 +65,72 @@ impl SqlWeb for SqliteStore {
                 game = None;
             }
         }
-        let games = match (game, filter.bot) {
-            (None, None) => {
-                sqlx::query_as(&format!(
-                    "{GAMES} INDEXED BY games_finished_order WHERE status = 'finished'
-                     ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?"
-                ))
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            (Some(game), None) => {
-                sqlx::query_as(&format!(
-                "{GAMES} INDEXED BY games_finished_order_by_game WHERE game = ? AND status = 'finished'
-                     ORDER BY finished DESC, id DESC LIMIT ? OFFSET ?"
-            ))
-                .bind(game)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            (game, Some(bot)) => {
-                // The bot's newest finished games from its seats' finish
-                // order (a covering index): the page's offset is skipped in
-                // the index, and only the games listed are read.
-                sqlx::query_as(
+        // Each list walks its index in the page's direction, from the
+        // game of `seek.from` when there is one (a range of the index),
+        // and skips `seek.skip` entries of the index alone.
+        let (sql, scope): (String, Vec<Scope>) = match (game, filter.bot) {
+            (None, None) => (
+                format!(
+                    "{GAMES} INDEXED BY games_finished_order WHERE status = 'finished'{}
+                     ORDER BY {} LIMIT ?1 OFFSET ?2",
+                    seek.beyond("finished", "id", '?', 3),
+                    seek.order("finished", "id"),
+                ),
+                Vec::new(),
+            ),
+            (Some(game), None) => (
+                format!(
+                    "{GAMES} INDEXED BY games_finished_order_by_game
+                     WHERE game = ?3 AND status = 'finished'{}
+                     ORDER BY {} LIMIT ?1 OFFSET ?2",
+                    seek.beyond("finished", "id", '?', 4),
+                    seek.order("finished", "id"),
+                ),
+                vec![Scope::Text(Some(game))],
+            ),
+            // The bot's finished games from its seats' finish order (a
+            // covering index), then only the games listed.
+            (game, Some(bot)) => (
+                format!(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
                          SELECT s.game_id FROM game_seats s INDEXED BY game_seats_finish_order_by_bot
-                         WHERE s.bot = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
-                           AND (?2 IS NULL OR EXISTS (
-                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = ?2))
-                         ORDER BY s.finished DESC, s.game_id DESC LIMIT ?3 OFFSET ?4) p
+                         WHERE s.bot = ?3 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
+                           AND (?4 IS NULL OR EXISTS (
+                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = ?4)){}
+                         ORDER BY {} LIMIT ?1 OFFSET ?2) p
                      JOIN games g ON g.id = p.game_id
-                     ORDER BY g.finished DESC, g.id DESC",
-                )
-                .bind(bot)
-                .bind(game)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
+                     ORDER BY {}",
+                    seek.beyond("s.finished", "s.game_id", '?', 5),
+                    seek.order("s.finished", "s.game_id"),
+                    seek.order("g.finished", "g.id"),
+                ),
+                vec![Scope::Id(bot), Scope::Text(game)],
+            ),
         };
-        Ok(games)
+        let mut q = sqlx::query_as(&sql).bind(limit).bind(seek.skip);
+        for s in scope {
+            q = match s {
+                Scope::Id(id) => q.bind(id),
+                Scope::Text(t) => q.bind(t),
+            };
+        }
+        if let Some((finished, id)) = &seek.from {
+            q = q.bind(finished.clone()).bind(*id);
+        }
+        Ok(q.fetch_all(&self.pool).await?)
+    }
+
+    async fn points_of(&self, bot: BotId, ids: &[GameId]) -> Result<Vec<HistoryPoint>, StoreError> {
+        let marks = vec!["?"; ids.len()].join(",");
+        let sql = format!(
+            "SELECT game_id, mu, sigma FROM rating_history
+             WHERE bot = ? AND game_id IN ({marks}) ORDER BY game_id"
+        );
+        let mut q = sqlx::query_as(&sql).bind(bot);
+        for id in ids {
+            q = q.bind(id);
+        }
+        Ok(q.fetch_all(&self.pool).await?)
     }
 
     async fn shared_games(

@@ -130,6 +130,23 @@ pub struct GameFilter {
     pub bot: Option<BotId>,
 }
 
+/// Where a page of finished games lies in their finish order (newest
+/// first). Page numbers near either end and the `older` and `newer` links
+/// each walk an index from a near point, so that no page skips more than
+/// half the list, and a page reached by its links skips nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAt {
+    /// After the newest `n` games (page numbers in the newer half).
+    Newest(i64),
+    /// Before the oldest `n` games (page numbers in the older half: the
+    /// last page is `Oldest(0)` with a limit of the games it holds).
+    Oldest(i64),
+    /// The games finished before this one.
+    Before(GameId),
+    /// The games finished after this one (the page nearest it).
+    After(GameId),
+}
+
 /// Finished games in one minute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct MinuteCount {
@@ -206,13 +223,32 @@ pub trait WebReads: Send + Sync {
     async fn pair(&self, a: BotId, b: BotId) -> Result<Vec<PairStats>, StoreError>;
     /// Every pair of one game kind (the head-to-head matrix).
     async fn pairs(&self, game: &str) -> Result<Vec<PairStats>, StoreError>;
-    /// Finished games, newest first.
+    /// Finished games, newest first, after the newest `offset`.
     async fn games_page(
         &self,
         filter: &GameFilter,
         offset: i64,
         limit: i64,
+    ) -> Result<Vec<GameSummary>, StoreError> {
+        self.games_at(filter, PageAt::Newest(offset), limit).await
+    }
+    /// Up to `limit` finished games at `at`, newest first. A game named
+    /// by `Before` or `After` that is not finished (or not there) gives an
+    /// empty page.
+    async fn games_at(
+        &self,
+        filter: &GameFilter,
+        at: PageAt,
+        limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError>;
+    /// `bot`'s ratings after games `ids` (those it was rated in), oldest
+    /// first: the points a versus page draws, without the rest of its
+    /// history.
+    async fn rating_points(
+        &self,
+        bot: BotId,
+        ids: &[GameId],
+    ) -> Result<Vec<HistoryPoint>, StoreError>;
     /// How many finished games `filter` matches (from the counters).
     async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError>;
     /// The last `limit` finished games both bots played, newest first.

@@ -25,6 +25,7 @@ mod bot;
 mod doc_pages;
 pub mod events;
 mod games;
+mod games_list;
 pub mod html;
 pub mod live;
 pub mod openapi;
@@ -88,7 +89,7 @@ pub fn routes() -> Router<Arc<Services>> {
             .route(&format!("{prefix}/people/{{name}}"), get(people::person))
             .route(&format!("{prefix}/bots/{{name}}"), get(bot::bot))
             .route(&format!("{prefix}/versus/{{a}}/{{b}}"), get(versus::versus))
-            .route(&format!("{prefix}/games"), get(games::list))
+            .route(&format!("{prefix}/games"), get(games_list::list))
             .route(&format!("{prefix}/games/{{id}}"), get(games::game));
     }
     // Tournaments (issue 15).

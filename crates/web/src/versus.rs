@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::html::{bot_link, game_title, games_table, html, layout, versus_href, Markup};
 use crate::page::{respond, Fmt, WebError};
 use crate::profile::{split, Split, Tally};
-use crate::stats::{find_bot, wlt, Pair, HISTORY};
+use crate::stats::{find_bot, wlt, Pair};
 use crate::svg;
 use croupier_competition::services::Services;
 
@@ -61,26 +61,24 @@ async fn versus_data(state: &Services, a: &str, b: &str) -> Result<VersusData, W
     let mut history = Vec::new();
     for p in &results {
         let game = &p.stats.game;
-        let shared: HashSet<i64> = last_games
+        // Both ratings after each shared game of this kind: the points
+        // of those games alone, not the bots' whole histories.
+        let shared: Vec<i64> = last_games
             .iter()
             .filter(|g| &g.game == game)
             .map(|g| g.id)
             .collect();
-        let ha = store.rating_history(a.id, game, HISTORY).await?;
-        let hb = store.rating_history(b.id, game, HISTORY).await?;
-        let both: HashSet<i64> = ha.iter().map(|p| p.game_id).collect();
-        let keep = |p: &&HistoryPoint| shared.contains(&p.game_id);
+        let ha = store.rating_points(a.id, &shared).await?;
+        let hb = store.rating_points(b.id, &shared).await?;
+        let in_a: HashSet<i64> = ha.iter().map(|p| p.game_id).collect();
         let hb: Vec<HistoryPoint> = hb
-            .iter()
-            .filter(keep)
-            .filter(|p| both.contains(&p.game_id))
-            .copied()
+            .into_iter()
+            .filter(|p| in_a.contains(&p.game_id))
             .collect();
         let in_b: HashSet<i64> = hb.iter().map(|p| p.game_id).collect();
         let ha: Vec<HistoryPoint> = ha
-            .iter()
+            .into_iter()
             .filter(|p| in_b.contains(&p.game_id))
-            .copied()
             .collect();
         history.push(SharedHistory {
             game: game.clone(),

@@ -136,6 +136,20 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
     let all_pages = pages(store.count_finished(&GameFilter::default()).await?);
     let bot_pages = pages(top.games);
     let ll_pages = pages(store.count_finished(&ll_filter).await?);
+    // The page after the middle one as its `older` link reaches it
+    // (`before=` the middle page's last game), as a reader paging on does.
+    let ll_mid = format!("/games?game=loveletter&page={}", ll_pages / 2 + 1);
+    let ll_older = {
+        let req = Request::get(format!("/json{ll_mid}")).body(Body::empty())?;
+        let resp = app.clone().oneshot(req).await?;
+        let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
+        let v: serde_json::Value = serde_json::from_slice(&body)?;
+        v["older"]
+            .as_str()
+            .and_then(|h| h.strip_prefix("/json"))
+            .unwrap_or(&ll_mid)
+            .to_string()
+    };
     let targets: Vec<(&str, String)> = vec![
         ("baseline: stylesheet", "/static/croupier.css".into()),
         ("home", "/".into()),
@@ -148,10 +162,8 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         ("versus", format!("/versus/{}/{}", a.name, b.name)),
         ("games page 1", "/games".into()),
         ("games last page", format!("/games?page={all_pages}")),
-        (
-            "games loveletter mid page",
-            format!("/games?game=loveletter&page={}", ll_pages / 2 + 1),
-        ),
+        ("games loveletter mid page", ll_mid),
+        ("games loveletter, older link", ll_older),
         (
             "games of a bot, last page",
             format!("/games?bot={}&page={bot_pages}", top.name),

@@ -36,3 +36,4 @@ mod status_views;
 mod web;
 mod web_cpu;
 mod web_golden;
+mod web_paging;

@@ -16,13 +16,13 @@ use croupier_web::seed;
 use serde_json::Value;
 use tower::ServiceExt as _;
 
-struct Site {
+pub(crate) struct Site {
     _dir: tempfile::TempDir,
-    store: Arc<SqliteStore>,
-    app: Router,
+    pub(crate) store: Arc<SqliteStore>,
+    pub(crate) app: Router,
 }
 
-async fn site(games: u64) -> Site {
+pub(crate) async fn site(games: u64) -> Site {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("web.db").display());
     let store = Arc::new(SqliteStore::open(&url).await.unwrap());
@@ -42,7 +42,7 @@ async fn site(games: u64) -> Site {
     }
 }
 
-async fn get(app: &Router, uri: &str) -> (StatusCode, String, String) {
+pub(crate) async fn get(app: &Router, uri: &str) -> (StatusCode, String, String) {
     let resp = app
         .clone()
         .oneshot(Request::get(uri).body(Body::empty()).unwrap())

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::sql_web::{GameSeat, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
+use crate::sql_web::{GameSeat, Seek, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
 use crate::web::{
     histories_one_by_one, GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount,
 };
@@ -30,60 +30,77 @@ impl SqlWeb for PgStore {
     async fn finished_page(
         &self,
         filter: &GameFilter,
-        offset: i64,
+        seek: &Seek,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        let games = match (&filter.game, filter.bot) {
-            // The page's offset is skipped in the partial index alone
-            // (an index-only scan), and only the games listed are read:
-            // skipping whole rows cost 2 µs a game (issue 53).
-            (None, None) => {
-                sqlx::query_as(&format!(
+        // Each list walks its index in the page's direction, from the
+        // game of `seek.from` when there is one (a range of the index).
+        // The skipped entries are skipped in the partial index alone (an
+        // index-only scan), and only the games listed are read: skipping
+        // whole rows cost 2 µs a game (issue 53).
+        let order = seek.order("finished", "id");
+        let (sql, scope): (String, Vec<Option<String>>) = match (&filter.game, filter.bot) {
+            (None, None) => (
+                format!(
                     "{GAMES} WHERE id IN (
-                         SELECT id FROM games WHERE status = 'finished'
-                         ORDER BY finished DESC, id DESC LIMIT $1 OFFSET $2)
-                     ORDER BY finished DESC, id DESC"
-                ))
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            (Some(game), None) => {
-                sqlx::query_as(&format!(
+                         SELECT id FROM games WHERE status = 'finished'{}
+                         ORDER BY {order} LIMIT $1 OFFSET $2)
+                     ORDER BY {order}",
+                    seek.beyond("finished", "id", '$', 3),
+                ),
+                Vec::new(),
+            ),
+            (Some(game), None) => (
+                format!(
                     "{GAMES} WHERE id IN (
-                         SELECT id FROM games WHERE game = $1 AND status = 'finished'
-                         ORDER BY finished DESC, id DESC LIMIT $2 OFFSET $3)
-                     ORDER BY finished DESC, id DESC"
-                ))
-                .bind(game)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            (game, Some(bot)) => {
-                // The bot's newest finished games from its seats' finish
-                // order (migration 0015), then only the games listed.
-                sqlx::query_as(
+                         SELECT id FROM games WHERE game = $3 AND status = 'finished'{}
+                         ORDER BY {order} LIMIT $1 OFFSET $2)
+                     ORDER BY {order}",
+                    seek.beyond("finished", "id", '$', 4),
+                ),
+                vec![Some(game.clone())],
+            ),
+            // The bot's finished games from its seats' finish order
+            // (migration 0015), then only the games listed.
+            (game, Some(_)) => (
+                format!(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
                          SELECT s.game_id, s.finished FROM game_seats s
-                         WHERE s.bot = $1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
-                           AND ($2::TEXT IS NULL OR EXISTS (
-                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = $2))
-                         ORDER BY s.finished DESC, s.game_id DESC LIMIT $3 OFFSET $4) p
+                         WHERE s.bot = $3 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
+                           AND ($4::TEXT IS NULL OR EXISTS (
+                               SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = $4)){}
+                         ORDER BY {} LIMIT $1 OFFSET $2) p
                      JOIN games g ON g.id = p.game_id
-                     ORDER BY p.finished DESC, g.id DESC",
-                )
-                .bind(bot)
-                .bind(game)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.pool)
-                .await?
-            }
+                     ORDER BY {}",
+                    seek.beyond("s.finished", "s.game_id", '$', 5),
+                    seek.order("s.finished", "s.game_id"),
+                    seek.order("p.finished", "g.id"),
+                ),
+                vec![game.clone()],
+            ),
         };
-        Ok(games)
+        let mut q = sqlx::query_as(&sql).bind(limit).bind(seek.skip);
+        if let Some(bot) = filter.bot {
+            q = q.bind(bot);
+        }
+        for text in scope {
+            q = q.bind(text);
+        }
+        if let Some((finished, id)) = &seek.from {
+            q = q.bind(finished.clone()).bind(*id);
+        }
+        Ok(q.fetch_all(&self.pool).await?)
+    }
+
+    async fn points_of(&self, bot: BotId, ids: &[GameId]) -> Result<Vec<HistoryPoint>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT game_id, mu, sigma FROM rating_history
+             WHERE bot = $1 AND game_id = ANY($2) ORDER BY game_id",
+        )
+        .bind(bot)
+        .bind(ids)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     async fn shared_games(

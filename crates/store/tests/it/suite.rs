@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::Db;
 use croupier_store::hosted::{NewVersion, ACTIVE, FAILED};
 use croupier_store::leases::{LeasedGame, Reap};
-use croupier_store::web::{GameFilter, ImportGame};
+use croupier_store::web::{GameFilter, ImportGame, PageAt};
 use croupier_store::{BotKind, GameEnd, NewBot, SqliteStore, Store, StoreError, WebReads};
 
 on_both_backends!(
@@ -36,6 +36,7 @@ on_both_backends!(
     ladder_leases_seat_a_bot_once_and_the_dead_are_reaped,
     games_a_registered_process_deals_are_closed_when_it_is_lost,
     facts_are_stored_with_the_record_and_read_for_a_list_of_games,
+    pages_from_either_end_and_from_a_game_match_the_newest_first_order,
 );
 
 fn end(ranks: Vec<u8>, forfeited_by: Option<i64>, at: &str) -> GameEnd {
@@ -1792,4 +1793,126 @@ async fn facts_are_stored_with_the_record_and_read_for_a_list_of_games(db: Db) {
         ]
     );
     assert!(s.game_facts(&[]).await.unwrap().is_empty());
+}
+
+/// Issue 53: a page read from the oldest end, or from a game (`before`,
+/// `after`: the older and newer links), holds the games the newest-first
+/// order has there, for every filter, with finish times that tie; and a
+/// versus page's rating points are the bots' history rows of those games.
+async fn pages_from_either_end_and_from_a_game_match_the_newest_first_order(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let c = s.create_bot("c", "h", false).await.unwrap();
+    let mut ids = Vec::new();
+    for i in 0..23i64 {
+        let (game, seats) = match i % 3 {
+            0 => ("goofspiel", [a, b]),
+            1 => ("skullwhist", [b, a]),
+            _ => ("skullwhist", [a, c]),
+        };
+        let id = s.start_game(game, &seats, i, "t0").await.unwrap();
+        // Finish times out of id order, four games to a second.
+        let at = format!("2026-01-01T00:00:{:02}Z", (i * 7) % 23 / 4);
+        s.finish_game(id, &end(vec![1, 2], None, &at))
+            .await
+            .unwrap();
+        ids.push(id);
+    }
+    let running = s.start_game("goofspiel", &[a, c], 99, "t0").await.unwrap();
+    let listed = |games: Vec<croupier_store::web::GameSummary>| -> Vec<i64> {
+        games.iter().map(|g| g.id).collect()
+    };
+    let filters = [
+        GameFilter::default(),
+        GameFilter {
+            game: Some("skullwhist".into()),
+            bot: None,
+        },
+        GameFilter {
+            game: None,
+            bot: Some(a),
+        },
+        GameFilter {
+            game: Some("skullwhist".into()),
+            bot: Some(a),
+        },
+    ];
+    for f in &filters {
+        let all = listed(s.games_page(f, 0, 100).await.unwrap());
+        assert_eq!(
+            all.len() as i64,
+            s.count_finished(f).await.unwrap(),
+            "{f:?}"
+        );
+        let n = all.len();
+        for skip in 0..n {
+            for limit in [1, 4] {
+                let from = n.saturating_sub(skip + limit);
+                let got = listed(
+                    s.games_at(f, PageAt::Oldest(skip as i64), limit as i64)
+                        .await
+                        .unwrap(),
+                );
+                assert_eq!(got, all[from..n - skip], "{f:?} oldest {skip} {limit}");
+            }
+        }
+        for (i, id) in all.iter().enumerate() {
+            let older = listed(s.games_at(f, PageAt::Before(*id), 4).await.unwrap());
+            assert_eq!(older, all[i + 1..(i + 5).min(n)], "{f:?} before {id}");
+            let newer = listed(s.games_at(f, PageAt::After(*id), 4).await.unwrap());
+            assert_eq!(newer, all[i.saturating_sub(4)..i], "{f:?} after {id}");
+        }
+        for missing in [running, ids[22] + 1000] {
+            assert!(s
+                .games_at(f, PageAt::Before(missing), 4)
+                .await
+                .unwrap()
+                .is_empty());
+            assert!(s
+                .games_at(f, PageAt::After(missing), 4)
+                .await
+                .unwrap()
+                .is_empty());
+        }
+    }
+    // A game of another kind names a place in the order all the same.
+    let skull = &filters[1];
+    let all = listed(s.games_page(skull, 0, 100).await.unwrap());
+    let goof_game = ids[12];
+    let mut whole = listed(s.games_page(&filters[0], 0, 100).await.unwrap());
+    let at = whole.iter().position(|id| *id == goof_game).unwrap();
+    whole.truncate(at);
+    let expected: Vec<i64> = all
+        .iter()
+        .filter(|id| !whole.contains(id))
+        .copied()
+        .take(4)
+        .collect();
+    assert_eq!(
+        listed(
+            s.games_at(skull, PageAt::Before(goof_game), 4)
+                .await
+                .unwrap()
+        ),
+        expected
+    );
+    // Rating points of chosen games: the history rows, oldest first.
+    let history = s.rating_history(a, "skullwhist", 100).await.unwrap();
+    let chosen = [ids[22], ids[1], ids[4], ids[2], running];
+    let points = s.rating_points(a, &chosen).await.unwrap();
+    let expected: Vec<_> = history
+        .iter()
+        .filter(|p| chosen.contains(&p.game_id))
+        .copied()
+        .collect();
+    assert_eq!(points.len(), 4, "{points:?}");
+    assert_eq!(points, expected);
+    let goof = s.rating_points(a, &[ids[0], ids[3]]).await.unwrap();
+    assert_eq!(
+        goof.iter().map(|p| p.game_id).collect::<Vec<_>>(),
+        [ids[0], ids[3]]
+    );
+    assert!(s.rating_points(a, &[]).await.unwrap().is_empty());
+    assert!(s.rating_points(c, &[ids[0]]).await.unwrap().is_empty());
 }

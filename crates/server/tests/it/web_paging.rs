@@ -1,0 +1,152 @@
+//! Issue 53: the games list's `older` and `newer` links start from a game
+//! (`before=ID`, `after=ID`) and walk the whole list once, in order, as
+//! page numbers do; bad cursors get a clear 400 or 404.
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+
+use axum::http::StatusCode;
+use croupier_store::web::GameFilter;
+use croupier_store::WebReads;
+use serde_json::Value;
+
+use crate::web::{get, site};
+
+/// The ids of a JSON page, and its `older` and `newer` links.
+async fn page(app: &axum::Router, uri: &str) -> (Vec<i64>, Option<String>, Option<String>) {
+    let (status, _, body) = get(app, uri).await;
+    assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let ids = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    let link = |k: &str| v[k].as_str().map(str::to_string);
+    (ids, link("older"), link("newer"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn older_and_newer_links_walk_every_list_once_in_order() {
+    let s = site(450).await;
+    let bot = s.store.leaderboard("loveletter").await.unwrap()[0].clone();
+    let lists = [
+        (GameFilter::default(), "/json/games".to_string()),
+        (
+            GameFilter {
+                game: Some("loveletter".into()),
+                bot: None,
+            },
+            "/json/games?game=loveletter".to_string(),
+        ),
+        (
+            GameFilter {
+                game: None,
+                bot: Some(bot.bot),
+            },
+            format!("/json/games?bot={}", bot.name),
+        ),
+    ];
+    for (filter, first) in lists {
+        let all: Vec<i64> = s
+            .store
+            .games_page(&filter, 0, 10_000)
+            .await
+            .unwrap()
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        assert!(all.len() > 100, "{first}: {} games", all.len());
+
+        // Older, from the first page to the last.
+        let (mut seen, mut pages): (Vec<i64>, Vec<String>) = (Vec::new(), Vec::new());
+        let mut next = Some(first.clone());
+        while let Some(uri) = next {
+            let (ids, older, _) = page(&s.app, &uri).await;
+            assert!(!ids.is_empty(), "{uri}");
+            seen.extend(&ids);
+            pages.push(uri);
+            next = older;
+        }
+        assert_eq!(seen, all, "{first}");
+        assert!(pages[1].contains("page=2&before="), "{pages:?}");
+        // The page reached by links is the page of that number.
+        let numbered = pages[2].split("&before=").next().unwrap();
+        assert_eq!(
+            page(&s.app, &pages[2]).await.0,
+            page(&s.app, numbered).await.0
+        );
+        // Newer, from the last page back to the first.
+        let mut back = Vec::new();
+        let mut next = Some(pages.last().unwrap().clone());
+        while let Some(uri) = next {
+            let (ids, _, newer) = page(&s.app, &uri).await;
+            back.push(ids);
+            next = newer;
+        }
+        back.reverse();
+        assert_eq!(back.concat(), all, "{first}: newer links");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_cursors_are_clear_errors() {
+    let s = site(60).await;
+    let newest = s
+        .store
+        .games_page(&GameFilter::default(), 0, 1)
+        .await
+        .unwrap()[0]
+        .id;
+    for (uri, status, says) in [
+        (
+            "/games?before=x",
+            StatusCode::BAD_REQUEST,
+            "'x' is not a game id",
+        ),
+        (
+            "/games?after=-3",
+            StatusCode::BAD_REQUEST,
+            "'-3' is not a game id",
+        ),
+        (
+            "/games?before=1&after=2",
+            StatusCode::BAD_REQUEST,
+            "not both",
+        ),
+        (
+            "/games?before=999999",
+            StatusCode::NOT_FOUND,
+            "There is no finished game #999999",
+        ),
+        (
+            "/games?tournaments=only&before=1",
+            StatusCode::BAD_REQUEST,
+            "page by number",
+        ),
+        (
+            "/games?page=2&before=1&game=chess",
+            StatusCode::BAD_REQUEST,
+            "no game 'chess'",
+        ),
+    ] {
+        let (got, _, body) = get(&s.app, uri).await;
+        assert_eq!(got, status, "{uri}: {body}");
+        assert!(body.contains(says), "{uri}: {body}");
+    }
+    // Before the oldest game: an empty page, not an error.
+    let oldest = s
+        .store
+        .games_page(&GameFilter::default(), 59, 1)
+        .await
+        .unwrap()[0]
+        .id;
+    let (got, _, body) = get(&s.app, &format!("/json/games?before={oldest}")).await;
+    assert_eq!(got, StatusCode::OK, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["games"].as_array().unwrap().is_empty() && v["older"].is_null());
+    // After the newest: the first page.
+    let (ids, older, newer) = page(&s.app, &format!("/json/games?after={newest}")).await;
+    assert_eq!(ids[0], newest);
+    assert!(older.is_some() && newer.is_none());
+}
