@@ -18,10 +18,13 @@ use croupier_store::Store;
 use croupier_web::seed;
 use tower::ServiceExt as _;
 
-use crate::bench::proc::percentile;
+use crate::bench::proc::{percentile, rss_mib};
 
 /// Requests timed per page.
 const SAMPLES: usize = 30;
+
+/// Passes over every page after the timed one, for the resident memory.
+const MEMORY_PASSES: usize = 5;
 
 /// The database the pages are read from.
 #[derive(Debug, Clone)]
@@ -185,14 +188,8 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         let mut times = Vec::with_capacity(SAMPLES);
         let mut size = 0;
         for _ in 0..SAMPLES + 2 {
-            let req = Request::get(uri.as_str()).body(Body::empty())?;
-            let t = Instant::now();
-            let resp = app.clone().oneshot(req).await?;
-            let status = resp.status();
-            let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
-            let ms = t.elapsed().as_secs_f64() * 1000.0;
-            anyhow::ensure!(status == StatusCode::OK, "{uri}: HTTP {status}");
-            size = body.len();
+            let (ms, bytes) = fetch(&app, uri).await?;
+            size = bytes;
             times.push(ms);
         }
         // The first two requests warm the caches.
@@ -216,5 +213,40 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         "\nslowest data page p95: {worst:.2} ms (goal: 20 ms or less) - {}",
         if worst <= 20.0 { "met" } else { "NOT met" }
     );
+    // Issue 53: memory stays flat while it serves. Every page kind again,
+    // as often as the timed pass asked for it, a few times over, with the
+    // process's resident memory after each pass.
+    let me = std::process::id();
+    let mut rss = vec![rss_mib(me)];
+    for _ in 0..MEMORY_PASSES {
+        for (_, uri) in &targets {
+            for _ in 0..SAMPLES + 2 {
+                fetch(&app, uri).await?;
+            }
+        }
+        rss.push(rss_mib(me));
+    }
+    let shown: Vec<String> = rss[1..].iter().map(|m| format!("{m:.1}")).collect();
+    println!(
+        "resident memory: {:.1} MiB after the timed pass; after {MEMORY_PASSES} more passes of \
+         every page ({} requests each): {} MiB; {:+.1} MiB from the first of them to the last",
+        rss[0],
+        targets.len() * (SAMPLES + 2),
+        shown.join(", "),
+        rss[MEMORY_PASSES] - rss[1],
+    );
     Ok(())
+}
+
+/// One request through the router: its time in ms and its body's size;
+/// anything but 200 ends the benchmark.
+async fn fetch(app: &axum::Router, uri: &str) -> anyhow::Result<(f64, usize)> {
+    let req = Request::get(uri).body(Body::empty())?;
+    let t = Instant::now();
+    let resp = app.clone().oneshot(req).await?;
+    let status = resp.status();
+    let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    anyhow::ensure!(status == StatusCode::OK, "{uri}: HTTP {status}");
+    Ok((ms, body.len()))
 }
