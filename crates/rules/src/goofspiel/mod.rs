@@ -178,10 +178,6 @@ impl Cards {
     fn clear(&mut self) {
         self.len = 0;
     }
-
-    fn sum(&self) -> u32 {
-        self.iter().map(|c| u32::from(*c)).sum()
-    }
 }
 
 impl std::ops::Deref for Cards {
@@ -208,11 +204,13 @@ pub struct Goofspiel {
     turn: usize,
     hands: [u32; 2],
     lot: Cards,
+    /// The value of the cards in `lot`.
+    lot_value: u32,
     sealed: [Option<u8>; 2],
     points: [u32; 2],
     round_points: [u32; 2],
-    /// Resolved turns of every round, one after the other.
-    history: Vec<TurnResult>,
+    /// The log; the resolved turns (an observation's history) are read
+    /// from its draws and reveals.
     events: Vec<GoofspielEvent>,
     over: bool,
     forfeited_by: Option<Seat>,
@@ -238,6 +236,7 @@ impl Goofspiel {
         self.turn = 0;
         self.hands = [full_hand(n); 2];
         self.lot.clear();
+        self.lot_value = 0;
         self.round_points = [0; 2];
         self.events.push(GoofspielEvent::RoundStart {
             round: self.round,
@@ -249,6 +248,7 @@ impl Goofspiel {
     fn draw(&mut self) {
         let card = self.deck[self.turn];
         self.lot.push(card);
+        self.lot_value += u32::from(card);
         let next = if self.variant.preview {
             self.deck.get(self.turn + 1).copied()
         } else {
@@ -260,24 +260,23 @@ impl Goofspiel {
     fn resolve(&mut self, bids: [u8; 2]) {
         self.hands[0] &= !(1 << bids[0]);
         self.hands[1] &= !(1 << bids[1]);
-        let drawn = self.deck[self.turn];
-        let lot_value = self.lot.sum();
+        let lot_value = self.lot_value;
         let winner = match bids[0].cmp(&bids[1]) {
             std::cmp::Ordering::Greater => Some(0),
             std::cmp::Ordering::Less => Some(1),
             std::cmp::Ordering::Equal => None,
         };
-        let mut gained = [0; 2];
         match winner {
             Some(w) => {
-                gained[w] = lot_value;
                 self.points[w] += lot_value;
                 self.round_points[w] += lot_value;
                 self.lot.clear();
+                self.lot_value = 0;
             }
             None => {
                 if self.variant.ties == TieRule::Discard {
                     self.lot.clear();
+                    self.lot_value = 0;
                 }
             }
         }
@@ -286,19 +285,15 @@ impl Goofspiel {
             winner: winner.map(|w| Seat(w as u8)),
             points: if winner.is_some() { lot_value } else { 0 },
         });
-        self.history.push(TurnResult {
-            drawn,
-            bids,
-            gained,
-        });
         self.sealed = [None; 2];
         self.turn += 1;
         if self.turn < self.deck.len() {
             self.draw();
             return;
         }
-        let discarded = self.lot.sum();
+        let discarded = self.lot_value;
         self.lot.clear();
+        self.lot_value = 0;
         self.events.push(GoofspielEvent::RoundEnd {
             points: self.round_points,
             discarded,
@@ -309,6 +304,42 @@ impl Goofspiel {
         } else {
             self.over = true;
         }
+    }
+
+    /// Every resolved turn so far, from seat 0's side, by round (from the
+    /// log: a turn's card is the last one drawn before its reveal).
+    fn history(&self) -> Vec<Vec<TurnResult>> {
+        let mut rounds: Vec<Vec<TurnResult>> = Vec::with_capacity(self.round + 1);
+        let mut drawn = 0;
+        for e in &self.events {
+            match *e {
+                GoofspielEvent::RoundStart { cards, .. } => {
+                    rounds.push(Vec::with_capacity(usize::from(cards)))
+                }
+                GoofspielEvent::Draw { card, .. } => drawn = card,
+                GoofspielEvent::Reveal {
+                    bids,
+                    winner,
+                    points,
+                } => {
+                    let mut gained = [0; 2];
+                    if let Some(w) = winner {
+                        gained[w.index()] = points;
+                    }
+                    if let Some(round) = rounds.last_mut() {
+                        round.push(TurnResult {
+                            drawn,
+                            bids,
+                            gained,
+                        });
+                    }
+                }
+                GoofspielEvent::Sealed { .. }
+                | GoofspielEvent::RoundEnd { .. }
+                | GoofspielEvent::Forfeit { .. } => {}
+            }
+        }
+        rounds
     }
 
     /// Match points by seat.
@@ -337,10 +368,10 @@ impl Game for Goofspiel {
             turn: 0,
             hands: [0; 2],
             lot: Cards::EMPTY,
+            lot_value: 0,
             sealed: [None; 2],
             points: [0; 2],
             round_points: [0; 2],
-            history: Vec::with_capacity(variant.rounds.iter().map(|n| usize::from(*n)).sum()),
             // Per card: its draw, two sealed bids and the reveal; per round
             // its start and end (the log never grows during a game).
             events: Vec::with_capacity(
@@ -452,20 +483,12 @@ impl Game for Goofspiel {
         } else {
             None
         };
-        let mut rest = &self.history[..];
-        let mut history = Vec::with_capacity(self.round + 1);
-        for n in self.variant.rounds.iter().take(self.round + 1) {
-            let (this, later) = rest.split_at(usize::from(*n).min(rest.len()));
-            rest = later;
-            history.push(
-                this.iter()
-                    .map(|t| TurnResult {
-                        drawn: t.drawn,
-                        bids: [t.bids[me], t.bids[opp]],
-                        gained: [t.gained[me], t.gained[opp]],
-                    })
-                    .collect(),
-            );
+        let mut history = self.history();
+        if me == 1 {
+            for t in history.iter_mut().flatten() {
+                t.bids.swap(0, 1);
+                t.gained.swap(0, 1);
+            }
         }
         GoofspielObservation {
             seat,
