@@ -409,12 +409,14 @@ impl Game for Goofspiel {
         if self.over || seat.index() >= 2 || self.sealed[seat.index()].is_some() {
             return;
         }
+        // The held cards, lowest first: counted first, so that the vector
+        // grows at most once and takes each card without a capacity check.
         let mut mask = self.hands[seat.index()];
-        while mask != 0 {
-            let c = mask.trailing_zeros() as u8;
-            out.push(Bid(c));
+        out.extend((0..mask.count_ones()).map(|_| {
+            let card = mask.trailing_zeros() as u8;
             mask &= mask - 1;
-        }
+            Bid(card)
+        }));
     }
 
     fn check(&self, seat: Seat, action: Bid) -> Result<(), RuleError> {
