@@ -173,17 +173,27 @@ impl LoveLetter {
         self.protected & bit(seat) != 0
     }
 
-    /// The seat `k` places after `seat` in seat order.
-    fn after(&self, seat: Seat, k: u8) -> Seat {
-        Seat((seat.0 + k) % self.seats)
+    /// The seat after `seat` in seat order.
+    fn after(&self, seat: Seat) -> Seat {
+        if seat.0 + 1 >= self.seats {
+            Seat(0)
+        } else {
+            Seat(seat.0 + 1)
+        }
     }
 
-    /// The next seat after `seat` that is still in the round.
+    /// The next seat after `seat` that is still in the round (`seat`
+    /// itself if it is the only one).
     fn next_in(&self, seat: Seat) -> Seat {
-        (1..=self.seats)
-            .map(|k| self.after(seat, k))
-            .find(|s| self.is_in(*s))
-            .unwrap_or(seat)
+        let in_round = u16::from(self.in_round);
+        // The seats after `seat` in the round, else from seat 0 on.
+        let later = in_round & !((2u16 << seat.0) - 1);
+        let from = if later != 0 { later } else { in_round };
+        if from == 0 {
+            seat
+        } else {
+            Seat(from.trailing_zeros() as u8)
+        }
     }
 
     /// Shuffles the full deck and deals a round led by `first`.
@@ -210,9 +220,10 @@ impl LoveLetter {
             first,
         });
         self.set_aside = self.deck.pop();
-        for k in 0..self.seats {
-            let seat = self.after(first, k);
+        let mut seat = first;
+        for _ in 0..self.seats {
             self.draw_from_deck(seat);
+            seat = self.after(seat);
         }
     }
 
@@ -264,7 +275,9 @@ impl LoveLetter {
     /// After the current turn: ends the round if it is over (and deals the
     /// next). Returns whose turn begins next, or `None` if the match is over.
     fn after_turn(&mut self) -> Option<Seat> {
-        if self.in_round.count_ones() <= 1 || self.deck.is_empty() {
+        // At most one seat left in: no bit but the lowest.
+        let alone = self.in_round & self.in_round.wrapping_sub(1) == 0;
+        if alone || self.deck.is_empty() {
             self.end_round()
         } else {
             Some(self.next_in(self.current))
@@ -277,8 +290,10 @@ impl LoveLetter {
         let postman = self.variant.is_postman();
         let mut best: Option<(Seat, Option<Card>, u32)> = None;
         let mut hands = RoundHands::EMPTY;
-        for k in 0..self.seats {
-            let seat = self.after(self.first, k);
+        let mut next = self.first;
+        for _ in 0..self.seats {
+            let seat = next;
+            next = self.after(seat);
             if !self.is_in(seat) {
                 continue;
             }
@@ -372,12 +387,21 @@ impl Game for LoveLetter {
         if self.over || seat != self.current {
             return;
         }
-        let hand = self.hands[seat.index()].as_slice();
-        for (i, &card) in hand.iter().enumerate() {
-            if i > 0 && hand[..i].contains(&card) {
-                continue;
+        // Each card of the hand once (it holds two on its turn).
+        match *self.hands[seat.index()].as_slice() {
+            [a, b] => {
+                self.legal_plays_of(seat, a, out);
+                if b != a {
+                    self.legal_plays_of(seat, b, out);
+                }
             }
-            self.legal_plays_of(seat, card, out);
+            ref hand => {
+                for (i, &card) in hand.iter().enumerate() {
+                    if !hand[..i].contains(&card) {
+                        self.legal_plays_of(seat, card, out);
+                    }
+                }
+            }
         }
     }
 

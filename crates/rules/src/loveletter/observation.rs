@@ -68,14 +68,20 @@ impl LoveLetterObservation {
     /// own list, from what the observation shows of each seat).
     pub fn legal_plays_of(&self, variant: &LoveLetterVariant, card: Card) -> Vec<Play> {
         let mut out = vec![];
-        let view = |t: Seat| self.players.get(t.index());
+        // Love Letter seats at most 4 players; the lists of the rules
+        // hold 8 (an observation of more lists plays on the first 8).
+        let (mut in_round, mut protected) = (0u8, 0u8);
+        for (i, v) in self.players.iter().take(8).enumerate() {
+            in_round |= u8::from(v.in_round) << i;
+            protected |= u8::from(v.protected) << i;
+        }
         legal_plays(
             variant,
             self.players.len(),
             self.seat,
             card,
-            |t| view(t).is_some_and(|v| v.in_round),
-            |t| view(t).is_some_and(|v| v.protected),
+            in_round,
+            protected,
             &mut out,
         );
         out

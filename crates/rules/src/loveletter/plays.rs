@@ -2,24 +2,28 @@
 //! whether a named player is affected, and the check of a whole play (the
 //! rules themselves are `targets`' pure functions).
 
-use super::targets::{legal_plays, no_effect};
-use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
+use super::targets::{legal_plays, no_effect, targets};
+use super::{bit, Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
 impl LoveLetter {
     /// Whether `seat` may name `target` with `card`. The play may still
     /// have no effect (see [`LoveLetter::no_effect`]).
     pub(super) fn may_name(&self, seat: Seat, card: Card, target: Seat) -> bool {
-        if target.index() >= self.n() {
-            return false;
-        }
-        if self.variant.is_postman() {
-            return true;
-        }
-        if target == seat {
-            return card == Card::Wizard;
-        }
-        self.is_in(target) && !(self.variant.refuse_protected && self.is_protected(target))
+        target.index() < self.n() && self.targets(seat, card).0 & bit(target) != 0
+    }
+
+    /// Whom `seat` may name with `card`, and on whom of them it has an
+    /// effect (bit per seat).
+    fn targets(&self, seat: Seat, card: Card) -> (u8, u8) {
+        targets(
+            &self.variant,
+            self.n(),
+            seat,
+            card,
+            self.in_round,
+            self.protected,
+        )
     }
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.
@@ -35,18 +39,7 @@ impl LoveLetter {
 
     /// Whether `seat` may name a player on whom `card` has an effect.
     pub(super) fn has_target(&self, seat: Seat, card: Card) -> bool {
-        (0..self.seats)
-            .map(Seat)
-            .any(|t| self.may_name(seat, card, t) && self.no_effect(seat, t).is_none())
-    }
-
-    /// The cards a Soldier may name: any but the Soldier, or (Postman) any.
-    fn guesses(&self) -> &'static [Card] {
-        if self.variant.is_postman() {
-            &Card::ALL
-        } else {
-            &Card::GUESSES
-        }
+        self.targets(seat, card).1 != 0
     }
 
     /// Appends every legal play of `card` by `seat`.
@@ -56,8 +49,8 @@ impl LoveLetter {
             self.n(),
             seat,
             card,
-            |t| self.is_in(t),
-            |t| self.is_protected(t),
+            self.in_round,
+            self.protected,
             out,
         );
     }
@@ -110,7 +103,8 @@ impl LoveLetter {
         if card == Card::Soldier {
             match guess {
                 None => return Err(RuleError::illegal("the soldier must name a card")),
-                Some(g) if !self.guesses().contains(&g) => {
+                // Any card but the Soldier, or (Postman) any.
+                Some(Card::Soldier) if !self.variant.is_postman() => {
                     return Err(RuleError::illegal("a soldier cannot guess soldier"))
                 }
                 Some(_) => {}
