@@ -3,14 +3,24 @@
 //! rules themselves are `targets`' pure functions).
 
 use super::targets::{legal_plays, no_effect, targets};
-use super::{bit, Card, LoveLetter, NoEffectReason, Play, Seat};
+use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
 impl LoveLetter {
     /// Whether `seat` may name `target` with `card`. The play may still
     /// have no effect (see [`LoveLetter::no_effect`]).
+    /// (The rule of [`targets`], for one seat.)
     pub(super) fn may_name(&self, seat: Seat, card: Card, target: Seat) -> bool {
-        target.index() < self.n() && self.targets(seat, card).0 & bit(target) != 0
+        if target.index() >= self.n() {
+            return false;
+        }
+        if self.variant.is_postman() {
+            return true;
+        }
+        if target == seat {
+            return card == Card::Wizard;
+        }
+        self.is_in(target) && !(self.variant.refuse_protected && self.is_protected(target))
     }
 
     /// Whom `seat` may name with `card`, and on whom of them it has an
@@ -43,6 +53,7 @@ impl LoveLetter {
     }
 
     /// Appends every legal play of `card` by `seat`.
+    #[inline(always)]
     pub(super) fn legal_plays_of(&self, seat: Seat, card: Card, out: &mut Vec<Play>) {
         legal_plays(
             &self.variant,

@@ -44,7 +44,7 @@ pub fn no_effect(
 /// Wizard. The card has no effect on a protected player other than the
 /// player itself, nor (Postman's rules) on a player out of the round or on
 /// the player itself ([`no_effect`]).
-#[inline]
+#[inline(always)]
 pub(super) fn targets(
     variant: &LoveLetterVariant,
     seats: usize,
@@ -98,7 +98,7 @@ static POSTMAN_SOLDIER_PLAYS: [[Play; 8]; 8] = soldier_plays(Card::ALL);
 /// (bit per seat), in seat order (a Soldier's guesses in card order), the
 /// play without target last: the one list for a game and for an
 /// observation of it.
-#[inline]
+#[inline(always)]
 pub(super) fn legal_plays(
     variant: &LoveLetterVariant,
     seats: usize,
