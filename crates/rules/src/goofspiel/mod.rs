@@ -11,7 +11,6 @@ mod variant;
 use std::fmt;
 use std::str::FromStr;
 
-use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -232,7 +231,7 @@ impl Goofspiel {
         for c in 1..=n {
             self.deck.push(c);
         }
-        self.deck.shuffle(&mut self.rng);
+        crate::shuffle::shuffle(&mut self.deck, &mut self.rng);
         self.turn = 0;
         self.hands = [full_hand(n); 2];
         self.lot.clear();

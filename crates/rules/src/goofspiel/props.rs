@@ -1,6 +1,7 @@
 //! Property tests over thousands of random Goofspiel playouts.
 
 use proptest::prelude::*;
+use rand::seq::SliceRandom;
 
 use super::*;
 use crate::testutil::{random_playout, record_of, MAX_ACTIONS};

@@ -23,7 +23,6 @@ mod shown;
 mod targets;
 mod variant;
 
-use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::core::{
@@ -199,7 +198,7 @@ impl LoveLetter {
     /// Shuffles the full deck and deals a round led by `first`.
     fn start_round(&mut self, first: Seat) {
         self.deck = Pile::from_array(DECK);
-        self.deck.as_mut_slice().shuffle(&mut self.rng);
+        crate::shuffle::shuffle(self.deck.as_mut_slice(), &mut self.rng);
         self.deal(first);
     }
 
