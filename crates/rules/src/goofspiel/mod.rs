@@ -192,6 +192,23 @@ impl std::ops::DerefMut for Cards {
     }
 }
 
+/// The cards of a hand (a bit mask), lowest first.
+struct Held(u32);
+
+impl Iterator for Held {
+    type Item = Bid;
+
+    #[inline]
+    fn next(&mut self) -> Option<Bid> {
+        if self.0 == 0 {
+            return None;
+        }
+        let card = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(Bid(card))
+    }
+}
+
 /// A game of Goofspiel.
 #[derive(Clone, Debug)]
 pub struct Goofspiel {
@@ -202,8 +219,10 @@ pub struct Goofspiel {
     deck: Cards,
     turn: usize,
     hands: [u32; 2],
-    lot: Cards,
-    /// The value of the cards in `lot`.
+    /// The lot: the cards drawn from `deck[lot_from]` on, up to the current
+    /// one (a win or a discarded tie empties it).
+    lot_from: usize,
+    /// The value of the cards in the lot.
     lot_value: u32,
     sealed: [Option<u8>; 2],
     points: [u32; 2],
@@ -234,7 +253,7 @@ impl Goofspiel {
         crate::shuffle::shuffle(&mut self.deck, &mut self.rng);
         self.turn = 0;
         self.hands = [full_hand(n); 2];
-        self.lot.clear();
+        self.lot_from = 0;
         self.lot_value = 0;
         self.round_points = [0; 2];
         self.events.push(GoofspielEvent::RoundStart {
@@ -244,9 +263,9 @@ impl Goofspiel {
         self.draw();
     }
 
+    #[inline]
     fn draw(&mut self) {
         let card = self.deck[self.turn];
-        self.lot.push(card);
         self.lot_value += u32::from(card);
         let next = if self.variant.preview {
             self.deck.get(self.turn + 1).copied()
@@ -269,12 +288,12 @@ impl Goofspiel {
             Some(w) => {
                 self.points[w] += lot_value;
                 self.round_points[w] += lot_value;
-                self.lot.clear();
+                self.lot_from = self.turn + 1;
                 self.lot_value = 0;
             }
             None => {
                 if self.variant.ties == TieRule::Discard {
-                    self.lot.clear();
+                    self.lot_from = self.turn + 1;
                     self.lot_value = 0;
                 }
             }
@@ -291,7 +310,7 @@ impl Goofspiel {
             return;
         }
         let discarded = self.lot_value;
-        self.lot.clear();
+        self.lot_from = self.turn;
         self.lot_value = 0;
         self.events.push(GoofspielEvent::RoundEnd {
             points: self.round_points,
@@ -303,6 +322,12 @@ impl Goofspiel {
         } else {
             self.over = true;
         }
+    }
+
+    /// The victory cards in the lot, in the order they were drawn.
+    fn lot(&self) -> &[u8] {
+        let end = (self.turn + 1).min(self.deck.len());
+        &self.deck[self.lot_from.min(end)..end]
     }
 
     /// Every resolved turn so far, from seat 0's side, by round (from the
@@ -366,7 +391,7 @@ impl Game for Goofspiel {
             deck: Cards::EMPTY,
             turn: 0,
             hands: [0; 2],
-            lot: Cards::EMPTY,
+            lot_from: 0,
             lot_value: 0,
             sealed: [None; 2],
             points: [0; 2],
@@ -408,14 +433,8 @@ impl Game for Goofspiel {
         if self.over || seat.index() >= 2 || self.sealed[seat.index()].is_some() {
             return;
         }
-        // The held cards, lowest first: counted first, so that the vector
-        // grows at most once and takes each card without a capacity check.
-        let mut mask = self.hands[seat.index()];
-        out.extend((0..mask.count_ones()).map(|_| {
-            let card = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            Bid(card)
-        }));
+        // The held cards, lowest first.
+        out.extend(Held(self.hands[seat.index()]));
     }
 
     fn check(&self, seat: Seat, action: Bid) -> Result<(), RuleError> {
@@ -497,7 +516,7 @@ impl Game for Goofspiel {
             round: self.round.min(self.variant.rounds.len() - 1),
             hand: mask_to_vec(self.hands[me]),
             opponent_hand: mask_to_vec(self.hands[opp]),
-            lot: self.lot.to_vec(),
+            lot: self.lot().to_vec(),
             current,
             next,
             undrawn,
