@@ -227,6 +227,7 @@ impl LoveLetter {
     }
 
     /// `seat` takes the top card of the deck (if any) into its hand.
+    #[inline]
     fn draw_from_deck(&mut self, seat: Seat) {
         if let Some(card) = self.deck.pop() {
             self.hands[seat.index()].push(card);
@@ -235,6 +236,7 @@ impl LoveLetter {
     }
 
     /// Starts turns from `seat` until a seat can act or the match is over.
+    #[inline]
     fn advance(&mut self, mut seat: Seat) {
         loop {
             if self.begin_turn(seat) {
@@ -249,6 +251,7 @@ impl LoveLetter {
 
     /// Begins `seat`'s turn: its protection ends and it draws. Returns
     /// whether it may act (false when the Minister put it out).
+    #[inline]
     fn begin_turn(&mut self, seat: Seat) -> bool {
         self.current = seat;
         self.protected &= !bit(seat);
@@ -273,6 +276,7 @@ impl LoveLetter {
 
     /// After the current turn: ends the round if it is over (and deals the
     /// next). Returns whose turn begins next, or `None` if the match is over.
+    #[inline]
     fn after_turn(&mut self) -> Option<Seat> {
         // At most one seat left in: no bit but the lowest.
         let alone = self.in_round & self.in_round.wrapping_sub(1) == 0;
@@ -285,6 +289,7 @@ impl LoveLetter {
 
     /// Scores the round and deals the next one. Returns its first player,
     /// or `None` if the match is over.
+    #[inline(never)]
     fn end_round(&mut self) -> Option<Seat> {
         let postman = self.variant.is_postman();
         let mut best: Option<(Seat, Option<Card>, u32)> = None;
