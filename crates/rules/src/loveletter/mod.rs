@@ -251,7 +251,7 @@ impl LoveLetter {
 
     /// Begins `seat`'s turn: its protection ends and it draws. Returns
     /// whether it may act (false when the Minister put it out).
-    #[inline]
+    #[inline(always)]
     fn begin_turn(&mut self, seat: Seat) -> bool {
         self.current = seat;
         self.protected &= !bit(seat);
@@ -409,6 +409,7 @@ impl Game for LoveLetter {
         }
     }
 
+    #[inline]
     fn check(&self, seat: Seat, action: Play) -> Result<(), RuleError> {
         check_seat(seat, self.n())?;
         if self.over {

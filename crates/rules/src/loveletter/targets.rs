@@ -119,8 +119,6 @@ pub(super) fn legal_plays(
     let untargeted = !postman && affected == 0;
     if card == Card::Soldier {
         // Postman's Soldier may name the Soldier too.
-        let per_target = if postman { 8 } else { 7 };
-        out.reserve(named.count_ones() as usize * per_target + usize::from(untargeted));
         while named != 0 {
             let t = named.trailing_zeros() as usize;
             named &= named - 1;
@@ -131,11 +129,11 @@ pub(super) fn legal_plays(
             }
         }
     } else {
-        out.extend((0..named.count_ones()).map(|_| {
+        while named != 0 {
             let t = Seat(named.trailing_zeros() as u8);
             named &= named - 1;
-            Play::on(card, t)
-        }));
+            out.push(Play::on(card, t));
+        }
     }
     if untargeted {
         out.push(Play::card(card));
