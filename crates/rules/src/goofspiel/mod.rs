@@ -456,13 +456,22 @@ impl Game for Goofspiel {
 
     fn apply(&mut self, seat: Seat, action: Bid) -> Result<(), RuleError> {
         self.check(seat, action)?;
-        self.sealed[seat.index()] = Some(action.0);
+        let me = seat.index();
+        self.sealed[me] = Some(action.0);
         self.events.push(GoofspielEvent::Sealed {
             seat,
             card: action.0,
         });
-        if let [Some(a), Some(b)] = self.sealed {
-            self.resolve([a, b]);
+        // Both bids are in once the other seat's is (each read alone, in
+        // registers: reading back the pair just written byte by byte
+        // stalls the processor).
+        if let Some(other) = self.sealed[1 - me] {
+            let bids = if me == 0 {
+                [action.0, other]
+            } else {
+                [other, action.0]
+            };
+            self.resolve(bids);
         }
         Ok(())
     }
