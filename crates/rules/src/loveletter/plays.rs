@@ -67,6 +67,7 @@ impl LoveLetter {
     }
 
     /// Checks a play of `card` by `seat` (who holds it, on its turn).
+    #[inline]
     pub(super) fn check_play(
         &self,
         seat: Seat,
