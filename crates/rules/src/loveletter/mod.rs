@@ -392,21 +392,7 @@ impl Game for LoveLetter {
             return;
         }
         // Each card of the hand once (it holds two on its turn).
-        match *self.hands[seat.index()].as_slice() {
-            [a, b] => {
-                self.legal_plays_of(seat, a, out);
-                if b != a {
-                    self.legal_plays_of(seat, b, out);
-                }
-            }
-            ref hand => {
-                for (i, &card) in hand.iter().enumerate() {
-                    if !hand[..i].contains(&card) {
-                        self.legal_plays_of(seat, card, out);
-                    }
-                }
-            }
-        }
+        self.legal_plays_of(seat, self.hands[seat.index()].as_slice(), out);
     }
 
     #[inline]

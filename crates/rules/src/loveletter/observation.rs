@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
-use super::targets::legal_plays;
+use super::targets::{legal_plays, Targets};
 use super::{no_effect, LoveLetterVariant, NoEffectReason, Play};
 use crate::core::Seat;
 
@@ -75,15 +75,8 @@ impl LoveLetterObservation {
             in_round |= u8::from(v.in_round) << i;
             protected |= u8::from(v.protected) << i;
         }
-        legal_plays(
-            variant,
-            self.players.len(),
-            self.seat,
-            card,
-            in_round,
-            protected,
-            &mut out,
-        );
+        let targets = Targets::new(variant, self.players.len(), self.seat, in_round, protected);
+        legal_plays(targets, card, &mut out);
         out
     }
 

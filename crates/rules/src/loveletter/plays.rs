@@ -2,7 +2,7 @@
 //! whether a named player is affected, and the check of a whole play (the
 //! rules themselves are `targets`' pure functions).
 
-use super::targets::{legal_plays, no_effect, targets};
+use super::targets::{legal_plays, no_effect, Targets};
 use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
@@ -23,17 +23,10 @@ impl LoveLetter {
         self.is_in(target) && !(self.variant.refuse_protected && self.is_protected(target))
     }
 
-    /// Whom `seat` may name with `card`, and on whom of them it has an
-    /// effect (bit per seat).
-    fn targets(&self, seat: Seat, card: Card) -> (u8, u8) {
-        targets(
-            &self.variant,
-            self.n(),
-            seat,
-            card,
-            self.in_round,
-            self.protected,
-        )
+    /// Whom `seat` may name with each card, and affect.
+    #[inline(always)]
+    pub(super) fn targets(&self, seat: Seat) -> Targets {
+        Targets::new(&self.variant, self.n(), seat, self.in_round, self.protected)
     }
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.
@@ -49,21 +42,29 @@ impl LoveLetter {
 
     /// Whether `seat` may name a player on whom `card` has an effect.
     pub(super) fn has_target(&self, seat: Seat, card: Card) -> bool {
-        self.targets(seat, card).1 != 0
+        self.targets(seat).of(card).1 != 0
     }
 
-    /// Appends every legal play of `card` by `seat`.
+    /// Appends every legal play of each card of `hand` (once each) by
+    /// `seat`.
     #[inline(always)]
-    pub(super) fn legal_plays_of(&self, seat: Seat, card: Card, out: &mut Vec<Play>) {
-        legal_plays(
-            &self.variant,
-            self.n(),
-            seat,
-            card,
-            self.in_round,
-            self.protected,
-            out,
-        );
+    pub(super) fn legal_plays_of(&self, seat: Seat, hand: &[Card], out: &mut Vec<Play>) {
+        let targets = self.targets(seat);
+        match *hand {
+            [a, b] => {
+                legal_plays(targets, a, out);
+                if b != a {
+                    legal_plays(targets, b, out);
+                }
+            }
+            ref hand => {
+                for (i, &card) in hand.iter().enumerate() {
+                    if !hand[..i].contains(&card) {
+                        legal_plays(targets, card, out);
+                    }
+                }
+            }
+        }
     }
 
     /// Checks a play of `card` by `seat` (who holds it, on its turn).

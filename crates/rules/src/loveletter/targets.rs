@@ -33,10 +33,10 @@ pub fn no_effect(
     (target != player && target_protected).then_some(NoEffectReason::Protected)
 }
 
-/// The seats `seat` may name with `card`, and those of them on whom it has
-/// an effect (bit per seat), at a table of `seats` (at most 8) where
+/// Whom a player may name with each card, and on whom of them the card
+/// has an effect (bit per seat), at a table of `seats` (at most 8) where
 /// `in_round` and `protected` hold each seat's state (bit per seat): the
-/// one rule for a game and for an observation of it.
+/// one rule for a game and for an observation of it ([`Targets::of`]).
 ///
 /// A seat may be named if it is at the table and (Postman's rules) in any
 /// case, or (standard rules) it is another player still in the round (and,
@@ -44,32 +44,64 @@ pub fn no_effect(
 /// Wizard. The card has no effect on a protected player other than the
 /// player itself, nor (Postman's rules) on a player out of the round or on
 /// the player itself ([`no_effect`]).
-#[inline(always)]
-pub(super) fn targets(
-    variant: &LoveLetterVariant,
-    seats: usize,
-    seat: Seat,
-    card: Card,
-    in_round: u8,
-    protected: u8,
-) -> (u8, u8) {
-    let table = if seats >= 8 {
-        u8::MAX
-    } else {
-        (1u8 << seats) - 1
-    };
-    let me = 1u8.checked_shl(u32::from(seat.0)).unwrap_or(0);
-    if variant.is_postman() {
-        return (table, table & in_round & !protected & !me);
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Targets {
+    postman: bool,
+    /// Whom any targeting card may name, and of them whom it affects.
+    named: u8,
+    affected: u8,
+    /// The player itself, if at the table (the Wizard's own target under
+    /// the standard rules).
+    me: u8,
+}
+
+impl Targets {
+    /// The targets of `seat`'s cards.
+    #[inline(always)]
+    pub(super) fn new(
+        variant: &LoveLetterVariant,
+        seats: usize,
+        seat: Seat,
+        in_round: u8,
+        protected: u8,
+    ) -> Targets {
+        let table = if seats >= 8 {
+            u8::MAX
+        } else {
+            (1u8 << seats) - 1
+        };
+        let me = 1u8.checked_shl(u32::from(seat.0)).unwrap_or(0);
+        if variant.is_postman() {
+            return Targets {
+                postman: true,
+                named: table,
+                affected: table & in_round & !protected & !me,
+                me: me & table,
+            };
+        }
+        let refused = if variant.refuse_protected {
+            protected
+        } else {
+            0
+        };
+        let named = table & in_round & !me & !refused;
+        Targets {
+            postman: false,
+            named,
+            affected: named & !protected,
+            me: me & table,
+        }
     }
-    let refused = if variant.refuse_protected {
-        protected
-    } else {
-        0
-    };
-    let wizard_on_self = if card == Card::Wizard { me } else { 0 };
-    let named = table & ((in_round & !me & !refused) | wizard_on_self);
-    (named, named & !(protected & !me))
+
+    /// Whom `card` may name, and on whom of them it has an effect.
+    #[inline(always)]
+    pub(super) fn of(self, card: Card) -> (u8, u8) {
+        if !self.postman && card == Card::Wizard {
+            (self.named | self.me, self.affected | self.me)
+        } else {
+            (self.named, self.affected)
+        }
+    }
 }
 
 /// Every Soldier play on each seat (up to 8), naming each of `guesses`
@@ -93,27 +125,18 @@ const fn soldier_plays<const N: usize>(guesses: [Card; N]) -> [[Play; N]; 8] {
 static SOLDIER_PLAYS: [[Play; 7]; 8] = soldier_plays(Card::GUESSES);
 static POSTMAN_SOLDIER_PLAYS: [[Play; 8]; 8] = soldier_plays(Card::ALL);
 
-/// Appends every legal play of `card` by `seat` at a table of `seats`
-/// (at most 8) where `in_round` and `protected` hold each seat's state
-/// (bit per seat), in seat order (a Soldier's guesses in card order), the
+/// Appends every legal play of `card` by the player whose `targets` these
+/// are, in seat order (a Soldier's guesses in card order), the
 /// play without target last: the one list for a game and for an
 /// observation of it.
 #[inline(always)]
-pub(super) fn legal_plays(
-    variant: &LoveLetterVariant,
-    seats: usize,
-    seat: Seat,
-    card: Card,
-    in_round: u8,
-    protected: u8,
-    out: &mut Vec<Play>,
-) {
+pub(super) fn legal_plays(targets: Targets, card: Card, out: &mut Vec<Play>) {
     if !card.takes_target() {
         out.push(Play::card(card));
         return;
     }
-    let (mut named, affected) = targets(variant, seats, seat, card, in_round, protected);
-    let postman = variant.is_postman();
+    let (mut named, affected) = targets.of(card);
+    let postman = targets.postman;
     // Standard rules: without target only when no player can be affected.
     // Postman's rules always want a target.
     let untargeted = !postman && affected == 0;
