@@ -192,23 +192,6 @@ impl std::ops::DerefMut for Cards {
     }
 }
 
-/// The cards of a hand (a bit mask), lowest first.
-struct Held(u32);
-
-impl Iterator for Held {
-    type Item = Bid;
-
-    #[inline]
-    fn next(&mut self) -> Option<Bid> {
-        if self.0 == 0 {
-            return None;
-        }
-        let card = self.0.trailing_zeros() as u8;
-        self.0 &= self.0 - 1;
-        Some(Bid(card))
-    }
-}
-
 /// A game of Goofspiel.
 #[derive(Clone, Debug)]
 pub struct Goofspiel {
@@ -433,8 +416,17 @@ impl Game for Goofspiel {
         if self.over || seat.index() >= 2 || self.sealed[seat.index()].is_some() {
             return;
         }
-        // The held cards, lowest first.
-        out.extend(Held(self.hands[seat.index()]));
+        // The held cards, lowest first. A seat yet to bid holds one card
+        // for each victory card not yet turned, so the vector is sized
+        // once and takes each card without a capacity check.
+        let mut mask = self.hands[seat.index()];
+        let held = self.deck.len() - self.turn;
+        debug_assert_eq!(held, mask.count_ones() as usize);
+        out.extend((0..held).map(|_| {
+            let card = mask.trailing_zeros() as u8;
+            mask &= mask.wrapping_sub(1);
+            Bid(card)
+        }));
     }
 
     fn check(&self, seat: Seat, action: Bid) -> Result<(), RuleError> {
