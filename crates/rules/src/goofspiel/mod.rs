@@ -364,6 +364,7 @@ impl Game for Goofspiel {
     type Observation = GoofspielObservation;
     type Event = GoofspielEvent;
 
+    #[inline]
     fn new(variant: &GoofspielVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
         check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         variant.validate()?;
