@@ -28,6 +28,7 @@ pub mod playouts;
 #[cfg(test)]
 mod public_view_tests;
 pub mod record;
+mod shuffle;
 pub mod skullwhist;
 #[cfg(test)]
 pub(crate) mod testutil;

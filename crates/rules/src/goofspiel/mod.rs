@@ -11,7 +11,6 @@ mod variant;
 use std::fmt;
 use std::str::FromStr;
 
-use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::core::{
@@ -178,10 +177,6 @@ impl Cards {
     fn clear(&mut self) {
         self.len = 0;
     }
-
-    fn sum(&self) -> u32 {
-        self.iter().map(|c| u32::from(*c)).sum()
-    }
 }
 
 impl std::ops::Deref for Cards {
@@ -207,12 +202,16 @@ pub struct Goofspiel {
     deck: Cards,
     turn: usize,
     hands: [u32; 2],
-    lot: Cards,
+    /// The lot: the cards drawn from `deck[lot_from]` on, up to the current
+    /// one (a win or a discarded tie empties it).
+    lot_from: usize,
+    /// The value of the cards in the lot.
+    lot_value: u32,
     sealed: [Option<u8>; 2],
     points: [u32; 2],
     round_points: [u32; 2],
-    /// Resolved turns of every round, one after the other.
-    history: Vec<TurnResult>,
+    /// The log; the resolved turns (an observation's history) are read
+    /// from its draws and reveals.
     events: Vec<GoofspielEvent>,
     over: bool,
     forfeited_by: Option<Seat>,
@@ -234,10 +233,11 @@ impl Goofspiel {
         for c in 1..=n {
             self.deck.push(c);
         }
-        self.deck.shuffle(&mut self.rng);
+        crate::shuffle::shuffle(&mut self.deck, &mut self.rng);
         self.turn = 0;
         self.hands = [full_hand(n); 2];
-        self.lot.clear();
+        self.lot_from = 0;
+        self.lot_value = 0;
         self.round_points = [0; 2];
         self.events.push(GoofspielEvent::RoundStart {
             round: self.round,
@@ -246,9 +246,10 @@ impl Goofspiel {
         self.draw();
     }
 
+    #[inline]
     fn draw(&mut self) {
         let card = self.deck[self.turn];
-        self.lot.push(card);
+        self.lot_value += u32::from(card);
         let next = if self.variant.preview {
             self.deck.get(self.turn + 1).copied()
         } else {
@@ -260,24 +261,23 @@ impl Goofspiel {
     fn resolve(&mut self, bids: [u8; 2]) {
         self.hands[0] &= !(1 << bids[0]);
         self.hands[1] &= !(1 << bids[1]);
-        let drawn = self.deck[self.turn];
-        let lot_value = self.lot.sum();
+        let lot_value = self.lot_value;
         let winner = match bids[0].cmp(&bids[1]) {
             std::cmp::Ordering::Greater => Some(0),
             std::cmp::Ordering::Less => Some(1),
             std::cmp::Ordering::Equal => None,
         };
-        let mut gained = [0; 2];
         match winner {
             Some(w) => {
-                gained[w] = lot_value;
                 self.points[w] += lot_value;
                 self.round_points[w] += lot_value;
-                self.lot.clear();
+                self.lot_from = self.turn + 1;
+                self.lot_value = 0;
             }
             None => {
                 if self.variant.ties == TieRule::Discard {
-                    self.lot.clear();
+                    self.lot_from = self.turn + 1;
+                    self.lot_value = 0;
                 }
             }
         }
@@ -286,19 +286,15 @@ impl Goofspiel {
             winner: winner.map(|w| Seat(w as u8)),
             points: if winner.is_some() { lot_value } else { 0 },
         });
-        self.history.push(TurnResult {
-            drawn,
-            bids,
-            gained,
-        });
         self.sealed = [None; 2];
         self.turn += 1;
         if self.turn < self.deck.len() {
             self.draw();
             return;
         }
-        let discarded = self.lot.sum();
-        self.lot.clear();
+        let discarded = self.lot_value;
+        self.lot_from = self.turn;
+        self.lot_value = 0;
         self.events.push(GoofspielEvent::RoundEnd {
             points: self.round_points,
             discarded,
@@ -309,6 +305,48 @@ impl Goofspiel {
         } else {
             self.over = true;
         }
+    }
+
+    /// The victory cards in the lot, in the order they were drawn.
+    fn lot(&self) -> &[u8] {
+        let end = (self.turn + 1).min(self.deck.len());
+        &self.deck[self.lot_from.min(end)..end]
+    }
+
+    /// Every resolved turn so far, from seat 0's side, by round (from the
+    /// log: a turn's card is the last one drawn before its reveal).
+    fn history(&self) -> Vec<Vec<TurnResult>> {
+        let mut rounds: Vec<Vec<TurnResult>> = Vec::with_capacity(self.round + 1);
+        let mut drawn = 0;
+        for e in &self.events {
+            match *e {
+                GoofspielEvent::RoundStart { cards, .. } => {
+                    rounds.push(Vec::with_capacity(usize::from(cards)))
+                }
+                GoofspielEvent::Draw { card, .. } => drawn = card,
+                GoofspielEvent::Reveal {
+                    bids,
+                    winner,
+                    points,
+                } => {
+                    let mut gained = [0; 2];
+                    if let Some(w) = winner {
+                        gained[w.index()] = points;
+                    }
+                    if let Some(round) = rounds.last_mut() {
+                        round.push(TurnResult {
+                            drawn,
+                            bids,
+                            gained,
+                        });
+                    }
+                }
+                GoofspielEvent::Sealed { .. }
+                | GoofspielEvent::RoundEnd { .. }
+                | GoofspielEvent::Forfeit { .. } => {}
+            }
+        }
+        rounds
     }
 
     /// Match points by seat.
@@ -326,6 +364,7 @@ impl Game for Goofspiel {
     type Observation = GoofspielObservation;
     type Event = GoofspielEvent;
 
+    #[inline]
     fn new(variant: &GoofspielVariant, seats: usize, seed: u64) -> Result<Self, SetupError> {
         check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         variant.validate()?;
@@ -336,11 +375,11 @@ impl Game for Goofspiel {
             deck: Cards::EMPTY,
             turn: 0,
             hands: [0; 2],
-            lot: Cards::EMPTY,
+            lot_from: 0,
+            lot_value: 0,
             sealed: [None; 2],
             points: [0; 2],
             round_points: [0; 2],
-            history: Vec::with_capacity(variant.rounds.iter().map(|n| usize::from(*n)).sum()),
             // Per card: its draw, two sealed bids and the reveal; per round
             // its start and end (the log never grows during a game).
             events: Vec::with_capacity(
@@ -378,12 +417,17 @@ impl Game for Goofspiel {
         if self.over || seat.index() >= 2 || self.sealed[seat.index()].is_some() {
             return;
         }
+        // The held cards, lowest first. A seat yet to bid holds one card
+        // for each victory card not yet turned, so the vector is sized
+        // once and takes each card without a capacity check.
         let mut mask = self.hands[seat.index()];
-        while mask != 0 {
-            let c = mask.trailing_zeros() as u8;
-            out.push(Bid(c));
-            mask &= mask - 1;
-        }
+        let held = self.deck.len() - self.turn;
+        debug_assert_eq!(held, mask.count_ones() as usize);
+        out.extend((0..held).map(|_| {
+            let card = mask.trailing_zeros() as u8;
+            mask &= mask.wrapping_sub(1);
+            Bid(card)
+        }));
     }
 
     fn check(&self, seat: Seat, action: Bid) -> Result<(), RuleError> {
@@ -405,13 +449,22 @@ impl Game for Goofspiel {
 
     fn apply(&mut self, seat: Seat, action: Bid) -> Result<(), RuleError> {
         self.check(seat, action)?;
-        self.sealed[seat.index()] = Some(action.0);
+        let me = seat.index();
+        self.sealed[me] = Some(action.0);
         self.events.push(GoofspielEvent::Sealed {
             seat,
             card: action.0,
         });
-        if let [Some(a), Some(b)] = self.sealed {
-            self.resolve([a, b]);
+        // Both bids are in once the other seat's is (each read alone, in
+        // registers: reading back the pair just written byte by byte
+        // stalls the processor).
+        if let Some(other) = self.sealed[1 - me] {
+            let bids = if me == 0 {
+                [action.0, other]
+            } else {
+                [other, action.0]
+            };
+            self.resolve(bids);
         }
         Ok(())
     }
@@ -452,20 +505,12 @@ impl Game for Goofspiel {
         } else {
             None
         };
-        let mut rest = &self.history[..];
-        let mut history = Vec::with_capacity(self.round + 1);
-        for n in self.variant.rounds.iter().take(self.round + 1) {
-            let (this, later) = rest.split_at(usize::from(*n).min(rest.len()));
-            rest = later;
-            history.push(
-                this.iter()
-                    .map(|t| TurnResult {
-                        drawn: t.drawn,
-                        bids: [t.bids[me], t.bids[opp]],
-                        gained: [t.gained[me], t.gained[opp]],
-                    })
-                    .collect(),
-            );
+        let mut history = self.history();
+        if me == 1 {
+            for t in history.iter_mut().flatten() {
+                t.bids.swap(0, 1);
+                t.gained.swap(0, 1);
+            }
         }
         GoofspielObservation {
             seat,
@@ -473,7 +518,7 @@ impl Game for Goofspiel {
             round: self.round.min(self.variant.rounds.len() - 1),
             hand: mask_to_vec(self.hands[me]),
             opponent_hand: mask_to_vec(self.hands[opp]),
-            lot: self.lot.to_vec(),
+            lot: self.lot().to_vec(),
             current,
             next,
             undrawn,

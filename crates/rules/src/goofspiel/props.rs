@@ -1,6 +1,7 @@
 //! Property tests over thousands of random Goofspiel playouts.
 
 use proptest::prelude::*;
+use rand::seq::SliceRandom;
 
 use super::*;
 use crate::testutil::{random_playout, record_of, MAX_ACTIONS};
@@ -38,9 +39,14 @@ proptest! {
             _ => 0,
         }).sum();
         let tie_discards: i64 = if v.ties == TieRule::Discard {
-            g.history.iter().filter(|t| t.bids[0] == t.bids[1]).map(|t| i64::from(t.drawn)).sum()
+            g.history().iter().flatten().filter(|t| t.bids[0] == t.bids[1]).map(|t| i64::from(t.drawn)).sum()
         } else { 0 };
         prop_assert_eq!(o.scores[0] + o.scores[1] + discarded + tie_discards, dealt);
+        // The history read from the log has every round and every turn.
+        let history = g.history();
+        prop_assert_eq!(history.iter().map(Vec::len).collect::<Vec<_>>(),
+            v.rounds.iter().map(|n| usize::from(*n)).collect::<Vec<_>>());
+        prop_assert_eq!(&g.observation(Seat(0)).history, &history);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub enum Play {
 impl Play {
     /// Plays a card without target or guess (Priestess, Minister, Princess,
     /// or a targeting card when no target is legal).
-    pub fn card(card: Card) -> Play {
+    pub const fn card(card: Card) -> Play {
         Play::Play {
             card,
             target: None,
@@ -45,7 +45,7 @@ impl Play {
     }
 
     /// Plays a card on `target` (Clown, Knight, Wizard, General).
-    pub fn on(card: Card, target: Seat) -> Play {
+    pub const fn on(card: Card, target: Seat) -> Play {
         Play::Play {
             card,
             target: Some(target),
@@ -54,7 +54,7 @@ impl Play {
     }
 
     /// Plays the Soldier on `target`, naming `guess`.
-    pub fn soldier(target: Seat, guess: Card) -> Play {
+    pub const fn soldier(target: Seat, guess: Card) -> Play {
         Play::Play {
             card: Card::Soldier,
             target: Some(target),

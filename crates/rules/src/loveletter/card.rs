@@ -201,8 +201,10 @@ impl<const N: usize> Cards<N> {
         let Some(i) = self.as_slice().iter().position(|c| *c == card) else {
             return false;
         };
-        let len = self.len();
-        self.cards.copy_within(i + 1..len, i);
+        // One at a time: a hand holds two cards (no call to memmove).
+        for j in i + 1..self.len() {
+            self.cards[j - 1] = self.cards[j];
+        }
         self.len -= 1;
         true
     }

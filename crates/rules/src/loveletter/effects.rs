@@ -27,6 +27,7 @@ impl LoveLetter {
     }
 
     /// The single card `seat` holds when it is not its turn.
+    #[inline]
     pub(super) fn only_card(&self, seat: Seat) -> Option<Card> {
         self.hands[seat.index()].as_slice().first().copied()
     }

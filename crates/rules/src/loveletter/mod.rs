@@ -23,7 +23,6 @@ mod shown;
 mod targets;
 mod variant;
 
-use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::core::{
@@ -173,23 +172,33 @@ impl LoveLetter {
         self.protected & bit(seat) != 0
     }
 
-    /// The seat `k` places after `seat` in seat order.
-    fn after(&self, seat: Seat, k: u8) -> Seat {
-        Seat((seat.0 + k) % self.seats)
+    /// The seat after `seat` in seat order.
+    fn after(&self, seat: Seat) -> Seat {
+        if seat.0 + 1 >= self.seats {
+            Seat(0)
+        } else {
+            Seat(seat.0 + 1)
+        }
     }
 
-    /// The next seat after `seat` that is still in the round.
+    /// The next seat after `seat` that is still in the round (`seat`
+    /// itself if it is the only one).
     fn next_in(&self, seat: Seat) -> Seat {
-        (1..=self.seats)
-            .map(|k| self.after(seat, k))
-            .find(|s| self.is_in(*s))
-            .unwrap_or(seat)
+        let in_round = u16::from(self.in_round);
+        // The seats after `seat` in the round, else from seat 0 on.
+        let later = in_round & !((2u16 << seat.0) - 1);
+        let from = if later != 0 { later } else { in_round };
+        if from == 0 {
+            seat
+        } else {
+            Seat(from.trailing_zeros() as u8)
+        }
     }
 
     /// Shuffles the full deck and deals a round led by `first`.
     fn start_round(&mut self, first: Seat) {
         self.deck = Pile::from_array(DECK);
-        self.deck.as_mut_slice().shuffle(&mut self.rng);
+        crate::shuffle::shuffle(self.deck.as_mut_slice(), &mut self.rng);
         self.deal(first);
     }
 
@@ -210,13 +219,15 @@ impl LoveLetter {
             first,
         });
         self.set_aside = self.deck.pop();
-        for k in 0..self.seats {
-            let seat = self.after(first, k);
+        let mut seat = first;
+        for _ in 0..self.seats {
             self.draw_from_deck(seat);
+            seat = self.after(seat);
         }
     }
 
     /// `seat` takes the top card of the deck (if any) into its hand.
+    #[inline]
     fn draw_from_deck(&mut self, seat: Seat) {
         if let Some(card) = self.deck.pop() {
             self.hands[seat.index()].push(card);
@@ -225,6 +236,7 @@ impl LoveLetter {
     }
 
     /// Starts turns from `seat` until a seat can act or the match is over.
+    #[inline]
     fn advance(&mut self, mut seat: Seat) {
         loop {
             if self.begin_turn(seat) {
@@ -239,6 +251,7 @@ impl LoveLetter {
 
     /// Begins `seat`'s turn: its protection ends and it draws. Returns
     /// whether it may act (false when the Minister put it out).
+    #[inline(always)]
     fn begin_turn(&mut self, seat: Seat) -> bool {
         self.current = seat;
         self.protected &= !bit(seat);
@@ -263,8 +276,11 @@ impl LoveLetter {
 
     /// After the current turn: ends the round if it is over (and deals the
     /// next). Returns whose turn begins next, or `None` if the match is over.
+    #[inline]
     fn after_turn(&mut self) -> Option<Seat> {
-        if self.in_round.count_ones() <= 1 || self.deck.is_empty() {
+        // At most one seat left in: no bit but the lowest.
+        let alone = self.in_round & self.in_round.wrapping_sub(1) == 0;
+        if alone || self.deck.is_empty() {
             self.end_round()
         } else {
             Some(self.next_in(self.current))
@@ -273,12 +289,15 @@ impl LoveLetter {
 
     /// Scores the round and deals the next one. Returns its first player,
     /// or `None` if the match is over.
+    #[inline(never)]
     fn end_round(&mut self) -> Option<Seat> {
         let postman = self.variant.is_postman();
         let mut best: Option<(Seat, Option<Card>, u32)> = None;
         let mut hands = RoundHands::EMPTY;
-        for k in 0..self.seats {
-            let seat = self.after(self.first, k);
+        let mut next = self.first;
+        for _ in 0..self.seats {
+            let seat = next;
+            next = self.after(seat);
             if !self.is_in(seat) {
                 continue;
             }
@@ -372,15 +391,11 @@ impl Game for LoveLetter {
         if self.over || seat != self.current {
             return;
         }
-        let hand = self.hands[seat.index()].as_slice();
-        for (i, &card) in hand.iter().enumerate() {
-            if i > 0 && hand[..i].contains(&card) {
-                continue;
-            }
-            self.legal_plays_of(seat, card, out);
-        }
+        // Each card of the hand once (it holds two on its turn).
+        self.legal_plays_of(seat, self.hands[seat.index()].as_slice(), out);
     }
 
+    #[inline]
     fn check(&self, seat: Seat, action: Play) -> Result<(), RuleError> {
         check_seat(seat, self.n())?;
         if self.over {

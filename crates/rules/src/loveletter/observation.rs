@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::card::Card;
-use super::targets::legal_plays;
+use super::targets::{legal_plays, Targets};
 use super::{no_effect, LoveLetterVariant, NoEffectReason, Play};
 use crate::core::Seat;
 
@@ -68,16 +68,15 @@ impl LoveLetterObservation {
     /// own list, from what the observation shows of each seat).
     pub fn legal_plays_of(&self, variant: &LoveLetterVariant, card: Card) -> Vec<Play> {
         let mut out = vec![];
-        let view = |t: Seat| self.players.get(t.index());
-        legal_plays(
-            variant,
-            self.players.len(),
-            self.seat,
-            card,
-            |t| view(t).is_some_and(|v| v.in_round),
-            |t| view(t).is_some_and(|v| v.protected),
-            &mut out,
-        );
+        // Love Letter seats at most 4 players; the lists of the rules
+        // hold 8 (an observation of more lists plays on the first 8).
+        let (mut in_round, mut protected) = (0u8, 0u8);
+        for (i, v) in self.players.iter().take(8).enumerate() {
+            in_round |= u8::from(v.in_round) << i;
+            protected |= u8::from(v.protected) << i;
+        }
+        let targets = Targets::new(variant, self.players.len(), self.seat, in_round, protected);
+        legal_plays(targets, card, &mut out);
         out
     }
 

@@ -2,13 +2,14 @@
 //! whether a named player is affected, and the check of a whole play (the
 //! rules themselves are `targets`' pure functions).
 
-use super::targets::{legal_plays, no_effect};
+use super::targets::{legal_plays, no_effect, Targets};
 use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
 impl LoveLetter {
     /// Whether `seat` may name `target` with `card`. The play may still
     /// have no effect (see [`LoveLetter::no_effect`]).
+    /// (The rule of [`targets`], for one seat.)
     pub(super) fn may_name(&self, seat: Seat, card: Card, target: Seat) -> bool {
         if target.index() >= self.n() {
             return false;
@@ -20,6 +21,12 @@ impl LoveLetter {
             return card == Card::Wizard;
         }
         self.is_in(target) && !(self.variant.refuse_protected && self.is_protected(target))
+    }
+
+    /// Whom `seat` may name with each card, and affect.
+    #[inline(always)]
+    pub(super) fn targets(&self, seat: Seat) -> Targets {
+        Targets::new(&self.variant, self.n(), seat, self.in_round, self.protected)
     }
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.
@@ -35,34 +42,33 @@ impl LoveLetter {
 
     /// Whether `seat` may name a player on whom `card` has an effect.
     pub(super) fn has_target(&self, seat: Seat, card: Card) -> bool {
-        (0..self.seats)
-            .map(Seat)
-            .any(|t| self.may_name(seat, card, t) && self.no_effect(seat, t).is_none())
+        self.targets(seat).of(card).1 != 0
     }
 
-    /// The cards a Soldier may name: any but the Soldier, or (Postman) any.
-    fn guesses(&self) -> &'static [Card] {
-        if self.variant.is_postman() {
-            &Card::ALL
-        } else {
-            &Card::GUESSES
+    /// Appends every legal play of each card of `hand` (once each) by
+    /// `seat`.
+    #[inline(always)]
+    pub(super) fn legal_plays_of(&self, seat: Seat, hand: &[Card], out: &mut Vec<Play>) {
+        let targets = self.targets(seat);
+        match *hand {
+            [a, b] => {
+                legal_plays(targets, a, out);
+                if b != a {
+                    legal_plays(targets, b, out);
+                }
+            }
+            ref hand => {
+                for (i, &card) in hand.iter().enumerate() {
+                    if !hand[..i].contains(&card) {
+                        legal_plays(targets, card, out);
+                    }
+                }
+            }
         }
     }
 
-    /// Appends every legal play of `card` by `seat`.
-    pub(super) fn legal_plays_of(&self, seat: Seat, card: Card, out: &mut Vec<Play>) {
-        legal_plays(
-            &self.variant,
-            self.n(),
-            seat,
-            card,
-            |t| self.is_in(t),
-            |t| self.is_protected(t),
-            out,
-        );
-    }
-
     /// Checks a play of `card` by `seat` (who holds it, on its turn).
+    #[inline]
     pub(super) fn check_play(
         &self,
         seat: Seat,
@@ -110,7 +116,8 @@ impl LoveLetter {
         if card == Card::Soldier {
             match guess {
                 None => return Err(RuleError::illegal("the soldier must name a card")),
-                Some(g) if !self.guesses().contains(&g) => {
+                // Any card but the Soldier, or (Postman) any.
+                Some(Card::Soldier) if !self.variant.is_postman() => {
                     return Err(RuleError::illegal("a soldier cannot guess soldier"))
                 }
                 Some(_) => {}

@@ -6,7 +6,6 @@ mod card;
 use std::fmt;
 use std::str::FromStr;
 
-use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -402,7 +401,7 @@ impl Game for SkullWhist {
         check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         let mut rng = game_rng(seed);
         let mut deck: [u8; 52] = std::array::from_fn(|i| i as u8);
-        deck.shuffle(&mut rng);
+        crate::shuffle::shuffle(&mut deck, &mut rng);
         let mut hands = [CardSet::default(); 2];
         for (i, c) in deck[..26].iter().enumerate() {
             hands[i / 13].0 |= 1u64 << c;

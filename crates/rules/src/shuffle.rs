@@ -1,0 +1,127 @@
+//! The shuffle of every game's cards: rand 0.9's `SliceRandom::shuffle`,
+//! step for step (the same draws from the generator, the same swaps, so
+//! the same deals from the same seeds), with its divisions by the small
+//! numbers 2..=len done by multiplication. A division by a number known
+//! only at run time takes tens of cycles; a deal of 16 cards makes 15 of
+//! them. The tests compare it with rand's own for every length up to and
+//! beyond [`MAX_LEN`].
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+/// The longest slice shuffled here; longer ones go to rand's shuffle.
+const MAX_LEN: usize = 64;
+
+/// `ceil(2^64 / d)` for each divisor `d` in `2..=MAX_LEN`.
+const RECIPROCALS: [u64; MAX_LEN + 1] = {
+    let mut r = [0; MAX_LEN + 1];
+    let mut d = 2;
+    while d <= MAX_LEN {
+        r[d] = u64::MAX / d as u64 + 1;
+        d += 1;
+    }
+    r
+};
+
+/// For each `n` in `2..=MAX_LEN`, rand's chunk for the indices from `n`
+/// on: the product `n * (n + 1) * ...` of as many factors as fit in a u32,
+/// and how many they are (rand's `calculate_bound_u32`).
+const BOUNDS: [(u32, u8); MAX_LEN + 1] = {
+    let mut b = [(0, 0); MAX_LEN + 1];
+    let mut n = 2;
+    while n <= MAX_LEN {
+        let mut product = n as u32;
+        let mut current = n as u32 + 1;
+        while let Some(p) = product.checked_mul(current) {
+            product = p;
+            current += 1;
+        }
+        b[n] = (product, (current - n as u32) as u8);
+        n += 1;
+    }
+    b
+};
+
+/// `(x / d, x % d)` for `d` in `2..=MAX_LEN`: the quotient is the high
+/// word of `x * ceil(2^64 / d)`, exact for every 32-bit `x` and `d`
+/// (Lemire, Kaser and Kurz, "Faster remainder by direct computation",
+/// 2019).
+#[inline]
+fn div_rem(x: u32, d: usize) -> (u32, u32) {
+    let q = ((u128::from(RECIPROCALS[d]) * u128::from(x)) >> 64) as u32;
+    (q, x - q * d as u32)
+}
+
+/// Shuffles `items` exactly as `items.shuffle(rng)` (rand 0.9) does.
+pub(crate) fn shuffle<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R) {
+    let len = items.len();
+    if len > MAX_LEN {
+        items.shuffle(rng);
+        return;
+    }
+    // rand: for each i, swap item i with a uniform index in 0..=i, the
+    // indices read from one draw in 0..bound for several i at once (mixed
+    // radix: the remainder by i + 1, then the quotient goes on). Item 0
+    // stays where it is without a draw.
+    let (mut chunk, mut left) = (0u32, 0u8);
+    for i in 1..len {
+        let d = i + 1;
+        if left == 0 {
+            let (bound, count) = BOUNDS[d];
+            chunk = rng.random_range(..bound);
+            left = count;
+        }
+        left -= 1;
+        let j = if left == 0 {
+            chunk
+        } else {
+            let (q, r) = div_rem(chunk, d);
+            chunk = q;
+            r
+        };
+        items.swap(i, j as usize);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::game_rng;
+
+    #[test]
+    fn deals_as_rands_shuffle_does_for_every_length() {
+        for len in 0..=MAX_LEN + 3 {
+            for seed in 0..200u64 {
+                let mut ours: Vec<usize> = (0..len).collect();
+                let mut theirs = ours.clone();
+                let (mut a, mut b) = (game_rng(seed), game_rng(seed));
+                // Twice: the generator's state after a shuffle is the same too.
+                for _ in 0..2 {
+                    shuffle(&mut ours, &mut a);
+                    theirs.shuffle(&mut b);
+                    assert_eq!(ours, theirs, "length {len}, seed {seed}");
+                }
+                assert_eq!(a.random::<u64>(), b.random::<u64>());
+            }
+        }
+    }
+
+    #[test]
+    fn divides_exactly() {
+        let mut rng = game_rng(7);
+        for d in 2..=MAX_LEN {
+            let edges = [0, 1, d as u32 - 1, d as u32, u32::MAX - 1, u32::MAX];
+            let random = (0..10_000).map(|_| rng.random::<u32>());
+            for x in edges.into_iter().chain(random) {
+                assert_eq!(div_rem(x, d), (x / d as u32, x % d as u32), "{x} / {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_bounds_are_rands() {
+        // 2 * 3 * ... * 12 = 479,001,600 fits; times 13 does not.
+        assert_eq!(BOUNDS[2], (479_001_600, 11));
+        assert_eq!(BOUNDS[13], (13 * 14 * 15 * 16 * 17 * 18 * 19, 7));
+    }
+}
