@@ -310,6 +310,19 @@ fn newer(d: &ListData) -> Option<String> {
     }
 }
 
+/// Page `p`'s link from page `page`: the next ones either way are the
+/// `older` and `newer` links (from a game), the others by number.
+fn neighbour_href(d: &ListData, page: i64, p: i64) -> String {
+    let near = if p == page + 1 {
+        older(d)
+    } else if p + 1 == page {
+        newer(d)
+    } else {
+        None
+    };
+    near.unwrap_or_else(|| page_href(d, p))
+}
+
 fn pager(d: &ListData) -> Markup {
     if d.pages <= 1 {
         return html! {};
@@ -330,7 +343,7 @@ fn pager(d: &ListData) -> Markup {
                     @if p == page {
                         span class="current" { (p) }
                     } @else {
-                        (link(page_href(d, p), &p.to_string()))
+                        (link(neighbour_href(d, page, p), &p.to_string()))
                     }
                 }
             }

@@ -76,6 +76,15 @@ async fn older_and_newer_links_walk_every_list_once_in_order() {
             page(&s.app, &pages[2]).await.0,
             page(&s.app, numbered).await.0
         );
+        // On its HTML page, the numbers next to it are those links too.
+        let (_, _, html) = get(&s.app, pages[2].trim_start_matches("/json")).await;
+        assert!(
+            html.contains(">2</a>") && html.contains("page=2&amp;after="),
+            "{html}"
+        );
+        if pages.len() > 3 {
+            assert!(html.contains("page=4&amp;before="), "{html}");
+        }
         // Newer, from the last page back to the first.
         let mut back = Vec::new();
         let mut next = Some(pages.last().unwrap().clone());
