@@ -49,9 +49,13 @@ pub struct ListData {
     /// The JSON twin of the next newer page, if there is one.
     newer: Option<String>,
     games: Vec<GameSummary>,
-    /// The list pages by number alone (tournament filters).
-    #[serde(skip)]
-    numbers_only: bool,
+}
+
+impl ListData {
+    /// A list of tournament games, which pages by number alone.
+    fn numbers_only(&self) -> bool {
+        self.tournament.is_some() || self.tournaments.is_some()
+    }
 }
 
 pub(crate) fn param<'a>(q: &'a HashMap<String, String>, key: &str) -> Option<&'a str> {
@@ -159,19 +163,22 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
     if let Some(p) = page.filter(|p| *p > pages) {
         return Err(not_there(p));
     }
-    let (page, games) = match (&by_tournament, before, after) {
+    // Page 1 is the newest page: a cursor with it is read as the cursor's
+    // page, without a number.
+    let page = page.filter(|p| cursor.is_none() || *p != 1);
+    let (page, games, cursor_kept) = match (&by_tournament, before, after) {
         (Some(f), _, _) => {
             let page = page.unwrap_or(1);
             let games = store
                 .tournaments()
                 .filtered_games(f, (page - 1) * PER_PAGE, PER_PAGE)
                 .await?;
-            (Some(page), games)
+            (Some(page), games, false)
         }
         (None, None, None) => {
             let page = page.unwrap_or(1);
             let (at, limit) = nearer_end(page, total);
-            (Some(page), store.games_at(&filter, at, limit).await?)
+            (Some(page), store.games_at(&filter, at, limit).await?, false)
         }
         (None, _, _) => {
             let at = match before {
@@ -188,9 +195,9 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
             if after.is_some() && (games.len() as i64) < PER_PAGE {
                 // Fewer than a page newer than it: the newest page.
                 let games = store.games_at(&filter, PageAt::Newest(0), PER_PAGE).await?;
-                (Some(1), games)
+                (Some(1), games, false)
             } else {
-                (page, games)
+                (page, games, true)
             }
         }
     };
@@ -206,12 +213,11 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
         page,
         pages,
         total,
-        before: if page == Some(1) { None } else { before },
-        after: if page == Some(1) { None } else { after },
+        before: before.filter(|_| cursor_kept),
+        after: after.filter(|_| cursor_kept),
         older: None,
         newer: None,
         games,
-        numbers_only: by_tournament.is_some(),
     };
     d.older = older(&d).map(|h| format!("/json{h}"));
     d.newer = newer(&d).map(|h| format!("/json{h}"));
@@ -280,7 +286,7 @@ fn older(d: &ListData) -> Option<String> {
     if !more {
         return None;
     }
-    if d.numbers_only {
+    if d.numbers_only() {
         return d.page.map(|p| page_href(d, p + 1));
     }
     let last = d.games.last()?.id;
@@ -297,7 +303,7 @@ fn newer(d: &ListData) -> Option<String> {
     match d.page {
         Some(1) => None,
         Some(2) => Some(page_href(d, 1)),
-        Some(p) if d.numbers_only => Some(page_href(d, p - 1)),
+        Some(p) if d.numbers_only() => Some(page_href(d, p - 1)),
         page => {
             let first = d.games.first()?.id;
             let mut extra = Vec::new();

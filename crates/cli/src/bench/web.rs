@@ -150,7 +150,7 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         v["older"]
             .as_str()
             .and_then(|h| h.strip_prefix("/json"))
-            .unwrap_or(&ll_mid)
+            .with_context(|| format!("{ll_mid} has no older link"))?
             .to_string()
     };
     let targets: Vec<(&str, String)> = vec![

@@ -154,6 +154,14 @@ async fn bad_cursors_are_clear_errors() {
     assert_eq!(got, StatusCode::OK, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
     assert!(v["games"].as_array().unwrap().is_empty() && v["older"].is_null());
+    // Page 1 is the newest page: with a cursor, the cursor decides and the
+    // page has no number.
+    let (_, _, body) = get(&s.app, &format!("/json/games?page=1&before={newest}")).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["page"].is_null(), "{body}");
+    assert_eq!(v["before"].as_i64(), Some(newest));
+    assert_ne!(v["games"][0]["id"].as_i64(), Some(newest));
+    assert!(v["newer"].as_str().unwrap().contains("after="), "{body}");
     // After the newest: the first page.
     let (ids, older, newer) = page(&s.app, &format!("/json/games?after={newest}")).await;
     assert_eq!(ids[0], newest);
