@@ -10,7 +10,18 @@ use std::time::Duration;
 
 use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox, SandboxLimits};
+use tokio::sync::{Mutex, MutexGuard};
 use tokio::time::Instant;
+
+/// The tests of this file measure CPU, and the test harness runs tests side
+/// by side: each takes this first, so that one's spinners do not weigh on
+/// another's measure.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::const_new(());
+
+/// Waits for the other tests of this file to end.
+async fn alone() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().await
+}
 
 /// The limits of a test bot, or `None` (and why, on stderr) where no
 /// cgroup can be made here.
@@ -78,6 +89,7 @@ async fn cores_over(p: &BotProcess, wall: Duration) -> f64 {
 
 #[tokio::test]
 async fn busy_children_stay_within_the_cpu_quota() {
+    let _alone = alone().await;
     let Some(limits) = cgroup_limits(Some(512 << 20)) else {
         return;
     };
@@ -132,6 +144,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 #[tokio::test]
 async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
+    let _alone = alone().await;
     let Some(limits) = cgroup_limits(None) else {
         return;
     };
@@ -171,6 +184,7 @@ async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
 
 #[tokio::test]
 async fn the_memory_limit_holds_for_a_tree_of_processes() {
+    let _alone = alone().await;
     let limit: u64 = 96 << 20;
     let Some(limits) = cgroup_limits(Some(limit)) else {
         return;
@@ -214,6 +228,7 @@ async fn the_memory_limit_holds_for_a_tree_of_processes() {
 
 #[tokio::test]
 async fn a_detached_child_goes_with_its_cgroup() {
+    let _alone = alone().await;
     let Some(limits) = cgroup_limits(None) else {
         return;
     };
