@@ -278,33 +278,6 @@ mod host_user {
             .collect()
     }
 
-    /// Where a shell must run first (cgroup v2), `setpriv` switches the
-    /// user after it; croupier's own user needs no switch.
-    #[test]
-    fn setpriv_switches_the_user_only_where_the_start_cannot() {
-        use super::super::sandbox::Wrapped;
-        let argv = vec!["bwrap".to_string(), "--".to_string(), "cat".to_string()];
-        let own = Wrapped {
-            argv: argv.clone(),
-            host_user: None,
-        };
-        assert_eq!(own.with_setpriv().unwrap(), argv);
-        if crate::transport::process::find_program("setpriv").is_none() {
-            return;
-        }
-        let root = Wrapped {
-            argv: argv.clone(),
-            host_user: Some(65534),
-        };
-        let v = root.with_setpriv().unwrap();
-        assert!(v[0].ends_with("setpriv"), "{v:?}");
-        assert_eq!(
-            v[1..5],
-            ["--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-        );
-        assert_eq!(v[5..], argv);
-    }
-
     /// A sandbox started cold and one prepared ahead run, on the host, as
     /// `nobody` with no groups when croupier is root (the start switches
     /// the user itself, with no `setpriv`), and as croupier's user
