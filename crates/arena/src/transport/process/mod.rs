@@ -413,20 +413,13 @@ fn launch(
             "cannot start '{program}': no such program"
         )));
     }
-    let wrapped = match &limits.sandbox {
-        Sandbox::Off => None,
+    let full = match &limits.sandbox {
+        Sandbox::Off => lifetime::with_death_signal(argv),
         // bubblewrap dies with its parent, and its PID namespace with it.
-        Sandbox::Strict(l) if gated => Some(sandbox::wrap_as(argv, &standby::gated(argv), l)?),
-        Sandbox::Strict(l) => Some(sandbox::wrap(argv, l)?),
+        Sandbox::Strict(l) if gated => sandbox::wrap_as(argv, &standby::gated(argv), l)?,
+        Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
     };
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
-    // The start switches the user itself, unless a shell that enters the
-    // cgroup must run first (as croupier's user): then `setpriv` does.
-    let (full, host_user) = match (wrapped, &group) {
-        (None, _) => (lifetime::with_death_signal(argv), None),
-        (Some(w), Some(g)) if g.starts_through_shell() => (w.with_setpriv()?, None),
-        (Some(w), _) => (w.argv, w.host_user),
-    };
     let full = match &group {
         Some(g) => g.wrap(full),
         None => full,
@@ -440,9 +433,6 @@ fn launch(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    if let Some(u) = host_user {
-        cmd.uid(u).gid(u);
-    }
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
     let (child, serial) = lifetime::spawn(cmd, entry)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;

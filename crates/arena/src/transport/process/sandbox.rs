@@ -14,13 +14,8 @@
 //!   processes, open files and file size.
 //!
 //! When croupier runs as root, bubblewrap itself is started as uid 65534 on
-//! the host too, because the kernel does not apply the process limit to
-//! root: the bot's folders must then be readable by all. The start sets
-//! the user itself ([`Wrapped::host_user`], `Command::uid`) rather than
-//! through `setpriv --reuid`: one program fewer loaded per start (about
-//! 1.5 ms here). Only a start that must run something as root first (the
-//! shell that enters a cgroup v2) puts `setpriv` back in front of
-//! bubblewrap ([`Wrapped::with_setpriv`]).
+//! the host too (`setpriv --reuid`), because the kernel does not apply the
+//! process limit to root: the bot's folders must then be readable by all.
 
 use std::path::{Path, PathBuf};
 
@@ -72,52 +67,6 @@ impl Default for SandboxLimits {
 /// root, outside): `nobody`.
 const NOBODY: &str = "65534";
 
-/// [`NOBODY`] as a number, for the start to switch to.
-const NOBODY_ID: u32 = 65534;
-
-/// A sandboxed start: bubblewrap's command, and the host user it must be
-/// started as.
-#[derive(Debug)]
-pub(super) struct Wrapped {
-    /// `bwrap ... -- prlimit ... -- program`.
-    pub(super) argv: Vec<String>,
-    /// `nobody` when croupier runs as root (the start switches to it, and
-    /// drops root's groups), else `None` (croupier's own user).
-    pub(super) host_user: Option<u32>,
-}
-
-impl Wrapped {
-    /// The command with the user switched by `setpriv` in front, for a
-    /// start that cannot switch it itself.
-    pub(super) fn with_setpriv(self) -> Result<Vec<String>, TransportError> {
-        if self.host_user.is_none() {
-            return Ok(self.argv);
-        }
-        let setpriv = tool("setpriv", "util-linux")?;
-        let mut v = vec![
-            setpriv.to_string_lossy().into_owned(),
-            format!("--reuid={NOBODY}"),
-            format!("--regid={NOBODY}"),
-            "--clear-groups".to_string(),
-            "--".to_string(),
-        ];
-        v.extend(self.argv);
-        Ok(v)
-    }
-
-    /// A blocking command for a check, as its user.
-    fn command(&self) -> Result<std::process::Command, SandboxError> {
-        use std::os::unix::process::CommandExt;
-        let (first, rest) = self.argv.split_first().ok_or(SandboxError::Empty)?;
-        let mut cmd = std::process::Command::new(first);
-        cmd.args(rest).stdin(std::process::Stdio::null());
-        if let Some(u) = self.host_user {
-            cmd.uid(u).gid(u);
-        }
-        Ok(cmd)
-    }
-}
-
 /// Folders of the system that every sandbox sees read-only.
 const SYSTEM: [&str; 7] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
@@ -143,7 +92,7 @@ fn tool(name: &str, package: &str) -> Result<PathBuf, TransportError> {
 }
 
 /// Whether croupier runs as root (effective uid 0, from `/proc`).
-pub(super) fn is_root() -> bool {
+fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
         s.lines()
             .find_map(|l| l.strip_prefix("Uid:"))
@@ -196,7 +145,7 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// The command that runs `argv` in the sandbox.
-pub(super) fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Wrapped, TransportError> {
+pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, TransportError> {
     wrap_as(argv, argv, limits)
 }
 
@@ -206,13 +155,23 @@ pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
     limits: &SandboxLimits,
-) -> Result<Wrapped, TransportError> {
+) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let prlimit = tool("prlimit", "util-linux")?;
     let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
     let s = |x: &str| x.to_string();
     let path = |p: &Path| p.to_string_lossy().into_owned();
-    let mut cmd: Vec<String> = vec![path(&bwrap)];
+    let mut cmd: Vec<String> = Vec::new();
+    if is_root() {
+        let setpriv = tool("setpriv", "util-linux")?;
+        cmd.extend([
+            path(&setpriv),
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+        ]);
+        cmd.extend([s("--clear-groups"), s("--")]);
+    }
+    cmd.push(path(&bwrap));
     for flag in [
         "--unshare-all",
         "--unshare-user",
@@ -290,10 +249,7 @@ pub(super) fn wrap_as(
         s("--"),
     ]);
     cmd.extend_from_slice(run);
-    Ok(Wrapped {
-        argv: cmd,
-        host_user: is_root().then_some(NOBODY_ID),
-    })
+    Ok(cmd)
 }
 
 /// Why the sandbox cannot start a program here, in one line.
@@ -402,7 +358,16 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
             .filter(|p| p.is_file())
             .map(|p| p.to_string_lossy().into_owned()),
     );
-    let out = run(&wrap_as(argv, &probe, limits)?)?;
+    let cmd = wrap_as(argv, &probe, limits)?;
+    let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
+    let out = std::process::Command::new(first)
+        .args(rest)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| SandboxError::Run {
+            program: first.clone(),
+            error,
+        })?;
     let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let unreadable = |path: String| {
         let folder = closed_folder(Path::new(&path))
@@ -437,14 +402,6 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
     }
 }
 
-/// Runs a check's sandbox to its end.
-fn run(w: &Wrapped) -> Result<std::process::Output, SandboxError> {
-    w.command()?.output().map_err(|error| SandboxError::Run {
-        program: w.argv.first().cloned().unwrap_or_default(),
-        error,
-    })
-}
-
 /// The first folder on the way to `path`, from the root down, that other
 /// users cannot pass through (no `o+x`): the one to open for the sandbox's
 /// user. `None` when every folder on the way is open.
@@ -463,7 +420,16 @@ fn closed_folder(path: &Path) -> Option<std::path::PathBuf> {
 /// Checks that the sandbox can start a program here; the error says why
 /// not, in one line.
 pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
-    let out = run(&wrap(&["true".to_string()], limits)?)?;
+    let cmd = wrap(&["true".to_string()], limits)?;
+    let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
+    let out = std::process::Command::new(first)
+        .args(rest)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|error| SandboxError::Run {
+            program: first.clone(),
+            error,
+        })?;
     if out.status.success() {
         return Ok(());
     }

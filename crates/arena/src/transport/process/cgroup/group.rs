@@ -183,12 +183,6 @@ impl BotCgroup {
         self.entry.clone()
     }
 
-    /// Whether [`BotCgroup::wrap`] starts the program through a shell
-    /// (cgroup v2), which runs as croupier's user before it becomes it.
-    pub fn starts_through_shell(&self) -> bool {
-        self.v2 && !self.dirs.is_empty()
-    }
-
     /// The command that starts `argv` inside the cgroup: on v2 a `sh` that
     /// writes its pid into `cgroup.procs` and then becomes `argv`; on v1
     /// `argv` itself (the spawner thread enters the cgroup instead).
