@@ -16,6 +16,11 @@
 //! When croupier runs as root, bubblewrap itself is started as uid 65534 on
 //! the host too (`setpriv --reuid`), because the kernel does not apply the
 //! process limit to root: the bot's folders must then be readable by all.
+//! The switch stays a program of its own rather than `Command::uid`: a
+//! start that sets a user makes the standard library `fork` croupier's
+//! whole address space instead of `posix_spawn`'s `vfork`, and a parent
+//! with a 200 MB heap that it keeps writing then took 81 ms a start
+//! (copy-on-write faults) against 9 ms through `setpriv` (issue 53).
 
 use std::path::{Path, PathBuf};
 

@@ -264,3 +264,58 @@ mod prepared {
         assert!(BotProcess::prepare(&sh("cat"), &limits()).is_none());
     }
 }
+
+mod host_user {
+    use super::*;
+
+    /// The `Uid:`, `Gid:` and `Groups:` lines of a process's status.
+    fn ids(pid: i32) -> Vec<String> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        status
+            .lines()
+            .filter(|l| l.starts_with("Uid:") || l.starts_with("Gid:") || l.starts_with("Groups:"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    /// Whether this process runs as root.
+    fn root() -> bool {
+        ids(std::process::id() as i32)
+            .first()
+            .is_some_and(|uid| uid.split(' ').nth(2) == Some("0"))
+    }
+
+    /// A sandbox started cold and one prepared ahead run, on the host, as
+    /// `nobody` with no groups when croupier is root (the kernel does not
+    /// apply the process limit to root), and as croupier's user otherwise.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_runs_as_nobody_on_the_host_when_croupier_is_root() {
+        let strict = ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits::default()),
+            ..limits()
+        };
+        let me = ids(std::process::id() as i32);
+        let argv = sh("echo up; cat");
+        let next = BotProcess::prepare(&argv, &strict).expect("a sandbox to prepare");
+        let prepared = BotProcess::spawn_prepared(next, &argv, &strict);
+        let cold = BotProcess::spawn(&argv, &strict).unwrap();
+        for mut p in [prepared.await.unwrap(), cold] {
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+            let leader = p.pgid.expect("a process group").as_raw();
+            let seen = ids(leader);
+            if root() {
+                assert_eq!(
+                    seen,
+                    [
+                        "Uid: 65534 65534 65534 65534",
+                        "Gid: 65534 65534 65534 65534",
+                        "Groups:"
+                    ]
+                );
+            } else {
+                assert_eq!(seen[..2], me[..2]);
+            }
+            p.terminate().await;
+        }
+    }
+}
