@@ -166,6 +166,7 @@ impl<const N: usize> Cards<N> {
         &self.cards[..usize::from(self.len)]
     }
 
+    #[cfg(test)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [Card] {
         &mut self.cards[..usize::from(self.len)]
     }

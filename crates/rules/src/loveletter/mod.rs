@@ -197,8 +197,9 @@ impl LoveLetter {
 
     /// Shuffles the full deck and deals a round led by `first`.
     fn start_round(&mut self, first: Seat) {
-        self.deck = Pile::from_array(DECK);
-        crate::shuffle::shuffle(self.deck.as_mut_slice(), &mut self.rng);
+        let mut cards = DECK;
+        crate::shuffle::shuffle_16(&mut cards, &mut self.rng);
+        self.deck = Pile::from_array(cards);
         self.deal(first);
     }
 
