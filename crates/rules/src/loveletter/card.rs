@@ -210,6 +210,13 @@ impl<const N: usize> Cards<N> {
         true
     }
 
+    /// The first `len` cards (all of them if there are fewer).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.len = len as u8;
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         self.len = 0;
     }
@@ -228,6 +235,16 @@ impl<const N: usize> Cards<N> {
         Cards {
             cards,
             len: N as u8,
+        }
+    }
+}
+
+impl Hand {
+    /// A hand of one card.
+    pub(crate) fn one(card: Card) -> Self {
+        Cards {
+            cards: [card; 2],
+            len: 1,
         }
     }
 }

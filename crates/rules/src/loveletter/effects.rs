@@ -43,6 +43,7 @@ impl LoveLetter {
         let s = seat.index();
         self.hands[s].remove(card);
         self.played[s].push(card);
+        self.played_value[s] += u32::from(card.value());
         // Whoever knew `seat` held `card` can no longer tell which copy went.
         for row in &mut self.known {
             if row[s] == Some(card) {
@@ -141,7 +142,6 @@ impl LoveLetter {
             return;
         };
         self.played[ti].push(discarded);
-        self.forced_discards[ti] += u32::from(discarded.value());
         self.forget(t);
         self.events.push(LoveLetterEvent::Discard {
             seat: t,
