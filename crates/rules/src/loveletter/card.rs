@@ -193,23 +193,6 @@ impl<const N: usize> Cards<N> {
         Some(self.cards[usize::from(self.len)])
     }
 
-    pub(crate) fn contains(&self, card: Card) -> bool {
-        self.as_slice().contains(&card)
-    }
-
-    /// Removes one copy of `card`, keeping the order of the others.
-    pub(crate) fn remove(&mut self, card: Card) -> bool {
-        let Some(i) = self.as_slice().iter().position(|c| *c == card) else {
-            return false;
-        };
-        // One at a time: a hand holds two cards (no call to memmove).
-        for j in i + 1..self.len() {
-            self.cards[j - 1] = self.cards[j];
-        }
-        self.len -= 1;
-        true
-    }
-
     /// The first `len` cards (all of them if there are fewer).
     pub(crate) fn truncate(&mut self, len: usize) {
         if len < self.len() {
@@ -217,18 +200,9 @@ impl<const N: usize> Cards<N> {
         }
     }
 
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-    }
-
     /// Total value of the cards.
     pub(crate) fn total(&self) -> u32 {
         self.as_slice().iter().map(|c| u32::from(c.value())).sum()
-    }
-
-    /// The highest card, if any.
-    pub(crate) fn max(&self) -> Option<Card> {
-        self.as_slice().iter().copied().max()
     }
 
     pub(crate) fn from_array(cards: [Card; N]) -> Self {
@@ -239,12 +213,52 @@ impl<const N: usize> Cards<N> {
     }
 }
 
+/// A hand's operations, written for its two places: no loop, and the
+/// card a player keeps chosen without a branch (which of its two cards a
+/// player plays is as good as random).
 impl Hand {
     /// A hand of one card.
     pub(crate) fn one(card: Card) -> Self {
         Cards {
             cards: [card; 2],
             len: 1,
+        }
+    }
+
+    pub(crate) fn contains(&self, card: Card) -> bool {
+        let [a, b] = self.cards;
+        (self.len >= 1 && a == card) || (self.len >= 2 && b == card)
+    }
+
+    /// Removes one copy of `card`, keeping the order of the others.
+    pub(crate) fn remove(&mut self, card: Card) -> bool {
+        let [a, b] = self.cards;
+        match self.len {
+            2 if a == card || b == card => {
+                // The first copy goes: the other card is kept, in front.
+                self.cards[0] = if a == card { b } else { a };
+                self.len = 1;
+                true
+            }
+            1 if a == card => {
+                self.len = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The highest card, if any.
+    pub(crate) fn max(&self) -> Option<Card> {
+        let [a, b] = self.cards;
+        match self.len {
+            0 => None,
+            1 => Some(a),
+            _ => Some(a.max(b)),
         }
     }
 }
@@ -260,5 +274,34 @@ impl<const N: usize> Eq for Cards<N> {}
 impl<const N: usize> fmt::Debug for Cards<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hand_behaves_as_the_list_of_its_cards() {
+        let mut hands = vec![vec![]];
+        for a in Card::ALL {
+            hands.push(vec![a]);
+            for b in Card::ALL {
+                hands.push(vec![a, b]);
+            }
+        }
+        for cards in hands {
+            let mut hand = Hand::EMPTY;
+            cards.iter().for_each(|c| hand.push(*c));
+            assert_eq!(hand.max(), cards.iter().copied().max());
+            for card in Card::ALL {
+                assert_eq!(hand.contains(card), cards.contains(&card), "{cards:?}");
+                let mut after = hand;
+                let mut want = cards.clone();
+                let found = want.iter().position(|c| *c == card).map(|i| want.remove(i));
+                assert_eq!(after.remove(card), found.is_some(), "{cards:?} {card}");
+                assert_eq!(after.as_slice(), &want[..], "{cards:?} {card}");
+            }
+        }
     }
 }

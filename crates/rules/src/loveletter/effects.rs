@@ -27,7 +27,7 @@ impl LoveLetter {
     }
 
     /// The single card `seat` holds when it is not its turn.
-    #[inline]
+    #[inline(always)]
     pub(super) fn only_card(&self, seat: Seat) -> Option<Card> {
         self.hands[seat.index()].as_slice().first().copied()
     }

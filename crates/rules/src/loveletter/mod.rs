@@ -270,15 +270,26 @@ impl LoveLetter {
     fn begin_turn(&mut self, seat: Seat) -> bool {
         self.current = seat;
         self.protected &= !bit(seat);
-        self.events.push(LoveLetterEvent::Turn { seat });
-        let drawn = self.deck.as_slice().last().copied();
-        self.draw_from_deck(seat);
+        let drawn = self.deck.pop();
+        let hand = &mut self.hands[seat.index()];
+        match drawn {
+            Some(card) => {
+                hand.push(card);
+                self.events.extend_from_slice(&[
+                    LoveLetterEvent::Turn { seat },
+                    LoveLetterEvent::Draw { seat, card },
+                ]);
+            }
+            None => self.events.push(LoveLetterEvent::Turn { seat }),
+        }
         let hand = &self.hands[seat.index()];
         // Standard: holding the Minister with 12 or more. Postman checks
         // only when the card drawn is the Minister, and only above 12. (The
         // other draws, the deal's and a Wizard's, leave a single card.)
         let bites = if self.variant.is_postman() {
             drawn == Some(Card::Minister) && hand.total() > 12
+        } else if let [a, b] = *hand.as_slice() {
+            (a == Card::Minister || b == Card::Minister) && a.value() + b.value() >= 12
         } else {
             hand.contains(Card::Minister) && hand.total() >= 12
         };

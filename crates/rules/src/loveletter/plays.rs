@@ -3,7 +3,7 @@
 //! rules themselves are `targets`' pure functions).
 
 use super::targets::{legal_plays, no_effect, Targets};
-use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
+use super::{bit, Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
 impl LoveLetter {
@@ -26,7 +26,15 @@ impl LoveLetter {
     /// Whom `seat` may name with each card, and affect.
     #[inline(always)]
     pub(super) fn targets(&self, seat: Seat) -> Targets {
-        Targets::new(&self.variant, self.n(), seat, self.in_round, self.protected)
+        // A game seats at most `MAX_SEATS` (fewer than 8), `seat` among them.
+        let table = ((1u16 << self.seats) - 1) as u8;
+        Targets::at_table(
+            &self.variant,
+            table,
+            bit(seat) & table,
+            self.in_round,
+            self.protected,
+        )
     }
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.

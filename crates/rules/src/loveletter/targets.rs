@@ -71,6 +71,19 @@ impl Targets {
             (1u8 << seats) - 1
         };
         let me = 1u8.checked_shl(u32::from(seat.0)).unwrap_or(0);
+        Targets::at_table(variant, table, me, in_round, protected)
+    }
+
+    /// The targets of the player `me` (its bit, or none) at the table
+    /// `table` (a bit per seat).
+    #[inline(always)]
+    pub(super) fn at_table(
+        variant: &LoveLetterVariant,
+        table: u8,
+        me: u8,
+        in_round: u8,
+        protected: u8,
+    ) -> Targets {
         if variant.is_postman() {
             return Targets {
                 postman: true,
