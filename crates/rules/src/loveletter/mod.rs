@@ -17,6 +17,7 @@ mod card;
 mod effects;
 mod event;
 mod observation;
+mod play_lists;
 mod plays;
 mod search;
 mod shown;

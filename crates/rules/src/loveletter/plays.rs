@@ -2,7 +2,8 @@
 //! whether a named player is affected, and the check of a whole play (the
 //! rules themselves are `targets`' pure functions).
 
-use super::targets::{legal_plays, no_effect, Targets};
+use super::play_lists::append_plays_of;
+use super::targets::{no_effect, Targets};
 use super::{bit, Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
@@ -60,15 +61,15 @@ impl LoveLetter {
         let targets = self.targets(seat);
         match *hand {
             [a, b] => {
-                legal_plays(targets, a, out);
+                append_plays_of(targets, a, out);
                 if b != a {
-                    legal_plays(targets, b, out);
+                    append_plays_of(targets, b, out);
                 }
             }
             ref hand => {
                 for (i, &card) in hand.iter().enumerate() {
                     if !hand[..i].contains(&card) {
-                        legal_plays(targets, card, out);
+                        append_plays_of(targets, card, out);
                     }
                 }
             }

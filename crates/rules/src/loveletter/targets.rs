@@ -106,6 +106,12 @@ impl Targets {
         }
     }
 
+    /// Whether these are Postman's rules.
+    #[inline(always)]
+    pub(super) fn postman(self) -> bool {
+        self.postman
+    }
+
     /// Whom `card` may name, and on whom of them it has an effect.
     #[inline(always)]
     pub(super) fn of(self, card: Card) -> (u8, u8) {
