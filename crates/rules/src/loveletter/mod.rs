@@ -319,35 +319,43 @@ impl LoveLetter {
     #[inline(never)]
     fn end_round(&mut self) -> Option<Seat> {
         let postman = self.variant.is_postman();
-        let mut best: Option<(Seat, Option<Card>, u32)> = None;
+        // The best seat so far, and its key: its highest card's value (0
+        // for none), then (standard rules) the value it played; -1 before
+        // any seat.
+        let (mut best, mut best_key) = (self.current, -1i32);
         let mut hands = RoundHands::EMPTY;
-        let mut seat = self.first;
-        for _ in 0..self.seats {
-            if self.is_in(seat) {
-                let hand = &self.hands[seat.index()];
-                for c in hand.as_slice() {
-                    // Room for two cards of each of four seats: never full.
-                    let _ = hands.push((seat, *c));
-                }
-                // Postman compares the cards alone.
-                let played = if postman {
-                    0
-                } else {
-                    self.played_value[seat.index()]
-                };
-                let key = (hand.max(), played);
-                // Strictly better only: on a full tie the earlier seat keeps
-                // the lead, in turn order (standard) or by seat index
-                // (Postman).
-                let better = best
-                    .is_none_or(|(s, c, t)| key > (c, t) || (postman && key == (c, t) && seat < s));
-                if better {
-                    best = Some((seat, key.0, key.1));
-                }
+        // The seats still in, in turn order from the round's first player:
+        // bit k for the k-th seat from it.
+        let n = u32::from(self.seats);
+        let first = u32::from(self.first.0);
+        let table = (1u32 << n) - 1;
+        let in_round = u32::from(self.in_round);
+        let mut order = ((in_round >> first) | (in_round << (n - first))) & table;
+        while order != 0 {
+            let k = order.trailing_zeros();
+            order &= order - 1;
+            let i = first + k;
+            let seat = Seat((if i >= n { i - n } else { i }) as u8);
+            let hand = &self.hands[seat.index()];
+            for c in hand.as_slice() {
+                // Room for two cards of each of four seats: never full.
+                let _ = hands.push((seat, *c));
             }
-            seat = self.after(seat);
+            // Postman compares the cards alone.
+            let played = if postman {
+                0
+            } else {
+                self.played_value[seat.index()]
+            };
+            let high = hand.max().map_or(0, |c| u32::from(c.value()));
+            let key = ((high << 16) | played) as i32;
+            // Strictly better only: on a full tie the earlier seat keeps the
+            // lead, in turn order (standard) or by seat index (Postman).
+            if key > best_key || (postman && key == best_key && seat < best) {
+                (best, best_key) = (seat, key);
+            }
         }
-        let winner = best.map_or(self.current, |b| b.0);
+        let winner = best;
         self.events
             .push(LoveLetterEvent::RoundEnd { winner, hands });
         self.wins[winner.index()] += 1;
