@@ -147,7 +147,8 @@ static POSTMAN_SOLDIER_PLAYS: [[Play; 8]; 8] = soldier_plays(Card::ALL);
 /// Appends every legal play of `card` by the player whose `targets` these
 /// are, in seat order (a Soldier's guesses in card order), the
 /// play without target last: the one list for a game and for an
-/// observation of it.
+/// observation of it (a game copies it from `play_lists`, made in advance
+/// to match it).
 #[inline(always)]
 pub(super) fn legal_plays(targets: Targets, card: Card, out: &mut Vec<Play>) {
     if !card.takes_target() {
