@@ -421,6 +421,7 @@ impl Game for LoveLetter {
         }
     }
 
+    #[inline]
     fn legal_actions(&self, seat: Seat, out: &mut Vec<Play>) {
         if self.over || seat != self.current {
             return;
@@ -452,6 +453,7 @@ impl Game for LoveLetter {
         self.check_play(seat, card, target, guess)
     }
 
+    #[inline]
     fn apply(&mut self, seat: Seat, action: Play) -> Result<(), RuleError> {
         self.check(seat, action)?;
         match action {
