@@ -33,6 +33,7 @@ impl LoveLetter {
     }
 
     /// Plays a checked card and applies its effect.
+    #[inline(always)]
     pub(super) fn play(
         &mut self,
         seat: Seat,
