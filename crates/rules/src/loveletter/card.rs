@@ -213,9 +213,8 @@ impl<const N: usize> Cards<N> {
     }
 }
 
-/// A hand's operations, written for its two places: no loop, and the
-/// card a player keeps chosen without a branch (which of its two cards a
-/// player plays is as good as random).
+/// A hand's operations, written for its two places: no loop and no
+/// bounds checks.
 impl Hand {
     /// A hand of one card.
     pub(crate) fn one(card: Card) -> Self {
