@@ -83,6 +83,30 @@ pub(crate) fn shuffle<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R) {
     }
 }
 
+/// [`shuffle`] of exactly 16 items (a Love Letter deck), written out:
+/// the same two draws and the same swaps, each index taken from a draw by a
+/// division by a constant (a multiplication the compiler picks), with no
+/// table and no counter. Indices 1..=11 come from the first draw in
+/// `0..2*3*...*12` (the last of them is what is left of it), 12..=15 from
+/// the second, of which rand reads only four of its seven digits.
+#[inline]
+pub(crate) fn shuffle_16<T, R: Rng + ?Sized>(items: &mut [T; 16], rng: &mut R) {
+    let mut chunk = rng.random_range(..BOUNDS[2].0);
+    for d in 2..12u32 {
+        let j = chunk % d;
+        chunk /= d;
+        items.swap(d as usize - 1, j as usize);
+    }
+    // 12 is the first draw's last digit: its quotient, whole.
+    items.swap(11, chunk as usize);
+    let mut chunk = rng.random_range(..BOUNDS[13].0);
+    for d in 13..=16u32 {
+        let j = chunk % d;
+        chunk /= d;
+        items.swap(d as usize - 1, j as usize);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +127,22 @@ mod tests {
                 }
                 assert_eq!(a.random::<u64>(), b.random::<u64>());
             }
+        }
+    }
+
+    #[test]
+    fn deals_16_as_the_general_shuffle_does() {
+        assert_eq!(BOUNDS[2].1, 11, "one draw for indices 1..=11");
+        for seed in 0..20_000u64 {
+            let mut ours: [u8; 16] = std::array::from_fn(|i| i as u8);
+            let mut theirs = ours;
+            let (mut a, mut b) = (game_rng(seed), game_rng(seed));
+            for _ in 0..3 {
+                shuffle_16(&mut ours, &mut a);
+                theirs.shuffle(&mut b);
+                assert_eq!(ours, theirs, "seed {seed}");
+            }
+            assert_eq!(a.random::<u64>(), b.random::<u64>());
         }
     }
 

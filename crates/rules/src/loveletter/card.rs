@@ -166,6 +166,7 @@ impl<const N: usize> Cards<N> {
         &self.cards[..usize::from(self.len)]
     }
 
+    #[cfg(test)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [Card] {
         &mut self.cards[..usize::from(self.len)]
     }
@@ -192,25 +193,11 @@ impl<const N: usize> Cards<N> {
         Some(self.cards[usize::from(self.len)])
     }
 
-    pub(crate) fn contains(&self, card: Card) -> bool {
-        self.as_slice().contains(&card)
-    }
-
-    /// Removes one copy of `card`, keeping the order of the others.
-    pub(crate) fn remove(&mut self, card: Card) -> bool {
-        let Some(i) = self.as_slice().iter().position(|c| *c == card) else {
-            return false;
-        };
-        // One at a time: a hand holds two cards (no call to memmove).
-        for j in i + 1..self.len() {
-            self.cards[j - 1] = self.cards[j];
+    /// The first `len` cards (all of them if there are fewer).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.len = len as u8;
         }
-        self.len -= 1;
-        true
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
     }
 
     /// Total value of the cards.
@@ -218,15 +205,59 @@ impl<const N: usize> Cards<N> {
         self.as_slice().iter().map(|c| u32::from(c.value())).sum()
     }
 
-    /// The highest card, if any.
-    pub(crate) fn max(&self) -> Option<Card> {
-        self.as_slice().iter().copied().max()
-    }
-
     pub(crate) fn from_array(cards: [Card; N]) -> Self {
         Cards {
             cards,
             len: N as u8,
+        }
+    }
+}
+
+/// A hand's operations, written for its two places: no loop and no
+/// bounds checks.
+impl Hand {
+    /// A hand of one card.
+    pub(crate) fn one(card: Card) -> Self {
+        Cards {
+            cards: [card; 2],
+            len: 1,
+        }
+    }
+
+    pub(crate) fn contains(&self, card: Card) -> bool {
+        let [a, b] = self.cards;
+        (self.len >= 1 && a == card) || (self.len >= 2 && b == card)
+    }
+
+    /// Removes one copy of `card`, keeping the order of the others.
+    pub(crate) fn remove(&mut self, card: Card) -> bool {
+        let [a, b] = self.cards;
+        match self.len {
+            2 if a == card || b == card => {
+                // The first copy goes: the other card is kept, in front.
+                self.cards[0] = if a == card { b } else { a };
+                self.len = 1;
+                true
+            }
+            1 if a == card => {
+                self.len = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The highest card, if any.
+    pub(crate) fn max(&self) -> Option<Card> {
+        let [a, b] = self.cards;
+        match self.len {
+            0 => None,
+            1 => Some(a),
+            _ => Some(a.max(b)),
         }
     }
 }
@@ -242,5 +273,34 @@ impl<const N: usize> Eq for Cards<N> {}
 impl<const N: usize> fmt::Debug for Cards<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hand_behaves_as_the_list_of_its_cards() {
+        let mut hands = vec![vec![]];
+        for a in Card::ALL {
+            hands.push(vec![a]);
+            for b in Card::ALL {
+                hands.push(vec![a, b]);
+            }
+        }
+        for cards in hands {
+            let mut hand = Hand::EMPTY;
+            cards.iter().for_each(|c| hand.push(*c));
+            assert_eq!(hand.max(), cards.iter().copied().max());
+            for card in Card::ALL {
+                assert_eq!(hand.contains(card), cards.contains(&card), "{cards:?}");
+                let mut after = hand;
+                let mut want = cards.clone();
+                let found = want.iter().position(|c| *c == card).map(|i| want.remove(i));
+                assert_eq!(after.remove(card), found.is_some(), "{cards:?} {card}");
+                assert_eq!(after.as_slice(), &want[..], "{cards:?} {card}");
+            }
+        }
     }
 }

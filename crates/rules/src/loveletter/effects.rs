@@ -27,12 +27,13 @@ impl LoveLetter {
     }
 
     /// The single card `seat` holds when it is not its turn.
-    #[inline]
+    #[inline(always)]
     pub(super) fn only_card(&self, seat: Seat) -> Option<Card> {
         self.hands[seat.index()].as_slice().first().copied()
     }
 
     /// Plays a checked card and applies its effect.
+    #[inline(always)]
     pub(super) fn play(
         &mut self,
         seat: Seat,
@@ -43,6 +44,7 @@ impl LoveLetter {
         let s = seat.index();
         self.hands[s].remove(card);
         self.played[s].push(card);
+        self.played_value[s] += u32::from(card.value());
         // Whoever knew `seat` held `card` can no longer tell which copy went.
         for row in &mut self.known {
             if row[s] == Some(card) {
@@ -141,7 +143,6 @@ impl LoveLetter {
             return;
         };
         self.played[ti].push(discarded);
-        self.forced_discards[ti] += u32::from(discarded.value());
         self.forget(t);
         self.events.push(LoveLetterEvent::Discard {
             seat: t,

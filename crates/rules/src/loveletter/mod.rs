@@ -17,6 +17,7 @@ mod card;
 mod effects;
 mod event;
 mod observation;
+mod play_lists;
 mod plays;
 mod search;
 mod shown;
@@ -64,9 +65,10 @@ pub struct LoveLetter {
     hands: [Hand; MAX_SEATS],
     /// Cards each seat played or discarded face up this round.
     played: [Pile; MAX_SEATS],
-    /// Value of the cards in `played` that a Wizard made the seat discard:
-    /// they lie face up but were not *played*, so they do not break ties.
-    forced_discards: [u32; MAX_SEATS],
+    /// Value of the cards each seat *played* this round, which break ties
+    /// at its end: those of `played` but for the ones a Wizard made it
+    /// discard (they lie face up but were not played).
+    played_value: [u32; MAX_SEATS],
     /// Cards each seat showed when it went out this round.
     out_cards: [Hand; MAX_SEATS],
     /// Seats still in the round (bit per seat).
@@ -119,8 +121,7 @@ impl LoveLetter {
         let cards: [Card; DECK_SIZE] = order
             .try_into()
             .map_err(|_| SetupError::Variant("the deck must have 16 cards".into()))?;
-        g.deck = Pile::from_array(cards);
-        g.deal(first);
+        g.deal(cards, first);
         g.advance(first);
         Ok(g)
     }
@@ -140,7 +141,7 @@ impl LoveLetter {
             set_aside: None,
             hands: [Hand::EMPTY; MAX_SEATS],
             played: [Pile::EMPTY; MAX_SEATS],
-            forced_discards: [0; MAX_SEATS],
+            played_value: [0; MAX_SEATS],
             out_cards: [Hand::EMPTY; MAX_SEATS],
             in_round: 0,
             protected: 0,
@@ -197,33 +198,48 @@ impl LoveLetter {
 
     /// Shuffles the full deck and deals a round led by `first`.
     fn start_round(&mut self, first: Seat) {
-        self.deck = Pile::from_array(DECK);
-        crate::shuffle::shuffle(self.deck.as_mut_slice(), &mut self.rng);
-        self.deal(first);
+        let mut cards = DECK;
+        crate::shuffle::shuffle_16(&mut cards, &mut self.rng);
+        self.deal(cards, first);
     }
 
-    /// Deals a round from `self.deck` as it lies: the top card is set aside,
-    /// then one card to each player in turn order from `first`.
-    fn deal(&mut self, first: Seat) {
+    /// Deals a round from the full deck `cards` as it lies (the top card
+    /// is the last one): the top card is set aside, then one card to each
+    /// player in turn order from `first`.
+    fn deal(&mut self, cards: [Card; DECK_SIZE], first: Seat) {
         self.first = first;
         self.current = first;
-        self.hands = [Hand::EMPTY; MAX_SEATS];
         self.played = [Pile::EMPTY; MAX_SEATS];
-        self.forced_discards = [0; MAX_SEATS];
+        self.played_value = [0; MAX_SEATS];
         self.out_cards = [Hand::EMPTY; MAX_SEATS];
         self.in_round = ((1u16 << self.seats) - 1) as u8;
         self.protected = 0;
         self.known = [[None; MAX_SEATS]; MAX_SEATS];
-        self.events.push(LoveLetterEvent::RoundStart {
+        self.set_aside = Some(cards[DECK_SIZE - 1]);
+        // The deal: the round's start and a draw by each seat, logged at once.
+        let n = self.n();
+        let mut log = [LoveLetterEvent::RoundStart {
             round: self.round,
             first,
-        });
-        self.set_aside = self.deck.pop();
+        }; 1 + MAX_SEATS];
+        self.hands = [Hand::EMPTY; MAX_SEATS];
         let mut seat = first;
-        for _ in 0..self.seats {
-            self.draw_from_deck(seat);
+        for (k, entry) in log[1..=n].iter_mut().enumerate() {
+            let card = cards[DECK_SIZE - 2 - k];
+            self.hands[seat.index()] = Hand::one(card);
+            *entry = LoveLetterEvent::Draw { seat, card };
             seat = self.after(seat);
         }
+        self.deck = Pile::from_array(cards);
+        self.deck.truncate(DECK_SIZE - 1 - n);
+        self.events.extend_from_slice(&log[..=n]);
+    }
+
+    /// Lays `card` in `seat`'s face-up pile as a card it played (tests).
+    #[cfg(test)]
+    fn lay_played(&mut self, seat: usize, card: Card) {
+        self.played[seat].push(card);
+        self.played_value[seat] += u32::from(card.value());
     }
 
     /// `seat` takes the top card of the deck (if any) into its hand.
@@ -255,15 +271,26 @@ impl LoveLetter {
     fn begin_turn(&mut self, seat: Seat) -> bool {
         self.current = seat;
         self.protected &= !bit(seat);
-        self.events.push(LoveLetterEvent::Turn { seat });
-        let drawn = self.deck.as_slice().last().copied();
-        self.draw_from_deck(seat);
+        let drawn = self.deck.pop();
+        let hand = &mut self.hands[seat.index()];
+        match drawn {
+            Some(card) => {
+                hand.push(card);
+                self.events.extend_from_slice(&[
+                    LoveLetterEvent::Turn { seat },
+                    LoveLetterEvent::Draw { seat, card },
+                ]);
+            }
+            None => self.events.push(LoveLetterEvent::Turn { seat }),
+        }
         let hand = &self.hands[seat.index()];
         // Standard: holding the Minister with 12 or more. Postman checks
         // only when the card drawn is the Minister, and only above 12. (The
         // other draws, the deal's and a Wizard's, leave a single card.)
         let bites = if self.variant.is_postman() {
             drawn == Some(Card::Minister) && hand.total() > 12
+        } else if let [a, b] = *hand.as_slice() {
+            (a == Card::Minister || b == Card::Minister) && a.value() + b.value() >= 12
         } else {
             hand.contains(Card::Minister) && hand.total() >= 12
         };
@@ -292,36 +319,43 @@ impl LoveLetter {
     #[inline(never)]
     fn end_round(&mut self) -> Option<Seat> {
         let postman = self.variant.is_postman();
-        let mut best: Option<(Seat, Option<Card>, u32)> = None;
+        // The best seat so far, and its key: its highest card's value (0
+        // for none), then (standard rules) the value it played; -1 before
+        // any seat.
+        let (mut best, mut best_key) = (self.current, -1i32);
         let mut hands = RoundHands::EMPTY;
-        let mut next = self.first;
-        for _ in 0..self.seats {
-            let seat = next;
-            next = self.after(seat);
-            if !self.is_in(seat) {
-                continue;
-            }
+        // The seats still in, in turn order from the round's first player:
+        // bit k for the k-th seat from it.
+        let n = u32::from(self.seats);
+        let first = u32::from(self.first.0);
+        let table = (1u32 << n) - 1;
+        let in_round = u32::from(self.in_round);
+        let mut order = ((in_round >> first) | (in_round << (n - first))) & table;
+        while order != 0 {
+            let k = order.trailing_zeros();
+            order &= order - 1;
+            let i = first + k;
+            let seat = Seat((if i >= n { i - n } else { i }) as u8);
             let hand = &self.hands[seat.index()];
             for c in hand.as_slice() {
                 // Room for two cards of each of four seats: never full.
                 let _ = hands.push((seat, *c));
             }
             // Postman compares the cards alone.
-            let played_total = if postman {
+            let played = if postman {
                 0
             } else {
-                self.played[seat.index()].total() - self.forced_discards[seat.index()]
+                self.played_value[seat.index()]
             };
-            let key = (hand.max(), played_total);
+            let high = hand.max().map_or(0, |c| u32::from(c.value()));
+            let key = ((high << 16) | played) as i32;
             // Strictly better only: on a full tie the earlier seat keeps the
             // lead, in turn order (standard) or by seat index (Postman).
-            let better =
-                best.is_none_or(|(s, c, t)| key > (c, t) || (postman && key == (c, t) && seat < s));
-            if better {
-                best = Some((seat, key.0, key.1));
+            if key > best_key || (postman && key == best_key && seat < best) {
+                (best, best_key) = (seat, key);
             }
         }
-        let winner = best.map_or(self.current, |b| b.0);
+        let winner = best;
         self.events
             .push(LoveLetterEvent::RoundEnd { winner, hands });
         self.wins[winner.index()] += 1;
@@ -387,6 +421,7 @@ impl Game for LoveLetter {
         }
     }
 
+    #[inline]
     fn legal_actions(&self, seat: Seat, out: &mut Vec<Play>) {
         if self.over || seat != self.current {
             return;
@@ -418,6 +453,7 @@ impl Game for LoveLetter {
         self.check_play(seat, card, target, guess)
     }
 
+    #[inline]
     fn apply(&mut self, seat: Seat, action: Play) -> Result<(), RuleError> {
         self.check(seat, action)?;
         match action {

@@ -2,8 +2,9 @@
 //! whether a named player is affected, and the check of a whole play (the
 //! rules themselves are `targets`' pure functions).
 
-use super::targets::{legal_plays, no_effect, Targets};
-use super::{Card, LoveLetter, NoEffectReason, Play, Seat};
+use super::play_lists::append_plays_of;
+use super::targets::{no_effect, Targets};
+use super::{bit, Card, LoveLetter, NoEffectReason, Play, Seat};
 use crate::core::RuleError;
 
 impl LoveLetter {
@@ -26,7 +27,15 @@ impl LoveLetter {
     /// Whom `seat` may name with each card, and affect.
     #[inline(always)]
     pub(super) fn targets(&self, seat: Seat) -> Targets {
-        Targets::new(&self.variant, self.n(), seat, self.in_round, self.protected)
+        // A game seats at most `MAX_SEATS` (fewer than 8), `seat` among them.
+        let table = ((1u16 << self.seats) - 1) as u8;
+        Targets::at_table(
+            &self.variant,
+            table,
+            bit(seat) & table,
+            self.in_round,
+            self.protected,
+        )
     }
 
     /// Why a card `seat` aims at `target` has no effect, if it has none.
@@ -52,15 +61,15 @@ impl LoveLetter {
         let targets = self.targets(seat);
         match *hand {
             [a, b] => {
-                legal_plays(targets, a, out);
+                append_plays_of(targets, a, out);
                 if b != a {
-                    legal_plays(targets, b, out);
+                    append_plays_of(targets, b, out);
                 }
             }
             ref hand => {
                 for (i, &card) in hand.iter().enumerate() {
                     if !hand[..i].contains(&card) {
-                        legal_plays(targets, card, out);
+                        append_plays_of(targets, card, out);
                     }
                 }
             }

@@ -33,6 +33,9 @@ fn invariants(g: &LoveLetter) -> Result<(), String> {
     }
     for i in 0..g.n() {
         let s = Seat(i as u8);
+        if g.played_value[i] > g.played[i].total() {
+            return Err(format!("seat {i} played more than lies face up"));
+        }
         let held = g.hands[i].len();
         let want = if !g.is_in(s) {
             0..=0

@@ -48,7 +48,7 @@ impl LoveLetter {
             set_aside: Some(set_aside),
             hands: [Hand::EMPTY; MAX_SEATS],
             played: [Pile::EMPTY; MAX_SEATS],
-            forced_discards: [0; MAX_SEATS],
+            played_value: [0; MAX_SEATS],
             out_cards: [Hand::EMPTY; MAX_SEATS],
             in_round: 0,
             protected: 0,
@@ -73,6 +73,7 @@ impl LoveLetter {
             for c in &view.played {
                 take(*c);
                 g.played[i].push(*c);
+                g.played_value[i] += u32::from(c.value());
             }
             for c in &view.out_hand {
                 take(*c);

@@ -71,6 +71,19 @@ impl Targets {
             (1u8 << seats) - 1
         };
         let me = 1u8.checked_shl(u32::from(seat.0)).unwrap_or(0);
+        Targets::at_table(variant, table, me, in_round, protected)
+    }
+
+    /// The targets of the player `me` (its bit, or none) at the table
+    /// `table` (a bit per seat).
+    #[inline(always)]
+    pub(super) fn at_table(
+        variant: &LoveLetterVariant,
+        table: u8,
+        me: u8,
+        in_round: u8,
+        protected: u8,
+    ) -> Targets {
         if variant.is_postman() {
             return Targets {
                 postman: true,
@@ -91,6 +104,12 @@ impl Targets {
             affected: named & !protected,
             me: me & table,
         }
+    }
+
+    /// Whether these are Postman's rules.
+    #[inline(always)]
+    pub(super) fn postman(self) -> bool {
+        self.postman
     }
 
     /// Whom `card` may name, and on whom of them it has an effect.
@@ -128,7 +147,8 @@ static POSTMAN_SOLDIER_PLAYS: [[Play; 8]; 8] = soldier_plays(Card::ALL);
 /// Appends every legal play of `card` by the player whose `targets` these
 /// are, in seat order (a Soldier's guesses in card order), the
 /// play without target last: the one list for a game and for an
-/// observation of it.
+/// observation of it (a game copies it from `play_lists`, made in advance
+/// to match it).
 #[inline(always)]
 pub(super) fn legal_plays(targets: Targets, card: Card, out: &mut Vec<Play>) {
     if !card.takes_target() {

@@ -78,7 +78,7 @@ fn reveal(to: u8, of: u8, card: Card) -> LoveLetterEvent {
 /// turn ends with the deck empty.
 fn drain_deck_into(g: &mut LoveLetter, seat: u8) {
     while let Some(c) = g.deck.pop() {
-        g.played[usize::from(seat)].push(c);
+        g.lay_played(usize::from(seat), c);
     }
 }
 

@@ -146,16 +146,16 @@ fn cards_a_wizard_discarded_do_not_count_as_played_in_the_tie_break() {
     for i in 0..3 {
         g.hands[i] = Hand::EMPTY;
         g.played[i] = Pile::EMPTY;
+        g.played_value[i] = 0;
     }
     g.hands[0].push(Knight);
     g.hands[1].push(Knight);
     g.hands[2].push(Clown);
     // Seat 0 played a clown (2); seat 1 played a soldier (1) and was made to
     // discard a general (6) by a wizard: only the soldier counts.
-    g.played[0].push(Clown);
-    g.played[1].push(Soldier);
+    g.lay_played(0, Clown);
+    g.lay_played(1, Soldier);
     g.played[1].push(General);
-    g.forced_discards[1] = 6;
     g.end_round();
     let winner = g.events().iter().find_map(|e| match e {
         LoveLetterEvent::RoundEnd { winner, .. } => Some(*winner),
@@ -172,7 +172,8 @@ fn round_tie_broken_by_played_total_then_turn_order() {
             g.hands[i] = Hand::EMPTY;
             g.hands[i].push(hands[i]);
             g.played[i] = Pile::EMPTY;
-            played[i].iter().for_each(|c| g.played[i].push(*c));
+            g.played_value[i] = 0;
+            played[i].iter().for_each(|c| g.lay_played(i, *c));
         }
         g.end_round();
         let end = g
