@@ -19,18 +19,15 @@ const SETS: usize = 1 << MAX_SEATS;
 /// may name the Soldier too).
 const SLOTS: usize = 9;
 
-/// The card of each slot.
-const CARD_OF: [Card; SLOTS] = [
-    Card::Soldier,
-    Card::Soldier,
-    Card::Clown,
-    Card::Knight,
-    Card::Priestess,
-    Card::Wizard,
-    Card::General,
-    Card::Minister,
-    Card::Princess,
-];
+/// The card of `slot`: Postman's Soldier in slot 0, then every card by
+/// its value.
+const fn card_of(slot: usize) -> Card {
+    if slot == 0 {
+        Card::Soldier
+    } else {
+        Card::ALL[slot - 1]
+    }
+}
 
 /// Whether the card of `slot` names a target ([`Card::takes_target`]).
 const fn takes_target(slot: usize) -> bool {
@@ -97,7 +94,7 @@ const fn write_list(
     named: usize,
     untargeted: bool,
 ) -> usize {
-    let card = CARD_OF[slot];
+    let card = card_of(slot);
     if !takes_target(slot) {
         plays[at] = Play::card(card);
         return at + 1;
