@@ -97,7 +97,7 @@ fn tool(name: &str, package: &str) -> Result<PathBuf, TransportError> {
 }
 
 /// Whether croupier runs as root (effective uid 0, from `/proc`).
-fn is_root() -> bool {
+pub(super) fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
         s.lines()
             .find_map(|l| l.strip_prefix("Uid:"))

@@ -278,13 +278,6 @@ mod host_user {
             .collect()
     }
 
-    /// Whether this process runs as root.
-    fn root() -> bool {
-        ids(std::process::id() as i32)
-            .first()
-            .is_some_and(|uid| uid.split(' ').nth(2) == Some("0"))
-    }
-
     /// A sandbox started cold and one prepared ahead run, on the host, as
     /// `nobody` with no groups when croupier is root (the kernel does not
     /// apply the process limit to root), and as croupier's user otherwise.
@@ -303,7 +296,7 @@ mod host_user {
             assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
             let leader = p.pgid.expect("a process group").as_raw();
             let seen = ids(leader);
-            if root() {
+            if super::super::sandbox::is_root() {
                 assert_eq!(
                     seen,
                     [
