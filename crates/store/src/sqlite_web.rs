@@ -10,10 +10,9 @@ use crate::sql_web::{GameSeat, Seek, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
 use crate::web::{GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount};
 use crate::{BotId, GameId, SqliteStore, StoreError};
 
-/// A value bound after a page's limit and offset: the list's bot or game.
-enum Scope {
-    Id(BotId),
-    Text(Option<String>),
+/// `n` placeholders for a list of ids (`?,?,?`).
+fn id_marks(n: usize) -> String {
+    vec!["?"; n].join(",")
 }
 
 /// One point of a bot's rating history.
@@ -27,7 +26,7 @@ struct BotPoint {
 #[async_trait]
 impl SqlWeb for SqliteStore {
     async fn seats_of(&self, ids: &[GameId]) -> Result<Vec<GameSeat>, StoreError> {
-        let marks = vec!["?"; ids.len()].join(",");
+        let marks = id_marks(ids.len());
         let sql = format!("{SEATS} IN ({marks}) {SEATS_ORDER}");
         let mut q = sqlx::query_as(&sql);
         for id in ids {
@@ -37,7 +36,7 @@ impl SqlWeb for SqliteStore {
     }
 
     async fn facts_of(&self, ids: &[GameId]) -> Result<Vec<GameFactsRow>, StoreError> {
-        let marks = vec!["?"; ids.len()].join(",");
+        let marks = id_marks(ids.len());
         let sql = format!("{FACTS} IN ({marks})");
         let mut q = sqlx::query_as(&sql);
         for id in ids {
@@ -68,7 +67,7 @@ impl SqlWeb for SqliteStore {
         // Each list walks its index in the page's direction, from the
         // game of `seek.from` when there is one (a range of the index),
         // and skips `seek.skip` entries of the index alone.
-        let (sql, scope): (String, Vec<Scope>) = match (game, filter.bot) {
+        let (sql, scope): (String, Vec<Option<String>>) = match (game, filter.bot) {
             (None, None) => (
                 format!(
                     "{GAMES} INDEXED BY games_finished_order WHERE status = 'finished'{}
@@ -86,11 +85,11 @@ impl SqlWeb for SqliteStore {
                     seek.beyond("finished", "id", '?', 4),
                     seek.order("finished", "id"),
                 ),
-                vec![Scope::Text(Some(game))],
+                vec![Some(game)],
             ),
             // The bot's finished games from its seats' finish order (a
             // covering index), then only the games listed.
-            (game, Some(bot)) => (
+            (game, Some(_)) => (
                 format!(
                     "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
                          SELECT s.game_id FROM game_seats s INDEXED BY game_seats_finish_order_by_bot
@@ -104,15 +103,15 @@ impl SqlWeb for SqliteStore {
                     seek.order("s.finished", "s.game_id"),
                     seek.order("g.finished", "g.id"),
                 ),
-                vec![Scope::Id(bot), Scope::Text(game)],
+                vec![game],
             ),
         };
         let mut q = sqlx::query_as(&sql).bind(limit).bind(seek.skip);
-        for s in scope {
-            q = match s {
-                Scope::Id(id) => q.bind(id),
-                Scope::Text(t) => q.bind(t),
-            };
+        if let Some(bot) = filter.bot {
+            q = q.bind(bot);
+        }
+        for text in scope {
+            q = q.bind(text);
         }
         if let Some((finished, id)) = &seek.from {
             q = q.bind(finished.clone()).bind(*id);
@@ -121,7 +120,7 @@ impl SqlWeb for SqliteStore {
     }
 
     async fn points_of(&self, bot: BotId, ids: &[GameId]) -> Result<Vec<HistoryPoint>, StoreError> {
-        let marks = vec!["?"; ids.len()].join(",");
+        let marks = id_marks(ids.len());
         let sql = format!(
             "SELECT game_id, mu, sigma FROM rating_history
              WHERE bot = ? AND game_id IN ({marks}) ORDER BY game_id"
