@@ -166,8 +166,8 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
     // Page 1 is the newest page: a cursor with it is read as the cursor's
     // page, without a number.
     let page = page.filter(|p| cursor.is_none() || *p != 1);
-    let (page, games, cursor_kept) = match (&by_tournament, before, after) {
-        (Some(f), _, _) => {
+    let (page, games, cursor_kept) = match (&by_tournament, cursor) {
+        (Some(f), _) => {
             let page = page.unwrap_or(1);
             let games = store
                 .tournaments()
@@ -175,18 +175,17 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
                 .await?;
             (Some(page), games, false)
         }
-        (None, None, None) => {
+        (None, None) => {
             let page = page.unwrap_or(1);
             let (at, limit) = nearer_end(page, total);
             (Some(page), store.games_at(&filter, at, limit).await?, false)
         }
-        (None, _, _) => {
+        (None, Some(id)) => {
             let at = match before {
-                Some(id) => PageAt::Before(id),
-                None => PageAt::After(after.unwrap_or_default()),
+                Some(_) => PageAt::Before(id),
+                None => PageAt::After(id),
             };
             let games = store.games_at(&filter, at, PER_PAGE).await?;
-            let id = cursor.unwrap_or_default();
             if games.is_empty() && !finished(state, id).await? {
                 return Err(WebError::NotFound(format!(
                     "There is no finished game #{id}."

@@ -26,6 +26,15 @@ async fn page(app: &axum::Router, uri: &str) -> (Vec<i64>, Option<String>, Optio
     (ids, link("older"), link("newer"))
 }
 
+/// The id of the finished game with `n` newer ones before it.
+async fn nth_newest(store: &croupier_store::SqliteStore, n: i64) -> i64 {
+    store
+        .games_page(&GameFilter::default(), n, 1)
+        .await
+        .unwrap()[0]
+        .id
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn older_and_newer_links_walk_every_list_once_in_order() {
     let s = site(450).await;
@@ -101,12 +110,7 @@ async fn older_and_newer_links_walk_every_list_once_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_cursors_are_clear_errors() {
     let s = site(60).await;
-    let newest = s
-        .store
-        .games_page(&GameFilter::default(), 0, 1)
-        .await
-        .unwrap()[0]
-        .id;
+    let newest = nth_newest(&s.store, 0).await;
     for (uri, status, says) in [
         (
             "/games?before=x",
@@ -144,12 +148,7 @@ async fn bad_cursors_are_clear_errors() {
         assert!(body.contains(says), "{uri}: {body}");
     }
     // Before the oldest game: an empty page, not an error.
-    let oldest = s
-        .store
-        .games_page(&GameFilter::default(), 59, 1)
-        .await
-        .unwrap()[0]
-        .id;
+    let oldest = nth_newest(&s.store, 59).await;
     let (got, _, body) = get(&s.app, &format!("/json/games?before={oldest}")).await;
     assert_eq!(got, StatusCode::OK, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
