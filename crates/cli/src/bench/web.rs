@@ -147,9 +147,7 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         None
     } else {
         let from = format!("/json/games?game=loveletter&page={}", ll_pages / 2);
-        let req = Request::get(from.as_str()).body(Body::empty())?;
-        let resp = app.clone().oneshot(req).await?;
-        let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
+        let (_, body) = fetch(&app, &from).await?;
         let v: serde_json::Value = serde_json::from_slice(&body)?;
         let older = v["older"]
             .as_str()
@@ -170,6 +168,9 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         ("games page 1", "/games".into()),
         ("games last page", format!("/games?page={all_pages}")),
         ("games loveletter mid page", ll_mid),
+    ];
+    targets.extend(ll_older.map(|uri| ("games loveletter mid by link", uri)));
+    targets.extend([
         (
             "games of a bot, last page",
             format!("/games?bot={}&page={bot_pages}", top.name),
@@ -181,14 +182,7 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         ("game JSON", format!("/json/games/{ll_game}")),
         ("activity", "/activity".into()),
         ("rules page", "/rules/loveletter".into()),
-    ];
-    if let Some(uri) = ll_older {
-        let mid = targets
-            .iter()
-            .position(|(l, _)| *l == "games loveletter mid page");
-        let at = mid.map_or(targets.len(), |i| i + 1);
-        targets.insert(at, ("games loveletter mid by link", uri));
-    }
+    ]);
     println!(
         "\n{:<28} {:>9} {:>9} {:>9} {:>9}   ({SAMPLES} samples, in process)",
         "page", "p50 ms", "p95 ms", "max ms", "KiB"
@@ -198,8 +192,8 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         let mut times = Vec::with_capacity(SAMPLES);
         let mut size = 0;
         for _ in 0..SAMPLES + 2 {
-            let (ms, bytes) = fetch(&app, uri).await?;
-            size = bytes;
+            let (ms, body) = fetch(&app, uri).await?;
+            size = body.len();
             times.push(ms);
         }
         // The first two requests warm the caches.
@@ -248,9 +242,9 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One request through the router: its time in ms and its body's size;
+/// One request through the router: its time in ms and its body;
 /// anything but 200 ends the benchmark.
-async fn fetch(app: &axum::Router, uri: &str) -> anyhow::Result<(f64, usize)> {
+async fn fetch(app: &axum::Router, uri: &str) -> anyhow::Result<(f64, axum::body::Bytes)> {
     let req = Request::get(uri).body(Body::empty())?;
     let t = Instant::now();
     let resp = app.clone().oneshot(req).await?;
@@ -258,5 +252,5 @@ async fn fetch(app: &axum::Router, uri: &str) -> anyhow::Result<(f64, usize)> {
     let body = axum::body::to_bytes(resp.into_body(), 64 << 20).await?;
     let ms = t.elapsed().as_secs_f64() * 1000.0;
     anyhow::ensure!(status == StatusCode::OK, "{uri}: HTTP {status}");
-    Ok((ms, body.len()))
+    Ok((ms, body))
 }
