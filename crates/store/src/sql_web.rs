@@ -93,6 +93,39 @@ impl Seek {
     }
 }
 
+/// The arguments of a [`SqlWeb::finished_page`] query, numbered as both
+/// backends' queries number them: the limit (1) and the skip (2), the
+/// list's bot when it has one, its `scope` texts (the game), then the
+/// start key of `seek` (its finish time and id).
+pub(crate) fn page_args<'q, DB: Database>(
+    limit: i64,
+    filter: &GameFilter,
+    scope: Vec<Option<String>>,
+    seek: &Seek,
+) -> Result<<DB as Database>::Arguments<'q>, StoreError>
+where
+    i64: Encode<'q, DB> + Type<DB>,
+    String: Encode<'q, DB> + Type<DB>,
+    Option<String>: Encode<'q, DB> + Type<DB>,
+{
+    use sqlx::Arguments as _;
+    let mut args = <DB as Database>::Arguments::<'q>::default();
+    let bad = |e: sqlx::error::BoxDynError| StoreError::from(sqlx::Error::Encode(e));
+    args.add(limit).map_err(bad)?;
+    args.add(seek.skip).map_err(bad)?;
+    if let Some(bot) = filter.bot {
+        args.add(bot).map_err(bad)?;
+    }
+    for text in scope {
+        args.add(text).map_err(bad)?;
+    }
+    if let Some((finished, id)) = &seek.from {
+        args.add(finished.clone()).map_err(bad)?;
+        args.add(*id).map_err(bad)?;
+    }
+    Ok(args)
+}
+
 /// A seat of a listed game.
 #[derive(Debug, FromRow)]
 pub(crate) struct GameSeat {

@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use sqlx::FromRow;
 
-use crate::sql_web::{GameSeat, Seek, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
+use crate::sql_web::{page_args, GameSeat, Seek, SqlWeb, FACTS, GAMES, SEATS, SEATS_ORDER};
 use crate::web::{GameFactsRow, GameFilter, GameSummary, HistoryPoint, MinuteCount};
 use crate::{BotId, GameId, SqliteStore, StoreError};
 
@@ -106,17 +106,10 @@ impl SqlWeb for SqliteStore {
                 vec![game],
             ),
         };
-        let mut q = sqlx::query_as(&sql).bind(limit).bind(seek.skip);
-        if let Some(bot) = filter.bot {
-            q = q.bind(bot);
-        }
-        for text in scope {
-            q = q.bind(text);
-        }
-        if let Some((finished, id)) = &seek.from {
-            q = q.bind(finished.clone()).bind(*id);
-        }
-        Ok(q.fetch_all(&self.pool).await?)
+        let args = page_args::<sqlx::Sqlite>(limit, filter, scope, seek)?;
+        Ok(sqlx::query_as_with(&sql, args)
+            .fetch_all(&self.pool)
+            .await?)
     }
 
     async fn points_of(&self, bot: BotId, ids: &[GameId]) -> Result<Vec<HistoryPoint>, StoreError> {
