@@ -93,6 +93,47 @@ impl Seek {
     }
 }
 
+/// From how many games skipped a page starts from the hour it falls in
+/// (`finish_hours`) instead of skipping them all in an index: skipping a
+/// thousand index entries costs about a tenth of a millisecond.
+const HOURS_FROM: i64 = 1_000;
+
+/// A list's finished games per hour (`finish_hours`, summed over game
+/// kinds and writers), newest hour first: `$1` the bot (0 for every bot's
+/// list), `$2` the game kind or null for every kind.
+const HOURS_NEWEST_FIRST: &str = "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
+     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
+     GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour DESC";
+
+/// [`HOURS_NEWEST_FIRST`], oldest hour first.
+const HOURS_OLDEST_FIRST: &str = "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
+     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
+     GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour ASC";
+
+/// The walk that skips `skip` games of a list whose games per hour
+/// (`YYYY-MM-DDTHH`, in the walk's order) are `hours`: from the edge of
+/// the hour the skip ends in, skipping only that hour's games before it.
+/// `None` when the list holds no more than `skip` games.
+pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: Vec<(String, i64)>) -> Option<Seek> {
+    let mut passed = 0;
+    for (hour, games) in hours {
+        if passed + games > skip {
+            // A finish time in hour `h` sorts after `h` itself and before
+            // `h;` (';' follows ':', the character after the hour). Game
+            // ids are positive, so an id of 0 makes the start key's range
+            // a plain bound on the finish time.
+            let edge = if asc { hour } else { format!("{hour};") };
+            return Some(Seek {
+                asc,
+                from: Some((edge, 0)),
+                skip: skip - passed,
+            });
+        }
+        passed += games;
+    }
+    None
+}
+
 /// The arguments of a [`SqlWeb::finished_page`] query, numbered as both
 /// backends' queries number them: the limit (1) and the skip (2), the
 /// list's bot when it has one, its `scope` texts (the game), then the
@@ -196,6 +237,7 @@ where
     for<'r> (i64,): FromRow<'r, <S::Db as Database>::Row>,
     for<'r> (Option<i64>,): FromRow<'r, <S::Db as Database>::Row>,
     for<'r> (String,): FromRow<'r, <S::Db as Database>::Row>,
+    for<'r> (String, i64): FromRow<'r, <S::Db as Database>::Row>,
     for<'r> WebBot: FromRow<'r, <S::Db as Database>::Row>,
     for<'r> BotStats: FromRow<'r, <S::Db as Database>::Row>,
     for<'r> PairStats: FromRow<'r, <S::Db as Database>::Row>,
@@ -309,11 +351,31 @@ where
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         let seek = match at {
-            PageAt::Newest(skip) | PageAt::Oldest(skip) => Seek {
-                asc: matches!(at, PageAt::Oldest(_)),
-                from: None,
-                skip: skip.max(0),
-            },
+            PageAt::Newest(skip) | PageAt::Oldest(skip) => {
+                let asc = matches!(at, PageAt::Oldest(_));
+                let skip = skip.max(0);
+                if skip < HOURS_FROM {
+                    Seek {
+                        asc,
+                        from: None,
+                        skip,
+                    }
+                } else {
+                    let hours: Vec<(String, i64)> = sqlx::query_as(if asc {
+                        HOURS_OLDEST_FIRST
+                    } else {
+                        HOURS_NEWEST_FIRST
+                    })
+                    .bind(filter.bot.unwrap_or(0))
+                    .bind(filter.game.as_deref())
+                    .fetch_all(self.reads())
+                    .await?;
+                    match seek_in_hours(asc, skip, hours) {
+                        Some(seek) => seek,
+                        None => return Ok(Vec::new()),
+                    }
+                }
+            }
             PageAt::Before(id) | PageAt::After(id) => {
                 let finished: Option<(String,)> = sqlx::query_as(
                     "SELECT finished FROM games
@@ -439,5 +501,30 @@ where
                 (bot, now)
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hours() -> Vec<(String, i64)> {
+        vec![("h3".into(), 10), ("h2".into(), 5), ("h1".into(), 20)]
+    }
+
+    #[test]
+    fn a_skip_starts_at_the_edge_of_its_hour() {
+        let at = |skip| seek_in_hours(false, skip, hours()).map(|s| (s.from, s.skip));
+        assert_eq!(at(0), Some((Some(("h3;".into(), 0)), 0)));
+        assert_eq!(at(9), Some((Some(("h3;".into(), 0)), 9)));
+        assert_eq!(at(10), Some((Some(("h2;".into(), 0)), 0)));
+        assert_eq!(at(16), Some((Some(("h1;".into(), 0)), 1)));
+        assert_eq!(at(34), Some((Some(("h1;".into(), 0)), 19)));
+        assert_eq!(at(35), None);
+        let up = seek_in_hours(true, 12, hours()).unwrap();
+        assert_eq!(
+            (up.asc, up.from, up.skip),
+            (true, Some(("h2".into(), 0)), 2)
+        );
     }
 }

@@ -6,6 +6,7 @@
 mod common;
 
 mod admin;
+mod finish_hours;
 mod hub_tables;
 mod lease_race;
 mod live_tables;

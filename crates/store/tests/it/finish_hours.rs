@@ -1,0 +1,141 @@
+//! Issue 53: a page number deep in a long list starts from the hour its
+//! games fall in (`finish_hours`, kept by triggers), and holds exactly the
+//! games the newest-first order has there, on both backends, whichever
+//! way the games were written (imported, finished by a game, aborted).
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+use crate::common;
+
+use common::Db;
+use croupier_store::web::{GameFilter, GameSummary, ImportGame, PageAt};
+use croupier_store::GameEnd;
+
+on_both_backends!(deep_page_numbers_hold_the_games_of_the_newest_first_order);
+
+fn end(ranks: Vec<u8>, at: String) -> GameEnd {
+    GameEnd {
+        finished: at,
+        scores: ranks.iter().map(|r| Some(10 - i64::from(*r))).collect(),
+        ranks,
+        forfeited_by: None,
+        record: "{}".into(),
+        facts: None,
+    }
+}
+
+/// The finish time of the `i`th imported game: seven hours, about 310
+/// games each, with ties, and games on both sides of each hour's edge.
+fn finish_time(i: i64) -> String {
+    let hour = i % 7;
+    match i % 11 {
+        0 => format!("2026-01-01T{hour:02}:00:00.000Z"),
+        1 => format!("2026-01-01T{hour:02}:59:59.999Z"),
+        k => format!("2026-01-01T{hour:02}:{:02}:{:02}.000Z", k * 5, i % 60),
+    }
+}
+
+fn ids(games: Vec<GameSummary>) -> Vec<i64> {
+    games.iter().map(|g| g.id).collect()
+}
+
+async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
+    let s = db.open().await;
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let c = s.create_bot("c", "h", false).await.unwrap();
+    let games: Vec<ImportGame> = (0..2_200i64)
+        .map(|i| {
+            let (game, bots) = match i % 4 {
+                0 => ("goofspiel", vec![a, b]),
+                1 => ("skullwhist", vec![b, a]),
+                2 => ("loveletter", vec![a, b, c]),
+                _ => ("skullwhist", vec![a, c]),
+            };
+            let ranks = (1..=bots.len() as u8).collect();
+            ImportGame {
+                game: game.into(),
+                bots,
+                seed: i,
+                started: "2026-01-01T00:00:00.000Z".into(),
+                end: end(ranks, finish_time(i)),
+            }
+        })
+        .collect();
+    s.import_games(games).await.unwrap();
+    // Games finished by the server's own path, in hours of their own and
+    // in the imported ones, and one aborted (in no list).
+    for (i, at) in ["2026-01-01T03:30:00.000Z", "2026-01-01T09:00:00.000Z"]
+        .iter()
+        .enumerate()
+    {
+        for k in 0..3 {
+            let id = s
+                .start_game("skullwhist", &[c, a], 5_000 + k, "t0")
+                .await
+                .unwrap();
+            s.finish_game(id, &end(vec![1, 2], at.to_string()))
+                .await
+                .unwrap();
+        }
+        let id = s
+            .start_game("goofspiel", &[a, b], i as i64, "t0")
+            .await
+            .unwrap();
+        s.abort_game(id, "lost", "2026-01-01T05:00:00.000Z")
+            .await
+            .unwrap();
+    }
+    let filters = [
+        GameFilter::default(),
+        GameFilter {
+            game: Some("skullwhist".into()),
+            bot: None,
+        },
+        GameFilter {
+            game: None,
+            bot: Some(a),
+        },
+        GameFilter {
+            game: Some("skullwhist".into()),
+            bot: Some(a),
+        },
+        GameFilter {
+            game: Some("loveletter".into()),
+            bot: Some(c),
+        },
+    ];
+    for f in &filters {
+        let all = ids(s.games_page(f, 0, 10_000).await.unwrap());
+        let n = all.len();
+        assert_eq!(n as i64, s.count_finished(f).await.unwrap(), "{f:?}");
+        assert!(n > 500, "{f:?}: {n} games");
+        // Skips on both sides of where the hours take over (1,000), every
+        // seventh beyond, the last ones and past the end, at two sizes.
+        let chosen = |k: &usize| {
+            k % 97 == 0 || (990..1_010).contains(k) || (*k >= 990 && k % 7 == 0) || k + 60 > n
+        };
+        for skip in (0..n + 3).filter(chosen) {
+            for limit in [1usize, 50] {
+                let newest = ids(s
+                    .games_at(f, PageAt::Newest(skip as i64), limit as i64)
+                    .await
+                    .unwrap());
+                assert_eq!(
+                    newest,
+                    all[skip.min(n)..(skip + limit).min(n)],
+                    "{f:?} newest {skip} {limit}"
+                );
+                let oldest = ids(s
+                    .games_at(f, PageAt::Oldest(skip as i64), limit as i64)
+                    .await
+                    .unwrap());
+                let to = n.saturating_sub(skip);
+                assert_eq!(
+                    oldest,
+                    all[to.saturating_sub(limit)..to],
+                    "{f:?} oldest {skip} {limit}"
+                );
+            }
+        }
+    }
+}
