@@ -192,6 +192,8 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
     let Some((game, seats, rateable)) = marked else {
         return Ok(());
     };
+    db.prepare_cached(crate::sqlite_raw::COUNT_FINISHED_HOUR)?
+        .execute(params![game, end.finished])?;
     // Every seat with a rank gets its score and rank, in one statement.
     // (Ranks past the last seat would match no row: left out, they cannot
     // push the statement past SQLite's limit of bound values.)

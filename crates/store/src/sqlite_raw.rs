@@ -154,6 +154,13 @@ pub(crate) fn rows(row: &str, n: usize) -> String {
     vec![row; n].join(", ")
 }
 
+/// Counts a game just finished (or imported finished) in its list's hour
+/// (`finish_hours`, migration 0014): the game kind (1) and its finish
+/// time (2). Seats are counted by the migration's triggers.
+pub(crate) const COUNT_FINISHED_HOUR: &str = "INSERT INTO finish_hours (bot, game, hour, games)
+     VALUES (0, ?1, substr(?2, 1, 13), 1)
+     ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + 1";
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
