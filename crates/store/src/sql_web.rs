@@ -99,16 +99,16 @@ impl Seek {
 const HOURS_FROM: i64 = 1_000;
 
 /// A list's finished games per hour (`finish_hours`, summed over game
-/// kinds and writers), newest hour first: `$1` the bot (0 for every bot's
-/// list), `$2` the game kind or null for every kind.
-const HOURS_NEWEST_FIRST: &str = "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
-     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
-     GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour DESC";
-
-/// [`HOURS_NEWEST_FIRST`], oldest hour first.
-const HOURS_OLDEST_FIRST: &str = "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
-     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
-     GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour ASC";
+/// kinds and writers), in the walk's order: `$1` the bot (0 for every
+/// bot's list), `$2` the game kind or null for every kind.
+fn hours_sql(asc: bool) -> String {
+    let dir = if asc { "ASC" } else { "DESC" };
+    format!(
+        "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
+         WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
+         GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour {dir}"
+    )
+}
 
 /// The walk that skips `skip` games of a list whose games per hour
 /// (`YYYY-MM-DDTHH`, in the walk's order) are `hours`: from the edge of
@@ -361,15 +361,11 @@ where
                         skip,
                     }
                 } else {
-                    let hours: Vec<(String, i64)> = sqlx::query_as(if asc {
-                        HOURS_OLDEST_FIRST
-                    } else {
-                        HOURS_NEWEST_FIRST
-                    })
-                    .bind(filter.bot.unwrap_or(0))
-                    .bind(filter.game.as_deref())
-                    .fetch_all(self.reads())
-                    .await?;
+                    let hours: Vec<(String, i64)> = sqlx::query_as(&hours_sql(asc))
+                        .bind(filter.bot.unwrap_or(0))
+                        .bind(filter.game.as_deref())
+                        .fetch_all(self.reads())
+                        .await?;
                     match seek_in_hours(asc, skip, hours) {
                         Some(seek) => seek,
                         None => return Ok(Vec::new()),

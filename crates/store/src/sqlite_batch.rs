@@ -192,8 +192,6 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
     let Some((game, seats, rateable)) = marked else {
         return Ok(());
     };
-    db.prepare_cached(crate::sqlite_raw::COUNT_FINISHED_HOUR)?
-        .execute(params![game, end.finished])?;
     // Every seat with a rank gets its score and rank, in one statement.
     // (Ranks past the last seat would match no row: left out, they cannot
     // push the statement past SQLite's limit of bound values.)
@@ -216,6 +214,8 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
         ))?
         .execute(params_from_iter(values))?;
     }
+    db.prepare_cached(crate::sqlite_raw::COUNT_HOURS)?
+        .execute([id])?;
     if rateable {
         crate::sqlite_ratings::rate(db, id, end, &game)?;
     }

@@ -111,8 +111,6 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         e.facts
     ])?;
     let id = db.last_insert_rowid();
-    db.prepare_cached(crate::sqlite_raw::COUNT_FINISHED_HOUR)?
-        .execute(params![g.game, e.finished])?;
     let mut values: Vec<Value> = Vec::with_capacity(7 * g.bots.len());
     for (seat, bot) in g.bots.iter().enumerate() {
         let rank = e.ranks.get(seat).map(|r| i64::from(*r));
@@ -131,5 +129,7 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?)", g.bots.len())
     ))?
     .execute(params_from_iter(values))?;
+    db.prepare_cached(crate::sqlite_raw::COUNT_HOURS)?
+        .execute([id])?;
     Ok(id)
 }

@@ -154,12 +154,20 @@ pub(crate) fn rows(row: &str, n: usize) -> String {
     vec![row; n].join(", ")
 }
 
-/// Counts a game just finished (or imported finished) in its list's hour
-/// (`finish_hours`, migration 0014): the game kind (1) and its finish
-/// time (2). Seats are counted by the migration's triggers.
-pub(crate) const COUNT_FINISHED_HOUR: &str = "INSERT INTO finish_hours (bot, game, hour, games)
-     VALUES (0, ?1, substr(?2, 1, 13), 1)
-     ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + 1";
+/// Counts game `?1`, just finished or imported finished (its row and its
+/// ranked seats written), in its lists' hours (`finish_hours`, migration
+/// 0014). It must not have been counted before.
+pub(crate) const COUNT_HOURS: &str = "INSERT INTO finish_hours (bot, game, hour, games)
+     SELECT c.bot, c.game, c.hour, COUNT(*) FROM (
+         SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
+         WHERE g.id = ?1 AND g.status = 'finished' AND g.finished IS NOT NULL
+         UNION ALL
+         SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
+         JOIN games g ON g.id = s.game_id
+         WHERE s.game_id = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
+     ) c
+     GROUP BY c.bot, c.game, c.hour
+     ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + excluded.games";
 
 #[cfg(test)]
 mod tests {

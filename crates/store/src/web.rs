@@ -132,8 +132,10 @@ pub struct GameFilter {
 
 /// Where a page of finished games lies in their finish order (newest
 /// first). Page numbers near either end and the `older` and `newer` links
-/// each walk an index from a near point, so that no page skips more than
-/// half the list, and a page reached by its links skips nothing.
+/// each walk an index from a near point: a page number from the nearer
+/// end, starting at the hour its games finished in when it skips a
+/// thousand games or more (`finish_hours`), so that it skips no more than
+/// an hour's games; a page reached by its links skips nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageAt {
     /// After the newest `n` games (page numbers in the newer half).

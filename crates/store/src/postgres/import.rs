@@ -8,7 +8,8 @@ use crate::web::ImportGame;
 use crate::{GameId, StoreError};
 
 /// Stores finished games in one transaction, as `PgStore::import_games`
-/// says: each game and its seats in two statements, then its ratings.
+/// says: each game and its seats in two statements, then its ratings; at
+/// the end, the games' hours in one statement.
 pub(crate) async fn import_games(
     pool: &PgPool,
     games: &[ImportGame],
@@ -62,6 +63,8 @@ pub(crate) async fn import_games(
         super::ratings::record_result(&mut tx, id, e).await?;
         ids.push(id);
     }
+    // Imports count in row 0, as `game_totals` does.
+    super::finish::count_hours(&mut tx, &ids, 0).await?;
     tx.commit().await?;
     Ok(ids)
 }
