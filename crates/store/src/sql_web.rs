@@ -110,11 +110,33 @@ fn hours_sql(asc: bool) -> String {
     )
 }
 
+/// Whether `hour` is an hour as the store writes finish times
+/// (`YYYY-MM-DDTHH`, RFC 3339 in UTC): only then do its games lie between
+/// `hour` and `hour;` in the finish order.
+fn is_hour(hour: &str) -> bool {
+    let b = hour.as_bytes();
+    b.len() == 13
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            _ => c.is_ascii_digit(),
+        })
+}
+
 /// The walk that skips `skip` games of a list whose games per hour
 /// (`YYYY-MM-DDTHH`, in the walk's order) are `hours`: from the edge of
 /// the hour the skip ends in, skipping only that hour's games before it.
-/// `None` when the list holds no more than `skip` games.
+/// `None` when the list holds no more than `skip` games. A list with a
+/// finish time of another shape (written by hand or imported) is walked
+/// from its end, skipping every game.
 pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: Vec<(String, i64)>) -> Option<Seek> {
+    if !hours.iter().all(|(h, _)| is_hour(h)) {
+        return Some(Seek {
+            asc,
+            from: None,
+            skip,
+        });
+    }
     let mut passed = 0;
     for (hour, games) in hours {
         if passed + games > skip {
@@ -504,23 +526,39 @@ where
 mod tests {
     use super::*;
 
+    const H1: &str = "2026-01-01T01";
+    const H2: &str = "2026-01-01T02";
+    const H3: &str = "2026-01-01T03";
+
     fn hours() -> Vec<(String, i64)> {
-        vec![("h3".into(), 10), ("h2".into(), 5), ("h1".into(), 20)]
+        vec![(H3.into(), 10), (H2.into(), 5), (H1.into(), 20)]
+    }
+
+    fn edge(h: &str) -> Option<(String, i64)> {
+        Some((format!("{h};"), 0))
     }
 
     #[test]
     fn a_skip_starts_at_the_edge_of_its_hour() {
         let at = |skip| seek_in_hours(false, skip, hours()).map(|s| (s.from, s.skip));
-        assert_eq!(at(0), Some((Some(("h3;".into(), 0)), 0)));
-        assert_eq!(at(9), Some((Some(("h3;".into(), 0)), 9)));
-        assert_eq!(at(10), Some((Some(("h2;".into(), 0)), 0)));
-        assert_eq!(at(16), Some((Some(("h1;".into(), 0)), 1)));
-        assert_eq!(at(34), Some((Some(("h1;".into(), 0)), 19)));
+        assert_eq!(at(0), Some((edge(H3), 0)));
+        assert_eq!(at(9), Some((edge(H3), 9)));
+        assert_eq!(at(10), Some((edge(H2), 0)));
+        assert_eq!(at(16), Some((edge(H1), 1)));
+        assert_eq!(at(34), Some((edge(H1), 19)));
         assert_eq!(at(35), None);
         let up = seek_in_hours(true, 12, hours()).unwrap();
-        assert_eq!(
-            (up.asc, up.from, up.skip),
-            (true, Some(("h2".into(), 0)), 2)
-        );
+        assert_eq!((up.asc, up.from, up.skip), (true, Some((H2.into(), 0)), 2));
+    }
+
+    #[test]
+    fn finish_times_of_another_shape_are_walked_from_the_end() {
+        for odd in ["", "t1", "2026-01-01 01", "2026-01-01T1", "2026-01-01T01:"] {
+            let mut h = hours();
+            h.push((odd.into(), 3));
+            let s = seek_in_hours(false, 12, h).unwrap();
+            assert_eq!((s.from, s.skip), (None, 12), "{odd:?}");
+        }
+        assert!(is_hour("2026-12-03T23"));
     }
 }

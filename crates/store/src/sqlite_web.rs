@@ -51,16 +51,19 @@ impl SqlWeb for SqliteStore {
         seek: &Seek,
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
-        // A bot that played only the filtered game needs no game filter.
+        // A bot listed in no other game kind needs no game filter (its
+        // counts per hour hold every seat its list shows, rated or not).
         let mut game = filter.game.clone();
         if let (Some(g), Some(bot)) = (&game, filter.bot) {
-            let others: i64 =
-                sqlx::query_scalar("SELECT COUNT(*) FROM bot_stats WHERE bot = ? AND game != ?")
-                    .bind(bot)
-                    .bind(g)
-                    .fetch_one(&self.pool)
-                    .await?;
-            if others == 0 {
+            let others: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM finish_hours
+                                WHERE bot = ? AND game != ? AND games != 0)",
+            )
+            .bind(bot)
+            .bind(g)
+            .fetch_one(&self.pool)
+            .await?;
+            if !others {
                 game = None;
             }
         }
