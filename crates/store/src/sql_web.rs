@@ -431,28 +431,14 @@ where
     }
 
     async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError> {
-        let game = filter.game.as_deref();
-        let n: Option<i64> = match filter.bot {
-            Some(bot) => {
-                sqlx::query_scalar(
-                    "SELECT CAST(SUM(games) AS BIGINT) FROM bot_stats
-                     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)",
-                )
-                .bind(bot)
-                .bind(game)
-                .fetch_one(self.reads())
-                .await?
-            }
-            None => {
-                sqlx::query_scalar(
-                    "SELECT CAST(SUM(games) AS BIGINT) FROM game_totals
-                     WHERE (CAST($1 AS TEXT) IS NULL OR game = $1)",
-                )
-                .bind(game)
-                .fetch_one(self.reads())
-                .await?
-            }
-        };
+        let n: Option<i64> = sqlx::query_scalar(
+            "SELECT CAST(SUM(games) AS BIGINT) FROM finish_totals
+             WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)",
+        )
+        .bind(filter.bot.unwrap_or(0))
+        .bind(filter.game.as_deref())
+        .fetch_one(self.reads())
+        .await?;
         Ok(n.unwrap_or(0))
     }
 

@@ -214,8 +214,7 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
         ))?
         .execute(params_from_iter(values))?;
     }
-    db.prepare_cached(crate::sqlite_raw::COUNT_HOURS)?
-        .execute([id])?;
+    crate::sqlite_raw::count_listed(db, id)?;
     if rateable {
         crate::sqlite_ratings::rate(db, id, end, &game)?;
     }

@@ -129,7 +129,6 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?)", g.bots.len())
     ))?
     .execute(params_from_iter(values))?;
-    db.prepare_cached(crate::sqlite_raw::COUNT_HOURS)?
-        .execute([id])?;
+    crate::sqlite_raw::count_listed(db, id)?;
     Ok(id)
 }

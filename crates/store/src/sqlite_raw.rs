@@ -16,7 +16,7 @@
 //! not write at all).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use rusqlite::OpenFlags;
@@ -154,20 +154,45 @@ pub(crate) fn rows(row: &str, n: usize) -> String {
     vec![row; n].join(", ")
 }
 
+/// The rows a finished game `?1` adds to its lists (its row and its
+/// ranked seats, as the lists' indexes hold them): bot (0 for the lists of
+/// every bot), game kind, hour of the finish time.
+const LISTED: &str = "SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
+     WHERE g.id = ?1 AND g.status = 'finished' AND g.finished IS NOT NULL
+     UNION ALL
+     SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
+     JOIN games g ON g.id = s.game_id
+     WHERE s.game_id = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL";
+
 /// Counts game `?1`, just finished or imported finished (its row and its
 /// ranked seats written), in its lists' hours (`finish_hours`, migration
 /// 0014). It must not have been counted before.
-pub(crate) const COUNT_HOURS: &str = "INSERT INTO finish_hours (bot, game, hour, games)
-     SELECT c.bot, c.game, c.hour, COUNT(*) FROM (
-         SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
-         WHERE g.id = ?1 AND g.status = 'finished' AND g.finished IS NOT NULL
-         UNION ALL
-         SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
-         JOIN games g ON g.id = s.game_id
-         WHERE s.game_id = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL
-     ) c
-     GROUP BY c.bot, c.game, c.hour
-     ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + excluded.games";
+pub(crate) static COUNT_HOURS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO finish_hours (bot, game, hour, games)
+         SELECT c.bot, c.game, c.hour, COUNT(*) FROM ({LISTED}) c
+         GROUP BY c.bot, c.game, c.hour
+         ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + excluded.games"
+    )
+});
+
+/// [`COUNT_HOURS`] for the lists' lengths (`finish_totals`).
+pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO finish_totals (bot, game, games)
+         SELECT c.bot, c.game, COUNT(*) FROM ({LISTED}) c
+         GROUP BY c.bot, c.game
+         ON CONFLICT (bot, game) DO UPDATE SET games = games + excluded.games"
+    )
+});
+
+/// Counts game `id`, just finished or imported finished, in its lists
+/// ([`COUNT_HOURS`], [`COUNT_TOTALS`]).
+pub(crate) fn count_listed(db: &rusqlite::Connection, id: i64) -> rusqlite::Result<()> {
+    db.prepare_cached(&COUNT_HOURS)?.execute([id])?;
+    db.prepare_cached(&COUNT_TOTALS)?.execute([id])?;
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

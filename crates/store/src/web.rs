@@ -251,7 +251,8 @@ pub trait WebReads: Send + Sync {
         bot: BotId,
         ids: &[GameId],
     ) -> Result<Vec<HistoryPoint>, StoreError>;
-    /// How many finished games `filter` matches (from the counters).
+    /// How many finished games `filter`'s list holds, unrated games
+    /// included (from the counters of `finish_totals`).
     async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError>;
     /// The last `limit` finished games both bots played, newest first.
     async fn versus_games(

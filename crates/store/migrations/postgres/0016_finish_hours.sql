@@ -2,7 +2,9 @@
 -- is 0014): a page number deep in a long list starts from the hour it
 -- falls in instead of skipping every newer game in an index. One row per
 -- bot (0: the lists of every bot), game kind, hour of the finish time
--- (`substr(finished, 1, 13)`, `YYYY-MM-DDTHH`) and `shard`, the writing
+-- (`substr(finished, 1, 13)`, `YYYY-MM-DDTHH`) and `shard`; and per list
+-- in all (`finish_totals`: a list's length, unrated games included, which
+-- `game_totals` and `bot_stats` leave out). `shard` is the writing
 -- process's id in the registry of live processes (0 for imports), as
 -- `game_totals` is sharded (migration 0011), so that two instances
 -- finishing games of one kind in one hour never wait for each other's
@@ -35,3 +37,14 @@ SELECT s.bot, g.game, substr(s.finished, 1, 13), 0, COUNT(*)
 FROM game_seats s JOIN games g ON g.id = s.game_id
 WHERE s.finished IS NOT NULL AND s.rank IS NOT NULL
 GROUP BY s.bot, g.game, substr(s.finished, 1, 13);
+
+CREATE TABLE finish_totals (
+    bot   BIGINT NOT NULL,
+    game  TEXT   NOT NULL,
+    shard BIGINT NOT NULL,
+    games BIGINT NOT NULL,
+    PRIMARY KEY (bot, game, shard)
+);
+
+INSERT INTO finish_totals (bot, game, shard, games)
+SELECT bot, game, 0, SUM(games) FROM finish_hours GROUP BY bot, game;

@@ -66,9 +66,10 @@ pub(crate) async fn finish_games(
 }
 
 /// Counts finished games `ids` (their rows and ranked seats written) in
-/// their lists' hours (`finish_hours`, migration 0016), in row `shard` of
-/// each: one statement for the whole batch, so that a batch or an import
-/// updates each row once. The ids must be distinct and not counted before.
+/// their lists' hours and lengths (`finish_hours`, `finish_totals`,
+/// migration 0016), in row `shard` of each: one statement for the whole
+/// batch, so that a batch or an import updates each row once. The ids
+/// must be distinct and not counted before.
 pub(super) async fn count_hours(
     tx: &mut PgConnection,
     ids: &[GameId],
@@ -78,17 +79,21 @@ pub(super) async fn count_hours(
         return Ok(());
     }
     sqlx::query(
-        "INSERT INTO finish_hours AS h (bot, game, hour, shard, games)
-         SELECT c.bot, c.game, c.hour, $2, COUNT(*) FROM (
+        "WITH c AS (
              SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
              WHERE g.id = ANY($1) AND g.status = 'finished' AND g.finished IS NOT NULL
              UNION ALL
              SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
              JOIN games g ON g.id = s.game_id
-             WHERE s.game_id = ANY($1) AND s.finished IS NOT NULL AND s.rank IS NOT NULL
-         ) c
-         GROUP BY c.bot, c.game, c.hour
-         ON CONFLICT (bot, game, hour, shard) DO UPDATE SET games = h.games + EXCLUDED.games",
+             WHERE s.game_id = ANY($1) AND s.finished IS NOT NULL AND s.rank IS NOT NULL),
+         hours AS (
+             INSERT INTO finish_hours AS h (bot, game, hour, shard, games)
+             SELECT c.bot, c.game, c.hour, $2, COUNT(*) FROM c GROUP BY c.bot, c.game, c.hour
+             ON CONFLICT (bot, game, hour, shard) DO UPDATE SET games = h.games + EXCLUDED.games
+             RETURNING 1)
+         INSERT INTO finish_totals AS t (bot, game, shard, games)
+         SELECT c.bot, c.game, $2, COUNT(*) FROM c GROUP BY c.bot, c.game
+         ON CONFLICT (bot, game, shard) DO UPDATE SET games = t.games + EXCLUDED.games",
     )
     .bind(ids)
     .bind(shard)

@@ -53,6 +53,10 @@ const RECOUNT: &str = "SELECT bot, game, hour, CAST(COUNT(*) AS BIGINT) FROM (
          WHERE s.finished IS NOT NULL AND s.rank IS NOT NULL) c
      GROUP BY bot, game, hour ORDER BY bot, game, hour";
 
+/// What `finish_totals` holds, summed over writers (the hour left empty).
+const TOTALS: &str = "SELECT bot, game, '' AS hour, CAST(SUM(games) AS BIGINT)
+     FROM finish_totals GROUP BY bot, game HAVING SUM(games) <> 0 ORDER BY bot, game";
+
 async fn rows(url: &str, sql: &str) -> Vec<Hour> {
     if url.starts_with("sqlite") {
         let pool = sqlx::SqlitePool::connect(url).await.unwrap();
@@ -146,12 +150,22 @@ async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
             bot: Some(b),
         },
     ];
-    assert_eq!(kept(&db.url).await, recounted(&db.url).await);
+    let hours = kept(&db.url).await;
+    assert_eq!(hours, recounted(&db.url).await);
+    // Each list's length is the sum of its hours.
+    let mut lengths: Vec<Hour> = Vec::new();
+    for (bot, game, _, n) in hours {
+        match lengths.last_mut() {
+            Some(l) if l.0 == bot && l.1 == game => l.3 += n,
+            _ => lengths.push((bot, game, String::new(), n)),
+        }
+    }
+    assert_eq!(rows(&db.url, TOTALS).await, lengths);
     for f in &filters {
         let all = ids(s.games_page(f, 0, 10_000).await.unwrap());
         let n = all.len();
-        // (`count_finished` counts rated games only: the games that rank
-        // one seat are listed but not rated.)
+        // Unrated games (those that rank one seat only) count too.
+        assert_eq!(n as i64, s.count_finished(f).await.unwrap(), "{f:?}");
         // Long enough for the hours to be read (from 1,000 games skipped).
         assert!(n > 1_050, "{f:?}: {n} games");
         // Skips on both sides of where the hours take over (1,000), every
