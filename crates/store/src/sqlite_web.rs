@@ -52,11 +52,11 @@ impl SqlWeb for SqliteStore {
         limit: i64,
     ) -> Result<Vec<GameSummary>, StoreError> {
         // A bot listed in no other game kind needs no game filter (its
-        // counts per hour hold every seat its list shows, rated or not).
+        // lists' lengths count every seat its list shows, rated or not).
         let mut game = filter.game.clone();
         if let (Some(g), Some(bot)) = (&game, filter.bot) {
             let others: bool = sqlx::query_scalar(
-                "SELECT EXISTS (SELECT 1 FROM finish_hours
+                "SELECT EXISTS (SELECT 1 FROM finish_totals
                                 WHERE bot = ? AND game != ? AND games != 0)",
             )
             .bind(bot)

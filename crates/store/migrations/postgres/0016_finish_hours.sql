@@ -14,7 +14,7 @@
 -- `games_finished_order`, a ranked seat with its finish time in
 -- `game_seats_finish_order_by_bot`. The statements that finish a batch of
 -- games or import games count them, once per batch
--- (`postgres::finish::count_hours`): statement triggers doing the same per
+-- (`postgres::finish::count_listed`): statement triggers doing the same per
 -- statement made an import 35% slower (each game's rows updated the same
 -- counters again within one transaction). Games are never deleted, and a
 -- finished game never changes status.

@@ -61,7 +61,7 @@ pub(crate) async fn finish_games(
     let before = seats_and_ratings(tx, games, &marked, &rated).await?;
     ratings::write_rated(tx, &rated, before, shard).await?;
     let finished: Vec<GameId> = marked.keys().copied().collect();
-    count_hours(tx, &finished, shard).await?;
+    count_listed(tx, &finished, shard).await?;
     Ok(())
 }
 
@@ -70,7 +70,7 @@ pub(crate) async fn finish_games(
 /// migration 0016), in row `shard` of each: one statement for the whole
 /// batch, so that a batch or an import updates each row once. The ids
 /// must be distinct and not counted before.
-pub(super) async fn count_hours(
+pub(super) async fn count_listed(
     tx: &mut PgConnection,
     ids: &[GameId],
     shard: i64,

@@ -9,7 +9,7 @@ use crate::{GameId, StoreError};
 
 /// Stores finished games in one transaction, as `PgStore::import_games`
 /// says: each game and its seats in two statements, then its ratings; at
-/// the end, the games' hours in one statement.
+/// the end, the games counted in their lists in one statement.
 pub(crate) async fn import_games(
     pool: &PgPool,
     games: &[ImportGame],
@@ -64,7 +64,7 @@ pub(crate) async fn import_games(
         ids.push(id);
     }
     // Imports count in row 0, as `game_totals` does.
-    super::finish::count_hours(&mut tx, &ids, 0).await?;
+    super::finish::count_listed(&mut tx, &ids, 0).await?;
     tx.commit().await?;
     Ok(ids)
 }

@@ -86,17 +86,27 @@ async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
     let a = s.create_bot("a", "h", false).await.unwrap();
     let b = s.create_bot("b", "h", false).await.unwrap();
     let c = s.create_bot("c", "h", false).await.unwrap();
-    let games: Vec<ImportGame> = (0..2_200i64)
+    let d = s.create_bot("d", "h", false).await.unwrap();
+    let games: Vec<ImportGame> = (0..2_205i64)
         .map(|i| {
             let (game, bots) = match i % 4 {
-                0 => ("goofspiel", vec![a, b]),
-                1 => ("skullwhist", vec![b, a]),
+                // The last five: `d`'s only games of another kind than
+                // SkullWhist, unrated (one seat ranked), so that its
+                // SkullWhist list must keep its game filter.
+                _ if i >= 2_200 => ("loveletter", vec![d, a, b]),
+                0 => ("goofspiel", vec![b, a]),
+                1 => ("skullwhist", vec![d, a]),
                 2 => ("loveletter", vec![a, b, c]),
-                _ => ("skullwhist", vec![a, c]),
+                _ => ("skullwhist", vec![a, d]),
             };
-            // Every 13th game ranks its first seat only: the others are
-            // in no bot's list.
-            let ranked = if i % 13 == 0 { 1 } else { bots.len() as u8 };
+            // Every 13th game, and the last five, rank their first seat
+            // only: the others are in no bot's list, and the game is not
+            // rated.
+            let ranked = if i % 13 == 0 || i >= 2_200 {
+                1
+            } else {
+                bots.len() as u8
+            };
             let ranks = (1..=ranked).collect();
             ImportGame {
                 game: game.into(),
@@ -148,6 +158,10 @@ async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
         GameFilter {
             game: None,
             bot: Some(b),
+        },
+        GameFilter {
+            game: Some("skullwhist".into()),
+            bot: Some(d),
         },
     ];
     let hours = kept(&db.url).await;
