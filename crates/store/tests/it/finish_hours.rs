@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::Db;
-use croupier_store::web::{GameFilter, GameSummary, ImportGame, PageAt};
+use croupier_store::web::{GameSummary, ImportGame, PageAt};
 use croupier_store::GameEnd;
 
 on_both_backends!(deep_page_numbers_hold_the_games_of_the_newest_first_order);
@@ -142,27 +142,12 @@ async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
             .unwrap();
     }
     let filters = [
-        GameFilter::default(),
-        GameFilter {
-            game: Some("skullwhist".into()),
-            bot: None,
-        },
-        GameFilter {
-            game: None,
-            bot: Some(a),
-        },
-        GameFilter {
-            game: Some("skullwhist".into()),
-            bot: Some(a),
-        },
-        GameFilter {
-            game: None,
-            bot: Some(b),
-        },
-        GameFilter {
-            game: Some("skullwhist".into()),
-            bot: Some(d),
-        },
+        common::list(None, None),
+        common::list(Some("skullwhist"), None),
+        common::list(None, Some(a)),
+        common::list(Some("skullwhist"), Some(a)),
+        common::list(None, Some(b)),
+        common::list(Some("skullwhist"), Some(d)),
     ];
     let hours = kept(&db.url).await;
     assert_eq!(hours, recounted(&db.url).await);

@@ -1824,19 +1824,10 @@ async fn pages_from_either_end_and_from_a_game_match_the_newest_first_order(db: 
         games.iter().map(|g| g.id).collect()
     };
     let filters = [
-        GameFilter::default(),
-        GameFilter {
-            game: Some("skullwhist".into()),
-            bot: None,
-        },
-        GameFilter {
-            game: None,
-            bot: Some(a),
-        },
-        GameFilter {
-            game: Some("skullwhist".into()),
-            bot: Some(a),
-        },
+        common::list(None, None),
+        common::list(Some("skullwhist"), None),
+        common::list(None, Some(a)),
+        common::list(Some("skullwhist"), Some(a)),
     ];
     for f in &filters {
         let all = listed(s.games_page(f, 0, 100).await.unwrap());

@@ -22,6 +22,18 @@ impl Db {
     }
 }
 
+/// The list of finished games of `game` (every kind if `None`) that
+/// `bot` played (every bot's if `None`).
+pub fn list(
+    game: Option<&str>,
+    bot: Option<croupier_store::BotId>,
+) -> croupier_store::web::GameFilter {
+    croupier_store::web::GameFilter {
+        game: game.map(str::to_owned),
+        bot,
+    }
+}
+
 /// A process to register (`croupier_store::leases`) on host `h`.
 pub fn process(role: &str, pid: i64, ttl_ms: i64) -> croupier_store::leases::NewProcess {
     croupier_store::leases::NewProcess {
