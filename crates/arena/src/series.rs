@@ -15,11 +15,13 @@ use croupier_rules::{Record, Seat, SeatInfo};
 use serde::Serialize;
 
 use crate::explain::{FaultNotice, FaultSink};
-use crate::live::{play_live, LiveConfig};
+use crate::live::{play_live, LiveConfig, LiveSeat};
 use crate::record::MatchError;
 use crate::runner::{play_match, Player};
 use crate::seeds;
 use crate::spec::{BotSpec, SpecError};
+use crate::transport::process::Held;
+use crate::transport::Link;
 
 /// What to play.
 #[derive(Debug, Clone)]
@@ -220,6 +222,11 @@ pub struct Table<'a, G: Builtins> {
     on_fault: Option<FaultSink>,
     /// The faults of the game being played (see [`Table::take_faults`]).
     notices: Arc<Mutex<Vec<FaultNotice>>>,
+    /// Whether each game's held sandboxes are set up during the game
+    /// before ([`Table::holding_ahead`]).
+    holding_ahead: bool,
+    /// The sandboxes being set up for the next game.
+    ahead: Mutex<Option<tokio::task::JoinHandle<Vec<Held>>>>,
 }
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
@@ -265,7 +272,44 @@ impl<'a, G: Builtins> Table<'a, G> {
             explaining: false,
             on_fault: None,
             notices: Arc::default(),
+            holding_ahead: false,
+            ahead: Mutex::new(None),
         })
+    }
+
+    /// Sets up, while each game plays, the sandboxes that the next game's
+    /// programs started anew each round will be held in (issue 53), for a
+    /// caller whose next game seats the same bots (a series): its first
+    /// round then waits for no sandbox. Each game still gets sandboxes of
+    /// its own; those that no seat of the next game suits are killed.
+    pub fn holding_ahead(mut self) -> Self {
+        self.holding_ahead = true;
+        self
+    }
+
+    /// Gives `seats` the sandboxes set up for them during the last game,
+    /// and starts setting up those of the next.
+    fn hold_ahead(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {
+        let mut slot = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        let limits = &self.live.limits;
+        if let Some(task) = slot.take() {
+            let mut ready = rt.block_on(task).unwrap_or_default();
+            for s in seats.iter_mut() {
+                s.take_held(&mut ready, limits);
+            }
+        }
+        let links: Vec<Link> = seats
+            .iter()
+            .filter_map(|s| s.restarted_link())
+            .cloned()
+            .collect();
+        if !links.is_empty() {
+            let limits = limits.clone();
+            *slot =
+                Some(rt.spawn_blocking(move || {
+                    links.iter().filter_map(|l| l.hold(&limits)).collect()
+                }));
+        }
     }
 
     /// Keeps each fault of the games it plays, with the bot's stderr, for
@@ -334,6 +378,9 @@ impl<'a, G: Builtins> Table<'a, G> {
                         )
                     })
                     .collect::<Result<Vec<_>, SpecError>>()?;
+                if self.holding_ahead {
+                    self.hold_ahead(rt, &mut seats);
+                }
                 let play = play_live::<G>(self.variant, seed, &mut seats, self.live);
                 if self.explaining {
                     rt.block_on(crate::explain::scope(self.collector(), game, play))?
@@ -352,7 +399,8 @@ pub fn run_series<G: Builtins>(
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
-        .explaining(config.on_fault.clone());
+        .explaining(config.on_fault.clone())
+        .holding_ahead();
     prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
     let mut bots = BotSummary::for_bots(&config.bots);

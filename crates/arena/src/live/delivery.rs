@@ -26,9 +26,13 @@ pub(super) async fn start<G: Game>(
     p.broken = None;
     p.last_stderr = None;
     let match_tag = format!("{tag}-{}", seat.index());
-    let opened = match p.next.take() {
-        Some(next) => p.link.open_prepared(next, &config.limits, &match_tag).await,
-        None => p.link.open(&config.limits, &match_tag),
+    let opened = match p.dialect.starts_per_round() {
+        true => {
+            p.link
+                .open_held(&mut p.held, &config.limits, &match_tag)
+                .await
+        }
+        false => p.link.open(&config.limits, &match_tag),
     };
     let mut conn = match opened {
         Ok(conn) => conn,
@@ -46,9 +50,6 @@ pub(super) async fn start<G: Game>(
     }
     if let Err(e) = greeted {
         p.broken = Some(fault(e.fault_kind(), format!("at start: {e}")));
-    } else if p.dialect.starts_per_round() {
-        // Its next round's sandbox is set up while this round plays.
-        p.next = p.link.prepare(&config.limits);
     }
     p.process = Some(conn);
 }

@@ -111,6 +111,10 @@ pub(crate) async fn play<G: Game>(
             Driver::Program(p) if !p.dialect.starts_per_round() => {
                 start(p, &game, Seat(i as u8), config, &tag, &mut reaper).await;
             }
+            // Its sandbox, held for the match, is set up now, beside the
+            // other seats' (its first round waits for it), unless one was
+            // set up ahead ([`LiveSeat::take_held`]).
+            Driver::Program(p) if p.held.is_none() => p.held = p.link.hold(&config.limits),
             Driver::Program(_) => {}
         }
     }
@@ -157,6 +161,13 @@ pub(crate) async fn play<G: Game>(
     let said = futures::future::join_all(goodbyes).await;
     futures::future::join_all(said.into_iter().map(|conn| conn.close())).await;
     while reaper.join_next().await.is_some() {}
+    // A sandbox held for this match ends with it (nothing of it, not its
+    // `/tmp`, reaches the next match).
+    for s in seats.iter_mut() {
+        if let Driver::Program(p) = &mut s.driver {
+            p.held = None;
+        }
+    }
     result?;
     finish(&game, &mut record)?;
     Ok(record)

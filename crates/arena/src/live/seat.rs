@@ -5,6 +5,7 @@ use croupier_bots::Strategy;
 use croupier_dialects::Dialect;
 use croupier_rules::{Fault, Game, SeatInfo};
 
+use crate::transport::process::{Held, ProcessLimits};
 use crate::transport::{Conn, Link};
 
 /// A seat of a live match.
@@ -43,10 +44,10 @@ pub struct ProgramSeat<G: Game> {
     /// What the bot had written on stderr when its connection was closed
     /// for a fault (kept only while [`crate::explain`] watches the match).
     pub(super) last_stderr: Option<String>,
-    /// The sandbox of its next start, prepared while this round plays (a
+    /// The sandbox its program runs in each round, held for the match (a
     /// dialect that starts the program anew each round); killed with the
-    /// seat if unused.
-    pub(super) next: Option<crate::transport::process::Prepared>,
+    /// seat.
+    pub(super) held: Option<Held>,
 }
 
 impl<G: Game> ProgramSeat<G> {
@@ -72,7 +73,7 @@ impl<G: Game> ProgramSeat<G> {
             process: None,
             broken: None,
             last_stderr: None,
-            next: None,
+            held: None,
         }
     }
 }
@@ -96,6 +97,37 @@ impl<G: Game> LiveSeat<G> {
         LiveSeat {
             info,
             driver: Driver::Program(Box::new(ProgramSeat::with_link(link, dialect))),
+        }
+    }
+}
+
+impl<G: Game> LiveSeat<G> {
+    /// How its program is reached, if its dialect starts it anew each
+    /// round (then a sandbox may be held for it: [`Held`]).
+    ///
+    /// [`Held`]: crate::transport::process::Held
+    pub fn restarted_link(&self) -> Option<&Link> {
+        match &self.driver {
+            Driver::Program(p) if p.dialect.starts_per_round() => Some(&p.link),
+            _ => None,
+        }
+    }
+
+    /// Takes from `ready` a sandbox set up ahead that suits its program
+    /// under `limits`, to run its rounds in (see [`play_live`]).
+    ///
+    /// [`play_live`]: super::play_live
+    pub fn take_held(&mut self, ready: &mut Vec<Held>, limits: &ProcessLimits) {
+        let Driver::Program(p) = &mut self.driver else {
+            return;
+        };
+        let Link::Process(argv) = &p.link else {
+            return;
+        };
+        if p.held.is_none() && p.dialect.starts_per_round() {
+            if let Some(i) = ready.iter().position(|h| h.suits(argv, limits)) {
+                p.held = Some(ready.swap_remove(i));
+            }
         }
     }
 }

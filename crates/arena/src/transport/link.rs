@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::conn::{Conn, Connector};
 use super::error::TransportError;
 use super::http::{HttpClient, HttpEndpoint};
-use super::process::{BotProcess, Prepared, ProcessLimits};
+use super::process::{BotProcess, Held, ProcessLimits};
 
 /// How a live seat reaches its bot.
 #[derive(Clone)]
@@ -43,28 +43,27 @@ impl Link {
         }
     }
 
-    /// Prepares, in the background, the sandbox of this program's next
-    /// start (a dialect that starts it anew each round): see
-    /// [`BotProcess::prepare`]. `None` for other links and unsandboxed
-    /// programs.
-    pub fn prepare(&self, limits: &ProcessLimits) -> Option<Prepared> {
+    /// Sets up, in the background, the sandbox a program started anew each
+    /// round is held in for a match ([`BotProcess::hold`]). `None` for
+    /// other links and unsandboxed programs.
+    pub fn hold(&self, limits: &ProcessLimits) -> Option<Held> {
         match self {
-            Link::Process(argv) => BotProcess::prepare(argv, limits),
+            Link::Process(argv) => BotProcess::hold(argv, limits),
             _ => None,
         }
     }
 
-    /// [`Link::open`], in the sandbox `next` prepared for it.
-    pub async fn open_prepared(
+    /// [`Link::open`] for a dialect that starts its program anew each
+    /// round: a sandboxed program starts in the sandbox `held` keeps for
+    /// the match ([`BotProcess::spawn_held`]).
+    pub async fn open_held(
         &self,
-        next: Prepared,
+        held: &mut Option<Held>,
         limits: &ProcessLimits,
         match_tag: &str,
     ) -> Result<Box<dyn Conn>, TransportError> {
         match self {
-            Link::Process(argv) => Ok(Box::new(
-                BotProcess::spawn_prepared(next, argv, limits).await?,
-            )),
+            Link::Process(argv) => Ok(Box::new(BotProcess::spawn_held(held, argv, limits).await?)),
             _ => self.open(limits, match_tag),
         }
     }

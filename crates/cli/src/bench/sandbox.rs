@@ -3,7 +3,9 @@
 //! measures in the same run: the start of a bot program (spawn to its first
 //! answer, then stopped), the round trip of one decision line, and Love
 //! Letter matches per second when every seat's program is started again
-//! for each round (as both Love Letter managers do). Where bot programs
+//! for each round (as both Love Letter managers do; the modes in turns).
+//! With `strict` it also times a round's start in a sandbox held for the
+//! match (docs/sandbox.md). Where bot programs
 //! can get cgroups (issue 51), it also compares, in alternation, the start
 //! of a sandboxed program with and without its cgroup, and measures the
 //! cores a program with four busy children takes under a one-core quota.
@@ -34,29 +36,28 @@ fn name(sandbox: &Sandbox) -> &'static str {
 }
 
 /// Mean milliseconds from spawning `cat` to its first answer, and to its
-/// end after SIGTERM. With `prepared`, each start finds its sandbox
-/// prepared ahead ([`BotProcess::prepare`], untimed), as a program started
-/// anew each round does.
-async fn start(sandbox: &Sandbox, time: Duration, prepared: bool) -> anyhow::Result<(f64, f64)> {
+/// end after SIGTERM. With `held`, each start is a round's in a sandbox
+/// held for the match ([`BotProcess::spawn_held`]; the sandbox is set up by
+/// one untimed start first), as a program started anew each round is.
+async fn start(sandbox: &Sandbox, time: Duration, held: bool) -> anyhow::Result<(f64, f64)> {
     let l = limits(sandbox);
     let line = vec!["ping".to_string()];
     let argv = ["cat".to_string()];
+    let mut holder = None;
+    if held {
+        BotProcess::spawn_held(&mut holder, &argv, &l)
+            .await?
+            .terminate()
+            .await;
+        anyhow::ensure!(holder.is_some(), "only a sandbox is held");
+    }
     let (mut n, mut up, mut down) = (0u32, 0.0, 0.0);
     let begin = Instant::now();
     while begin.elapsed() < time || n < 5 {
-        let next = match prepared {
-            true => {
-                let mut next = BotProcess::prepare(&argv, &l)
-                    .ok_or_else(|| anyhow::anyhow!("only a sandbox is prepared"))?;
-                anyhow::ensure!(next.wait().await, "the sandbox could not be set up");
-                Some(next)
-            }
-            false => None,
-        };
         let t = Instant::now();
-        let mut p = match next {
-            Some(next) => BotProcess::spawn_prepared(next, &argv, &l).await?,
-            None => BotProcess::spawn(&argv, &l)?,
+        let mut p = match held {
+            true => BotProcess::spawn_held(&mut holder, &argv, &l).await?,
+            false => BotProcess::spawn(&argv, &l)?,
         };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         p.send(&line, deadline).await?;
@@ -67,6 +68,7 @@ async fn start(sandbox: &Sandbox, time: Duration, prepared: bool) -> anyhow::Res
         down += t.elapsed().as_secs_f64() * 1e3;
         n += 1;
     }
+    anyhow::ensure!(!held || holder.is_some(), "the held sandbox was given up");
     Ok((up / f64::from(n), down / f64::from(n)))
 }
 
@@ -86,6 +88,23 @@ async fn round_trip(sandbox: &Sandbox, time: Duration) -> anyhow::Result<f64> {
     let us = begin.elapsed().as_secs_f64() * 1e6 / n as f64;
     p.terminate().await;
     Ok(us)
+}
+
+/// How many turns the Love Letter measure takes per mode.
+const TURNS: u64 = 4;
+
+/// Love Letter matches per second in each mode, played in turns (a part of
+/// the games in each mode, then again), so that a machine whose speed
+/// drifts during the run weighs on every mode alike.
+fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Result<Vec<f64>> {
+    let part = games.div_ceil(TURNS).max(2);
+    let mut seconds = vec![0.0; modes.len()];
+    for _ in 0..TURNS {
+        for (m, spent) in modes.iter().zip(&mut seconds) {
+            *spent += part as f64 / loveletter(m, part, exe)?;
+        }
+    }
+    Ok(seconds.iter().map(|s| (part * TURNS) as f64 / s).collect())
 }
 
 /// Love Letter matches per second, four program seats started per round.
@@ -137,19 +156,20 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
     if let Some((strict, cg)) = &with_cgroup {
         rt.block_on(crate::bench::cgroup_cost::run(strict, cg, time))?;
     }
+    let per_sec = loveletter_in_turns(&modes, games, exe)?;
     let mut rows = Vec::new();
-    for m in &modes {
+    for (m, mps) in modes.iter().zip(per_sec) {
         let (up, down) = rt.block_on(start(m, time, false))?;
-        // A sandbox prepared ahead (only sandboxes are).
-        let prepared = match m {
+        // A round's start in a sandbox held for the match (only sandboxes
+        // are held).
+        let held = match m {
             Sandbox::Off => None,
             Sandbox::Strict(_) => Some(rt.block_on(start(m, time, true))?.0),
         };
         let rtt = rt.block_on(round_trip(m, time))?;
-        let mps = loveletter(m, games, exe)?;
         let figures = [
             ("process_start_ms", Some(up)),
-            ("process_start_prepared_ms", prepared),
+            ("process_start_held_ms", held),
             ("process_stop_ms", Some(down)),
             ("decision_round_trip_us", Some(rtt)),
             ("loveletter_4p_matches_per_sec_reexec_per_round", Some(mps)),
@@ -161,7 +181,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 json!({"bench": "subprocess", "sandbox": name(m), "what": what, "value": round(value)})
             );
         }
-        rows.push((up, rtt, mps, prepared));
+        rows.push((up, rtt, mps, held));
     }
     if let [off, strict] = rows.as_slice() {
         println!(
@@ -170,7 +190,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 "bench": "subprocess",
                 "what": "sandbox_overhead",
                 "process_start_ms": round(strict.0 - off.0),
-                "process_start_prepared_ms": strict.3.map(|p| round(p - off.0)),
+                "process_start_held_ms": strict.3.map(|p| round(p - off.0)),
                 "decision_round_trip_us": round(strict.1 - off.1),
                 "loveletter_matches_per_sec_ratio": round(strict.2 / off.2),
             })

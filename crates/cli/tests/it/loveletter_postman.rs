@@ -26,12 +26,17 @@ fn have_python() -> bool {
 
 /// Plays a series and returns its JSON summary and records.
 fn play(bots: &[String], extra: &[&str]) -> (serde_json::Value, Vec<Record>) {
+    // The logging bot writes to a file of this test: no sandbox.
+    play_in("off", bots, extra)
+}
+
+/// [`play`] with the bot programs in `sandbox`.
+fn play_in(sandbox: &str, bots: &[String], extra: &[&str]) -> (serde_json::Value, Vec<Record>) {
     let dir = tempfile::tempdir().unwrap();
     let records = dir.path().to_str().unwrap().to_string();
     let mut args: Vec<&str> = vec!["play", "loveletter"];
     args.extend(bots.iter().map(String::as_str));
-    // The logging bot writes to a file of this test: no sandbox.
-    args.extend(["--json", "--records", &records, "--sandbox", "off"]);
+    args.extend(["--json", "--records", &records, "--sandbox", sandbox]);
     args.extend(extra);
     let o = croupier(&args);
     assert!(
@@ -90,6 +95,36 @@ fn postman_ais_play_under_postman_rules_without_faults() {
             // The record replays through Postman's rules.
             assert!(!events(r).is_empty());
         }
+    }
+}
+
+/// Sandboxed, every round's processes of a match start in sandboxes held
+/// for that match (issue 53): the games play as they do unsandboxed, with
+/// Python AIs and a built-in one behind the dialect.
+#[test]
+fn postman_ais_play_in_sandboxes_held_for_each_match() {
+    if !have_python() {
+        return;
+    }
+    let random = "python3 examples/bots/loveletter/random_bot.py@loveletter-postman";
+    let bots = [
+        POSTMAN_BOT.to_string(),
+        random.to_string(),
+        POSTMAN_BOT.to_string(),
+        "builtin:random@loveletter-postman".to_string(),
+    ];
+    let extra = ["--games", "3", "--seed", "7"];
+    let (summary, records) = play_in("strict", &bots, &extra);
+    assert_eq!(faults(&summary), vec![0; 4], "{summary}");
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        // Each replays through the rules, over several rounds (each round
+        // a new process per AI, in the match's sandboxes).
+        let rounds = events(r)
+            .iter()
+            .filter(|e| matches!(e, LoveLetterEvent::RoundStart { .. }))
+            .count();
+        assert!(rounds > 1, "{rounds} rounds");
     }
 }
 

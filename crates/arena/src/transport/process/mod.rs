@@ -16,7 +16,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use tokio::io::AsyncRead;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
@@ -25,16 +27,15 @@ use super::conn::Conn;
 use super::error::TransportError;
 
 pub mod cgroup;
+mod held;
 mod lifetime;
 mod sandbox;
-mod standby;
 mod which;
+pub use held::Held;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
 };
-use standby::Launched;
-pub use standby::Prepared;
 pub use which::find_program;
 
 /// Limits for a bot process.
@@ -110,22 +111,88 @@ pub const PROCESS_START_SECONDS: &str = "croupier_bot_process_start_seconds";
 /// How long a bot whose output closed may take to finish its stderr.
 const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
 
+/// A program started (in its sandbox and cgroup, registered as a live
+/// bot) whose pipes nobody reads yet.
+#[derive(Debug)]
+struct Launched {
+    child: Child,
+    serial: u64,
+    group: Option<cgroup::BotCgroup>,
+}
+
+/// The first process of a bot program.
+#[derive(Debug)]
+enum Leader {
+    /// Started by Croupier (or the sandbox started for it).
+    Own(Child),
+    /// Started in a sandbox held for the match ([`Held`]).
+    Held(held::HeldLeader),
+}
+
+impl Leader {
+    /// How it ended, once it has.
+    fn ended(&mut self) -> Option<String> {
+        match self {
+            Leader::Own(child) => match child.try_wait() {
+                Ok(Some(status)) => Some(status.to_string()),
+                _ => None,
+            },
+            Leader::Held(l) => l.ended(),
+        }
+    }
+
+    /// Waits until it has ended.
+    async fn wait(&mut self) {
+        match self {
+            Leader::Own(child) => {
+                let _ = child.wait().await;
+            }
+            Leader::Held(l) => l.wait().await,
+        }
+    }
+}
+
+/// A bot's stdin: a pipe to its own process, or its round's FIFO in a
+/// held sandbox.
+#[derive(Debug)]
+enum Input {
+    Pipe(ChildStdin),
+    Fifo(pipe::Sender),
+}
+
+impl Input {
+    async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Input::Pipe(p) => {
+                p.write_all(buf).await?;
+                p.flush().await
+            }
+            Input::Fifo(f) => {
+                f.write_all(buf).await?;
+                f.flush().await
+            }
+        }
+    }
+}
+
 /// A running bot program.
 #[derive(Debug)]
 pub struct BotProcess {
-    child: Child,
+    leader: Leader,
     pgid: Option<Pid>,
-    stdin: Option<ChildStdin>,
+    stdin: Option<Input>,
     lines: mpsc::Receiver<Line>,
     stderr: Arc<Mutex<StderrLog>>,
     /// The task reading stderr, until the bot's output closes.
     stderr_reader: Option<tokio::task::JoinHandle<()>>,
     limits: ProcessLimits,
     closed: bool,
-    /// Its number in the registry of live bots.
-    serial: u64,
-    /// The cgroup all its processes run in, where there is one.
-    cgroup: Option<cgroup::BotCgroup>,
+    /// Its number in the registry of live bots (`None` in a held sandbox:
+    /// the sandbox has the number).
+    serial: Option<u64>,
+    /// The cgroup all its processes run in, where there is one (shared
+    /// with the sandbox it is held in, which removes it).
+    cgroup: Option<Arc<cgroup::BotCgroup>>,
 }
 
 impl BotProcess {
@@ -150,62 +217,89 @@ impl BotProcess {
 
     /// [`spawn`](Self::spawn) without its metrics.
     fn start(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
-        let launched = launch(argv, limits, false)?;
+        let launched = launch(argv, limits, None)?;
         Ok(Self::attach(launched, limits))
     }
 
-    /// Prepares, in the background, the sandbox of the next start of
-    /// `argv` with `limits`: set up up to the program itself, which it runs
-    /// when [`BotProcess::spawn_prepared`] takes it (Love Letter's dialects
-    /// start every program anew each round). Only sandboxed programs are
-    /// prepared (`None` without a sandbox: there is nothing to set up).
-    pub fn prepare(argv: &[String], limits: &ProcessLimits) -> Option<Prepared> {
+    /// Sets up, in the background, a sandbox held for the rounds of a
+    /// match of `argv` under `limits` ([`Held`]; its first round's start
+    /// waits for it). `None` without a sandbox (nothing to set up), or if
+    /// it cannot be started (the first round then starts as
+    /// [`spawn`](Self::spawn) does, and says why).
+    pub fn hold(argv: &[String], limits: &ProcessLimits) -> Option<Held> {
         if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
             return None;
         }
-        let handle = tokio::runtime::Handle::try_current().ok()?;
-        let (args, lim) = (argv.to_vec(), limits.clone());
-        let task = handle.spawn_blocking(move || match launch(&args, &lim, true) {
-            Ok(launched) => {
-                let standby = standby::Standby::new(launched);
-                if standby::ready(&standby) {
-                    Some(Box::new(standby))
-                } else {
-                    tracing::debug!("a sandbox prepared for {args:?} did not come up");
-                    None
-                }
-            }
-            Err(e) => {
-                tracing::debug!("cannot prepare a sandbox for {args:?}: {e}");
-                None
-            }
-        });
-        Some(Prepared {
-            what: prepared_for(argv, limits),
-            state: standby::State::Pending(task),
-        })
+        Held::start(argv, limits, held_for(argv, limits))
+            .inspect_err(|e| tracing::debug!("cannot hold a sandbox for {argv:?}: {e}"))
+            .ok()
     }
 
-    /// Starts `argv` in the sandbox `prepared` for it (waiting for it to
-    /// be set up, up to [`standby::SETUP`]), or, if that one is not for
-    /// this command and these limits or could not be set up, as
-    /// [`spawn`](Self::spawn) does.
-    pub async fn spawn_prepared(
-        prepared: Prepared,
+    /// Starts `argv` in the sandbox `held` keeps for it, for a dialect
+    /// that starts its program anew each round: the first start sets the
+    /// sandbox up, and later ones start the program inside it ([`Held`]),
+    /// while the previous round's program may still be ending. A sandbox held for
+    /// another command or other limits is dropped first; one that cannot be
+    /// set up or used any more is dropped, and the program starts as
+    /// [`spawn`](Self::spawn) starts it. Without a sandbox this is `spawn`.
+    pub async fn spawn_held(
+        held: &mut Option<Held>,
         argv: &[String],
         limits: &ProcessLimits,
     ) -> Result<BotProcess, TransportError> {
+        if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
+            return Self::spawn(argv, limits);
+        }
         let since = std::time::Instant::now();
-        if prepared.what == prepared_for(argv, limits) {
-            if let Some(launched) = prepared.take().await.and_then(|s| s.open()) {
-                metrics::counter!(PROCESS_STARTS, "sandbox" => "strict", "result" => "ok")
-                    .increment(1);
-                metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => "strict")
-                    .record(since.elapsed().as_secs_f64());
-                return Ok(Self::attach(launched, limits));
+        let what = held_for(argv, limits);
+        if held.as_ref().is_some_and(|h| h.what != what) {
+            *held = None;
+        }
+        if held.is_none() {
+            match Held::start(argv, limits, what) {
+                Ok(h) => *held = Some(h),
+                Err(e) => {
+                    tracing::debug!("cannot hold a sandbox for {argv:?}: {e}");
+                    return Self::spawn(argv, limits);
+                }
+            }
+        }
+        if find_program(&argv[0]).is_none() || argv.iter().any(|w| w.contains(['\n', '\r'])) {
+            // A start of its own says why the program is not found; a word
+            // with a line break cannot be passed to the holder.
+            return Self::spawn(argv, limits);
+        }
+        if let Some(h) = held.as_mut() {
+            match h.round(argv).await {
+                Ok(round) => {
+                    metrics::counter!(PROCESS_STARTS, "sandbox" => "strict", "result" => "ok")
+                        .increment(1);
+                    metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => "strict")
+                        .record(since.elapsed().as_secs_f64());
+                    return Ok(Self::attach_round(round, limits));
+                }
+                Err(e) => {
+                    tracing::debug!("a sandbox held for {argv:?} is given up: {e}");
+                    *held = None;
+                }
             }
         }
         Self::spawn(argv, limits)
+    }
+
+    /// Reads the pipes of a round's program in a held sandbox.
+    fn attach_round(round: held::Round, limits: &ProcessLimits) -> BotProcess {
+        let pgid = Some(round.leader.pid);
+        Self::attach_pipes(
+            Leader::Held(round.leader),
+            pgid,
+            Some(Input::Fifo(round.stdin)),
+            Some(round.stdout),
+            Some(round.stderr),
+            None,
+            round.cgroup,
+            limits,
+        )
     }
 
     /// Reads the pipes of a program started by [`launch`].
@@ -219,9 +313,33 @@ impl BotProcess {
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().map(Input::Pipe);
         let stdout = child.stdout.take();
-        let stderr_pipe = child.stderr.take();
+        let stderr = child.stderr.take();
+        Self::attach_pipes(
+            Leader::Own(child),
+            pgid,
+            stdin,
+            stdout,
+            stderr,
+            Some(serial),
+            group.map(Arc::new),
+            limits,
+        )
+    }
+
+    /// Reads a program's stdout and stderr.
+    #[allow(clippy::too_many_arguments)]
+    fn attach_pipes(
+        leader: Leader,
+        pgid: Option<Pid>,
+        stdin: Option<Input>,
+        stdout: Option<impl AsyncRead + Unpin + Send + 'static>,
+        stderr_pipe: Option<impl AsyncRead + Unpin + Send + 'static>,
+        serial: Option<u64>,
+        cgroup: Option<Arc<cgroup::BotCgroup>>,
+        limits: &ProcessLimits,
+    ) -> BotProcess {
         let (tx, rx) = mpsc::channel(16);
         if let Some(out) = stdout {
             tokio::spawn(read_lines(BufReader::new(out), tx, limits.max_line));
@@ -243,7 +361,7 @@ impl BotProcess {
             })
         });
         BotProcess {
-            child,
+            leader,
             pgid,
             stdin,
             lines: rx,
@@ -252,7 +370,7 @@ impl BotProcess {
             limits: limits.clone(),
             closed: false,
             serial,
-            cgroup: group,
+            cgroup,
         }
     }
 
@@ -274,11 +392,7 @@ impl BotProcess {
             buf.extend_from_slice(l.as_bytes());
             buf.push(b'\n');
         }
-        let write = async {
-            stdin.write_all(&buf).await?;
-            stdin.flush().await
-        };
-        match timeout_at(deadline, write).await {
+        match timeout_at(deadline, stdin.write_all(&buf)).await {
             Err(_) => Err(TransportError::Timeout),
             Ok(Err(e)) => {
                 self.stdin = None;
@@ -305,6 +419,11 @@ impl BotProcess {
                 if let Some(reader) = self.stderr_reader.take() {
                     let _ = tokio::time::timeout(STDERR_LAST_WORDS, reader).await;
                 }
+                // A held sandbox's holder says how the program ended just
+                // after it has.
+                if let Leader::Held(l) = &mut self.leader {
+                    let _ = tokio::time::timeout(STDERR_LAST_WORDS, l.wait()).await;
+                }
                 Err(TransportError::Closed(self.exit_note()))
             }
         }
@@ -316,12 +435,12 @@ impl BotProcess {
             // is still ours (see [`BotProcess::signal`]).
             self.signal(Signal::SIGKILL);
         }
-        match self.child.try_wait() {
-            Ok(Some(status)) => {
+        match self.leader.ended() {
+            Some(how) => {
                 self.pgid = None;
-                format!(" ({status})")
+                format!(" ({how})")
             }
-            _ => String::new(),
+            None => String::new(),
         }
     }
 
@@ -342,34 +461,37 @@ impl BotProcess {
         self.stdin = None;
         self.signal(Signal::SIGTERM);
         let grace = self.limits.grace;
-        if tokio::time::timeout(grace, self.child.wait())
+        if tokio::time::timeout(grace, self.leader.wait())
             .await
             .is_err()
         {
             self.signal(Signal::SIGKILL);
-            let _ = self.child.wait().await;
+            self.leader.wait().await;
         }
         // The group may hold children the bot forked; they go too (while
         // one lives, the group id stays reserved), and so do the orphans it
         // detached. Then the handle forgets the id (see `signal`).
         self.signal(Signal::SIGKILL);
         self.pgid = None;
-        lifetime::forget(self.serial);
+        if let Some(serial) = self.serial {
+            lifetime::forget(serial);
+        }
         // Whatever escaped the group (a new session, a daemon) is still in
-        // the cgroup: it goes, and so does the cgroup.
-        if let Some(g) = self.cgroup.take() {
+        // the cgroup: it goes, and so does the cgroup (unless a held
+        // sandbox, which shares it, still runs: it removes it at its end).
+        if let Some(g) = self.cgroup.take().and_then(|g| Arc::try_unwrap(g).ok()) {
             g.remove().await;
         }
     }
 
     /// The bot's cgroup, where it has one.
     pub fn cgroup(&self) -> Option<&cgroup::BotCgroup> {
-        self.cgroup.as_ref()
+        self.cgroup.as_deref()
     }
 
     /// The CPU time the bot's processes used so far, from its cgroup.
     pub fn cpu_time(&self) -> Option<Duration> {
-        self.cgroup.as_ref().and_then(cgroup::BotCgroup::cpu_time)
+        self.cgroup.as_deref().and_then(cgroup::BotCgroup::cpu_time)
     }
 
     /// Whether the bot's first process runs (it is neither a zombie nor
@@ -391,19 +513,34 @@ impl BotProcess {
     }
 }
 
-/// What a prepared start must match: the command and every limit.
-fn prepared_for(argv: &[String], limits: &ProcessLimits) -> String {
-    format!("{argv:?} {:?} {:?}", limits.sandbox, limits.cgroup)
+impl Held {
+    /// Whether rounds of `argv` under `limits` may run in it (they get
+    /// the same sandbox).
+    pub fn suits(&self, argv: &[String], limits: &ProcessLimits) -> bool {
+        self.what == held_for(argv, limits)
+    }
+}
+
+/// What a held sandbox must match: the sandbox `argv` gets under `limits`
+/// (its whole command but the program: the folders it sees, its working
+/// folder and every limit) and its cgroup's limits. Commands that differ
+/// only in words that name no file or folder (a seed) get the same one.
+fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
+    let sandbox = match &limits.sandbox {
+        Sandbox::Strict(l) => sandbox::wrap_as(argv, &[], l, None).ok(),
+        Sandbox::Off => None,
+    };
+    format!("{sandbox:?} {:?}", limits.cgroup)
 }
 
 /// Starts `argv` with piped stdio in its own process group, in the sandbox
-/// and cgroup of `limits`. With `gated` (a sandbox prepared ahead), the
-/// sandbox runs a shell that waits for one line on stdin before it becomes
-/// the program ([`standby::GATE`]).
+/// and cgroup of `limits`. With `held` (the folder of a held sandbox's
+/// FIFOs), the sandbox runs the shell that starts the program each round
+/// ([`held::HOLDER`]) instead of the program.
 fn launch(
     argv: &[String],
     limits: &ProcessLimits,
-    gated: bool,
+    held: Option<&std::path::Path>,
 ) -> Result<Launched, TransportError> {
     let program = argv
         .first()
@@ -416,8 +553,10 @@ fn launch(
     let full = match &limits.sandbox {
         Sandbox::Off => lifetime::with_death_signal(argv),
         // bubblewrap dies with its parent, and its PID namespace with it.
-        Sandbox::Strict(l) if gated => sandbox::wrap_as(argv, &standby::gated(argv), l)?,
-        Sandbox::Strict(l) => sandbox::wrap(argv, l)?,
+        Sandbox::Strict(l) => match held {
+            Some(dir) => sandbox::wrap_as(argv, &held::holder(), l, Some(dir))?,
+            None => sandbox::wrap(argv, l)?,
+        },
     };
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
     let full = match &group {
@@ -448,7 +587,9 @@ impl Drop for BotProcess {
         // Whatever happened, nothing of the bot outlives its handle; tokio
         // reaps the child (kill_on_drop).
         self.signal(Signal::SIGKILL);
-        lifetime::forget(self.serial);
+        if let Some(serial) = self.serial {
+            lifetime::forget(serial);
+        }
     }
 }
 

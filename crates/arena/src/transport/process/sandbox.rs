@@ -71,6 +71,8 @@ impl Default for SandboxLimits {
 /// User and group id of the bot inside the sandbox (and, when croupier is
 /// root, outside): `nobody`.
 const NOBODY: &str = "65534";
+/// [`NOBODY`] as a number.
+pub(super) const NOBODY_ID: u32 = 65534;
 
 /// Folders of the system that every sandbox sees read-only.
 const SYSTEM: [&str; 7] = [
@@ -151,15 +153,18 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
 
 /// The command that runs `argv` in the sandbox.
 pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, TransportError> {
-    wrap_as(argv, argv, limits)
+    wrap_as(argv, argv, limits, None)
 }
 
 /// The command that runs `run` in the sandbox `argv` would get (the same
-/// folders, user and limits): a probe of what `argv` will find there.
+/// folders, user and limits): a probe of what `argv` will find there, or
+/// the holder of a sandbox held for a match, which also sees the folder
+/// `held` of its rounds' FIFOs at [`super::held::INSIDE`], read-only.
 pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
     limits: &SandboxLimits,
+    held: Option<&Path>,
 ) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let prlimit = tool("prlimit", "util-linux")?;
@@ -235,6 +240,9 @@ pub(super) fn wrap_as(
     let folders = bot_folders(argv, &cwd);
     for f in &folders {
         cmd.extend([s("--ro-bind"), path(f), path(f)]);
+    }
+    if let Some(h) = held {
+        cmd.extend([s("--ro-bind"), path(h), s(super::held::INSIDE)]);
     }
     // Relative paths keep working when the working folder exists inside
     // (it does when it holds one of the bot's folders).
@@ -363,7 +371,7 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
             .filter(|p| p.is_file())
             .map(|p| p.to_string_lossy().into_owned()),
     );
-    let cmd = wrap_as(argv, &probe, limits)?;
+    let cmd = wrap_as(argv, &probe, limits, None)?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let out = std::process::Command::new(first)
         .args(rest)

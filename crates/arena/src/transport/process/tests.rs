@@ -117,7 +117,7 @@ async fn a_bot_that_ignores_sigterm_is_killed_after_the_grace_period() {
     )
     .unwrap();
     assert_eq!(p.recv(soon(2000)).await.unwrap(), "ready");
-    let pid = p.child.id().unwrap() as i32;
+    let pid = p.pgid.unwrap().as_raw();
     let start = Instant::now();
     p.terminate().await;
     assert!(start.elapsed() < Duration::from_secs(2));
@@ -171,7 +171,7 @@ async fn a_last_line_without_newline_still_counts() {
     p.terminate().await;
 }
 
-mod prepared {
+mod held {
     use super::*;
 
     fn strict() -> ProcessLimits {
@@ -181,87 +181,262 @@ mod prepared {
         }
     }
 
-    fn pid_of(p: &Prepared) -> Option<i32> {
-        match &p.state {
-            standby::State::Done(Some(s)) => s.pid(),
-            _ => None,
+    /// Whether `ancestor` is `pid` or one of its ancestors (from `/proc`).
+    fn below(pid: i32, ancestor: i32) -> bool {
+        let mut p = pid;
+        for _ in 0..32 {
+            if p == ancestor {
+                return true;
+            }
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+                return false;
+            };
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|x| x.parse().ok());
+            match parent {
+                Some(q) if q > 1 => p = q,
+                _ => return false,
+            }
         }
+        false
+    }
+
+    async fn gone(pid: i32) -> bool {
+        let t = std::time::Instant::now();
+        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        !alive(pid)
+    }
+
+    fn leader(p: &BotProcess) -> i32 {
+        p.pgid.expect("a process group").as_raw()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_prepared_sandbox_starts_its_program_and_loses_no_line() {
-        let argv = sh("echo up; while read l; do echo \"got $l\"; done");
-        for _ in 0..2 {
-            let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
-            assert!(next.wait().await, "the sandbox was not set up");
-            let pid = pid_of(&next).expect("a prepared sandbox runs");
-            let mut p = BotProcess::spawn_prepared(next, &argv, &strict())
+    async fn every_round_starts_in_the_one_sandbox_on_fresh_pipes() {
+        // It reads one line and answers it, then leaves the rest unread.
+        let argv = sh("read first; echo \"r $first\"; echo \"e $first\" >&2; exec sleep 30");
+        let mut held = None;
+        let mut sandbox = None;
+        for round in ["x", "y", "z"] {
+            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
                 .await
                 .unwrap();
-            // The program runs in the prepared sandbox, not a new one.
-            assert_eq!(p.pgid, Some(Pid::from_raw(pid)));
-            assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
-            p.send(&["a".into(), "b".into()], soon(1000)).await.unwrap();
-            assert_eq!(p.recv(soon(5000)).await.unwrap(), "got a");
-            assert_eq!(p.recv(soon(5000)).await.unwrap(), "got b");
+            let h = held.as_ref().expect("a sandbox held for the match");
+            let pid = h.pid().expect("the held sandbox runs");
+            assert_eq!(*sandbox.get_or_insert(pid), pid, "a new sandbox");
+            assert!(below(leader(&p), pid), "the program runs outside it");
+            assert_ne!(leader(&p), pid);
+            // What the last round left unread does not reach this one.
+            p.send(&[round.to_string(), "left over".into()], soon(1000))
+                .await
+                .unwrap();
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), format!("r {round}"));
+            let t = std::time::Instant::now();
+            while !p.stderr_tail().contains('e') && t.elapsed() < Duration::from_secs(5) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert_eq!(p.stderr_tail(), format!("e {round}\n"));
+            let program = leader(&p);
             p.terminate().await;
+            assert!(gone(program).await, "the round's program still runs");
+        }
+        // The FIFOs of finished rounds are gone too.
+        let h = held.take().expect("still held");
+        let left: Vec<_> = std::fs::read_dir(h.dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+        let pid = h.pid().unwrap();
+        drop(h);
+        assert!(gone(pid).await, "a dropped held sandbox still runs");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_that_ignores_sigterm_is_killed_and_the_next_round_starts() {
+        let argv = sh("trap '' TERM; echo up; exec sleep 30");
+        let mut held = None;
+        let mut first = None;
+        for _ in 0..2 {
+            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+                .await
+                .unwrap();
+            let pid = held.as_ref().and_then(|h| h.pid()).expect("held");
+            assert_eq!(*first.get_or_insert(pid), pid, "a new sandbox");
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+            let program = leader(&p);
+            p.terminate().await;
+            assert!(!alive(program), "terminate left it running");
         }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_start_waits_for_a_sandbox_still_being_set_up() {
-        let argv = sh("echo up; cat");
-        let next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
-        let mut p = BotProcess::spawn_prepared(next, &argv, &strict())
+    async fn a_round_that_exits_says_how_and_its_input_ends_when_closed() {
+        let mut held = None;
+        let argv = sh("read x; exit 3");
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
             .await
             .unwrap();
-        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.send(&["go".into()], soon(1000)).await.unwrap();
+        match p.recv(soon(5000)).await {
+            Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 3)"),
+            other => panic!("{other:?}"),
+        }
+        p.terminate().await;
+        // The end of its input reaches the program.
+        let argv = sh("cat; echo after");
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        p.send(&["a".into()], soon(1000)).await.unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "a");
+        p.stdin = None;
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "after");
         p.terminate().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_sandbox_prepared_for_another_command_or_limits_is_not_used_and_ends() {
+    async fn a_round_starts_while_the_last_one_runs_and_each_says_how_it_ended() {
+        let mut held = None;
+        let argv = sh("echo up; read code; exit $code");
+        let mut first = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        assert_eq!(first.recv(soon(5000)).await.unwrap(), "up");
+        let mut second = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        assert_eq!(second.recv(soon(5000)).await.unwrap(), "up");
+        // The second ends first.
+        for (p, code) in [(&mut second, 5), (&mut first, 4)] {
+            p.send(&[code.to_string()], soon(1000)).await.unwrap();
+            match p.recv(soon(5000)).await {
+                Err(TransportError::Closed(how)) => {
+                    assert_eq!(how, format!(" (exit status: {code})"))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        first.terminate().await;
+        second.terminate().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_that_differ_in_a_word_naming_no_file_share_the_sandbox() {
+        let mut held = None;
+        let mut first = None;
+        let words = ["seed 1", "  two  spaces\\ and a backslash ", "3"];
+        for word in words {
+            let argv = vec![
+                "sh".to_string(),
+                "-c".to_string(),
+                "printf '[%s]\\n' \"$0\"".to_string(),
+                word.to_string(),
+            ];
+            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+                .await
+                .unwrap();
+            let pid = held.as_ref().and_then(|h| h.pid()).expect("held");
+            assert_eq!(*first.get_or_insert(pid), pid, "a new sandbox for {word:?}");
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), format!("[{word}]"));
+            p.terminate().await;
+        }
+        // A word with a line break is not said to the holder: the program
+        // starts on its own, and the sandbox stays held.
+        let argv = sh("printf '%s' 'a\nb'");
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "a");
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "b");
+        assert!(!below(leader(&p), first.unwrap()));
+        assert_eq!(held.as_ref().and_then(|h| h.pid()), first);
+        p.terminate().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_held_for_another_command_or_limits_is_dropped() {
         let argv = sh("echo a; cat");
-        let other = sh("echo b; cat");
+        // A script in a folder of its own: its sandbox sees that folder.
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("b.sh");
+        std::fs::write(&script, "echo b; cat\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let other = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
         let mut looser = strict();
         if let Sandbox::Strict(l) = &mut looser.sandbox {
             l.processes += 1;
         }
         for (cmd, lim, first) in [(&other, strict(), "b"), (&argv, looser, "a")] {
-            let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
-            assert!(next.wait().await);
-            let unused = pid_of(&next).expect("a prepared sandbox runs");
-            let mut p = BotProcess::spawn_prepared(next, cmd, &lim).await.unwrap();
-            assert_ne!(p.pgid, Some(Pid::from_raw(unused)));
+            let mut held = None;
+            let p = BotProcess::spawn_held(&mut held, &argv, &strict())
+                .await
+                .unwrap();
+            p.terminate().await;
+            let old = held.as_ref().and_then(|h| h.pid()).expect("held");
+            let mut p = BotProcess::spawn_held(&mut held, cmd, &lim).await.unwrap();
+            let new = held.as_ref().and_then(|h| h.pid()).expect("held");
+            assert_ne!(old, new);
+            assert!(below(leader(&p), new));
             assert_eq!(p.recv(soon(5000)).await.unwrap(), first);
             p.terminate().await;
-            // The unused one was dropped: killed whole.
-            let t = std::time::Instant::now();
-            while alive(unused) && t.elapsed() < Duration::from_secs(5) {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            assert!(!alive(unused), "an unused prepared sandbox still runs");
+            assert!(
+                gone(old).await,
+                "the sandbox held for another start still runs"
+            );
         }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_prepared_sandbox_dropped_unused_ends() {
-        let argv = sh("cat");
-        let mut next = BotProcess::prepare(&argv, &strict()).expect("a sandbox to prepare");
-        assert!(next.wait().await);
-        let pid = pid_of(&next).expect("a prepared sandbox runs");
-        assert!(alive(pid));
-        drop(next);
-        let t = std::time::Instant::now();
-        while alive(pid) && t.elapsed() < Duration::from_secs(5) {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert!(!alive(pid), "a dropped prepared sandbox still runs");
+    async fn a_dropped_held_sandbox_ends_with_its_program() {
+        let mut held = None;
+        let mut p = BotProcess::spawn_held(&mut held, &sh("echo up; cat"), &strict())
+            .await
+            .unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        let (program, sandbox) = (leader(&p), held.as_ref().and_then(|h| h.pid()).unwrap());
+        drop(held);
+        assert!(gone(sandbox).await && gone(program).await);
+        assert!(matches!(
+            p.recv(soon(5000)).await,
+            Err(TransportError::Closed(_))
+        ));
+        tokio::time::timeout(Duration::from_secs(5), p.terminate())
+            .await
+            .expect("terminate ends");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_held_sandbox_that_died_is_given_up_for_a_start_of_its_own() {
+        let argv = sh("echo up; cat");
+        let mut held = None;
+        let p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        p.terminate().await;
+        let pid = held.as_ref().and_then(|h| h.pid()).unwrap();
+        killpg(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+        assert!(gone(pid).await);
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        assert!(held.is_none(), "a dead sandbox is kept");
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.terminate().await;
     }
 
     #[tokio::test]
-    async fn an_unsandboxed_program_is_not_prepared() {
-        assert!(BotProcess::prepare(&sh("cat"), &limits()).is_none());
+    async fn an_unsandboxed_program_is_not_held() {
+        let mut held = None;
+        let mut p = BotProcess::spawn_held(&mut held, &sh("echo up"), &limits())
+            .await
+            .unwrap();
+        assert!(held.is_none());
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.terminate().await;
     }
 }
 
@@ -278,7 +453,7 @@ mod host_user {
             .collect()
     }
 
-    /// A sandbox started cold and one prepared ahead run, on the host, as
+    /// A sandbox started cold and a round's program in a held one run, on the host, as
     /// `nobody` with no groups when croupier is root (the kernel does not
     /// apply the process limit to root), and as croupier's user otherwise.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -289,10 +464,12 @@ mod host_user {
         };
         let me = ids(std::process::id() as i32);
         let argv = sh("echo up; cat");
-        let next = BotProcess::prepare(&argv, &strict).expect("a sandbox to prepare");
-        let prepared = BotProcess::spawn_prepared(next, &argv, &strict);
+        let mut held = None;
+        let round = BotProcess::spawn_held(&mut held, &argv, &strict)
+            .await
+            .unwrap();
         let cold = BotProcess::spawn(&argv, &strict).unwrap();
-        for mut p in [prepared.await.unwrap(), cold] {
+        for mut p in [round, cold] {
             assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
             let leader = p.pgid.expect("a process group").as_raw();
             let seen = ids(leader);

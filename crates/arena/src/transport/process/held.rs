@@ -1,0 +1,415 @@
+//! A sandbox held for a match (issue 53): a program that its dialect starts
+//! anew each round (Love Letter's) runs every round of a match in one
+//! sandbox, so that a round's start costs a `fork` and an `exec` inside it
+//! instead of a new sandbox's namespaces, mounts and teardown.
+//!
+//! The sandbox is a direct start's (the same `bwrap`, `prlimit` and cgroup,
+//! see [`super::sandbox`]) whose program is [`HOLDER`], a shell that starts
+//! the program once for each round number it reads on its stdin, one at a
+//! time. Each round's stdin, stdout and stderr are three FIFOs that Croupier
+//! makes for that round in a folder of its own (mode 0700, owned by the
+//! sandbox's user), bound read-only at [`INSIDE`]: the program gets fresh
+//! pipes each round, as a program started on its own does, and nothing of
+//! one round's input or output reaches the next. The holder says when the
+//! round's program has started (its pid inside) and when it has ended (its
+//! exit status); Croupier signals the program's process group on the host,
+//! as it signals any bot's, and the holder reaps it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::sys::stat::Mode;
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::watch;
+
+use super::cgroup::BotCgroup;
+use super::lifetime::forget;
+use super::sandbox::{is_root, NOBODY_ID};
+use super::Launched;
+use crate::transport::error::TransportError;
+
+/// Where the folder of a held sandbox's FIFOs is inside it.
+pub const INSIDE: &str = "/run/croupier-held";
+
+/// The shell that holds a sandbox. For each round it reads a line `n c`
+/// (the round's number and how many words its command has) and the `c`
+/// words, one per line, or `n =` for the last round's command again; it opens the round's FIFOs (Croupier holds their
+/// other ends, so no open waits) and leaves the round to a shell of its
+/// own, which starts the command (found on the sandbox's `PATH`) on them in a session and
+/// process group of its own, says `n started PID`, waits for the program
+/// and says `n exit STATUS`. That shell runs in the background (the
+/// holder reaps it when it has ended), so that a round starts while the
+/// last one's program is still ending, as it would in a sandbox of its own. Nothing
+/// keeps a copy of a round's FIFOs but its program. The holder ends at the
+/// end of its input.
+pub const HOLDER: &str = r#"while read -r n c; do
+if [ "$c" != = ]; then
+set --
+while [ "$c" -gt 0 ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; c=$((c - 1)); done
+fi
+exec 3<"/run/croupier-held/$n.in" 4>"/run/croupier-held/$n.out" 5>"/run/croupier-held/$n.err"
+{ setsid "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- &
+exec 3<&- 4>&- 5>&-
+echo "$n started $!"
+wait "$!"
+echo "$n exit $?"; } &
+exec 3<&- 4>&- 5>&-
+done"#;
+
+/// How long the holder may take to start a round's program (the first
+/// round's includes setting up the sandbox).
+pub const SETUP: Duration = Duration::from_secs(10);
+
+/// How many rounds back an exit status is kept (a round older than that
+/// counts as ended).
+const KEPT: u64 = 64;
+
+/// The command a held sandbox runs: [`HOLDER`].
+pub fn holder() -> Vec<String> {
+    ["/bin/sh", "-c", HOLDER, "croupier-held"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// The lines that tell the holder to start round `n` with `argv` (`last`:
+/// the last round's); `None` if a word holds a line break (it cannot be
+/// said in lines).
+fn order(n: u64, argv: &[String], last: Option<&[String]>) -> Option<String> {
+    if last == Some(argv) {
+        return Some(format!("{n} =\n"));
+    }
+    let mut said = format!("{n} {}\n", argv.len());
+    for word in argv {
+        if word.contains(['\n', '\r']) {
+            return None;
+        }
+        said.push_str(word);
+        said.push('\n');
+    }
+    Some(said)
+}
+
+/// What the holder has said so far.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Progress {
+    /// The last round started, with its program's pid inside the sandbox.
+    started: Option<(u64, i32)>,
+    /// The rounds ended, with their exit status (128 + n: signal n), of
+    /// the last [`KEPT`] rounds started.
+    exited: BTreeMap<u64, i32>,
+    /// The holder is gone (the sandbox ended).
+    gone: bool,
+}
+
+impl Progress {
+    /// How round `n` ended, once it has: its status, or `None` if that is
+    /// no longer known.
+    fn ended(&self, n: u64) -> Option<Option<i32>> {
+        let last = self.started.map_or(0, |(m, _)| m);
+        match self.exited.get(&n) {
+            Some(status) => Some(Some(*status)),
+            None if n + KEPT <= last => Some(None),
+            None => None,
+        }
+    }
+}
+
+/// Reads what the holder says, in order; anything else ends it.
+async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
+    let mut lines = BufReader::new(out).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let mut words = line.split(' ');
+        let (Some(n), Some(what), Some(value), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            break;
+        };
+        let (Ok(n), Ok(value)) = (n.parse::<u64>(), value.parse::<i32>()) else {
+            break;
+        };
+        match what {
+            "started" => tx.send_modify(|p| p.started = Some((n, value))),
+            "exit" => tx.send_modify(|p| {
+                p.exited.insert(n, value);
+                let last = p.started.map_or(0, |(m, _)| m);
+                p.exited.retain(|m, _| m + KEPT > last);
+            }),
+            _ => break,
+        }
+    }
+    tx.send_modify(|p| p.gone = true);
+}
+
+/// A sandbox held for a seat's match, waiting for its next round. Dropped,
+/// it is killed whole (the round's program with it).
+#[derive(Debug)]
+pub struct Held {
+    /// What it was set up for (the command and its limits).
+    pub(super) what: String,
+    child: Child,
+    serial: u64,
+    control: ChildStdin,
+    progress: watch::Receiver<Progress>,
+    /// The folder of the rounds' FIFOs (removed when dropped).
+    pub(super) dir: tempfile::TempDir,
+    /// Rounds started so far.
+    rounds: u64,
+    /// The command of the last round started.
+    last: Option<Vec<String>>,
+    cgroup: Option<Arc<BotCgroup>>,
+}
+
+/// One round's program in a held sandbox: its pipes and its leader.
+pub(super) struct Round {
+    pub(super) stdin: pipe::Sender,
+    pub(super) stdout: pipe::Receiver,
+    pub(super) stderr: pipe::Receiver,
+    pub(super) leader: HeldLeader,
+    pub(super) cgroup: Option<Arc<BotCgroup>>,
+}
+
+/// The first process of a round's program in a held sandbox: its pid on
+/// the host (the leader of its process group) and how it ended.
+#[derive(Debug)]
+pub(super) struct HeldLeader {
+    round: u64,
+    pub(super) pid: Pid,
+    progress: watch::Receiver<Progress>,
+}
+
+impl HeldLeader {
+    /// How it ended, once it has (`None` while it runs).
+    pub(super) fn ended(&self) -> Option<String> {
+        let p = self.progress.borrow();
+        match p.ended(self.round) {
+            Some(Some(status)) => Some(describe(status)),
+            Some(None) => Some("ended".to_string()),
+            None if p.gone => Some("its sandbox ended".to_string()),
+            None => None,
+        }
+    }
+
+    /// Waits until it has ended (or its sandbox has).
+    pub(super) async fn wait(&mut self) {
+        let round = self.round;
+        let _ = self
+            .progress
+            .wait_for(|p| p.gone || p.ended(round).is_some())
+            .await;
+    }
+}
+
+/// An exit status as the standard library writes one.
+fn describe(status: i32) -> String {
+    match status.checked_sub(128).filter(|s| *s > 0) {
+        Some(sig) => match Signal::try_from(sig) {
+            Ok(s) => format!("signal: {sig} ({})", s.as_str()),
+            Err(_) => format!("signal: {sig}"),
+        },
+        None => format!("exit status: {status}"),
+    }
+}
+
+impl Held {
+    /// Sets up the sandbox `argv` would get under `limits` (in the
+    /// background: its first round's start waits for it). Its rounds may
+    /// start any command that gets the same sandbox ([`Held::what`]).
+    pub(super) fn start(
+        argv: &[String],
+        limits: &super::ProcessLimits,
+        what: String,
+    ) -> Result<Held, TransportError> {
+        let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
+        let dir = tempfile::Builder::new()
+            .prefix("croupier-held-")
+            .tempdir()
+            .map_err(io)?;
+        if is_root() {
+            // The sandbox runs as nobody on the host then.
+            std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;
+        }
+        let Launched {
+            mut child,
+            serial,
+            group,
+        } = super::launch(argv, limits, Some(dir.path()))?;
+        let (Some(control), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(TransportError::Io("a held sandbox without pipes".into()));
+        };
+        let (tx, progress) = watch::channel(Progress::default());
+        tokio::spawn(listen(out, tx));
+        if let Some(mut err) = child.stderr.take() {
+            // What the holder's shell says (a round it could not start).
+            tokio::spawn(async move {
+                let mut said = Vec::new();
+                let _ = (&mut err).take(4096).read_to_end(&mut said).await;
+                if !said.is_empty() {
+                    tracing::debug!("a held sandbox: {}", String::from_utf8_lossy(&said));
+                }
+                let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
+            });
+        }
+        Ok(Held {
+            what,
+            child,
+            serial,
+            control,
+            progress,
+            dir,
+            rounds: 0,
+            last: None,
+            cgroup: group.map(Arc::new),
+        })
+    }
+
+    /// Starts the next round's program, `argv`; an error means this sandbox
+    /// can no longer be used.
+    pub(super) async fn round(&mut self, argv: &[String]) -> Result<Round, TransportError> {
+        if self.progress.borrow().gone {
+            return Err(TransportError::Io("the held sandbox ended".into()));
+        }
+        let n = self.rounds + 1;
+        let said = order(n, argv, self.last.as_deref())
+            .ok_or_else(|| TransportError::Io("a word of the command holds a line break".into()))?;
+        self.rounds = n;
+        let fifos = self.fifos(n)?;
+        let opened = (|| {
+            Ok::<_, std::io::Error>((
+                // Read-write, so that it opens before the program's end
+                // does; the program sees its input end when this closes.
+                pipe::OpenOptions::new()
+                    .read_write(true)
+                    .open_sender(&fifos[0])?,
+                pipe::OpenOptions::new().open_receiver(&fifos[1])?,
+                pipe::OpenOptions::new().open_receiver(&fifos[2])?,
+            ))
+        })();
+        let started = match opened {
+            Ok(pipes) => self.go(n, &said).await.map(|pid| (pipes, pid)),
+            Err(e) => Err(TransportError::Io(format!(
+                "cannot open a round's pipes: {e}"
+            ))),
+        };
+        for f in &fifos {
+            let _ = std::fs::remove_file(f);
+        }
+        let ((stdin, stdout, stderr), inside) = started?;
+        self.last = Some(argv.to_vec());
+        let root = self.child.id().and_then(|p| i32::try_from(p).ok());
+        let pid = root
+            .and_then(|root| host_pid(root, inside))
+            .ok_or_else(|| TransportError::Io("cannot find a round's program".into()))?;
+        Ok(Round {
+            stdin,
+            stdout,
+            stderr,
+            leader: HeldLeader {
+                round: n,
+                pid,
+                progress: self.progress.clone(),
+            },
+            cgroup: self.cgroup.clone(),
+        })
+    }
+
+    /// Makes round `n`'s FIFOs: its stdin, stdout and stderr.
+    fn fifos(&self, n: u64) -> Result<[PathBuf; 3], TransportError> {
+        let paths = ["in", "out", "err"].map(|end| self.dir.path().join(format!("{n}.{end}")));
+        for p in &paths {
+            make_fifo(p)
+                .map_err(|e| TransportError::Io(format!("cannot make a round's pipe: {e}")))?;
+        }
+        Ok(paths)
+    }
+
+    /// Tells the holder to start round `n` (`said`: [`order`]); the
+    /// program's pid inside.
+    async fn go(&mut self, n: u64, said: &str) -> Result<i32, TransportError> {
+        let said = self.control.write_all(said.as_bytes());
+        let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
+        match tokio::time::timeout(SETUP, said).await {
+            Ok(r) => r.map_err(lost)?,
+            Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
+        }
+        let up = self
+            .progress
+            .wait_for(|p| p.gone || p.started.is_some_and(|(m, _)| m >= n));
+        match tokio::time::timeout(SETUP, up).await {
+            Ok(Ok(p)) => match (p.started, p.gone) {
+                (Some((m, pid)), false) if m == n => Ok(pid),
+                _ => Err(TransportError::Io("the held sandbox ended".into())),
+            },
+            _ => Err(TransportError::Io(
+                "the held sandbox did not start the round".into(),
+            )),
+        }
+    }
+
+    /// Its first process on the host (the leader of its process group).
+    #[cfg(test)]
+    pub(super) fn pid(&self) -> Option<i32> {
+        self.child.id().and_then(|p| i32::try_from(p).ok())
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // Its whole group (the sandbox, and the round's program with it,
+        // since it is in the sandbox's PID namespace); tokio reaps the
+        // child (kill_on_drop), and its cgroup goes with the last round.
+        if let Some(pgid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+        forget(self.serial);
+    }
+}
+
+/// A FIFO only the sandbox's user may open.
+fn make_fifo(p: &Path) -> std::io::Result<()> {
+    nix::unistd::mkfifo(p, Mode::S_IRUSR | Mode::S_IWUSR).map_err(std::io::Error::from)?;
+    if is_root() {
+        std::os::unix::fs::chown(p, Some(NOBODY_ID), Some(NOBODY_ID))?;
+    }
+    Ok(())
+}
+
+/// The host pid of the process below `root` whose pid in its own PID
+/// namespace is `inside` (from `/proc`: each process's children and its
+/// `NSpid`).
+fn host_pid(root: i32, inside: i32) -> Option<Pid> {
+    let mut todo = vec![root];
+    let mut seen = 0;
+    while let Some(p) = todo.pop() {
+        seen += 1;
+        if seen > 256 {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok();
+        let ns: Vec<i32> = status
+            .as_deref()
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("NSpid:")))
+            .map(|ids| {
+                ids.split_whitespace()
+                    .filter_map(|i| i.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if ns.len() > 1 && ns.last() == Some(&inside) {
+            return Some(Pid::from_raw(p));
+        }
+        if let Ok(children) = std::fs::read_to_string(format!("/proc/{p}/task/{p}/children")) {
+            todo.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<i32>().ok()),
+            );
+        }
+    }
+    None
+}
