@@ -8,7 +8,7 @@
 //! the program once for each round number it reads on its stdin, one at a
 //! time. Each round's stdin, stdout and stderr are three FIFOs that Croupier
 //! makes for that round in a folder of its own (mode 0700, owned by the
-//! sandbox's user), bound read-only at [`INSIDE`]: the program gets fresh
+//! sandbox's user), bound read-only at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER): the program gets fresh
 //! pipes each round, as a program started on its own does, and nothing of
 //! one round's input or output reaches the next. The holder says when the
 //! round's program has started (its pid inside) and when it has ended (its
@@ -31,11 +31,7 @@ use tokio::sync::watch;
 use super::cgroup::BotCgroup;
 use super::lifetime::forget;
 use super::sandbox::{is_root, NOBODY_ID};
-use super::Launched;
 use crate::transport::error::TransportError;
-
-/// Where the folder of a held sandbox's FIFOs is inside it.
-pub const INSIDE: &str = "/run/croupier-held";
 
 /// The shell that holds a sandbox. For each round it reads a line `n c`
 /// (the round's number and how many words its command has) and the `c`
@@ -217,13 +213,14 @@ fn describe(status: i32) -> String {
 }
 
 impl Held {
-    /// Sets up the sandbox `argv` would get under `limits` (in the
-    /// background: its first round's start waits for it). Its rounds may
-    /// start any command that gets the same sandbox ([`Held::what`]).
+    /// Sets up a sandbox (in the background: its first round's start
+    /// waits for it): `launch` starts it, with the folder of the rounds'
+    /// FIFOs to bind at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER), running [`holder`], and gives its
+    /// process, its number among the live bots and its cgroup. Its rounds
+    /// may start any command that gets the same sandbox (`what`).
     pub(super) fn start(
-        argv: &[String],
-        limits: &super::ProcessLimits,
         what: String,
+        launch: impl FnOnce(&Path) -> Result<(Child, u64, Option<BotCgroup>), TransportError>,
     ) -> Result<Held, TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
         let dir = tempfile::Builder::new()
@@ -234,11 +231,7 @@ impl Held {
             // The sandbox runs as nobody on the host then.
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;
         }
-        let Launched {
-            mut child,
-            serial,
-            group,
-        } = super::launch(argv, limits, Some(dir.path()))?;
+        let (mut child, serial, group) = launch(dir.path())?;
         let (Some(control), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(TransportError::Io("a held sandbox without pipes".into()));
         };

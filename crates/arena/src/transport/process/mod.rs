@@ -230,7 +230,7 @@ impl BotProcess {
         if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
             return None;
         }
-        Held::start(argv, limits, held_for(argv, limits))
+        Self::start_held(argv, limits, held_for(argv, limits))
             .inspect_err(|e| tracing::debug!("cannot hold a sandbox for {argv:?}: {e}"))
             .ok()
     }
@@ -256,7 +256,7 @@ impl BotProcess {
             *held = None;
         }
         if held.is_none() {
-            match Held::start(argv, limits, what) {
+            match Self::start_held(argv, limits, what) {
                 Ok(h) => *held = Some(h),
                 Err(e) => {
                     tracing::debug!("cannot hold a sandbox for {argv:?}: {e}");
@@ -285,6 +285,17 @@ impl BotProcess {
             }
         }
         Self::spawn(argv, limits)
+    }
+
+    /// Starts a sandbox held for rounds of `argv` under `limits`.
+    fn start_held(
+        argv: &[String],
+        limits: &ProcessLimits,
+        what: String,
+    ) -> Result<Held, TransportError> {
+        Held::start(what, |dir| {
+            launch(argv, limits, Some(dir)).map(|l| (l.child, l.serial, l.group))
+        })
     }
 
     /// Reads the pipes of a round's program in a held sandbox.

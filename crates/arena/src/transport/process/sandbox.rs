@@ -71,6 +71,10 @@ impl Default for SandboxLimits {
 /// User and group id of the bot inside the sandbox (and, when croupier is
 /// root, outside): `nobody`.
 const NOBODY: &str = "65534";
+/// Where a held sandbox sees the folder of its rounds' FIFOs (the holder
+/// shell names it too).
+pub(super) const HELD_FOLDER: &str = "/run/croupier-held";
+
 /// [`NOBODY`] as a number.
 pub(super) const NOBODY_ID: u32 = 65534;
 
@@ -159,7 +163,7 @@ pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, Tran
 /// The command that runs `run` in the sandbox `argv` would get (the same
 /// folders, user and limits): a probe of what `argv` will find there, or
 /// the holder of a sandbox held for a match, which also sees the folder
-/// `held` of its rounds' FIFOs at [`super::held::INSIDE`], read-only.
+/// `held` of its rounds' FIFOs at [`HELD_FOLDER`], read-only.
 pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
@@ -242,7 +246,7 @@ pub(super) fn wrap_as(
         cmd.extend([s("--ro-bind"), path(f), path(f)]);
     }
     if let Some(h) = held {
-        cmd.extend([s("--ro-bind"), path(h), s(super::held::INSIDE)]);
+        cmd.extend([s("--ro-bind"), path(h), s(HELD_FOLDER)]);
     }
     // Relative paths keep working when the working folder exists inside
     // (it does when it holds one of the bot's folders).
