@@ -62,6 +62,9 @@ done"#;
 /// round's includes setting up the sandbox).
 pub const SETUP: Duration = Duration::from_secs(10);
 
+/// How long the holder may take to start a later round's program.
+const ROUND: Duration = Duration::from_secs(2);
+
 /// How many rounds back an exit status is kept (a round older than that
 /// counts as ended).
 const KEPT: u64 = 64;
@@ -333,7 +336,11 @@ impl Held {
         let up = self
             .progress
             .wait_for(|p| p.gone || p.started.is_some_and(|(m, _)| m >= n));
-        match tokio::time::timeout(SETUP, up).await {
+        // The first round waits for the sandbox's setup; a later one only
+        // for a fork, so a holder that a program stopped costs its seat
+        // [`ROUND`], not [`SETUP`], before the program starts on its own.
+        let deadline = if n == 1 { SETUP } else { ROUND };
+        match tokio::time::timeout(deadline, up).await {
             Ok(Ok(p)) => match (p.started, p.gone) {
                 (Some((m, pid)), false) if m == n => Ok(pid),
                 _ => Err(TransportError::Io("the held sandbox ended".into())),

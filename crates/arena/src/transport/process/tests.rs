@@ -211,6 +211,11 @@ mod held {
         !alive(pid)
     }
 
+    /// A round's program in the sandbox `held` keeps (set up at the first).
+    async fn start(held: &mut Option<Held>, argv: &[String]) -> BotProcess {
+        BotProcess::spawn_held(held, argv, &strict()).await.unwrap()
+    }
+
     fn leader(p: &BotProcess) -> i32 {
         p.pgid.expect("a process group").as_raw()
     }
@@ -222,9 +227,7 @@ mod held {
         let mut held = None;
         let mut sandbox = None;
         for round in ["x", "y", "z"] {
-            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-                .await
-                .unwrap();
+            let mut p = start(&mut held, &argv).await;
             let h = held.as_ref().expect("a sandbox held for the match");
             let pid = h.pid().expect("the held sandbox runs");
             assert_eq!(*sandbox.get_or_insert(pid), pid, "a new sandbox");
@@ -259,9 +262,7 @@ mod held {
         let mut held = None;
         let mut first = None;
         for _ in 0..2 {
-            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-                .await
-                .unwrap();
+            let mut p = start(&mut held, &argv).await;
             let pid = held.as_ref().and_then(|h| h.pid()).expect("held");
             assert_eq!(*first.get_or_insert(pid), pid, "a new sandbox");
             assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
@@ -275,9 +276,7 @@ mod held {
     async fn a_round_that_exits_says_how_and_its_input_ends_when_closed() {
         let mut held = None;
         let argv = sh("read x; exit 3");
-        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut p = start(&mut held, &argv).await;
         p.send(&["go".into()], soon(1000)).await.unwrap();
         match p.recv(soon(5000)).await {
             Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 3)"),
@@ -286,9 +285,7 @@ mod held {
         p.terminate().await;
         // The end of its input reaches the program.
         let argv = sh("cat; echo after");
-        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut p = start(&mut held, &argv).await;
         p.send(&["a".into()], soon(1000)).await.unwrap();
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "a");
         p.stdin = None;
@@ -300,13 +297,9 @@ mod held {
     async fn a_round_starts_while_the_last_one_runs_and_each_says_how_it_ended() {
         let mut held = None;
         let argv = sh("echo up; read code; exit $code");
-        let mut first = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut first = start(&mut held, &argv).await;
         assert_eq!(first.recv(soon(5000)).await.unwrap(), "up");
-        let mut second = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut second = start(&mut held, &argv).await;
         assert_eq!(second.recv(soon(5000)).await.unwrap(), "up");
         // The second ends first.
         for (p, code) in [(&mut second, 5), (&mut first, 4)] {
@@ -334,9 +327,7 @@ mod held {
                 "printf '[%s]\\n' \"$0\"".to_string(),
                 word.to_string(),
             ];
-            let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-                .await
-                .unwrap();
+            let mut p = start(&mut held, &argv).await;
             let pid = held.as_ref().and_then(|h| h.pid()).expect("held");
             assert_eq!(*first.get_or_insert(pid), pid, "a new sandbox for {word:?}");
             assert_eq!(p.recv(soon(5000)).await.unwrap(), format!("[{word}]"));
@@ -345,9 +336,7 @@ mod held {
         // A word with a line break is not said to the holder: the program
         // starts on its own, and the sandbox stays held.
         let argv = sh("printf '%s' 'a\nb'");
-        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut p = start(&mut held, &argv).await;
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "a");
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "b");
         assert!(!below(leader(&p), first.unwrap()));
@@ -372,9 +361,7 @@ mod held {
         }
         for (cmd, lim, first) in [(&other, strict(), "b"), (&argv, looser, "a")] {
             let mut held = None;
-            let p = BotProcess::spawn_held(&mut held, &argv, &strict())
-                .await
-                .unwrap();
+            let p = start(&mut held, &argv).await;
             p.terminate().await;
             let old = held.as_ref().and_then(|h| h.pid()).expect("held");
             let mut p = BotProcess::spawn_held(&mut held, cmd, &lim).await.unwrap();
@@ -413,16 +400,12 @@ mod held {
     async fn a_held_sandbox_that_died_is_given_up_for_a_start_of_its_own() {
         let argv = sh("echo up; cat");
         let mut held = None;
-        let p = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let p = start(&mut held, &argv).await;
         p.terminate().await;
         let pid = held.as_ref().and_then(|h| h.pid()).unwrap();
         killpg(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
         assert!(gone(pid).await);
-        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
-            .await
-            .unwrap();
+        let mut p = start(&mut held, &argv).await;
         assert!(held.is_none(), "a dead sandbox is kept");
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
         p.terminate().await;
