@@ -21,7 +21,6 @@ use crate::runner::{play_match, Player};
 use crate::seeds;
 use crate::spec::{BotSpec, SpecError};
 use crate::transport::process::Held;
-use crate::transport::Link;
 
 /// What to play.
 #[derive(Debug, Clone)]
@@ -222,11 +221,11 @@ pub struct Table<'a, G: Builtins> {
     on_fault: Option<FaultSink>,
     /// The faults of the game being played (see [`Table::take_faults`]).
     notices: Arc<Mutex<Vec<FaultNotice>>>,
-    /// Whether each game's held sandboxes are set up during the game
-    /// before ([`Table::holding_ahead`]).
-    holding_ahead: bool,
-    /// The sandboxes being set up for the next game.
-    ahead: Mutex<Option<tokio::task::JoinHandle<Vec<Held>>>>,
+    /// Whether the sandboxes held for a game are cleared and used again
+    /// for the next ([`Table::reusing_sandboxes`]).
+    reusing: bool,
+    /// The last game's held sandboxes, being cleared for the next.
+    kept: Mutex<Option<tokio::task::JoinHandle<Vec<Held>>>>,
 }
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
@@ -272,44 +271,63 @@ impl<'a, G: Builtins> Table<'a, G> {
             explaining: false,
             on_fault: None,
             notices: Arc::default(),
-            holding_ahead: false,
-            ahead: Mutex::new(None),
+            reusing: false,
+            kept: Mutex::new(None),
         })
     }
 
-    /// Sets up, while each game plays, the sandboxes that the next game's
-    /// programs started anew each round will be held in (issue 53), for a
-    /// caller whose next game seats the same bots (a series): its first
-    /// round then waits for no sandbox. Each game still gets sandboxes of
-    /// its own; those that no seat of the next game suits are killed.
-    pub fn holding_ahead(mut self) -> Self {
-        self.holding_ahead = true;
+    /// Keeps the sandboxes that programs started anew each round are held
+    /// in (issue 53) from one game to the next, for a caller whose next
+    /// game seats the same bots (a series): after each game they are
+    /// cleared in the background ([`Held::reset`]: every process in them
+    /// killed, every writable place emptied, their IPC objects removed),
+    /// and the next game's seats take those that suit them, so that a
+    /// series sets its sandboxes up once. A sandbox that cannot be cleared
+    /// is killed, and its seat's next game sets up a new one.
+    pub fn reusing_sandboxes(mut self) -> Self {
+        self.reusing = true;
         self
     }
 
-    /// Gives `seats` the sandboxes set up for them during the last game,
-    /// and starts setting up those of the next.
-    fn hold_ahead(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {
-        let mut slot = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
-        let limits = &self.live.limits;
-        if let Some(task) = slot.take() {
+    /// Gives `seats` the sandboxes kept from the last game (killing those
+    /// none suits), and has them keep theirs at this game's end.
+    fn reuse(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {
+        let task = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(task) = task {
             let mut ready = rt.block_on(task).unwrap_or_default();
             for s in seats.iter_mut() {
-                s.take_held(&mut ready, limits);
+                s.take_held(&mut ready, &self.live.limits);
             }
         }
-        let links: Vec<Link> = seats
-            .iter()
-            .filter_map(|s| s.restarted_link())
-            .cloned()
-            .collect();
-        if !links.is_empty() {
-            let limits = limits.clone();
-            *slot =
-                Some(rt.spawn_blocking(move || {
-                    links.iter().filter_map(|l| l.hold(&limits)).collect()
-                }));
+        for s in seats.iter_mut() {
+            s.keep_held();
         }
+    }
+
+    /// Clears, in the background, the sandboxes `seats` held for the game
+    /// just played, for the next ([`Table::reuse`]).
+    fn keep(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {
+        let mut back: Vec<Held> = seats
+            .iter_mut()
+            .filter_map(|s| s.give_back_held())
+            .collect();
+        if back.is_empty() {
+            return;
+        }
+        let task = rt.spawn(async move {
+            let cleared = futures::future::join_all(back.iter_mut().map(|h| h.reset())).await;
+            back.into_iter()
+                .zip(cleared)
+                .filter_map(|(h, r)| match r {
+                    Ok(()) => Some(h),
+                    Err(e) => {
+                        tracing::debug!("a held sandbox is not used again: {e}");
+                        None
+                    }
+                })
+                .collect()
+        });
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(task);
     }
 
     /// Keeps each fault of the games it plays, with the bot's stderr, for
@@ -378,15 +396,19 @@ impl<'a, G: Builtins> Table<'a, G> {
                         )
                     })
                     .collect::<Result<Vec<_>, SpecError>>()?;
-                if self.holding_ahead {
-                    self.hold_ahead(rt, &mut seats);
+                if self.reusing {
+                    self.reuse(rt, &mut seats);
                 }
                 let play = play_live::<G>(self.variant, seed, &mut seats, self.live);
-                if self.explaining {
+                let record = if self.explaining {
                     rt.block_on(crate::explain::scope(self.collector(), game, play))?
                 } else {
                     rt.block_on(play)?
+                };
+                if self.reusing {
+                    self.keep(rt, &mut seats);
                 }
+                record
             }
         };
         Ok(record)
@@ -400,7 +422,7 @@ pub fn run_series<G: Builtins>(
 ) -> Result<SeriesSummary, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
         .explaining(config.on_fault.clone())
-        .holding_ahead();
+        .reusing_sandboxes();
     prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
     let mut bots = BotSummary::for_bots(&config.bots);

@@ -113,7 +113,7 @@ pub(crate) async fn play<G: Game>(
             }
             // Its sandbox, held for the match, is set up now, beside the
             // other seats' (its first round waits for it), unless one was
-            // set up ahead ([`LiveSeat::take_held`]).
+            // kept from the last match ([`LiveSeat::take_held`]).
             Driver::Program(p) if p.held.is_none() => p.held = p.link.hold(&config.limits),
             Driver::Program(_) => {}
         }
@@ -162,10 +162,13 @@ pub(crate) async fn play<G: Game>(
     futures::future::join_all(said.into_iter().map(|conn| conn.close())).await;
     while reaper.join_next().await.is_some() {}
     // A sandbox held for this match ends with it (nothing of it, not its
-    // `/tmp`, reaches the next match).
+    // `/tmp`, reaches the next match), unless its caller keeps it to clear
+    // it for the next ([`LiveSeat::keep_held`]).
     for s in seats.iter_mut() {
         if let Driver::Program(p) = &mut s.driver {
-            p.held = None;
+            if !p.keep {
+                p.held = None;
+            }
         }
     }
     result?;

@@ -45,9 +45,12 @@ pub struct ProgramSeat<G: Game> {
     /// for a fault (kept only while [`crate::explain`] watches the match).
     pub(super) last_stderr: Option<String>,
     /// The sandbox its program runs in each round, held for the match (a
-    /// dialect that starts the program anew each round); killed with the
-    /// seat.
+    /// dialect that starts the program anew each round); killed at the
+    /// match's end, unless [`keep`](Self::keep) (then with the seat).
     pub(super) held: Option<Held>,
+    /// Whether `held` outlives the match, for the caller to clear and use
+    /// again ([`LiveSeat::keep_held`]).
+    pub(super) keep: bool,
 }
 
 impl<G: Game> ProgramSeat<G> {
@@ -74,6 +77,7 @@ impl<G: Game> ProgramSeat<G> {
             broken: None,
             last_stderr: None,
             held: None,
+            keep: false,
         }
     }
 }
@@ -102,19 +106,9 @@ impl<G: Game> LiveSeat<G> {
 }
 
 impl<G: Game> LiveSeat<G> {
-    /// How its program is reached, if its dialect starts it anew each
-    /// round (then a sandbox may be held for it: [`Held`]).
-    ///
-    /// [`Held`]: crate::transport::process::Held
-    pub fn restarted_link(&self) -> Option<&Link> {
-        match &self.driver {
-            Driver::Program(p) if p.dialect.starts_per_round() => Some(&p.link),
-            _ => None,
-        }
-    }
-
-    /// Takes from `ready` a sandbox set up ahead that suits its program
-    /// under `limits`, to run its rounds in (see [`play_live`]).
+    /// Takes from `ready` a sandbox that suits its program under `limits`
+    /// (one kept from the last match and cleared), to run its rounds in
+    /// (see [`play_live`]).
     ///
     /// [`play_live`]: super::play_live
     pub fn take_held(&mut self, ready: &mut Vec<Held>, limits: &ProcessLimits) {
@@ -128,6 +122,25 @@ impl<G: Game> LiveSeat<G> {
             if let Some(i) = ready.iter().position(|h| h.suits(argv, limits)) {
                 p.held = Some(ready.swap_remove(i));
             }
+        }
+    }
+
+    /// Keeps the sandbox held for its match when the match ends, for
+    /// [`give_back_held`](Self::give_back_held), instead of killing it
+    /// then: for a caller that clears it ([`Held::reset`]) and runs the
+    /// same program's next match in it (a series).
+    pub fn keep_held(&mut self) {
+        if let Driver::Program(p) = &mut self.driver {
+            p.keep = true;
+        }
+    }
+
+    /// The sandbox held for its last match, if it was kept
+    /// ([`keep_held`](Self::keep_held)) and still runs.
+    pub fn give_back_held(&mut self) -> Option<Held> {
+        match &mut self.driver {
+            Driver::Program(p) => p.held.take(),
+            Driver::Builtin(_) => None,
         }
     }
 }

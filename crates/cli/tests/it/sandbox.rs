@@ -188,6 +188,12 @@ fn nothing_outside_the_temp_folder_can_be_written() {
     let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile_bots/written");
     hostile("write", own.to_str().unwrap()).assert_contained(&["crash"]);
     assert!(!own.exists());
+    // Nor the sandbox's own root or `/dev` (only `/tmp`, `/dev/shm` and
+    // `/dev/mqueue` are writable: what a sandbox held for a series clears
+    // between matches).
+    for inside in ["/written-by-a-bot", "/dev/written-by-a-bot"] {
+        hostile("write", inside).assert_contained(&["crash"]);
+    }
 }
 
 #[test]

@@ -44,7 +44,33 @@ use crate::transport::error::TransportError;
 /// last one's program is still ending, as it would in a sandbox of its own. Nothing
 /// keeps a copy of a round's FIFOs but its program. The holder ends at the
 /// end of its input.
+///
+/// A line `n r` clears the sandbox for another match ([`Held::reset`]): it
+/// kills every process in it but itself and the sandbox's init (SIGKILL to
+/// all it may signal: the sandbox's PID namespace), reaps its round shells,
+/// empties the places a program may write (`/tmp`, `/dev/shm`,
+/// `/dev/mqueue`; the rest is read-only) and removes the IPC namespace's
+/// System V objects, then says `n reset 0`, or `n reset 1` if something
+/// is left (then the sandbox is not used again).
 pub const HOLDER: &str = r#"while read -r n c; do
+if [ "$c" = r ]; then
+kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
+s=0
+for d in /tmp /dev/shm /dev/mqueue; do
+for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
+if [ -e "$f" ] || [ -h "$f" ]; then rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; break; fi
+done
+for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
+if [ -e "$f" ] || [ -h "$f" ]; then s=1; fi
+done
+done
+for t in msg sem shm; do
+if { read -r h && read -r h; } </proc/sysvipc/$t; then ipcrm --all 2>/dev/null
+if { read -r h && read -r h; } </proc/sysvipc/$t; then s=1; fi; fi
+done
+echo "$n reset $s"
+continue
+fi
 if [ "$c" != = ]; then
 set --
 while [ "$c" -gt 0 ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; c=$((c - 1)); done
@@ -102,6 +128,8 @@ pub(super) struct Progress {
     /// The rounds ended, with their exit status (128 + n: signal n), of
     /// the last [`KEPT`] rounds started.
     exited: BTreeMap<u64, i32>,
+    /// The last reset done, and whether the sandbox came out clear.
+    reset: Option<(u64, bool)>,
     /// The holder is gone (the sandbox ended).
     gone: bool,
 }
@@ -134,6 +162,7 @@ async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
         };
         match what {
             "started" => tx.send_modify(|p| p.started = Some((n, value))),
+            "reset" => tx.send_modify(|p| p.reset = Some((n, value == 0))),
             "exit" => tx.send_modify(|p| {
                 p.exited.insert(n, value);
                 let last = p.started.map_or(0, |(m, _)| m);
@@ -312,6 +341,41 @@ impl Held {
             },
             cgroup: self.cgroup.clone(),
         })
+    }
+
+    /// Clears the sandbox for another match of the same program (a
+    /// series' next game): kills whatever still runs in it and empties
+    /// every place a program may write ([`HOLDER`]), so that nothing of one
+    /// match reaches the next, as if it were a new sandbox. Call it once
+    /// every round's program has been stopped. An error means the sandbox
+    /// is not to be used again (drop it).
+    pub async fn reset(&mut self) -> Result<(), TransportError> {
+        if self.progress.borrow().gone {
+            return Err(TransportError::Io("the held sandbox ended".into()));
+        }
+        let n = self.rounds + 1;
+        self.rounds = n;
+        let said = format!("{n} r\n");
+        let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
+        match tokio::time::timeout(ROUND, self.control.write_all(said.as_bytes())).await {
+            Ok(r) => r.map_err(lost)?,
+            Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
+        }
+        let done = self
+            .progress
+            .wait_for(|p| p.gone || p.reset.is_some_and(|(m, _)| m >= n));
+        match tokio::time::timeout(ROUND, done).await {
+            Ok(Ok(p)) => match (p.reset, p.gone) {
+                (Some((m, true)), false) if m == n => Ok(()),
+                (Some((m, false)), false) if m == n => Err(TransportError::Io(
+                    "the held sandbox could not be cleared".into(),
+                )),
+                _ => Err(TransportError::Io("the held sandbox ended".into())),
+            },
+            _ => Err(TransportError::Io(
+                "the held sandbox was not cleared in time".into(),
+            )),
+        }
     }
 
     /// Makes round `n`'s FIFOs: its stdin, stdout and stderr.

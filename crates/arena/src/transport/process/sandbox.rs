@@ -51,7 +51,7 @@ pub struct SandboxLimits {
     pub open_files: u64,
     /// Largest file it may write, bytes.
     pub file_size: u64,
-    /// Size of its private `/tmp`, bytes.
+    /// Size of its private `/tmp`, and of its `/dev/shm`, bytes (each).
     pub tmp_size: u64,
 }
 
@@ -234,13 +234,22 @@ pub(super) fn wrap_as(
     for e in etc {
         cmd.extend([s("--ro-bind-try"), e.clone(), e]);
     }
+    // The only places a program may write: `/tmp` and `/dev/shm` (each a
+    // tmpfs of `tmp_size`) and `/dev/mqueue` (its IPC namespace's POSIX
+    // message queues); `/` and `/dev` are read-only (remounted below), so
+    // that a sandbox held for a series can be cleared between its matches
+    // (see [`super::held`]).
     cmd.extend([s("--proc"), s("/proc"), s("--dev"), s("/dev")]);
-    cmd.extend([
-        s("--size"),
-        limits.tmp_size.to_string(),
-        s("--tmpfs"),
-        s("/tmp"),
-    ]);
+    for tmp in ["/dev/shm", "/tmp"] {
+        cmd.extend([
+            s("--size"),
+            limits.tmp_size.to_string(),
+            s("--tmpfs"),
+            s(tmp),
+        ]);
+    }
+    cmd.extend([s("--mqueue"), s("/dev/mqueue")]);
+    cmd.extend([s("--remount-ro"), s("/dev")]);
     let folders = bot_folders(argv, &cwd);
     for f in &folders {
         cmd.extend([s("--ro-bind"), path(f), path(f)]);
@@ -255,6 +264,7 @@ pub(super) fn wrap_as(
     } else {
         s("/tmp")
     };
+    cmd.extend([s("--remount-ro"), s("/")]);
     cmd.extend([s("--chdir"), chdir, s("--")]);
     cmd.push(path(&prlimit));
     cmd.extend([

@@ -174,6 +174,8 @@ async fn a_last_line_without_newline_still_counts() {
 mod held {
     use super::*;
 
+    mod reset;
+
     fn strict() -> ProcessLimits {
         ProcessLimits {
             sandbox: Sandbox::Strict(SandboxLimits::default()),

@@ -1,0 +1,93 @@
+//! A held sandbox cleared for another match ([`Held::reset`]): nothing of
+//! the last match (processes, files, IPC objects) reaches the next.
+
+use super::*;
+
+/// The lines a round's program says until `end`.
+async fn said(p: &mut BotProcess) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let line = p.recv(soon(5000)).await.unwrap();
+        if line == "end" {
+            return lines;
+        }
+        lines.push(line);
+    }
+}
+
+/// Leaves a daemon, files in every writable place and System V and POSIX
+/// IPC objects behind, and says what it left (as [`LOOK`] sees it).
+const LEAVE: &str = "setsid sleep 4242 </dev/null >/dev/null 2>&1 &
+echo a >/tmp/a; echo b >/tmp/.b; mkdir -p /tmp/d/e; echo c >/tmp/d/e/c
+echo s >/dev/shm/s; echo q >/dev/mqueue/q
+ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null";
+
+/// Says what is in the writable places, the System V objects and any
+/// process of the daemon, one line each, then `end`.
+const LOOK: &str = r#"ls -A /tmp /dev/shm /dev/mqueue | grep -v -e : -e '^$' | sed 's/^/file /'
+cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | grep -v key | sed 's/^/ipc /'
+for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = 'sleep 4242 ' ] && echo "process $p"; done
+echo end"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_sandbox_keeps_nothing_of_the_last_match() {
+    let mut held = None;
+    let mut p = start(&mut held, &sh(&format!("{LEAVE}\n{LOOK}"))).await;
+    let left = said(&mut p).await;
+    // The round did leave all of it (else the check below proves nothing).
+    for what in ["file a", "file .b", "file d", "file s", "file q"] {
+        assert!(left.iter().any(|l| l == what), "{what} not left: {left:?}");
+    }
+    assert_eq!(left.iter().filter(|l| l.starts_with("ipc ")).count(), 3);
+    assert_eq!(left.iter().filter(|l| l.starts_with("process ")).count(), 1);
+    p.terminate().await;
+    let h = held.as_mut().expect("held");
+    let sandbox = h.pid().expect("runs");
+    h.reset().await.expect("cleared");
+    // The next match's first round, in the same sandbox, finds nothing.
+    let mut p = start(&mut held, &sh(LOOK)).await;
+    assert_eq!(held.as_ref().and_then(|h| h.pid()), Some(sandbox));
+    assert_eq!(said(&mut p).await, Vec::<String>::new());
+    p.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_kills_a_round_still_running() {
+    let mut held = None;
+    let p = start(&mut held, &sh("trap '' TERM; echo up; exec sleep 30")).await;
+    let program = leader(&p);
+    // Not stopped: the reset kills it (with everything else inside).
+    std::mem::forget(p);
+    held.as_mut().expect("held").reset().await.expect("cleared");
+    assert!(
+        gone(program).await,
+        "the round's program survived the reset"
+    );
+    let mut p = start(&mut held, &sh("echo next")).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "next");
+    p.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandbox_that_cannot_be_cleared_says_so() {
+    let mut held = None;
+    // A file the reset cannot remove: its folder is closed to writing.
+    let argv = sh("mkdir /tmp/shut; echo x >/tmp/shut/f; chmod 500 /tmp/shut; echo done");
+    let mut p = start(&mut held, &argv).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
+    p.terminate().await;
+    assert!(held.as_mut().expect("held").reset().await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
+    let mut held = None;
+    // The holder is the sandbox's second process (after its init).
+    let mut p = start(&mut held, &sh("kill -9 2; echo done")).await;
+    let _ = p.recv(soon(5000)).await;
+    p.terminate().await;
+    let h = held.as_mut().expect("held");
+    let t = std::time::Instant::now();
+    assert!(h.reset().await.is_err());
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+}

@@ -1,0 +1,126 @@
+//! A series keeps each seat's held sandbox from game to game (issue 53):
+//! Love Letter's per-round programs (Postman's dialect) play two games at
+//! a `Table` reusing its sandboxes, and the second game's rounds run in the
+//! very sandboxes of the first (the same holder processes), cleared in
+//! between; a table that does not reuse them kills them at each game's end.
+//! Its own binary, since it watches the process table.
+
+#![allow(clippy::unwrap_used)] // test helpers fail loudly by design
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use croupier_arena::series::Table;
+use croupier_arena::spec::BotSpec;
+use croupier_arena::transport::process::{ProcessLimits, Sandbox, SandboxLimits};
+use croupier_arena::LiveConfig;
+use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
+
+/// The holders of this process's held sandboxes (`sh -c HOLDER
+/// croupier-held`), by pid.
+fn holders() -> BTreeSet<i32> {
+    let me = std::process::id().to_string();
+    let mut found = BTreeSet::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        if words.get(3) == Some(&&b"croupier-held"[..]) && below(pid, &me) {
+            found.insert(pid);
+        }
+    }
+    // Not the holders' round shells (forks of theirs, with their command).
+    let forks: BTreeSet<i32> = found
+        .iter()
+        .copied()
+        .filter(|p| parent(*p).is_some_and(|q| found.contains(&q)))
+        .collect();
+    &found - &forks
+}
+
+fn parent(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Whether `pid` descends from the process `ancestor`.
+fn below(pid: i32, ancestor: &str) -> bool {
+    let mut p = pid;
+    for _ in 0..16 {
+        match parent(p) {
+            Some(q) if q.to_string() == ancestor => return true,
+            Some(q) if q > 1 => p = q,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn have_python() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
+    let ai = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/bots/loveletter/random_bot.py")
+        .canonicalize()
+        .unwrap();
+    let bot: BotSpec = format!("python3 {}@loveletter-postman", ai.display())
+        .parse()
+        .unwrap();
+    let bots = vec![bot.clone(), bot];
+    let variant = LoveLetterVariant::default();
+    let live = LiveConfig {
+        limits: ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits::default()),
+            cgroup: None,
+            ..ProcessLimits::default()
+        },
+        ..LiveConfig::default()
+    };
+    let exe = Path::new("/nonexistent");
+    let mut table = Table::<LoveLetter>::new(&variant, &bots, &live, exe).unwrap();
+    if reuse {
+        table = table.reusing_sandboxes();
+    }
+    let seating: Vec<&BotSpec> = bots.iter().collect();
+    let mut after = Vec::new();
+    for seed in [1, 2] {
+        let record = table.play(&seating, seed).unwrap();
+        // Played through, every round's programs started (a seat whose
+        // program could not start would be out after its first fault).
+        assert!(record.steps.len() > 8, "{record:?}");
+        let crashed: Vec<_> = record
+            .steps
+            .iter()
+            .filter_map(|s| s.fault.as_ref())
+            .filter(|f| f.kind != "illegal")
+            .collect();
+        assert!(crashed.is_empty(), "{crashed:?}");
+        after.push(holders());
+    }
+    (after.remove(0), after.remove(0))
+}
+
+#[test]
+fn a_series_plays_its_games_in_the_sandboxes_of_the_first() {
+    if !have_python() {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let (first, second) = two_games(true);
+    assert_eq!(first.len(), 2, "one sandbox per seat kept: {first:?}");
+    assert_eq!(first, second, "the second game set up new sandboxes");
+    // Without reuse, each game's sandboxes end with it.
+    let (first, second) = two_games(false);
+    assert!(
+        first.is_empty() && second.is_empty(),
+        "{first:?} {second:?}"
+    );
+}
