@@ -304,6 +304,19 @@ impl<'a, G: Builtins> Table<'a, G> {
         }
     }
 
+    /// Waits until the sandboxes kept from the last game are cleared (for
+    /// a caller that times its games: the clearing is part of their cost).
+    pub fn settle(&self) {
+        let Some(rt) = &self.runtime else {
+            return;
+        };
+        let mut slot = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(task) = slot.take() {
+            let ready = rt.block_on(task).unwrap_or_default();
+            *slot = Some(rt.spawn(std::future::ready(ready)));
+        }
+    }
+
     /// Clears, in the background, the sandboxes `seats` held for the game
     /// just played, for the next ([`Table::reuse`]).
     fn keep(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {

@@ -3,7 +3,8 @@
 //! measures in the same run: the start of a bot program (spawn to its first
 //! answer, then stopped), the round trip of one decision line, and Love
 //! Letter matches per second when every seat's program is started again
-//! for each round (as both Love Letter managers do; the modes in turns).
+//! for each round (as both Love Letter managers do; one series per mode,
+//! played in turns).
 //! With `strict` it also times a round's start in a sandbox held for the
 //! match (docs/sandbox.md). Where bot programs
 //! can get cgroups (issue 51), it also compares, in alternation, the start
@@ -13,7 +14,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use croupier_arena::series::{run_series, SeriesConfig};
+use croupier_arena::seeds;
+use croupier_arena::series::Table;
+use croupier_arena::spec::BotSpec;
 use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
 use croupier_arena::LiveConfig;
@@ -93,38 +96,43 @@ async fn round_trip(sandbox: &Sandbox, time: Duration) -> anyhow::Result<f64> {
 /// How many turns the Love Letter measure takes per mode.
 const TURNS: u64 = 4;
 
-/// Love Letter matches per second in each mode, played in turns (a part of
-/// the games in each mode, then again), so that a machine whose speed
-/// drifts during the run weighs on every mode alike.
+/// Love Letter matches per second in each mode, four program seats started
+/// anew each round: each mode plays one series (its own [`Table`], seats
+/// rotating, sandboxes kept from game to game as `croupier play` keeps
+/// them), in turns (a part of the games in each mode, then again), so that
+/// a machine whose speed drifts during the run weighs on every mode alike.
+/// A part's time includes clearing the sandboxes of its last game; the
+/// first part of a mode includes setting its sandboxes up.
 fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Result<Vec<f64>> {
     let part = games.div_ceil(TURNS).max(2);
+    let variant = LoveLetterVariant::default();
+    let bots: Vec<BotSpec> = vec!["builtin:random@loveletter".parse()?; 4];
+    let lives: Vec<LiveConfig> = modes
+        .iter()
+        .map(|m| LiveConfig {
+            limits: limits(m),
+            ..LiveConfig::default()
+        })
+        .collect();
+    let tables = lives
+        .iter()
+        .map(|live| Ok(Table::<LoveLetter>::new(&variant, &bots, live, exe)?.reusing_sandboxes()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut seconds = vec![0.0; modes.len()];
-    for _ in 0..TURNS {
-        for (m, spent) in modes.iter().zip(&mut seconds) {
-            *spent += part as f64 / loveletter(m, part, exe)?;
+    for turn in 0..TURNS {
+        for (table, spent) in tables.iter().zip(&mut seconds) {
+            let begin = Instant::now();
+            for g in turn * part..(turn + 1) * part {
+                let seating: Vec<&BotSpec> = (0..bots.len())
+                    .map(|s| &bots[(s + g as usize) % bots.len()])
+                    .collect();
+                table.play(&seating, seeds::game(1, g))?;
+            }
+            table.settle();
+            *spent += begin.elapsed().as_secs_f64();
         }
     }
     Ok(seconds.iter().map(|s| (part * TURNS) as f64 / s).collect())
-}
-
-/// Love Letter matches per second, four program seats started per round.
-fn loveletter(sandbox: &Sandbox, games: u64, exe: &Path) -> anyhow::Result<f64> {
-    let config = SeriesConfig::<LoveLetterVariant> {
-        variant: LoveLetterVariant::default(),
-        bots: vec!["builtin:random@loveletter".parse()?; 4],
-        games,
-        seed: 1,
-        records: None,
-        live: LiveConfig {
-            limits: limits(sandbox),
-            ..LiveConfig::default()
-        },
-        exe: exe.to_path_buf(),
-        on_fault: None,
-    };
-    let begin = Instant::now();
-    run_series::<LoveLetter>(&config, |_, _| {})?;
-    Ok(games as f64 / begin.elapsed().as_secs_f64())
 }
 
 fn round(x: f64) -> f64 {

@@ -49,16 +49,23 @@ use crate::transport::error::TransportError;
 /// kills every process in it but itself and the sandbox's init (SIGKILL to
 /// all it may signal: the sandbox's PID namespace), reaps its round shells,
 /// empties the places a program may write (`/tmp`, `/dev/shm`,
-/// `/dev/mqueue`; the rest is read-only) and removes the IPC namespace's
-/// System V objects, then says `n reset 0`, or `n reset 1` if something
-/// is left (then the sandbox is not used again).
+/// `/dev/mqueue`; the rest is read-only; a folder the program closed is
+/// opened again first; a `/tmp` that is a bot's read-only folder is left)
+/// and removes the IPC namespace's System V objects, then says
+/// `n reset 0`, or `n reset 1` if something is left (a mount point: a
+/// bot's folder inside `/tmp`; then the sandbox is not used again).
 pub const HOLDER: &str = r#"while read -r n c; do
 if [ "$c" = r ]; then
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
 s=0
 for d in /tmp /dev/shm /dev/mqueue; do
+chmod u+rwx "$d" 2>/dev/null
+[ -w "$d" ] || continue
 for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
-if [ -e "$f" ] || [ -h "$f" ]; then rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; break; fi
+if [ -e "$f" ] || [ -h "$f" ]; then
+rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null ||
+{ chmod -R u+rwX -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; }
+break; fi
 done
 for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
 if [ -e "$f" ] || [ -h "$f" ]; then s=1; fi
@@ -190,6 +197,10 @@ pub struct Held {
     rounds: u64,
     /// The command of the last round started.
     last: Option<Vec<String>>,
+    /// The holder's pid on the host, once a round has found it (a later
+    /// round's program is looked for below it, not below the whole
+    /// sandbox).
+    holder: Option<i32>,
     cgroup: Option<Arc<BotCgroup>>,
 }
 
@@ -289,6 +300,7 @@ impl Held {
             dir,
             rounds: 0,
             last: None,
+            holder: None,
             cgroup: group.map(Arc::new),
         })
     }
@@ -326,10 +338,17 @@ impl Held {
         }
         let ((stdin, stdout, stderr), inside) = started?;
         self.last = Some(argv.to_vec());
-        let root = self.child.id().and_then(|p| i32::try_from(p).ok());
+        let root = self
+            .holder
+            .or_else(|| self.child.id().and_then(|p| i32::try_from(p).ok()));
         let pid = root
             .and_then(|root| host_pid(root, inside))
             .ok_or_else(|| TransportError::Io("cannot find a round's program".into()))?;
+        if self.holder.is_none() {
+            // The program's parent is its round's shell, whose parent is
+            // the holder.
+            self.holder = parent(pid.as_raw()).and_then(parent);
+        }
         Ok(Round {
             stdin,
             stdout,
@@ -476,4 +495,11 @@ fn host_pid(root: i32, inside: i32) -> Option<Pid> {
         }
     }
     None
+}
+
+/// The parent of process `pid` (from `/proc`).
+fn parent(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }

@@ -22,9 +22,10 @@ echo a >/tmp/a; echo b >/tmp/.b; mkdir -p /tmp/d/e; echo c >/tmp/d/e/c
 echo s >/dev/shm/s; echo q >/dev/mqueue/q
 ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null";
 
-/// Says what is in the writable places, the System V objects and any
+/// Says which writable place is closed, what is in them, the System V objects and any
 /// process of the daemon, one line each, then `end`.
-const LOOK: &str = r#"ls -A /tmp /dev/shm /dev/mqueue | grep -v -e : -e '^$' | sed 's/^/file /'
+const LOOK: &str = r#"for d in /tmp /dev/shm /dev/mqueue; do [ -r $d ] && [ -w $d ] || echo "shut $d"; done
+ls -A /tmp /dev/shm /dev/mqueue | grep -v -e : -e '^$' | sed 's/^/file /'
 cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | grep -v key | sed 's/^/ipc /'
 for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = 'sleep 4242 ' ] && echo "process $p"; done
 echo end"#;
@@ -69,14 +70,20 @@ async fn a_reset_kills_a_round_still_running() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sandbox_that_cannot_be_cleared_says_so() {
+async fn folders_a_program_closed_are_cleared_too() {
     let mut held = None;
-    // A file the reset cannot remove: its folder is closed to writing.
-    let argv = sh("mkdir /tmp/shut; echo x >/tmp/shut/f; chmod 500 /tmp/shut; echo done");
+    // Files in folders closed to writing (and `/tmp` itself closed).
+    let argv = sh(
+        "mkdir -p /tmp/shut/in; echo x >/tmp/shut/in/f; chmod 500 /tmp/shut/in /tmp/shut
+echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
+    );
     let mut p = start(&mut held, &argv).await;
     assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
     p.terminate().await;
-    assert!(held.as_mut().expect("held").reset().await.is_err());
+    held.as_mut().expect("held").reset().await.expect("cleared");
+    let mut p = start(&mut held, &sh(LOOK)).await;
+    assert_eq!(said(&mut p).await, Vec::<String>::new());
+    p.terminate().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
