@@ -50,10 +50,11 @@ use crate::transport::error::TransportError;
 /// all it may signal: the sandbox's PID namespace), reaps its round shells,
 /// empties the places a program may write (`/tmp`, `/dev/shm`,
 /// `/dev/mqueue`; the rest is read-only; a folder the program closed is
-/// opened again first; a `/tmp` that is a bot's read-only folder is left)
-/// and removes the IPC namespace's System V objects, then says
-/// `n reset 0`, or `n reset 1` if something is left (a mount point: a
-/// bot's folder inside `/tmp`; then the sandbox is not used again).
+/// opened again first; a `/tmp` that is a bot's read-only folder is left;
+/// a bot's folder mounted inside `/tmp`, and the folders on its way, are
+/// kept while everything else is removed) and removes the IPC namespace's
+/// System V objects, then says `n reset 0`, or `n reset 1` if something is
+/// left (then the sandbox is not used again).
 pub const HOLDER: &str = r#"while read -r n c; do
 if [ "$c" = r ]; then
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
@@ -61,6 +62,17 @@ s=0
 for d in /tmp /dev/shm /dev/mqueue; do
 chmod u+rwx "$d" 2>/dev/null
 [ -w "$d" ] || continue
+k=
+while read -r x x x x m x; do case $m in "$d"/*) k="$k $m";; esac; done </proc/self/mountinfo
+if [ -n "$k" ]; then
+case $k in *[*?[\\]*) s=1; continue;; esac
+( set -f; set --; a=
+for m in $k; do while [ "$m" != "$d" ]; do set -- "$@" ! -path "$m"; a="$a $m"; m=${m%/*}; done; done
+chmod u+rwx $a 2>/dev/null
+find "$d" -xdev -mindepth 1 -depth "$@" -exec rm -rf {} + 2>/dev/null
+[ -z "$(find "$d" -xdev -mindepth 1 "$@" 2>/dev/null)" ] ) || s=1
+continue
+fi
 for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
 if [ -e "$f" ] || [ -h "$f" ]; then
 rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null ||

@@ -98,3 +98,44 @@ async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
     assert!(h.reset().await.is_err());
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
+    use std::os::unix::fs::PermissionsExt;
+    // The bot's folder lies inside the host's /tmp, two folders down: the
+    // sandbox mounts it inside its own /tmp, on folders made on the way.
+    let top = tempfile::Builder::new()
+        .prefix("croupier-held-bot-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let folder = top.path().join("sub");
+    std::fs::create_dir(&folder).unwrap();
+    let bot = folder.join("bot.sh");
+    std::fs::write(
+        &bot,
+        "#!/bin/sh\nup=${0%/*/*}\n[ \"$1\" = leave ] && echo x >/tmp/x && echo y >\"$up/y\"\n\
+         find /tmp | sort; echo end\n",
+    )
+    .unwrap();
+    for (p, mode) in [(top.path(), 0o755), (&folder, 0o755), (&bot, 0o755)] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let argv = |word: &str| vec![bot.to_string_lossy().into_owned(), word.to_string()];
+    let mut held = None;
+    let mut p = start(&mut held, &argv("leave")).await;
+    let left = said(&mut p).await;
+    let up = top.path().to_string_lossy().into_owned();
+    assert!(left.contains(&"/tmp/x".to_string()), "{left:?}");
+    assert!(left.contains(&format!("{up}/y")), "{left:?}");
+    p.terminate().await;
+    let h = held.as_mut().expect("held");
+    let sandbox = h.pid();
+    h.reset().await.expect("cleared");
+    let mut p = start(&mut held, &argv("look")).await;
+    assert_eq!(held.as_ref().and_then(|h| h.pid()), sandbox);
+    // Only the way to the bot's folder, and the folder, are left.
+    let f = folder.to_string_lossy().into_owned();
+    let expected: Vec<String> = vec!["/tmp".into(), up.clone(), f.clone(), format!("{f}/bot.sh")];
+    assert_eq!(said(&mut p).await, expected);
+    p.terminate().await;
+}
