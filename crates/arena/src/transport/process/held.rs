@@ -45,6 +45,8 @@ use crate::transport::error::TransportError;
 /// keeps a copy of a round's FIFOs but its program. The holder ends at the
 /// end of its input.
 ///
+/// At its start it notes the mount points inside those places (a bot's
+/// folder inside the host's `/tmp`), from `/proc/self/mountinfo`.
 /// A line `n r` clears the sandbox for another match ([`Held::reset`]): it
 /// kills every process in it but itself and the sandbox's init (SIGKILL to
 /// all it may signal: the sandbox's PID namespace), reaps its round shells,
@@ -55,17 +57,19 @@ use crate::transport::error::TransportError;
 /// kept while everything else is removed) and removes the IPC namespace's
 /// System V objects, then says `n reset 0`, or `n reset 1` if something is
 /// left (then the sandbox is not used again).
-pub const HOLDER: &str = r#"while read -r n c; do
+pub const HOLDER: &str = r#"t=
+while read -r x x x x m x; do case $m in /tmp/*|/dev/shm/*|/dev/mqueue/*) t="$t $m";; esac; done </proc/self/mountinfo
+while read -r n c; do
 if [ "$c" = r ]; then
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
 s=0
 for d in /tmp /dev/shm /dev/mqueue; do
 chmod u+rwx "$d" 2>/dev/null
 [ -w "$d" ] || continue
+case $t in *[*?[\\]*) s=1; continue;; esac
 k=
-while read -r x x x x m x; do case $m in "$d"/*) k="$k $m";; esac; done </proc/self/mountinfo
+for m in $t; do case $m in "$d"/*) k="$k $m";; esac; done
 if [ -n "$k" ]; then
-case $k in *[*?[\\]*) s=1; continue;; esac
 ( set -f; set --; a=
 for m in $k; do while [ "$m" != "$d" ]; do set -- "$@" ! -path "$m"; a="$a $m"; m=${m%/*}; done; done
 chmod u+rwx $a 2>/dev/null
@@ -83,9 +87,9 @@ for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
 if [ -e "$f" ] || [ -h "$f" ]; then s=1; fi
 done
 done
-for t in msg sem shm; do
-if { read -r h && read -r h; } </proc/sysvipc/$t; then ipcrm --all 2>/dev/null
-if { read -r h && read -r h; } </proc/sysvipc/$t; then s=1; fi; fi
+for q in msg sem shm; do
+if { read -r h && read -r h; } </proc/sysvipc/$q; then ipcrm --all 2>/dev/null
+if { read -r h && read -r h; } </proc/sysvipc/$q; then s=1; fi; fi
 done
 echo "$n reset $s"
 continue
