@@ -216,13 +216,22 @@ fn lines_that_are_not_answers_are_skipped_and_silence_is_a_timeout() {
     );
     assert_eq!(faults(&summary), vec![0, 0], "{summary}");
     // Only chatter: Postman would wait for ever; we rule a timeout each
-    // time, the AI is out of that round, and the match ends.
-    // 3 s, not 1: the other seat is a Python program restarted every round,
-    // and on a loaded 2-core machine its start-up alone can take a second.
+    // time, the AI is out of that round, and the match ends. The other seat
+    // is the built-in random AI (a program restarted every round, seeded
+    // by the run's seed), so that the match, and how many turns the mute
+    // AI gets, are the same in every run (Postman's random AI is not
+    // seeded: with it, some runs knocked the mute AI out before its turn
+    // so often that it timed out only twice).
+    // 3 s, not 1: on a loaded 2-core machine a program's start-up alone
+    // can take a second.
     let (summary, records) = play(
-        &[bot("--mute"), POSTMAN_BOT.to_string()],
-        &["--games", "1", "--seed", "3", "--move-time", "3"],
+        &[
+            bot("--mute"),
+            "builtin:random@loveletter-postman".to_string(),
+        ],
+        &["--games", "1", "--seed", "4", "--move-time", "3"],
     );
+    // Seed 4: the mute AI gets four turns (a timeout each).
     assert_eq!(faults(&summary)[1], 0, "{summary}");
     let faulted: Vec<_> = records[0]
         .steps
