@@ -107,6 +107,10 @@ echo "$n exit $?"; } &
 exec 3<&- 4>&- 5>&-
 done"#;
 
+/// The holder's pid inside its sandbox: bubblewrap's init is 1, and the
+/// holder (`prlimit` `exec`s it) is its one child.
+pub(super) const HOLDER_PID: i32 = 2;
+
 /// How long the holder may take to start a round's program (the first
 /// round's includes setting up the sandbox).
 pub const SETUP: Duration = Duration::from_secs(10);
@@ -154,7 +158,7 @@ pub(super) struct Progress {
     /// The last reset done, and whether the sandbox came out clear.
     reset: Option<(u64, bool)>,
     /// The holder is gone (the sandbox ended).
-    gone: bool,
+    pub(super) gone: bool,
 }
 
 impl Progress {
@@ -171,9 +175,19 @@ impl Progress {
 }
 
 /// Reads what the holder says, in order; anything else ends it.
-async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
-    let mut lines = BufReader::new(out).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+/// Its lines are short; a longer one ends the listener, read no further
+/// (no round's program gets the holder's stdout, nor may it open it
+/// through `/proc`; a bound all the same).
+pub(super) async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
+    const LONGEST: u64 = 64;
+    let mut out = BufReader::new(out);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match (&mut out).take(LONGEST).read_line(&mut line).await {
+            Ok(n) if n > 0 && line.ends_with('\n') => line.pop(),
+            _ => break,
+        };
         let mut words = line.split(' ');
         let (Some(n), Some(what), Some(value), None) =
             (words.next(), words.next(), words.next(), words.next())
@@ -213,9 +227,9 @@ pub struct Held {
     rounds: u64,
     /// The command of the last round started.
     last: Option<Vec<String>>,
-    /// The holder's pid on the host, once a round has found it (a later
-    /// round's program is looked for below it, not below the whole
-    /// sandbox).
+    /// The holder's pid on the host, found below the sandbox's first
+    /// process at the first round (each round's program is looked for
+    /// below it, not below the whole sandbox).
     holder: Option<i32>,
     cgroup: Option<Arc<BotCgroup>>,
 }
@@ -354,17 +368,15 @@ impl Held {
         }
         let ((stdin, stdout, stderr), inside) = started?;
         self.last = Some(argv.to_vec());
-        let root = self
-            .holder
-            .or_else(|| self.child.id().and_then(|p| i32::try_from(p).ok()));
-        let pid = root
-            .and_then(|root| host_pid(root, inside))
-            .ok_or_else(|| TransportError::Io("cannot find a round's program".into()))?;
+        let root = self.child.id().and_then(|p| i32::try_from(p).ok());
         if self.holder.is_none() {
-            // The program's parent is its round's shell, whose parent is
-            // the holder.
-            self.holder = parent(pid.as_raw()).and_then(parent);
+            self.holder = root.and_then(|r| host_pid(r, HOLDER_PID)).map(Pid::as_raw);
         }
+        let pid = self
+            .holder
+            .or(root)
+            .and_then(|from| host_pid(from, inside))
+            .ok_or_else(|| TransportError::Io("cannot find a round's program".into()))?;
         Ok(Round {
             stdin,
             stdout,
@@ -511,11 +523,4 @@ fn host_pid(root: i32, inside: i32) -> Option<Pid> {
         }
     }
     None
-}
-
-/// The parent of process `pid` (from `/proc`).
-fn parent(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
 }

@@ -89,8 +89,8 @@ echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
     let mut held = None;
-    // The holder is the sandbox's second process (after its init).
-    let mut p = start(&mut held, &sh("kill -9 2; echo done")).await;
+    let holder = crate::transport::process::held::HOLDER_PID;
+    let mut p = start(&mut held, &sh(&format!("kill -9 {holder}; echo done"))).await;
     let _ = p.recv(soon(5000)).await;
     p.terminate().await;
     let h = held.as_mut().expect("held");
@@ -138,4 +138,25 @@ async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
     let expected: Vec<String> = vec!["/tmp".into(), up.clone(), f.clone(), format!("{f}/bot.sh")];
     assert_eq!(said(&mut p).await, expected);
     p.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_holders_output_is_read_a_short_line_at_a_time() {
+    // An endless line (no program inside can reach the holder's stdout:
+    // `/proc/2/fd/1` is closed to it; this bounds what croupier reads
+    // if one ever could): the listener stops and the sandbox counts as gone.
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", "yes x | tr -d '\\n'"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (tx, mut progress) = tokio::sync::watch::channel(Default::default());
+    let listener = tokio::spawn(crate::transport::process::held::listen(
+        child.stdout.take().unwrap(),
+        tx,
+    ));
+    let ended = tokio::time::timeout(Duration::from_secs(5), listener).await;
+    assert!(ended.is_ok(), "the listener reads an endless line");
+    assert!(progress.borrow_and_update().gone);
 }
