@@ -27,17 +27,21 @@ fn holders() -> BTreeSet<i32> {
         };
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        if words.get(3) == Some(&&b"croupier-held"[..]) && below(pid, &me) {
+        // The holder is its sandbox's second process (its round shells,
+        // forks of it, have its command too).
+        if words.get(3) == Some(&&b"croupier-held"[..]) && inside(pid) == Some(2) && below(pid, &me)
+        {
             found.insert(pid);
         }
     }
-    // Not the holders' round shells (forks of theirs, with their command).
-    let forks: BTreeSet<i32> = found
-        .iter()
-        .copied()
-        .filter(|p| parent(*p).is_some_and(|q| found.contains(&q)))
-        .collect();
-    &found - &forks
+    found
+}
+
+/// The pid of `pid` inside its own PID namespace.
+fn inside(pid: i32) -> Option<i32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let ids = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+    ids.split_whitespace().last()?.parse().ok()
 }
 
 fn parent(pid: i32) -> Option<i32> {
@@ -93,6 +97,7 @@ fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
     let mut after = Vec::new();
     for seed in [1, 2] {
         let record = table.play(&seating, seed).unwrap();
+        table.settle();
         // Played through, every round's programs started (a seat whose
         // program could not start would be out after its first fault).
         assert!(record.steps.len() > 8, "{record:?}");
