@@ -1,6 +1,6 @@
 //! Issue 48 in a real browser (headless Chromium through chromedriver): a
 //! spectator watches a ladder game at its card table. A push bot that
-//! thinks 200 ms a move plays the house bot on the Goofspiel ladder; the
+//! thinks 300 ms a move plays the house bot on the Goofspiel ladder; the
 //! live page, with JavaScript, redraws its table from the game's event
 //! stream without reloading, its clock ticks, and its JSON twin holds the
 //! same public view. Screenshots at 1280 and 390 px go to
@@ -40,7 +40,7 @@ async fn get_text(http: &reqwest::Client, url: &str) -> String {
     http.get(url).send().await.unwrap().text().await.unwrap()
 }
 
-/// A croupier/1 Goofspiel push bot playing `random`, 200 ms a move; its URL.
+/// A croupier/1 Goofspiel push bot playing `random`, 300 ms a move; its URL.
 async fn slow_push_bot() -> String {
     let bots: Arc<Mutex<HashMap<String, CroupierBot<Goofspiel>>>> = Arc::default();
     let app = axum::Router::new().route(
@@ -48,7 +48,7 @@ async fn slow_push_bot() -> String {
         post(move |headers: HeaderMap, body: Bytes| {
             let bots = Arc::clone(&bots);
             async move {
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
                 let tag = headers["x-croupier-match"].to_str().unwrap().to_string();
                 let mut m = bots.lock().unwrap();
                 let bot = m
@@ -109,6 +109,10 @@ async fn a_spectator_watches_a_ladder_game_at_its_table() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 201);
+    // The browser starts before the game does: on a busy machine its start
+    // can take longer than the whole game.
+    let js = driver.session(true).await;
+    js.goto(&format!("{base}/live")).await.unwrap();
     let bot_url = slow_push_bot().await;
     let r = http
         .post(format!("{base}/v1/bots"))
@@ -135,7 +139,6 @@ async fn a_spectator_watches_a_ladder_game_at_its_table() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
 
-    let js = driver.session(true).await;
     js.goto(&format!("{base}/live/{id}")).await.unwrap();
     // A mark that a reload would wipe.
     eval(&js, "(window.stayed = 'yes')").await;
