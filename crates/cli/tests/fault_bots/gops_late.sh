@@ -1,5 +1,5 @@
 #!/bin/sh
-# GOPS bot that bids 1 and 2 on time, then sleeps 0.8 s (past a 0.5 s move
+# GOPS bot that bids 1 and 2 on time, then sleeps 1.3 s (past a 1 s move
 # time) before bidding 3, and goes on bidding 4, 5, ... promptly if it is still
 # asked. It ignores SIGTERM, so the late answer is written even if the runner
 # stops it at once (SIGKILL comes only after the grace period). It logs to LOG
@@ -16,7 +16,7 @@ while IFS= read -r line; do
       n=$((n + 1))
       echo "card $n" >>"$log"
       if [ "$n" -eq 3 ]; then
-        sleep 0.8
+        sleep 1.3
         echo "late $n" >>"$log"
         echo "$n"
       else
