@@ -419,7 +419,12 @@ impl Held {
                 )),
                 _ => Err(TransportError::Io("the held sandbox ended".into())),
             },
-            _ => Err(TransportError::Io(
+            // No more news of the holder: its listener has stopped (the
+            // runtime is ending, as when a `Table` is dropped mid-clearing).
+            Ok(Err(_)) => Err(TransportError::Io(
+                "the held sandbox is no longer watched".into(),
+            )),
+            Err(_) => Err(TransportError::Io(
                 "the held sandbox was not cleared in time".into(),
             )),
         }

@@ -230,7 +230,13 @@ impl BotProcess {
         if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
             return None;
         }
-        Self::start_held(argv, limits, held_for(argv, limits))
+        Self::try_hold(argv, limits, held_for(argv, limits))
+    }
+
+    /// [`start_held`](Self::start_held), or `None` (logged) where the
+    /// sandbox cannot be set up.
+    fn try_hold(argv: &[String], limits: &ProcessLimits, what: String) -> Option<Held> {
+        Self::start_held(argv, limits, what)
             .inspect_err(|e| tracing::debug!("cannot hold a sandbox for {argv:?}: {e}"))
             .ok()
     }
@@ -256,12 +262,9 @@ impl BotProcess {
             *held = None;
         }
         if held.is_none() {
-            match Self::start_held(argv, limits, what) {
-                Ok(h) => *held = Some(h),
-                Err(e) => {
-                    tracing::debug!("cannot hold a sandbox for {argv:?}: {e}");
-                    return Self::spawn(argv, limits);
-                }
+            *held = Self::try_hold(argv, limits, what);
+            if held.is_none() {
+                return Self::spawn(argv, limits);
             }
         }
         if find_program(&argv[0]).is_none() || argv.iter().any(|w| w.contains(['\n', '\r'])) {

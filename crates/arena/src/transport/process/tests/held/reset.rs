@@ -90,7 +90,15 @@ echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
 async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
     let mut held = None;
     let holder = crate::transport::process::held::HOLDER_PID;
-    let mut p = start(&mut held, &sh(&format!("kill -9 {holder}; echo done"))).await;
+    // The program waits for a line before it kills the holder: a holder
+    // killed while the round still starts gives the sandbox up at once.
+    let mut p = start(
+        &mut held,
+        &sh(&format!("read x; kill -9 {holder}; echo done")),
+    )
+    .await;
+    assert!(held.is_some(), "the round started in a held sandbox");
+    p.send(&["go".into()], soon(5000)).await.unwrap();
     let _ = p.recv(soon(5000)).await;
     p.terminate().await;
     let h = held.as_mut().expect("held");
