@@ -199,9 +199,14 @@ class Table {
   // every other player it knows of is out, there is one it has not heard of
   // yet, or the round would be over: the next number.
   harmless() {
-    if (this.postman) return this.knownPlayers();
-    const protectedOthers = [...this.protected].filter((p) => p !== this.me).sort();
+    // A protected player first: Postman's rules also take the AI's own
+    // player, but a table that mixes dialects plays the classic rules,
+    // where only the Wizard may name its own player.
+    const protectedOthers = [...this.protected]
+      .filter((p) => p !== this.me && !this.out.has(p))
+      .sort();
     if (protectedOthers.length > 0) return protectedOthers;
+    if (this.postman) return this.knownPlayers();
     return [Math.max(...this.knownPlayers()) + 1];
   }
 

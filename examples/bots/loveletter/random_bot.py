@@ -167,12 +167,16 @@ class Table:
 
     def harmless(self):
         """Players a card may name without effect, when it can affect nobody:
-        the protected ones (Postman also takes any player, itself included).
-        If every other player it knows of is out, there is one it has not
-        heard of yet, or the round would be over: the next number."""
+        the protected ones. Postman's rules also take any player, itself
+        included, but a table that mixes dialects plays the classic rules,
+        where only the Wizard may name its own player: so a protected
+        player comes first, and itself only when there is none. If every
+        other player it knows of is out, there is one it has not heard of
+        yet, or the round would be over: the next number."""
+        others = sorted(self.protected - {self.me} - self.out)
         if self.postman:
-            return self.known_players()
-        return sorted(self.protected - {self.me}) or [max(self.known_players()) + 1]
+            return others or self.known_players()
+        return others or [max(self.known_players()) + 1]
 
     def plays(self, card):
         """Every play of `card` that is legal whatever the number of players."""

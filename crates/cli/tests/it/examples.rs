@@ -146,6 +146,35 @@ fn loveletter_random_bots_play_without_faults_at_every_table_size() {
     }
 }
 
+/// Under the standard rules (those of a table that mixes the classic and
+/// Postman dialects) only the Wizard may name its own player: the random
+/// bots in Postman's dialect must then name a protected player, not
+/// themselves, when their card can affect nobody (they named themselves
+/// before: 21 and 23 illegal plays in 60 two-player games, seed 5).
+#[test]
+fn loveletter_random_bots_in_postmans_dialect_play_the_standard_rules_without_faults() {
+    for (interp, file) in [("python3", "random_bot.py"), ("node", "random_bot.js")] {
+        if !have(interp) {
+            continue;
+        }
+        let postman = format!("{interp} examples/bots/loveletter/{file}@loveletter-postman");
+        let args = [
+            "play",
+            "loveletter",
+            &postman,
+            "builtin:random",
+            "--variant",
+            "standard",
+            "--games",
+            "60",
+            "--seed",
+            "5",
+            "--json",
+        ];
+        assert_no_faults(&summary(&args), 60);
+    }
+}
+
 #[test]
 fn croupier_protocol_random_bots_play_every_game_without_faults() {
     for (interp, file) in [("python3", "random_bot.py"), ("node", "random_bot.js")] {
