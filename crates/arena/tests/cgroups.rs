@@ -154,21 +154,19 @@ async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
     honest.send(&["warm".into()], deadline).await.unwrap();
     honest.recv(deadline).await.unwrap();
     // A shared virtual machine's CPUs have slow spells that can fall on
-    // one neighbour's turns more than the other's (CI saw 1.30 once): a
-    // measure out of range is taken again, up to three times in all. A
-    // neighbour that truly weighs on the honest bot fails every one.
+    // one neighbour's turns more than the other's (CI saw 1.30 once): the
+    // measure is taken up to three times, and two of them must be in range.
+    // A neighbour that truly weighs on the honest bot fails most of them.
+    let in_range = |r: &f64| (0.8..=1.2).contains(r);
     let mut ratios = Vec::new();
-    for _ in 0..3 {
-        let ratio = hostile_over_quiet(&mut honest, &l).await;
-        ratios.push(ratio);
-        if (0.8..=1.2).contains(&ratio) {
-            break;
-        }
+    while ratios.iter().filter(|r| in_range(r)).count() < 2
+        && ratios.iter().filter(|r| !in_range(r)).count() < 2
+    {
+        ratios.push(hostile_over_quiet(&mut honest, &l).await);
     }
     honest.terminate().await;
-    let last = *ratios.last().unwrap();
     assert!(
-        (0.8..=1.2).contains(&last),
+        ratios.iter().filter(|r| in_range(r)).count() >= 2,
         "CPU per decision beside a hostile bot is {ratios:.2?} times that beside a quiet one"
     );
 }

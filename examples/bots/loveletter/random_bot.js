@@ -195,9 +195,9 @@ class Table {
   }
 
   // Players a card may name without effect, when it can affect nobody: the
-  // protected ones (Postman also takes any player, itself included). If
-  // every other player it knows of is out, there is one it has not heard of
-  // yet, or the round would be over: the next number.
+  // protected ones still in the round. If every other player it knows of
+  // is out, there is one it has not heard of yet, or the round would be
+  // over: the next number (classic), or any player (Postman).
   harmless() {
     // A protected player first: Postman's rules also take the AI's own
     // player, but a table that mixes dialects plays the classic rules,

@@ -167,12 +167,12 @@ class Table:
 
     def harmless(self):
         """Players a card may name without effect, when it can affect nobody:
-        the protected ones. Postman's rules also take any player, itself
-        included, but a table that mixes dialects plays the classic rules,
-        where only the Wizard may name its own player: so a protected
-        player comes first, and itself only when there is none. If every
-        other player it knows of is out, there is one it has not heard of
-        yet, or the round would be over: the next number."""
+        the protected ones still in the round. Postman's rules also take any
+        player, itself included, but a table that mixes dialects plays the
+        standard rules, where a card names only players in the round, and
+        its own player only with the Wizard. If every other player it knows
+        of is out, there is one it has not heard of yet, or the round would
+        be over: the next number (classic), or any player (Postman)."""
         others = sorted(self.protected - {self.me} - self.out)
         if self.postman:
             return others or self.known_players()

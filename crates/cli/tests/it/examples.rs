@@ -158,20 +158,22 @@ fn loveletter_random_bots_in_postmans_dialect_play_the_standard_rules_without_fa
             continue;
         }
         let postman = format!("{interp} examples/bots/loveletter/{file}@loveletter-postman");
-        let args = [
-            "play",
-            "loveletter",
-            &postman,
-            "builtin:random",
-            "--variant",
-            "standard",
-            "--games",
-            "60",
-            "--seed",
-            "5",
-            "--json",
-        ];
-        assert_no_faults(&summary(&args), 60);
+        // Two players: naming oneself; three and four: naming a player out.
+        for (others, games) in [(1usize, 60u64), (2, 20), (3, 20)] {
+            let games_text = games.to_string();
+            let mut args = vec!["play", "loveletter", postman.as_str()];
+            args.extend(std::iter::repeat_n("builtin:random", others));
+            args.extend([
+                "--variant",
+                "standard",
+                "--games",
+                &games_text,
+                "--seed",
+                "5",
+                "--json",
+            ]);
+            assert_no_faults(&summary(&args), games);
+        }
     }
 }
 
