@@ -10,6 +10,7 @@
 //! Without PostgreSQL the test says so and passes, except under CI=true.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly
 
+use crate::support::free_port;
 use std::collections::{HashMap, HashSet};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -385,13 +386,6 @@ fn two_workers_and_an_instance_share_the_ladder_and_a_killed_worker_loses_nothin
             seen.requests
         );
     });
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
 }
 
 const PULL_LADDER: &str = r#"

@@ -144,12 +144,33 @@ pub fn marked(marker: &str) -> Vec<(i32, String)> {
     found
 }
 
-/// A loopback port free at this moment.
+/// A loopback port free at this moment, for a server a test starts on it
+/// (perhaps later, perhaps again after killing it). It lies below the
+/// kernel's ephemeral range, which `bind(":0")` (other tests' servers) and
+/// every outgoing connection take from, and is never handed out twice in
+/// this test run: a port a test keeps unbound for a while (a cluster's
+/// instance not started yet, or killed and restarted) is not taken by
+/// another test's server meanwhile. (It was, once: haproxy then sent a
+/// cluster's clients to another test's server, which knew none of them.)
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let ephemeral = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let (low, high) = (20000u16, ephemeral.max(21000));
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    let start = rand::random_range(low..high);
+    (start..high)
+        .chain(low..start)
+        .find(|&port| {
+            !given.contains(&port) && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+        })
+        .inspect(|&port| {
+            given.insert(port);
+        })
+        .expect("a free loopback port below the ephemeral range")
 }
 
 /// Creates owner `name` (password `secret-pw`) on the server at `url`.
