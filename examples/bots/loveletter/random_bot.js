@@ -200,11 +200,10 @@ class Table {
   // over: the next number (classic), or any player (Postman).
   harmless() {
     // A protected player first: Postman's rules also take the AI's own
-    // player, but a table that mixes dialects plays the classic rules,
-    // where only the Wizard may name its own player.
-    const protectedOthers = [...this.protected]
-      .filter((p) => p !== this.me && !this.out.has(p))
-      .sort();
+    // player, but a table that mixes dialects plays the standard rules,
+    // where only the Wizard may name its own player. (A player put out
+    // leaves `protected`.)
+    const protectedOthers = [...this.protected].filter((p) => p !== this.me).sort();
     if (protectedOthers.length > 0) return protectedOthers;
     if (this.postman) return this.knownPlayers();
     return [Math.max(...this.knownPlayers()) + 1];

@@ -173,7 +173,7 @@ class Table:
         its own player only with the Wizard. If every other player it knows
         of is out, there is one it has not heard of yet, or the round would
         be over: the next number (classic), or any player (Postman)."""
-        others = sorted(self.protected - {self.me} - self.out)
+        others = sorted(self.protected - {self.me})  # `out` leaves `protected`
         if self.postman:
             return others or self.known_players()
         return others or [max(self.known_players()) + 1]

@@ -159,7 +159,13 @@ pub fn free_port() -> u16 {
         .ok()
         .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
         .unwrap_or(32768);
-    let (low, high) = (20000u16, ephemeral.max(21000));
+    // Ports below 1024 need privileges; a range starting low leaves less.
+    let high = ephemeral.max(1025);
+    let low = if high > 21000 {
+        20000
+    } else {
+        (high / 2).max(1024)
+    };
     let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
     let start = rand::random_range(low..high);
     (start..high)
