@@ -30,7 +30,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 
@@ -149,9 +149,13 @@ impl Throttle {
         limiter: &DefaultKeyedRateLimiter<K>,
         key: K,
     ) -> Result<(), Duration> {
+        // The limiter's own clock: a new `DefaultClock` calibrates itself
+        // (CPUID, which a virtual machine traps), so building one per
+        // refusal made every throttled request cost several times an
+        // admitted one.
         limiter
             .check_key(&key)
-            .map_err(|e| e.wait_time_from(DefaultClock::default().now()))
+            .map_err(|e| e.wait_time_from(limiter.clock().now()))
     }
 
     fn login_wait(&self, ip: IpAddr, name: Option<&str>) -> Option<Duration> {

@@ -9,7 +9,66 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::AsyncWriteExt as _;
 
-use crate::bench::proc::{percentile, rss_mib, wait_up, Server};
+use crate::bench::proc::{cpu_seconds, percentile, rss_mib, wait_up, Server};
+
+/// Concurrent keep-alive connections of the over-the-rate phase.
+const OVER_RATE_CONNECTIONS: usize = 16;
+/// How long the over-the-rate phase sends.
+const OVER_RATE_TIME: Duration = Duration::from_secs(3);
+
+/// One bot far over its request rate: `status` as fast as
+/// [`OVER_RATE_CONNECTIONS`] connections from one address can ask, for
+/// [`OVER_RATE_TIME`]. Nearly every request is throttled (`retry`), so the
+/// server's CPU per request is the price of a refusal: (requests, refused,
+/// other answers, server CPU µs per request).
+async fn over_rate(base: &str, pid: u32) -> anyhow::Result<(u64, u64, u64, f64)> {
+    let c = reqwest::Client::builder().no_proxy().build()?;
+    let creds = json!({"name": "flood-eager", "password": "a long secret"});
+    c.post(format!("{base}/api/register/"))
+        .json(&creds)
+        .send()
+        .await?;
+    let login: serde_json::Value = c
+        .post(format!("{base}/api/login/"))
+        .json(&creds)
+        .send()
+        .await?
+        .json()
+        .await?;
+    let session = login["session"]
+        .as_str()
+        .ok_or_else(|| anyhow::anyhow!("the login reply has no session: {login}"))?
+        .to_string();
+    let body = json!({ "session": session }).to_string();
+    let cpu = cpu_seconds(pid);
+    let end = Instant::now() + OVER_RATE_TIME;
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..OVER_RATE_CONNECTIONS {
+        let (c, url, body) = (c.clone(), format!("{base}/api/status/"), body.clone());
+        tasks.spawn(async move {
+            let (mut refused, mut other) = (0u64, 0u64);
+            while Instant::now() < end {
+                let r = c.post(&url).body(body.clone()).send().await?;
+                let v: serde_json::Value = r.json().await.unwrap_or_default();
+                if v["result"] == "retry" {
+                    refused += 1;
+                } else {
+                    other += 1;
+                }
+            }
+            anyhow::Ok((refused, other))
+        });
+    }
+    let (mut refused, mut other) = (0u64, 0u64);
+    while let Some(done) = tasks.join_next().await {
+        let (r, o) = done??;
+        refused += r;
+        other += o;
+    }
+    let requests = refused + other;
+    let us = (cpu_seconds(pid) - cpu) * 1e6 / requests.max(1) as f64;
+    Ok((requests, refused, other, us))
+}
 
 /// Times `n` normal requests (`GET /api/`, fresh connection each): (p50,
 /// p99 in ms, failures).
@@ -106,6 +165,14 @@ pub fn run(connections: usize, addresses: u8, exe: &std::path::Path) -> anyhow::
         println!(
             "{}",
             json!({"bench": "flood", "phase": "after", "normal_p50_ms": p50, "normal_p99_ms": p99, "normal_failed": failed, "server_rss_mib": rss_mib(pid)})
+        );
+        let (requests, refused, other, us) = over_rate(&base, pid).await?;
+        println!(
+            "{}",
+            json!({"bench": "flood", "phase": "over_rate", "connections": OVER_RATE_CONNECTIONS,
+                   "seconds": OVER_RATE_TIME.as_secs_f64(), "requests": requests,
+                   "throttled_retry": refused, "answered": other,
+                   "server_cpu_us_per_request": (us * 10.0).round() / 10.0})
         );
         // Password guessing from one address, for 5 seconds.
         let c = reqwest::Client::builder().no_proxy().build()?;

@@ -112,7 +112,8 @@ pub struct BenchArgs {
     #[arg(long)]
     json: bool,
     /// The `croupier` binary to run as the server under test (`bench
-    /// server`; default: this binary), e.g. an older build to compare.
+    /// server`, `bench flood`; default: this binary), e.g. an older build
+    /// to compare.
     #[arg(long, value_name = "FILE")]
     server_bin: Option<std::path::PathBuf>,
     /// Finished games to seed (`bench web`).
@@ -248,16 +249,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                     "--alternations must be between 1 and 50".into(),
                 ));
             }
-            let server = match args.server_bin {
-                Some(bin) if bin.is_file() => bin,
-                Some(bin) => {
-                    return Err(CliError::Usage(format!(
-                        "--server-bin {}: no such file",
-                        bin.display()
-                    )))
-                }
-                None => crate::play::current_exe()?,
-            };
+            let server = server_bin(args.server_bin)?;
             if let Some(other) = args.versus {
                 if !other.is_file() {
                     return Err(CliError::Usage(format!(
@@ -429,7 +421,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             crate::bench::flood::run(
                 args.connections,
                 args.addresses,
-                &crate::play::current_exe()?,
+                &server_bin(args.server_bin)?,
             )?;
             return Ok(ExitCode::SUCCESS);
         }
@@ -469,4 +461,16 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
     }
     rules::run(args.seconds)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The server under test: `--server-bin`, or this binary.
+fn server_bin(bin: Option<std::path::PathBuf>) -> Result<std::path::PathBuf, CliError> {
+    match bin {
+        Some(bin) if bin.is_file() => Ok(bin),
+        Some(bin) => Err(CliError::Usage(format!(
+            "--server-bin {}: no such file",
+            bin.display()
+        ))),
+        None => Ok(crate::play::current_exe()?),
+    }
 }
