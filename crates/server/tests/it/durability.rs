@@ -75,10 +75,16 @@ fn croupier_binary() -> PathBuf {
     bin
 }
 
-/// A free port on 127.0.0.1 (bound, then released).
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// The port in a `croupier serve` log's address line, once it is there.
+fn logged_port(log: &str) -> Option<u16> {
+    log.split("serving SkullWhist on http://")
+        .nth(1)?
+        .split('/')
+        .next()?
+        .rsplit(':')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// A `croupier serve` process, killed (SIGKILL) when dropped.
@@ -90,10 +96,12 @@ struct Served {
 
 impl Served {
     fn start(bin: &Path, db: &Path, house: &str, log: PathBuf) -> Served {
-        let port = free_port();
+        // The server picks its port (`:0`) and logs it: a port reserved
+        // here and released before the server binds it could be given to
+        // another test's listener meanwhile.
         let stderr = std::fs::File::create(&log).unwrap();
-        let child = Command::new(bin)
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        let mut child = Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0"])
             .args(["--database", &format!("sqlite://{}", db.display())])
             .args([
                 "--house-bots",
@@ -102,18 +110,32 @@ impl Served {
                 "1",
                 "--no-ladder",
             ])
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "warn,croupier::serve=info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)
             .spawn()
             .unwrap();
+        let start = Instant::now();
+        let port = loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if let Some(port) = logged_port(&text) {
+                break port;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("croupier serve exited ({status}): {text}");
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("croupier serve did not say where it listens within 30 s: {text}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         let mut served = Served {
             child,
             log,
             api: Api::new(format!("http://127.0.0.1:{port}")),
         };
-        let start = Instant::now();
         loop {
             if let Ok(Some(status)) = served.child.try_wait() {
                 panic!("croupier serve exited ({status}): {}", served.log_text());
