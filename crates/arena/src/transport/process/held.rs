@@ -248,7 +248,9 @@ pub(super) struct Round {
 #[derive(Debug)]
 pub(super) struct HeldLeader {
     round: u64,
-    pub(super) pid: Pid,
+    /// Its pid on the host, the id of its process group; `None` for a
+    /// program that had already ended when it was looked for.
+    pub(super) pid: Option<Pid>,
     progress: watch::Receiver<Progress>,
 }
 
@@ -372,11 +374,16 @@ impl Held {
         if self.holder.is_none() {
             self.holder = root.and_then(|r| host_pid(r, HOLDER_PID)).map(Pid::as_raw);
         }
-        let pid = self
-            .holder
-            .or(root)
-            .and_then(|from| host_pid(from, inside))
-            .ok_or_else(|| TransportError::Io("cannot find a round's program".into()))?;
+        let found = self.holder.or(root).and_then(|from| host_pid(from, inside));
+        let pid = match found {
+            Some(pid) => Some(pid),
+            // A program that ended at once may be reaped by its round's
+            // shell before it is looked for: the holder then says so at
+            // once, and its output is in the round's pipes, which are ours.
+            // (Starting it again elsewhere would run it twice.)
+            None if self.ended_soon(n).await => None,
+            None => return Err(TransportError::Io("cannot find a round's program".into())),
+        };
         Ok(Round {
             stdin,
             stdout,
@@ -388,6 +395,12 @@ impl Held {
             },
             cgroup: self.cgroup.clone(),
         })
+    }
+
+    /// Whether round `n`'s program has ended, or does within [`ROUND`].
+    async fn ended_soon(&mut self, n: u64) -> bool {
+        let ended = self.progress.wait_for(|p| p.ended(n).is_some());
+        matches!(tokio::time::timeout(ROUND, ended).await, Ok(Ok(_)))
     }
 
     /// Clears the sandbox for another match of the same program (a

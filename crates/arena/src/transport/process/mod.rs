@@ -303,7 +303,7 @@ impl BotProcess {
 
     /// Reads the pipes of a round's program in a held sandbox.
     fn attach_round(round: held::Round, limits: &ProcessLimits) -> BotProcess {
-        let pgid = Some(round.leader.pid);
+        let pgid = round.leader.pid;
         Self::attach_pipes(
             Leader::Held(round.leader),
             pgid,

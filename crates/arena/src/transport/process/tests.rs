@@ -317,6 +317,37 @@ mod held {
         second.terminate().await;
     }
 
+    /// A program that ends at once can be reaped inside before Croupier
+    /// looks for it on the host: its round still counts, in the same
+    /// sandbox, with its output (it used to be given up, and the program
+    /// started again in a sandbox of its own: once in 50 rounds or so).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_that_ends_at_once_keeps_its_round_and_its_sandbox() {
+        let mut held = None;
+        let mut first = None;
+        for round in 0..40 {
+            let argv = vec![
+                "sh".to_string(),
+                "-c".to_string(),
+                "echo \"$0\"".to_string(),
+                format!("round {round}"),
+            ];
+            let mut p = start(&mut held, &argv).await;
+            let pid = held.as_ref().and_then(|h| h.pid()).expect("held");
+            assert_eq!(
+                *first.get_or_insert(pid),
+                pid,
+                "a new sandbox in round {round}"
+            );
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), format!("round {round}"));
+            match p.recv(soon(5000)).await {
+                Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 0)"),
+                other => panic!("round {round}: {other:?}"),
+            }
+            p.terminate().await;
+        }
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn commands_that_differ_in_a_word_naming_no_file_share_the_sandbox() {
         let mut held = None;
