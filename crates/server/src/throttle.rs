@@ -149,10 +149,10 @@ impl Throttle {
         limiter: &DefaultKeyedRateLimiter<K>,
         key: K,
     ) -> Result<(), Duration> {
-        // The limiter's own clock: a new `DefaultClock` calibrates itself
-        // (CPUID, which a virtual machine traps), so building one per
-        // refusal made every throttled request cost several times an
-        // admitted one.
+        // The limiter's own clock: a new `DefaultClock` checks the CPU's
+        // timer support with CPUID, which a virtual machine traps, so
+        // building one per refusal made a throttled request cost about
+        // twice an admitted one.
         limiter
             .check_key(&key)
             .map_err(|e| e.wait_time_from(limiter.clock().now()))

@@ -39,8 +39,9 @@ pub struct BenchArgs {
     /// `subprocess` (the cost of talking to bot programs), `server` (REST
     /// bots playing full games against `croupier serve`), `http` (the cost
     /// of calling HTTP bot servers, and of Nagle's algorithm) or `web`
-    /// (website pages over a seeded database), `flood` (slow connections
-    /// and password guesses against `croupier serve`), `spectators` (SSE
+    /// (website pages over a seeded database), `flood` (slow connections,
+    /// a bot over its request rate and password guesses against `croupier
+    /// serve`), `spectators` (SSE
     /// clients watching live games), `workers` (ladder matches of push bots
     /// with 1 and 2 `croupier worker`s on PostgreSQL, and the fault table),
     /// or `strength GAME`

@@ -576,3 +576,50 @@ fn bench_web_reads_every_page_kind_on_both_backends() {
         assert!(out.contains("slowest data page p95"), "{out}");
     }
 }
+
+/// `bench flood` (a few slow connections) runs every phase, and its
+/// figures show the throttle at work: a bot far over its rate is answered
+/// `retry` for nearly every request (its burst of 1,000 and 500 a second
+/// are all it gets), and password guesses from one address are checked a
+/// handful of times in 5 s.
+#[test]
+fn bench_flood_shows_a_bot_over_its_rate_and_a_password_guesser_throttled() {
+    let o = croupier(&["bench", "flood", "--connections", "20", "--addresses", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let phase = |name: &str| -> serde_json::Value {
+        out.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["phase"] == name)
+            .unwrap_or_else(|| panic!("no {name} line in {out}"))
+    };
+    for name in ["before", "during", "after"] {
+        assert_eq!(phase(name)["normal_failed"], 0, "{out}");
+    }
+    let over = phase("over_rate");
+    let (requests, throttled, answered) = (
+        over["requests"].as_u64().unwrap(),
+        over["throttled_retry"].as_u64().unwrap(),
+        over["answered"].as_u64().unwrap(),
+    );
+    assert_eq!(requests, throttled + answered, "{over}");
+    assert!(answered >= 1000, "the burst is answered: {over}");
+    assert!(
+        answered <= 1000 + 500 * 4,
+        "at most the burst and the rate: {over}"
+    );
+    assert!(throttled > 0, "{over}");
+    assert!(
+        over["server_cpu_us_per_request"].as_f64().unwrap() > 0.0,
+        "{over}"
+    );
+    let guesses = phase("login_guesses");
+    assert!(
+        guesses["guesses_checked"].as_u64().unwrap() <= 10,
+        "{guesses}"
+    );
+    assert!(
+        guesses["throttled_retry"].as_u64().unwrap() > 0,
+        "{guesses}"
+    );
+}

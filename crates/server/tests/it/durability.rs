@@ -75,16 +75,12 @@ fn croupier_binary() -> PathBuf {
     bin
 }
 
-/// The port in a `croupier serve` log's address line, once it is there.
+/// The port in a `croupier serve` log's address line, once the address
+/// is there whole (up to the `/` after it).
 fn logged_port(log: &str) -> Option<u16> {
-    log.split("serving SkullWhist on http://")
-        .nth(1)?
-        .split('/')
-        .next()?
-        .rsplit(':')
-        .next()?
-        .parse()
-        .ok()
+    let rest = log.split("serving SkullWhist on http://").nth(1)?;
+    let (addr, _) = rest.split_once('/')?;
+    addr.rsplit_once(':')?.1.parse().ok()
 }
 
 /// A `croupier serve` process, killed (SIGKILL) when dropped.
