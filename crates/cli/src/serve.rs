@@ -384,8 +384,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             .local_addr()
             .map_err(|e| CliError::Failed(e.into()))?;
         tracing::info!(
-            "croupier serving SkullWhist on http://{addr}/ (API: http://{addr}/api/), database {}",
-            args.database
+            "{}",
+            croupier_server::announce::serving_line(addr, &args.database)
         );
         if !config.house_bots.is_empty() {
             tracing::info!("house bots playing: {}", config.house_bots.join(", "));

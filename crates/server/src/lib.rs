@@ -11,6 +11,7 @@
 //! signal.
 
 pub mod admin_api;
+pub mod announce;
 pub mod api_error;
 pub mod bot_api;
 pub mod front;

@@ -75,14 +75,6 @@ fn croupier_binary() -> PathBuf {
     bin
 }
 
-/// The port in a `croupier serve` log's address line, once the address
-/// is there whole (up to the `/` after it).
-fn logged_port(log: &str) -> Option<u16> {
-    let rest = log.split("serving SkullWhist on http://").nth(1)?;
-    let (addr, _) = rest.split_once('/')?;
-    addr.rsplit_once(':')?.1.parse().ok()
-}
-
 /// A `croupier serve` process, killed (SIGKILL) when dropped.
 struct Served {
     child: Child,
@@ -115,7 +107,7 @@ impl Served {
         let start = Instant::now();
         let port = loop {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
-            if let Some(port) = logged_port(&text) {
+            if let Some(port) = croupier_server::announce::port_in_serving_line(&text) {
                 break port;
             }
             if let Ok(Some(status)) = child.try_wait() {

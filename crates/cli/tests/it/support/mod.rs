@@ -74,13 +74,8 @@ pub fn serve(dir: &Path, args: &[&str]) -> Server {
         let mut tx = Some(tx);
         for line in std::io::BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
-            if let Some(rest) = line.split("serving SkullWhist on http://").nth(1) {
-                let port = rest
-                    .split('/')
-                    .next()
-                    .and_then(|a| a.rsplit(':').next())
-                    .and_then(|p| p.parse::<u16>().ok());
-                if let (Some(tx), Some(port)) = (tx.take(), port) {
+            if let Some(port) = croupier_server::announce::port_in_serving_line(&line) {
+                if let Some(tx) = tx.take() {
                     let _ = tx.send(port);
                 }
             }
