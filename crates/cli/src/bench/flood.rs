@@ -22,7 +22,11 @@ const OVER_RATE_TIME: Duration = Duration::from_secs(3);
 /// server's CPU per request is the price of a refusal: (requests, refused,
 /// other answers, server CPU µs per request).
 async fn over_rate(base: &str, pid: u32) -> anyhow::Result<(u64, u64, u64, f64)> {
-    let c = reqwest::Client::builder().no_proxy().build()?;
+    // A server that stops answering ends the bench rather than hanging it.
+    let c = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()?;
     let creds = json!({"name": "flood-eager", "password": "a long secret"});
     c.post(format!("{base}/api/register/"))
         .json(&creds)

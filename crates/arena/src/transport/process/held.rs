@@ -397,10 +397,14 @@ impl Held {
         })
     }
 
-    /// Whether round `n`'s program has ended, or does within [`ROUND`].
+    /// Whether round `n`'s program has ended, or does within [`ROUND`]
+    /// (no wait once the holder is gone: it can no longer say so).
     async fn ended_soon(&mut self, n: u64) -> bool {
-        let ended = self.progress.wait_for(|p| p.ended(n).is_some());
-        matches!(tokio::time::timeout(ROUND, ended).await, Ok(Ok(_)))
+        let seen = self.progress.wait_for(|p| p.gone || p.ended(n).is_some());
+        matches!(
+            tokio::time::timeout(ROUND, seen).await,
+            Ok(Ok(p)) if p.ended(n).is_some()
+        )
     }
 
     /// Clears the sandbox for another match of the same program (a
