@@ -278,12 +278,14 @@ impl<'a, G: Builtins> Table<'a, G> {
 
     /// Keeps the sandboxes that programs started anew each round are held
     /// in (issue 53) from one game to the next, for a caller whose next
-    /// game seats the same bots (a series): after each game they are
+    /// game seats the same bots, or some of them (a series, a tournament's
+    /// tables): after each game they are
     /// cleared in the background ([`Held::reset`]: every process in them
     /// killed, every writable place emptied, their IPC objects removed),
     /// and the next game's seats take those that suit them, so that a
-    /// series sets its sandboxes up once. A sandbox that cannot be cleared
-    /// is killed, and its seat's next game sets up a new one.
+    /// series sets its sandboxes up once. A kept sandbox no seat of the
+    /// next game suits, or that cannot be cleared, is killed, and a seat
+    /// left without one sets up a new one.
     pub fn reusing_sandboxes(mut self) -> Self {
         self.reusing = true;
         self

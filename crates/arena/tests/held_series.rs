@@ -3,7 +3,9 @@
 //! a `Table` reusing its sandboxes, and the second game's rounds run in the
 //! very sandboxes of the first (the same holder processes), cleared in
 //! between; a table that does not reuse them kills them at each game's end.
-//! Its own binary, since it watches the process table.
+//! A tournament does the same across its games and tables. Its own
+//! binary, since it watches the process table; its tests take turns, since
+//! each counts every sandbox of this process.
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
@@ -12,6 +14,7 @@ use std::path::Path;
 
 use croupier_arena::series::Table;
 use croupier_arena::spec::BotSpec;
+use croupier_arena::tournament::{run_tournament, Format, TournamentConfig};
 use croupier_arena::transport::process::{ProcessLimits, Sandbox, SandboxLimits};
 use croupier_arena::LiveConfig;
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
@@ -70,25 +73,38 @@ fn have_python() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
+/// One test at a time: each counts every held sandbox of this process.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Love Letter's example random AI in Postman's dialect (a program per
+/// seat per round).
+fn postman_bot() -> BotSpec {
     let ai = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/bots/loveletter/random_bot.py")
         .canonicalize()
         .unwrap();
-    let bot: BotSpec = format!("python3 {}@loveletter-postman", ai.display())
+    format!("python3 {}@loveletter-postman", ai.display())
         .parse()
-        .unwrap();
-    let bots = vec![bot.clone(), bot];
-    // The rules `croupier play` picks when every bot speaks Postman's dialect.
-    let variant = LoveLetterVariant::postman();
-    let live = LiveConfig {
+        .unwrap()
+}
+
+fn strict() -> LiveConfig {
+    LiveConfig {
         limits: ProcessLimits {
             sandbox: Sandbox::Strict(SandboxLimits::default()),
             cgroup: None,
             ..ProcessLimits::default()
         },
         ..LiveConfig::default()
-    };
+    }
+}
+
+fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
+    let bot = postman_bot();
+    let bots = vec![bot.clone(), bot];
+    // The rules `croupier play` picks when every bot speaks Postman's dialect.
+    let variant = LoveLetterVariant::postman();
+    let live = strict();
     let exe = Path::new("/nonexistent");
     let mut table = Table::<LoveLetter>::new(&variant, &bots, &live, exe).unwrap();
     if reuse {
@@ -127,6 +143,7 @@ fn a_series_plays_its_games_in_the_sandboxes_of_the_first() {
         eprintln!("SKIPPED: no python3");
         return;
     }
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let (first, second) = two_games(true);
     assert_eq!(first.len(), 2, "one sandbox per seat kept: {first:?}");
     assert_eq!(first, second, "the second game set up new sandboxes");
@@ -136,4 +153,41 @@ fn a_series_plays_its_games_in_the_sandboxes_of_the_first() {
         first.is_empty() && second.is_empty(),
         "{first:?} {second:?}"
     );
+}
+
+#[test]
+fn a_tournament_plays_its_games_and_tables_in_the_same_sandboxes() {
+    if !have_python() {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    // Three entries of one program at tables of two: three tables, each
+    // deal under both seatings, every game seating that program twice.
+    let bot = postman_bot();
+    let config = TournamentConfig {
+        variant: LoveLetterVariant::postman(),
+        bots: vec![bot.clone(), bot.clone(), bot],
+        format: Format::RoundRobin,
+        players: 2,
+        deals: 1,
+        duplicate: true,
+        seed: 5,
+        records: None,
+        live: strict(),
+        exe: "/nonexistent".into(),
+        on_fault: None,
+    };
+    let mut seen: Vec<BTreeSet<i32>> = Vec::new();
+    let result = run_tournament::<croupier_rules::loveletter::LoveLetter>(&config, |record| {
+        assert!(record.steps.iter().all(|s| s.fault.is_none()), "{record:?}");
+        seen.push(holders());
+    })
+    .unwrap();
+    assert_eq!(seen.len(), 6, "{}", result.game);
+    // After every game the same two sandboxes are being cleared for the
+    // next (without reuse each game's end kills its own and the next game
+    // sets up two new ones).
+    assert_eq!(seen[0].len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
 }
