@@ -4,9 +4,9 @@
 //! instead of a new sandbox's namespaces, mounts and teardown.
 //!
 //! The sandbox is a direct start's (the same `bwrap`, `prlimit` and cgroup,
-//! see [`super::sandbox`]) whose program is [`HOLDER`], a shell that starts
-//! the program once for each round number it reads on its stdin, one at a
-//! time. Each round's stdin, stdout and stderr are three FIFOs that Croupier
+//! see [`super::sandbox`]) whose program is a holder ([`super::holder`]: a
+//! small Perl program, or a shell script where the host has no Perl) that
+//! starts the program once for each round number it reads on its stdin. Each round's stdin, stdout and stderr are three FIFOs that Croupier
 //! makes for that round in a folder of its own (mode 0700, owned by the
 //! sandbox's user), bound read-only at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER): the program gets fresh
 //! pipes each round, as a program started on its own does, and nothing of
@@ -33,80 +33,6 @@ use super::lifetime::forget;
 use super::sandbox::{is_root, NOBODY_ID};
 use crate::transport::error::TransportError;
 
-/// The shell that holds a sandbox. For each round it reads a line `n c`
-/// (the round's number and how many words its command has) and the `c`
-/// words, one per line, or `n =` for the last round's command again; it opens the round's FIFOs (Croupier holds their
-/// other ends, so no open waits) and leaves the round to a shell of its
-/// own, which starts the command (found on the sandbox's `PATH`) on them in a session and
-/// process group of its own, says `n started PID`, waits for the program
-/// and says `n exit STATUS`. That shell runs in the background (the
-/// holder reaps it when it has ended), so that a round starts while the
-/// last one's program is still ending, as it would in a sandbox of its own. Nothing
-/// keeps a copy of a round's FIFOs but its program. The holder ends at the
-/// end of its input.
-///
-/// At its start it notes the mount points inside those places (a bot's
-/// folder inside the host's `/tmp`), from `/proc/self/mountinfo`.
-/// A line `n r` clears the sandbox for another match ([`Held::reset`]): it
-/// kills every process in it but itself and the sandbox's init (SIGKILL to
-/// all it may signal: the sandbox's PID namespace), reaps its round shells,
-/// empties the places a program may write (`/tmp`, `/dev/shm`,
-/// `/dev/mqueue`; the rest is read-only; a folder the program closed is
-/// opened again first; a `/tmp` that is a bot's read-only folder is left;
-/// a bot's folder mounted inside `/tmp`, and the folders on its way, are
-/// kept while everything else is removed) and removes the IPC namespace's
-/// System V objects, then says `n reset 0`, or `n reset 1` if something is
-/// left (then the sandbox is not used again).
-pub const HOLDER: &str = r#"t=
-while read -r x x x x m x; do case $m in /tmp/*|/dev/shm/*|/dev/mqueue/*) t="$t $m";; esac; done </proc/self/mountinfo
-while read -r n c; do
-if [ "$c" = r ]; then
-kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
-s=0
-for d in /tmp /dev/shm /dev/mqueue; do
-chmod u+rwx "$d" 2>/dev/null
-[ -w "$d" ] || continue
-case $t in *[*?[\\]*) s=1; continue;; esac
-k=
-for m in $t; do case $m in "$d"/*) k="$k $m";; esac; done
-if [ -n "$k" ]; then
-( set -f; set --; a=
-for m in $k; do while [ "$m" != "$d" ]; do set -- "$@" ! -path "$m"; a="$a $m"; m=${m%/*}; done; done
-chmod u+rwx $a 2>/dev/null
-find "$d" -xdev -mindepth 1 -depth "$@" -exec rm -rf {} + 2>/dev/null
-[ -z "$(find "$d" -xdev -mindepth 1 "$@" 2>/dev/null)" ] ) || s=1
-continue
-fi
-for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
-if [ -e "$f" ] || [ -h "$f" ]; then
-rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null ||
-{ chmod -R u+rwX -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; }
-break; fi
-done
-for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
-if [ -e "$f" ] || [ -h "$f" ]; then s=1; fi
-done
-done
-for q in msg sem shm; do
-if { read -r h && read -r h; } </proc/sysvipc/$q; then ipcrm --all 2>/dev/null
-if { read -r h && read -r h; } </proc/sysvipc/$q; then s=1; fi; fi
-done
-echo "$n reset $s"
-continue
-fi
-if [ "$c" != = ]; then
-set --
-while [ "$c" -gt 0 ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; c=$((c - 1)); done
-fi
-exec 3<"/run/croupier-held/$n.in" 4>"/run/croupier-held/$n.out" 5>"/run/croupier-held/$n.err"
-{ setsid "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- &
-exec 3<&- 4>&- 5>&-
-echo "$n started $!"
-wait "$!"
-echo "$n exit $?"; } &
-exec 3<&- 4>&- 5>&-
-done"#;
-
 /// The holder's pid inside its sandbox: bubblewrap's init is 1, and the
 /// holder (`prlimit` `exec`s it) is its one child.
 pub(super) const HOLDER_PID: i32 = 2;
@@ -121,13 +47,6 @@ const ROUND: Duration = Duration::from_secs(2);
 /// How many rounds back an exit status is kept (a round older than that
 /// counts as ended).
 const KEPT: u64 = 64;
-
-/// The command a held sandbox runs: [`HOLDER`].
-pub fn holder() -> Vec<String> {
-    ["/bin/sh", "-c", HOLDER, "croupier-held"]
-        .map(String::from)
-        .to_vec()
-}
 
 /// The lines that tell the holder to start round `n` with `argv` (`last`:
 /// the last round's); `None` if a word holds a line break (it cannot be
@@ -409,7 +328,7 @@ impl Held {
 
     /// Clears the sandbox for another match of the same program (a
     /// series' next game): kills whatever still runs in it and empties
-    /// every place a program may write ([`HOLDER`]), so that nothing of one
+    /// every place a program may write ([`super::holder::CLEAR`]), so that nothing of one
     /// match reaches the next, as if it were a new sandbox. Call it once
     /// every round's program has been stopped. An error means the sandbox
     /// is not to be used again (drop it).
@@ -488,6 +407,12 @@ impl Held {
     #[cfg(test)]
     pub(super) fn pid(&self) -> Option<i32> {
         self.child.id().and_then(|p| i32::try_from(p).ok())
+    }
+
+    /// Its holder's pid on the host, once a round has found it.
+    #[cfg(test)]
+    pub(super) fn holder_pid(&self) -> Option<i32> {
+        self.holder
     }
 }
 

@@ -28,6 +28,7 @@ use super::error::TransportError;
 
 pub mod cgroup;
 mod held;
+mod holder;
 mod lifetime;
 mod sandbox;
 mod which;
@@ -290,14 +291,25 @@ impl BotProcess {
         Self::spawn(argv, limits)
     }
 
-    /// Starts a sandbox held for rounds of `argv` under `limits`.
+    /// Starts a sandbox held for rounds of `argv` under `limits`, with the
+    /// holder of this host.
     fn start_held(
         argv: &[String],
         limits: &ProcessLimits,
         what: String,
     ) -> Result<Held, TransportError> {
+        Self::start_held_as(argv, limits, what, holder::Kind::here())
+    }
+
+    /// [`start_held`](Self::start_held) with the holder `kind`.
+    fn start_held_as(
+        argv: &[String],
+        limits: &ProcessLimits,
+        what: String,
+        kind: holder::Kind,
+    ) -> Result<Held, TransportError> {
         Held::start(what, |dir| {
-            launch(argv, limits, Some(dir)).map(|l| (l.child, l.serial, l.group))
+            launch(argv, limits, Some((dir, kind))).map(|l| (l.child, l.serial, l.group))
         })
     }
 
@@ -549,12 +561,12 @@ fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
 
 /// Starts `argv` with piped stdio in its own process group, in the sandbox
 /// and cgroup of `limits`. With `held` (the folder of a held sandbox's
-/// FIFOs), the sandbox runs the shell that starts the program each round
-/// ([`held::HOLDER`]) instead of the program.
+/// FIFOs and its holder), the sandbox runs the holder that starts the
+/// program each round ([`holder`]) instead of the program.
 fn launch(
     argv: &[String],
     limits: &ProcessLimits,
-    held: Option<&std::path::Path>,
+    held: Option<(&std::path::Path, holder::Kind)>,
 ) -> Result<Launched, TransportError> {
     let program = argv
         .first()
@@ -568,7 +580,7 @@ fn launch(
         Sandbox::Off => lifetime::with_death_signal(argv),
         // bubblewrap dies with its parent, and its PID namespace with it.
         Sandbox::Strict(l) => match held {
-            Some(dir) => sandbox::wrap_as(argv, &held::holder(), l, Some(dir))?,
+            Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir))?,
             None => sandbox::wrap(argv, l)?,
         },
     };

@@ -173,6 +173,7 @@ async fn a_last_line_without_newline_still_counts() {
 
 mod held {
     use super::*;
+    use crate::transport::process::holder::Kind;
 
     mod reset;
 
@@ -213,9 +214,101 @@ mod held {
         !alive(pid)
     }
 
+    thread_local! {
+        /// The holder the sandboxes [`start`] sets up run (this host's
+        /// when `None`), for [`the_shell_holder_passes_the_same_tests`].
+        static HOLDER: std::cell::Cell<Option<Kind>> = const { std::cell::Cell::new(None) };
+    }
+
     /// A round's program in the sandbox `held` keeps (set up at the first).
     async fn start(held: &mut Option<Held>, argv: &[String]) -> BotProcess {
+        if let (None, Some(kind)) = (held.as_ref(), HOLDER.with(std::cell::Cell::get)) {
+            let what = held_for(argv, &strict());
+            *held = Some(BotProcess::start_held_as(argv, &strict(), what, kind).unwrap());
+        }
         BotProcess::spawn_held(held, argv, &strict()).await.unwrap()
+    }
+
+    /// The first word of the command of the holder of `held`.
+    fn holder_program(held: &Option<Held>) -> String {
+        let pid = held
+            .as_ref()
+            .and_then(Held::holder_pid)
+            .expect("a holder found");
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        let first = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+        String::from_utf8_lossy(first).into_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_holder_is_perl_where_the_host_has_it() {
+        let mut held = None;
+        let mut p = start(&mut held, &sh("echo up")).await;
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        let expected = match Kind::here() {
+            Kind::Perl => "/usr/bin/perl",
+            Kind::Sh => "/bin/sh",
+        };
+        assert_eq!(
+            Kind::here() == Kind::Perl,
+            std::path::Path::new("/usr/bin/perl").is_file()
+        );
+        assert_eq!(holder_program(&held), expected);
+        p.terminate().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_rounds_program_leads_a_session_and_a_group_of_its_own() {
+        // Its pid, process group and session inside the sandbox.
+        let argv = sh("read -r _ _ _ _ g s _ </proc/$$/stat; echo \"$$ $g $s\"");
+        let mut held = None;
+        for _ in 0..2 {
+            let mut p = start(&mut held, &argv).await;
+            let line = p.recv(soon(5000)).await.unwrap();
+            let ids: Vec<&str> = line.split(' ').collect();
+            assert_eq!(ids.len(), 3, "{line}");
+            assert!(ids.iter().all(|i| *i == ids[0]), "{line}");
+            p.terminate().await;
+        }
+    }
+
+    /// The shell holder, used where the host has no Perl, passes the tests
+    /// of rounds and resets the Perl holder passes (each test builds its
+    /// own runtime on this thread, whose [`HOLDER`] says which to use).
+    #[test]
+    fn the_shell_holder_passes_the_same_tests() {
+        struct Back;
+        impl Drop for Back {
+            fn drop(&mut self) {
+                HOLDER.with(|k| k.set(None));
+            }
+        }
+        let _back = Back;
+        HOLDER.with(|k| k.set(Some(Kind::Sh)));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut held = None;
+            let mut p = start(&mut held, &sh("echo up")).await;
+            assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+            assert_eq!(holder_program(&held), "/bin/sh");
+            p.terminate().await;
+        });
+        drop(rt);
+        every_round_starts_in_the_one_sandbox_on_fresh_pipes();
+        a_rounds_program_leads_a_session_and_a_group_of_its_own();
+        a_program_that_ignores_sigterm_is_killed_and_the_next_round_starts();
+        a_round_that_exits_says_how_and_its_input_ends_when_closed();
+        a_round_starts_while_the_last_one_runs_and_each_says_how_it_ended();
+        a_program_that_ends_at_once_keeps_its_round_and_its_sandbox();
+        commands_that_differ_in_a_word_naming_no_file_share_the_sandbox();
+        reset::a_reset_sandbox_keeps_nothing_of_the_last_match();
+        reset::a_reset_kills_a_round_still_running();
+        reset::folders_a_program_closed_are_cleared_too();
+        reset::a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared();
     }
 
     fn leader(p: &BotProcess) -> i32 {

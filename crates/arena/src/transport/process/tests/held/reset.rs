@@ -31,7 +31,7 @@ for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = 'sleep 42
 echo end"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reset_sandbox_keeps_nothing_of_the_last_match() {
+pub(super) async fn a_reset_sandbox_keeps_nothing_of_the_last_match() {
     let mut held = None;
     let mut p = start(&mut held, &sh(&format!("{LEAVE}\n{LOOK}"))).await;
     let left = said(&mut p).await;
@@ -53,7 +53,7 @@ async fn a_reset_sandbox_keeps_nothing_of_the_last_match() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reset_kills_a_round_still_running() {
+pub(super) async fn a_reset_kills_a_round_still_running() {
     let mut held = None;
     let p = start(&mut held, &sh("trap '' TERM; echo up; exec sleep 30")).await;
     let program = leader(&p);
@@ -70,7 +70,7 @@ async fn a_reset_kills_a_round_still_running() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn folders_a_program_closed_are_cleared_too() {
+pub(super) async fn folders_a_program_closed_are_cleared_too() {
     let mut held = None;
     // Files in folders closed to writing (and `/tmp` itself closed).
     let argv = sh(
@@ -114,7 +114,7 @@ async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
+pub(super) async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
     use std::os::unix::fs::PermissionsExt;
     // The bot's folder lies inside the host's /tmp, two folders down: the
     // sandbox mounts it inside its own /tmp, on folders made on the way.

@@ -1,0 +1,226 @@
+//! The program that holds a sandbox for a match ([`super::held`]): it
+//! starts each round's program, says when it started and how it ended, and
+//! clears the sandbox between matches.
+//!
+//! Two of them speak the same lines. [`PERL`], a Perl program, is used when
+//! the host has `/usr/bin/perl` (Debian's `perl-base`, an essential
+//! package, puts it there): it starts a round's program with one `fork`, a
+//! `setsid` system call and the program's `exec`. [`SH`], the shell holder,
+//! is used elsewhere: its round costs two `fork`s of the shell and the
+//! `exec` of `setsid`, about twice the CPU (1.7 against 0.85 ms a round on
+//! the 2-core VM of issue 53, where every `exec` of a dynamically linked
+//! program pays for glibc's probe of the CPU). Both clear the sandbox with
+//! [`CLEAR`]'s steps.
+//!
+//! The lines, in: `n c` and the `c` words of round `n`'s command, one per
+//! line, or `n =` for the last round's command again; `n r` to clear the
+//! sandbox. Out: `n started PID` (the program's pid inside), `n exit
+//! STATUS` (128 + n: killed by signal n), `n reset 0` (clear) or `n reset
+//! 1` (something is left; the sandbox is not used again). A round's
+//! program reads and writes three FIFOs that Croupier made for that round
+//! (`/run/croupier-held/n.in`, `.out`, `.err`), runs in a session and
+//! process group of its own, and nothing else keeps a copy of them. Either
+//! holder ends at the end of its input.
+
+use std::path::Path;
+
+/// The first lines of [`CLEAR`] and [`SH`]: `t` is the list of mount points
+/// inside the places a program may write (a bot's folder inside the host's
+/// `/tmp`), from `/proc/self/mountinfo`.
+macro_rules! mounts {
+    () => {
+        r#"t=
+while read -r x x x x m x; do case $m in /tmp/*|/dev/shm/*|/dev/mqueue/*) t="$t $m";; esac; done </proc/self/mountinfo
+"#
+    };
+}
+
+/// Empties the places a program may write (`/tmp`, `/dev/shm`,
+/// `/dev/mqueue`; the rest is read-only; a folder the program closed is
+/// opened again first; a `/tmp` that is a bot's read-only folder is left;
+/// the mount points in `t`, and the folders on their way, are kept while
+/// everything else is removed) and removes the IPC namespace's System V
+/// objects; `s` is 1 if something is left.
+macro_rules! clear {
+    () => {
+        r#"s=0
+for d in /tmp /dev/shm /dev/mqueue; do
+chmod u+rwx "$d" 2>/dev/null
+[ -w "$d" ] || continue
+case $t in *[*?[\\]*) s=1; continue;; esac
+k=
+for m in $t; do case $m in "$d"/*) k="$k $m";; esac; done
+if [ -n "$k" ]; then
+( set -f; set --; a=
+for m in $k; do while [ "$m" != "$d" ]; do set -- "$@" ! -path "$m"; a="$a $m"; m=${m%/*}; done; done
+chmod u+rwx $a 2>/dev/null
+find "$d" -xdev -mindepth 1 -depth "$@" -exec rm -rf {} + 2>/dev/null
+[ -z "$(find "$d" -xdev -mindepth 1 "$@" 2>/dev/null)" ] ) || s=1
+continue
+fi
+for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
+if [ -e "$f" ] || [ -h "$f" ]; then
+rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null ||
+{ chmod -R u+rwX -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; }
+break; fi
+done
+for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do
+if [ -e "$f" ] || [ -h "$f" ]; then s=1; fi
+done
+done
+for q in msg sem shm; do
+if { read -r h && read -r h; } </proc/sysvipc/$q; then ipcrm --all 2>/dev/null
+if { read -r h && read -r h; } </proc/sysvipc/$q; then s=1; fi; fi
+done
+"#
+    };
+}
+
+/// The sandbox's clearing as a shell script of its own, which [`PERL`] runs
+/// (once every process but the holder and the sandbox's init has been
+/// killed): it exits with 0 when the sandbox is clear.
+pub const CLEAR: &str = concat!(mounts!(), clear!(), "exit $s\n");
+
+/// The shell holder. For each round it opens the round's FIFOs (Croupier
+/// holds their other ends, so no open waits) and leaves the round to a
+/// shell of its own in the background, which starts the command (found on
+/// the sandbox's `PATH`) through `setsid`, says `n started PID`, waits for
+/// it and says `n exit STATUS`; so a round starts while the last one's
+/// program is still ending, as it would in a sandbox of its own. A reset
+/// kills every process but itself and the sandbox's init (SIGKILL to all
+/// it may signal: the sandbox's PID namespace), reaps its round shells and
+/// clears ([`CLEAR`]'s steps).
+pub const SH: &str = concat!(
+    mounts!(),
+    r#"while read -r n c; do
+if [ "$c" = r ]; then
+kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
+"#,
+    clear!(),
+    r#"echo "$n reset $s"
+continue
+fi
+if [ "$c" != = ]; then
+set --
+while [ "$c" -gt 0 ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; c=$((c - 1)); done
+fi
+exec 3<"/run/croupier-held/$n.in" 4>"/run/croupier-held/$n.out" 5>"/run/croupier-held/$n.err"
+{ setsid "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&- &
+exec 3<&- 4>&- 5>&-
+echo "$n started $!"
+wait "$!"
+echo "$n exit $?"; } &
+exec 3<&- 4>&- 5>&-
+done"#
+);
+
+/// The Perl holder (no modules: loading `POSIX` alone took 11 ms). It
+/// reads its input with `select` and `sysread`, so that it reaps the
+/// rounds' programs as they end (SIGCHLD interrupts the wait; a wait also
+/// ends every 50 ms, for a signal that came just before it) and says how
+/// each ended. A round's program is its own child: `fork`, then the
+/// `setsid` system call (its number is the holder's third argument, given
+/// by Croupier, which knows the machine it was built for), the FIFOs on
+/// descriptors 0–2 (Perl's other descriptors close on `exec`), and the
+/// `exec` (Perl's list form searches `PATH`, with no shell). A reset
+/// kills as [`SH`] does, reaps, and runs [`CLEAR`] (the holder's second
+/// argument) with `/bin/sh`. It ends if a round's FIFOs cannot be opened
+/// or it cannot fork, as the shell holder does.
+pub const PERL: &str = r#"$| = 1;
+my ($clear, $setsid) = @ARGV[1, 2];
+my (%round, @cmd);
+my $buf = '';
+$SIG{CHLD} = sub {};
+sub reap {
+  while ((my $p = waitpid(-1, 1)) > 0) {
+    my $n = delete $round{$p};
+    print "$n exit ", ($? & 127 ? 128 + ($? & 127) : $? >> 8), "\n" if defined $n;
+  }
+}
+sub line {
+  while (1) {
+    return $1 if $buf =~ s/\A([^\n]*)\n//;
+    reap();
+    my $r = '';
+    vec($r, 0, 1) = 1;
+    next if select($r, undef, undef, 0.05) <= 0;
+    my $k = sysread(STDIN, $buf, 4096, length $buf);
+    next if !defined $k && $! == 4;
+    return undef if !$k;
+  }
+}
+while (defined(my $l = line())) {
+  my ($n, $c) = $l =~ /\A(\S*) *(.*)\z/;
+  if ($c eq 'r') {
+    kill 9, -1; kill 9, -1;
+    1 while waitpid(-1, 0) > 0;
+    %round = ();
+    system('/bin/sh', '-c', $clear, 'croupier-clear');
+    print "$n reset ", ($? == 0 ? 0 : 1), "\n";
+    next;
+  }
+  if ($c ne '=') {
+    exit 1 unless $c =~ /\A[0-9]+\z/ && $c > 0;
+    @cmd = ();
+    for (1 .. $c) { my $a = line(); exit 0 unless defined $a; push @cmd, $a; }
+  }
+  my $f = "/run/croupier-held/$n";
+  open(my $i, '<', "$f.in") or exit 1;
+  open(my $o, '>', "$f.out") or exit 1;
+  open(my $e, '>', "$f.err") or exit 1;
+  my $p = fork();
+  exit 1 unless defined $p;
+  if (!$p) {
+    syscall($setsid + 0);
+    open(STDIN, '<&', $i) && open(STDOUT, '>&', $o) && open(STDERR, '>&', $e) or exit 126;
+    $SIG{CHLD} = 'DEFAULT';
+    exec { $cmd[0] } @cmd;
+    print STDERR "croupier-held: cannot run $cmd[0]: $!\n";
+    exit($! == 2 ? 127 : 126);
+  }
+  close $i; close $o; close $e;
+  $round{$p} = $n;
+  print "$n started $p\n";
+}"#;
+
+/// Where the Perl holder's interpreter must be: inside the sandbox, which
+/// sees the host's `/usr`.
+const PERL_PATH: &str = "/usr/bin/perl";
+
+/// Which holder a held sandbox runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// [`PERL`], where the host has `/usr/bin/perl`.
+    Perl,
+    /// [`SH`].
+    Sh,
+}
+
+impl Kind {
+    /// The Perl holder if the host has Perl, else the shell's.
+    pub fn here() -> Kind {
+        if Path::new(PERL_PATH).is_file() {
+            Kind::Perl
+        } else {
+            Kind::Sh
+        }
+    }
+
+    /// The command a held sandbox runs. Its fourth word is
+    /// `croupier-held` for both (tests find holders by it).
+    pub fn command(self) -> Vec<String> {
+        match self {
+            Kind::Perl => vec![
+                PERL_PATH.to_string(),
+                "-e".to_string(),
+                PERL.to_string(),
+                "croupier-held".to_string(),
+                CLEAR.to_string(),
+                nix::libc::SYS_setsid.to_string(),
+            ],
+            Kind::Sh => ["/bin/sh", "-c", SH, "croupier-held"]
+                .map(String::from)
+                .to_vec(),
+        }
+    }
+}
