@@ -19,8 +19,8 @@ use croupier_arena::transport::process::{ProcessLimits, Sandbox, SandboxLimits};
 use croupier_arena::LiveConfig;
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 
-/// The holders of this process's held sandboxes (`sh -c HOLDER
-/// croupier-held`), by pid.
+/// The holders of this process's held sandboxes (whose fourth word is
+/// `croupier-held`, Perl's or the shell's), by pid.
 fn holders() -> BTreeSet<i32> {
     let me = std::process::id().to_string();
     let mut found = BTreeSet::new();
@@ -30,8 +30,8 @@ fn holders() -> BTreeSet<i32> {
         };
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-        // The holder is its sandbox's second process (its round shells,
-        // forks of it, have its command too).
+        // The holder is its sandbox's second process (a fork of it, before
+        // it starts a round's program, has its command too).
         if words.get(3) == Some(&&b"croupier-held"[..]) && inside(pid) == Some(2) && below(pid, &me)
         {
             found.insert(pid);

@@ -95,8 +95,8 @@ impl Progress {
 
 /// Reads what the holder says, in order; anything else ends it.
 /// Its lines are short; a longer one ends the listener, read no further
-/// (no round's program gets the holder's stdout, nor may it open it
-/// through `/proc`; a bound all the same).
+/// (no round's program gets the holder's stdout, nor may it open the
+/// Perl holder's through `/proc`; a bound all the same).
 pub(super) async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
     const LONGEST: u64 = 64;
     let mut out = BufReader::new(out);
@@ -150,6 +150,12 @@ pub struct Held {
     /// process at the first round (each round's program is looked for
     /// below it, not below the whole sandbox).
     holder: Option<i32>,
+    /// How much CPU time the holder may use before the sandbox is given
+    /// up for a new one: half of its limit (`prlimit`'s CPU time counts
+    /// each process's own, and the holder's grows with every round it
+    /// starts; at the limit it would be killed, and its sandbox with it,
+    /// mid-round).
+    worn_at: Duration,
     cgroup: Option<Arc<BotCgroup>>,
 }
 
@@ -209,11 +215,14 @@ fn describe(status: i32) -> String {
 impl Held {
     /// Sets up a sandbox (in the background: its first round's start
     /// waits for it): `launch` starts it, with the folder of the rounds'
-    /// FIFOs to bind at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER), running [`holder`], and gives its
-    /// process, its number among the live bots and its cgroup. Its rounds
-    /// may start any command that gets the same sandbox (`what`).
+    /// FIFOs to bind at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER),
+    /// running its holder ([`super::holder`]), and gives its process, its
+    /// number among the live bots and its cgroup. Its rounds may start any
+    /// command that gets the same sandbox (`what`); `cpu_limit` is the CPU
+    /// time each of its processes may use.
     pub(super) fn start(
         what: String,
+        cpu_limit: Duration,
         launch: impl FnOnce(&Path) -> Result<(Child, u64, Option<BotCgroup>), TransportError>,
     ) -> Result<Held, TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
@@ -232,7 +241,7 @@ impl Held {
         let (tx, progress) = watch::channel(Progress::default());
         tokio::spawn(listen(out, tx));
         if let Some(mut err) = child.stderr.take() {
-            // What the holder's shell says (a round it could not start).
+            // What the holder says on its stderr (why it ended).
             tokio::spawn(async move {
                 let mut said = Vec::new();
                 let _ = (&mut err).take(4096).read_to_end(&mut said).await;
@@ -252,6 +261,7 @@ impl Held {
             rounds: 0,
             last: None,
             holder: None,
+            worn_at: cpu_limit / 2,
             cgroup: group.map(Arc::new),
         })
     }
@@ -262,6 +272,7 @@ impl Held {
         if self.progress.borrow().gone {
             return Err(TransportError::Io("the held sandbox ended".into()));
         }
+        self.not_worn()?;
         let n = self.rounds + 1;
         let said = order(n, argv, self.last.as_deref())
             .ok_or_else(|| TransportError::Io("a word of the command holds a line break".into()))?;
@@ -296,8 +307,8 @@ impl Held {
         let found = self.holder.or(root).and_then(|from| host_pid(from, inside));
         let pid = match found {
             Some(pid) => Some(pid),
-            // A program that ended at once may be reaped by its round's
-            // shell before it is looked for: the holder then says so at
+            // A program that ended at once may be reaped by the holder
+            // before it is looked for: the holder then says so at
             // once, and its output is in the round's pipes, which are ours.
             // (Starting it again elsewhere would run it twice.)
             None if self.ended_soon(n).await => None,
@@ -336,6 +347,7 @@ impl Held {
         if self.progress.borrow().gone {
             return Err(TransportError::Io("the held sandbox ended".into()));
         }
+        self.not_worn()?;
         let n = self.rounds + 1;
         self.rounds = n;
         let said = format!("{n} r\n");
@@ -363,6 +375,17 @@ impl Held {
             Err(_) => Err(TransportError::Io(
                 "the held sandbox was not cleared in time".into(),
             )),
+        }
+    }
+
+    /// An error once the holder has used [`Held::worn_at`] of CPU time.
+    fn not_worn(&self) -> Result<(), TransportError> {
+        match self.holder.and_then(cpu_time) {
+            Some(used) if used >= self.worn_at => Err(TransportError::Io(format!(
+                "the held sandbox's holder has used {:.1} s of CPU time",
+                used.as_secs_f64()
+            ))),
+            _ => Ok(()),
         }
     }
 
@@ -414,6 +437,12 @@ impl Held {
     pub(super) fn holder_pid(&self) -> Option<i32> {
         self.holder
     }
+
+    /// Gives the sandbox up once its holder has used `used` of CPU time.
+    #[cfg(test)]
+    pub(super) fn wear_at(&mut self, used: Duration) {
+        self.worn_at = used;
+    }
 }
 
 impl Drop for Held {
@@ -426,6 +455,19 @@ impl Drop for Held {
         }
         forget(self.serial);
     }
+}
+
+/// The CPU time a process has used itself (user and system, from
+/// `/proc/PID/stat`, which anyone may read), if it still runs.
+fn cpu_time(pid: i32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, from the third (the state):
+    // utime and stime are the 14th and 15th, in clock ticks.
+    let mut rest = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let ticks: u64 = rest.next()?.parse::<u64>().ok()? + rest.next()?.parse::<u64>().ok()?;
+    let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
+    let per_second = u64::try_from(per_second).ok().filter(|t| *t > 0)?;
+    Some(Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }
 
 /// A FIFO only the sandbox's user may open.

@@ -23,6 +23,7 @@
 //! holder ends at the end of its input.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The first lines of [`CLEAR`] and [`SH`]: `t` is the list of mount points
 /// inside the places a program may write (a bot's folder inside the host's
@@ -122,12 +123,24 @@ done"#
 /// `setsid` system call (its number is the holder's third argument, given
 /// by Croupier, which knows the machine it was built for), the FIFOs on
 /// descriptors 0–2 (Perl's other descriptors close on `exec`), and the
-/// `exec` (Perl's list form searches `PATH`, with no shell). A reset
+/// `exec` (Perl's list form searches `PATH`, with no shell); it says that
+/// the round started once the `exec` has closed a pipe (close-on-exec)
+/// it shares with the child, so that the program is already its group's
+/// leader when Croupier may signal the group. A reset
 /// kills as [`SH`] does, reaps, and runs [`CLEAR`] (the holder's second
-/// argument) with `/bin/sh`. It ends if a round's FIFOs cannot be opened
-/// or it cannot fork, as the shell holder does.
+/// argument) with `/bin/sh`. It ends, saying why on its stderr, if a
+/// round's FIFOs cannot be opened or it cannot fork, as the shell holder
+/// does.
+///
+/// First it makes itself not dumpable (`prctl(PR_SET_DUMPABLE, 0)`, the
+/// number of `prctl` its fourth argument): a round's program, which runs
+/// as the same user, may then neither trace it nor open its descriptors
+/// through `/proc` (to say `n reset 0` in its name, say). A program's
+/// `exec` makes it dumpable again, as any program is; the shell holder
+/// cannot do this.
 pub const PERL: &str = r#"$| = 1;
-my ($clear, $setsid) = @ARGV[1, 2];
+my ($clear, $setsid, $prctl) = @ARGV[1 .. 3];
+syscall($prctl + 0, 4, 0) == 0 or die "croupier-held: cannot stop being dumpable: $!\n";
 my (%round, @cmd);
 my $buf = '';
 $SIG{CHLD} = sub {};
@@ -160,28 +173,44 @@ while (defined(my $l = line())) {
     next;
   }
   if ($c ne '=') {
-    exit 1 unless $c =~ /\A[0-9]+\z/ && $c > 0;
+    $c =~ /\A[0-9]+\z/ && $c > 0 or die "croupier-held: not a round: $l\n";
     @cmd = ();
     for (1 .. $c) { my $a = line(); exit 0 unless defined $a; push @cmd, $a; }
   }
   my $f = "/run/croupier-held/$n";
-  open(my $i, '<', "$f.in") or exit 1;
-  open(my $o, '>', "$f.out") or exit 1;
-  open(my $e, '>', "$f.err") or exit 1;
+  my ($i, $o, $e);
+  open($i, '<', "$f.in") && open($o, '>', "$f.out") && open($e, '>', "$f.err")
+    or die "croupier-held: cannot open round $n's pipes: $!\n";
+  pipe(my $r, my $w) or die "croupier-held: cannot start round $n: $!\n";
   my $p = fork();
-  exit 1 unless defined $p;
+  defined $p or die "croupier-held: cannot start round $n: $!\n";
   if (!$p) {
-    syscall($setsid + 0);
+    close $r;
+    if (syscall($setsid + 0) <= 0) {
+      my $why = $!;
+      print STDERR "croupier-held: cannot start a session: $why\n";
+      exit 126;
+    }
     open(STDIN, '<&', $i) && open(STDOUT, '>&', $o) && open(STDERR, '>&', $e) or exit 126;
     $SIG{CHLD} = 'DEFAULT';
     exec { $cmd[0] } @cmd;
-    print STDERR "croupier-held: cannot run $cmd[0]: $!\n";
-    exit($! == 2 ? 127 : 126);
+    my $why = $!;
+    print STDERR "croupier-held: cannot run $cmd[0]: $why\n";
+    exit($why == 2 ? 127 : 126);
   }
-  close $i; close $o; close $e;
+  close $i; close $o; close $e; close $w;
+  # The end of the pipe, once the program's exec has closed it (or the
+  # child has ended): the program then leads its session.
+  my $x;
+  1 while !defined(sysread($r, $x, 1)) && $! == 4;
+  close $r;
   $round{$p} = $n;
   print "$n started $p\n";
 }"#;
+
+/// What [`Kind::here`] runs with the host's Perl: the holder's first
+/// system call, in a process of its own (it exits with 0 if it worked).
+const PROBE: &str = "exit(syscall($ARGV[1] + 0, 4, 0) == 0 ? 0 : 1)";
 
 /// Where the Perl holder's interpreter must be: inside the sandbox, which
 /// sees the host's `/usr`.
@@ -197,13 +226,28 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The Perl holder if the host has Perl, else the shell's.
+    /// The Perl holder if the host's Perl runs and makes the system calls
+    /// it needs (tried once a process, on the host: the sandbox sees the
+    /// host's `/usr`), else the shell's.
     pub fn here() -> Kind {
-        if Path::new(PERL_PATH).is_file() {
-            Kind::Perl
-        } else {
-            Kind::Sh
-        }
+        static HERE: OnceLock<Kind> = OnceLock::new();
+        *HERE.get_or_init(|| {
+            let runs = Path::new(PERL_PATH).is_file()
+                && std::process::Command::new(PERL_PATH)
+                    .args(["-e", PROBE, "croupier-held"])
+                    .arg(nix::libc::SYS_prctl.to_string())
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+            if runs {
+                Kind::Perl
+            } else {
+                tracing::debug!("{PERL_PATH} does not run here: held sandboxes use the shell");
+                Kind::Sh
+            }
+        })
     }
 
     /// The command a held sandbox runs. Its fourth word is
@@ -217,6 +261,7 @@ impl Kind {
                 "croupier-held".to_string(),
                 CLEAR.to_string(),
                 nix::libc::SYS_setsid.to_string(),
+                nix::libc::SYS_prctl.to_string(),
             ],
             Kind::Sh => ["/bin/sh", "-c", SH, "croupier-held"]
                 .map(String::from)

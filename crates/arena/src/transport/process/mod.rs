@@ -308,7 +308,11 @@ impl BotProcess {
         what: String,
         kind: holder::Kind,
     ) -> Result<Held, TransportError> {
-        Held::start(what, |dir| {
+        let cpu_limit = match &limits.sandbox {
+            Sandbox::Strict(l) => Duration::from_secs(l.cpu_seconds),
+            Sandbox::Off => Duration::MAX,
+        };
+        Held::start(what, cpu_limit, |dir| {
             launch(argv, limits, Some((dir, kind))).map(|l| (l.child, l.serial, l.group))
         })
     }

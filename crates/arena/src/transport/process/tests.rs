@@ -220,13 +220,26 @@ mod held {
         static HOLDER: std::cell::Cell<Option<Kind>> = const { std::cell::Cell::new(None) };
     }
 
-    /// A round's program in the sandbox `held` keeps (set up at the first).
+    /// A round's program in the sandbox `held` keeps (set up at the first),
+    /// which must start there: not on its own, as `spawn_held` starts it
+    /// when the sandbox cannot be used (a test would then pass without
+    /// one), and, when the test says so, with the shell holder.
     async fn start(held: &mut Option<Held>, argv: &[String]) -> BotProcess {
-        if let (None, Some(kind)) = (held.as_ref(), HOLDER.with(std::cell::Cell::get)) {
+        let kind = HOLDER.with(std::cell::Cell::get);
+        if let (None, Some(kind)) = (held.as_ref(), kind) {
             let what = held_for(argv, &strict());
             *held = Some(BotProcess::start_held_as(argv, &strict(), what, kind).unwrap());
         }
-        BotProcess::spawn_held(held, argv, &strict()).await.unwrap()
+        let p = BotProcess::spawn_held(held, argv, &strict()).await.unwrap();
+        assert!(held.is_some(), "the held sandbox was given up");
+        assert!(
+            matches!(p.leader, Leader::Held(_)),
+            "the round started in a sandbox of its own"
+        );
+        if kind == Some(Kind::Sh) {
+            assert_eq!(holder_program(held), "/bin/sh");
+        }
+        p
     }
 
     /// The first word of the command of the holder of `held`.
@@ -462,7 +475,9 @@ mod held {
         // A word with a line break is not said to the holder: the program
         // starts on its own, and the sandbox stays held.
         let argv = sh("printf '%s' 'a\nb'");
-        let mut p = start(&mut held, &argv).await;
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "a");
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "b");
         assert!(!below(leader(&p), first.unwrap()));
@@ -531,9 +546,60 @@ mod held {
         let pid = held.as_ref().and_then(|h| h.pid()).unwrap();
         killpg(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
         assert!(gone(pid).await);
-        let mut p = start(&mut held, &argv).await;
+        let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
         assert!(held.is_none(), "a dead sandbox is kept");
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.terminate().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_whose_holder_used_half_its_cpu_time_is_replaced() {
+        let argv = sh("echo up");
+        let mut held = None;
+        let mut p = start(&mut held, &argv).await;
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        p.terminate().await;
+        let h = held.as_mut().expect("held");
+        let old = h.pid().expect("the held sandbox runs");
+        // Its holder has used some CPU time, which is at least none.
+        h.wear_at(Duration::ZERO);
+        let e = h.reset().await.expect_err("a worn sandbox is reset");
+        assert!(e.to_string().contains("CPU time"), "{e}");
+        // The next round starts elsewhere, and the round after in a new
+        // sandbox held for the match.
+        let p = BotProcess::spawn_held(&mut held, &argv, &strict())
+            .await
+            .unwrap();
+        assert!(held.is_none(), "a worn sandbox is kept");
+        p.terminate().await;
+        assert!(gone(old).await, "the worn sandbox still runs");
+        let mut p = start(&mut held, &argv).await;
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        assert_ne!(held.as_ref().and_then(Held::pid), Some(old));
+        p.terminate().await;
+    }
+
+    /// A round's program runs as the holder's user, but may not trace the
+    /// Perl holder, nor open its descriptors (its stdout, where it could
+    /// say that a reset cleared the sandbox).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_rounds_program_cannot_reach_the_perl_holders_descriptors() {
+        if Kind::here() != Kind::Perl {
+            return;
+        }
+        let holder = crate::transport::process::held::HOLDER_PID;
+        let argv = sh(&format!(
+            "ls /proc/{holder}/fd >/dev/null 2>&1 && echo open || echo closed; \
+             ls /proc/$$/fd >/dev/null 2>&1 && echo open || echo closed"
+        ));
+        let mut held = None;
+        let mut p = start(&mut held, &argv).await;
+        assert_eq!(holder_program(&held), "/usr/bin/perl");
+        // The holder's are closed to it; its own are not.
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "closed");
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "open");
         p.terminate().await;
     }
 

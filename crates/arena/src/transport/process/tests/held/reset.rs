@@ -17,23 +17,27 @@ async fn said(p: &mut BotProcess) -> Vec<String> {
 
 /// Leaves a daemon, files in every writable place and System V and POSIX
 /// IPC objects behind, and says what it left (as [`LOOK`] sees it).
-const LEAVE: &str = "setsid sleep 4242 </dev/null >/dev/null 2>&1 &
-echo a >/tmp/a; echo b >/tmp/.b; mkdir -p /tmp/d/e; echo c >/tmp/d/e/c
-echo s >/dev/shm/s; echo q >/dev/mqueue/q
-ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null";
+/// (In one line, as each test's commands are: a command with a line break
+/// starts in a sandbox of its own.)
+const LEAVE: &str = "setsid sleep 4242 </dev/null >/dev/null 2>&1 & \
+    echo a >/tmp/a; echo b >/tmp/.b; mkdir -p /tmp/d/e; echo c >/tmp/d/e/c; \
+    echo s >/dev/shm/s; echo q >/dev/mqueue/q; \
+    ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null";
 
 /// Says which writable place is closed, what is in them, the System V objects and any
 /// process of the daemon, one line each, then `end`.
-const LOOK: &str = r#"for d in /tmp /dev/shm /dev/mqueue; do [ -r $d ] && [ -w $d ] || echo "shut $d"; done
-ls -A /tmp /dev/shm /dev/mqueue | grep -v -e : -e '^$' | sed 's/^/file /'
-cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | grep -v key | sed 's/^/ipc /'
-for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = 'sleep 4242 ' ] && echo "process $p"; done
-echo end"#;
+const LOOK: &str = concat!(
+    r#"for d in /tmp /dev/shm /dev/mqueue; do [ -r $d ] && [ -w $d ] || echo "shut $d"; done; "#,
+    r#"ls -A /tmp /dev/shm /dev/mqueue | grep -v -e : -e '^$' | sed 's/^/file /'; "#,
+    r#"cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | grep -v key | sed 's/^/ipc /'; "#,
+    r#"for p in /proc/[0-9]*; do [ "$(tr '\0' ' ' <$p/cmdline 2>/dev/null)" = 'sleep 4242 ' ] && echo "process $p"; done; "#,
+    "echo end"
+);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(super) async fn a_reset_sandbox_keeps_nothing_of_the_last_match() {
     let mut held = None;
-    let mut p = start(&mut held, &sh(&format!("{LEAVE}\n{LOOK}"))).await;
+    let mut p = start(&mut held, &sh(&format!("{LEAVE}; {LOOK}"))).await;
     let left = said(&mut p).await;
     // The round did leave all of it (else the check below proves nothing).
     for what in ["file a", "file .b", "file d", "file s", "file q"] {
@@ -74,8 +78,8 @@ pub(super) async fn folders_a_program_closed_are_cleared_too() {
     let mut held = None;
     // Files in folders closed to writing (and `/tmp` itself closed).
     let argv = sh(
-        "mkdir -p /tmp/shut/in; echo x >/tmp/shut/in/f; chmod 500 /tmp/shut/in /tmp/shut
-echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
+        "mkdir -p /tmp/shut/in; echo x >/tmp/shut/in/f; chmod 500 /tmp/shut/in /tmp/shut; \
+         echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
     );
     let mut p = start(&mut held, &argv).await;
     assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
@@ -156,9 +160,10 @@ pub(super) async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_holders_output_is_read_a_short_line_at_a_time() {
-    // An endless line (no program inside can reach the holder's stdout:
-    // `/proc/2/fd/1` is closed to it; this bounds what croupier reads
-    // if one ever could): the listener stops and the sandbox counts as gone.
+    // An endless line (a round's program cannot reach the Perl holder's
+    // stdout, `/proc/2/fd/1`; the shell holder's it can, as the same user:
+    // this bounds what croupier reads from one that writes there): the
+    // listener stops and the sandbox counts as gone.
     let mut child = tokio::process::Command::new("sh")
         .args(["-c", "yes x | tr -d '\\n'"])
         .stdout(std::process::Stdio::piped())
