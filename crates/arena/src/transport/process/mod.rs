@@ -537,9 +537,22 @@ impl BotProcess {
     /// its last kill.
     fn signal(&self, sig: Signal) {
         if let Some(pgid) = self.pgid {
-            // ESRCH (group already gone) is the normal case after an exit.
-            let _ = killpg(pgid, sig);
+            // A held round's program is said to have started before it
+            // has made its group (its holder does not wait for that): until
+            // it has, it is signalled alone (its pid is its own while its
+            // holder has not reaped it, and it has no children yet).
+            let unreaped = matches!(&self.leader, Leader::Held(l) if l.ended().is_none());
+            signal_group(pgid, sig, unreaped);
         }
+    }
+}
+
+/// Signals the process group `pgid`, or, if there is none and `alone`,
+/// the process `pgid` (ESRCH, the group already gone, is the normal case
+/// after an exit).
+fn signal_group(pgid: Pid, sig: Signal, alone: bool) {
+    if killpg(pgid, sig) == Err(nix::errno::Errno::ESRCH) && alone {
+        let _ = nix::sys::signal::kill(pgid, sig);
     }
 }
 

@@ -171,6 +171,27 @@ async fn a_last_line_without_newline_still_counts() {
     p.terminate().await;
 }
 
+/// A held round's program that has not made its group yet (here, a
+/// process in this test's group) is signalled alone; a group is not.
+#[test]
+fn a_leader_not_yet_leading_its_group_is_signalled_alone() {
+    let mut sleep = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let pid = Pid::from_raw(sleep.id() as i32);
+    signal_group(pid, Signal::SIGKILL, false);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        sleep.try_wait().unwrap().is_none(),
+        "not its group's leader"
+    );
+    signal_group(pid, Signal::SIGKILL, true);
+    let status = sleep.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9));
+}
+
 mod held {
     use super::*;
     use crate::transport::process::holder::Kind;
