@@ -5,9 +5,10 @@
 //!
 //! The sandbox is a direct start's (the same `bwrap`, `prlimit` and cgroup,
 //! see [`super::sandbox`]) whose program is a holder ([`super::holder`]: a
-//! small Perl program, or a shell script where the host has no Perl) that
-//! starts the program once for each round number it reads on its stdin. Each round's stdin, stdout and stderr are three FIFOs that Croupier
-//! makes for that round in a folder of its own (mode 0700, owned by the
+//! small Perl program, or a shell script where the host's Perl does not
+//! run) that starts the program once for each round number it reads on
+//! its stdin. Each round's stdin, stdout and stderr are three FIFOs that
+//! Croupier makes for that round in a folder of its own (mode 0700, owned by the
 //! sandbox's user), bound read-only at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER): the program gets fresh
 //! pipes each round, as a program started on its own does, and nothing of
 //! one round's input or output reaches the next. The holder says when the
@@ -30,6 +31,7 @@ use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
 use super::lifetime::forget;
+use super::procstat;
 use super::sandbox::{is_root, NOBODY_ID};
 use crate::transport::error::TransportError;
 
@@ -176,10 +178,38 @@ pub(super) struct HeldLeader {
     /// Its pid on the host, the id of its process group; `None` for a
     /// program that had already ended when it was looked for.
     pub(super) pid: Option<Pid>,
+    /// Its holder's pid on the host (its parent).
+    holder: Option<i32>,
     progress: watch::Receiver<Progress>,
 }
 
 impl HeldLeader {
+    /// Whether it still runs as its holder's child but does not lead a
+    /// process group yet: the holder says that a round started right
+    /// after its `fork`, before the child's `setsid`, and such a program
+    /// is signalled alone (it has no children yet).
+    pub(super) fn before_its_group(&self) -> bool {
+        let (Some(pid), Some(holder)) = (self.pid, self.holder) else {
+            return false;
+        };
+        self.ended().is_none()
+            && procstat::read(pid.as_raw())
+                .and_then(|s| procstat::parent_and_group(&s))
+                .is_some_and(|(parent, group)| parent == holder && group != pid.as_raw())
+    }
+
+    /// A leader `pid` whose holder is `holder`, in a round that has not
+    /// ended.
+    #[cfg(test)]
+    pub(super) fn running(pid: Pid, holder: i32) -> HeldLeader {
+        HeldLeader {
+            round: 1,
+            pid: Some(pid),
+            holder: Some(holder),
+            progress: watch::channel(Progress::default()).1,
+        }
+    }
+
     /// How it ended, once it has (`None` while it runs).
     pub(super) fn ended(&self) -> Option<String> {
         let p = self.progress.borrow();
@@ -321,6 +351,7 @@ impl Held {
             leader: HeldLeader {
                 round: n,
                 pid,
+                holder: self.holder,
                 progress: self.progress.clone(),
             },
             cgroup: self.cgroup.clone(),
@@ -380,7 +411,7 @@ impl Held {
 
     /// An error once the holder has used [`Held::worn_at`] of CPU time.
     fn not_worn(&self) -> Result<(), TransportError> {
-        match self.holder.and_then(cpu_time) {
+        match self.holder.and_then(procstat::cpu_time) {
             Some(used) if used >= self.worn_at => Err(TransportError::Io(format!(
                 "the held sandbox's holder has used {:.1} s of CPU time",
                 used.as_secs_f64()
@@ -455,19 +486,6 @@ impl Drop for Held {
         }
         forget(self.serial);
     }
-}
-
-/// The CPU time a process has used itself (user and system, from
-/// `/proc/PID/stat`, which anyone may read), if it still runs.
-fn cpu_time(pid: i32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command's name, from the third (the state):
-    // utime and stime are the 14th and 15th, in clock ticks.
-    let mut rest = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
-    let ticks: u64 = rest.next()?.parse::<u64>().ok()? + rest.next()?.parse::<u64>().ok()?;
-    let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
-    let per_second = u64::try_from(per_second).ok().filter(|t| *t > 0)?;
-    Some(Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }
 
 /// A FIFO only the sandbox's user may open.

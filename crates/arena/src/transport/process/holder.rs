@@ -3,8 +3,8 @@
 //! clears the sandbox between matches.
 //!
 //! Two of them speak the same lines. [`PERL`], a Perl program, is used when
-//! the host has `/usr/bin/perl` (Debian's `perl-base`, an essential
-//! package, puts it there): it starts a round's program with one `fork`, a
+//! the host's `/usr/bin/perl` runs (Debian's `perl-base`, an essential
+//! package, puts it there; see [`Kind::here`]): it starts a round's program with one `fork`, a
 //! `setsid` system call and the program's `exec`. [`SH`], the shell holder,
 //! is used elsewhere: its round costs two `fork`s of the shell and the
 //! `exec` of `setsid`, about twice the CPU (1.7 against 0.85 ms a round on
@@ -181,7 +181,7 @@ while (defined(my $l = line())) {
   my $f = "/run/croupier-held/$n";
   my ($i, $o, $e);
   open($i, '<', "$f.in") && open($o, '>', "$f.out") && open($e, '>', "$f.err")
-    or die "croupier-held: cannot open round $n's pipes: $!\n";
+    or die "croupier-held: cannot open the pipes of round $n: $!\n";
   my $p = fork();
   defined $p or die "croupier-held: cannot start round $n: $!\n";
   if (!$p) {
@@ -213,7 +213,7 @@ const PERL_PATH: &str = "/usr/bin/perl";
 /// Which holder a held sandbox runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// [`PERL`], where the host has `/usr/bin/perl`.
+    /// [`PERL`], where the host's `/usr/bin/perl` runs.
     Perl,
     /// [`SH`].
     Sh,

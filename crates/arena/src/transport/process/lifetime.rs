@@ -29,6 +29,7 @@ use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
 use super::cgroup::ThreadEntry;
+use super::procstat;
 use super::which::find_program;
 use crate::transport::error::TransportError;
 
@@ -230,23 +231,15 @@ pub fn stop_all(grace: Duration) -> usize {
 
 /// Whether `pid` exists and is not a zombie.
 pub(super) fn running(pid: Pid) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z"),
-        Err(_) => false,
-    }
+    procstat::read(pid.as_raw())
+        .as_deref()
+        .and_then(procstat::state)
+        .is_some_and(|state| state != "Z")
 }
 
 /// The parent and the process group of `pid`, from `/proc`.
 fn parent_and_group(pid: i32) -> Option<(i32, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    let mut fields = rest.split_whitespace().skip(1);
-    let parent = fields.next()?.parse().ok()?;
-    let group = fields.next()?.parse().ok()?;
-    Some((parent, group))
+    procstat::parent_and_group(&procstat::read(pid)?)
 }
 
 /// The bot serial in `pid`'s marker, if it names this manager.

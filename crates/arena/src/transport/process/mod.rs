@@ -30,6 +30,7 @@ pub mod cgroup;
 mod held;
 mod holder;
 mod lifetime;
+mod procstat;
 mod sandbox;
 mod which;
 pub use held::Held;
@@ -537,21 +538,22 @@ impl BotProcess {
     /// its last kill.
     fn signal(&self, sig: Signal) {
         if let Some(pgid) = self.pgid {
-            // A held round's program is said to have started before it
-            // has made its group (its holder does not wait for that): until
-            // it has, it is signalled alone (its pid is its own while its
-            // holder has not reaped it, and it has no children yet).
-            let unreaped = matches!(&self.leader, Leader::Held(l) if l.ended().is_none());
-            signal_group(pgid, sig, unreaped);
+            // A held round's program may not lead its group yet (see
+            // `before_its_group`): it is then signalled alone.
+            signal_group(
+                pgid,
+                sig,
+                || matches!(&self.leader, Leader::Held(l) if l.before_its_group()),
+            );
         }
     }
 }
 
-/// Signals the process group `pgid`, or, if there is none and `alone`,
+/// Signals the process group `pgid`, or, if there is none and `alone()`,
 /// the process `pgid` (ESRCH, the group already gone, is the normal case
 /// after an exit).
-fn signal_group(pgid: Pid, sig: Signal, alone: bool) {
-    if killpg(pgid, sig) == Err(nix::errno::Errno::ESRCH) && alone {
+fn signal_group(pgid: Pid, sig: Signal, alone: impl FnOnce() -> bool) {
+    if killpg(pgid, sig) == Err(nix::errno::Errno::ESRCH) && alone() {
         let _ = nix::sys::signal::kill(pgid, sig);
     }
 }

@@ -10,10 +10,7 @@ fn soon(ms: u64) -> Instant {
 
 fn alive(pid: i32) -> bool {
     // Signal 0 checks existence; a zombie still "exists", so look at /proc.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.split_whitespace().nth(2).is_none_or(|s| s != "Z"),
-        Err(_) => false,
-    }
+    lifetime::running(Pid::from_raw(pid))
 }
 
 fn limits() -> ProcessLimits {
@@ -172,7 +169,8 @@ async fn a_last_line_without_newline_still_counts() {
 }
 
 /// A held round's program that has not made its group yet (here, a
-/// process in this test's group) is signalled alone; a group is not.
+/// child of this test in the test's group, this test standing for its
+/// holder) is signalled alone; one that is not its holder's child is not.
 #[test]
 fn a_leader_not_yet_leading_its_group_is_signalled_alone() {
     let mut sleep = std::process::Command::new("sleep")
@@ -180,13 +178,18 @@ fn a_leader_not_yet_leading_its_group_is_signalled_alone() {
         .spawn()
         .unwrap();
     let pid = Pid::from_raw(sleep.id() as i32);
-    signal_group(pid, Signal::SIGKILL, false);
+    let me = std::process::id() as i32;
+    let ours = super::held::HeldLeader::running(pid, me);
+    let not_ours = super::held::HeldLeader::running(pid, me + 1);
+    assert!(ours.before_its_group());
+    assert!(!not_ours.before_its_group());
+    signal_group(pid, Signal::SIGKILL, || not_ours.before_its_group());
     std::thread::sleep(Duration::from_millis(50));
     assert!(
         sleep.try_wait().unwrap().is_none(),
-        "not its group's leader"
+        "not its holder's child"
     );
-    signal_group(pid, Signal::SIGKILL, true);
+    signal_group(pid, Signal::SIGKILL, || ours.before_its_group());
     let status = sleep.wait().unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(9));
@@ -212,15 +215,9 @@ mod held {
             if p == ancestor {
                 return true;
             }
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
-                return false;
-            };
-            let parent = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|x| x.parse().ok());
+            let parent = procstat::read(p).and_then(|s| procstat::parent_and_group(&s));
             match parent {
-                Some(q) if q > 1 => p = q,
+                Some((q, _)) if q > 1 => p = q,
                 _ => return false,
             }
         }

@@ -15,11 +15,14 @@ async fn said(p: &mut BotProcess) -> Vec<String> {
     }
 }
 
-/// Leaves a daemon, files in every writable place and System V and POSIX
-/// IPC objects behind, and says what it left (as [`LOOK`] sees it).
-/// (In one line, as each test's commands are: a command with a line break
-/// starts in a sandbox of its own.)
-const LEAVE: &str = "setsid sleep 4242 </dev/null >/dev/null 2>&1 & \
+/// Leaves a daemon (waited for, up to 3 s, until it runs `sleep`), files
+/// in every writable place and System V and POSIX IPC objects behind, and
+/// says what it left (as [`LOOK`] sees it). In one line, as each test's
+/// commands are: a command with a line break starts in a sandbox of its
+/// own.
+const LEAVE: &str = "setsid sleep 4242 </dev/null >/dev/null 2>&1 & d=$!; i=0; \
+    until [ \"$(tr '\\0' ' ' </proc/$d/cmdline 2>/dev/null)\" = 'sleep 4242 ' ] || \
+    [ $i -ge 300 ]; do i=$((i + 1)); sleep 0.01; done; \
     echo a >/tmp/a; echo b >/tmp/.b; mkdir -p /tmp/d/e; echo c >/tmp/d/e/c; \
     echo s >/dev/shm/s; echo q >/dev/mqueue/q; \
     ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null";
