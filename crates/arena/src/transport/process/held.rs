@@ -334,16 +334,7 @@ impl Held {
         if self.holder.is_none() {
             self.holder = root.and_then(|r| host_pid(r, HOLDER_PID)).map(Pid::as_raw);
         }
-        let found = self.holder.or(root).and_then(|from| host_pid(from, inside));
-        let pid = match found {
-            Some(pid) => Some(pid),
-            // A program that ended at once may be reaped by the holder
-            // before it is looked for: the holder then says so at
-            // once, and its output is in the round's pipes, which are ours.
-            // (Starting it again elsewhere would run it twice.)
-            None if self.ended_soon(n).await => None,
-            None => return Err(TransportError::Io("cannot find a round's program".into())),
-        };
+        let pid = self.find(n, inside, root).await?;
         Ok(Round {
             stdin,
             stdout,
@@ -358,14 +349,46 @@ impl Held {
         })
     }
 
-    /// Whether round `n`'s program has ended, or does within [`ROUND`]
-    /// (no wait once the holder is gone: it can no longer say so).
-    async fn ended_soon(&mut self, n: u64) -> bool {
-        let seen = self.progress.wait_for(|p| p.gone || p.ended(n).is_some());
-        matches!(
-            tokio::time::timeout(ROUND, seen).await,
-            Ok(Ok(p)) if p.ended(n).is_some()
-        )
+    /// Round `n`'s program on the host, found by its pid `inside` the
+    /// sandbox below the holder (or below `root`, the sandbox's first
+    /// process, if the holder is not known), or `None` if it has ended.
+    ///
+    /// The kernel's list of a process's children may miss one while
+    /// others come and go (proc(5) on `/proc/PID/task/TID/children`: the
+    /// last round's program may be ending and reaped meanwhile), so a
+    /// program not found is looked for again, every millisecond, until it
+    /// is found or its holder says it has ended, within [`ROUND`]. A
+    /// program that ended at once may be reaped before it is looked for:
+    /// its round counts, and its output is in the round's pipes, which are
+    /// ours (starting it again elsewhere would run it twice). No wait once
+    /// the holder is gone: it can no longer say so.
+    async fn find(
+        &self,
+        n: u64,
+        inside: i32,
+        root: Option<i32>,
+    ) -> Result<Option<Pid>, TransportError> {
+        let until = tokio::time::Instant::now() + ROUND;
+        let mut misses = 0u32;
+        loop {
+            if let Some(pid) = self.holder.or(root).and_then(|from| host_pid(from, inside)) {
+                if misses > 0 {
+                    tracing::debug!("a held round's program found after {misses} misses");
+                }
+                return Ok(Some(pid));
+            }
+            misses += 1;
+            {
+                let p = self.progress.borrow();
+                if p.ended(n).is_some() {
+                    return Ok(None);
+                }
+                if p.gone || tokio::time::Instant::now() >= until {
+                    return Err(TransportError::Io("cannot find a round's program".into()));
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
     }
 
     /// Clears the sandbox for another match of the same program (a
