@@ -8,8 +8,9 @@
 //! small Perl program, or a shell script where the host's Perl does not
 //! run) that starts the program once for each round number it reads on
 //! its stdin. Each round's stdin, stdout and stderr are three FIFOs that
-//! Croupier makes for that round in a folder of its own (mode 0700, owned by the
-//! sandbox's user), bound read-only at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER): the program gets fresh
+//! Croupier makes for that round in a folder of its own (mode 0700, owned
+//! by the sandbox's user), bound read-only at
+//! [`HELD_FOLDER`](super::sandbox::HELD_FOLDER): the program gets fresh
 //! pipes each round, as a program started on its own does, and nothing of
 //! one round's input or output reaches the next. The holder says when the
 //! round's program has started (its pid inside) and when it has ended (its
@@ -45,6 +46,12 @@ pub const SETUP: Duration = Duration::from_secs(10);
 
 /// How long the holder may take to start a later round's program.
 const ROUND: Duration = Duration::from_secs(2);
+
+/// How often, in rounds, the holder's CPU time is checked between
+/// clearings ([`Held::not_worn`]: it reads `/proc`). A round costs the
+/// holder ~0.3 ms, so half of even a 1 s limit is over a thousand rounds
+/// away.
+const WEAR_EVERY: u64 = 64;
 
 /// How many rounds back an exit status is kept (a round older than that
 /// counts as ended).
@@ -158,6 +165,8 @@ pub struct Held {
     /// starts; at the limit it would be killed, and its sandbox with it,
     /// mid-round).
     worn_at: Duration,
+    /// Its holder was seen past [`Held::worn_at`].
+    worn: bool,
     cgroup: Option<Arc<BotCgroup>>,
 }
 
@@ -292,6 +301,7 @@ impl Held {
             last: None,
             holder: None,
             worn_at: cpu_limit / 2,
+            worn: false,
             cgroup: group.map(Arc::new),
         })
     }
@@ -302,8 +312,10 @@ impl Held {
         if self.progress.borrow().gone {
             return Err(TransportError::Io("the held sandbox ended".into()));
         }
-        self.not_worn()?;
         let n = self.rounds + 1;
+        if self.worn || n.is_multiple_of(WEAR_EVERY) {
+            self.not_worn()?;
+        }
         let said = order(n, argv, self.last.as_deref())
             .ok_or_else(|| TransportError::Io("a word of the command holds a line break".into()))?;
         self.rounds = n;
@@ -432,13 +444,18 @@ impl Held {
         }
     }
 
-    /// An error once the holder has used [`Held::worn_at`] of CPU time.
-    fn not_worn(&self) -> Result<(), TransportError> {
+    /// An error once the holder has used [`Held::worn_at`] of CPU time
+    /// (checked at each clearing and every [`WEAR_EVERY`]th round; once
+    /// seen, at every round).
+    fn not_worn(&mut self) -> Result<(), TransportError> {
         match self.holder.and_then(procstat::cpu_time) {
-            Some(used) if used >= self.worn_at => Err(TransportError::Io(format!(
-                "the held sandbox's holder has used {:.1} s of CPU time",
-                used.as_secs_f64()
-            ))),
+            Some(used) if used >= self.worn_at => {
+                self.worn = true;
+                Err(TransportError::Io(format!(
+                    "the held sandbox's holder has used {:.1} s of CPU time",
+                    used.as_secs_f64()
+                )))
+            }
             _ => Ok(()),
         }
     }

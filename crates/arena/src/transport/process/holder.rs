@@ -4,8 +4,9 @@
 //!
 //! Two of them speak the same lines. [`PERL`], a Perl program, is used when
 //! the host's `/usr/bin/perl` runs (Debian's `perl-base`, an essential
-//! package, puts it there; see [`Kind::here`]): it starts a round's program with one `fork`, a
-//! `setsid` system call and the program's `exec`. [`SH`], the shell holder,
+//! package, puts it there; see [`Kind::here`]): it starts a round's
+//! program with one `fork`, a `setsid` system call and the program's
+//! `exec`. [`SH`], the shell holder,
 //! is used elsewhere: its round costs two `fork`s of the shell and the
 //! `exec` of `setsid`, about twice the CPU (1.7 against 0.85 ms a round on
 //! the 2-core VM of issue 53, where every `exec` of a dynamically linked
@@ -127,8 +128,7 @@ done"#
 /// the round started right after the `fork`, before the child's `setsid`
 /// (waiting for the `exec` cost Love Letter's rounds 7% of their
 /// throughput): Croupier signals such a program alone until it leads its
-/// group. A reset
-/// kills as [`SH`] does, reaps, and runs [`CLEAR`] (the holder's second
+/// group. A reset kills as [`SH`] does, reaps, and runs [`CLEAR`] (the holder's second
 /// argument) with `/bin/sh`. It ends, saying why on its stderr, if a
 /// round's FIFOs cannot be opened or it cannot fork, as the shell holder
 /// does.

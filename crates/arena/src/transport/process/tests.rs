@@ -562,8 +562,12 @@ mod held {
         let p = start(&mut held, &argv).await;
         p.terminate().await;
         let pid = held.as_ref().and_then(|h| h.pid()).unwrap();
+        let holder = held.as_ref().and_then(Held::holder_pid).unwrap();
         killpg(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
         assert!(gone(pid).await);
+        // The sandbox's inside ends after its first process: a holder
+        // still alive could start the next round and then die.
+        assert!(gone(holder).await, "the holder outlived its sandbox");
         let mut p = BotProcess::spawn_held(&mut held, &argv, &strict())
             .await
             .unwrap();
