@@ -94,6 +94,32 @@ pub(super) async fn folders_a_program_closed_are_cleared_too() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn what_is_left_beside_empty_folders_is_cleared_too() {
+    let mut held = None;
+    // No file anywhere, but System V objects, and `/tmp` and `/dev/shm`
+    // closed: the Perl holder's clearing may not stop at the empty folders.
+    let argv = sh(
+        "ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null; \
+         chmod 000 /dev/shm /tmp; echo done",
+    );
+    let mut p = start(&mut held, &argv).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
+    p.terminate().await;
+    held.as_mut().expect("held").reset().await.expect("cleared");
+    let mut p = start(&mut held, &sh(LOOK)).await;
+    assert_eq!(said(&mut p).await, Vec::<String>::new());
+    p.terminate().await;
+    // A round that left nothing: cleared as quickly, and still clear.
+    let mut p = start(&mut held, &sh("echo done")).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
+    p.terminate().await;
+    held.as_mut().expect("held").reset().await.expect("cleared");
+    let mut p = start(&mut held, &sh(LOOK)).await;
+    assert_eq!(said(&mut p).await, Vec::<String>::new());
+    p.terminate().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
     let mut held = None;
     let holder = crate::transport::process::held::HOLDER_PID;
