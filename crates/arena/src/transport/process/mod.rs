@@ -321,6 +321,7 @@ impl BotProcess {
     /// Reads the pipes of a round's program in a held sandbox.
     fn attach_round(round: held::Round, limits: &ProcessLimits) -> BotProcess {
         let pgid = round.leader.pid;
+        round.leader.end_its_group_with_it();
         Self::attach_pipes(
             Leader::Held(round.leader),
             pgid,
