@@ -276,14 +276,15 @@ impl<'a, G: Builtins> Table<'a, G> {
         })
     }
 
-    /// Keeps the sandboxes that programs started anew each round are held
-    /// in (issue 53) from one game to the next, for a caller whose next
-    /// game seats the same bots, or some of them (a series, a tournament's
-    /// tables): after each game they are
-    /// cleared in the background ([`Held::reset`]: every process in them
-    /// killed, every writable place emptied, their IPC objects removed),
-    /// and the next game's seats take those that suit them, so that a
-    /// series sets its sandboxes up once. A kept sandbox no seat of the
+    /// Keeps the sandboxes bot programs are held in (issue 53: each
+    /// round's program, or each match's) from one game to the next, for a
+    /// caller whose next game seats the same bots, or some of them (a
+    /// series, a tournament's tables): after each game they are cleared in
+    /// the background ([`Held::reset`]: every process in them killed, every
+    /// writable place emptied, their IPC objects removed), and the next
+    /// game's seats take those that suit them, so that a series sets its
+    /// sandboxes up once and a program's later starts are starts in a
+    /// sandbox already set up. A kept sandbox no seat of the
     /// next game suits, or that cannot be cleared, is killed, and a seat
     /// left without one sets up a new one.
     pub fn reusing_sandboxes(mut self) -> Self {
@@ -436,8 +437,13 @@ pub fn run_series<G: Builtins>(
     mut on_game: impl FnMut(u64, &Record),
 ) -> Result<SeriesSummary, SeriesError> {
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
-        .explaining(config.on_fault.clone())
-        .reusing_sandboxes();
+        .explaining(config.on_fault.clone());
+    // Kept sandboxes pay off from the second game on (a single game's
+    // programs start as a match's do).
+    let table = match config.games > 1 {
+        true => table.reusing_sandboxes(),
+        false => table,
+    };
     prepare_records(config.records.as_deref())?;
     let n = config.bots.len();
     let mut bots = BotSummary::for_bots(&config.bots);

@@ -3,7 +3,9 @@
 //! a `Table` reusing its sandboxes, and the second game's rounds run in the
 //! very sandboxes of the first (the same holder processes), cleared in
 //! between; a table that does not reuse them kills them at each game's end.
-//! A tournament does the same across its games and tables. Its own
+//! A tournament does the same across its games and tables, and a series
+//! of a program started once per match (Croupier's dialect) starts it in
+//! its seat's kept sandbox from game to game. Its own
 //! binary, since it watches the process table; its tests take turns, since
 //! each counts every sandbox of this process.
 
@@ -190,4 +192,66 @@ fn a_tournament_plays_its_games_and_tables_in_the_same_sandboxes() {
     // sets up two new ones).
     assert_eq!(seen[0].len(), 2, "{seen:?}");
     assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+}
+
+/// A Croupier-dialect bot (random legal actions) that first looks at its
+/// parent: anything but a held sandbox's holder, and it ends at once (a
+/// crash, a fault in the record).
+const HELD_ONLY: &str = r#"import json, os, random, sys
+parent = open("/proc/%d/cmdline" % os.getppid(), "rb").read().split(b"\0")
+if b"croupier-held" not in parent:
+    sys.exit("started outside a held sandbox: %r" % parent)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "act":
+        print(json.dumps({"action": random.choice(msg["legal"]), "decision": msg["decision"]}), flush=True)
+    elif msg.get("type") == "end":
+        break
+"#;
+
+#[test]
+fn a_series_starts_a_per_match_program_in_its_kept_sandbox() {
+    use std::os::unix::fs::PermissionsExt;
+    if !have_python() {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    // Readable by the sandbox's user (nobody, when the tests run as root).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = dir.path().join("held_only.py");
+    std::fs::write(&file, HELD_ONLY).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bot: BotSpec = format!("python3 {}@croupier", file.display())
+        .parse()
+        .unwrap();
+    let bots = vec![bot.clone(), bot];
+    let variant = croupier_rules::goofspiel::GoofspielVariant::default();
+    let live = strict();
+    let exe = Path::new("/nonexistent");
+    let table = Table::<croupier_rules::goofspiel::Goofspiel>::new(&variant, &bots, &live, exe)
+        .unwrap()
+        .reusing_sandboxes();
+    let seating: Vec<&BotSpec> = bots.iter().collect();
+    let mut after = Vec::new();
+    for seed in [1, 2, 3] {
+        let record = table.play(&seating, seed).unwrap();
+        table.settle();
+        // Every decision answered by the program: it started under a
+        // holder (it ends at once anywhere else).
+        let faults: Vec<_> = record
+            .steps
+            .iter()
+            .filter_map(|s| s.fault.as_ref())
+            .collect();
+        assert!(faults.is_empty(), "game {seed}: {:?}", faults.first());
+        assert!(record.steps.len() >= 13, "{record:?}");
+        after.push(holders());
+    }
+    assert_eq!(after[0].len(), 2, "one sandbox per seat kept: {after:?}");
+    assert!(
+        after.iter().all(|h| *h == after[0]),
+        "new sandboxes: {after:?}"
+    );
 }

@@ -26,7 +26,9 @@ pub(super) async fn start<G: Game>(
     p.broken = None;
     p.last_stderr = None;
     let match_tag = format!("{tag}-{}", seat.index());
-    let opened = match p.dialect.starts_per_round() {
+    // A program with a sandbox held for it starts there (each round's, or
+    // the match's in a series).
+    let opened = match p.dialect.starts_per_round() || p.held.is_some() {
         true => {
             p.link
                 .open_held(&mut p.held, &config.limits, &match_tag)

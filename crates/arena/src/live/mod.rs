@@ -105,16 +105,25 @@ pub(crate) async fn play<G: Game>(
     let n = seats.len();
     // Names this match to HTTP bots (X-Croupier-Match), unique per run.
     let tag = format!("{:016x}", rand::random::<u64>());
+    // A program's sandbox held for the match is set up now, every seat's
+    // beside the others' (its first start waits for it), unless one was
+    // kept from the last match ([`LiveSeat::take_held`]): for a dialect
+    // that starts its program each round, and for any program whose
+    // sandbox is kept for the next match ([`LiveSeat::keep_held`]: a
+    // series), so that the series sets it up once (issue 53).
+    for s in seats.iter_mut() {
+        if let Driver::Program(p) = &mut s.driver {
+            if p.held.is_none() && (p.dialect.starts_per_round() || p.keep) {
+                p.held = p.link.hold(&config.limits);
+            }
+        }
+    }
     for (i, s) in seats.iter_mut().enumerate() {
         match &mut s.driver {
             Driver::Builtin(b) => b.new_game(Seat(i as u8), variant, n),
             Driver::Program(p) if !p.dialect.starts_per_round() => {
                 start(p, &game, Seat(i as u8), config, &tag, &mut reaper).await;
             }
-            // Its sandbox, held for the match, is set up now, beside the
-            // other seats' (its first round waits for it), unless one was
-            // kept from the last match ([`LiveSeat::take_held`]).
-            Driver::Program(p) if p.held.is_none() => p.held = p.link.hold(&config.limits),
             Driver::Program(_) => {}
         }
     }

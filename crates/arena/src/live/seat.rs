@@ -44,9 +44,10 @@ pub struct ProgramSeat<G: Game> {
     /// What the bot had written on stderr when its connection was closed
     /// for a fault (kept only while [`crate::explain`] watches the match).
     pub(super) last_stderr: Option<String>,
-    /// The sandbox its program runs in each round, held for the match (a
-    /// dialect that starts the program anew each round); killed at the
-    /// match's end, unless [`keep`](Self::keep) (then with the seat).
+    /// The sandbox its program runs in, held for the match: for a dialect
+    /// that starts the program anew each round, and for any program whose
+    /// sandbox is kept from match to match ([`keep`](Self::keep)); killed
+    /// at the match's end, unless kept (then with the seat).
     pub(super) held: Option<Held>,
     /// Whether `held` outlives the match, for the caller to clear and use
     /// again ([`LiveSeat::keep_held`]).
@@ -107,8 +108,8 @@ impl<G: Game> LiveSeat<G> {
 
 impl<G: Game> LiveSeat<G> {
     /// Takes from `ready` a sandbox that suits its program under `limits`
-    /// (one kept from the last match and cleared), to run its rounds in
-    /// (see [`play_live`]).
+    /// (one kept from the last match and cleared), to run its program in
+    /// (each round's, or the match's; see [`play_live`]).
     ///
     /// [`play_live`]: super::play_live
     pub fn take_held(&mut self, ready: &mut Vec<Held>, limits: &ProcessLimits) {
@@ -118,7 +119,7 @@ impl<G: Game> LiveSeat<G> {
         let Link::Process(argv) = &p.link else {
             return;
         };
-        if p.held.is_none() && p.dialect.starts_per_round() {
+        if p.held.is_none() {
             if let Some(i) = ready.iter().position(|h| h.suits(argv, limits)) {
                 p.held = Some(ready.swap_remove(i));
             }

@@ -53,9 +53,10 @@ impl Link {
         }
     }
 
-    /// [`Link::open`] for a dialect that starts its program anew each
-    /// round: a sandboxed program starts in the sandbox `held` keeps for
-    /// the match ([`BotProcess::spawn_held`]).
+    /// [`Link::open`] in the sandbox `held` keeps for a sandboxed program
+    /// ([`BotProcess::spawn_held`]): each round's start, for a dialect that
+    /// starts its program anew each round, or the match's, for a program
+    /// whose sandbox is kept from match to match (a series).
     pub async fn open_held(
         &self,
         held: &mut Option<Held>,

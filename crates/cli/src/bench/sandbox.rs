@@ -4,7 +4,8 @@
 //! answer, then stopped), the round trip of one decision line, and Love
 //! Letter matches per second when every seat's program is started again
 //! for each round (as both Love Letter managers do; one series per mode,
-//! played in turns).
+//! played in turns), and Goofspiel matches per second between programs
+//! started once per match (in turns too).
 //! With `strict` it also times a round's start in a sandbox held for the
 //! match (docs/sandbox.md). Where bot programs
 //! can get cgroups (issue 51), it also compares, in alternation, the start
@@ -20,6 +21,8 @@ use croupier_arena::spec::BotSpec;
 use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
 use croupier_arena::LiveConfig;
+use croupier_bots::Builtins;
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use serde_json::json;
 
@@ -93,20 +96,25 @@ async fn round_trip(sandbox: &Sandbox, time: Duration) -> anyhow::Result<f64> {
     Ok(us)
 }
 
-/// How many turns the Love Letter measure takes per mode.
+/// How many turns each series measure takes per mode.
 const TURNS: u64 = 4;
 
-/// Love Letter matches per second in each mode, four program seats started
-/// anew each round: each mode plays one series (its own [`Table`], seats
-/// rotating, sandboxes kept from game to game as `croupier play` keeps
-/// them), in turns (a part of the games in each mode, then again), so that
-/// a machine whose speed drifts during the run weighs on every mode alike.
-/// A part's time includes clearing the sandboxes of its last game; the
-/// first part of a mode includes setting its sandboxes up.
-fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Result<Vec<f64>> {
+/// Matches per second in each mode of a series of `games` between four
+/// (Love Letter) or two (Goofspiel) seats of the program `bot`: each mode
+/// plays one series (its own [`Table`], seats rotating, sandboxes kept
+/// from game to game as `croupier play` keeps them), in turns (a part of
+/// the games in each mode, then again), so that a machine whose speed
+/// drifts during the run weighs on every mode alike. A part's time
+/// includes clearing the sandboxes of its last game; the first part of a
+/// mode includes setting its sandboxes up.
+fn series_in_turns<G: Builtins>(
+    modes: &[Sandbox],
+    games: u64,
+    exe: &Path,
+    variant: &G::Variant,
+    bots: &[BotSpec],
+) -> anyhow::Result<Vec<f64>> {
     let part = games.div_ceil(TURNS).max(2);
-    let variant = LoveLetterVariant::default();
-    let bots: Vec<BotSpec> = vec!["builtin:random@loveletter".parse()?; 4];
     let lives: Vec<LiveConfig> = modes
         .iter()
         .map(|m| LiveConfig {
@@ -116,7 +124,7 @@ fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Res
         .collect();
     let tables = lives
         .iter()
-        .map(|live| Ok(Table::<LoveLetter>::new(&variant, &bots, live, exe)?.reusing_sandboxes()))
+        .map(|live| Ok(Table::<G>::new(variant, bots, live, exe)?.reusing_sandboxes()))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut seconds = vec![0.0; modes.len()];
     for turn in 0..TURNS {
@@ -133,6 +141,20 @@ fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Res
         }
     }
     Ok(seconds.iter().map(|s| (part * TURNS) as f64 / s).collect())
+}
+
+/// Love Letter, four `croupier bot random` programs started anew each
+/// round (as both Love Letter managers do).
+fn loveletter_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Result<Vec<f64>> {
+    let bots: Vec<BotSpec> = vec!["builtin:random@loveletter".parse()?; 4];
+    series_in_turns::<LoveLetter>(modes, games, exe, &LoveLetterVariant::default(), &bots)
+}
+
+/// Goofspiel, two `croupier bot random` programs in Croupier's dialect,
+/// each started once per match (as most dialects are).
+fn goofspiel_in_turns(modes: &[Sandbox], games: u64, exe: &Path) -> anyhow::Result<Vec<f64>> {
+    let bots: Vec<BotSpec> = vec!["builtin:random@croupier".parse()?; 2];
+    series_in_turns::<Goofspiel>(modes, games, exe, &GoofspielVariant::default(), &bots)
 }
 
 fn round(x: f64) -> f64 {
@@ -165,8 +187,9 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
         rt.block_on(crate::bench::cgroup_cost::run(strict, cg, time))?;
     }
     let per_sec = loveletter_in_turns(&modes, games, exe)?;
+    let gops = goofspiel_in_turns(&modes, games * 10, exe)?;
     let mut rows = Vec::new();
-    for (m, mps) in modes.iter().zip(per_sec) {
+    for ((m, mps), gps) in modes.iter().zip(per_sec).zip(gops) {
         let (up, down) = rt.block_on(start(m, time, false))?;
         // A round's start in a sandbox held for the match (only sandboxes
         // are held).
@@ -181,6 +204,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
             ("process_stop_ms", Some(down)),
             ("decision_round_trip_us", Some(rtt)),
             ("loveletter_4p_matches_per_sec_reexec_per_round", Some(mps)),
+            ("goofspiel_matches_per_sec_start_per_match", Some(gps)),
         ];
         for (what, value) in figures {
             let Some(value) = value else { continue };
@@ -189,7 +213,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 json!({"bench": "subprocess", "sandbox": name(m), "what": what, "value": round(value)})
             );
         }
-        rows.push((up, rtt, mps, held));
+        rows.push((up, rtt, mps, held, gps));
     }
     if let [off, strict] = rows.as_slice() {
         println!(
@@ -201,6 +225,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 "process_start_held_ms": strict.3.map(|p| round(p - off.0)),
                 "decision_round_trip_us": round(strict.1 - off.1),
                 "loveletter_matches_per_sec_ratio": round(strict.2 / off.2),
+                "goofspiel_matches_per_sec_ratio": round(strict.4 / off.4),
             })
         );
     }

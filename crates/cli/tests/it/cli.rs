@@ -623,3 +623,57 @@ fn bench_flood_shows_a_bot_over_its_rate_and_a_password_guesser_throttled() {
         "{guesses}"
     );
 }
+
+#[test]
+fn bench_subprocess_measures_both_kinds_of_series_with_and_without_the_sandbox() {
+    if !crate::support::have("bwrap") {
+        eprintln!("SKIPPED: no bubblewrap");
+        return;
+    }
+    let o = croupier(&[
+        "bench",
+        "subprocess",
+        "--sandbox",
+        "strict",
+        "--seconds",
+        "0.3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let figure = |sandbox: &str, what: &str| {
+        lines
+            .iter()
+            .find(|v| v["sandbox"] == sandbox && v["what"] == what)
+            .and_then(|v| v["value"].as_f64())
+    };
+    for sandbox in ["off", "strict"] {
+        for what in [
+            "process_start_ms",
+            "loveletter_4p_matches_per_sec_reexec_per_round",
+            "goofspiel_matches_per_sec_start_per_match",
+        ] {
+            let value = figure(sandbox, what);
+            assert!(
+                value.is_some_and(|v| v > 0.0),
+                "{sandbox} {what}: {lines:?}"
+            );
+        }
+    }
+    assert!(figure("strict", "process_start_held_ms").is_some_and(|v| v > 0.0));
+    let overhead = lines
+        .iter()
+        .find(|v| v["what"] == "sandbox_overhead")
+        .unwrap();
+    for ratio in [
+        "loveletter_matches_per_sec_ratio",
+        "goofspiel_matches_per_sec_ratio",
+    ] {
+        assert!(
+            overhead[ratio].as_f64().is_some_and(|r| r > 0.0),
+            "{overhead}"
+        );
+    }
+}
