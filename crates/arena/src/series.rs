@@ -225,8 +225,12 @@ pub struct Table<'a, G: Builtins> {
     /// for the next ([`Table::reusing_sandboxes`]).
     reusing: bool,
     /// The last game's held sandboxes, being cleared for the next.
-    kept: Mutex<Option<tokio::task::JoinHandle<Vec<Held>>>>,
+    kept: Mutex<Option<tokio::task::JoinHandle<Vec<Kept>>>>,
 }
+
+/// A sandbox kept from a game, with the bot that held it
+/// ([`LiveSeat::give_back_held`]).
+type Kept = (String, Held);
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -281,12 +285,13 @@ impl<'a, G: Builtins> Table<'a, G> {
     /// caller whose next game seats the same bots, or some of them (a
     /// series, a tournament's tables): after each game they are cleared in
     /// the background ([`Held::reset`]: every process in them killed, every
-    /// writable place emptied, their IPC objects removed), and the next
-    /// game's seats take those that suit them, so that a series sets its
+    /// writable place emptied, their IPC objects removed), and each bot of
+    /// the next game takes back its own, so that a series sets its
     /// sandboxes up once and a program's later starts are starts in a
-    /// sandbox already set up. A kept sandbox no seat of the
-    /// next game suits, or that cannot be cleared, is killed, and a seat
-    /// left without one sets up a new one.
+    /// sandbox already set up. A kept sandbox whose bot does not play the
+    /// next game (or whose program would now get another sandbox), or that
+    /// cannot be cleared, is killed, and a seat left without one sets up a
+    /// new one.
     pub fn reusing_sandboxes(mut self) -> Self {
         self.reusing = true;
         self
@@ -323,7 +328,7 @@ impl<'a, G: Builtins> Table<'a, G> {
     /// Clears, in the background, the sandboxes `seats` held for the game
     /// just played, for the next ([`Table::reuse`]).
     fn keep(&self, rt: &tokio::runtime::Runtime, seats: &mut [LiveSeat<G>]) {
-        let mut back: Vec<Held> = seats
+        let mut back: Vec<Kept> = seats
             .iter_mut()
             .filter_map(|s| s.give_back_held())
             .collect();
@@ -331,7 +336,7 @@ impl<'a, G: Builtins> Table<'a, G> {
             return;
         }
         let task = rt.spawn(async move {
-            let cleared = futures::future::join_all(back.iter_mut().map(|h| h.reset())).await;
+            let cleared = futures::future::join_all(back.iter_mut().map(|(_, h)| h.reset())).await;
             back.into_iter()
                 .zip(cleared)
                 .filter_map(|(h, r)| match r {

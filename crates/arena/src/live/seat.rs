@@ -107,12 +107,16 @@ impl<G: Game> LiveSeat<G> {
 }
 
 impl<G: Game> LiveSeat<G> {
-    /// Takes from `ready` a sandbox that suits its program under `limits`
-    /// (one kept from the last match and cleared), to run its program in
-    /// (each round's, or the match's; see [`play_live`]).
+    /// Takes from `ready` a sandbox this very bot held in an earlier match
+    /// (kept and cleared; see [`give_back_held`](Self::give_back_held)),
+    /// if it suits its program under `limits`, to run its program in (each
+    /// round's, or the match's; see [`play_live`]). A sandbox goes back only
+    /// to the bot that held it: what a clearing cannot undo (its user's
+    /// keyrings, its PID counter) stays that bot's.
     ///
     /// [`play_live`]: super::play_live
-    pub fn take_held(&mut self, ready: &mut Vec<Held>, limits: &ProcessLimits) {
+    pub fn take_held(&mut self, ready: &mut Vec<(String, Held)>, limits: &ProcessLimits) {
+        let owner = self.owner();
         let Driver::Program(p) = &mut self.driver else {
             return;
         };
@@ -120,10 +124,18 @@ impl<G: Game> LiveSeat<G> {
             return;
         };
         if p.held.is_none() {
-            if let Some(i) = ready.iter().position(|h| h.suits(argv, limits)) {
-                p.held = Some(ready.swap_remove(i));
+            if let Some(i) = ready
+                .iter()
+                .position(|(o, h)| *o == owner && h.suits(argv, limits))
+            {
+                p.held = Some(ready.swap_remove(i).1);
             }
         }
+    }
+
+    /// Who holds a seat's sandbox: the bot as its record names it.
+    fn owner(&self) -> String {
+        format!("{:?}", self.info)
     }
 
     /// Keeps the sandbox held for its match when the match ends, for
@@ -137,10 +149,12 @@ impl<G: Game> LiveSeat<G> {
     }
 
     /// The sandbox held for its last match, if it was kept
-    /// ([`keep_held`](Self::keep_held)) and still runs.
-    pub fn give_back_held(&mut self) -> Option<Held> {
+    /// ([`keep_held`](Self::keep_held)) and still runs, with its owner
+    /// (for [`take_held`](Self::take_held)).
+    pub fn give_back_held(&mut self) -> Option<(String, Held)> {
+        let owner = self.owner();
         match &mut self.driver {
-            Driver::Program(p) => p.held.take(),
+            Driver::Program(p) => p.held.take().map(|h| (owner, h)),
             Driver::Builtin(_) => None,
         }
     }
@@ -162,5 +176,42 @@ impl<G: Game> std::fmt::Debug for ProgramSeat<G> {
             .field("running", &self.process.is_some())
             .field("broken", &self.broken)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::process::{BotProcess, Sandbox, SandboxLimits};
+    use croupier_dialects::skullwhist_rest::SkullWhistRest;
+    use croupier_rules::skullwhist::SkullWhist;
+
+    fn seat(name: &str) -> LiveSeat<SkullWhist> {
+        LiveSeat::remote(
+            SeatInfo::named(name.to_string()),
+            Link::Process(vec!["cat".to_string()]),
+            Box::new(SkullWhistRest::new(7, 2)),
+        )
+    }
+
+    /// Two bots whose programs would get the same sandbox (the same
+    /// folders and limits): the one kept from a bot's match goes back to
+    /// that bot only.
+    #[tokio::test]
+    async fn a_kept_sandbox_goes_back_only_to_the_bot_that_held_it() {
+        let limits = ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits::default()),
+            ..ProcessLimits::default()
+        };
+        let held = BotProcess::hold(&["cat".to_string()], &limits).expect("a sandbox held");
+        let (mut a, mut b) = (seat("a"), seat("b"));
+        let mut ready = vec![(a.owner(), held)];
+        b.take_held(&mut ready, &limits);
+        assert_eq!(ready.len(), 1, "another bot took it");
+        assert!(b.give_back_held().is_none());
+        a.take_held(&mut ready, &limits);
+        assert!(ready.is_empty(), "its bot did not take it");
+        let (owner, _) = a.give_back_held().expect("its bot holds it");
+        assert_eq!(owner, a.owner());
     }
 }

@@ -55,9 +55,8 @@ pub fn run_tournament<G: Builtins>(
 ) -> Result<TournamentResult, TournamentError> {
     // A table's deals seat the same programs game after game, and the next
     // table shares programs with it: the sandboxes held for a game's
-    // per-round programs are cleared and kept for the next game, which
-    // takes those of its own programs (the rest are killed), as a series
-    // does (issue 53).
+    // programs are cleared and kept for the next game, whose bots take
+    // back their own (the rest are killed), as a series does (issue 53).
     let table = Table::<G>::new(&config.variant, &config.bots, &config.live, &config.exe)?
         .explaining(config.on_fault.clone())
         .reusing_sandboxes();

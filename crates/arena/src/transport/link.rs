@@ -43,9 +43,10 @@ impl Link {
         }
     }
 
-    /// Sets up, in the background, the sandbox a program started anew each
-    /// round is held in for a match ([`BotProcess::hold`]). `None` for
-    /// other links and unsandboxed programs.
+    /// Sets up, in the background, the sandbox a program is held in for a
+    /// match (started anew each round, or once but kept for the series'
+    /// next match; [`BotProcess::hold`]). `None` for other links and
+    /// unsandboxed programs.
     pub fn hold(&self, limits: &ProcessLimits) -> Option<Held> {
         match self {
             Link::Process(argv) => BotProcess::hold(argv, limits),

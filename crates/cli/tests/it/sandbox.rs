@@ -50,6 +50,12 @@ struct Run {
 /// Plays one game of the hostile bot (`attempt`, `arg`) against a sandboxed
 /// random bot, then waits up to 3 s for the bot's processes to go.
 fn hostile(attempt: &str, arg: &str) -> Run {
+    hostile_games(attempt, arg, 1)
+}
+
+/// [`hostile`] for a series of `games` (from 2 on, each bot's program
+/// starts in its seat's kept sandbox, cleared between games).
+fn hostile_games(attempt: &str, arg: &str, games: u32) -> Run {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -67,7 +73,7 @@ fn hostile(attempt: &str, arg: &str) -> Run {
         .args(["play", "goofspiel", &bot, "builtin:random@gops"])
         .args([
             "--games",
-            "1",
+            &games.to_string(),
             "--move-time",
             "2",
             "--json",
@@ -152,6 +158,53 @@ impl Run {
                 assert!(s.get("fault").is_none(), "another seat was faulted: {s}");
             }
         }
+    }
+}
+
+impl Run {
+    /// [`Run::assert_contained`] for a series: every game of the hostile
+    /// bot (seated first, then second) has its fault, the other bot none.
+    fn assert_contained_in_every_game(&self, games: u64, kinds: &[&str]) {
+        assert!(self.left.is_empty(), "left running: {:?}", self.left);
+        assert_eq!(self.connections, 0, "the listener saw a connection");
+        let bots = self.summary["bots"].as_array().unwrap();
+        assert_eq!(
+            bots[1]["faults"], 0,
+            "the other bot was faulted: {}",
+            self.summary
+        );
+        assert!(
+            bots[0]["faults"].as_u64().unwrap() >= games,
+            "{}",
+            self.summary
+        );
+        for (kind, _) in bots[0]["fault_kinds"].as_object().unwrap() {
+            assert!(
+                kinds.contains(&kind.as_str()),
+                "fault {kind}: {}",
+                self.summary
+            );
+        }
+    }
+}
+
+/// The same breaches in a series, where each bot's program runs in its
+/// kept sandbox (issue 53): contained in every game, nothing left after.
+#[test]
+fn breaches_in_a_series_are_contained_in_every_game() {
+    for (attempt, kinds) in [
+        ("fork", &["crash"][..]),
+        ("memory", &["crash"][..]),
+        ("daemon", &["crash"][..]),
+        ("ignore-term", &["timeout"][..]),
+        ("write", &["crash"][..]),
+    ] {
+        let arg = if attempt == "write" {
+            "/written-by-a-bot"
+        } else {
+            ""
+        };
+        hostile_games(attempt, arg, 2).assert_contained_in_every_game(2, kinds);
     }
 }
 

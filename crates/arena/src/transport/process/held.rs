@@ -230,29 +230,6 @@ impl HeldLeader {
         }
     }
 
-    /// Once it has ended, kills what is left in its process group, as a
-    /// sandbox of its own ends everything in it when its first process
-    /// ends: children that keep its output open would otherwise make an
-    /// exit look like silence (a timeout instead of a crash). A daemon
-    /// that left the group lives on until the sandbox is cleared.
-    pub(super) fn end_its_group_with_it(&self) {
-        let (Some(pid), round) = (self.pid, self.round) else {
-            return;
-        };
-        let mut progress = self.progress.clone();
-        tokio::spawn(async move {
-            let ended = progress
-                .wait_for(|p| p.gone || p.ended(round).is_some())
-                .await
-                .is_ok_and(|p| matches!(p.ended(round), Some(Some(_))));
-            // The holder has just reaped it: the group is empty or still
-            // holds its children (the id stays theirs while one lives).
-            if ended {
-                let _ = killpg(pid, Signal::SIGKILL);
-            }
-        });
-    }
-
     /// Waits until it has ended (or its sandbox has).
     pub(super) async fn wait(&mut self) {
         let round = self.round;

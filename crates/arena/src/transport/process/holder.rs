@@ -87,19 +87,23 @@ pub const CLEAR: &str = concat!(mounts!(), clear!(), "exit $s\n");
 /// holds their other ends, so no open waits) and leaves the round to a
 /// shell of its own in the background, which starts the command (found on
 /// the sandbox's `PATH`) through `setsid`, says `n started PID`, waits for
-/// it and says `n exit STATUS`; so a round starts while the last one's
-/// program is still ending, as it would in a sandbox of its own. A reset
-/// kills every process but itself and the sandbox's init (SIGKILL to all
-/// it may signal: the sandbox's PID namespace), reaps its round shells and
-/// clears ([`CLEAR`]'s steps).
+/// it, kills what is left in its process group and says `n exit STATUS`;
+/// so a round starts while the last one's program is still ending, as it
+/// would in a sandbox of its own. A reset kills every process but itself
+/// and the sandbox's init (SIGKILL to all it may signal: the sandbox's PID
+/// namespace) until none is left (at most 500 times, a millisecond
+/// apart), reaps its round shells and clears ([`CLEAR`]'s steps). Unlike
+/// [`PERL`], it does not check its own limits and priority.
 pub const SH: &str = concat!(
     mounts!(),
     r#"while read -r n c; do
 if [ "$c" = r ]; then
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
+i=0; while kill -0 -1 2>/dev/null && [ $i -lt 500 ]; do kill -9 -1 2>/dev/null; wait; sleep 0.001; i=$((i + 1)); done
 "#,
     clear!(),
-    r#"echo "$n reset $s"
+    r#"[ $i -lt 500 ] || s=1
+echo "$n reset $s"
 continue
 fi
 if [ "$c" != = ]; then
@@ -111,7 +115,9 @@ exec 3<"/run/croupier-held/$n.in" 4>"/run/croupier-held/$n.out" 5>"/run/croupier
 exec 3<&- 4>&- 5>&-
 echo "$n started $!"
 wait "$!"
-echo "$n exit $?"; } &
+x=$?
+kill -9 -$! 2>/dev/null
+echo "$n exit $x"; } &
 exec 3<&- 4>&- 5>&-
 done"#
 );
@@ -128,7 +134,15 @@ done"#
 /// the round started right after the `fork`, before the child's `setsid`
 /// (waiting for the `exec` cost Love Letter's rounds 7% of their
 /// throughput): Croupier signals such a program alone until it leads its
-/// group. A reset kills as [`SH`] does, reaps, and clears: where every
+/// group. When a round's program ends, the holder reaps it and kills what
+/// is left in its process group (as the end of a sandbox's first process
+/// ends the sandbox), then says so. A reset kills every process but
+/// itself and the sandbox's init, again every millisecond until none is
+/// left (killed processes the init adopted may still be ending; after 1 s
+/// the sandbox is not used again), and refuses the sandbox if its own
+/// limits, priority, scheduling or CPUs are not what they were at its
+/// start (a round's program runs as its user, and what it changed there
+/// would reach the next match's programs). Then it clears: where every
 /// writable place is empty (once opened to its owner again, as [`CLEAR`]
 /// opens it) and no System V object is left, which is the common case
 /// after a well-behaved program, it has nothing more to do and says so
@@ -151,10 +165,26 @@ syscall($prctl + 0, 4, 0) == 0 or die "croupier-held: cannot stop being dumpable
 my (%round, @cmd);
 my $buf = '';
 $SIG{CHLD} = sub {};
+sub looks {
+  my $s = '';
+  for my $p ('/proc/self/limits', '/proc/self/status', '/proc/self/stat') {
+    open(my $f, '<', $p) or return '';
+    local $/;
+    my $t = <$f>;
+    $t = join '', grep { /\A(Cpus|Mems)_allowed_list:/ } split /^/, $t if $p =~ /status/;
+    $t = join ' ', (split ' ', ($t =~ /\) (.*)/s)[0])[15, 16, 37, 38] if $p =~ /stat\z/;
+    $s .= $t;
+  }
+  $s;
+}
+my $fresh = looks();
 sub reap {
   while ((my $p = waitpid(-1, 1)) > 0) {
+    my $s = $?;
     my $n = delete $round{$p};
-    print "$n exit ", ($? & 127 ? 128 + ($? & 127) : $? >> 8), "\n" if defined $n;
+    next unless defined $n;
+    kill 9, -$p;
+    print "$n exit ", ($s & 127 ? 128 + ($s & 127) : $s >> 8), "\n";
   }
 }
 sub bare {
@@ -187,11 +217,17 @@ sub line {
 while (defined(my $l = line())) {
   my ($n, $c) = $l =~ /\A(\S*) *(.*)\z/;
   if ($c eq 'r') {
-    kill 9, -1; kill 9, -1;
-    1 while waitpid(-1, 0) > 0;
+    kill 9, -1;
+    my $t = 0;
+    while (1) {
+      1 while waitpid(-1, 1) > 0;
+      last if !kill(0, -1) || ++$t > 1000;
+      kill 9, -1;
+      select(undef, undef, undef, 0.001);
+    }
     %round = ();
-    my $left = 0;
-    if (!bare()) {
+    my $left = ($t > 1000 || looks() ne $fresh) ? 1 : 0;
+    if (!$left && !bare()) {
       system('/bin/sh', '-c', $clear, 'croupier-clear');
       $left = $? == 0 ? 0 : 1;
     }

@@ -223,16 +223,26 @@ impl BotProcess {
         Ok(Self::attach(launched, limits))
     }
 
-    /// Sets up, in the background, a sandbox held for the rounds of a
-    /// match of `argv` under `limits` ([`Held`]; its first round's start
-    /// waits for it). `None` without a sandbox (nothing to set up), or if
-    /// it cannot be started (the first round then starts as
-    /// [`spawn`](Self::spawn) does, and says why).
+    /// Sets up, in the background, a sandbox held for the starts of
+    /// `argv` under `limits` in a match (each round's, or the match's in a
+    /// series; [`Held`]; its first start waits for it). `None` without a
+    /// sandbox (nothing to set up), for a program that could not start in
+    /// it (not found, or a word with a line break: each start is then
+    /// [`spawn`](Self::spawn)'s, which says why), or if it cannot be
+    /// started (the first start then says why).
     pub fn hold(argv: &[String], limits: &ProcessLimits) -> Option<Held> {
-        if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
+        if matches!(limits.sandbox, Sandbox::Off) || !Self::holdable(argv) {
             return None;
         }
         Self::try_hold(argv, limits, held_for(argv, limits))
+    }
+
+    /// Whether `argv` can start in a held sandbox: a start of its own says
+    /// why a program is not found, and a word with a line break cannot be
+    /// passed to the holder.
+    fn holdable(argv: &[String]) -> bool {
+        argv.first().is_some_and(|p| find_program(p).is_some())
+            && !argv.iter().any(|w| w.contains(['\n', '\r']))
     }
 
     /// [`start_held`](Self::start_held), or `None` (logged) where the
@@ -244,9 +254,10 @@ impl BotProcess {
     }
 
     /// Starts `argv` in the sandbox `held` keeps for it, for a dialect
-    /// that starts its program anew each round: the first start sets the
-    /// sandbox up, and later ones start the program inside it ([`Held`]),
-    /// while the previous round's program may still be ending. A sandbox held for
+    /// that starts its program anew each round (or for each match of a
+    /// series): the first start sets the sandbox up, and later ones start
+    /// the program inside it ([`Held`]), while the previous round's program
+    /// may still be ending. A sandbox held for
     /// another command or other limits is dropped first; one that cannot be
     /// set up or used any more is dropped, and the program starts as
     /// [`spawn`](Self::spawn) starts it. Without a sandbox this is `spawn`.
@@ -255,7 +266,7 @@ impl BotProcess {
         argv: &[String],
         limits: &ProcessLimits,
     ) -> Result<BotProcess, TransportError> {
-        if matches!(limits.sandbox, Sandbox::Off) || argv.is_empty() {
+        if matches!(limits.sandbox, Sandbox::Off) || !Self::holdable(argv) {
             return Self::spawn(argv, limits);
         }
         let since = std::time::Instant::now();
@@ -268,11 +279,6 @@ impl BotProcess {
             if held.is_none() {
                 return Self::spawn(argv, limits);
             }
-        }
-        if find_program(&argv[0]).is_none() || argv.iter().any(|w| w.contains(['\n', '\r'])) {
-            // A start of its own says why the program is not found; a word
-            // with a line break cannot be passed to the holder.
-            return Self::spawn(argv, limits);
         }
         if let Some(h) = held.as_mut() {
             match h.round(argv).await {
@@ -321,7 +327,6 @@ impl BotProcess {
     /// Reads the pipes of a round's program in a held sandbox.
     fn attach_round(round: held::Round, limits: &ProcessLimits) -> BotProcess {
         let pgid = round.leader.pid;
-        round.leader.end_its_group_with_it();
         Self::attach_pipes(
             Leader::Held(round.leader),
             pgid,

@@ -119,6 +119,42 @@ pub(super) async fn what_is_left_beside_empty_folders_is_cleared_too() {
     p.terminate().await;
 }
 
+/// A round's program runs as its holder's user and may lower its
+/// priority or its limits, which the next match's programs would inherit:
+/// the Perl holder then refuses to be used again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_a_round_changed_is_not_used_again() {
+    if Kind::here() != Kind::Perl {
+        eprintln!("SKIPPED: only the Perl holder checks itself");
+        return;
+    }
+    let holder = crate::transport::process::held::HOLDER_PID;
+    for change in [
+        format!("renice -n 19 -p {holder}"),
+        format!("prlimit --pid {holder} --nofile=10:10"),
+    ] {
+        let mut held = None;
+        let mut p = start(
+            &mut held,
+            &sh(&format!("{change} >/dev/null && echo changed")),
+        )
+        .await;
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "changed", "{change}");
+        p.terminate().await;
+        let h = held.as_mut().expect("held");
+        assert!(
+            h.reset().await.is_err(),
+            "{change}: the sandbox was cleared for reuse"
+        );
+    }
+    // Unchanged, it is cleared.
+    let mut held = None;
+    let mut p = start(&mut held, &sh("echo unchanged")).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "unchanged");
+    p.terminate().await;
+    held.as_mut().expect("held").reset().await.expect("cleared");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_whose_holder_is_gone_cannot_be_reset() {
     let mut held = None;
