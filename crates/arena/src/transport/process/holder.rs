@@ -91,18 +91,19 @@ pub const CLEAR: &str = concat!(mounts!(), clear!(), "exit $s\n");
 /// so a round starts while the last one's program is still ending, as it
 /// would in a sandbox of its own. A reset kills every process but itself
 /// and the sandbox's init (SIGKILL to all it may signal: the sandbox's PID
-/// namespace) until none is left (at most 500 times, a millisecond
-/// apart), reaps its round shells and clears ([`CLEAR`]'s steps). Unlike
-/// [`PERL`], it does not check its own limits and priority.
+/// namespace) until none is left (at most 200 times, each a `sleep 0.001`
+/// apart: about 0.8 s here), reaps its round shells and clears
+/// ([`CLEAR`]'s steps). Unlike [`PERL`], it does not check its own limits
+/// and priority.
 pub const SH: &str = concat!(
     mounts!(),
     r#"while read -r n c; do
 if [ "$c" = r ]; then
 kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; wait
-i=0; while kill -0 -1 2>/dev/null && [ $i -lt 500 ]; do kill -9 -1 2>/dev/null; wait; sleep 0.001; i=$((i + 1)); done
+i=0; while kill -0 -1 2>/dev/null && [ $i -lt 200 ]; do kill -9 -1 2>/dev/null; wait; sleep 0.001; i=$((i + 1)); done
 "#,
     clear!(),
-    r#"[ $i -lt 500 ] || s=1
+    r#"[ $i -lt 200 ] || s=1
 echo "$n reset $s"
 continue
 fi
@@ -138,10 +139,11 @@ done"#
 /// is left in its process group (as the end of a sandbox's first process
 /// ends the sandbox), then says so. A reset kills every process but
 /// itself and the sandbox's init, again every millisecond until none is
-/// left (killed processes the init adopted may still be ending; after 1 s
-/// the sandbox is not used again), and refuses the sandbox if its own
-/// limits, priority, scheduling or CPUs are not what they were at its
-/// start (a round's program runs as its user, and what it changed there
+/// left (killed processes the init adopted may still be ending; after 500
+/// tries the sandbox is not used again), and refuses the sandbox if its
+/// own limits, priority, I/O priority, scheduling or CPUs are not what
+/// they were at its start (the fifth argument is the number of
+/// `ioprio_get`) (a round's program runs as its user, and what it changed there
 /// would reach the next match's programs). Then it clears: where every
 /// writable place is empty (once opened to its owner again, as [`CLEAR`]
 /// opens it) and no System V object is left, which is the common case
@@ -160,7 +162,7 @@ done"#
 /// `exec` makes it dumpable again, as any program is; the shell holder
 /// cannot do this.
 pub const PERL: &str = r#"$| = 1;
-my ($clear, $setsid, $prctl) = @ARGV[1 .. 3];
+my ($clear, $setsid, $prctl, $ioprio) = @ARGV[1 .. 4];
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-held: cannot stop being dumpable: $!\n";
 my (%round, @cmd);
 my $buf = '';
@@ -175,9 +177,10 @@ sub looks {
     $t = join ' ', (split ' ', ($t =~ /\) (.*)/s)[0])[15, 16, 37, 38] if $p =~ /stat\z/;
     $s .= $t;
   }
-  $s;
+  $s . ' io ' . syscall($ioprio + 0, 1, 0);
 }
 my $fresh = looks();
+$fresh ne '' or die "croupier-held: cannot read its own limits and priority\n";
 sub reap {
   while ((my $p = waitpid(-1, 1)) > 0) {
     my $s = $?;
@@ -221,12 +224,12 @@ while (defined(my $l = line())) {
     my $t = 0;
     while (1) {
       1 while waitpid(-1, 1) > 0;
-      last if !kill(0, -1) || ++$t > 1000;
+      last if !kill(0, -1) || ++$t > 500;
       kill 9, -1;
       select(undef, undef, undef, 0.001);
     }
     %round = ();
-    my $left = ($t > 1000 || looks() ne $fresh) ? 1 : 0;
+    my $left = ($t > 500 || looks() ne $fresh) ? 1 : 0;
     if (!$left && !bare()) {
       system('/bin/sh', '-c', $clear, 'croupier-clear');
       $left = $? == 0 ? 0 : 1;
@@ -317,6 +320,7 @@ impl Kind {
                 CLEAR.to_string(),
                 nix::libc::SYS_setsid.to_string(),
                 nix::libc::SYS_prctl.to_string(),
+                nix::libc::SYS_ioprio_get.to_string(),
             ],
             Kind::Sh => ["/bin/sh", "-c", SH, "croupier-held"]
                 .map(String::from)

@@ -132,6 +132,7 @@ async fn a_holder_a_round_changed_is_not_used_again() {
     for change in [
         format!("renice -n 19 -p {holder}"),
         format!("prlimit --pid {holder} --nofile=10:10"),
+        format!("ionice -c 3 -p {holder}"),
     ] {
         let mut held = None;
         let mut p = start(
