@@ -59,4 +59,16 @@ pub trait Conn: Send {
 pub trait Connector: Send + Sync {
     /// Opens the connection for one match.
     fn connect(&self, match_tag: &str) -> Result<Box<dyn Conn>, TransportError>;
+
+    /// Opens the connection for one round, for a dialect that starts its
+    /// bot anew each round (a connector that starts programs may start
+    /// them in a sandbox it holds for the match:
+    /// [`BotProcess::spawn_held`](super::process::BotProcess::spawn_held)).
+    /// By default, [`connect`](Self::connect).
+    fn connect_round<'a>(
+        &'a self,
+        match_tag: &'a str,
+    ) -> BoxFuture<'a, Result<Box<dyn Conn>, TransportError>> {
+        Box::pin(std::future::ready(self.connect(match_tag)))
+    }
 }

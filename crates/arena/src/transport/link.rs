@@ -57,7 +57,9 @@ impl Link {
     /// [`Link::open`] in the sandbox `held` keeps for a sandboxed program
     /// ([`BotProcess::spawn_held`]): each round's start, for a dialect that
     /// starts its program anew each round, or the match's, for a program
-    /// whose sandbox is kept from match to match (a series).
+    /// whose sandbox is kept from match to match (a series). A connection
+    /// another component makes is opened for the round
+    /// ([`Connector::connect_round`]: hosted bots hold a sandbox there).
     pub async fn open_held(
         &self,
         held: &mut Option<Held>,
@@ -66,7 +68,8 @@ impl Link {
     ) -> Result<Box<dyn Conn>, TransportError> {
         match self {
             Link::Process(argv) => Ok(Box::new(BotProcess::spawn_held(held, argv, limits).await?)),
-            _ => self.open(limits, match_tag),
+            Link::Custom(c) => c.connect_round(match_tag).await,
+            Link::Http(..) => self.open(limits, match_tag),
         }
     }
 

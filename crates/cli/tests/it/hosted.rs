@@ -466,3 +466,34 @@ fn hostile_uploads_are_contained_and_fail_validation() {
     assert_eq!(v["active"], Value::Null, "{v}");
     assert_eq!(v["versions"].as_array().unwrap().len(), 4);
 }
+
+/// A hosted Love Letter AI in Postman's dialect (a program started anew
+/// each round) passes its validation match: its rounds start in the
+/// sandbox held for the match (`HostedConnector::connect_round`).
+#[test]
+fn a_hosted_love_letter_ai_started_each_round_passes_validation() {
+    assert!(support::have("python3"), "python3 is needed");
+    let (s, _dir) = server();
+    owner(&s, "carol");
+    let bot = root().join("examples/bots/loveletter/random_bot.py");
+    let out = upload(
+        &s,
+        "carol",
+        "postie",
+        &bot,
+        &[
+            "--runtime",
+            "python3",
+            "--dialect",
+            "loveletter-postman",
+            "--game",
+            "loveletter",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("version 1 passed validation"),
+        "{}",
+        text(&out)
+    );
+}

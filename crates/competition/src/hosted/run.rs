@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use croupier_arena::transport::process::cgroup::{BotCpus, CgroupLimits};
-use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
+use croupier_arena::transport::process::{BotProcess, Held, ProcessLimits, Sandbox};
 use croupier_arena::transport::{Conn, Connector, TransportError};
 use futures::future::BoxFuture;
 use tokio::time::Instant;
@@ -126,6 +126,11 @@ pub struct HostedConnector {
     limits: ProcessLimits,
     /// Its stderr over the whole match.
     pub log: Arc<Mutex<Tail>>,
+    /// The sandbox its program runs in each round, for a dialect that
+    /// starts it anew each round (Love Letter's), held for the match (a
+    /// connector serves one match): set up at the first round, killed
+    /// with the connector.
+    held: tokio::sync::Mutex<Option<Held>>,
 }
 
 impl HostedConnector {
@@ -143,6 +148,7 @@ impl HostedConnector {
                 ..defaults
             },
             log: Arc::default(),
+            held: tokio::sync::Mutex::new(None),
         }
     }
 }
@@ -163,6 +169,22 @@ impl Connector for HostedConnector {
             p,
             log: Arc::clone(&self.log),
         }))
+    }
+
+    /// Each round's program starts in the sandbox held for the match, as
+    /// a local Love Letter program's does (issue 53), not in a new one.
+    fn connect_round<'a>(
+        &'a self,
+        _match_tag: &'a str,
+    ) -> BoxFuture<'a, Result<Box<dyn Conn>, TransportError>> {
+        Box::pin(async move {
+            let mut held = self.held.lock().await;
+            let p = BotProcess::spawn_held(&mut held, &self.argv, &self.limits).await?;
+            Ok(Box::new(LoggedConn {
+                p,
+                log: Arc::clone(&self.log),
+            }) as Box<dyn Conn>)
+        })
     }
 }
 
@@ -209,6 +231,42 @@ impl Conn for LoggedConn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Says `first` in a new sandbox, `again` where an earlier start left
+    /// its mark in `/tmp`.
+    fn marker() -> Vec<String> {
+        [
+            "sh",
+            "-c",
+            "if [ -e /tmp/m ]; then echo again; else : >/tmp/m; echo first; fi",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    async fn said(c: Box<dyn Conn>) -> String {
+        let mut c = c;
+        let line = c
+            .recv(Instant::now() + std::time::Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| format!("{e}"));
+        c.close().await;
+        line
+    }
+
+    /// A hosted Love Letter bot's rounds start in one sandbox held for the
+    /// match (what a round leaves in `/tmp` is there in the next, as for a
+    /// local program), while each match start gets a sandbox of its own.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_hosted_bots_rounds_start_in_the_sandbox_held_for_its_match() {
+        let conn = HostedConnector::new(marker(), Sandbox::Strict(Default::default()), None);
+        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "first");
+        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "again");
+        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "again");
+        let other = HostedConnector::new(marker(), Sandbox::Strict(Default::default()), None);
+        assert_eq!(said(other.connect("t").unwrap()).await, "first");
+        assert_eq!(said(other.connect("t").unwrap()).await, "first");
+    }
 
     #[test]
     fn the_ladder_quota_replaces_only_the_cpus_of_a_cgroup() {
