@@ -230,7 +230,7 @@ pub struct Table<'a, G: Builtins> {
 
 /// A sandbox kept from a game, with the bot that held it
 /// ([`LiveSeat::give_back_held`]).
-type Kept = (String, Held);
+type Kept = (SeatInfo, Held);
 
 impl<G: Builtins> std::fmt::Debug for Table<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

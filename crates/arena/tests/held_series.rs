@@ -101,6 +101,12 @@ fn strict() -> LiveConfig {
     }
 }
 
+/// Asserts that no step of `record` is a fault (the first one is shown).
+fn assert_no_fault(record: &croupier_rules::Record) {
+    let first = record.steps.iter().find_map(|s| s.fault.as_ref());
+    assert!(first.is_none(), "game {}: {first:?}", record.seed);
+}
+
 fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
     let bot = postman_bot();
     let bots = vec![bot.clone(), bot];
@@ -121,12 +127,7 @@ fn two_games(reuse: bool) -> (BTreeSet<i32>, BTreeSet<i32>) {
         // program could not start would be out after its first fault),
         // every play legal.
         assert!(record.steps.len() > 8, "{record:?}");
-        let faults: Vec<_> = record
-            .steps
-            .iter()
-            .filter_map(|s| s.fault.as_ref())
-            .collect();
-        assert!(faults.is_empty(), "{faults:?}");
+        assert_no_fault(&record);
         // A sandbox killed at a game's end takes a moment to go.
         let mut now = holders();
         let t = std::time::Instant::now();
@@ -240,12 +241,7 @@ fn a_series_starts_a_per_match_program_in_its_kept_sandbox() {
         table.settle();
         // Every decision answered by the program: it started under a
         // holder (it ends at once anywhere else).
-        let faults: Vec<_> = record
-            .steps
-            .iter()
-            .filter_map(|s| s.fault.as_ref())
-            .collect();
-        assert!(faults.is_empty(), "game {seed}: {:?}", faults.first());
+        assert_no_fault(&record);
         assert!(record.steps.len() >= 13, "{record:?}");
         after.push(holders());
     }

@@ -115,8 +115,7 @@ impl<G: Game> LiveSeat<G> {
     /// keyrings, its PID counter) stays that bot's.
     ///
     /// [`play_live`]: super::play_live
-    pub fn take_held(&mut self, ready: &mut Vec<(String, Held)>, limits: &ProcessLimits) {
-        let owner = self.owner();
+    pub fn take_held(&mut self, ready: &mut Vec<(SeatInfo, Held)>, limits: &ProcessLimits) {
         let Driver::Program(p) = &mut self.driver else {
             return;
         };
@@ -126,16 +125,11 @@ impl<G: Game> LiveSeat<G> {
         if p.held.is_none() {
             if let Some(i) = ready
                 .iter()
-                .position(|(o, h)| *o == owner && h.suits(argv, limits))
+                .position(|(o, h)| *o == self.info && h.suits(argv, limits))
             {
                 p.held = Some(ready.swap_remove(i).1);
             }
         }
-    }
-
-    /// Who holds a seat's sandbox: the bot as its record names it.
-    fn owner(&self) -> String {
-        format!("{:?}", self.info)
     }
 
     /// Keeps the sandbox held for its match when the match ends, for
@@ -149,12 +143,11 @@ impl<G: Game> LiveSeat<G> {
     }
 
     /// The sandbox held for its last match, if it was kept
-    /// ([`keep_held`](Self::keep_held)) and still runs, with its owner
-    /// (for [`take_held`](Self::take_held)).
-    pub fn give_back_held(&mut self) -> Option<(String, Held)> {
-        let owner = self.owner();
+    /// ([`keep_held`](Self::keep_held)) and still runs, with the bot that
+    /// held it (for [`take_held`](Self::take_held)).
+    pub fn give_back_held(&mut self) -> Option<(SeatInfo, Held)> {
         match &mut self.driver {
-            Driver::Program(p) => p.held.take().map(|h| (owner, h)),
+            Driver::Program(p) => p.held.take().map(|h| (self.info.clone(), h)),
             Driver::Builtin(_) => None,
         }
     }
@@ -205,13 +198,13 @@ mod tests {
         };
         let held = BotProcess::hold(&["cat".to_string()], &limits).expect("a sandbox held");
         let (mut a, mut b) = (seat("a"), seat("b"));
-        let mut ready = vec![(a.owner(), held)];
+        let mut ready = vec![(a.info.clone(), held)];
         b.take_held(&mut ready, &limits);
         assert_eq!(ready.len(), 1, "another bot took it");
         assert!(b.give_back_held().is_none());
         a.take_held(&mut ready, &limits);
         assert!(ready.is_empty(), "its bot did not take it");
         let (owner, _) = a.give_back_held().expect("its bot holds it");
-        assert_eq!(owner, a.owner());
+        assert_eq!(owner, a.info);
     }
 }

@@ -142,26 +142,7 @@ fn an_upload_is_validated_then_played_and_a_broken_version_stays_inactive() {
     owner(&s, "alice");
     owner(&s, "bob");
     let bot = root().join("examples/bots/gops/random_bot.py");
-    let out = upload(
-        &s,
-        "alice",
-        "gopsy",
-        &bot,
-        &[
-            "--runtime",
-            "python3",
-            "--dialect",
-            "gops",
-            "--game",
-            "goofspiel",
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("version 1 passed validation"),
-        "{}",
-        text(&out)
-    );
+    first_version_passes(&s, "alice", "gopsy", &bot, "gops", "goofspiel");
     // Kept outside the database, by content hash, beside it by default.
     let files = dir.path().join("db-bot-files");
     assert_eq!(files_in(&files.join("files")), 1);
@@ -476,20 +457,21 @@ fn a_hosted_love_letter_ai_started_each_round_passes_validation() {
     let (s, _dir) = server();
     owner(&s, "carol");
     let bot = root().join("examples/bots/loveletter/random_bot.py");
-    let out = upload(
+    first_version_passes(
         &s,
         "carol",
         "postie",
         &bot,
-        &[
-            "--runtime",
-            "python3",
-            "--dialect",
-            "loveletter-postman",
-            "--game",
-            "loveletter",
-        ],
+        "loveletter-postman",
+        "loveletter",
     );
+}
+
+/// Uploads `file` as the first version of Python bot `name` of `who`, in
+/// `dialect` for `game`, and checks that it passed its validation match.
+fn first_version_passes(s: &Server, who: &str, name: &str, file: &Path, dialect: &str, game: &str) {
+    let args = ["--runtime", "python3", "--dialect", dialect, "--game", game];
+    let out = upload(s, who, name, file, &args);
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains("version 1 passed validation"),

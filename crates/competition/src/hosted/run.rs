@@ -244,8 +244,7 @@ mod tests {
         .to_vec()
     }
 
-    async fn said(c: Box<dyn Conn>) -> String {
-        let mut c = c;
+    async fn said(mut c: Box<dyn Conn>) -> String {
         let line = c
             .recv(Instant::now() + std::time::Duration::from_secs(10))
             .await

@@ -141,10 +141,10 @@ done"#
 /// itself and the sandbox's init, again every millisecond until none is
 /// left (killed processes the init adopted may still be ending; after 500
 /// tries the sandbox is not used again), and refuses the sandbox if its
-/// own limits, priority, I/O priority, scheduling or CPUs are not what
-/// they were at its start (the fifth argument is the number of
-/// `ioprio_get`) (a round's program runs as its user, and what it changed there
-/// would reach the next match's programs). Then it clears: where every
+/// own limits, priority, I/O priority (`ioprio_get`, whose number is its
+/// fifth argument), scheduling or CPUs are not what they were at its
+/// start: a round's program runs as its user, and what it changed there
+/// would reach the next match's programs. Then it clears: where every
 /// writable place is empty (once opened to its owner again, as [`CLEAR`]
 /// opens it) and no System V object is left, which is the common case
 /// after a well-behaved program, it has nothing more to do and says so
@@ -196,12 +196,12 @@ sub bare {
     chmod(($s[2] & 07777) | 0700, $d) if @s;
     next unless -w $d;
     opendir(my $h, $d) or return 0;
-    for (readdir $h) { return 0 unless $_ eq '.' || $_ eq '..'; }
+    while (defined(my $e = readdir $h)) { return 0 unless $e eq '.' || $e eq '..'; }
   }
   for my $q ('msg', 'sem', 'shm') {
     open(my $f, '<', "/proc/sysvipc/$q") or next;
-    my @l = <$f>;
-    return 0 if @l > 1;
+    my $head = <$f>;
+    return 0 if defined <$f>;
   }
   1;
 }

@@ -211,10 +211,7 @@ async fn a_round_that_exits_says_how_and_its_input_ends_when_closed() {
     let argv = sh("read x; exit 3");
     let mut p = start(&mut held, &argv).await;
     p.send(&["go".into()], soon(1000)).await.unwrap();
-    match p.recv(soon(5000)).await {
-        Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 3)"),
-        other => panic!("{other:?}"),
-    }
+    closed(&mut p, 5000, " (exit status: 3)").await;
     p.terminate().await;
     // The end of its input reaches the program.
     let argv = sh("cat; echo after");
@@ -258,11 +255,17 @@ async fn a_rounds_exit_ends_the_children_it_left_in_its_group() {
     let mut held = None;
     let mut p = start(&mut held, &sh("sleep 300 & echo up; exit 3")).await;
     assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
-    match p.recv(soon(3000)).await {
-        Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 3)"),
+    closed(&mut p, 3000, " (exit status: 3)").await;
+    p.terminate().await;
+}
+
+/// Asserts that the program's output ends within `ms`, how it ended
+/// being `how`.
+async fn closed(p: &mut BotProcess, ms: u64, how: &str) {
+    match p.recv(soon(ms)).await {
+        Err(TransportError::Closed(said)) => assert_eq!(said, how),
         other => panic!("{other:?}"),
     }
-    p.terminate().await;
 }
 
 /// A program that ends at once can be reaped inside before Croupier
@@ -288,10 +291,7 @@ async fn a_program_that_ends_at_once_keeps_its_round_and_its_sandbox() {
             "a new sandbox in round {round}"
         );
         assert_eq!(p.recv(soon(5000)).await.unwrap(), format!("round {round}"));
-        match p.recv(soon(5000)).await {
-            Err(TransportError::Closed(how)) => assert_eq!(how, " (exit status: 0)"),
-            other => panic!("round {round}: {other:?}"),
-        }
+        closed(&mut p, 5000, " (exit status: 0)").await;
         p.terminate().await;
     }
 }

@@ -80,16 +80,24 @@ pub(super) async fn a_reset_kills_a_round_still_running() {
 pub(super) async fn folders_a_program_closed_are_cleared_too() {
     let mut held = None;
     // Files in folders closed to writing (and `/tmp` itself closed).
-    let argv = sh(
+    cleared_after(
+        &mut held,
         "mkdir -p /tmp/shut/in; echo x >/tmp/shut/in/f; chmod 500 /tmp/shut/in /tmp/shut; \
          echo y >/dev/shm/g; chmod 000 /dev/shm /tmp; echo done",
-    );
-    let mut p = start(&mut held, &argv).await;
-    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
+    )
+    .await;
+}
+
+/// Runs `script` (which ends saying `done`) as a round in `held`'s
+/// sandbox, clears the sandbox, and checks that the next round finds
+/// nothing (as [`LOOK`] sees it).
+async fn cleared_after(held: &mut Option<Held>, script: &str) {
+    let mut p = start(held, &sh(script)).await;
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done", "{script}");
     p.terminate().await;
     held.as_mut().expect("held").reset().await.expect("cleared");
-    let mut p = start(&mut held, &sh(LOOK)).await;
-    assert_eq!(said(&mut p).await, Vec::<String>::new());
+    let mut p = start(held, &sh(LOOK)).await;
+    assert_eq!(said(&mut p).await, Vec::<String>::new(), "after {script}");
     p.terminate().await;
 }
 
@@ -98,25 +106,14 @@ pub(super) async fn what_is_left_beside_empty_folders_is_cleared_too() {
     let mut held = None;
     // No file anywhere, but System V objects, and `/tmp` and `/dev/shm`
     // closed: the Perl holder's clearing may not stop at the empty folders.
-    let argv = sh(
+    cleared_after(
+        &mut held,
         "ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 1 >/dev/null; \
          chmod 000 /dev/shm /tmp; echo done",
-    );
-    let mut p = start(&mut held, &argv).await;
-    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
-    p.terminate().await;
-    held.as_mut().expect("held").reset().await.expect("cleared");
-    let mut p = start(&mut held, &sh(LOOK)).await;
-    assert_eq!(said(&mut p).await, Vec::<String>::new());
-    p.terminate().await;
+    )
+    .await;
     // A round that left nothing: cleared as quickly, and still clear.
-    let mut p = start(&mut held, &sh("echo done")).await;
-    assert_eq!(p.recv(soon(5000)).await.unwrap(), "done");
-    p.terminate().await;
-    held.as_mut().expect("held").reset().await.expect("cleared");
-    let mut p = start(&mut held, &sh(LOOK)).await;
-    assert_eq!(said(&mut p).await, Vec::<String>::new());
-    p.terminate().await;
+    cleared_after(&mut held, "echo done").await;
 }
 
 /// A round's program runs as its holder's user and may lower its
