@@ -27,8 +27,8 @@ pub(super) async fn start<G: Game>(
     p.last_stderr = None;
     let match_tag = format!("{tag}-{}", seat.index());
     // A program with a sandbox held for it starts there (each round's, or
-    // the match's in a series).
-    let opened = match p.dialect.starts_per_round() || p.held.is_some() {
+    // the match's in a series, or in a sandbox its connector keeps).
+    let opened = match p.dialect.starts_per_round() || p.held.is_some() || p.link.keeps_sandbox() {
         true => {
             p.link
                 .open_held(&mut p.held, &config.limits, &match_tag)

@@ -61,14 +61,23 @@ pub trait Connector: Send + Sync {
     fn connect(&self, match_tag: &str) -> Result<Box<dyn Conn>, TransportError>;
 
     /// Opens the connection for one round, for a dialect that starts its
-    /// bot anew each round (a connector that starts programs may start
-    /// them in a sandbox it holds for the match:
-    /// [`BotProcess::spawn_held`](super::process::BotProcess::spawn_held)).
+    /// bot anew each round, or for a match when
+    /// [`keeps_sandbox`](Self::keeps_sandbox) says so: a connector that
+    /// starts programs may start them in a sandbox it holds
+    /// ([`BotProcess::spawn_held`](super::process::BotProcess::spawn_held)).
     /// By default, [`connect`](Self::connect).
-    fn connect_round<'a>(
+    fn connect_held<'a>(
         &'a self,
         match_tag: &'a str,
     ) -> BoxFuture<'a, Result<Box<dyn Conn>, TransportError>> {
         Box::pin(std::future::ready(self.connect(match_tag)))
+    }
+
+    /// Whether each match's connection is opened with
+    /// [`connect_held`](Self::connect_held) too, not only each round's: a
+    /// connector that keeps its bot's sandbox from one match to the next
+    /// (hosted bots on the server). No by default.
+    fn keeps_sandbox(&self) -> bool {
+        false
     }
 }

@@ -59,7 +59,7 @@ impl Link {
     /// starts its program anew each round, or the match's, for a program
     /// whose sandbox is kept from match to match (a series). A connection
     /// another component makes is opened for the round
-    /// ([`Connector::connect_round`]: hosted bots hold a sandbox there).
+    /// ([`Connector::connect_held`]: hosted bots hold a sandbox there).
     pub async fn open_held(
         &self,
         held: &mut Option<Held>,
@@ -68,9 +68,17 @@ impl Link {
     ) -> Result<Box<dyn Conn>, TransportError> {
         match self {
             Link::Process(argv) => Ok(Box::new(BotProcess::spawn_held(held, argv, limits).await?)),
-            Link::Custom(c) => c.connect_round(match_tag).await,
+            Link::Custom(c) => c.connect_held(match_tag).await,
             Link::Http(..) => self.open(limits, match_tag),
         }
+    }
+
+    /// Whether each match's connection goes through
+    /// [`open_held`](Self::open_held) too: a connection another component
+    /// makes in a sandbox it keeps from match to match
+    /// ([`Connector::keeps_sandbox`]).
+    pub fn keeps_sandbox(&self) -> bool {
+        matches!(self, Link::Custom(c) if c.keeps_sandbox())
     }
 
     /// Whether this is an HTTP bot.

@@ -450,7 +450,7 @@ fn hostile_uploads_are_contained_and_fail_validation() {
 
 /// A hosted Love Letter AI in Postman's dialect (a program started anew
 /// each round) passes its validation match: its rounds start in the
-/// sandbox held for the match (`HostedConnector::connect_round`).
+/// sandbox held for the match (`HostedConnector::connect_held`).
 #[test]
 fn a_hosted_love_letter_ai_started_each_round_passes_validation() {
     assert!(support::have("python3"), "python3 is needed");

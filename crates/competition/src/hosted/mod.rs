@@ -10,6 +10,7 @@
 //! `croupier-server`'s `hosted_api`.
 
 pub mod files;
+pub mod kept;
 pub mod run;
 mod validate;
 
@@ -27,6 +28,7 @@ use croupier_store::hosted::BotVersion;
 use croupier_store::{BotId, BotInfo, BotKind, GameId, Store, StoreError};
 
 use files::{FileError, Files};
+use kept::KeptSandboxes;
 use run::{HostedConnector, Runtime, RuntimeError, Tail};
 
 /// Settings of hosted bots.
@@ -89,6 +91,8 @@ pub struct Hosted {
     /// Told whenever a bot leaves `playing` (a game waiting for a busy
     /// hosted bot waits on it).
     freed: tokio::sync::Notify,
+    /// Each bot's sandbox, cleared and kept for its next match.
+    kept: Arc<KeptSandboxes>,
 }
 
 impl std::fmt::Debug for Hosted {
@@ -143,6 +147,7 @@ impl Hosted {
             active: Mutex::default(),
             playing: Mutex::default(),
             freed: tokio::sync::Notify::new(),
+            kept: KeptSandboxes::new(kept::KEEP_IDLE, kept::KEEP_MAX),
         };
         let bots = hosted.store.remote_bots().await?;
         for b in bots.iter().filter(|b| b.kind == BotKind::Hosted) {
@@ -281,18 +286,21 @@ impl Hosted {
             bot: name.to_string(),
             source,
         })?;
-        let conn = HostedConnector::new(argv, self.config.sandbox.clone(), cpus);
         // One game at a time: the version and stderr are kept per bot until
         // `match_over`, so a second game (a person's challenge beside a
-        // ladder match) would mix them up.
-        match lock(&self.playing).entry(bot) {
+        // ladder match) would mix them up. Only a bot let in takes its kept
+        // sandbox.
+        let conn = match lock(&self.playing).entry(bot) {
             std::collections::hash_map::Entry::Occupied(_) => {
                 return Err(LinkError::Busy(name.to_string()))
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
+                let conn = HostedConnector::new(argv, self.config.sandbox.clone(), cpus)
+                    .kept_in(bot, Arc::clone(&self.kept));
                 slot.insert((v.version, Arc::clone(&conn.log)));
+                conn
             }
-        }
+        };
         Ok((Link::Custom(Arc::new(conn)), dialect))
     }
 

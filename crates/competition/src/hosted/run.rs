@@ -1,6 +1,7 @@
 //! How a hosted version runs: its runtime's command, and a connector that
-//! starts it in the sandbox for each match (each round, for Love Letter)
-//! and keeps the tail of its stderr for its owner.
+//! starts it in the sandbox for each match (each round, for Love Letter),
+//! in a sandbox kept from its bot's last match where there is one
+//! ([`super::kept`]), and keeps the tail of its stderr for its owner.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -8,8 +9,11 @@ use std::sync::{Arc, Mutex};
 use croupier_arena::transport::process::cgroup::{BotCpus, CgroupLimits};
 use croupier_arena::transport::process::{BotProcess, Held, ProcessLimits, Sandbox};
 use croupier_arena::transport::{Conn, Connector, TransportError};
+use croupier_store::BotId;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
+
+use super::kept::KeptSandboxes;
 
 /// Where runtimes are looked for (the sandbox's own `PATH`).
 const SYSTEM_BIN: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
@@ -126,11 +130,14 @@ pub struct HostedConnector {
     limits: ProcessLimits,
     /// Its stderr over the whole match.
     pub log: Arc<Mutex<Tail>>,
-    /// The sandbox its program runs in each round, for a dialect that
-    /// starts it anew each round (Love Letter's), held for the match (a
-    /// connector serves one match): set up at the first round, killed
-    /// with the connector.
+    /// The sandbox its program runs in, held for the match (a connector
+    /// serves one match): each round's, for a dialect that starts it anew
+    /// each round (Love Letter's), and the match's too with a
+    /// [`home`](Self::home). Set up at the first start (or kept from the
+    /// bot's last match), killed with the connector or given back home.
     held: tokio::sync::Mutex<Option<Held>>,
+    /// Where its sandbox is kept between the bot's matches, and the bot.
+    home: Option<(BotId, Arc<KeptSandboxes>)>,
 }
 
 impl HostedConnector {
@@ -149,6 +156,29 @@ impl HostedConnector {
             },
             log: Arc::default(),
             held: tokio::sync::Mutex::new(None),
+            home: None,
+        }
+    }
+
+    /// The same connector for `bot`, whose program starts in the sandbox
+    /// `kept` keeps from its last match (each match's, not only each
+    /// round's), and whose sandbox goes back there, cleared, when the
+    /// connector is dropped after the match. Only a sandboxed program keeps
+    /// one.
+    pub fn kept_in(mut self, bot: BotId, kept: Arc<KeptSandboxes>) -> HostedConnector {
+        if matches!(self.limits.sandbox, Sandbox::Off) {
+            return self;
+        }
+        *self.held.get_mut() = kept.take(bot);
+        self.home = Some((bot, kept));
+        self
+    }
+}
+
+impl Drop for HostedConnector {
+    fn drop(&mut self) {
+        if let (Some((bot, kept)), Some(held)) = (&self.home, self.held.get_mut().take()) {
+            kept.give_back(*bot, held);
         }
     }
 }
@@ -172,8 +202,10 @@ impl Connector for HostedConnector {
     }
 
     /// Each round's program starts in the sandbox held for the match, as
-    /// a local Love Letter program's does (issue 53), not in a new one.
-    fn connect_round<'a>(
+    /// a local Love Letter program's does (issue 53), not in a new one;
+    /// with a home ([`HostedConnector::kept_in`]), each match's program
+    /// too, in the sandbox kept from the bot's last match.
+    fn connect_held<'a>(
         &'a self,
         _match_tag: &'a str,
     ) -> BoxFuture<'a, Result<Box<dyn Conn>, TransportError>> {
@@ -185,6 +217,10 @@ impl Connector for HostedConnector {
                 log: Arc::clone(&self.log),
             }) as Box<dyn Conn>)
         })
+    }
+
+    fn keeps_sandbox(&self) -> bool {
+        self.home.is_some()
     }
 }
 
@@ -259,9 +295,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_hosted_bots_rounds_start_in_the_sandbox_held_for_its_match() {
         let conn = HostedConnector::new(marker(), Sandbox::Strict(Default::default()), None);
-        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "first");
-        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "again");
-        assert_eq!(said(conn.connect_round("t").await.unwrap()).await, "again");
+        assert_eq!(said(conn.connect_held("t").await.unwrap()).await, "first");
+        assert_eq!(said(conn.connect_held("t").await.unwrap()).await, "again");
+        assert_eq!(said(conn.connect_held("t").await.unwrap()).await, "again");
         let other = HostedConnector::new(marker(), Sandbox::Strict(Default::default()), None);
         assert_eq!(said(other.connect("t").unwrap()).await, "first");
         assert_eq!(said(other.connect("t").unwrap()).await, "first");

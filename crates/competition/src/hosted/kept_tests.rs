@@ -1,0 +1,176 @@
+//! A hosted bot's next match starts in its kept sandbox, cleared; another
+//! bot never gets it; idle and surplus sandboxes are dropped. These start
+//! real sandboxes (bubblewrap, as the server's do).
+
+#![allow(clippy::unwrap_used)] // tests fail loudly by design
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use croupier_arena::live::{play_live, LiveConfig, LiveSeat};
+use croupier_arena::spec::remote_seat;
+use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
+use croupier_arena::transport::Link;
+use croupier_bots::Builtins as _;
+use croupier_dialects::DialectKind;
+use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
+use croupier_rules::SeatInfo;
+
+use super::*;
+use crate::hosted::run::HostedConnector;
+
+/// A Croupier-dialect Goofspiel bot that says on stderr its pid inside
+/// the sandbox (a kept sandbox's PID namespace counts on from the last
+/// match; a new one starts again) and whether it found the mark an earlier
+/// match left in `/tmp`.
+const MARKING: &str = r#"import json, os, random, sys
+left = os.path.exists("/tmp/m")
+open("/tmp/m", "w").close()
+sys.stderr.write("pid=%d tmp=%s\n" % (os.getpid(), "left" if left else "fresh"))
+sys.stderr.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "act":
+        print(json.dumps({"action": random.choice(msg["legal"]), "decision": msg["decision"]}), flush=True)
+    elif msg.get("type") == "end":
+        break
+"#;
+
+fn have_python() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The bot's command, in a folder the sandbox's user may read.
+fn marking_bot() -> (tempfile::TempDir, Vec<String>) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = dir.path().join("marking.py");
+    std::fs::write(&file, MARKING).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let argv = vec!["python3".to_string(), file.to_string_lossy().into_owned()];
+    (dir, argv)
+}
+
+fn strict() -> Sandbox {
+    Sandbox::Strict(Default::default())
+}
+
+/// One Goofspiel match of `bot`'s program against a house bot, through a
+/// connector kept in `kept`; what the program said on stderr.
+async fn one_match(bot: BotId, argv: &[String], kept: &Arc<KeptSandboxes>) -> String {
+    let conn = HostedConnector::new(argv.to_vec(), strict(), None).kept_in(bot, Arc::clone(kept));
+    let log = Arc::clone(&conn.log);
+    let mut seats: Vec<LiveSeat<Goofspiel>> = vec![
+        remote_seat(
+            SeatInfo::named("hosted"),
+            Link::Custom(Arc::new(conn)),
+            DialectKind::Croupier,
+        ),
+        LiveSeat::builtin(
+            SeatInfo::named("house"),
+            Goofspiel::builtin("random").unwrap(),
+        ),
+    ];
+    let record = play_live(
+        &GoofspielVariant::default(),
+        5,
+        &mut seats,
+        &LiveConfig::default(),
+    )
+    .await
+    .unwrap();
+    assert!(record.steps.iter().all(|s| s.fault.is_none()), "{record:?}");
+    // The connector goes with the seats: its sandbox goes back to `kept`.
+    drop(seats);
+    let text = log.lock().unwrap().text();
+    text
+}
+
+/// The pid and `/tmp` word in what [`MARKING`] said.
+fn marks(said: &str) -> (u32, String) {
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("pid="))
+        .unwrap_or_else(|| panic!("{said:?}"));
+    let (pid, tmp) = line.split_once(' ').unwrap();
+    (
+        pid.trim_start_matches("pid=").parse().unwrap(),
+        tmp.trim_start_matches("tmp=").to_string(),
+    )
+}
+
+/// Waits (at most 10 s) until `kept` keeps `n` sandboxes.
+async fn kept_count(kept: &KeptSandboxes, n: usize) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while kept.len() != n && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(kept.len(), n, "sandboxes kept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosted_bots_next_match_starts_in_its_kept_sandbox_cleared() {
+    if !have_python() {
+        eprintln!("SKIPPED: no python3");
+        return;
+    }
+    let (_dir, argv) = marking_bot();
+    let kept = KeptSandboxes::new(Duration::from_secs(60), 4);
+    let (first, first_tmp) = marks(&one_match(7, &argv, &kept).await);
+    kept_count(&kept, 1).await;
+    let (second, second_tmp) = marks(&one_match(7, &argv, &kept).await);
+    kept_count(&kept, 1).await;
+    // Cleared in between: the mark of the first match is gone.
+    assert_eq!(
+        (first_tmp.as_str(), second_tmp.as_str()),
+        ("fresh", "fresh")
+    );
+    // The same PID namespace: its pids count on.
+    assert!(second > first, "a new sandbox: pid {first}, then {second}");
+    // Another bot gets a sandbox of its own, whose count starts again.
+    let (other, other_tmp) = marks(&one_match(8, &argv, &kept).await);
+    assert_eq!((other, other_tmp.as_str()), (first, "fresh"));
+    kept_count(&kept, 2).await;
+}
+
+/// A sandbox set up for `argv` (what a match leaves to be kept).
+fn held(argv: &[String]) -> Held {
+    let limits = ProcessLimits {
+        sandbox: strict(),
+        ..ProcessLimits::default()
+    };
+    BotProcess::hold(argv, &limits).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_surplus_sandboxes_are_dropped() {
+    let argv = vec!["cat".to_string()];
+    // At most one: the longest idle goes first.
+    let kept = KeptSandboxes::new(Duration::from_secs(60), 1);
+    kept.keep(1, held(&argv));
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    kept.keep(2, held(&argv));
+    assert_eq!(kept.len(), 1);
+    assert!(kept.take(1).is_none());
+    assert!(kept.take(2).is_some());
+    assert!(kept.is_empty());
+    // Idle for its time: dropped without anyone looking.
+    let kept = KeptSandboxes::new(Duration::from_millis(200), 4);
+    kept.keep(3, held(&argv));
+    assert_eq!(kept.len(), 1);
+    kept_count(&kept, 0).await;
+    assert!(kept.take(3).is_none());
+}
+
+#[test]
+fn outside_a_runtime_nothing_is_kept() {
+    let kept = KeptSandboxes::new(Duration::from_secs(60), 4);
+    let conn =
+        HostedConnector::new(vec!["cat".into()], strict(), None).kept_in(9, Arc::clone(&kept));
+    drop(conn);
+    assert!(kept.is_empty());
+}
