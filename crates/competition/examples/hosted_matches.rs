@@ -11,8 +11,10 @@
 //! The program is `CROUPIER bot random --dialect croupier` (its folder must
 //! be readable by the sandbox's user); MATCHES (default 200) are split
 //! into four turns of each mode. It prints milliseconds per match for each
-//! mode and turn (a kept sandbox's time includes the wait for its clearing
-//! after each match), then the medians and their ratio.
+//! mode and turn (with a kept sandbox, each match's first start waits for
+//! the clearing after the last, as on the server when a bot plays again at
+//! once), then the medians and their ratio, for the time per match and the
+//! machine's CPU per match.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -60,15 +62,6 @@ async fn one(argv: &[String], kept: Option<&Arc<KeptSandboxes>>, seed: u64) -> R
         return Err(format!("the hosted program failed: {f:?}").into());
     }
     Ok(())
-}
-
-/// Waits (at most 2 s) for the last match's sandbox to be cleared and
-/// kept (on the server, it is cleared while the bot rests between games).
-async fn settled(kept: &KeptSandboxes) {
-    let until = Instant::now() + Duration::from_secs(2);
-    while kept.is_empty() && Instant::now() < until {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
 }
 
 /// CPU seconds the whole machine has been busy (`/proc/stat`: every CPU,
@@ -122,11 +115,8 @@ async fn main() -> Result<(), Failure> {
             let cpu = cpu_seconds();
             for _ in 0..per_turn {
                 seed += 1;
+                // A kept sandbox's next match waits for its clearing.
                 one(&argv, keep.then_some(&kept), seed).await?;
-                if keep {
-                    // Counted: the wait for the clearing.
-                    settled(&kept).await;
-                }
             }
             let ms = started.elapsed().as_secs_f64() * 1000.0 / per_turn as f64;
             let cpu_ms = (cpu_seconds() - cpu) * 1000.0 / per_turn as f64;

@@ -35,7 +35,6 @@ pub enum Driver<G: Game> {
 
 /// A remote bot and its dialect.
 pub struct ProgramSeat<G: Game> {
-    pub(super) link: Link,
     pub(super) dialect: Box<dyn Dialect<G>>,
     pub(super) process: Option<Box<dyn Conn>>,
     /// Why the bot can no longer be asked (it crashed, or missed a deadline
@@ -52,6 +51,10 @@ pub struct ProgramSeat<G: Game> {
     /// Whether `held` outlives the match, for the caller to clear and use
     /// again ([`LiveSeat::keep_held`]).
     pub(super) keep: bool,
+    /// How the bot is reached. Last, so that it is dropped after the
+    /// program (`process`): a connector that keeps its sandbox clears it
+    /// when dropped, once the program is stopped.
+    pub(super) link: Link,
 }
 
 impl<G: Game> ProgramSeat<G> {

@@ -4,14 +4,17 @@
 //! ([`super::run::HostedConnector`]). When the match is over, the sandbox
 //! is cleared in the background ([`Held::reset`]: every process in it
 //! killed, `/tmp`, `/dev/shm`, `/dev/mqueue` and System V objects emptied)
-//! and kept here for the same bot's next match, which then starts its
-//! program there instead of setting a new sandbox up. A sandbox goes back
-//! only to the bot that held it, and only for the same command and limits
-//! ([`Held::suits`]: a new version gets a new one).
+//! and kept here for the same bot's next match, whose first start takes it
+//! (waiting for a clearing still under way, at most [`CLEARING_WAIT`]) and
+//! starts the program there instead of setting a new sandbox up. A
+//! sandbox goes back only to the bot that held it, and only for the same
+//! command and limits ([`Held::suits`]: a new version, unpacked in another
+//! folder, gets a new one).
 //!
 //! Each kept sandbox is two idle processes (bubblewrap's and its holder),
-//! so they are not kept forever: one idle for [`KEEP_IDLE`] is dropped,
-//! and at most [`KEEP_MAX`] are kept (the longest idle go first).
+//! so they are not kept forever: one idle for [`KEEP_IDLE`] is not used
+//! again (and is killed at the next sweep, every 30 s), and at most
+//! [`KEEP_MAX`] are kept (the longest idle go first).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -19,6 +22,7 @@ use std::time::Duration;
 
 use croupier_arena::transport::process::Held;
 use croupier_store::BotId;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// How long a kept sandbox waits for its bot's next match.
@@ -27,10 +31,17 @@ pub const KEEP_IDLE: Duration = Duration::from_secs(300);
 /// Sandboxes kept at most (of as many bots).
 pub const KEEP_MAX: usize = 16;
 
-/// A cleared sandbox and since when it waits.
-struct Kept {
-    held: Held,
-    since: Instant,
+/// How long a match's first start waits for its bot's last sandbox to be
+/// cleared before it sets a new one up (a clearing takes a few
+/// milliseconds, and gives up after 2 s).
+pub const CLEARING_WAIT: Duration = Duration::from_millis(2500);
+
+/// A bot's sandbox after its match.
+enum Kept {
+    /// Being cleared; told when done.
+    Clearing(Arc<Notify>),
+    /// Cleared, waiting since `since`.
+    Ready { held: Box<Held>, since: Instant },
 }
 
 /// The sandboxes kept for hosted bots' next matches, by bot.
@@ -51,7 +62,7 @@ impl std::fmt::Debug for KeptSandboxes {
 }
 
 impl KeptSandboxes {
-    /// Keeps at most `max` sandboxes, each for at most `idle`, and drops
+    /// Keeps at most `max` sandboxes, each for at most `idle`, and kills
     /// those left idle in a task of the current Tokio runtime (none
     /// outside one: they are then dropped when next looked at).
     pub fn new(idle: Duration, max: usize) -> Arc<KeptSandboxes> {
@@ -73,53 +84,97 @@ impl KeptSandboxes {
     }
 
     /// The sandbox kept for `bot`'s next match, if any (it is no longer
-    /// kept here).
-    pub fn take(&self, bot: BotId) -> Option<Held> {
-        let kept = self.lock().remove(&bot)?;
-        (kept.since.elapsed() < self.idle).then_some(kept.held)
+    /// kept here); if its last one is still being cleared, waits for it,
+    /// at most `wait`.
+    pub async fn take(&self, bot: BotId, wait: Duration) -> Option<Held> {
+        let until = Instant::now() + wait;
+        loop {
+            let clearing = {
+                let mut kept = self.lock();
+                match kept.get(&bot) {
+                    Some(Kept::Clearing(done)) => Arc::clone(done),
+                    Some(Kept::Ready { .. }) => {
+                        let Some(Kept::Ready { held, since }) = kept.remove(&bot) else {
+                            return None;
+                        };
+                        drop(kept);
+                        // One idle too long is killed here, outside the lock.
+                        return (since.elapsed() < self.idle).then_some(*held);
+                    }
+                    None => return None,
+                }
+            };
+            // Registered before looking again, so that the end of the
+            // clearing is not missed in between.
+            let told = clearing.notified();
+            tokio::pin!(told);
+            told.as_mut().enable();
+            if !matches!(self.lock().get(&bot), Some(Kept::Clearing(d)) if Arc::ptr_eq(d, &clearing))
+            {
+                continue;
+            }
+            if tokio::time::timeout_at(until, told).await.is_err() {
+                return None;
+            }
+        }
     }
 
     /// Clears `held`, which `bot` played its match in, in the background,
-    /// and keeps it for its next match; dropped (killed) if it cannot be
-    /// cleared, or outside a Tokio runtime.
+    /// and keeps it for its next match (in place of an older one); dropped
+    /// (killed) if it cannot be cleared, or outside a Tokio runtime.
     pub fn give_back(self: &Arc<Self>, bot: BotId, mut held: Held) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        let done = Arc::new(Notify::new());
+        let older = self.lock().insert(bot, Kept::Clearing(Arc::clone(&done)));
+        drop(older);
         let home = Arc::downgrade(self);
         rt.spawn(async move {
-            if let Err(e) = held.reset().await {
-                tracing::debug!("hosted bot {bot}: its sandbox is not kept: {e}");
+            let cleared = held.reset().await;
+            let Some(home) = home.upgrade() else {
                 return;
-            }
-            if let Some(home) = home.upgrade() {
-                home.keep(bot, held);
-            }
+            };
+            let dropped = {
+                let mut kept = home.lock();
+                // Unless a newer sandbox of the bot took its place.
+                let ours =
+                    matches!(kept.get(&bot), Some(Kept::Clearing(d)) if Arc::ptr_eq(d, &done));
+                let mut dropped = Vec::new();
+                match (ours, cleared) {
+                    (true, Ok(())) => {
+                        let since = Instant::now();
+                        kept.insert(
+                            bot,
+                            Kept::Ready {
+                                held: Box::new(held),
+                                since,
+                            },
+                        );
+                        dropped.extend(expire(&mut kept, home.idle, home.max));
+                    }
+                    (true, Err(e)) => {
+                        tracing::debug!("hosted bot {bot}: its sandbox is not kept: {e}");
+                        kept.remove(&bot);
+                        dropped.push(held);
+                    }
+                    (false, _) => dropped.push(held),
+                }
+                dropped
+            };
+            done.notify_waiters();
+            // Killed outside the lock.
+            drop(dropped);
         });
     }
 
-    /// Keeps `held` for `bot` (replacing an older one), then drops what is
-    /// past its idle time or over the count, the longest idle first.
-    fn keep(&self, bot: BotId, held: Held) {
-        let dropped = {
-            let mut kept = self.lock();
-            let since = Instant::now();
-            let mut dropped: Vec<Kept> =
-                kept.insert(bot, Kept { held, since }).into_iter().collect();
-            dropped.extend(expire(&mut kept, self.idle, self.max));
-            dropped
-        };
-        // Killed outside the lock.
-        drop(dropped);
-    }
-
-    /// Drops the sandboxes past their idle time.
+    /// Kills the sandboxes past their idle time.
     fn sweep(&self) {
         let dropped = expire(&mut self.lock(), self.idle, self.max);
         drop(dropped);
     }
 
-    /// How many are kept now.
+    /// How many are kept now, cleared or being cleared.
     pub fn len(&self) -> usize {
         self.lock().len()
     }
@@ -128,27 +183,47 @@ impl KeptSandboxes {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Whether `bot`'s sandbox is cleared and kept.
+    #[cfg(test)]
+    fn is_ready(&self, bot: BotId) -> bool {
+        matches!(self.lock().get(&bot), Some(Kept::Ready { .. }))
+    }
 }
 
-/// Takes out of `kept` what has waited `idle` or more, and then the
-/// longest idle ones while more than `max` are left.
-fn expire(kept: &mut HashMap<BotId, Kept>, idle: Duration, max: usize) -> Vec<Kept> {
+/// Takes out of `kept` the cleared sandboxes that have waited `idle` or
+/// more, and then the longest idle ones while more than `max` are kept.
+fn expire(kept: &mut HashMap<BotId, Kept>, idle: Duration, max: usize) -> Vec<Held> {
+    let waiting = |k: &Kept| match k {
+        Kept::Ready { since, .. } => Some(*since),
+        Kept::Clearing(_) => None,
+    };
     let stale: Vec<BotId> = kept
         .iter()
-        .filter(|(_, k)| k.since.elapsed() >= idle)
+        .filter(|(_, k)| waiting(k).is_some_and(|s| s.elapsed() >= idle))
         .map(|(b, _)| *b)
         .collect();
     let mut out: Vec<Kept> = stale.iter().filter_map(|b| kept.remove(b)).collect();
     while kept.len() > max {
-        let Some(oldest) = kept.iter().min_by_key(|(_, k)| k.since).map(|(b, _)| *b) else {
+        let oldest = kept
+            .iter()
+            .filter_map(|(b, k)| waiting(k).map(|s| (s, *b)))
+            .min()
+            .map(|(_, b)| b);
+        let Some(oldest) = oldest else {
             break;
         };
         out.extend(kept.remove(&oldest));
     }
-    out
+    out.into_iter()
+        .filter_map(|k| match k {
+            Kept::Ready { held, .. } => Some(*held),
+            Kept::Clearing(_) => None,
+        })
+        .collect()
 }
 
-/// Drops idle sandboxes now and then, until `kept` is gone.
+/// Kills idle sandboxes now and then, until `kept` is gone.
 async fn sweep(kept: Weak<KeptSandboxes>) {
     let every = match kept.upgrade() {
         Some(k) => (k.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30)),

@@ -19,14 +19,14 @@ use croupier_rules::SeatInfo;
 use super::*;
 use crate::hosted::run::HostedConnector;
 
-/// A Croupier-dialect Goofspiel bot that says on stderr its pid inside
-/// the sandbox (a kept sandbox's PID namespace counts on from the last
-/// match; a new one starts again) and whether it found the mark an earlier
+/// A Croupier-dialect Goofspiel bot that says on stderr its PID
+/// namespace (which names its sandbox), its pid there (a kept sandbox's
+/// counts on from the last match) and whether it found the mark an earlier
 /// match left in `/tmp`.
 const MARKING: &str = r#"import json, os, random, sys
 left = os.path.exists("/tmp/m")
 open("/tmp/m", "w").close()
-sys.stderr.write("pid=%d tmp=%s\n" % (os.getpid(), "left" if left else "fresh"))
+sys.stderr.write("ns=%s pid=%d tmp=%s\n" % (os.readlink("/proc/self/ns/pid"), os.getpid(), "left" if left else "fresh"))
 sys.stderr.flush()
 for line in sys.stdin:
     msg = json.loads(line)
@@ -90,17 +90,30 @@ async fn one_match(bot: BotId, argv: &[String], kept: &Arc<KeptSandboxes>) -> St
     text
 }
 
-/// The pid and `/tmp` word in what [`MARKING`] said.
-fn marks(said: &str) -> (u32, String) {
+/// What [`MARKING`] said.
+#[derive(Debug)]
+struct Marks {
+    ns: String,
+    pid: u32,
+    tmp: String,
+}
+
+fn marks(said: &str) -> Marks {
     let line = said
         .lines()
-        .find(|l| l.starts_with("pid="))
+        .find(|l| l.starts_with("ns="))
         .unwrap_or_else(|| panic!("{said:?}"));
-    let (pid, tmp) = line.split_once(' ').unwrap();
-    (
-        pid.trim_start_matches("pid=").parse().unwrap(),
-        tmp.trim_start_matches("tmp=").to_string(),
-    )
+    let word = |key: &str| {
+        line.split(' ')
+            .find_map(|w| w.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{line:?}"))
+            .to_string()
+    };
+    Marks {
+        ns: word("ns="),
+        pid: word("pid=").parse().unwrap(),
+        tmp: word("tmp="),
+    }
 }
 
 /// Waits (at most 10 s) until `kept` keeps `n` sandboxes.
@@ -120,20 +133,22 @@ async fn a_hosted_bots_next_match_starts_in_its_kept_sandbox_cleared() {
     }
     let (_dir, argv) = marking_bot();
     let kept = KeptSandboxes::new(Duration::from_secs(60), 4);
-    let (first, first_tmp) = marks(&one_match(7, &argv, &kept).await);
-    kept_count(&kept, 1).await;
-    let (second, second_tmp) = marks(&one_match(7, &argv, &kept).await);
+    // Each match's first start waits for the last one's clearing.
+    let first = marks(&one_match(7, &argv, &kept).await);
+    let second = marks(&one_match(7, &argv, &kept).await);
     kept_count(&kept, 1).await;
     // Cleared in between: the mark of the first match is gone.
     assert_eq!(
-        (first_tmp.as_str(), second_tmp.as_str()),
+        (first.tmp.as_str(), second.tmp.as_str()),
         ("fresh", "fresh")
     );
-    // The same PID namespace: its pids count on.
-    assert!(second > first, "a new sandbox: pid {first}, then {second}");
-    // Another bot gets a sandbox of its own, whose count starts again.
-    let (other, other_tmp) = marks(&one_match(8, &argv, &kept).await);
-    assert_eq!((other, other_tmp.as_str()), (first, "fresh"));
+    // The same sandbox: its PID namespace, whose pids count on.
+    assert_eq!(first.ns, second.ns, "{first:?} {second:?}");
+    assert!(second.pid > first.pid, "{first:?} {second:?}");
+    // Another bot gets a sandbox of its own.
+    let other = marks(&one_match(8, &argv, &kept).await);
+    assert_ne!(other.ns, first.ns);
+    assert_eq!(other.tmp, "fresh");
     kept_count(&kept, 2).await;
 }
 
@@ -146,31 +161,44 @@ fn held(argv: &[String]) -> Held {
     BotProcess::hold(argv, &limits).unwrap()
 }
 
+/// Waits (at most 10 s) until `bot`'s sandbox is cleared and kept.
+async fn cleared(kept: &KeptSandboxes, bot: BotId) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !kept.is_ready(bot) && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(kept.is_ready(bot), "bot {bot}'s sandbox is not kept");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_and_surplus_sandboxes_are_dropped() {
     let argv = vec!["cat".to_string()];
     // At most one: the longest idle goes first.
     let kept = KeptSandboxes::new(Duration::from_secs(60), 1);
-    kept.keep(1, held(&argv));
-    tokio::time::sleep(Duration::from_millis(5)).await;
-    kept.keep(2, held(&argv));
+    kept.give_back(1, held(&argv));
+    cleared(&kept, 1).await;
+    kept.give_back(2, held(&argv));
+    cleared(&kept, 2).await;
     assert_eq!(kept.len(), 1);
-    assert!(kept.take(1).is_none());
-    assert!(kept.take(2).is_some());
+    assert!(kept.take(1, Duration::ZERO).await.is_none());
+    assert!(kept.take(2, Duration::ZERO).await.is_some());
     assert!(kept.is_empty());
     // Idle for its time: dropped without anyone looking.
     let kept = KeptSandboxes::new(Duration::from_millis(200), 4);
-    kept.keep(3, held(&argv));
-    assert_eq!(kept.len(), 1);
+    kept.give_back(3, held(&argv));
+    cleared(&kept, 3).await;
     kept_count(&kept, 0).await;
-    assert!(kept.take(3).is_none());
+    assert!(kept.take(3, Duration::ZERO).await.is_none());
 }
 
-#[test]
-fn outside_a_runtime_nothing_is_kept() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_next_match_waits_for_the_clearing_under_way() {
     let kept = KeptSandboxes::new(Duration::from_secs(60), 4);
-    let conn =
-        HostedConnector::new(vec!["cat".into()], strict(), None).kept_in(9, Arc::clone(&kept));
-    drop(conn);
-    assert!(kept.is_empty());
+    kept.give_back(4, held(&["cat".to_string()]));
+    assert!(!kept.is_ready(4), "cleared at once");
+    assert!(kept.take(4, Duration::from_secs(5)).await.is_some());
+    // No sandbox for a bot without one, at once.
+    let asked = Instant::now();
+    assert!(kept.take(5, Duration::from_secs(5)).await.is_none());
+    assert!(asked.elapsed() < Duration::from_secs(5));
 }

@@ -288,8 +288,7 @@ impl Hosted {
         })?;
         // One game at a time: the version and stderr are kept per bot until
         // `match_over`, so a second game (a person's challenge beside a
-        // ladder match) would mix them up. Only a bot let in takes its kept
-        // sandbox.
+        // ladder match) would mix them up.
         let conn = match lock(&self.playing).entry(bot) {
             std::collections::hash_map::Entry::Occupied(_) => {
                 return Err(LinkError::Busy(name.to_string()))

@@ -13,7 +13,7 @@ use croupier_store::BotId;
 use futures::future::BoxFuture;
 use tokio::time::Instant;
 
-use super::kept::KeptSandboxes;
+use super::kept::{KeptSandboxes, CLEARING_WAIT};
 
 /// Where runtimes are looked for (the sandbox's own `PATH`).
 const SYSTEM_BIN: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
@@ -133,9 +133,9 @@ pub struct HostedConnector {
     /// The sandbox its program runs in, held for the match (a connector
     /// serves one match): each round's, for a dialect that starts it anew
     /// each round (Love Letter's), and the match's too with a
-    /// [`home`](Self::home). Set up at the first start (or kept from the
-    /// bot's last match), killed with the connector or given back home.
-    held: tokio::sync::Mutex<Option<Held>>,
+    /// [`home`](Self::home). Taken from home or set up at the first start,
+    /// killed with the connector or given back home.
+    held: tokio::sync::Mutex<Slot>,
     /// Where its sandbox is kept between the bot's matches, and the bot.
     home: Option<(BotId, Arc<KeptSandboxes>)>,
 }
@@ -155,32 +155,37 @@ impl HostedConnector {
                 ..defaults
             },
             log: Arc::default(),
-            held: tokio::sync::Mutex::new(None),
+            held: tokio::sync::Mutex::default(),
             home: None,
         }
     }
 
     /// The same connector for `bot`, whose program starts in the sandbox
     /// `kept` keeps from its last match (each match's, not only each
-    /// round's), and whose sandbox goes back there, cleared, when the
-    /// connector is dropped after the match. Only a sandboxed program keeps
-    /// one.
+    /// round's; taken at the first start), and whose sandbox goes back
+    /// there, to be cleared, when the connector is dropped after the
+    /// match. Only a sandboxed program keeps one.
     pub fn kept_in(mut self, bot: BotId, kept: Arc<KeptSandboxes>) -> HostedConnector {
-        if matches!(self.limits.sandbox, Sandbox::Off) {
-            return self;
+        if !matches!(self.limits.sandbox, Sandbox::Off) {
+            self.home = Some((bot, kept));
         }
-        *self.held.get_mut() = kept.take(bot);
-        self.home = Some((bot, kept));
         self
     }
 }
 
 impl Drop for HostedConnector {
     fn drop(&mut self) {
-        if let (Some((bot, kept)), Some(held)) = (&self.home, self.held.get_mut().take()) {
+        if let (Some((bot, kept)), Some(held)) = (&self.home, self.held.get_mut().held.take()) {
             kept.give_back(*bot, held);
         }
     }
+}
+
+/// A connector's sandbox, and whether its home was looked in.
+#[derive(Debug, Default)]
+struct Slot {
+    held: Option<Held>,
+    looked: bool,
 }
 
 /// The cgroup limits `process` (this process's) with the CPU quota `cpus`
@@ -210,8 +215,14 @@ impl Connector for HostedConnector {
         _match_tag: &'a str,
     ) -> BoxFuture<'a, Result<Box<dyn Conn>, TransportError>> {
         Box::pin(async move {
-            let mut held = self.held.lock().await;
-            let p = BotProcess::spawn_held(&mut held, &self.argv, &self.limits).await?;
+            let mut slot = self.held.lock().await;
+            if !slot.looked {
+                slot.looked = true;
+                if let Some((bot, kept)) = &self.home {
+                    slot.held = kept.take(*bot, CLEARING_WAIT).await;
+                }
+            }
+            let p = BotProcess::spawn_held(&mut slot.held, &self.argv, &self.limits).await?;
             Ok(Box::new(LoggedConn {
                 p,
                 log: Arc::clone(&self.log),

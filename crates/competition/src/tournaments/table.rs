@@ -175,9 +175,14 @@ impl Handle {
         // Counted as aborted unless it is stored as finished below.
         let counted = croupier_live::metrics::Counted::start(&t.game, TOURNAMENT);
         let played = play::play(t, &seats, g.seed as u64, &reach).await;
+        // The hosted bots' connectors go before the bots are let go, so
+        // that their sandboxes are on their way back to be kept for their
+        // next game (which may start as soon as they are free).
+        let any_hosted = !hosted.is_empty();
+        drop(hosted);
         // Hosted entries: the version that played and its stderr, as the
         // ladder keeps them (shown to the bot's owner).
-        if let (Some(h), false) = (&self.hosted, hosted.is_empty()) {
+        if let (Some(h), true) = (&self.hosted, any_hosted) {
             h.match_over(id, &bots).await;
         }
         match played {
