@@ -114,8 +114,8 @@ impl<G: Game> LiveSeat<G> {
     /// (kept and cleared; see [`give_back_held`](Self::give_back_held)),
     /// if it suits its program under `limits`, to run its program in (each
     /// round's, or the match's; see [`play_live`]). A sandbox goes back only
-    /// to the bot that held it: what a clearing cannot undo (its user's
-    /// keyrings, its PID counter) stays that bot's.
+    /// to the bot that held it: what a clearing cannot undo (its PID
+    /// counter, the times of `/tmp`) stays that bot's.
     ///
     /// [`play_live`]: super::play_live
     pub fn take_held(&mut self, ready: &mut Vec<(SeatInfo, Held)>, limits: &ProcessLimits) {

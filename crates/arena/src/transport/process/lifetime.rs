@@ -18,6 +18,7 @@
 //!   check, a tool), not an orphan: it is left to the code that waits for it.
 
 use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex, MutexGuard, OnceLock};
@@ -115,8 +116,14 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// Starts `cmd` (in its own process group) on the spawner thread, registers
 /// it, and returns it with its serial number. With `entry`, the spawner
 /// thread forks from inside the bot's cgroup (and moves back), so that the
-/// program starts there.
-pub fn spawn(mut cmd: Command, entry: Option<ThreadEntry>) -> Result<(Child, u64), TransportError> {
+/// program starts there. `handed`, a descriptor closed on `exec`, is left
+/// open for this start alone (the sandbox's filter, which bubblewrap reads
+/// by its number), then closed here.
+pub fn spawn(
+    mut cmd: Command,
+    entry: Option<ThreadEntry>,
+    handed: Option<OwnedFd>,
+) -> Result<(Child, u64), TransportError> {
     let handle = tokio::runtime::Handle::try_current()
         .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
@@ -132,13 +139,18 @@ pub fn spawn(mut cmd: Command, entry: Option<ThreadEntry>) -> Result<(Child, u64
             Err(std::io::Error::other("croupier is stopping"))
         } else {
             let entered = entry.map(|e| e.enter());
-            let started = match &entered {
-                Some(Err(e)) => Err(std::io::Error::other(format!(
+            let started = match (&entered, handed.as_ref().map(super::seccomp::inheritable)) {
+                (Some(Err(e)), _) => Err(std::io::Error::other(format!(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
+                (_, Some(Err(e))) => Err(e),
                 _ => cmd.spawn(),
             };
             drop(entered);
+            // Any other start that ran meanwhile on another thread got a
+            // copy of it too: a pipe's reading end, with a filter in it
+            // that is no secret.
+            drop(handed);
             started
         };
         if let Ok(child) = &result {

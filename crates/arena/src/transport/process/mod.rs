@@ -32,6 +32,7 @@ mod holder;
 mod lifetime;
 mod procstat;
 mod sandbox;
+mod seccomp;
 mod which;
 pub use held::Held;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
@@ -578,7 +579,7 @@ impl Held {
 /// only in words that name no file or folder (a seed) get the same one.
 fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
     let sandbox = match &limits.sandbox {
-        Sandbox::Strict(l) => sandbox::wrap_as(argv, &[], l, None).ok(),
+        Sandbox::Strict(l) => sandbox::wrap_as(argv, &[], l, None, None).ok(),
         Sandbox::Off => None,
     };
     format!("{sandbox:?} {:?}", limits.cgroup)
@@ -601,12 +602,18 @@ fn launch(
             "cannot start '{program}': no such program"
         )));
     }
+    // The sandbox's system-call filter, on a pipe bubblewrap reads.
+    let filter = match &limits.sandbox {
+        Sandbox::Off => None,
+        Sandbox::Strict(_) => Some(seccomp::pipe()?),
+    };
+    let filter_fd = filter.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
     let full = match &limits.sandbox {
         Sandbox::Off => lifetime::with_death_signal(argv),
         // bubblewrap dies with its parent, and its PID namespace with it.
         Sandbox::Strict(l) => match held {
-            Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir))?,
-            None => sandbox::wrap(argv, l)?,
+            Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), filter_fd)?,
+            None => sandbox::wrap_as(argv, argv, l, None, filter_fd)?,
         },
     };
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
@@ -624,7 +631,7 @@ fn launch(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
-    let (child, serial) = lifetime::spawn(cmd, entry)
+    let (child, serial) = lifetime::spawn(cmd, entry, filter)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
     Ok(Launched {
         child,

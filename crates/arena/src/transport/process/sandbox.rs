@@ -9,7 +9,9 @@
 //!   capabilities, in a session of its own, with a cleared environment, may
 //!   not make further user namespaces, and dies with its parent
 //!   (`--die-with-parent`): since it is PID 1's child in its own PID
-//!   namespace, the kernel ends everything it started when it ends;
+//!   namespace, the kernel ends everything it started when it ends; it
+//!   also installs a system-call filter that keeps kernel keys out of
+//!   reach ([`super::seccomp`]);
 //! * `prlimit` (util-linux) inside: memory (data segment), CPU time,
 //!   processes, open files and file size.
 //!
@@ -22,6 +24,7 @@
 //! with a 200 MB heap that it keeps writing then took 81 ms a start
 //! (copy-on-write faults) against 9 ms through `setpriv` (issue 53).
 
+use std::os::fd::AsRawFd as _;
 use std::path::{Path, PathBuf};
 
 use super::which::find_program;
@@ -155,20 +158,18 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The command that runs `argv` in the sandbox.
-pub fn wrap(argv: &[String], limits: &SandboxLimits) -> Result<Vec<String>, TransportError> {
-    wrap_as(argv, argv, limits, None)
-}
-
 /// The command that runs `run` in the sandbox `argv` would get (the same
 /// folders, user and limits): a probe of what `argv` will find there, or
 /// the holder of a sandbox held for a match, which also sees the folder
-/// `held` of its rounds' FIFOs at [`HELD_FOLDER`], read-only.
+/// `held` of its rounds' FIFOs at [`HELD_FOLDER`], read-only. With
+/// `filter`, bubblewrap reads its system-call filter from that
+/// descriptor ([`super::seccomp`]), which the start must hand over.
 pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
     limits: &SandboxLimits,
     held: Option<&Path>,
+    filter: Option<i32>,
 ) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let prlimit = tool("prlimit", "util-linux")?;
@@ -195,6 +196,9 @@ pub(super) fn wrap_as(
         "--clearenv",
     ] {
         cmd.push(s(flag));
+    }
+    if let Some(fd) = filter {
+        cmd.extend([s("--seccomp"), fd.to_string()]);
     }
     cmd.extend([s("--uid"), s(NOBODY), s("--gid"), s(NOBODY)]);
     cmd.extend([s("--hostname"), s("croupier-bot")]);
@@ -385,7 +389,7 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
             .filter(|p| p.is_file())
             .map(|p| p.to_string_lossy().into_owned()),
     );
-    let cmd = wrap_as(argv, &probe, limits, None)?;
+    let cmd = wrap_as(argv, &probe, limits, None, None)?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let out = std::process::Command::new(first)
         .args(rest)
@@ -447,16 +451,23 @@ fn closed_folder(path: &Path) -> Option<std::path::PathBuf> {
 /// Checks that the sandbox can start a program here; the error says why
 /// not, in one line.
 pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
-    let cmd = wrap(&["true".to_string()], limits)?;
+    // With the filter every start installs (a kernel without seccomp
+    // refuses it here, not at the first match).
+    let filter = super::seccomp::pipe()?;
+    let run = ["true".to_string()];
+    let cmd = wrap_as(&run, &run, limits, None, Some(filter.as_raw_fd()))?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
+    let run_error = |error| SandboxError::Run {
+        program: first.clone(),
+        error,
+    };
+    super::seccomp::inheritable(&filter).map_err(run_error)?;
     let out = std::process::Command::new(first)
         .args(rest)
         .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|error| SandboxError::Run {
-            program: first.clone(),
-            error,
-        })?;
+        .output();
+    drop(filter);
+    let out = out.map_err(run_error)?;
     if out.status.success() {
         return Ok(());
     }

@@ -196,6 +196,7 @@ fn a_leader_not_yet_leading_its_group_is_signalled_alone() {
 }
 
 mod held;
+mod seccomp;
 
 mod host_user {
     use super::*;
