@@ -605,7 +605,7 @@ fn launch(
     // The sandbox's system-call filter, on a pipe bubblewrap reads.
     let filter = match &limits.sandbox {
         Sandbox::Off => None,
-        Sandbox::Strict(_) => Some(seccomp::pipe()?),
+        Sandbox::Strict(_) => seccomp::pipe()?,
     };
     let filter_fd = filter.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
     let full = match &limits.sandbox {

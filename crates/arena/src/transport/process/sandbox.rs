@@ -24,7 +24,7 @@
 //! with a 200 MB heap that it keeps writing then took 81 ms a start
 //! (copy-on-write faults) against 9 ms through `setpriv` (issue 53).
 
-use std::os::fd::AsRawFd as _;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use super::which::find_program;
@@ -455,13 +455,16 @@ pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
     // refuses it here, not at the first match).
     let filter = super::seccomp::pipe()?;
     let run = ["true".to_string()];
-    let cmd = wrap_as(&run, &run, limits, None, Some(filter.as_raw_fd()))?;
+    let fd = filter.as_ref().map(AsRawFd::as_raw_fd);
+    let cmd = wrap_as(&run, &run, limits, None, fd)?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let run_error = |error| SandboxError::Run {
         program: first.clone(),
         error,
     };
-    super::seccomp::inheritable(&filter).map_err(run_error)?;
+    if let Some(f) = &filter {
+        super::seccomp::inheritable(f).map_err(run_error)?;
+    }
     let out = std::process::Command::new(first)
         .args(rest)
         .stdin(std::process::Stdio::null())

@@ -8,7 +8,9 @@
 //! its match in a sandbox kept for the next one. Bot programs have no use
 //! for keys, so `add_key`, `request_key` and `keyctl` fail with `ENOSYS`
 //! (as where the kernel has no keys at all), for the host's native system
-//! calls and, on x86-64, for the 32-bit ones (`int 0x80`) and x32's.
+//! calls and its 32-bit ones (x86-64: i386's `int 0x80` and x32's; arm64:
+//! 32-bit Arm's); a call of an architecture it does not know kills the
+//! program. On other hosts (neither x86-64 nor arm64) there is no filter.
 //!
 //! The filter is a classic BPF program that bubblewrap installs
 //! (`--seccomp FD`) just before it starts the program (or the holder of a
@@ -34,6 +36,8 @@ const NUMBER_AT: u32 = 0;
 const ARCH_AT: u32 = 4;
 
 const ALLOW: u32 = 0x7fff_0000;
+/// `SECCOMP_RET_KILL_PROCESS`.
+const KILL: u32 = 0x8000_0000;
 /// `SECCOMP_RET_ERRNO` with `ENOSYS`.
 const NO_SUCH_CALL: u32 = 0x0005_0000 | nix::libc::ENOSYS as u32;
 
@@ -72,7 +76,15 @@ fn refused() -> Vec<Calls> {
     }
     #[cfg(target_arch = "aarch64")]
     {
-        vec![native(0xc000_00b7, u32::MAX)]
+        vec![
+            native(0xc000_00b7, u32::MAX),
+            // AUDIT_ARCH_ARM: 32-bit programs, where the kernel runs them.
+            Calls {
+                arch: 0x4000_0028,
+                mask: u32::MAX,
+                numbers: [309, 310, 311],
+            },
+        ]
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
@@ -88,11 +100,16 @@ fn op(code: u16, jt: u8, jf: u8, k: u32, out: &mut Vec<u8>) {
 }
 
 /// The filter as bubblewrap reads it: for each architecture, its calls
-/// refused and everything else allowed; calls of any other architecture
-/// allowed (the kernel runs none here that has keyring calls).
-pub fn filter() -> Vec<u8> {
+/// refused and everything else allowed; a call of any other
+/// architecture kills the program (the kernel runs none other here that
+/// it knows of). `None` where this build knows no architecture's calls
+/// (neither x86-64 nor arm64): no filter there.
+pub fn filter() -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let calls = refused();
+    if calls.is_empty() {
+        return None;
+    }
     // Each architecture's block: a load and a check of the architecture,
     // a load and a mask of the number, a test per call and an allow (8
     // instructions); then the final allow and the refusal.
@@ -111,23 +128,27 @@ pub fn filter() -> Vec<u8> {
         }
         op(RETURN, 0, 0, ALLOW, &mut out);
     }
-    op(RETURN, 0, 0, ALLOW, &mut out);
+    op(RETURN, 0, 0, KILL, &mut out);
     op(RETURN, 0, 0, NO_SUCH_CALL, &mut out);
-    out
+    Some(out)
 }
 
 /// A pipe holding [`filter`], its writing end closed: the end bubblewrap
-/// reads from (closed on `exec` until the spawner hands it over).
-pub fn pipe() -> Result<OwnedFd, TransportError> {
+/// reads from (closed on `exec` until the spawner hands it over). `None`
+/// where there is no filter.
+pub fn pipe() -> Result<Option<OwnedFd>, TransportError> {
+    let Some(filter) = filter() else {
+        return Ok(None);
+    };
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| TransportError::Io(format!("cannot make the sandbox's filter pipe: {e}")))?;
     let mut write = std::fs::File::from(write);
     // A few hundred bytes: well within a pipe's buffer.
     write
-        .write_all(&filter())
+        .write_all(&filter)
         .map_err(|e| TransportError::Io(format!("cannot write the sandbox's filter: {e}")))?;
     drop(write);
-    Ok(read)
+    Ok(Some(read))
 }
 
 /// Leaves `fd` open across `exec`, for the one start it is handed to.

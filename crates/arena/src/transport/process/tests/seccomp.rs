@@ -4,14 +4,16 @@
 use super::*;
 use crate::transport::process::seccomp::filter;
 
-/// What each keyring call gives a program: `-1 ERRNO` or its result.
-/// `keyctl(KEYCTL_GET_KEYRING_ID, @u, 0)` changes nothing where it works.
+/// What each keyring call gives a program: `-1 ERRNO` or `ok`. Where they
+/// work, they change nothing that lasts: the key goes to the thread's own
+/// keyring, the request finds nothing, `keyctl(KEYCTL_GET_KEYRING_ID, @u,
+/// 0)` only reads.
 fn keyring_calls() -> Vec<String> {
     // Each call's errno, read right after it; one line (a held sandbox
     // takes no word with a line break).
     let script = concat!(
         r#"my ($t, $d, $p) = ("user", "croupier-test", "v"); my @out; "#,
-        r#"my $r = syscall($ARGV[0] + 0, $t, $d, $p, 1, -4); push @out, $r < 0 ? "-1 " . ($! + 0) : "ok"; "#,
+        r#"my $r = syscall($ARGV[0] + 0, $t, $d, $p, 1, -1); push @out, $r < 0 ? "-1 " . ($! + 0) : "ok"; "#,
         r#"$r = syscall($ARGV[1] + 0, $t, $d, 0, 0); push @out, $r < 0 ? "-1 " . ($! + 0) : "ok"; "#,
         r#"$r = syscall($ARGV[2] + 0, 0, -4, 0); push @out, $r < 0 ? "-1 " . ($! + 0) : "ok"; "#,
         r#"print join(",", @out), "\n";"#
@@ -100,7 +102,10 @@ fn verdict(prog: &[u8], arch: u32, nr: u32) -> u32 {
 
 #[test]
 fn the_filter_refuses_the_keyring_calls_and_nothing_else() {
-    let prog = filter();
+    let Some(prog) = filter() else {
+        eprintln!("SKIPPED: no filter on this architecture");
+        return;
+    };
     assert_eq!(prog.len() % 8, 0);
     let allow = 0x7fff_0000;
     let refuse = 0x0005_0000 | nix::libc::ENOSYS as u32;
@@ -121,6 +126,6 @@ fn the_filter_refuses_the_keyring_calls_and_nothing_else() {
             assert_eq!(verdict(&prog, i386, nr), allow, "i386 call {nr}");
         }
     }
-    // Another architecture's calls are not this filter's.
-    assert_eq!(verdict(&prog, 0x1234, nix::libc::SYS_keyctl as u32), allow);
+    // A call of an architecture the filter does not know kills.
+    assert_eq!(verdict(&prog, 0x1234, 0), 0x8000_0000);
 }
