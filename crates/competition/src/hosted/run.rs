@@ -260,13 +260,17 @@ impl Conn for LoggedConn {
     }
 
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
-        let LoggedConn { p, log } = *self;
+        let LoggedConn { mut p, log } = *self;
         Box::pin(async move {
             let stderr = p.stderr_log();
+            let reader = p.take_stderr_reader();
             p.terminate().await;
             // The reader has the last bytes once the bot's processes are
-            // gone (its pipe closes); give it a moment.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // gone and its pipe closes: at once, unless something that
+            // escaped the group still holds it (then 20 ms at most).
+            if let Some(reader) = reader {
+                let _ = tokio::time::timeout(std::time::Duration::from_millis(20), reader).await;
+            }
             let text = stderr.lock().map(|l| l.tail()).unwrap_or_default();
             if let Ok(mut t) = log.lock() {
                 t.push(&text);

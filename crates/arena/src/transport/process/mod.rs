@@ -493,6 +493,14 @@ impl BotProcess {
         Arc::clone(&self.stderr)
     }
 
+    /// The task that fills [`stderr_log`](Self::stderr_log), to await its
+    /// end (the bot's last process closed its stderr) after
+    /// [`terminate`](Self::terminate); `None` once taken, or if already
+    /// awaited.
+    pub fn take_stderr_reader(&mut self) -> Option<tokio::task::JoinHandle<()>> {
+        self.stderr_reader.take()
+    }
+
     /// Stops the bot: closes its stdin, SIGTERM to its process group, waits
     /// for the grace period, then SIGKILL; the child is always reaped.
     pub async fn terminate(mut self) {
