@@ -328,7 +328,21 @@ fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
         "--password",
         "pw",
     ]));
-    let bot = support::root().join("examples/bots/gops/random_bot.py");
+    // Version 1 takes 20 ms a bid, so that the tournament (24 games of
+    // 13 bids) is still under way once version 2 has passed its
+    // validation: a hosted match itself takes a few milliseconds.
+    let example = support::root().join("examples/bots/gops/random_bot.py");
+    let slow = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("import random\n", "import random\nimport time\n")
+        .replace(
+            "            print(bid, flush=True)",
+            "            time.sleep(0.02)\n            print(bid, flush=True)",
+        );
+    assert!(slow.contains("time.sleep"), "the example changed: {slow}");
+    let bot = dir.path().join("bot_v1.py");
+    std::fs::write(&bot, slow).unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o644)).unwrap();
     let v1 = upload(s, "org", "hosty", &bot);
     assert!(v1.contains("version 1 passed validation"), "{v1}");
     let created = ok(&croupier(&[

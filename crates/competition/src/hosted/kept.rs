@@ -14,7 +14,8 @@
 //! Each kept sandbox is two idle processes (bubblewrap's and its holder),
 //! so they are not kept forever: one idle for [`KEEP_IDLE`] is not used
 //! again (and is killed at the next sweep, every 30 s), and at most
-//! [`KEEP_MAX`] are kept (the longest idle go first).
+//! [`KEEP_MAX`] cleared ones are kept (the longest idle go first; those
+//! still being cleared count, and are trimmed when their clearing ends).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -33,7 +34,8 @@ pub const KEEP_MAX: usize = 16;
 
 /// How long a match's first start waits for its bot's last sandbox to be
 /// cleared before it sets a new one up (a clearing takes a few
-/// milliseconds, and gives up after 2 s).
+/// milliseconds, and normally gives up within 2 s; one that ends later is
+/// replaced by the sandbox of the match that did not wait for it).
 pub const CLEARING_WAIT: Duration = Duration::from_millis(2500);
 
 /// A bot's sandbox after its match.

@@ -318,6 +318,38 @@ mod tests {
         assert_eq!(said(other.connect("t").unwrap()).await, "first");
     }
 
+    /// What a program writes on stderr as it is stopped (SIGTERM) reaches
+    /// its owner's log: unsandboxed, and in a kept sandbox, whose rounds'
+    /// programs get SIGTERM in their own group. (A program alone in a new
+    /// sandbox gets no SIGTERM: its sandbox ends with bubblewrap.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stopped_programs_last_words_reach_the_log() {
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "trap 'echo bye >&2; exit 0' TERM; echo up; while :; do sleep 0.01; done",
+        ]
+        .map(String::from)
+        .to_vec();
+        let kept = KeptSandboxes::new(std::time::Duration::from_secs(60), 4);
+        for conn in [
+            HostedConnector::new(argv.clone(), Sandbox::Off, None),
+            HostedConnector::new(argv.clone(), Sandbox::Strict(Default::default()), None)
+                .kept_in(1, kept),
+        ] {
+            let log = Arc::clone(&conn.log);
+            let kept = conn.keeps_sandbox();
+            let c = if kept {
+                conn.connect_held("t").await
+            } else {
+                conn.connect("t")
+            };
+            assert_eq!(said(c.unwrap()).await, "up");
+            let text = log.lock().unwrap().text();
+            assert!(text.contains("bye"), "kept sandbox: {kept}, log {text:?}");
+        }
+    }
+
     #[test]
     fn the_ladder_quota_replaces_only_the_cpus_of_a_cgroup() {
         let process = CgroupLimits {

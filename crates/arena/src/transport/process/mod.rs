@@ -454,8 +454,15 @@ impl BotProcess {
                 // A bot that exits has usually just said why on stderr:
                 // let that reach the log (briefly: a child of the bot may
                 // hold stderr open), so that the fault can quote it.
-                if let Some(reader) = self.stderr_reader.take() {
-                    let _ = tokio::time::timeout(STDERR_LAST_WORDS, reader).await;
+                // Kept if it outlasts the wait: a later close may wait for
+                // the rest (`take_stderr_reader`).
+                if let Some(mut reader) = self.stderr_reader.take() {
+                    if tokio::time::timeout(STDERR_LAST_WORDS, &mut reader)
+                        .await
+                        .is_err()
+                    {
+                        self.stderr_reader = Some(reader);
+                    }
                 }
                 // A held sandbox's holder says how the program ended just
                 // after it has.
@@ -495,8 +502,8 @@ impl BotProcess {
 
     /// The task that fills [`stderr_log`](Self::stderr_log), to await its
     /// end (the bot's last process closed its stderr) after
-    /// [`terminate`](Self::terminate); `None` once taken, or if already
-    /// awaited.
+    /// [`terminate`](Self::terminate); `None` once taken, or once it has
+    /// ended (the log is then complete).
     pub fn take_stderr_reader(&mut self) -> Option<tokio::task::JoinHandle<()>> {
         self.stderr_reader.take()
     }

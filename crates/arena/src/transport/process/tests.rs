@@ -51,6 +51,29 @@ async fn a_crash_is_reported_with_its_exit_status() {
     p.terminate().await;
 }
 
+/// A bot whose output closed while something it left holds its stderr
+/// keeps the reader of its stderr, for whoever stops it to wait for the
+/// rest (the first, short wait for it ran out).
+#[tokio::test]
+async fn the_stderr_reader_outlasting_the_end_of_output_is_kept() {
+    let mut p = BotProcess::spawn(
+        &sh("(sleep 2; echo late >&2) >/dev/null & echo up; exit 0"),
+        &limits(),
+    )
+    .unwrap();
+    assert_eq!(p.recv(soon(2000)).await.unwrap(), "up");
+    assert!(matches!(
+        p.recv(soon(2000)).await,
+        Err(TransportError::Closed(_))
+    ));
+    let reader = p.take_stderr_reader().expect("the reader is kept");
+    p.terminate().await;
+    // Stopped with the bot's group, the child closes its stderr.
+    assert!(tokio::time::timeout(Duration::from_secs(2), reader)
+        .await
+        .is_ok());
+}
+
 #[tokio::test]
 async fn a_missing_program_is_an_error_not_a_panic() {
     let err = BotProcess::spawn(&["/nonexistent/bot".to_string()], &limits()).unwrap_err();
