@@ -339,10 +339,19 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
                     .collect()
             })
             .unwrap_or_default();
-        match call(&client, &base, "bid", json!({"session": session, "bid": 3})) {
-            Ok(r) if r["result"] == "success" => {}
-            Ok(r) => seen.failures.push(format!("bid: {r}")),
-            Err(e) => seen.failures.push(e),
+        // A `retry` (over the bot's request rate) is waited out, as the
+        // server asks: it is no failure, and no game's end.
+        for _ in 0..100 {
+            match call(&client, &base, "bid", json!({"session": session, "bid": 3})) {
+                Ok(r) if r["result"] == "success" => {}
+                Ok(r) if r["result"] == "retry" => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                Ok(r) => seen.failures.push(format!("bid: {r}")),
+                Err(e) => seen.failures.push(e),
+            }
+            break;
         }
         let mut errors = 0;
         loop {
@@ -354,6 +363,10 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
                 std::thread::sleep(Duration::from_millis(50));
                 continue;
             };
+            if s["result"] == "retry" {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
             if s["game"].is_null() {
                 seen.ended.push(game);
                 games.fetch_add(1, Ordering::Relaxed);
@@ -384,6 +397,7 @@ fn bot(base: String, name: String, stop: Arc<AtomicBool>, games: Arc<AtomicUsize
                 json!({"session": session, "card": card}),
             ) {
                 Ok(r) if r["result"] == "success" => hand.retain(|c| *c != card),
+                Ok(r) if r["result"] == "retry" => std::thread::sleep(Duration::from_millis(50)),
                 r => {
                     seen.failures.push(format!("play {card}: {r:?}"));
                     std::thread::sleep(Duration::from_millis(20));
