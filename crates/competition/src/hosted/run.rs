@@ -260,17 +260,11 @@ impl Conn for LoggedConn {
     }
 
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
-        let LoggedConn { mut p, log } = *self;
+        let LoggedConn { p, log } = *self;
         Box::pin(async move {
             let stderr = p.stderr_log();
-            let reader = p.take_stderr_reader();
+            // Its log is complete once it is stopped.
             p.terminate().await;
-            // The reader has the last bytes once the bot's processes are
-            // gone and its pipe closes: at once, unless something that
-            // escaped the group still holds it (then 20 ms at most).
-            if let Some(reader) = reader {
-                let _ = tokio::time::timeout(std::time::Duration::from_millis(20), reader).await;
-            }
             let text = stderr.lock().map(|l| l.tail()).unwrap_or_default();
             if let Ok(mut t) = log.lock() {
                 t.push(&text);

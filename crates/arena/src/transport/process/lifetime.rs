@@ -139,7 +139,7 @@ pub fn spawn(
             Err(std::io::Error::other("croupier is stopping"))
         } else {
             let entered = entry.map(|e| e.enter());
-            let started = match (&entered, handed.as_ref().map(super::seccomp::inheritable)) {
+            let started = match (&entered, handed.as_ref().map(inheritable)) {
                 (Some(Err(e)), _) => Err(std::io::Error::other(format!(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
@@ -174,6 +174,16 @@ pub fn spawn(
         .map_err(|_| TransportError::Io("the bot spawner is gone".into()))?
         .map_err(|e| TransportError::Io(e.to_string()))?;
     Ok((child, serial))
+}
+
+/// Leaves `fd` open across `exec`, for the one start it is handed to.
+pub(super) fn inheritable(fd: &OwnedFd) -> std::io::Result<()> {
+    nix::fcntl::fcntl(
+        fd,
+        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+    )
+    .map(|_| ())
+    .map_err(std::io::Error::from)
 }
 
 /// Takes bot `serial` out of the registry (it has ended or been reaped),

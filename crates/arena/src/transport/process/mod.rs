@@ -113,6 +113,9 @@ pub const PROCESS_START_SECONDS: &str = "croupier_bot_process_start_seconds";
 
 /// How long a bot whose output closed may take to finish its stderr.
 const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
+/// How long a stopped bot's stderr is read on, for what it wrote as it
+/// was stopped.
+const STDERR_AFTER_STOP: Duration = Duration::from_millis(20);
 
 /// A program started (in its sandbox and cgroup, registered as a live
 /// bot) whose pipes nobody reads yet.
@@ -454,8 +457,8 @@ impl BotProcess {
                 // A bot that exits has usually just said why on stderr:
                 // let that reach the log (briefly: a child of the bot may
                 // hold stderr open), so that the fault can quote it.
-                // Kept if it outlasts the wait: a later close may wait for
-                // the rest (`take_stderr_reader`).
+                // Kept if it outlasts the wait: `terminate` waits for the
+                // rest.
                 if let Some(mut reader) = self.stderr_reader.take() {
                     if tokio::time::timeout(STDERR_LAST_WORDS, &mut reader)
                         .await
@@ -500,16 +503,11 @@ impl BotProcess {
         Arc::clone(&self.stderr)
     }
 
-    /// The task that fills [`stderr_log`](Self::stderr_log), to await its
-    /// end (the bot's last process closed its stderr) after
-    /// [`terminate`](Self::terminate); `None` once taken, or once it has
-    /// ended (the log is then complete).
-    pub fn take_stderr_reader(&mut self) -> Option<tokio::task::JoinHandle<()>> {
-        self.stderr_reader.take()
-    }
-
     /// Stops the bot: closes its stdin, SIGTERM to its process group, waits
-    /// for the grace period, then SIGKILL; the child is always reaped.
+    /// for the grace period, then SIGKILL; the child is always reaped. Its
+    /// stderr log is complete when this returns (unless something that
+    /// escaped both its group and its cgroup still holds the pipe: then
+    /// after [`STDERR_AFTER_STOP`] at most).
     pub async fn terminate(mut self) {
         self.stdin = None;
         self.signal(Signal::SIGTERM);
@@ -534,6 +532,10 @@ impl BotProcess {
         // sandbox, which shares it, still runs: it removes it at its end).
         if let Some(g) = self.cgroup.take().and_then(|g| Arc::try_unwrap(g).ok()) {
             g.remove().await;
+        }
+        // Its last words: the reader ends as the last writer goes.
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(STDERR_AFTER_STOP, reader).await;
         }
     }
 
@@ -617,19 +619,19 @@ fn launch(
             "cannot start '{program}': no such program"
         )));
     }
-    // The sandbox's system-call filter, on a pipe bubblewrap reads.
-    let filter = match &limits.sandbox {
-        Sandbox::Off => None,
-        Sandbox::Strict(_) => seccomp::pipe()?,
-    };
-    let filter_fd = filter.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
-    let full = match &limits.sandbox {
-        Sandbox::Off => lifetime::with_death_signal(argv),
-        // bubblewrap dies with its parent, and its PID namespace with it.
-        Sandbox::Strict(l) => match held {
-            Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), filter_fd)?,
-            None => sandbox::wrap_as(argv, argv, l, None, filter_fd)?,
-        },
+    let (full, filter) = match &limits.sandbox {
+        Sandbox::Off => (lifetime::with_death_signal(argv), None),
+        // bubblewrap dies with its parent, and its PID namespace with it;
+        // it reads the sandbox's system-call filter from a pipe.
+        Sandbox::Strict(l) => {
+            let filter = seccomp::pipe()?;
+            let fd = filter.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+            let full = match held {
+                Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), fd)?,
+                None => sandbox::wrap_as(argv, argv, l, None, fd)?,
+            };
+            (full, filter)
+        }
     };
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
     let full = match &group {

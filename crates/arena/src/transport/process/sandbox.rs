@@ -463,7 +463,7 @@ pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
         error,
     };
     if let Some(f) = &filter {
-        super::seccomp::inheritable(f).map_err(run_error)?;
+        super::lifetime::inheritable(f).map_err(run_error)?;
     }
     let out = std::process::Command::new(first)
         .args(rest)

@@ -19,6 +19,7 @@
 
 use std::io::Write as _;
 use std::os::fd::OwnedFd;
+use std::sync::OnceLock;
 
 use crate::transport::error::TransportError;
 
@@ -137,7 +138,8 @@ pub fn filter() -> Option<Vec<u8>> {
 /// reads from (closed on `exec` until the spawner hands it over). `None`
 /// where there is no filter.
 pub fn pipe() -> Result<Option<OwnedFd>, TransportError> {
-    let Some(filter) = filter() else {
+    static FILTER: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    let Some(filter) = FILTER.get_or_init(filter) else {
         return Ok(None);
     };
     let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
@@ -145,18 +147,8 @@ pub fn pipe() -> Result<Option<OwnedFd>, TransportError> {
     let mut write = std::fs::File::from(write);
     // A few hundred bytes: well within a pipe's buffer.
     write
-        .write_all(&filter)
+        .write_all(filter)
         .map_err(|e| TransportError::Io(format!("cannot write the sandbox's filter: {e}")))?;
     drop(write);
     Ok(Some(read))
-}
-
-/// Leaves `fd` open across `exec`, for the one start it is handed to.
-pub(super) fn inheritable(fd: &OwnedFd) -> std::io::Result<()> {
-    nix::fcntl::fcntl(
-        fd,
-        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
-    )
-    .map(|_| ())
-    .map_err(std::io::Error::from)
 }

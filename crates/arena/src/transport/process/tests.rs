@@ -66,7 +66,7 @@ async fn the_stderr_reader_outlasting_the_end_of_output_is_kept() {
         p.recv(soon(2000)).await,
         Err(TransportError::Closed(_))
     ));
-    let reader = p.take_stderr_reader().expect("the reader is kept");
+    let reader = p.stderr_reader.take().expect("the reader is kept");
     p.terminate().await;
     // Stopped with the bot's group, the child closes its stderr.
     assert!(tokio::time::timeout(Duration::from_secs(2), reader)
