@@ -313,9 +313,9 @@ mod tests {
     }
 
     /// What a program writes on stderr as it is stopped (SIGTERM) reaches
-    /// its owner's log: unsandboxed, and in a kept sandbox, whose rounds'
-    /// programs get SIGTERM in their own group. (A program alone in a new
-    /// sandbox gets no SIGTERM: its sandbox ends with bubblewrap.)
+    /// its owner's log: unsandboxed, in a sandbox of its own (the SIGTERM
+    /// goes to the program inside, not to bubblewrap), and in a kept
+    /// sandbox, whose rounds' programs get SIGTERM in their own group.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_stopped_programs_last_words_reach_the_log() {
         let argv: Vec<String> = [
@@ -326,11 +326,15 @@ mod tests {
         .map(String::from)
         .to_vec();
         let kept = KeptSandboxes::new(std::time::Duration::from_secs(60), 4);
-        for conn in [
-            HostedConnector::new(argv.clone(), Sandbox::Off, None),
-            HostedConnector::new(argv.clone(), Sandbox::Strict(Default::default()), None)
-                .kept_in(1, kept),
-        ] {
+        for (what, conn) in ["unsandboxed", "own sandbox", "kept sandbox"]
+            .into_iter()
+            .zip([
+                HostedConnector::new(argv.clone(), Sandbox::Off, None),
+                HostedConnector::new(argv.clone(), Sandbox::Strict(Default::default()), None),
+                HostedConnector::new(argv.clone(), Sandbox::Strict(Default::default()), None)
+                    .kept_in(1, kept),
+            ])
+        {
             let log = Arc::clone(&conn.log);
             let kept = conn.keeps_sandbox();
             let c = if kept {
@@ -340,7 +344,7 @@ mod tests {
             };
             assert_eq!(said(c.unwrap()).await, "up");
             let text = log.lock().unwrap().text();
-            assert!(text.contains("bye"), "kept sandbox: {kept}, log {text:?}");
+            assert!(text.contains("bye"), "{what}: log {text:?}");
         }
     }
 

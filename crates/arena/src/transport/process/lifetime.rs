@@ -116,13 +116,13 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// Starts `cmd` (in its own process group) on the spawner thread, registers
 /// it, and returns it with its serial number. With `entry`, the spawner
 /// thread forks from inside the bot's cgroup (and moves back), so that the
-/// program starts there. `handed`, a descriptor closed on `exec`, is left
-/// open for this start alone (the sandbox's filter, which bubblewrap reads
-/// by its number), then closed here.
+/// program starts there. `handed`, descriptors closed on `exec`, are left
+/// open for this start alone (the sandbox's filter and info pipe, which
+/// bubblewrap uses by their numbers), then closed here.
 pub fn spawn(
     mut cmd: Command,
     entry: Option<ThreadEntry>,
-    handed: Option<OwnedFd>,
+    handed: Vec<OwnedFd>,
 ) -> Result<(Child, u64), TransportError> {
     let handle = tokio::runtime::Handle::try_current()
         .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
@@ -139,17 +139,20 @@ pub fn spawn(
             Err(std::io::Error::other("croupier is stopping"))
         } else {
             let entered = entry.map(|e| e.enter());
-            let started = match (&entered, handed.as_ref().map(inheritable)) {
+            let opened = handed.iter().try_for_each(inheritable);
+            let started = match (&entered, opened) {
                 (Some(Err(e)), _) => Err(std::io::Error::other(format!(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
-                (_, Some(Err(e))) => Err(e),
+                (_, Err(e)) => Err(e),
                 _ => cmd.spawn(),
             };
             drop(entered);
             // Any other start that ran meanwhile on another thread got a
-            // copy of it too: a pipe's reading end, with a filter in it
-            // that is no secret.
+            // copy of them too: a pipe's reading end, with a filter in it
+            // that is no secret, and the writing end of an info pipe,
+            // which no bot runs with (only sandbox checks start on other
+            // threads).
             drop(handed);
             started
         };

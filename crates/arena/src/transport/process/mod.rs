@@ -9,7 +9,6 @@
 //! outlives the process that started it.
 
 use std::collections::VecDeque;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,16 +18,19 @@ use nix::unistd::Pid;
 use tokio::io::AsyncRead;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
 use super::conn::Conn;
 use super::error::TransportError;
+use launch::{held_for, launch, Launched};
 
 pub mod cgroup;
 mod held;
 mod holder;
+mod inside;
+mod launch;
 mod lifetime;
 mod procstat;
 mod sandbox;
@@ -117,15 +119,6 @@ const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
 /// was stopped.
 const STDERR_AFTER_STOP: Duration = Duration::from_millis(20);
 
-/// A program started (in its sandbox and cgroup, registered as a live
-/// bot) whose pipes nobody reads yet.
-#[derive(Debug)]
-struct Launched {
-    child: Child,
-    serial: u64,
-    group: Option<cgroup::BotCgroup>,
-}
-
 /// The first process of a bot program.
 #[derive(Debug)]
 enum Leader {
@@ -199,6 +192,9 @@ pub struct BotProcess {
     /// The cgroup all its processes run in, where there is one (shared
     /// with the sandbox it is held in, which removes it).
     cgroup: Option<Arc<cgroup::BotCgroup>>,
+    /// Which process its sandbox of its own starts with, for its SIGTERM
+    /// ([`inside`]).
+    inside: Option<inside::SandboxInfo>,
 }
 
 impl BotProcess {
@@ -349,6 +345,7 @@ impl BotProcess {
             mut child,
             serial,
             group,
+            info,
         } = launched;
         let pgid = child
             .id()
@@ -357,7 +354,7 @@ impl BotProcess {
         let stdin = child.stdin.take().map(Input::Pipe);
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        Self::attach_pipes(
+        let mut p = Self::attach_pipes(
             Leader::Own(child),
             pgid,
             stdin,
@@ -366,7 +363,9 @@ impl BotProcess {
             Some(serial),
             group.map(Arc::new),
             limits,
-        )
+        );
+        p.inside = info;
+        p
     }
 
     /// Reads a program's stdout and stderr.
@@ -412,6 +411,7 @@ impl BotProcess {
             closed: false,
             serial,
             cgroup,
+            inside: None,
         }
     }
 
@@ -510,7 +510,7 @@ impl BotProcess {
     /// after [`STDERR_AFTER_STOP`] at most).
     pub async fn terminate(mut self) {
         self.stdin = None;
-        self.signal(Signal::SIGTERM);
+        self.ask_to_stop();
         let grace = self.limits.grace;
         if tokio::time::timeout(grace, self.leader.wait())
             .await
@@ -555,6 +555,24 @@ impl BotProcess {
         self.pgid.is_some_and(lifetime::running)
     }
 
+    /// SIGTERM to the bot's process group; in a sandbox of its own, to
+    /// the group of the program inside, so that the program gets its
+    /// grace period (a SIGTERM to bubblewrap would end the sandbox at
+    /// once). Until bubblewrap has said which that is, and once it has
+    /// ended, to bubblewrap's.
+    fn ask_to_stop(&mut self) {
+        let inner = match (self.inside.as_mut(), self.pgid) {
+            (Some(info), Some(bwrap)) if matches!(self.leader, Leader::Own(_)) => {
+                info.program_group(bwrap)
+            }
+            _ => None,
+        };
+        match inner {
+            Some(group) => signal_group(group, Signal::SIGTERM, || false),
+            None => self.signal(Signal::SIGTERM),
+        }
+    }
+
     /// Signals the bot's process group. The group id is safe to use while
     /// the leader is unreaped or any member lives; once the leader is
     /// reaped and its group empty, the id may be given to a new process
@@ -588,73 +606,6 @@ impl Held {
     pub fn suits(&self, argv: &[String], limits: &ProcessLimits) -> bool {
         self.what == held_for(argv, limits)
     }
-}
-
-/// What a held sandbox must match: the sandbox `argv` gets under `limits`
-/// (its whole command but the program: the folders it sees, its working
-/// folder and every limit) and its cgroup's limits. Commands that differ
-/// only in words that name no file or folder (a seed) get the same one.
-fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
-    let sandbox = match &limits.sandbox {
-        Sandbox::Strict(l) => sandbox::wrap_as(argv, &[], l, None, None).ok(),
-        Sandbox::Off => None,
-    };
-    format!("{sandbox:?} {:?}", limits.cgroup)
-}
-
-/// Starts `argv` with piped stdio in its own process group, in the sandbox
-/// and cgroup of `limits`. With `held` (the folder of a held sandbox's
-/// FIFOs and its holder), the sandbox runs the holder that starts the
-/// program each round ([`holder`]) instead of the program.
-fn launch(
-    argv: &[String],
-    limits: &ProcessLimits,
-    held: Option<(&std::path::Path, holder::Kind)>,
-) -> Result<Launched, TransportError> {
-    let program = argv
-        .first()
-        .ok_or_else(|| TransportError::Io("empty command".into()))?;
-    if find_program(program).is_none() {
-        return Err(TransportError::Io(format!(
-            "cannot start '{program}': no such program"
-        )));
-    }
-    let (full, filter) = match &limits.sandbox {
-        Sandbox::Off => (lifetime::with_death_signal(argv), None),
-        // bubblewrap dies with its parent, and its PID namespace with it;
-        // it reads the sandbox's system-call filter from a pipe.
-        Sandbox::Strict(l) => {
-            let filter = seccomp::pipe()?;
-            let fd = filter.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
-            let full = match held {
-                Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), fd)?,
-                None => sandbox::wrap_as(argv, argv, l, None, fd)?,
-            };
-            (full, filter)
-        }
-    };
-    let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
-    let full = match &group {
-        Some(g) => g.wrap(full),
-        None => full,
-    };
-    let (first, args) = full
-        .split_first()
-        .ok_or_else(|| TransportError::Io("empty command".into()))?;
-    let mut cmd = Command::new(first);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
-    let (child, serial) = lifetime::spawn(cmd, entry, filter)
-        .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
-    Ok(Launched {
-        child,
-        serial,
-        group,
-    })
 }
 
 impl Drop for BotProcess {

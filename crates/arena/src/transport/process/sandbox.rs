@@ -158,18 +158,28 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// Descriptors bubblewrap is handed, by number (the start must leave them
+/// open across `exec`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Handed {
+    /// The system-call filter it reads ([`super::seccomp`]).
+    pub filter: Option<i32>,
+    /// Where it writes the pid of the sandbox's first process
+    /// ([`super::inside`]).
+    pub info: Option<i32>,
+}
+
 /// The command that runs `run` in the sandbox `argv` would get (the same
 /// folders, user and limits): a probe of what `argv` will find there, or
 /// the holder of a sandbox held for a match, which also sees the folder
-/// `held` of its rounds' FIFOs at [`HELD_FOLDER`], read-only. With
-/// `filter`, bubblewrap reads its system-call filter from that
-/// descriptor ([`super::seccomp`]), which the start must hand over.
+/// `held` of its rounds' FIFOs at [`HELD_FOLDER`], read-only. bubblewrap
+/// uses the descriptors `handed`.
 pub(super) fn wrap_as(
     argv: &[String],
     run: &[String],
     limits: &SandboxLimits,
     held: Option<&Path>,
-    filter: Option<i32>,
+    handed: &Handed,
 ) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let prlimit = tool("prlimit", "util-linux")?;
@@ -197,8 +207,11 @@ pub(super) fn wrap_as(
     ] {
         cmd.push(s(flag));
     }
-    if let Some(fd) = filter {
+    if let Some(fd) = handed.filter {
         cmd.extend([s("--seccomp"), fd.to_string()]);
+    }
+    if let Some(fd) = handed.info {
+        cmd.extend([s("--info-fd"), fd.to_string()]);
     }
     cmd.extend([s("--uid"), s(NOBODY), s("--gid"), s(NOBODY)]);
     cmd.extend([s("--hostname"), s("croupier-bot")]);
@@ -389,7 +402,7 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
             .filter(|p| p.is_file())
             .map(|p| p.to_string_lossy().into_owned()),
     );
-    let cmd = wrap_as(argv, &probe, limits, None, None)?;
+    let cmd = wrap_as(argv, &probe, limits, None, &Handed::default())?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let out = std::process::Command::new(first)
         .args(rest)
@@ -455,8 +468,11 @@ pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
     // refuses it here, not at the first match).
     let filter = super::seccomp::pipe()?;
     let run = ["true".to_string()];
-    let fd = filter.as_ref().map(AsRawFd::as_raw_fd);
-    let cmd = wrap_as(&run, &run, limits, None, fd)?;
+    let handed = Handed {
+        filter: filter.as_ref().map(AsRawFd::as_raw_fd),
+        info: None,
+    };
+    let cmd = wrap_as(&run, &run, limits, None, &handed)?;
     let (first, rest) = cmd.split_first().ok_or(SandboxError::Empty)?;
     let run_error = |error| SandboxError::Run {
         program: first.clone(),

@@ -270,3 +270,77 @@ mod host_user {
         }
     }
 }
+
+mod cold_sandbox {
+    use super::*;
+
+    fn strict() -> ProcessLimits {
+        ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits::default()),
+            grace: Duration::from_millis(500),
+            ..limits()
+        }
+    }
+
+    /// A program alone in a sandbox of its own gets SIGTERM and its grace
+    /// period, as an unsandboxed one does: its trap runs, and what it
+    /// writes as it stops reaches its log.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_in_a_sandbox_of_its_own_gets_sigterm_and_its_grace() {
+        let mut p = BotProcess::spawn(
+            &sh("trap 'sleep 0.1; echo bye >&2; exit 0' TERM; echo up; \
+                 while :; do sleep 0.01; done"),
+            &strict(),
+        )
+        .unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        let log = p.stderr_log();
+        let bwrap = p.pgid.unwrap().as_raw();
+        let start = Instant::now();
+        p.terminate().await;
+        let took = start.elapsed();
+        assert!(
+            log.lock().unwrap().tail().contains("bye"),
+            "no last words: {:?}",
+            log.lock().unwrap().tail()
+        );
+        assert!(
+            took >= Duration::from_millis(100),
+            "stopped in {took:?}, before its trap ran"
+        );
+        assert!(!alive(bwrap));
+    }
+
+    /// One that ignores SIGTERM is killed, whole, after the grace period.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_in_a_sandbox_of_its_own_ignoring_sigterm_is_killed_after_its_grace() {
+        let mut p = BotProcess::spawn(
+            &sh("trap '' TERM; echo up; while :; do sleep 0.01; done"),
+            &strict(),
+        )
+        .unwrap();
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+        let bwrap = p.pgid.unwrap().as_raw();
+        let start = Instant::now();
+        p.terminate().await;
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(500),
+            "killed before its grace: {took:?}"
+        );
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        assert!(!alive(bwrap));
+    }
+
+    /// Stopped at once after its start, before bubblewrap may have said
+    /// which process is the sandbox's first, it still ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_stopped_as_it_starts_still_ends() {
+        for _ in 0..5 {
+            let p = BotProcess::spawn(&sh("echo up; cat"), &strict()).unwrap();
+            let bwrap = p.pgid.unwrap().as_raw();
+            p.terminate().await;
+            assert!(!alive(bwrap));
+        }
+    }
+}

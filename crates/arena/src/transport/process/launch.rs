@@ -1,0 +1,110 @@
+//! How a bot program is started: its command (sandbox, cgroup), the
+//! descriptors its sandbox is handed, and the spawn on the spawner thread.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::Stdio;
+
+use tokio::process::{Child, Command};
+
+use super::inside::SandboxInfo;
+use super::which::find_program;
+use super::{cgroup, holder, lifetime, sandbox, seccomp, ProcessLimits, Sandbox};
+use crate::transport::error::TransportError;
+
+/// A program started (in its sandbox and cgroup, registered as a live
+/// bot) whose pipes nobody reads yet.
+#[derive(Debug)]
+pub(super) struct Launched {
+    pub(super) child: Child,
+    pub(super) serial: u64,
+    pub(super) group: Option<cgroup::BotCgroup>,
+    /// Where bubblewrap says which process is the sandbox's first, for a
+    /// program in a sandbox of its own.
+    pub(super) info: Option<SandboxInfo>,
+}
+
+/// What a held sandbox must match: the sandbox `argv` gets under `limits`
+/// (its whole command but the program: the folders it sees, its working
+/// folder and every limit) and its cgroup's limits. Commands that differ
+/// only in words that name no file or folder (a seed) get the same one.
+pub(super) fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
+    let sandbox = match &limits.sandbox {
+        Sandbox::Strict(l) => {
+            sandbox::wrap_as(argv, &[], l, None, &sandbox::Handed::default()).ok()
+        }
+        Sandbox::Off => None,
+    };
+    format!("{sandbox:?} {:?}", limits.cgroup)
+}
+
+/// Starts `argv` with piped stdio in its own process group, in the sandbox
+/// and cgroup of `limits`. With `held` (the folder of a held sandbox's
+/// FIFOs and its holder), the sandbox runs the holder that starts the
+/// program each round ([`holder`]) instead of the program.
+pub(super) fn launch(
+    argv: &[String],
+    limits: &ProcessLimits,
+    held: Option<(&std::path::Path, holder::Kind)>,
+) -> Result<Launched, TransportError> {
+    let program = argv
+        .first()
+        .ok_or_else(|| TransportError::Io("empty command".into()))?;
+    if find_program(program).is_none() {
+        return Err(TransportError::Io(format!(
+            "cannot start '{program}': no such program"
+        )));
+    }
+    let mut handed: Vec<OwnedFd> = Vec::new();
+    let mut info = None;
+    let full = match &limits.sandbox {
+        Sandbox::Off => lifetime::with_death_signal(argv),
+        // bubblewrap dies with its parent, and its PID namespace with it;
+        // it reads the sandbox's system-call filter from a pipe, and says
+        // which process the program's sandbox starts with (a held
+        // sandbox's holder is stopped whole: it needs no such word).
+        Sandbox::Strict(l) => {
+            let filter = seccomp::pipe()?;
+            let told = match held {
+                Some(_) => None,
+                None => Some(SandboxInfo::pipe()?),
+            };
+            let fds = sandbox::Handed {
+                filter: filter.as_ref().map(AsRawFd::as_raw_fd),
+                info: told.as_ref().map(|(_, w)| w.as_raw_fd()),
+            };
+            let full = match held {
+                Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), &fds)?,
+                None => sandbox::wrap_as(argv, argv, l, None, &fds)?,
+            };
+            handed.extend(filter);
+            if let Some((reader, writer)) = told {
+                handed.push(writer);
+                info = Some(reader);
+            }
+            full
+        }
+    };
+    let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
+    let full = match &group {
+        Some(g) => g.wrap(full),
+        None => full,
+    };
+    let (first, args) = full
+        .split_first()
+        .ok_or_else(|| TransportError::Io("empty command".into()))?;
+    let mut cmd = Command::new(first);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
+    let (child, serial) = lifetime::spawn(cmd, entry, handed)
+        .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+    Ok(Launched {
+        child,
+        serial,
+        group,
+        info,
+    })
+}
