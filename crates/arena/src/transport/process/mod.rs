@@ -8,7 +8,6 @@
 //! SIGKILL, and the child is reaped. [`lifetime`] makes sure that no bot
 //! outlives the process that started it.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ use futures::future::BoxFuture;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::AsyncRead;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
@@ -25,6 +24,8 @@ use tokio::time::{timeout_at, Instant};
 use super::conn::Conn;
 use super::error::TransportError;
 use launch::{held_for, launch, Launched};
+pub use output::StderrLog;
+use output::{read_lines, read_stderr, Line};
 
 pub mod cgroup;
 mod held;
@@ -32,6 +33,7 @@ mod holder;
 mod inside;
 mod launch;
 mod lifetime;
+mod output;
 mod procstat;
 mod sandbox;
 mod seccomp;
@@ -68,41 +70,6 @@ impl Default for ProcessLimits {
             sandbox: Sandbox::Off,
             cgroup: cgroup::configured(),
         }
-    }
-}
-
-enum Line {
-    Text(String),
-    TooLong,
-    Eof,
-}
-
-/// The most recent bytes a bot wrote to stderr.
-#[derive(Debug, Default)]
-pub struct StderrLog {
-    bytes: VecDeque<u8>,
-    total: u64,
-}
-
-impl StderrLog {
-    fn push(&mut self, chunk: &[u8], keep: usize) {
-        self.total += chunk.len() as u64;
-        self.bytes.extend(chunk);
-        let excess = self.bytes.len().saturating_sub(keep);
-        self.bytes.drain(..excess);
-    }
-
-    /// The kept tail as text.
-    pub fn tail(&self) -> String {
-        let (a, b) = self.bytes.as_slices();
-        let mut v = a.to_vec();
-        v.extend_from_slice(b);
-        String::from_utf8_lossy(&v).into_owned()
-    }
-
-    /// Bytes written in all.
-    pub fn total(&self) -> u64 {
-        self.total
     }
 }
 
@@ -385,21 +352,8 @@ impl BotProcess {
             tokio::spawn(read_lines(BufReader::new(out), tx, limits.max_line));
         }
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
-        let stderr_reader = stderr_pipe.map(|mut err| {
-            let log = Arc::clone(&stderr);
-            let keep = limits.stderr_keep;
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                while let Ok(n) = err.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    if let Ok(mut l) = log.lock() {
-                        l.push(&buf[..n], keep);
-                    }
-                }
-            })
-        });
+        let stderr_reader = stderr_pipe
+            .map(|err| tokio::spawn(read_stderr(err, Arc::clone(&stderr), limits.stderr_keep)));
         BotProcess {
             leader,
             pgid,
@@ -617,55 +571,6 @@ impl Drop for BotProcess {
             lifetime::forget(serial);
         }
     }
-}
-
-/// Splits the bot's stdout into lines of at most `max` bytes. A longer line
-/// is reported once and skipped up to its newline.
-async fn read_lines<R: AsyncBufReadExt + Unpin>(mut r: R, tx: mpsc::Sender<Line>, max: usize) {
-    let mut line: Vec<u8> = Vec::new();
-    let mut too_long = false;
-    while let Ok(buf) = r.fill_buf().await {
-        if buf.is_empty() {
-            break;
-        }
-        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > max {
-                too_long = true;
-                line.clear();
-                if tx.send(Line::TooLong).await.is_err() {
-                    return;
-                }
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = found.unwrap_or(buf.len());
-        r.consume(used);
-        if found.is_some() {
-            if !too_long {
-                let mut text = String::from_utf8_lossy(&line).into_owned();
-                if text.ends_with('\r') {
-                    text.pop();
-                }
-                if tx.send(Line::Text(text)).await.is_err() {
-                    return;
-                }
-            }
-            line.clear();
-            too_long = false;
-        }
-    }
-    if !line.is_empty() && !too_long {
-        // A last line without its newline still counts.
-        let _ = tx
-            .send(Line::Text(String::from_utf8_lossy(&line).into_owned()))
-            .await;
-    }
-    let _ = tx.send(Line::Eof).await;
 }
 
 impl Conn for BotProcess {

@@ -1,0 +1,115 @@
+//! What a bot program writes: its stdout, split into bounded lines, and
+//! the bounded tail of its stderr.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+
+/// A line of the bot's stdout, as its reader passes it on.
+pub(super) enum Line {
+    Text(String),
+    TooLong,
+    Eof,
+}
+
+/// The most recent bytes a bot wrote to stderr.
+#[derive(Debug, Default)]
+pub struct StderrLog {
+    bytes: VecDeque<u8>,
+    total: u64,
+}
+
+impl StderrLog {
+    fn push(&mut self, chunk: &[u8], keep: usize) {
+        self.total += chunk.len() as u64;
+        self.bytes.extend(chunk);
+        let excess = self.bytes.len().saturating_sub(keep);
+        self.bytes.drain(..excess);
+    }
+
+    /// The kept tail as text.
+    pub fn tail(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        let mut v = a.to_vec();
+        v.extend_from_slice(b);
+        String::from_utf8_lossy(&v).into_owned()
+    }
+
+    /// Bytes written in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+/// Keeps what a bot writes on stderr in `log` (its last `keep` bytes),
+/// until the bot's last process closes it.
+pub(super) async fn read_stderr(
+    mut err: impl AsyncRead + Unpin,
+    log: Arc<Mutex<StderrLog>>,
+    keep: usize,
+) {
+    let mut buf = vec![0u8; 8192];
+    while let Ok(n) = err.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut l) = log.lock() {
+            l.push(&buf[..n], keep);
+        }
+    }
+}
+
+/// Splits the bot's stdout into lines of at most `max` bytes. A longer line
+/// is reported once and skipped up to its newline.
+pub(super) async fn read_lines<R: AsyncBufReadExt + Unpin>(
+    mut r: R,
+    tx: mpsc::Sender<Line>,
+    max: usize,
+) {
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    while let Ok(buf) = r.fill_buf().await {
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, found) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > max {
+                too_long = true;
+                line.clear();
+                if tx.send(Line::TooLong).await.is_err() {
+                    return;
+                }
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = found.unwrap_or(buf.len());
+        r.consume(used);
+        if found.is_some() {
+            if !too_long {
+                let mut text = String::from_utf8_lossy(&line).into_owned();
+                if text.ends_with('\r') {
+                    text.pop();
+                }
+                if tx.send(Line::Text(text)).await.is_err() {
+                    return;
+                }
+            }
+            line.clear();
+            too_long = false;
+        }
+    }
+    if !line.is_empty() && !too_long {
+        // A last line without its newline still counts.
+        let _ = tx
+            .send(Line::Text(String::from_utf8_lossy(&line).into_owned()))
+            .await;
+    }
+    let _ = tx.send(Line::Eof).await;
+}
