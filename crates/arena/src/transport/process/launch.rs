@@ -7,8 +7,10 @@ use std::process::Stdio;
 use tokio::process::{Child, Command};
 
 use super::inside::SandboxInfo;
+use super::limits::ProcessLimits;
+use super::sandbox::Sandbox;
 use super::which::find_program;
-use super::{cgroup, holder, lifetime, sandbox, seccomp, ProcessLimits, Sandbox};
+use super::{cgroup, holder, lifetime, sandbox, seccomp};
 use crate::transport::error::TransportError;
 
 /// A program started (in its sandbox and cgroup, registered as a live

@@ -150,9 +150,13 @@ pub fn spawn(
             drop(entered);
             // Any other start that ran meanwhile on another thread got a
             // copy of them too: a pipe's reading end, with a filter in it
-            // that is no secret, and the writing end of an info pipe,
-            // which no bot runs with (only sandbox checks start on other
-            // threads).
+            // that is no secret, and the writing end of an info pipe. Bots
+            // start on this thread only; what starts elsewhere (a sandbox
+            // check's probe, a tool) runs no bot code. Were a copy of the
+            // info pipe written to before bubblewrap writes, this bot's
+            // first process would stay unknown: its SIGTERM would go to
+            // bubblewrap (no grace period), and a forged pid is refused
+            // (see `inside`).
             drop(handed);
             started
         };
@@ -263,7 +267,7 @@ pub(super) fn running(pid: Pid) -> bool {
 }
 
 /// The parent and the process group of `pid`, from `/proc`.
-fn parent_and_group(pid: i32) -> Option<(i32, i32)> {
+pub(super) fn parent_and_group(pid: i32) -> Option<(i32, i32)> {
     procstat::parent_and_group(&procstat::read(pid)?)
 }
 

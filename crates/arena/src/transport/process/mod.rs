@@ -33,6 +33,7 @@ mod holder;
 mod inside;
 mod launch;
 mod lifetime;
+mod limits;
 mod output;
 mod procstat;
 mod sandbox;
@@ -40,38 +41,11 @@ mod seccomp;
 mod which;
 pub use held::Held;
 pub use lifetime::{adopt_orphans, stop_all, MARKER};
+pub use limits::ProcessLimits;
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
 };
 pub use which::find_program;
-
-/// Limits for a bot process.
-#[derive(Clone, Debug)]
-pub struct ProcessLimits {
-    /// Longest line a bot may write (bytes, newline excluded).
-    pub max_line: usize,
-    /// Bytes of stderr kept (the most recent ones).
-    pub stderr_keep: usize,
-    /// Time between SIGTERM and SIGKILL.
-    pub grace: Duration,
-    /// How the program is confined.
-    pub sandbox: Sandbox,
-    /// Its cgroup's limits (`None`: no cgroup). By default what
-    /// [`cgroup::configure`] set for this process.
-    pub cgroup: Option<cgroup::CgroupLimits>,
-}
-
-impl Default for ProcessLimits {
-    fn default() -> Self {
-        ProcessLimits {
-            max_line: 64 * 1024,
-            stderr_keep: 64 * 1024,
-            grace: Duration::from_millis(500),
-            sandbox: Sandbox::Off,
-            cgroup: cgroup::configured(),
-        }
-    }
-}
 
 /// Bot programs started, by sandbox (`strict`, `off`) and result (`ok`,
 /// `error`), in the metrics (issue 49).
@@ -475,8 +449,9 @@ impl BotProcess {
         }
         // The group may hold children the bot forked; they go too (while
         // one lives, the group id stays reserved), and so do the orphans it
-        // detached. Then the handle forgets the id (see `signal`).
-        self.signal(Signal::SIGKILL);
+        // detached, and a sandbox that outlived its bubblewrap. Then the
+        // handle forgets the id (see `signal`).
+        self.kill_all();
         self.pgid = None;
         if let Some(serial) = self.serial {
             lifetime::forget(serial);
@@ -527,6 +502,18 @@ impl BotProcess {
         }
     }
 
+    /// SIGKILL to the bot's process group and, in a sandbox of its own,
+    /// to the sandbox's first process (which ends the sandbox, even one
+    /// whose bubblewrap has already ended: see [`inside`]).
+    fn kill_all(&mut self) {
+        // The first process first: once bubblewrap is gone, it could no
+        // longer be told from another.
+        if let (Some(info), Some(bwrap)) = (self.inside.as_mut(), self.pgid) {
+            info.kill(bwrap);
+        }
+        self.signal(Signal::SIGKILL);
+    }
+
     /// Signals the bot's process group. The group id is safe to use while
     /// the leader is unreaped or any member lives; once the leader is
     /// reaped and its group empty, the id may be given to a new process
@@ -566,7 +553,7 @@ impl Drop for BotProcess {
     fn drop(&mut self) {
         // Whatever happened, nothing of the bot outlives its handle; tokio
         // reaps the child (kill_on_drop).
-        self.signal(Signal::SIGKILL);
+        self.kill_all();
         if let Some(serial) = self.serial {
             lifetime::forget(serial);
         }

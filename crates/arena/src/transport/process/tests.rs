@@ -282,6 +282,15 @@ mod cold_sandbox {
         }
     }
 
+    /// With a grace period long enough for a trap's work on a busy
+    /// machine.
+    fn strict_patient() -> ProcessLimits {
+        ProcessLimits {
+            grace: Duration::from_secs(3),
+            ..strict()
+        }
+    }
+
     /// A program alone in a sandbox of its own gets SIGTERM and its grace
     /// period, as an unsandboxed one does: its trap runs, and what it
     /// writes as it stops reaches its log.
@@ -290,7 +299,7 @@ mod cold_sandbox {
         let mut p = BotProcess::spawn(
             &sh("trap 'sleep 0.1; echo bye >&2; exit 0' TERM; echo up; \
                  while :; do sleep 0.01; done"),
-            &strict(),
+            &strict_patient(),
         )
         .unwrap();
         assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
@@ -332,15 +341,110 @@ mod cold_sandbox {
         assert!(!alive(bwrap));
     }
 
-    /// Stopped at once after its start, before bubblewrap may have said
-    /// which process is the sandbox's first, it still ends.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_program_stopped_as_it_starts_still_ends() {
-        for _ in 0..5 {
-            let p = BotProcess::spawn(&sh("echo up; cat"), &strict()).unwrap();
-            let bwrap = p.pgid.unwrap().as_raw();
-            p.terminate().await;
-            assert!(!alive(bwrap));
+    /// Processes whose command line holds `token` (a sandbox's bubblewrap
+    /// and first process hold the program's whole command).
+    fn holding(token: &str) -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(token))
+            })
+            .collect()
+    }
+
+    /// Whether nothing holding `token` is left within two seconds.
+    async fn all_gone(token: &str) -> bool {
+        let until = Instant::now() + Duration::from_secs(2);
+        while !holding(token).is_empty() {
+            if Instant::now() > until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        true
+    }
+
+    /// Stopped at once after its start (before bubblewrap may have said
+    /// which process the sandbox starts with, or while the sandbox is
+    /// being set up), or dropped, a sandbox still ends whole: nothing of
+    /// it is left.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_stopped_or_dropped_as_it_starts_ends_whole() {
+        for i in 0..10 {
+            let token = format!("stopped-at-start-{}-{i}", std::process::id());
+            let p = BotProcess::spawn(&sh(&format!("echo up; cat; : {token}")), &strict()).unwrap();
+            if i % 3 == 1 {
+                tokio::time::sleep(Duration::from_millis(2 * i)).await;
+            }
+            if i % 2 == 0 {
+                p.terminate().await;
+            } else {
+                drop(p);
+            }
+            assert!(all_gone(&token).await, "left: {:?}", holding(&token));
+        }
+    }
+
+    /// A sandbox whose bubblewrap ends while it is still being set up
+    /// lives on (its first process sets its parent-death signal only
+    /// later, and leaves bubblewrap's group for a session of its own): it
+    /// is killed through that first process when the bot is stopped or
+    /// dropped. Reproduced by stopping the first process (SIGSTOP) as soon
+    /// as bubblewrap names it, before its session, killing bubblewrap
+    /// alone, and letting the first process go on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_whose_bubblewrap_ended_during_its_setup_is_killed_with_the_bot() {
+        let mut reproduced = 0;
+        for i in 0..40 {
+            let token = format!("orphaned-setup-{}-{i}", std::process::id());
+            let mut p = BotProcess::spawn(
+                &sh(&format!("echo up; while :; do sleep 0.01; done; : {token}")),
+                &strict(),
+            )
+            .unwrap();
+            let bwrap = p.pgid.unwrap();
+            let until = Instant::now() + Duration::from_secs(2);
+            let first = loop {
+                if let Some(f) = p.inside.as_mut().unwrap().first(bwrap) {
+                    break f;
+                }
+                assert!(Instant::now() < until, "bubblewrap never named its child");
+                std::thread::yield_now();
+            };
+            let first_pid = Pid::from_raw(first);
+            nix::sys::signal::kill(first_pid, Signal::SIGSTOP).unwrap();
+            let group = lifetime::parent_and_group(first).map(|(_, g)| g);
+            if group == Some(first) {
+                // Too late: its session is made; this round shows nothing.
+                nix::sys::signal::kill(first_pid, Signal::SIGCONT).unwrap();
+                p.terminate().await;
+                continue;
+            }
+            let Leader::Own(child) = &mut p.leader else {
+                panic!("not a program of its own");
+            };
+            child.start_kill().unwrap();
+            let _ = child.wait().await;
+            nix::sys::signal::kill(first_pid, Signal::SIGCONT).unwrap();
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if holding(&token).is_empty() {
+                // Its setup failed without its parent: nothing to show.
+                continue;
+            }
+            reproduced += 1;
+            if i % 2 == 0 {
+                p.terminate().await;
+            } else {
+                drop(p);
+            }
+            assert!(all_gone(&token).await, "left: {:?}", holding(&token));
+            if reproduced == 3 {
+                return;
+            }
+        }
+        panic!("the orphaned setup was reproduced {reproduced} times in 40");
     }
 }
