@@ -480,34 +480,6 @@ fn first_version_passes(s: &Server, who: &str, name: &str, file: &Path, dialect:
     );
 }
 
-/// A GOPS bot that says on stderr, as it starts, its PID namespace, its
-/// pid and whether an earlier program left its mark in `/tmp`, then leaves
-/// one and bids at random.
-const MARKING_GOPS_BOT: &str = r#"import os, random, sys
-mark = "again" if os.path.exists("/tmp/mark") else "fresh"
-open("/tmp/mark", "w").close()
-print("ns=%s pid=%d tmp=%s" % (os.readlink("/proc/self/ns/pid"), os.getpid(), mark),
-      file=sys.stderr, flush=True)
-hand = list(range(1, 14))
-for line in sys.stdin:
-    if line.startswith("Competition card:"):
-        if not hand:
-            hand = list(range(1, 14))
-        bid = random.choice(hand)
-        hand.remove(bid)
-        print(bid, flush=True)
-"#;
-
-/// What a marking bot said in one game: PID namespace, pid, `/tmp` mark.
-fn marks(stderr: &str) -> Option<(String, u32, String)> {
-    let line = stderr.lines().find(|l| l.starts_with("ns="))?;
-    let mut words = line.split_whitespace();
-    let ns = words.next()?.strip_prefix("ns=")?.to_string();
-    let pid = words.next()?.strip_prefix("pid=")?.parse().ok()?;
-    let tmp = words.next()?.strip_prefix("tmp=")?.to_string();
-    Some((ns, pid, tmp))
-}
-
 /// Through the whole server (the ladder, the hosted connector and the
 /// kept sandboxes): a hosted bot's ladder games start its program in the
 /// sandbox its last game left, cleared. The program of each game says its
@@ -519,17 +491,17 @@ fn a_hosted_bots_ladder_games_start_in_its_kept_sandbox() {
     let (s, dir) = server();
     owner(&s, "dora");
     let bot = dir.path().join("marking.py");
-    std::fs::write(&bot, MARKING_GOPS_BOT).unwrap();
+    std::fs::write(&bot, support::MARKING_GOPS_BOT).unwrap();
     first_version_passes(&s, "dora", "marker", &bot, "gops", "goofspiel");
     let start = Instant::now();
     let seen = loop {
         let g = get_json(&s, "/v1/bots/marker/stderr?limit=10", "dora");
         // Newest first: in the order played.
-        let mut said: Vec<(String, u32, String)> = g["games"]
+        let mut said: Vec<support::SandboxMarks> = g["games"]
             .as_array()
             .unwrap()
             .iter()
-            .filter_map(|g| marks(g["stderr"].as_str()?))
+            .filter_map(|g| support::sandbox_marks(g["stderr"].as_str()?))
             .collect();
         said.reverse();
         if said.len() >= 3 {
@@ -541,14 +513,5 @@ fn a_hosted_bots_ladder_games_start_in_its_kept_sandbox() {
         );
         std::thread::sleep(Duration::from_millis(300));
     };
-    for (game, (_, _, tmp)) in seen.iter().enumerate() {
-        assert_eq!(
-            tmp, "fresh",
-            "game {game} found the last one's /tmp: {seen:?}"
-        );
-    }
-    for pair in seen.windows(2) {
-        assert_eq!(pair[0].0, pair[1].0, "a new sandbox: {seen:?}");
-        assert!(pair[1].1 > pair[0].1, "the pid did not grow: {seen:?}");
-    }
+    support::one_kept_sandbox(&seen);
 }

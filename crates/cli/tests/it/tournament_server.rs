@@ -289,14 +289,16 @@ fn show(s: &str, name: &str) -> Value {
     serde_json::from_str(out.trim()).unwrap()
 }
 
-#[test]
-fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
+/// A server with hosted bots in the sandbox, a fast GOPS ladder with its
+/// random house bot, and the organiser `org` (password `pw`), in a folder
+/// the sandbox's `nobody` can read (croupier as root starts bwrap so).
+/// `None` where bubblewrap or Python is missing.
+fn hosted_server() -> Option<(support::Server, tempfile::TempDir)> {
     use std::os::unix::fs::PermissionsExt;
     if !support::have("bwrap") || !support::have("python3") {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    // Readable by the sandbox's `nobody` (croupier as root starts bwrap so).
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let ladder = dir.path().join("ladder.toml");
     std::fs::write(
@@ -317,17 +319,127 @@ fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
             ladder.to_str().unwrap(),
         ],
     );
-    let s = srv.url.as_str();
     ok(&croupier(&[
         "owner",
         "register",
+        "--server",
+        &srv.url,
+        "--owner",
+        "org",
+        "--password",
+        "pw",
+    ]));
+    Some((srv, dir))
+}
+
+/// `croupier tournaments create` by `org`: a round-robin of GOPS between
+/// `entries`, `per_pairing` games a pairing.
+fn create_gops_cup(s: &str, name: &str, per_pairing: &str, entries: &str) {
+    let created = ok(&croupier(&[
+        "tournaments",
+        "create",
         "--server",
         s,
         "--owner",
         "org",
         "--password",
         "pw",
+        "--name",
+        name,
+        "--game",
+        "goofspiel",
+        "--variant",
+        "gops",
+        "--format",
+        "round-robin",
+        "--games-per-pairing",
+        per_pairing,
+        "--move-time-ms",
+        "3000",
+        "--entries",
+        entries,
     ]));
+    assert!(created.contains(&format!("created {name}")), "{created}");
+}
+
+/// What hosted bot `bot`'s owner (`org`) reads of its recent games (its
+/// version and stderr in each), by game id.
+fn owners_games(s: &str, bot: &str) -> std::collections::HashMap<i64, Value> {
+    let played: Value = reqwest::blocking::Client::new()
+        .get(format!("{s}/v1/bots/{bot}/stderr?limit=100"))
+        .basic_auth("org", Some("pw"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    played["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["game_id"].as_i64().unwrap(), g.clone()))
+        .collect()
+}
+
+/// `tournaments show` until the tournament `name` has finished.
+fn finished(s: &str, name: &str, within: Duration) -> Value {
+    let start = Instant::now();
+    loop {
+        let v = show(s, name);
+        if v["tournament"]["status"] == "finished" {
+            return v;
+        }
+        assert!(start.elapsed() < within, "not finished: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A hosted entry's tournament games start its program in the sandbox its
+/// last game left, cleared (kept between its matches, as the ladder's
+/// are, and shared with them): each game's program says its PID namespace
+/// and pid on stderr, which its owner reads per game.
+#[test]
+fn a_hosted_entrys_tournament_games_start_in_its_kept_sandbox() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((srv, dir)) = hosted_server() else {
+        return;
+    };
+    let s = srv.url.as_str();
+    let bot = dir.path().join("marking.py");
+    std::fs::write(&bot, support::MARKING_GOPS_BOT).unwrap();
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let v1 = upload(s, "org", "marky", &bot);
+    assert!(v1.contains("version 1 passed validation"), "{v1}");
+    create_gops_cup(s, "kept-cup", "3", "marky,house-random-goofspiel");
+    let v = finished(s, "kept-cup", Duration::from_secs(120));
+    let mut games: Vec<i64> = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(games.len(), 6, "{v}");
+    games.sort_unstable();
+    let played = owners_games(s, "marky");
+    let seen: Vec<support::SandboxMarks> = games
+        .iter()
+        .map(|id| {
+            let text = played
+                .get(id)
+                .and_then(|g| g["stderr"].as_str())
+                .unwrap_or_else(|| panic!("game {id}: {played:?}"));
+            support::sandbox_marks(text).unwrap_or_else(|| panic!("game {id}: {text:?}"))
+        })
+        .collect();
+    support::one_kept_sandbox(&seen);
+}
+
+#[test]
+fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((srv, dir)) = hosted_server() else {
+        return;
+    };
+    let s = srv.url.as_str();
     // Version 1 takes 20 ms a bid, so that the tournament (24 games of
     // 13 bids) is still under way once version 2 has passed its
     // validation: a hosted match itself takes a few milliseconds.
@@ -345,31 +457,7 @@ fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
     std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o644)).unwrap();
     let v1 = upload(s, "org", "hosty", &bot);
     assert!(v1.contains("version 1 passed validation"), "{v1}");
-    let created = ok(&croupier(&[
-        "tournaments",
-        "create",
-        "--server",
-        s,
-        "--owner",
-        "org",
-        "--password",
-        "pw",
-        "--name",
-        "hosted-cup",
-        "--game",
-        "goofspiel",
-        "--variant",
-        "gops",
-        "--format",
-        "round-robin",
-        "--games-per-pairing",
-        "12",
-        "--move-time-ms",
-        "3000",
-        "--entries",
-        "hosty,house-random-goofspiel",
-    ]));
-    assert!(created.contains("created hosted-cup"), "{created}");
+    create_gops_cup(s, "hosted-cup", "12", "hosty,house-random-goofspiel");
     let done = |v: &Value| {
         v["games"]
             .as_array()
@@ -405,18 +493,7 @@ fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
     let v2 = upload(s, "org", "hosty", &v2_file);
     assert!(v2.contains("version 2 passed validation"), "{v2}");
     let done_at_upload = done(&show(s, "hosted-cup"));
-    let start = Instant::now();
-    let v = loop {
-        let v = show(s, "hosted-cup");
-        if v["tournament"]["status"] == "finished" {
-            break v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "not finished: {v}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let v = finished(s, "hosted-cup", Duration::from_secs(300));
     let games = v["games"].as_array().unwrap();
     assert_eq!(games.len(), 24, "{v}");
     assert!(games.iter().all(|g| g["status"] == "done"), "{v}");
@@ -426,27 +503,11 @@ fn a_hosted_entry_plays_its_frozen_version_even_after_a_new_upload() {
     );
     assert_eq!(entry(&v)["version"], 1, "{v}");
     // Each game's version, as the ladder records it (owner only): 1.
-    let played: Value = reqwest::blocking::Client::new()
-        .get(format!("{s}/v1/bots/hosty/stderr?limit=100"))
-        .basic_auth("org", Some("pw"))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
-    let versions: std::collections::HashMap<i64, i64> = played["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            (
-                g["game_id"].as_i64().unwrap(),
-                g["version"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let played = owners_games(s, "hosty");
     for g in games {
         let id = g["id"].as_i64().unwrap();
-        assert_eq!(versions.get(&id), Some(&1), "game {id}: {played}");
+        let version = played.get(&id).map(|g| &g["version"]);
+        assert_eq!(version, Some(&Value::from(1)), "game {id}: {played:?}");
     }
     // The bot is not faulted for waiting its turn: no faults at all.
     let row = v["standings"]

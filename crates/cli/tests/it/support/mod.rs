@@ -183,3 +183,59 @@ pub fn register_owner(url: &str, name: &str) {
         .expect("POST /v1/owners");
     assert_eq!(r.status().as_u16(), 201, "owner {name}");
 }
+
+/// A GOPS bot (Python) that says on stderr, as it starts, its PID
+/// namespace, its pid and whether an earlier program left its mark in
+/// `/tmp`, then leaves one and bids at random: which sandbox a hosted
+/// bot's game ran in, as its owner reads it per game.
+pub const MARKING_GOPS_BOT: &str = r#"import os, random, sys
+mark = "again" if os.path.exists("/tmp/mark") else "fresh"
+open("/tmp/mark", "w").close()
+print("ns=%s pid=%d tmp=%s" % (os.readlink("/proc/self/ns/pid"), os.getpid(), mark),
+      file=sys.stderr, flush=True)
+hand = list(range(1, 14))
+for line in sys.stdin:
+    if line.startswith("Competition card:"):
+        if not hand:
+            hand = list(range(1, 14))
+        bid = random.choice(hand)
+        hand.remove(bid)
+        print(bid, flush=True)
+"#;
+
+/// What a [`MARKING_GOPS_BOT`] said in one game.
+#[derive(Debug)]
+pub struct SandboxMarks {
+    /// Its PID namespace (`pid:[…]`).
+    pub ns: String,
+    /// Its pid there.
+    pub pid: u32,
+    /// `fresh`, or `again` where an earlier program's mark was in `/tmp`.
+    pub tmp: String,
+}
+
+/// The marks in one game's stderr.
+pub fn sandbox_marks(stderr: &str) -> Option<SandboxMarks> {
+    let line = stderr.lines().find(|l| l.starts_with("ns="))?;
+    let mut words = line.split_whitespace();
+    Some(SandboxMarks {
+        ns: words.next()?.strip_prefix("ns=")?.to_string(),
+        pid: words.next()?.strip_prefix("pid=")?.parse().ok()?,
+        tmp: words.next()?.strip_prefix("tmp=")?.to_string(),
+    })
+}
+
+/// Games in the order played ran in one kept sandbox, cleared between
+/// them: one namespace, a larger pid each time, a fresh `/tmp`.
+pub fn one_kept_sandbox(seen: &[SandboxMarks]) {
+    for (game, m) in seen.iter().enumerate() {
+        assert_eq!(
+            m.tmp, "fresh",
+            "game {game} found the last one's /tmp: {seen:?}"
+        );
+    }
+    for pair in seen.windows(2) {
+        assert_eq!(pair[0].ns, pair[1].ns, "a new sandbox: {seen:?}");
+        assert!(pair[1].pid > pair[0].pid, "the pid did not grow: {seen:?}");
+    }
+}
