@@ -202,8 +202,7 @@ impl HeldLeader {
             return false;
         };
         self.ended().is_none()
-            && procstat::read(pid.as_raw())
-                .and_then(|s| procstat::parent_and_group(&s))
+            && procstat::parent_and_group_of(pid.as_raw())
                 .is_some_and(|(parent, group)| parent == holder && group != pid.as_raw())
     }
 

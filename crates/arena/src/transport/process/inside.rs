@@ -88,7 +88,7 @@ impl SandboxInfo {
                     rustix::process::PidfdFlags::empty(),
                 )
                 .ok()?;
-                let (parent, _) = procstat::parent_and_group(&procstat::read(pid)?)?;
+                let (parent, _) = procstat::parent_and_group_of(pid)?;
                 (parent == bwrap.as_raw()).then_some(First::Known(pid, fd))
             })
             .unwrap_or(First::Unknown);
@@ -103,7 +103,7 @@ impl SandboxInfo {
         let First::Known(pid, _) = self.first else {
             return None;
         };
-        let (parent, group) = procstat::parent_and_group(&procstat::read(pid)?)?;
+        let (parent, group) = procstat::parent_and_group_of(pid)?;
         (parent == bwrap.as_raw() && group == pid).then(|| Pid::from_raw(pid))
     }
 

@@ -56,34 +56,25 @@ pub(super) fn launch(
             "cannot start '{program}': no such program"
         )));
     }
-    let mut handed: Vec<OwnedFd> = Vec::new();
-    let mut info = None;
-    let full = match &limits.sandbox {
-        Sandbox::Off => lifetime::with_death_signal(argv),
+    let (full, handed, info): (_, Vec<OwnedFd>, _) = match &limits.sandbox {
+        Sandbox::Off => (lifetime::with_death_signal(argv), Vec::new(), None),
         // bubblewrap dies with its parent, and its PID namespace with it;
         // it reads the sandbox's system-call filter from a pipe, and says
         // which process the program's sandbox starts with (a held
         // sandbox's holder is stopped whole: it needs no such word).
         Sandbox::Strict(l) => {
             let filter = seccomp::pipe()?;
-            let told = match held {
-                Some(_) => None,
-                None => Some(SandboxInfo::pipe()?),
+            let (run, dir, told) = match held {
+                Some((dir, kind)) => (kind.command(), Some(dir), None),
+                None => (argv.to_vec(), None, Some(SandboxInfo::pipe()?)),
             };
             let fds = sandbox::Handed {
                 filter: filter.as_ref().map(AsRawFd::as_raw_fd),
                 info: told.as_ref().map(|(_, w)| w.as_raw_fd()),
             };
-            let full = match held {
-                Some((dir, kind)) => sandbox::wrap_as(argv, &kind.command(), l, Some(dir), &fds)?,
-                None => sandbox::wrap_as(argv, argv, l, None, &fds)?,
-            };
-            handed.extend(filter);
-            if let Some((reader, writer)) = told {
-                handed.push(writer);
-                info = Some(reader);
-            }
-            full
+            let full = sandbox::wrap_as(argv, &run, l, dir, &fds)?;
+            let (info, writer) = told.unzip();
+            (full, filter.into_iter().chain(writer).collect(), info)
         }
     };
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);

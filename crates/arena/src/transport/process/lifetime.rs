@@ -266,11 +266,6 @@ pub(super) fn running(pid: Pid) -> bool {
         .is_some_and(|state| state != "Z")
 }
 
-/// The parent and the process group of `pid`, from `/proc`.
-pub(super) fn parent_and_group(pid: i32) -> Option<(i32, i32)> {
-    procstat::parent_and_group(&procstat::read(pid)?)
-}
-
 /// The bot serial in `pid`'s marker, if it names this manager.
 fn marker_of(pid: i32) -> Option<u64> {
     let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
@@ -307,7 +302,7 @@ fn sweep(ending: Option<u64>) -> usize {
     let orphans: Vec<i32> = dir
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| !live.contains_key(&pid))
-        .filter(|&pid| match parent_and_group(pid) {
+        .filter(|&pid| match procstat::parent_and_group_of(pid) {
             Some((parent, group)) if parent == me => group != my_group || marker_of(pid).is_some(),
             _ => false,
         })

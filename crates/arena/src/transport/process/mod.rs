@@ -490,10 +490,9 @@ impl BotProcess {
     /// once). Until bubblewrap has said which that is, and once it has
     /// ended, to bubblewrap's.
     fn ask_to_stop(&mut self) {
+        // Only a program started by Croupier (`Leader::Own`) has one.
         let inner = match (self.inside.as_mut(), self.pgid) {
-            (Some(info), Some(bwrap)) if matches!(self.leader, Leader::Own(_)) => {
-                info.program_group(bwrap)
-            }
+            (Some(info), Some(bwrap)) => info.program_group(bwrap),
             _ => None,
         };
         match inner {

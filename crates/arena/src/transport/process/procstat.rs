@@ -26,6 +26,11 @@ pub(super) fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
     Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
 }
 
+/// The parent and the process group of `pid`, if it exists.
+pub(super) fn parent_and_group_of(pid: i32) -> Option<(i32, i32)> {
+    parent_and_group(&read(pid)?)
+}
+
 /// The clock ticks of CPU time the process has used itself, in user and
 /// system mode (the 14th and 15th fields; its children's are not).
 pub(super) fn cpu_ticks(stat: &str) -> Option<u64> {

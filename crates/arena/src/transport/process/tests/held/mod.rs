@@ -20,7 +20,7 @@ fn below(pid: i32, ancestor: i32) -> bool {
         if p == ancestor {
             return true;
         }
-        let parent = procstat::read(p).and_then(|s| procstat::parent_and_group(&s));
+        let parent = procstat::parent_and_group_of(p);
         match parent {
             Some((q, _)) if q > 1 => p = q,
             _ => return false,
