@@ -195,20 +195,23 @@ fn a_tournament_plays_its_games_and_tables_in_the_same_sandboxes() {
     assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
 }
 
-/// A Croupier-dialect bot (random legal actions) that first looks at its
-/// parent: anything but a held sandbox's holder, and it ends at once (a
-/// crash, a fault in the record).
-const HELD_ONLY: &str = r#"import json, os, random, sys
+/// What the held-only bot does first: it looks at its parent (anything but
+/// a held sandbox's holder, and it ends at once: a crash, a fault in the
+/// record); then it plays as the random example bot.
+const HELD_ONLY: &str = r#"import os, sys
 parent = open("/proc/%d/cmdline" % os.getppid(), "rb").read().split(b"\0")
 if b"croupier-held" not in parent:
     sys.exit("started outside a held sandbox: %r" % parent)
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg.get("type") == "act":
-        print(json.dumps({"action": random.choice(msg["legal"]), "decision": msg["decision"]}), flush=True)
-    elif msg.get("type") == "end":
-        break
 "#;
+
+/// [`HELD_ONLY`] before the random Croupier-dialect example bot.
+fn held_only() -> String {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/bots/croupier/random_bot.py"
+    );
+    HELD_ONLY.to_string() + &std::fs::read_to_string(example).expect("the example bot")
+}
 
 #[test]
 fn a_series_starts_a_per_match_program_in_its_kept_sandbox() {
@@ -222,7 +225,7 @@ fn a_series_starts_a_per_match_program_in_its_kept_sandbox() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let file = dir.path().join("held_only.py");
-    std::fs::write(&file, HELD_ONLY).unwrap();
+    std::fs::write(&file, held_only()).unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     let bot: BotSpec = format!("python3 {}@croupier", file.display())
         .parse()

@@ -491,7 +491,7 @@ fn a_hosted_bots_ladder_games_start_in_its_kept_sandbox() {
     let (s, dir) = server();
     owner(&s, "dora");
     let bot = dir.path().join("marking.py");
-    std::fs::write(&bot, support::MARKING_GOPS_BOT).unwrap();
+    std::fs::write(&bot, support::marking_gops_bot()).unwrap();
     first_version_passes(&s, "dora", "marker", &bot, "gops", "goofspiel");
     let start = Instant::now();
     let seen = loop {

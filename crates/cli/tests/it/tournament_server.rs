@@ -405,7 +405,7 @@ fn a_hosted_entrys_tournament_games_start_in_its_kept_sandbox() {
     };
     let s = srv.url.as_str();
     let bot = dir.path().join("marking.py");
-    std::fs::write(&bot, support::MARKING_GOPS_BOT).unwrap();
+    std::fs::write(&bot, support::marking_gops_bot()).unwrap();
     std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o644)).unwrap();
     let v1 = upload(s, "org", "marky", &bot);
     assert!(v1.contains("version 1 passed validation"), "{v1}");

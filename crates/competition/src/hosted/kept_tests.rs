@@ -19,22 +19,25 @@ use croupier_rules::SeatInfo;
 use super::*;
 use crate::hosted::run::HostedConnector;
 
-/// A Croupier-dialect Goofspiel bot that says on stderr its PID
-/// namespace (which names its sandbox), its pid there (a kept sandbox's
-/// counts on from the last match) and whether it found the mark an earlier
-/// match left in `/tmp`.
-const MARKING: &str = r#"import json, os, random, sys
+/// What the marking bot does first: it says on stderr its PID namespace
+/// (which names its sandbox), its pid there (a kept sandbox's counts on
+/// from the last match) and whether it found the mark an earlier match
+/// left in `/tmp`; then it plays as the random example bot.
+const MARKING: &str = r#"import os, sys
 left = os.path.exists("/tmp/m")
 open("/tmp/m", "w").close()
 sys.stderr.write("ns=%s pid=%d tmp=%s\n" % (os.readlink("/proc/self/ns/pid"), os.getpid(), "left" if left else "fresh"))
 sys.stderr.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg.get("type") == "act":
-        print(json.dumps({"action": random.choice(msg["legal"]), "decision": msg["decision"]}), flush=True)
-    elif msg.get("type") == "end":
-        break
 "#;
+
+/// [`MARKING`] before the random Croupier-dialect example bot.
+fn marking() -> String {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/bots/croupier/random_bot.py"
+    );
+    MARKING.to_string() + &std::fs::read_to_string(example).expect("the example bot")
+}
 
 fn have_python() -> bool {
     std::process::Command::new("python3")
@@ -49,7 +52,7 @@ fn marking_bot() -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let file = dir.path().join("marking.py");
-    std::fs::write(&file, MARKING).unwrap();
+    std::fs::write(&file, marking()).unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
     let argv = vec!["python3".to_string(), file.to_string_lossy().into_owned()];
     (dir, argv)
@@ -90,7 +93,7 @@ async fn one_match(bot: BotId, argv: &[String], kept: &Arc<KeptSandboxes>) -> St
     text
 }
 
-/// What [`MARKING`] said.
+/// What [`marking`] said.
 #[derive(Debug)]
 struct Marks {
     ns: String,

@@ -184,26 +184,24 @@ pub fn register_owner(url: &str, name: &str) {
     assert_eq!(r.status().as_u16(), 201, "owner {name}");
 }
 
-/// A GOPS bot (Python) that says on stderr, as it starts, its PID
-/// namespace, its pid and whether an earlier program left its mark in
-/// `/tmp`, then leaves one and bids at random: which sandbox a hosted
-/// bot's game ran in, as its owner reads it per game.
-pub const MARKING_GOPS_BOT: &str = r#"import os, random, sys
+/// A GOPS bot (Python): the random example bot, which first says on
+/// stderr its PID namespace, its pid and whether an earlier program left
+/// its mark in `/tmp`, then leaves one: which sandbox a hosted bot's game
+/// ran in, as its owner reads it per game.
+pub fn marking_gops_bot() -> String {
+    let example = std::fs::read_to_string(root().join("examples/bots/gops/random_bot.py"))
+        .expect("the GOPS example bot");
+    format!(
+        r#"import os, sys
 mark = "again" if os.path.exists("/tmp/mark") else "fresh"
 open("/tmp/mark", "w").close()
 print("ns=%s pid=%d tmp=%s" % (os.readlink("/proc/self/ns/pid"), os.getpid(), mark),
       file=sys.stderr, flush=True)
-hand = list(range(1, 14))
-for line in sys.stdin:
-    if line.startswith("Competition card:"):
-        if not hand:
-            hand = list(range(1, 14))
-        bid = random.choice(hand)
-        hand.remove(bid)
-        print(bid, flush=True)
-"#;
+{example}"#
+    )
+}
 
-/// What a [`MARKING_GOPS_BOT`] said in one game.
+/// What a [`marking_gops_bot`] said in one game.
 #[derive(Debug)]
 pub struct SandboxMarks {
     /// Its PID namespace (`pid:[…]`).
