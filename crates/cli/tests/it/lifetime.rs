@@ -8,6 +8,9 @@
 //! saying it was interrupted. Killed with SIGKILL, it can do nothing itself:
 //! the bots die through the kernel (a parent-death signal), while their
 //! `setsid` daemons are only contained by the sandbox's PID namespace.
+//!
+//! Stopped by SIGINT, croupier asks every bot program to stop with SIGTERM
+//! first, in a sandbox too: bots that trap it show that they got it.
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly by design
 
@@ -36,18 +39,44 @@ static SERIAL: Mutex<()> = Mutex::new(());
 struct Run {
     child: Child,
     marker: String,
+    /// Processes seen while croupier was stopping (see [`Run::stop`]).
+    seen: Vec<(i32, String)>,
 }
+
+/// What one run plays: `bots` copies of `script` at `game`.
+struct Table {
+    game: &'static str,
+    bots: usize,
+    script: &'static str,
+    /// Each bot starts a daemon.
+    daemons: bool,
+}
+
+/// Four daemonising bots at Love Letter.
+const DAEMONS: Table = Table {
+    game: "loveletter",
+    bots: BOTS,
+    script: "daemon_bot.sh",
+    daemons: true,
+};
 
 impl Run {
     /// Starts four daemonising bots (with `extra` options) and waits until
     /// every bot and every daemon runs.
     fn start(name: &str, extra: &[&str]) -> Run {
+        Run::start_at(&DAEMONS, name, extra)
+    }
+
+    /// Starts `table`'s bots (with `extra` options) and waits until every
+    /// bot (and daemon) runs.
+    fn start_at(table: &Table, name: &str, extra: &[&str]) -> Run {
         let marker = marker("lifetime", name);
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifetime_bots/daemon_bot.sh");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lifetime_bots")
+            .join(table.script);
         let bot = format!("{} {marker}", script.display());
-        let mut args = vec!["play", "loveletter"];
-        for _ in 0..BOTS {
+        let mut args = vec!["play", table.game];
+        for _ in 0..table.bots {
             args.push(&bot);
         }
         // A fixed deal: with a random one, the first player is sometimes
@@ -63,12 +92,23 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start croupier");
-        let mut run = Run { child, marker };
+        let mut run = Run {
+            child,
+            marker,
+            seen: Vec::new(),
+        };
         let start = Instant::now();
+        let daemons_wanted = if table.daemons { table.bots } else { 0 };
         loop {
             let procs = run.others();
             let daemons = procs.iter().filter(|(_, c)| c.contains("-daemon")).count();
-            if procs.len() - daemons >= BOTS && daemons >= BOTS {
+            // A sandboxed bot's command line is bubblewrap's and its
+            // program's: each is counted.
+            let bots = procs
+                .iter()
+                .filter(|(_, c)| c.contains(table.script) && !c.contains("bwrap"))
+                .count();
+            if bots >= table.bots && daemons >= daemons_wanted {
                 break;
             }
             if start.elapsed() > START || run.child.try_wait().unwrap().is_some() {
@@ -101,16 +141,21 @@ impl Run {
     }
 
     /// Sends `sig` to croupier and waits for it; returns its exit code and
-    /// stderr.
-    fn stop(mut self, sig: Signal) -> (Option<i32>, String, Vec<(i32, String)>) {
+    /// stderr. The marked processes seen meanwhile are kept in `seen`.
+    fn stop(&mut self, sig: Signal) -> (Option<i32>, String, Vec<(i32, String)>) {
         kill(Pid::from_raw(self.child.id() as i32), sig).unwrap();
         let until = Instant::now() + Duration::from_secs(20);
         while self.child.try_wait().unwrap().is_none() {
             assert!(Instant::now() < until, "croupier did not stop on {sig}");
+            for p in self.others() {
+                if !self.seen.contains(&p) {
+                    self.seen.push(p);
+                }
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
         let marker = self.marker.clone();
-        let out = self.child.wait_with_output().unwrap();
+        let out = wait_with_output(&mut self.child);
         let start = Instant::now();
         let mut left = marked(&marker);
         while !left.is_empty() && start.elapsed() < GONE {
@@ -131,7 +176,7 @@ impl Run {
 
 fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str]) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let run = Run::start(name, extra);
+    let mut run = Run::start(name, extra);
     let (status, stderr, left) = run.stop(sig);
     assert!(left.is_empty(), "left running after {sig}: {left:?}");
     assert_eq!(status, Some(code), "stderr: {stderr}");
@@ -148,6 +193,7 @@ fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str
 
 // Without the sandbox the daemons are only reached through the subreaper.
 const OFF: &[&str] = &["--sandbox", "off"];
+const STRICT: &[&str] = &["--sandbox", "strict"];
 
 #[test]
 fn sigint_stops_every_bot_and_its_daemon() {
@@ -162,7 +208,7 @@ fn sigterm_stops_every_bot_and_its_daemon() {
 #[test]
 fn sigkill_of_the_manager_kills_every_bot() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let run = Run::start("kill", OFF);
+    let mut run = Run::start("kill", OFF);
     let bots: Vec<i32> = run
         .others()
         .into_iter()
@@ -176,4 +222,71 @@ fn sigkill_of_the_manager_kills_every_bot() {
         bots_left.is_empty(),
         "bots left after SIGKILL: {bots_left:?}"
     );
+}
+
+/// croupier's output once it has exited, with the handle kept (so that
+/// [`Run`] can still say what it saw).
+fn wait_with_output(child: &mut Child) -> std::process::Output {
+    use std::io::Read;
+    let status = child.wait().unwrap();
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    if let Some(mut out) = child.stdout.take() {
+        out.read_to_end(&mut stdout).unwrap();
+    }
+    if let Some(mut err) = child.stderr.take() {
+        err.read_to_end(&mut stderr).unwrap();
+    }
+    std::process::Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+/// Bots that trap SIGTERM: each one that gets it starts a "-term" process
+/// for 0.3 s before it exits (within the 0.5 s grace period).
+fn trapping(game: &'static str, bots: usize) -> Table {
+    Table {
+        game,
+        bots,
+        script: "term_bot.sh",
+        daemons: false,
+    }
+}
+
+/// Stops `table`'s run with SIGINT and checks that every bot program got
+/// its SIGTERM (its trap ran) and that nothing was left.
+fn sigint_reaches_every_program(table: &Table, name: &str, extra: &[&str]) {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut run = Run::start_at(table, name, extra);
+    let (status, stderr, left) = run.stop(Signal::SIGINT);
+    assert!(left.is_empty(), "left running: {left:?}");
+    assert_eq!(status, Some(130), "stderr: {stderr}");
+    let trap = format!("{}-term", run.marker);
+    let trapped: Vec<_> = run.seen.iter().filter(|(_, c)| c.contains(&trap)).collect();
+    assert_eq!(
+        trapped.len(),
+        table.bots,
+        "processes of bots that got SIGTERM: {trapped:?}\nall seen: {:?}\nstderr: {stderr}",
+        run.seen
+    );
+}
+
+#[test]
+fn sigint_gives_unsandboxed_programs_their_sigterm() {
+    sigint_reaches_every_program(&trapping("goofspiel", 2), "term-off", OFF);
+}
+
+// A program started for its match runs in a sandbox of its own.
+#[test]
+fn sigint_gives_programs_in_sandboxes_of_their_own_their_sigterm() {
+    sigint_reaches_every_program(&trapping("goofspiel", 2), "term-own", STRICT);
+}
+
+// Love Letter's classic AIs start anew each round, in a sandbox held for
+// the match.
+#[test]
+fn sigint_gives_programs_in_held_sandboxes_their_sigterm() {
+    sigint_reaches_every_program(&trapping("loveletter", BOTS), "term-held", STRICT);
 }

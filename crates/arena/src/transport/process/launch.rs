@@ -92,7 +92,12 @@ pub(super) fn launch(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
-    let (child, serial) = lifetime::spawn(cmd, entry, handed)
+    let shape = match (&limits.sandbox, held) {
+        (Sandbox::Off, _) => lifetime::Shape::Program,
+        (Sandbox::Strict(_), None) => lifetime::Shape::OwnSandbox,
+        (Sandbox::Strict(_), Some(_)) => lifetime::Shape::HeldSandbox,
+    };
+    let (child, serial) = lifetime::spawn(cmd, entry, handed, shape)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
     Ok(Launched {
         child,

@@ -5,9 +5,10 @@
 //!   `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
 //!   so bots started from short-lived threads would be killed too early.
 //!   If this process is killed outright (SIGKILL), the kernel kills each bot.
-//! * Every live bot is in a registry (its process group), so that
-//!   [`stop_all`] can end them all when the manager is interrupted: SIGTERM,
-//!   a grace period, SIGKILL.
+//! * Every live bot is in a registry (its process group, and how its
+//!   program sits in it: [`Shape`]), so that [`stop_all`] can end them all
+//!   when the manager is interrupted: SIGTERM to the programs, a grace
+//!   period, SIGKILL.
 //! * With [`adopt_orphans`] this process becomes a child subreaper: a bot's
 //!   daemonised (`setsid`) descendants re-parent to it instead of to PID 1,
 //!   and are killed and reaped when their bot ends or when [`stop_all`] runs.
@@ -37,8 +38,24 @@ use crate::transport::error::TransportError;
 /// The environment variable that names a bot's manager and serial number.
 pub const MARKER: &str = "CROUPIER_BOT";
 
-/// Live bots: serial number → process id (also its process group id).
-static REGISTRY: Mutex<Option<HashMap<u64, Pid>>> = Mutex::new(None);
+/// Where a registered process's program is, for its SIGTERM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// The program itself (or what `exec`s it), in the group it leads.
+    Program,
+    /// bubblewrap, whose first process (the sandbox's PID 1) leads the
+    /// program's group: a SIGTERM to bubblewrap's group would end the
+    /// sandbox at once, so the program's group gets it (see `inside`).
+    OwnSandbox,
+    /// bubblewrap around a holder that starts each round's program in a
+    /// group of its own (see `held`): those groups get the SIGTERM, and
+    /// the holder goes with its sandbox.
+    HeldSandbox,
+}
+
+/// Live bots: serial number → process id (also its process group id) and
+/// shape.
+static REGISTRY: Mutex<Option<HashMap<u64, (Pid, Shape)>>> = Mutex::new(None);
 static SERIAL: AtomicU64 = AtomicU64::new(1);
 static ADOPTING: AtomicBool = AtomicBool::new(false);
 /// Set by [`stop_all`]: no bot starts any more.
@@ -46,7 +63,7 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 
 type Job = Box<dyn FnOnce() + Send>;
 
-fn registry() -> MutexGuard<'static, Option<HashMap<u64, Pid>>> {
+fn registry() -> MutexGuard<'static, Option<HashMap<u64, (Pid, Shape)>>> {
     // A panic elsewhere while holding the lock leaves a usable map.
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -118,11 +135,13 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// thread forks from inside the bot's cgroup (and moves back), so that the
 /// program starts there. `handed`, descriptors closed on `exec`, are left
 /// open for this start alone (the sandbox's filter and info pipe, which
-/// bubblewrap uses by their numbers), then closed here.
-pub fn spawn(
+/// bubblewrap uses by their numbers), then closed here. `shape` says where
+/// its program will be, for [`stop_all`].
+pub(super) fn spawn(
     mut cmd: Command,
     entry: Option<ThreadEntry>,
     handed: Vec<OwnedFd>,
+    shape: Shape,
 ) -> Result<(Child, u64), TransportError> {
     let handle = tokio::runtime::Handle::try_current()
         .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
@@ -163,7 +182,7 @@ pub fn spawn(
         if let Ok(child) = &result {
             if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {
                 reg.get_or_insert_with(HashMap::new)
-                    .insert(serial, Pid::from_raw(pid));
+                    .insert(serial, (Pid::from_raw(pid), shape));
             }
         }
         drop(reg);
@@ -218,12 +237,13 @@ pub fn adopt_orphans() -> bool {
     }
 }
 
-/// Ends every live bot: SIGTERM to each process group, up to `grace` for
-/// them to exit, SIGKILL, and (with [`adopt_orphans`]) the orphans they left
-/// are killed and reaped. No bot starts after this. Returns how many bots
-/// were live.
+/// Ends every live bot: SIGTERM to each program's process group (in a
+/// sandbox too: [`programs`]), up to `grace` for them to exit, SIGKILL to
+/// each bot's group (which ends a sandbox whole), and (with
+/// [`adopt_orphans`]) the orphans they left are killed and reaped. No bot
+/// starts after this. Returns how many bots were live.
 pub fn stop_all(grace: Duration) -> usize {
-    let bots: Vec<Pid> = {
+    let live: Vec<(Pid, Shape)> = {
         let reg = registry();
         // Under the lock: a spawn either registered its bot already or will
         // be refused.
@@ -232,11 +252,13 @@ pub fn stop_all(grace: Duration) -> usize {
             .map(|m| m.values().copied().collect())
             .unwrap_or_default()
     };
-    for &pg in &bots {
+    let bots: Vec<Pid> = live.iter().map(|&(pid, _)| pid).collect();
+    let asked = programs(&live);
+    for &pg in &asked {
         let _ = killpg(pg, Signal::SIGTERM);
     }
     let until = Instant::now() + grace;
-    while Instant::now() < until && bots.iter().any(|&p| running(p)) {
+    while Instant::now() < until && asked.iter().any(|&p| running(p)) {
         std::thread::sleep(Duration::from_millis(10));
     }
     for &pg in &bots {
@@ -256,6 +278,55 @@ pub fn stop_all(grace: Duration) -> usize {
         }
     }
     bots.len()
+}
+
+/// The process groups of the live bots' programs, to ask them to stop:
+/// a bot's own group, or, in a sandbox, the groups inside it found through
+/// `/proc` (parents and groups). A sandbox of its own whose first process
+/// leads no group yet (it is being set up), or has none left, is asked
+/// through bubblewrap's group, which ends it at once, as does a held
+/// sandbox's SIGKILL once the grace period is over.
+fn programs(live: &[(Pid, Shape)]) -> Vec<Pid> {
+    let sandboxed = live.iter().any(|&(_, shape)| shape != Shape::Program);
+    let table = if sandboxed {
+        procstat::table()
+    } else {
+        Vec::new()
+    };
+    let children = |of: i32| {
+        table
+            .iter()
+            .filter(move |p| p.parent == of)
+            .map(|p| (p.pid, p.group))
+    };
+    let mut groups = Vec::new();
+    for &(bwrap, shape) in live {
+        match shape {
+            Shape::Program => groups.push(bwrap),
+            Shape::OwnSandbox => {
+                let first = children(bwrap.as_raw()).find(|&(pid, group)| pid == group);
+                groups.push(first.map_or(bwrap, |(pid, _)| Pid::from_raw(pid)));
+            }
+            Shape::HeldSandbox => {
+                // bubblewrap → the sandbox's PID 1 → the holder (in PID 1's
+                // group: a SIGTERM would end it and the sandbox at once) →
+                // each round's program, leading a group of its own.
+                let mut below: Vec<i32> = children(bwrap.as_raw())
+                    .flat_map(|(first, _)| children(first))
+                    .map(|(holder, _)| holder)
+                    .collect();
+                while let Some(pid) = below.pop() {
+                    for (child, group) in children(pid) {
+                        if child == group {
+                            groups.push(Pid::from_raw(child));
+                        }
+                        below.push(child);
+                    }
+                }
+            }
+        }
+    }
+    groups
 }
 
 /// Whether `pid` exists and is not a zombie.
@@ -292,20 +363,15 @@ fn sweep(ending: Option<u64>) -> usize {
     let reg = registry();
     let live: HashMap<i32, u64> = reg
         .as_ref()
-        .map(|m| m.iter().map(|(s, p)| (p.as_raw(), *s)).collect())
+        .map(|m| m.iter().map(|(s, (p, _))| (p.as_raw(), *s)).collect())
         .unwrap_or_default();
     let me = i32::try_from(std::process::id()).unwrap_or(0);
     let my_group = nix::unistd::getpgrp().as_raw();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    let orphans: Vec<i32> = dir
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| !live.contains_key(&pid))
-        .filter(|&pid| match procstat::parent_and_group_of(pid) {
-            Some((parent, group)) if parent == me => group != my_group || marker_of(pid).is_some(),
-            _ => false,
-        })
+    let orphans: Vec<i32> = procstat::table()
+        .into_iter()
+        .filter(|p| p.parent == me && !live.contains_key(&p.pid))
+        .filter(|p| p.group != my_group || marker_of(p.pid).is_some())
+        .map(|p| p.pid)
         .filter(|&pid| match (ending, marker_of(pid)) {
             (Some(_), Some(owner)) => !live.values().any(|&s| s == owner),
             _ => true,

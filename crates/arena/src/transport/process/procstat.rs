@@ -31,6 +31,28 @@ pub(super) fn parent_and_group_of(pid: i32) -> Option<(i32, i32)> {
     parent_and_group(&read(pid)?)
 }
 
+/// A process as `/proc` shows it: its pid, parent and process group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Listed {
+    pub(super) pid: i32,
+    pub(super) parent: i32,
+    pub(super) group: i32,
+}
+
+/// Every process this one can see (one that ends while `/proc` is read is
+/// left out).
+pub(super) fn table() -> Vec<Listed> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let (parent, group) = parent_and_group_of(pid)?;
+            Some(Listed { pid, parent, group })
+        })
+        .collect()
+}
+
 /// The clock ticks of CPU time the process has used itself, in user and
 /// system mode (the 14th and 15th fields; its children's are not).
 pub(super) fn cpu_ticks(stat: &str) -> Option<u64> {
@@ -83,5 +105,23 @@ mod tests {
         let spent = cpu_ticks(&read(me).unwrap()).unwrap() - before;
         assert!(spent >= 20, "{spent} ticks for 250 ms of CPU time");
         assert!(cpu_time(me).unwrap() >= Duration::from_millis(200));
+    }
+
+    /// The table holds this process with its parent and group, as its own
+    /// line says.
+    #[test]
+    fn the_table_lists_this_process_with_its_parent_and_group() {
+        let me = std::process::id() as i32;
+        let (parent, group) = parent_and_group_of(me).unwrap();
+        let table = table();
+        assert!(table.len() > 1, "{table:?}");
+        assert!(
+            table.contains(&Listed {
+                pid: me,
+                parent,
+                group
+            }),
+            "{table:?}"
+        );
     }
 }
