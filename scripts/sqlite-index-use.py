@@ -10,7 +10,12 @@ names it, the unused ones last. Statements that are not SQLite's (a
 PostgreSQL test's) fail to prepare and are counted, not shown.
 
     RUST_LOG=sqlx::query=debug croupier bench web --games 1000000 --db web.db 2> web.log
-    scripts/sqlite-index-use.py web.db web.log [more.log ...] [--show INDEX]
+    scripts/sqlite-index-use.py web.db web.log [more.log ...] [--show INDEX] [--failed]
+
+`--show INDEX` lists the statements whose plan names INDEX; `--failed`
+lists the statements that could not be explained (a PostgreSQL test's,
+or one that needs a table this file lacks), to check that no SQLite
+statement was lost.
 
 The writer's own statements (rusqlite, not sqlx) are not in the log:
 check those by hand (see docs/benchmarks.md, "Indexes no statement uses").
@@ -50,6 +55,9 @@ def plan(con, sql):
 def main():
     args = sys.argv[1:]
     show = None
+    failures = "--failed" in args
+    if failures:
+        args.remove("--failed")
     if "--show" in args:
         i = args.index("--show")
         show = args[i + 1]
@@ -64,12 +72,14 @@ def main():
         # Migrations' DDL (their comments stripped) and bookkeeping; their
         # one-off backfills (UPDATE, INSERT ... SELECT) are counted.
         bare = re.sub(r"^(\s*--[^\n]*\n)*", "", sql + "\n").strip().upper()
-        if bare.startswith(DDL) or "_SQLX_MIGRATIONS" in bare:
+        if not bare or bare.startswith(DDL) or "_SQLX_MIGRATIONS" in bare:
             continue
         try:
             rows = plan(con, sql)
-        except sqlite3.Error:
+        except sqlite3.Error as e:
             failed += 1
+            if failures:
+                print(f"not explained ({e}): " + " ".join(sql.split())[:200])
             continue
         explained += 1
         text = " | ".join(r[3] for r in rows)

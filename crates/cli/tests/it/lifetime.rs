@@ -39,8 +39,11 @@ static SERIAL: Mutex<()> = Mutex::new(());
 struct Run {
     child: Child,
     marker: String,
-    /// Processes seen while croupier was stopping (see [`Run::stop`]).
-    seen: Vec<(i32, String)>,
+    /// Marked processes running when croupier was sent its signal, and
+    /// those seen while it was stopping, with their parents (see
+    /// [`Run::stop`]).
+    at_signal: Vec<(i32, String, i32)>,
+    seen: Vec<(i32, String, i32)>,
 }
 
 /// What one run plays: `bots` copies of `script` at `game`.
@@ -87,6 +90,9 @@ impl Run {
         args.extend(extra);
         let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
             .args(&args)
+            // Nobody reads its output before it exits: a log could fill
+            // the pipe.
+            .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -95,6 +101,7 @@ impl Run {
         let mut run = Run {
             child,
             marker,
+            at_signal: Vec::new(),
             seen: Vec::new(),
         };
         let start = Instant::now();
@@ -102,12 +109,11 @@ impl Run {
         loop {
             let procs = run.others();
             let daemons = procs.iter().filter(|(_, c)| c.contains("-daemon")).count();
+            let procs = with_parents(procs);
             // A sandboxed bot's command line is bubblewrap's and its
-            // program's: each is counted.
-            let bots = procs
-                .iter()
-                .filter(|(_, c)| c.contains(table.script) && !c.contains("bwrap"))
-                .count();
+            // program's: the program's is counted, and not a copy of it
+            // in a child forked and not yet exec'd.
+            let bots = firsts(&procs, |c| c.contains(table.script) && !c.contains("bwrap")).len();
             if bots >= table.bots && daemons >= daemons_wanted {
                 break;
             }
@@ -143,12 +149,13 @@ impl Run {
     /// Sends `sig` to croupier and waits for it; returns its exit code and
     /// stderr. The marked processes seen meanwhile are kept in `seen`.
     fn stop(&mut self, sig: Signal) -> (Option<i32>, String, Vec<(i32, String)>) {
+        self.at_signal = with_parents(self.others());
         kill(Pid::from_raw(self.child.id() as i32), sig).unwrap();
         let until = Instant::now() + Duration::from_secs(20);
         while self.child.try_wait().unwrap().is_none() {
             assert!(Instant::now() < until, "croupier did not stop on {sig}");
-            for p in self.others() {
-                if !self.seen.contains(&p) {
+            for p in with_parents(self.others()) {
+                if !self.seen.iter().any(|(pid, _, _)| *pid == p.0) {
                     self.seen.push(p);
                 }
             }
@@ -224,6 +231,39 @@ fn sigkill_of_the_manager_kills_every_bot() {
     );
 }
 
+/// Each process with its parent (0 once it has gone).
+fn with_parents(procs: Vec<(i32, String)>) -> Vec<(i32, String, i32)> {
+    procs
+        .into_iter()
+        .map(|(pid, c)| {
+            let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    s.rsplit_once(')')?
+                        .1
+                        .split_whitespace()
+                        .nth(1)?
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(0);
+            (pid, c, parent)
+        })
+        .collect()
+}
+
+/// The processes of `procs` that `wanted` takes whose parent it does not
+/// take (a shell's child between its fork and its `exec` still has the
+/// shell's command line).
+fn firsts(procs: &[(i32, String, i32)], wanted: impl Fn(&str) -> bool) -> Vec<(i32, String)> {
+    let taken: Vec<&(i32, String, i32)> = procs.iter().filter(|(_, c, _)| wanted(c)).collect();
+    taken
+        .iter()
+        .filter(|(_, _, parent)| !taken.iter().any(|(pid, _, _)| pid == parent))
+        .map(|(pid, c, _)| (*pid, c.clone()))
+        .collect()
+}
+
 /// croupier's output once it has exited, with the handle kept (so that
 /// [`Run`] can still say what it saw).
 fn wait_with_output(child: &mut Child) -> std::process::Output {
@@ -255,20 +295,34 @@ fn trapping(game: &'static str, bots: usize) -> Table {
     }
 }
 
-/// Stops `table`'s run with SIGINT and checks that every bot program got
-/// its SIGTERM (its trap ran) and that nothing was left.
+/// Stops `table`'s run with SIGINT and checks that every bot program
+/// running then got its SIGTERM (its trap ran) and that nothing was left.
+/// (A bot may get a second SIGTERM, from its match's own end, and a Love
+/// Letter round may start anew during the grace period: neither counts.)
 fn sigint_reaches_every_program(table: &Table, name: &str, extra: &[&str]) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut run = Run::start_at(table, name, extra);
     let (status, stderr, left) = run.stop(Signal::SIGINT);
     assert!(left.is_empty(), "left running: {left:?}");
     assert_eq!(status, Some(130), "stderr: {stderr}");
+    let bots = firsts(&run.at_signal, |c| {
+        c.contains(table.script) && !c.contains("bwrap")
+    });
+    assert!(bots.len() >= table.bots, "bots at the signal: {bots:?}");
     let trap = format!("{}-term", run.marker);
-    let trapped: Vec<_> = run.seen.iter().filter(|(_, c)| c.contains(&trap)).collect();
-    assert_eq!(
-        trapped.len(),
-        table.bots,
-        "processes of bots that got SIGTERM: {trapped:?}\nall seen: {:?}\nstderr: {stderr}",
+    let asked: Vec<i32> = run
+        .seen
+        .iter()
+        .filter(|(_, c, _)| c.contains(&trap))
+        .map(|&(_, _, parent)| parent)
+        .collect();
+    let missed: Vec<_> = bots
+        .iter()
+        .filter(|(pid, _)| !asked.contains(pid))
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "bots without a SIGTERM: {missed:?}\nall seen: {:?}\nstderr: {stderr}",
         run.seen
     );
 }

@@ -280,12 +280,23 @@ pub fn stop_all(grace: Duration) -> usize {
     bots.len()
 }
 
+/// The most processes [`programs`] visits below one held sandbox's holder
+/// (a sandbox's own limit on processes is far lower).
+const WALK: usize = 4096;
+
 /// The process groups of the live bots' programs, to ask them to stop:
 /// a bot's own group, or, in a sandbox, the groups inside it found through
 /// `/proc` (parents and groups). A sandbox of its own whose first process
 /// leads no group yet (it is being set up), or has none left, is asked
 /// through bubblewrap's group, which ends it at once, as does a held
-/// sandbox's SIGKILL once the grace period is over.
+/// sandbox's SIGKILL once the grace period is over. A held round's
+/// program forked but not yet in a group of its own gets no SIGTERM, only
+/// that SIGKILL.
+///
+/// Unlike bubblewrap (this process's unreaped child), the processes found
+/// below it are not pinned: one that ended since `/proc` was read could
+/// have had its pid reused (after the whole pid range wrapped around), the
+/// same bet every signal to a group by number makes.
 fn programs(live: &[(Pid, Shape)]) -> Vec<Pid> {
     let sandboxed = live.iter().any(|&(_, shape)| shape != Shape::Program);
     let table = if sandboxed {
@@ -315,7 +326,11 @@ fn programs(live: &[(Pid, Shape)]) -> Vec<Pid> {
                     .flat_map(|(first, _)| children(first))
                     .map(|(holder, _)| holder)
                     .collect();
-                while let Some(pid) = below.pop() {
+                // `/proc` is not read at one instant: a loop of parents
+                // (pids reused meanwhile) must not make the walk endless.
+                let mut walked = 0;
+                while let Some(pid) = below.pop().filter(|_| walked < WALK) {
+                    walked += 1;
                     for (child, group) in children(pid) {
                         if child == group {
                             groups.push(Pid::from_raw(child));
