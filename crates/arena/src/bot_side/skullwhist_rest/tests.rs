@@ -65,6 +65,20 @@ fn bad_urls_are_explained() {
 fn canned_server(
     per_connection: Vec<Vec<String>>,
 ) -> (ServerUrl, std::thread::JoinHandle<Vec<String>>) {
+    let (url, handle, _closed) = canned_server_telling(per_connection);
+    (url, handle)
+}
+
+/// [`canned_server`], which also says on a channel when it has closed
+/// each connection.
+fn canned_server_telling(
+    per_connection: Vec<Vec<String>>,
+) -> (
+    ServerUrl,
+    std::thread::JoinHandle<Vec<String>>,
+    std::sync::mpsc::Receiver<()>,
+) {
+    let (closed_tx, closed) = std::sync::mpsc::channel();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let handle = std::thread::spawn(move || {
@@ -96,11 +110,13 @@ fn canned_server(
                 writer.write_all(reply.as_bytes()).unwrap();
             }
             // Dropping the stream closes the connection.
+            drop((reader, writer));
+            let _ = closed_tx.send(());
         }
         seen
     });
     let url = parse_url(&format!("http://127.0.0.1:{port}")).unwrap();
-    (url, handle)
+    (url, handle, closed)
 }
 
 const OK: &str = "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"result\":\"success\"}";
@@ -108,10 +124,18 @@ const OK: &str = "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"result\":\"suc
 #[test]
 fn the_client_keeps_the_connection_and_reconnects_once_when_closed() {
     // Connection 1 serves two requests then closes; the third request
-    // finds it closed and is sent again on connection 2.
-    let (url, server) = canned_server(vec![vec![OK.into(), OK.into()], vec![OK.into()]]);
+    // finds it closed and is sent again on connection 2. It waits for the
+    // close (and a moment for the client's connection to read it): sent
+    // into a connection the server is closing, it would be reset, which
+    // `Api` reports and the session's safe calls make again (`again`).
+    let (url, server, closed) =
+        canned_server_telling(vec![vec![OK.into(), OK.into()], vec![OK.into()]]);
     let api = Api::new(url, REPLY_TIMEOUT).unwrap();
     for i in 0..3 {
+        if i == 2 {
+            closed.recv_timeout(Duration::from_secs(10)).unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let r = api.call("status", &json!({ "n": i })).unwrap();
         assert_eq!(r, Reply::Success(Map::new()));
     }
