@@ -39,9 +39,17 @@ static SERIAL: Mutex<()> = Mutex::new(());
 struct Run {
     child: Child,
     marker: String,
+}
+
+/// What [`Run::stop`] saw.
+struct Stopped {
+    /// croupier's exit code (none: killed by a signal) and stderr.
+    status: Option<i32>,
+    stderr: String,
+    /// Marked processes still there a few seconds after croupier's exit.
+    left: Vec<(i32, String)>,
     /// Marked processes running when croupier was sent its signal, and
-    /// those seen while it was stopping, with their parents (see
-    /// [`Run::stop`]).
+    /// those seen while it was stopping, with their parents.
     at_signal: Vec<(i32, String, i32)>,
     seen: Vec<(i32, String, i32)>,
 }
@@ -98,22 +106,14 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start croupier");
-        let mut run = Run {
-            child,
-            marker,
-            at_signal: Vec::new(),
-            seen: Vec::new(),
-        };
+        let mut run = Run { child, marker };
         let start = Instant::now();
         let daemons_wanted = if table.daemons { table.bots } else { 0 };
         loop {
             let procs = run.others();
             let daemons = procs.iter().filter(|(_, c)| c.contains("-daemon")).count();
             let procs = with_parents(procs);
-            // A sandboxed bot's command line is bubblewrap's and its
-            // program's: the program's is counted, and not a copy of it
-            // in a child forked and not yet exec'd.
-            let bots = firsts(&procs, |c| c.contains(table.script) && !c.contains("bwrap")).len();
+            let bots = programs(&procs, table.script).len();
             if bots >= table.bots && daemons >= daemons_wanted {
                 break;
             }
@@ -146,23 +146,25 @@ impl Run {
             .collect()
     }
 
-    /// Sends `sig` to croupier and waits for it; returns its exit code and
-    /// stderr. The marked processes seen meanwhile are kept in `seen`.
-    fn stop(&mut self, sig: Signal) -> (Option<i32>, String, Vec<(i32, String)>) {
-        self.at_signal = with_parents(self.others());
+    /// Sends `sig` to croupier and waits for it, watching the marked
+    /// processes meanwhile and after.
+    fn stop(mut self, sig: Signal) -> Stopped {
+        let at_signal = with_parents(self.others());
+        let mut seen: Vec<(i32, String, i32)> = Vec::new();
         kill(Pid::from_raw(self.child.id() as i32), sig).unwrap();
         let until = Instant::now() + Duration::from_secs(20);
         while self.child.try_wait().unwrap().is_none() {
             assert!(Instant::now() < until, "croupier did not stop on {sig}");
+            // A process that `exec`s is seen again with its new command.
             for p in with_parents(self.others()) {
-                if !self.seen.iter().any(|(pid, _, _)| *pid == p.0) {
-                    self.seen.push(p);
+                if !seen.iter().any(|(pid, c, _)| *pid == p.0 && *c == p.1) {
+                    seen.push(p);
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
         }
         let marker = self.marker.clone();
-        let out = wait_with_output(&mut self.child);
+        let out = self.child.wait_with_output().unwrap();
         let start = Instant::now();
         let mut left = marked(&marker);
         while !left.is_empty() && start.elapsed() < GONE {
@@ -173,18 +175,25 @@ impl Run {
         for (pid, _) in &left {
             let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
         }
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+        Stopped {
+            status: out.status.code(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             left,
-        )
+            at_signal,
+            seen,
+        }
     }
 }
 
 fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str]) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut run = Run::start(name, extra);
-    let (status, stderr, left) = run.stop(sig);
+    let run = Run::start(name, extra);
+    let Stopped {
+        status,
+        stderr,
+        left,
+        ..
+    } = run.stop(sig);
     assert!(left.is_empty(), "left running after {sig}: {left:?}");
     assert_eq!(status, Some(code), "stderr: {stderr}");
     let lines: Vec<&str> = stderr
@@ -215,14 +224,14 @@ fn sigterm_stops_every_bot_and_its_daemon() {
 #[test]
 fn sigkill_of_the_manager_kills_every_bot() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut run = Run::start("kill", OFF);
+    let run = Run::start("kill", OFF);
     let bots: Vec<i32> = run
         .others()
         .into_iter()
         .filter(|(_, c)| !c.contains("-daemon"))
         .map(|(pid, _)| pid)
         .collect();
-    let (status, _, left) = run.stop(Signal::SIGKILL);
+    let Stopped { status, left, .. } = run.stop(Signal::SIGKILL);
     assert_eq!(status, None);
     let bots_left: Vec<_> = left.iter().filter(|(pid, _)| bots.contains(pid)).collect();
     assert!(
@@ -252,11 +261,14 @@ fn with_parents(procs: Vec<(i32, String)>) -> Vec<(i32, String, i32)> {
         .collect()
 }
 
-/// The processes of `procs` that `wanted` takes whose parent it does not
-/// take (a shell's child between its fork and its `exec` still has the
-/// shell's command line).
-fn firsts(procs: &[(i32, String, i32)], wanted: impl Fn(&str) -> bool) -> Vec<(i32, String)> {
-    let taken: Vec<&(i32, String, i32)> = procs.iter().filter(|(_, c, _)| wanted(c)).collect();
+/// The bot programs among `procs`: the shell running `script` (not the
+/// `setpriv`, bubblewrap or `prlimit` before it, which hold its name too),
+/// and not a copy of it in a child it forked and has not `exec`'d yet.
+fn programs(procs: &[(i32, String, i32)], script: &str) -> Vec<(i32, String)> {
+    let taken: Vec<&(i32, String, i32)> = procs
+        .iter()
+        .filter(|(_, c, _)| c.starts_with("/bin/sh ") && c.contains(script))
+        .collect();
     taken
         .iter()
         .filter(|(_, _, parent)| !taken.iter().any(|(pid, _, _)| pid == parent))
@@ -264,27 +276,7 @@ fn firsts(procs: &[(i32, String, i32)], wanted: impl Fn(&str) -> bool) -> Vec<(i
         .collect()
 }
 
-/// croupier's output once it has exited, with the handle kept (so that
-/// [`Run`] can still say what it saw).
-fn wait_with_output(child: &mut Child) -> std::process::Output {
-    use std::io::Read;
-    let status = child.wait().unwrap();
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    if let Some(mut out) = child.stdout.take() {
-        out.read_to_end(&mut stdout).unwrap();
-    }
-    if let Some(mut err) = child.stderr.take() {
-        err.read_to_end(&mut stderr).unwrap();
-    }
-    std::process::Output {
-        status,
-        stdout,
-        stderr,
-    }
-}
-
-/// Bots that trap SIGTERM: each one that gets it starts a "-term" process
+/// Bots that trap SIGTERM: each one that gets it becomes a "-term" process
 /// for 0.3 s before it exits (within the 0.5 s grace period).
 fn trapping(game: &'static str, bots: usize) -> Table {
     Table {
@@ -301,20 +293,28 @@ fn trapping(game: &'static str, bots: usize) -> Table {
 /// Letter round may start anew during the grace period: neither counts.)
 fn sigint_reaches_every_program(table: &Table, name: &str, extra: &[&str]) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut run = Run::start_at(table, name, extra);
-    let (status, stderr, left) = run.stop(Signal::SIGINT);
+    let run = Run::start_at(table, name, extra);
+    let marker = run.marker.clone();
+    let Stopped {
+        status,
+        stderr,
+        left,
+        at_signal,
+        seen,
+    } = run.stop(Signal::SIGINT);
     assert!(left.is_empty(), "left running: {left:?}");
     assert_eq!(status, Some(130), "stderr: {stderr}");
-    let bots = firsts(&run.at_signal, |c| {
-        c.contains(table.script) && !c.contains("bwrap")
-    });
-    assert!(bots.len() >= table.bots, "bots at the signal: {bots:?}");
-    let trap = format!("{}-term", run.marker);
-    let asked: Vec<i32> = run
-        .seen
+    let bots = programs(&at_signal, table.script);
+    assert!(
+        bots.len() >= table.bots,
+        "bots at the signal: {bots:?}\nall marked then: {at_signal:?}"
+    );
+    // Its trap `exec`s: the same pid with the trap's command line.
+    let trap = format!("{marker}-term");
+    let asked: Vec<i32> = seen
         .iter()
         .filter(|(_, c, _)| c.contains(&trap))
-        .map(|&(_, _, parent)| parent)
+        .map(|&(pid, _, _)| pid)
         .collect();
     let missed: Vec<_> = bots
         .iter()
@@ -322,8 +322,7 @@ fn sigint_reaches_every_program(table: &Table, name: &str, extra: &[&str]) {
         .collect();
     assert!(
         missed.is_empty(),
-        "bots without a SIGTERM: {missed:?}\nall seen: {:?}\nstderr: {stderr}",
-        run.seen
+        "bots without a SIGTERM: {missed:?}\nall seen: {seen:?}\nstderr: {stderr}"
     );
 }
 
