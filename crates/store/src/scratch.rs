@@ -144,6 +144,13 @@ impl ScratchCluster {
         self.dir.path().join("data")
     }
 
+    /// The cluster's server process (the postmaster), from its pid file:
+    /// a benchmark adds its CPU time, and its children's, to the client's.
+    pub fn server_pid(&self) -> Option<u32> {
+        let text = std::fs::read_to_string(self.data().join("postmaster.pid")).ok()?;
+        text.lines().next()?.trim().parse().ok()
+    }
+
     /// The URL of database `db` in this cluster.
     pub fn url(&self, db: &str) -> String {
         format!(
