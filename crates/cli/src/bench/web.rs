@@ -180,6 +180,22 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
             format!("/games/{ll_game}?step={ll_step}"),
         ),
         ("game JSON", format!("/json/games/{ll_game}")),
+        // The lists the tournaments page links to ("ladder games only",
+        // "every tournament's games"), and the same filter on a bot.
+        ("ladder games", "/games?tournaments=hide".into()),
+        (
+            "ladder games, mid page",
+            format!("/games?tournaments=hide&page={}", all_pages / 2 + 1),
+        ),
+        (
+            "ladder games of a bot, mid",
+            format!(
+                "/games?tournaments=hide&bot={}&page={}",
+                top.name,
+                bot_pages / 2 + 1
+            ),
+        ),
+        ("tournament games", "/games?tournaments=only".into()),
         ("activity", "/activity".into()),
         ("rules page", "/rules/loveletter".into()),
     ]);

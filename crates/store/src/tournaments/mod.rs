@@ -16,6 +16,7 @@ use crate::{BotId, BotKind, GameId, OwnerId, StoreError};
 
 #[macro_use]
 mod queries;
+pub(crate) mod ladder;
 pub(crate) mod postgres;
 pub(crate) mod sqlite;
 
@@ -246,11 +247,11 @@ pub struct GamesFilter {
 }
 
 impl GamesFilter {
-    pub(crate) fn marked_code(&self) -> i64 {
-        match self.marked {
-            Marked::All => 0,
-            Marked::Only => 1,
-            Marked::Hide => 2,
+    /// The whole games list's filter (kind and bot) that this one narrows.
+    pub(crate) fn listed(&self) -> crate::web::GameFilter {
+        crate::web::GameFilter {
+            game: self.game.clone(),
+            bot: self.bot,
         }
     }
 }

@@ -2,18 +2,41 @@
 //! them by number on SQLite too), flags bound as `bool`, ids as `i64`.
 
 /// Implements [`super::TournamentStore`] for `$store`, reading through
-/// `self.$read` and writing through `self.$write` (pools).
+/// `self.$read` and writing through `self.$write` (pools); `$order_hint`
+/// goes after `FROM games g` where tournament games are walked in finish
+/// order (SQLite's `INDEXED BY`, so that its planner never scans every
+/// game instead).
 macro_rules! tournament_queries {
-    ($store:ty, $db:ty, $read:ident, $write:ident) => {
+    ($store:ty, $db:ty, $read:ident, $write:ident, $order_hint:literal) => {
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
-        /// Finished games by kind ($1), tournament ($2), marking ($3: 0 all,
-        /// 1 tournament games only, 2 none of them) and bot ($4).
-        const FILTERED: &str = "g.status = 'finished'
+        /// Finished tournament games: of kind $1 if given, of tournament $2
+        /// if given (all tournaments' otherwise), with bot $3 in a seat if
+        /// given (its seat found by the game: `+s.bot` keeps the planner off
+        /// the bot's seats). Walked in finish order in
+        /// `games_tournament_finish_order`, which holds only tournament games.
+        const MARKED: &str = "g.status = 'finished' AND g.tournament_id IS NOT NULL
             AND (CAST($1 AS TEXT) IS NULL OR g.game = $1)
             AND (CAST($2 AS BIGINT) IS NULL OR g.tournament_id = $2)
-            AND ($3 = 0 OR ($3 = 1 AND g.tournament_id IS NOT NULL) OR ($3 = 2 AND g.tournament_id IS NULL))
-            AND (CAST($4 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.bot = $4))";
+            AND (CAST($3 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND +s.bot = $3))";
+        /// The tournament games that the whole games list holds for a kind
+        /// and a bot (a ranked seat with its finish time, as a bot's list
+        /// has): those the ladder list leaves out (`ladder`). A term left
+        /// out keeps its placeholder ($1 kind, $2 bot) bound to NULL, so
+        /// that an unfiltered walk reads the index alone; the seat is found
+        /// by its game (`+s.bot`: not by the bot's seats, all of them).
+        fn marked_listed(filter: &$crate::web::GameFilter) -> String {
+            format!(
+                "g.status = 'finished' AND g.tournament_id IS NOT NULL AND {} AND {}",
+                if filter.game.is_some() { "g.game = $1" } else { "CAST($1 AS TEXT) IS NULL" },
+                if filter.bot.is_some() {
+                    "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
+                       AND +s.bot = $2 AND s.finished IS NOT NULL AND s.rank IS NOT NULL)"
+                } else {
+                    "CAST($2 AS BIGINT) IS NULL"
+                },
+            )
+        }
         const GAME: &str =
             "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
 
@@ -348,30 +371,59 @@ macro_rules! tournament_queries {
                 offset: i64,
                 limit: i64,
             ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
-                let games = sqlx::query_as(&format!(
-                    "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g WHERE {FILTERED}
-                     ORDER BY g.finished DESC, g.id DESC LIMIT $5 OFFSET $6"
-                ))
-                .bind(&filter.game)
-                .bind(filter.tournament)
-                .bind(filter.marked_code())
-                .bind(filter.bot)
-                .bind(limit)
-                .bind(offset)
-                .fetch_all(&self.$read)
-                .await?;
+                use $crate::tournaments::Marked;
+                let games = match (filter.marked, filter.tournament) {
+                    (Marked::Hide, Some(_)) => Vec::new(),
+                    (Marked::Hide, None) => {
+                        let list = filter.listed();
+                        return $crate::tournaments::ladder::page(self, &list, offset, limit).await;
+                    }
+                    (Marked::All, None) => {
+                        return $crate::web::WebReads::games_at(
+                            self,
+                            &filter.listed(),
+                            $crate::web::PageAt::Newest(offset),
+                            limit,
+                        )
+                        .await;
+                    }
+                    (_, tournament) => {
+                        sqlx::query_as(&format!(
+                            "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g {} WHERE {MARKED}
+                             ORDER BY g.finished DESC, g.id DESC LIMIT $4 OFFSET $5",
+                            $order_hint
+                        ))
+                        .bind(&filter.game)
+                        .bind(tournament)
+                        .bind(filter.bot)
+                        .bind(limit)
+                        .bind(offset)
+                        .fetch_all(&self.$read)
+                        .await?
+                    }
+                };
                 $crate::sql_web::with_seats(self, games).await
             }
 
             async fn count_filtered_games(&self, filter: &$crate::tournaments::GamesFilter) -> Result<i64, $crate::StoreError> {
-                let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM games g WHERE {FILTERED}"))
-                    .bind(&filter.game)
-                    .bind(filter.tournament)
-                    .bind(filter.marked_code())
-                    .bind(filter.bot)
-                    .fetch_one(&self.$read)
-                    .await?;
-                Ok(n)
+                use $crate::tournaments::Marked;
+                match (filter.marked, filter.tournament) {
+                    (Marked::Hide, Some(_)) => Ok(0),
+                    (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
+                    (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
+                    (_, tournament) => {
+                        let n: i64 = sqlx::query_scalar(&format!(
+                            "SELECT COUNT(*) FROM games g {} WHERE {MARKED}",
+                            $order_hint
+                        ))
+                        .bind(&filter.game)
+                        .bind(tournament)
+                        .bind(filter.bot)
+                        .fetch_one(&self.$read)
+                        .await?;
+                        Ok(n)
+                    }
+                }
             }
 
             async fn tournament_game_counts(&self, id: i64) -> Result<(i64, i64, i64), $crate::StoreError> {
@@ -382,6 +434,49 @@ macro_rules! tournament_queries {
                         .fetch_one(&self.$read)
                 };
                 Ok((count("finished").await?, count("aborted").await?, count("running").await?))
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl $crate::tournaments::ladder::TournamentGames for $store {
+            async fn marked_count(
+                &self,
+                filter: &$crate::web::GameFilter,
+                upto: Option<(&str, $crate::GameId)>,
+            ) -> Result<i64, $crate::StoreError> {
+                let newer = if upto.is_some() { " AND (g.finished, g.id) >= ($3, $4)" } else { "" };
+                let sql = format!(
+                    "SELECT COUNT(*) FROM games g {} WHERE {}{newer}",
+                    $order_hint,
+                    marked_listed(filter)
+                );
+                let mut q = sqlx::query_scalar(&sql).bind(&filter.game).bind(filter.bot);
+                if let Some((finished, id)) = upto {
+                    q = q.bind(finished).bind(id);
+                }
+                Ok(q.fetch_one(&self.$read).await?)
+            }
+
+            async fn marked_between(
+                &self,
+                filter: &$crate::web::GameFilter,
+                newest: (&str, $crate::GameId),
+                oldest: (&str, $crate::GameId),
+            ) -> Result<Vec<$crate::GameId>, $crate::StoreError> {
+                Ok(sqlx::query_scalar(&format!(
+                    "SELECT g.id FROM games g {} WHERE {}
+                       AND (g.finished, g.id) <= ($3, $4) AND (g.finished, g.id) >= ($5, $6)",
+                    $order_hint,
+                    marked_listed(filter)
+                ))
+                .bind(&filter.game)
+                .bind(filter.bot)
+                .bind(newest.0)
+                .bind(newest.1)
+                .bind(oldest.0)
+                .bind(oldest.1)
+                .fetch_all(&self.$read)
+                .await?)
             }
         }
     };

@@ -3,4 +3,10 @@
 
 use crate::SqliteStore;
 
-tournament_queries!(SqliteStore, sqlx::Sqlite, pool, writer);
+tournament_queries!(
+    SqliteStore,
+    sqlx::Sqlite,
+    pool,
+    writer,
+    "INDEXED BY games_tournament_finish_order"
+);

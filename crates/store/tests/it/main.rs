@@ -8,6 +8,7 @@ mod common;
 mod admin;
 mod finish_hours;
 mod hub_tables;
+mod ladder;
 mod lease_race;
 mod live_tables;
 mod suite;

@@ -1,0 +1,229 @@
+//! The games list's tournament filters (`tournaments=hide`, `only`, one
+//! tournament) against the same filter applied to every stored game, at
+//! every offset, on both backends: the ladder list is read from the whole
+//! list less the tournament games (`tournaments::ladder`), which must give
+//! exactly what filtering every game would.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+use crate::common;
+
+use common::Db;
+use croupier_store::tournaments::{
+    EntryRow, GamesFilter, Marked, NewTournament, NewTournamentGame, TournamentId,
+};
+use croupier_store::{BotId, BotKind, GameEnd, GameId};
+
+on_both_backends!(ladder_and_tournament_lists_match_every_game_filtered);
+
+/// A stored finished game as the test knows it.
+struct Known {
+    id: GameId,
+    finished: String,
+    game: &'static str,
+    bots: Vec<BotId>,
+    tournament: Option<TournamentId>,
+}
+
+fn end(seats: usize, at: &str) -> GameEnd {
+    GameEnd {
+        finished: at.into(),
+        scores: vec![Some(1); seats],
+        ranks: (1..=seats as u8).collect(),
+        forfeited_by: None,
+        record: "{}".into(),
+        facts: None,
+    }
+}
+
+fn tournament(name: &str, bots: &[BotId]) -> NewTournament {
+    NewTournament {
+        name: name.into(),
+        game: "goofspiel".into(),
+        variant: None,
+        format: "round-robin".into(),
+        rounds: 0,
+        deals: 1,
+        duplicate: false,
+        seats: 2,
+        move_ms: 1000,
+        budget_ms: None,
+        starts_at: 5,
+        seed: 7,
+        all_bots: true,
+        created_by: None,
+        entries: bots
+            .iter()
+            .enumerate()
+            .map(|(seq, &bot)| EntryRow {
+                tournament_id: 0,
+                bot,
+                seq: seq as i64,
+                name: format!("g{seq}"),
+                kind: BotKind::House,
+                endpoint: None,
+                dialect: None,
+                auth_user: None,
+                auth_password: None,
+                strategy: None,
+                frozen: true,
+                withdrawn: None,
+                withdrawn_round: None,
+                version_id: None,
+                version: None,
+            })
+            .collect(),
+    }
+}
+
+async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
+    let s = db.open().await;
+    let t = s.tournaments();
+    let mut g = Vec::new();
+    for i in 0..3 {
+        g.push(
+            s.ensure_house_bot(&format!("g{i}"), "goofspiel")
+                .await
+                .unwrap(),
+        );
+    }
+    let l = s.ensure_house_bot("l0", "loveletter").await.unwrap();
+    let l1 = s.ensure_house_bot("l1", "loveletter").await.unwrap();
+    // Two tournaments, each with planned games enough for the test.
+    let mut cups = Vec::new();
+    for name in ["cup", "bowl"] {
+        let id = t
+            .create_tournament(&tournament(name, &g[..2]))
+            .await
+            .unwrap();
+        t.start_tournament(id, &tournament(name, &g[..2]).entries, 1, "t0")
+            .await
+            .unwrap();
+        let plans: Vec<NewTournamentGame> = (0..20)
+            .map(|n| NewTournamentGame {
+                table_no: 0,
+                game_no: n,
+                seats: g[..2].to_vec(),
+                seed: n,
+            })
+            .collect();
+        t.plan_round(id, 1, &plans).await.unwrap();
+        let plans: Vec<i64> = t
+            .tournament_games(id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|p| p.id)
+            .collect();
+        cups.push((id, plans.into_iter()));
+    }
+    // 48 games: ladder games of both kinds, tournament games alone and in
+    // runs (the longest, 9, longer than the pages below), and finish
+    // times shared by neighbours (the list breaks ties by id).
+    let mut known = Vec::new();
+    for n in 0..48u32 {
+        let cup = match n {
+            10..=18 => Some(0),
+            30 | 31 | 40 => Some(1),
+            _ if n % 7 == 3 => Some(n as usize % 2),
+            _ => None,
+        };
+        let at = format!("2026-01-01T00:{:02}:00Z", n / 2 * 2 % 60 + n / 30);
+        let (game, bots) = match (cup, n % 3) {
+            (None, 0) => ("loveletter", vec![l, l1]),
+            (None, 1) => ("goofspiel", vec![g[0], g[2]]),
+            (None, _) => ("goofspiel", vec![g[1], g[2]]),
+            (Some(_), _) => ("goofspiel", vec![g[n as usize % 2], g[1 - n as usize % 2]]),
+        };
+        let id = match cup {
+            Some(c) => {
+                let plan = cups[c].1.next().unwrap();
+                t.start_tournament_game(plan, game, &bots, 1, "t1")
+                    .await
+                    .unwrap()
+            }
+            None => s.start_game(game, &bots, 1, "t1").await.unwrap(),
+        };
+        s.finish_game(id, &end(bots.len(), &at)).await.unwrap();
+        known.push(Known {
+            id,
+            finished: at,
+            game,
+            bots,
+            tournament: cup.map(|c| cups[c].0),
+        });
+    }
+    // An unfinished tournament game is in no list.
+    let plan = cups[0].1.next().unwrap();
+    t.start_tournament_game(plan, "goofspiel", &g[..2], 1, "t2")
+        .await
+        .unwrap();
+    known.sort_by(|a, b| (&b.finished, b.id).cmp(&(&a.finished, a.id)));
+
+    let filters = [
+        (None, Marked::Hide, None, None),
+        (None, Marked::Hide, Some("goofspiel"), None),
+        (None, Marked::Hide, Some("loveletter"), None),
+        (None, Marked::Hide, None, Some(g[0])),
+        (None, Marked::Hide, Some("goofspiel"), Some(g[1])),
+        (None, Marked::Hide, None, Some(l)),
+        (None, Marked::Only, None, None),
+        (None, Marked::Only, None, Some(g[1])),
+        (Some(cups[0].0), Marked::All, None, None),
+        (Some(cups[1].0), Marked::Only, Some("goofspiel"), Some(g[0])),
+        (Some(cups[1].0), Marked::Hide, None, None),
+        (None, Marked::All, None, Some(g[2])),
+    ];
+    for (tournament, marked, game, bot) in filters {
+        let f = GamesFilter {
+            game: game.map(str::to_string),
+            bot,
+            tournament,
+            marked,
+        };
+        let want: Vec<GameId> = known
+            .iter()
+            .filter(|k| game.is_none_or(|g| k.game == g))
+            .filter(|k| bot.is_none_or(|b| k.bots.contains(&b)))
+            .filter(|k| tournament.is_none_or(|c| k.tournament == Some(c)))
+            .filter(|k| match (marked, tournament) {
+                (Marked::Hide, Some(_)) => false,
+                (Marked::Hide, None) => k.tournament.is_none(),
+                (Marked::Only, _) => k.tournament.is_some(),
+                (Marked::All, _) => true,
+            })
+            .map(|k| k.id)
+            .collect();
+        assert_eq!(
+            t.count_filtered_games(&f).await.unwrap(),
+            want.len() as i64,
+            "{f:?}"
+        );
+        for limit in [1usize, 4, 50] {
+            for offset in 0..=want.len() + 1 {
+                let got: Vec<GameId> = t
+                    .filtered_games(&f, offset as i64, limit as i64)
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|g| g.id)
+                    .collect();
+                let end = (offset + limit).min(want.len());
+                let expected = want.get(offset..end).unwrap_or(&[]);
+                assert_eq!(got, expected, "{f:?} offset {offset} limit {limit}");
+            }
+        }
+    }
+    // The listed games carry their seats.
+    let page = t
+        .filtered_games(
+            &GamesFilter {
+                marked: Marked::Hide,
+                ..GamesFilter::default()
+            },
+            0,
+            3,
+        )
+        .await
+        .unwrap();
+    assert!(page.iter().all(|g| g.seats.len() == 2), "{page:?}");
+}
