@@ -25,7 +25,8 @@ import collections
 import re
 import sys
 
-PLAN = re.compile(r"plan:\n\s*Query Text: (.*?)\n(.*?)(?=\n\S|\Z)", re.S)
+# The query text runs to the first plan node (a line with its cost).
+PLAN = re.compile(r"plan:\n\s*Query Text: (.*?)\n([^\n]*\(cost=.*?)(?=\n\S|\Z)", re.S)
 USING = re.compile(r"Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)")
 
 

@@ -84,7 +84,7 @@ where
     let ahead = |m: i64| async move {
         Ok::<i64, StoreError>(
             match store
-                .games_at(filter, PageAt::Newest(offset + m), 1)
+                .games_at(filter, PageAt::Newest(offset.saturating_add(m)), 1)
                 .await?
                 .first()
             {
@@ -113,11 +113,11 @@ where
     // Read on from there, leaving out the tournament games; each read asks
     // for what is missing and as many more, in case tournament games come
     // next.
-    let mut games = Vec::with_capacity(limit as usize);
-    let mut from = offset + low;
+    let mut games = Vec::with_capacity(limit.min(1024) as usize);
+    let mut from = offset.saturating_add(low);
     while (games.len() as i64) < limit {
         let want = limit - games.len() as i64;
-        let ask = want + want.min(marked);
+        let ask = want.saturating_add(want.min(marked));
         let batch = store.games_at(filter, PageAt::Newest(from), ask).await?;
         let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             break;
@@ -133,7 +133,7 @@ where
         if got < ask {
             break;
         }
-        from += got;
+        from = from.saturating_add(got);
     }
     Ok(games)
 }

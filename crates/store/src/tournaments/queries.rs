@@ -11,14 +11,15 @@ macro_rules! tournament_queries {
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
         /// Finished tournament games: of kind $1 if given, of tournament $2
-        /// if given (all tournaments' otherwise), with bot $3 in a seat if
-        /// given (its seat found by the game: `+s.bot` keeps the planner off
+        /// if given (all tournaments' otherwise), with bot $3 in a ranked
+        /// seat if given, as in every games list (its seat found by the game: `+s.bot` keeps the planner off
         /// the bot's seats). Walked in finish order in
         /// `games_tournament_finish_order`, which holds only tournament games.
         const MARKED: &str = "g.status = 'finished' AND g.tournament_id IS NOT NULL
             AND (CAST($1 AS TEXT) IS NULL OR g.game = $1)
             AND (CAST($2 AS BIGINT) IS NULL OR g.tournament_id = $2)
-            AND (CAST($3 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND +s.bot = $3))";
+            AND (CAST($3 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
+                 AND +s.bot = $3 AND s.finished IS NOT NULL AND s.rank IS NOT NULL))";
         /// The tournament games that the whole games list holds for a kind
         /// and a bot (a ranked seat with its finish time, as a bot's list
         /// has): those the ladder list leaves out (`ladder`). A term left
@@ -27,7 +28,7 @@ macro_rules! tournament_queries {
         /// by its game (`+s.bot`: not by the bot's seats, all of them).
         fn marked_listed(filter: &$crate::web::GameFilter) -> String {
             format!(
-                "g.status = 'finished' AND g.tournament_id IS NOT NULL AND {} AND {}",
+                "g.status = 'finished' AND g.tournament_id IS NOT NULL AND g.finished IS NOT NULL AND {} AND {}",
                 if filter.game.is_some() { "g.game = $1" } else { "CAST($1 AS TEXT) IS NULL" },
                 if filter.bot.is_some() {
                     "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
@@ -36,6 +37,16 @@ macro_rules! tournament_queries {
                     "CAST($2 AS BIGINT) IS NULL"
                 },
             )
+        }
+        /// One tournament's games come through `games_by_tournament` (the
+        /// planner's choice: as many as the tournament has), every
+        /// tournament's in finish order (`$order_hint`).
+        fn one_or_all(tournament: Option<i64>) -> &'static str {
+            if tournament.is_some() {
+                ""
+            } else {
+                $order_hint
+            }
         }
         const GAME: &str =
             "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
@@ -391,7 +402,7 @@ macro_rules! tournament_queries {
                         sqlx::query_as(&format!(
                             "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g {} WHERE {MARKED}
                              ORDER BY g.finished DESC, g.id DESC LIMIT $4 OFFSET $5",
-                            $order_hint
+                            one_or_all(tournament)
                         ))
                         .bind(&filter.game)
                         .bind(tournament)
@@ -414,7 +425,7 @@ macro_rules! tournament_queries {
                     (_, tournament) => {
                         let n: i64 = sqlx::query_scalar(&format!(
                             "SELECT COUNT(*) FROM games g {} WHERE {MARKED}",
-                            $order_hint
+                            one_or_all(tournament)
                         ))
                         .bind(&filter.game)
                         .bind(tournament)
