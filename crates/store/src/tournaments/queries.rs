@@ -11,13 +11,14 @@ macro_rules! tournament_queries {
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
         /// Finished tournament games: of kind $1 if given, of tournament $2
-        /// if given (all tournaments' otherwise), with bot $3 in a ranked
+        /// if given (all tournaments' otherwise; `{}` is that term, see
+        /// `marked`), with bot $3 in a ranked
         /// seat if given, as in every games list (its seat found by the game: `+s.bot` keeps the planner off
         /// the bot's seats). Walked in finish order in
         /// `games_tournament_finish_order`, which holds only tournament games.
         const MARKED: &str = "g.status = 'finished' AND g.tournament_id IS NOT NULL
             AND (CAST($1 AS TEXT) IS NULL OR g.game = $1)
-            AND (CAST($2 AS BIGINT) IS NULL OR g.tournament_id = $2)
+            AND {}
             AND (CAST($3 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
                  AND +s.bot = $3 AND s.finished IS NOT NULL AND s.rank IS NOT NULL))";
         /// The tournament games that the whole games list holds for a kind
@@ -41,6 +42,16 @@ macro_rules! tournament_queries {
         /// One tournament's games come through `games_by_tournament` (the
         /// planner's choice: as many as the tournament has), every
         /// tournament's in finish order (`$order_hint`).
+        fn marked(tournament: Option<i64>) -> String {
+            // `g.tournament_id = $2` alone, not in an `OR` with `$2 IS
+            // NULL`, which SQLite's planner cannot take to the index.
+            let one = if tournament.is_some() {
+                "g.tournament_id = $2"
+            } else {
+                "CAST($2 AS BIGINT) IS NULL"
+            };
+            MARKED.replace("{}", one)
+        }
         fn one_or_all(tournament: Option<i64>) -> &'static str {
             if tournament.is_some() {
                 ""
@@ -400,9 +411,10 @@ macro_rules! tournament_queries {
                     }
                     (_, tournament) => {
                         sqlx::query_as(&format!(
-                            "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g {} WHERE {MARKED}
+                            "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g {} WHERE {}
                              ORDER BY g.finished DESC, g.id DESC LIMIT $4 OFFSET $5",
-                            one_or_all(tournament)
+                            one_or_all(tournament),
+                            marked(tournament)
                         ))
                         .bind(&filter.game)
                         .bind(tournament)
@@ -424,8 +436,9 @@ macro_rules! tournament_queries {
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
                     (_, tournament) => {
                         let n: i64 = sqlx::query_scalar(&format!(
-                            "SELECT COUNT(*) FROM games g {} WHERE {MARKED}",
-                            one_or_all(tournament)
+                            "SELECT COUNT(*) FROM games g {} WHERE {}",
+                            one_or_all(tournament),
+                            marked(tournament)
                         ))
                         .bind(&filter.game)
                         .bind(tournament)
