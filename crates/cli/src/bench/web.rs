@@ -196,6 +196,10 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
             ),
         ),
         ("tournament games", "/games?tournaments=only".into()),
+        (
+            "tournament games of a bot",
+            format!("/games?tournaments=only&bot={}", top.name),
+        ),
         ("activity", "/activity".into()),
         ("rules page", "/rules/loveletter".into()),
     ]);

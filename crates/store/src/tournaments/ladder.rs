@@ -5,9 +5,10 @@
 //! The whole list (`WebReads::games_at`, newest first) reaches any page
 //! through the finish-hour counts without walking the games before it.
 //! Tournament games are few beside the ladder's and have an index of their
-//! own (`games_tournament_finish_order`), where those newer than a game are
-//! counted without reading the games (unless a kind or bot is asked
-//! for). The ladder list's game at `offset` is the whole
+//! own (`games_tournament_finish_order`), and so do a bot's tournament
+//! seats (`game_seats_tournament_finish_order_by_bot`), where those newer
+//! than a game are counted without reading the games (unless a kind is
+//! asked for). The ladder list's game at `offset` is the whole
 //! list's at `offset + m`, where `m` is the number of tournament games
 //! before it: the smallest `m` at which the whole list's first
 //! `offset + m + 1` games hold exactly `m` tournament games. That count
@@ -26,8 +27,8 @@ use crate::{GameId, StoreError};
 /// finished games with a `tournament_id` that `filter` matches (its kind;
 /// its bot in a ranked seat, as the whole list counts a bot's games), in
 /// the list's order (finish time, then id, newest first), walked in their
-/// own index: a walk's cost grows with the tournament games, not the
-/// ladder's.
+/// own index (a bot's in its tournament seats'): a walk's cost grows with
+/// the tournament games, not the ladder's.
 #[async_trait]
 pub(crate) trait TournamentGames {
     /// How many there are, all of them or only those at or newer than

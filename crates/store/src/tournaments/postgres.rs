@@ -2,4 +2,4 @@
 
 use crate::PgStore;
 
-tournament_queries!(PgStore, sqlx::Postgres, pool, pool, "");
+tournament_queries!(PgStore, sqlx::Postgres, pool, pool, "", "");

@@ -4,59 +4,48 @@
 /// Implements [`super::TournamentStore`] for `$store`, reading through
 /// `self.$read` and writing through `self.$write` (pools); `$order_hint`
 /// goes after `FROM games g` where tournament games are walked in finish
-/// order (SQLite's `INDEXED BY`, so that its planner never scans every
-/// game instead).
+/// order, `$seat_hint` after `FROM game_seats s` where a bot's tournament
+/// seats are (SQLite's `INDEXED BY`, so that its planner never scans every
+/// game or all of a bot's seats instead).
 macro_rules! tournament_queries {
-    ($store:ty, $db:ty, $read:ident, $write:ident, $order_hint:literal) => {
+    ($store:ty, $db:ty, $read:ident, $write:ident, $order_hint:literal, $seat_hint:literal) => {
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
-        /// Finished tournament games: of kind $1 if given, of tournament $2
-        /// if given (all tournaments' otherwise; `{}` is that term, see
-        /// `marked`), with bot $3 in a ranked
-        /// seat if given, as in every games list (its seat found by the game: `+s.bot` keeps the planner off
-        /// the bot's seats). Walked in finish order in
-        /// `games_tournament_finish_order`, which holds only tournament games.
-        const MARKED: &str = "g.status = 'finished' AND g.tournament_id IS NOT NULL
-            AND (CAST($1 AS TEXT) IS NULL OR g.game = $1)
-            AND {}
-            AND (CAST($3 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
-                 AND +s.bot = $3 AND s.finished IS NOT NULL AND s.rank IS NOT NULL))";
-        /// The tournament games that the whole games list holds for a kind
-        /// and a bot (a ranked seat with its finish time, as a bot's list
-        /// has): those the ladder list leaves out (`ladder`). A term left
-        /// out keeps its placeholder ($1 kind, $2 bot) bound to NULL, so
-        /// that an unfiltered walk reads the index alone; the seat is found
-        /// by its game (`+s.bot`: not by the bot's seats, all of them).
-        fn marked_listed(filter: &$crate::web::GameFilter) -> String {
-            format!(
-                "g.status = 'finished' AND g.tournament_id IS NOT NULL AND g.finished IS NOT NULL AND {} AND {}",
-                if filter.game.is_some() { "g.game = $1" } else { "CAST($1 AS TEXT) IS NULL" },
-                if filter.bot.is_some() {
-                    "EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
-                       AND +s.bot = $2 AND s.finished IS NOT NULL AND s.rank IS NOT NULL)"
-                } else {
-                    "CAST($2 AS BIGINT) IS NULL"
-                },
-            )
-        }
-        /// One tournament's games come through `games_by_tournament` (the
-        /// planner's choice: as many as the tournament has), every
+        /// The finished tournament games of a filter, as `FROM … WHERE …`
+        /// with the columns of their order (finish time, then game id):
+        /// of kind $1, of tournament $2 and with bot $3 in a ranked seat
+        /// with its finish time (as the whole games list counts a bot's
+        /// games), each if asked for. A term left out keeps its
+        /// placeholder bound to NULL.
+        ///
+        /// A bot's are its own seats in `game_seats_tournament_finish_order_by_bot`
+        /// (`$seat_hint`), which holds only tournament games' seats: as
+        /// many as the bot's tournament games. Otherwise one tournament's
+        /// come through `games_by_tournament` (the planner's choice), every
         /// tournament's in finish order (`$order_hint`).
-        fn marked(tournament: Option<i64>) -> String {
-            // `g.tournament_id = $2` alone, not in an `OR` with `$2 IS
-            // NULL`, which SQLite's planner cannot take to the index.
-            let one = if tournament.is_some() {
-                "g.tournament_id = $2"
+        fn marked(game: bool, tournament: bool, bot: bool) -> (String, &'static str, &'static str) {
+            // `… = $2` alone, not in an `OR` with `$2 IS NULL`, which
+            // SQLite's planner cannot take to an index.
+            let kind = |term| if game { term } else { "CAST($1 AS TEXT) IS NULL" };
+            let one = |term| if tournament { term } else { "CAST($2 AS BIGINT) IS NULL" };
+            if bot {
+                let from = format!(
+                    "game_seats s {} WHERE s.bot = $3 AND s.tournament_id IS NOT NULL
+                       AND s.finished IS NOT NULL AND s.rank IS NOT NULL AND {} AND {}",
+                    $seat_hint,
+                    kind("EXISTS (SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = $1)"),
+                    one("s.tournament_id = $2"),
+                );
+                (from, "s.finished", "s.game_id")
             } else {
-                "CAST($2 AS BIGINT) IS NULL"
-            };
-            MARKED.replace("{}", one)
-        }
-        fn one_or_all(tournament: Option<i64>) -> &'static str {
-            if tournament.is_some() {
-                ""
-            } else {
-                $order_hint
+                let from = format!(
+                    "games g {} WHERE g.status = 'finished' AND g.tournament_id IS NOT NULL
+                       AND g.finished IS NOT NULL AND {} AND {} AND CAST($3 AS BIGINT) IS NULL",
+                    if tournament { "" } else { $order_hint },
+                    kind("g.game = $1"),
+                    one("g.tournament_id = $2"),
+                );
+                (from, "g.finished", "g.id")
             }
         }
         const GAME: &str =
@@ -287,10 +276,11 @@ macro_rules! tournament_queries {
                 .fetch_one(&mut *tx)
                 .await?;
                 for (seat, bot) in bots.iter().enumerate() {
-                    sqlx::query("INSERT INTO game_seats (game_id, seat, bot) VALUES ($1, $2, $3)")
+                    sqlx::query("INSERT INTO game_seats (game_id, seat, bot, tournament_id) VALUES ($1, $2, $3, $4)")
                         .bind(id)
                         .bind(seat as i64)
                         .bind(bot)
+                        .bind(tournament)
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -410,11 +400,14 @@ macro_rules! tournament_queries {
                         .await;
                     }
                     (_, tournament) => {
+                        let (from, finished, id) =
+                            marked(filter.game.is_some(), tournament.is_some(), filter.bot.is_some());
                         sqlx::query_as(&format!(
-                            "SELECT g.id, g.game, g.status, g.started, g.finished FROM games g {} WHERE {}
-                             ORDER BY g.finished DESC, g.id DESC LIMIT $4 OFFSET $5",
-                            one_or_all(tournament),
-                            marked(tournament)
+                            "SELECT g.id, g.game, g.status, g.started, g.finished FROM (
+                                 SELECT {id} AS id FROM {from}
+                                 ORDER BY {finished} DESC, {id} DESC LIMIT $4 OFFSET $5) p
+                             JOIN games g ON g.id = p.id
+                             ORDER BY g.finished DESC, g.id DESC"
                         ))
                         .bind(&filter.game)
                         .bind(tournament)
@@ -435,16 +428,14 @@ macro_rules! tournament_queries {
                     (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
                     (_, tournament) => {
-                        let n: i64 = sqlx::query_scalar(&format!(
-                            "SELECT COUNT(*) FROM games g {} WHERE {}",
-                            one_or_all(tournament),
-                            marked(tournament)
-                        ))
-                        .bind(&filter.game)
-                        .bind(tournament)
-                        .bind(filter.bot)
-                        .fetch_one(&self.$read)
-                        .await?;
+                        let (from, _, _) =
+                            marked(filter.game.is_some(), tournament.is_some(), filter.bot.is_some());
+                        let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {from}"))
+                            .bind(&filter.game)
+                            .bind(tournament)
+                            .bind(filter.bot)
+                            .fetch_one(&self.$read)
+                            .await?;
                         Ok(n)
                     }
                 }
@@ -468,13 +459,17 @@ macro_rules! tournament_queries {
                 filter: &$crate::web::GameFilter,
                 upto: Option<(&str, $crate::GameId)>,
             ) -> Result<i64, $crate::StoreError> {
-                let newer = if upto.is_some() { " AND (g.finished, g.id) >= ($3, $4)" } else { "" };
-                let sql = format!(
-                    "SELECT COUNT(*) FROM games g {} WHERE {}{newer}",
-                    $order_hint,
-                    marked_listed(filter)
-                );
-                let mut q = sqlx::query_scalar(&sql).bind(&filter.game).bind(filter.bot);
+                let (from, finished, id) = marked(filter.game.is_some(), false, filter.bot.is_some());
+                let newer = if upto.is_some() {
+                    format!(" AND ({finished}, {id}) >= ($4, $5)")
+                } else {
+                    String::new()
+                };
+                let sql = format!("SELECT COUNT(*) FROM {from}{newer}");
+                let mut q = sqlx::query_scalar(&sql)
+                    .bind(&filter.game)
+                    .bind(None::<i64>)
+                    .bind(filter.bot);
                 if let Some((finished, id)) = upto {
                     q = q.bind(finished).bind(id);
                 }
@@ -487,13 +482,13 @@ macro_rules! tournament_queries {
                 newest: (&str, $crate::GameId),
                 oldest: (&str, $crate::GameId),
             ) -> Result<Vec<$crate::GameId>, $crate::StoreError> {
+                let (from, finished, id) = marked(filter.game.is_some(), false, filter.bot.is_some());
                 Ok(sqlx::query_scalar(&format!(
-                    "SELECT g.id FROM games g {} WHERE {}
-                       AND (g.finished, g.id) <= ($3, $4) AND (g.finished, g.id) >= ($5, $6)",
-                    $order_hint,
-                    marked_listed(filter)
+                    "SELECT {id} FROM {from}
+                       AND ({finished}, {id}) <= ($4, $5) AND ({finished}, {id}) >= ($6, $7)"
                 ))
                 .bind(&filter.game)
+                .bind(None::<i64>)
                 .bind(filter.bot)
                 .bind(newest.0)
                 .bind(newest.1)

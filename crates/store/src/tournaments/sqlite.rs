@@ -8,5 +8,6 @@ tournament_queries!(
     sqlx::Sqlite,
     pool,
     writer,
-    "INDEXED BY games_tournament_finish_order"
+    "INDEXED BY games_tournament_finish_order",
+    "INDEXED BY game_seats_tournament_finish_order_by_bot"
 );

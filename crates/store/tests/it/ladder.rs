@@ -9,7 +9,7 @@ use crate::common;
 
 use common::Db;
 use croupier_store::tournaments::{
-    EntryRow, GamesFilter, Marked, NewTournament, NewTournamentGame, TournamentId,
+    EntryRow, GamesFilter, Marked, NewTournament, NewTournamentGame, TournamentId, TournamentStore,
 };
 use croupier_store::{BotId, BotKind, GameEnd, GameId};
 
@@ -172,8 +172,48 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
         (Some(cups[1].0), Marked::Only, Some("goofspiel"), Some(g[0])),
         (Some(cups[1].0), Marked::Hide, None, None),
         (None, Marked::All, None, Some(g[2])),
+        (Some(cups[0].0), Marked::All, None, Some(g[1])),
+        (None, Marked::Only, Some("goofspiel"), Some(g[0])),
+        (None, Marked::Hide, Some("loveletter"), Some(l)),
     ];
-    for (tournament, marked, game, bot) in filters {
+    check(t, &known, &filters).await;
+
+    // A database from before the seats carried their tournament: the
+    // migration marks them, and every list is as before.
+    drop(s);
+    unmark_seats(&db).await;
+    let s = db.open().await;
+    let t = s.tournaments();
+    check(t, &known, &filters).await;
+
+    // The listed games carry their seats.
+    let page = t
+        .filtered_games(
+            &GamesFilter {
+                marked: Marked::Hide,
+                ..GamesFilter::default()
+            },
+            0,
+            3,
+        )
+        .await
+        .unwrap();
+    assert!(page.iter().all(|g| g.seats.len() == 2), "{page:?}");
+}
+
+/// A list's filter: tournament, marked, kind, bot.
+type Filter = (
+    Option<TournamentId>,
+    Marked,
+    Option<&'static str>,
+    Option<BotId>,
+);
+
+/// Every list of `filters` (tournament, marked, kind, bot), counted and
+/// read at every offset with limits 1, 4 and 50, against `known` (newest
+/// first) filtered.
+async fn check(t: &dyn TournamentStore, known: &[Known], filters: &[Filter]) {
+    for &(tournament, marked, game, bot) in filters {
         let f = GamesFilter {
             game: game.map(str::to_string),
             bot,
@@ -213,17 +253,33 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
             }
         }
     }
-    // The listed games carry their seats.
-    let page = t
-        .filtered_games(
-            &GamesFilter {
-                marked: Marked::Hide,
-                ..GamesFilter::default()
-            },
-            0,
-            3,
-        )
-        .await
-        .unwrap();
-    assert!(page.iter().all(|g| g.seats.len() == 2), "{page:?}");
+}
+
+/// Takes the seats' tournament column away and forgets its migration, as
+/// in a database written before it (SQLite's 0017, PostgreSQL's 0019):
+/// the next open runs it again, on the games already stored.
+async fn unmark_seats(db: &Db) {
+    const UNDO: [&str; 2] = [
+        "DROP INDEX game_seats_tournament_finish_order_by_bot",
+        "ALTER TABLE game_seats DROP COLUMN tournament_id",
+    ];
+    if db.url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        for sql in UNDO
+            .iter()
+            .chain(&["DELETE FROM _sqlx_migrations WHERE version = 17"])
+        {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        for sql in UNDO
+            .iter()
+            .chain(&["DELETE FROM _sqlx_migrations WHERE version = 19"])
+        {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+    }
 }

@@ -1,0 +1,13 @@
+-- A tournament game's seats carry its tournament (issue 53; the SQLite
+-- migration is 0017), so that a bot's tournament games are found in that
+-- bot's own seats instead of by reading a seat of every tournament game:
+-- "ladder games only" of a bot (`/games?tournaments=hide&bot=…`) is the
+-- bot's whole list less these, and the tournament lists of a bot walk them.
+-- Only a tournament game's seats have an entry in the index, so a ladder
+-- game's finish writes nothing more.
+ALTER TABLE game_seats ADD COLUMN tournament_id BIGINT;
+UPDATE game_seats s SET tournament_id = g.tournament_id
+FROM games g WHERE g.id = s.game_id AND g.tournament_id IS NOT NULL;
+CREATE INDEX game_seats_tournament_finish_order_by_bot
+    ON game_seats (bot, finished, game_id, rank, tournament_id)
+    WHERE tournament_id IS NOT NULL AND finished IS NOT NULL;
