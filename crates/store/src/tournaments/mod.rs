@@ -23,6 +23,19 @@ pub(crate) mod sqlite;
 /// A tournament's id.
 pub type TournamentId = i64;
 
+/// What goes after a table's name where a tournament games list walks an
+/// index of its own in finish order: SQLite's `INDEXED BY`, so that its
+/// planner never reads every game, or all of a bot's seats, instead; empty
+/// on PostgreSQL, whose planner finds them.
+pub(crate) struct ListHints {
+    /// Every tournament's games (`games_tournament_finish_order`).
+    pub every: &'static str,
+    /// One tournament's (`games_tournament_finish_order_by_tournament`).
+    pub one: &'static str,
+    /// A bot's tournament seats (`game_seats_tournament_finish_order_by_bot`).
+    pub seats: &'static str,
+}
+
 /// A stored tournament.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct TournamentRow {

@@ -2,4 +2,14 @@
 
 use crate::PgStore;
 
-tournament_queries!(PgStore, sqlx::Postgres, pool, pool, "", "");
+tournament_queries!(
+    PgStore,
+    sqlx::Postgres,
+    pool,
+    pool,
+    crate::tournaments::ListHints {
+        every: "",
+        one: "",
+        seats: "",
+    }
+);

@@ -2,13 +2,12 @@
 //! them by number on SQLite too), flags bound as `bool`, ids as `i64`.
 
 /// Implements [`super::TournamentStore`] for `$store`, reading through
-/// `self.$read` and writing through `self.$write` (pools); `$order_hint`
-/// goes after `FROM games g` where tournament games are walked in finish
-/// order, `$seat_hint` after `FROM game_seats s` where a bot's tournament
-/// seats are (SQLite's `INDEXED BY`, so that its planner never scans every
-/// game or all of a bot's seats instead).
+/// `self.$read` and writing through `self.$write` (pools), with `$hints`
+/// (a [`super::ListHints`]) naming the index each tournament games list
+/// walks.
 macro_rules! tournament_queries {
-    ($store:ty, $db:ty, $read:ident, $write:ident, $order_hint:literal, $seat_hint:literal) => {
+    ($store:ty, $db:ty, $read:ident, $write:ident, $hints:expr) => {
+        const HINTS: $crate::tournaments::ListHints = $hints;
         const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
         /// The finished tournament games of a filter, as `FROM … WHERE …`
@@ -18,11 +17,11 @@ macro_rules! tournament_queries {
         /// games), each if asked for. A term left out keeps its
         /// placeholder bound to NULL.
         ///
-        /// A bot's are its own seats in `game_seats_tournament_finish_order_by_bot`
-        /// (`$seat_hint`), which holds only tournament games' seats: as
-        /// many as the bot's tournament games. Otherwise one tournament's
-        /// come through `games_by_tournament` (the planner's choice), every
-        /// tournament's in finish order (`$order_hint`).
+        /// Each is walked in finish order in an index that holds only
+        /// tournament games: a bot's in its own tournament seats
+        /// (`game_seats_tournament_finish_order_by_bot`), one tournament's
+        /// in that tournament's (`games_tournament_finish_order_by_tournament`),
+        /// every tournament's in theirs (`games_tournament_finish_order`).
         fn marked(game: bool, tournament: bool, bot: bool) -> (String, &'static str, &'static str) {
             // `… = $2` alone, not in an `OR` with `$2 IS NULL`, which
             // SQLite's planner cannot take to an index.
@@ -32,7 +31,7 @@ macro_rules! tournament_queries {
                 let from = format!(
                     "game_seats s {} WHERE s.bot = $3 AND s.tournament_id IS NOT NULL
                        AND s.finished IS NOT NULL AND s.rank IS NOT NULL AND {} AND {}",
-                    $seat_hint,
+                    HINTS.seats,
                     kind("EXISTS (SELECT 1 FROM games h WHERE h.id = s.game_id AND h.game = $1)"),
                     one("s.tournament_id = $2"),
                 );
@@ -41,7 +40,7 @@ macro_rules! tournament_queries {
                 let from = format!(
                     "games g {} WHERE g.status = 'finished' AND g.tournament_id IS NOT NULL
                        AND g.finished IS NOT NULL AND {} AND {} AND CAST($3 AS BIGINT) IS NULL",
-                    if tournament { "" } else { $order_hint },
+                    if tournament { HINTS.one } else { HINTS.every },
                     kind("g.game = $1"),
                     one("g.tournament_id = $2"),
                 );

@@ -8,6 +8,9 @@ tournament_queries!(
     sqlx::Sqlite,
     pool,
     writer,
-    "INDEXED BY games_tournament_finish_order",
-    "INDEXED BY game_seats_tournament_finish_order_by_bot"
+    crate::tournaments::ListHints {
+        every: "INDEXED BY games_tournament_finish_order",
+        one: "INDEXED BY games_tournament_finish_order_by_tournament",
+        seats: "INDEXED BY game_seats_tournament_finish_order_by_bot",
+    }
 );

@@ -255,12 +255,14 @@ async fn check(t: &dyn TournamentStore, known: &[Known], filters: &[Filter]) {
     }
 }
 
-/// Takes the seats' tournament column away and forgets its migration, as
-/// in a database written before it (SQLite's 0017, PostgreSQL's 0019):
-/// the next open runs it again, on the games already stored.
+/// Takes the seats' tournament column and the migration's indexes away and
+/// forgets the migration (SQLite's 0017, PostgreSQL's 0019), as in a
+/// database written before it: the next open runs it again, on the games
+/// already stored.
 async fn unmark_seats(db: &Db) {
-    const UNDO: [&str; 2] = [
+    const UNDO: [&str; 3] = [
         "DROP INDEX game_seats_tournament_finish_order_by_bot",
+        "DROP INDEX games_tournament_finish_order_by_tournament",
         "ALTER TABLE game_seats DROP COLUMN tournament_id",
     ];
     if db.url.starts_with("sqlite:") {
