@@ -220,7 +220,7 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
         ]);
     }
     println!(
-        "\n{:<28} {:>9} {:>9} {:>9} {:>9}   ({SAMPLES} samples, in process)",
+        "\n{:<32} {:>9} {:>9} {:>9} {:>9}   ({SAMPLES} samples, in process)",
         "page", "p50 ms", "p95 ms", "max ms", "KiB"
     );
     let mut worst = 0.0f64;
@@ -244,7 +244,7 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
             worst = worst.max(p95);
         }
         println!(
-            "{label:<28} {p50:>9.2} {p95:>9.2} {max:>9.2} {:>9.1}   {uri}",
+            "{label:<32} {p50:>9.2} {p95:>9.2} {max:>9.2} {:>9.1}   {uri}",
             size as f64 / 1024.0
         );
     }

@@ -19,3 +19,8 @@ CREATE INDEX game_seats_tournament_finish_order_by_bot
 CREATE INDEX games_tournament_finish_order_by_tournament
     ON games (tournament_id, finished, id, status)
     WHERE status = 'finished' AND tournament_id IS NOT NULL;
+-- The planner's statistics of the new column at once: the backfill touches
+-- too few rows for autovacuum to analyse the table soon, and without them
+-- the planner takes most seats for tournament seats and reads all of a
+-- bot's seats instead of the new index.
+ANALYZE game_seats;

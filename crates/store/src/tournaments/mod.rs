@@ -7,6 +7,10 @@
 //! backend. Games of a tournament are stored as every game is (`start_game`
 //! rows, `finish_game` records) but carry `games.tournament_id`: they are not
 //! rated (see `sqlite_ratings::rate_finished` and `postgres::finish::mark`) and pages can list them apart.
+//! Their seats carry the same tournament (`game_seats.tournament_id`,
+//! written with the game's row by `start_tournament_game`, the one place a
+//! tournament game is created, and never changed), so that a bot's
+//! tournament games are found among its own seats; the two must agree.
 
 use async_trait::async_trait;
 use serde::Serialize;
@@ -26,7 +30,9 @@ pub type TournamentId = i64;
 /// What goes after a table's name where a tournament games list walks an
 /// index of its own in finish order: SQLite's `INDEXED BY`, so that its
 /// planner never reads every game, or all of a bot's seats, instead; empty
-/// on PostgreSQL, whose planner finds them.
+/// on PostgreSQL, whose planner picks among them by its statistics (one
+/// tournament's list may walk every tournament's games instead, when one
+/// tournament holds most of them).
 pub(crate) struct ListHints {
     /// Every tournament's games (`games_tournament_finish_order`).
     pub every: &'static str,

@@ -21,7 +21,8 @@ macro_rules! tournament_queries {
         /// tournament games: a bot's in its own tournament seats
         /// (`game_seats_tournament_finish_order_by_bot`), one tournament's
         /// in that tournament's (`games_tournament_finish_order_by_tournament`),
-        /// every tournament's in theirs (`games_tournament_finish_order`).
+        /// every tournament's in theirs (`games_tournament_finish_order`);
+        /// on SQLite by `HINTS`, on PostgreSQL as its planner chooses.
         fn marked(game: bool, tournament: bool, bot: bool) -> (String, &'static str, &'static str) {
             // `… = $2` alone, not in an `OR` with `$2 IS NULL`, which
             // SQLite's planner cannot take to an index.

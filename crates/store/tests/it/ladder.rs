@@ -20,25 +20,27 @@ struct Known {
     id: GameId,
     finished: String,
     game: &'static str,
-    bots: Vec<BotId>,
+    /// The bots with a rank (those listed under a bot filter).
+    ranked: Vec<BotId>,
     tournament: Option<TournamentId>,
 }
 
-fn end(seats: usize, at: &str) -> GameEnd {
+/// A game's end at `at` with the first `ranked` of its `seats` ranked.
+fn end(seats: usize, ranked: usize, at: &str) -> GameEnd {
     GameEnd {
         finished: at.into(),
         scores: vec![Some(1); seats],
-        ranks: (1..=seats as u8).collect(),
+        ranks: (1..=ranked as u8).collect(),
         forfeited_by: None,
         record: "{}".into(),
         facts: None,
     }
 }
 
-fn tournament(name: &str, bots: &[BotId]) -> NewTournament {
+fn tournament(name: &str, game: &str, bots: &[BotId]) -> NewTournament {
     NewTournament {
         name: name.into(),
-        game: "goofspiel".into(),
+        game: game.into(),
         variant: None,
         format: "round-robin".into(),
         rounds: 0,
@@ -88,21 +90,26 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
     }
     let l = s.ensure_house_bot("l0", "loveletter").await.unwrap();
     let l1 = s.ensure_house_bot("l1", "loveletter").await.unwrap();
-    // Two tournaments, each with planned games enough for the test.
+    // Two tournaments, each with planned games enough for the test: a
+    // Goofspiel cup of g0 and g1, and a Love Letter bowl where g0 plays l0
+    // (so that g0 has tournament games of both kinds).
     let mut cups = Vec::new();
-    for name in ["cup", "bowl"] {
+    for (name, kind, bots) in [
+        ("cup", "goofspiel", [g[0], g[1]]),
+        ("bowl", "loveletter", [l, g[0]]),
+    ] {
         let id = t
-            .create_tournament(&tournament(name, &g[..2]))
+            .create_tournament(&tournament(name, kind, &bots))
             .await
             .unwrap();
-        t.start_tournament(id, &tournament(name, &g[..2]).entries, 1, "t0")
+        t.start_tournament(id, &tournament(name, kind, &bots).entries, 1, "t0")
             .await
             .unwrap();
         let plans: Vec<NewTournamentGame> = (0..20)
             .map(|n| NewTournamentGame {
                 table_no: 0,
                 game_no: n,
-                seats: g[..2].to_vec(),
+                seats: bots.to_vec(),
                 seed: n,
             })
             .collect();
@@ -117,8 +124,9 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
         cups.push((id, plans.into_iter()));
     }
     // 48 games: ladder games of both kinds, tournament games alone and in
-    // runs (the longest, 9, longer than the pages below), and finish
-    // times shared by neighbours (the list breaks ties by id).
+    // runs (the longest, 9, longer than the pages below), finish times
+    // shared by neighbours (the list breaks ties by id), and now and then
+    // a second seat without a rank (in no bot's list).
     let mut known = Vec::new();
     for n in 0..48u32 {
         let cup = match n {
@@ -132,8 +140,11 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
             (None, 0) => ("loveletter", vec![l, l1]),
             (None, 1) => ("goofspiel", vec![g[0], g[2]]),
             (None, _) => ("goofspiel", vec![g[1], g[2]]),
-            (Some(_), _) => ("goofspiel", vec![g[n as usize % 2], g[1 - n as usize % 2]]),
+            (Some(0), _) => ("goofspiel", vec![g[n as usize % 2], g[1 - n as usize % 2]]),
+            (Some(_), _) if n % 2 == 0 => ("loveletter", vec![l, g[0]]),
+            (Some(_), _) => ("loveletter", vec![g[0], l]),
         };
+        let ranked = if n % 11 == 4 { 1 } else { bots.len() };
         let id = match cup {
             Some(c) => {
                 let plan = cups[c].1.next().unwrap();
@@ -143,18 +154,21 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
             }
             None => s.start_game(game, &bots, 1, "t1").await.unwrap(),
         };
-        s.finish_game(id, &end(bots.len(), &at)).await.unwrap();
+        s.finish_game(id, &end(bots.len(), ranked, &at))
+            .await
+            .unwrap();
         known.push(Known {
             id,
             finished: at,
             game,
-            bots,
+            ranked: bots[..ranked].to_vec(),
             tournament: cup.map(|c| cups[c].0),
         });
     }
     // An unfinished tournament game is in no list.
     let plan = cups[0].1.next().unwrap();
-    t.start_tournament_game(plan, "goofspiel", &g[..2], 1, "t2")
+    let running = t
+        .start_tournament_game(plan, "goofspiel", &g[..2], 1, "t2")
         .await
         .unwrap();
     known.sort_by(|a, b| (&b.finished, b.id).cmp(&(&a.finished, a.id)));
@@ -175,15 +189,37 @@ async fn ladder_and_tournament_lists_match_every_game_filtered(db: Db) {
         (Some(cups[0].0), Marked::All, None, Some(g[1])),
         (None, Marked::Only, Some("goofspiel"), Some(g[0])),
         (None, Marked::Hide, Some("loveletter"), Some(l)),
+        (None, Marked::Hide, Some("goofspiel"), Some(g[0])),
+        (None, Marked::Hide, Some("loveletter"), Some(g[0])),
+        (None, Marked::Only, Some("loveletter"), Some(g[0])),
+        (None, Marked::Only, Some("goofspiel"), None),
+        (Some(cups[0].0), Marked::All, Some("goofspiel"), None),
+        (Some(cups[1].0), Marked::Only, Some("loveletter"), None),
+        (Some(cups[1].0), Marked::All, None, Some(g[0])),
     ];
     check(t, &known, &filters).await;
+    assert_eq!(seats_unlike_their_game(&db).await, 0);
 
     // A database from before the seats carried their tournament: the
-    // migration marks them, and every list is as before.
+    // migration marks them (the running game's too), and every list is as
+    // before.
     drop(s);
     unmark_seats(&db).await;
     let s = db.open().await;
     let t = s.tournaments();
+    assert_eq!(seats_unlike_their_game(&db).await, 0);
+    let at = "2026-01-01T00:59:00Z";
+    s.finish_game(running, &end(2, 2, at)).await.unwrap();
+    known.insert(
+        0,
+        Known {
+            id: running,
+            finished: at.into(),
+            game: "goofspiel",
+            ranked: g[..2].to_vec(),
+            tournament: Some(cups[0].0),
+        },
+    );
     check(t, &known, &filters).await;
 
     // The listed games carry their seats.
@@ -223,7 +259,7 @@ async fn check(t: &dyn TournamentStore, known: &[Known], filters: &[Filter]) {
         let want: Vec<GameId> = known
             .iter()
             .filter(|k| game.is_none_or(|g| k.game == g))
-            .filter(|k| bot.is_none_or(|b| k.bots.contains(&b)))
+            .filter(|k| bot.is_none_or(|b| k.ranked.contains(&b)))
             .filter(|k| tournament.is_none_or(|c| k.tournament == Some(c)))
             .filter(|k| match (marked, tournament) {
                 (Marked::Hide, Some(_)) => false,
@@ -255,33 +291,48 @@ async fn check(t: &dyn TournamentStore, known: &[Known], filters: &[Filter]) {
     }
 }
 
+/// Runs `$body` with `$pool` connected to `$db`'s database, a SQLite or a
+/// PostgreSQL pool.
+macro_rules! with_pool {
+    ($db:expr, |$pool:ident| $body:expr) => {
+        if $db.url.starts_with("sqlite:") {
+            let $pool = sqlx::SqlitePool::connect(&$db.url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        } else {
+            let $pool = sqlx::PgPool::connect(&$db.url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        }
+    };
+}
+
+/// How many seats carry another tournament than their game's.
+async fn seats_unlike_their_game(db: &Db) -> i64 {
+    const SQL: &str = "SELECT COUNT(*) FROM game_seats s JOIN games g ON g.id = s.game_id
+                       WHERE s.tournament_id IS DISTINCT FROM g.tournament_id";
+    with_pool!(db, |pool| sqlx::query_scalar(SQL)
+        .fetch_one(&pool)
+        .await
+        .unwrap())
+}
+
 /// Takes the seats' tournament column and the migration's indexes away and
-/// forgets the migration (SQLite's 0017, PostgreSQL's 0019), as in a
-/// database written before it: the next open runs it again, on the games
-/// already stored.
+/// forgets the migration (SQLite's 0017, PostgreSQL's 0019, both named
+/// "tournament lists"), as in a database written before it: the next open
+/// runs it again, on the games already stored.
 async fn unmark_seats(db: &Db) {
-    const UNDO: [&str; 3] = [
+    const UNDO: [&str; 4] = [
         "DROP INDEX game_seats_tournament_finish_order_by_bot",
         "DROP INDEX games_tournament_finish_order_by_tournament",
         "ALTER TABLE game_seats DROP COLUMN tournament_id",
+        "DELETE FROM _sqlx_migrations WHERE description = 'tournament lists'",
     ];
-    if db.url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
-        for sql in UNDO
-            .iter()
-            .chain(&["DELETE FROM _sqlx_migrations WHERE version = 17"])
-        {
-            sqlx::query(sql).execute(&pool).await.unwrap();
-        }
-        pool.close().await;
-    } else {
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        for sql in UNDO
-            .iter()
-            .chain(&["DELETE FROM _sqlx_migrations WHERE version = 19"])
-        {
-            sqlx::query(sql).execute(&pool).await.unwrap();
-        }
-        pool.close().await;
-    }
+    with_pool!(db, |pool| for sql in UNDO {
+        let done = sqlx::query(sql).execute(&pool).await.unwrap();
+        let forgot = !sql.starts_with("DELETE") || done.rows_affected() == 1;
+        assert!(forgot, "{sql}: no such migration");
+    })
 }
