@@ -567,6 +567,8 @@ fn bench_web_reads_every_page_kind_on_both_backends() {
             "versus",
             "games of a bot, last page",
             "game JSON",
+            "ladder games of a bot, mid",
+            "tournament games of a bot",
         ] {
             assert!(
                 out.lines().any(|l| l.starts_with(page)),

@@ -48,6 +48,29 @@ macro_rules! tournament_queries {
                 (from, "g.finished", "g.id")
             }
         }
+        /// How many finished tournament games `marked` finds for kind
+        /// `game`, tournament `tournament` and bot `bot`: all of them, or
+        /// those at or newer than `upto` (finish time and id).
+        async fn count_marked(
+            read: &sqlx::Pool<$db>,
+            game: &Option<String>,
+            tournament: Option<i64>,
+            bot: Option<i64>,
+            upto: Option<(&str, $crate::GameId)>,
+        ) -> Result<i64, $crate::StoreError> {
+            let (from, finished, id) = marked(game.is_some(), tournament.is_some(), bot.is_some());
+            let newer = if upto.is_some() {
+                format!(" AND ({finished}, {id}) >= ($4, $5)")
+            } else {
+                String::new()
+            };
+            let sql = format!("SELECT COUNT(*) FROM {from}{newer}");
+            let mut q = sqlx::query_scalar(&sql).bind(game).bind(tournament).bind(bot);
+            if let Some((finished, id)) = upto {
+                q = q.bind(finished).bind(id);
+            }
+            Ok(q.fetch_one(read).await?)
+        }
         const GAME: &str =
             "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
 
@@ -427,17 +450,7 @@ macro_rules! tournament_queries {
                     (Marked::Hide, Some(_)) => Ok(0),
                     (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
-                    (_, tournament) => {
-                        let (from, _, _) =
-                            marked(filter.game.is_some(), tournament.is_some(), filter.bot.is_some());
-                        let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {from}"))
-                            .bind(&filter.game)
-                            .bind(tournament)
-                            .bind(filter.bot)
-                            .fetch_one(&self.$read)
-                            .await?;
-                        Ok(n)
-                    }
+                    (_, tournament) => count_marked(&self.$read, &filter.game, tournament, filter.bot, None).await,
                 }
             }
 
@@ -459,21 +472,7 @@ macro_rules! tournament_queries {
                 filter: &$crate::web::GameFilter,
                 upto: Option<(&str, $crate::GameId)>,
             ) -> Result<i64, $crate::StoreError> {
-                let (from, finished, id) = marked(filter.game.is_some(), false, filter.bot.is_some());
-                let newer = if upto.is_some() {
-                    format!(" AND ({finished}, {id}) >= ($4, $5)")
-                } else {
-                    String::new()
-                };
-                let sql = format!("SELECT COUNT(*) FROM {from}{newer}");
-                let mut q = sqlx::query_scalar(&sql)
-                    .bind(&filter.game)
-                    .bind(None::<i64>)
-                    .bind(filter.bot);
-                if let Some((finished, id)) = upto {
-                    q = q.bind(finished).bind(id);
-                }
-                Ok(q.fetch_one(&self.$read).await?)
+                count_marked(&self.$read, &filter.game, None, filter.bot, upto).await
             }
 
             async fn marked_between(

@@ -345,40 +345,16 @@ async fn a_tournament_game_voided_by_a_withdrawal_is_not_dealt(db: Db) {
     let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
     let c = s.ensure_house_bot("hc", "goofspiel").await.unwrap();
     let entry = |bot, seq, name: &str| EntryRow {
-        tournament_id: 0,
-        bot,
-        seq,
-        name: name.into(),
-        kind: BotKind::House,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
         strategy: Some("random".into()),
         frozen: true,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
+        ..common::entry(bot, seq, name)
     };
     let t = s.tournaments();
     let id = t
         .create_tournament(&NewTournament {
-            name: "cup".into(),
-            game: "goofspiel".into(),
-            variant: None,
-            format: "round-robin".into(),
             rounds: 3,
-            deals: 1,
-            duplicate: false,
-            seats: 2,
-            move_ms: 1000,
-            budget_ms: None,
-            starts_at: 5,
             seed: 1,
-            all_bots: false,
-            created_by: None,
-            entries: Vec::new(),
+            ..common::tournament("cup", Vec::new())
         })
         .await
         .unwrap();

@@ -11,7 +11,7 @@ use common::Db;
 use croupier_store::tournaments::{
     EntryRow, GamesFilter, Marked, NewTournament, NewTournamentGame, TournamentId, TournamentStore,
 };
-use croupier_store::{BotId, BotKind, GameEnd, GameId};
+use croupier_store::{BotId, GameEnd, GameId};
 
 on_both_backends!(ladder_and_tournament_lists_match_every_game_filtered);
 
@@ -37,43 +37,20 @@ fn end(seats: usize, ranked: usize, at: &str) -> GameEnd {
     }
 }
 
+/// A tournament of `game` with `bots` entered (frozen), of every bot.
 fn tournament(name: &str, game: &str, bots: &[BotId]) -> NewTournament {
+    let entries = bots
+        .iter()
+        .enumerate()
+        .map(|(seq, &bot)| EntryRow {
+            frozen: true,
+            ..common::entry(bot, seq as i64, &format!("g{seq}"))
+        })
+        .collect();
     NewTournament {
-        name: name.into(),
         game: game.into(),
-        variant: None,
-        format: "round-robin".into(),
-        rounds: 0,
-        deals: 1,
-        duplicate: false,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
-        starts_at: 5,
-        seed: 7,
         all_bots: true,
-        created_by: None,
-        entries: bots
-            .iter()
-            .enumerate()
-            .map(|(seq, &bot)| EntryRow {
-                tournament_id: 0,
-                bot,
-                seq: seq as i64,
-                name: format!("g{seq}"),
-                kind: BotKind::House,
-                endpoint: None,
-                dialect: None,
-                auth_user: None,
-                auth_password: None,
-                strategy: None,
-                frozen: true,
-                withdrawn: None,
-                withdrawn_round: None,
-                version_id: None,
-                version: None,
-            })
-            .collect(),
+        ..common::tournament(name, entries)
     }
 }
 

@@ -1027,39 +1027,15 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     assert!(t.owner_is_admin(owner).await.unwrap());
     let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
     let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
-    let entry = |bot, seq, name: &str| EntryRow {
-        tournament_id: 0,
-        bot,
-        seq,
-        name: name.into(),
-        kind: BotKind::House,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
-        strategy: None,
-        frozen: false,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
-    };
+    let entry = common::entry;
     let new = NewTournament {
-        name: "cup".into(),
-        game: "goofspiel".into(),
         variant: Some("jujitsu".into()),
         format: "swiss".into(),
         rounds: 3,
-        deals: 1,
         duplicate: true,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
-        starts_at: 5,
         seed: -42,
-        all_bots: false,
         created_by: Some(owner),
-        entries: vec![entry(a, 0, "ha"), entry(b, 1, "hb")],
+        ..common::tournament("cup", vec![entry(a, 0, "ha"), entry(b, 1, "hb")])
     };
     let id = t.create_tournament(&new).await.unwrap();
     assert!(matches!(
@@ -1187,41 +1163,18 @@ async fn tournament_entries_keep_their_hosted_version_and_games_filter_by_tourna
         .unwrap();
     let t = s.tournaments();
     let entry = |bot, seq, name: &str, kind| EntryRow {
-        tournament_id: 0,
-        bot,
-        seq,
-        name: name.into(),
         kind,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
-        strategy: None,
-        frozen: false,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
+        ..common::entry(bot, seq, name)
     };
     let new = |name: &str| NewTournament {
-        name: name.into(),
-        game: "goofspiel".into(),
-        variant: None,
-        format: "round-robin".into(),
-        rounds: 0,
-        deals: 1,
-        duplicate: false,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
-        starts_at: 5,
-        seed: 7,
-        all_bots: false,
         created_by: Some(owner),
-        entries: vec![
-            entry(hosty, 0, "hosty", BotKind::Hosted),
-            entry(house, 1, "ha", BotKind::House),
-        ],
+        ..common::tournament(
+            name,
+            vec![
+                entry(hosty, 0, "hosty", BotKind::Hosted),
+                entry(house, 1, "ha", BotKind::House),
+            ],
+        )
     };
     let id = t.create_tournament(&new("cup")).await.unwrap();
     let mut frozen = new("cup").entries;

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 use croupier_store::scratch::{ScratchCluster, ScratchError};
+use croupier_store::tournaments::{EntryRow, NewTournament};
 use croupier_store::Store;
 
 /// A fresh, empty database of one backend.
@@ -31,6 +32,52 @@ pub fn list(
     croupier_store::web::GameFilter {
         game: game.map(str::to_owned),
         bot,
+    }
+}
+
+/// A house bot's entry in a tournament, not frozen and without a
+/// strategy: a test sets what it needs on it
+/// (`EntryRow { frozen: true, ..entry(bot, 0, "ha") }`).
+pub fn entry(bot: croupier_store::BotId, seq: i64, name: &str) -> EntryRow {
+    EntryRow {
+        tournament_id: 0,
+        bot,
+        seq,
+        name: name.into(),
+        kind: croupier_store::BotKind::House,
+        endpoint: None,
+        dialect: None,
+        auth_user: None,
+        auth_password: None,
+        strategy: None,
+        frozen: false,
+        withdrawn: None,
+        withdrawn_round: None,
+        version_id: None,
+        version: None,
+    }
+}
+
+/// A two-seat Goofspiel round-robin named `name` with `entries` (one deal,
+/// 1 s a move, seed 7, no owner, not of every bot): a test sets what it
+/// needs on it, as for [`entry`].
+pub fn tournament(name: &str, entries: Vec<EntryRow>) -> NewTournament {
+    NewTournament {
+        name: name.into(),
+        game: "goofspiel".into(),
+        variant: None,
+        format: "round-robin".into(),
+        rounds: 0,
+        deals: 1,
+        duplicate: false,
+        seats: 2,
+        move_ms: 1000,
+        budget_ms: None,
+        starts_at: 5,
+        seed: 7,
+        all_bots: false,
+        created_by: None,
+        entries,
     }
 }
 
