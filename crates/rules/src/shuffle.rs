@@ -83,28 +83,74 @@ pub(crate) fn shuffle<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R) {
     }
 }
 
+/// The indices of one draw: swaps item `d - 1` with a uniform index in
+/// `0..d` for each `d` in `first..=last`, all read from one draw in
+/// `0..BOUNDS[first]` as [`shuffle`] reads them (the remainder by `d`, the
+/// quotient going on; at the chunk's last digit the quotient is already
+/// below `d`, so it is the digit). `last` may stop short
+/// of the chunk's end, as a slice's last chunk does. Inlined with constant
+/// `first` and `last`, the loop unrolls and every division is by a
+/// constant (a multiplication the compiler picks).
+#[inline(always)]
+fn one_draw<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R, first: usize, last: usize) {
+    let (bound, count) = BOUNDS[first];
+    let end = first + usize::from(count) - 1;
+    let mut chunk = rng.random_range(..bound);
+    for d in first..=last {
+        // At the chunk's end the quotient is the digit: no division.
+        let j = if d == end {
+            chunk
+        } else {
+            let j = chunk % d as u32;
+            chunk /= d as u32;
+            j
+        };
+        items.swap(d - 1, j as usize);
+    }
+}
+
+/// The draws of a shuffle of `len` items: `(first, last)` of each, as
+/// [`one_draw`] takes them; unused entries are `(0, 0)`.
+const fn draws<const K: usize>(len: usize) -> [(usize, usize); K] {
+    let mut out = [(0, 0); K];
+    let (mut first, mut k) = (2, 0);
+    while first <= len {
+        let end = first + BOUNDS[first].1 as usize - 1;
+        let last = if end < len { end } else { len };
+        out[k] = (first, last);
+        first = last + 1;
+        k += 1;
+    }
+    out
+}
+
+/// A Love Letter deck's two draws.
+const DRAWS_16: [(usize, usize); 2] = draws(16);
+/// A full pack's eight draws.
+const DRAWS_52: [(usize, usize); 8] = draws(52);
+
 /// [`shuffle`] of exactly 16 items (a Love Letter deck), written out:
-/// the same two draws and the same swaps, each index taken from a draw by a
-/// division by a constant (a multiplication the compiler picks), with no
-/// table and no counter. Indices 1..=11 come from the first draw in
-/// `0..2*3*...*12` (the last of them is what is left of it), 12..=15 from
-/// the second, of which rand reads only four of its seven digits.
+/// the same two draws and the same swaps, with no table and no counter.
+/// Indices 1..=11 come from the first draw in `0..2*3*...*12`, 12..=15
+/// from the second, of which rand reads only four of its seven digits.
 #[inline]
 pub(crate) fn shuffle_16<T, R: Rng + ?Sized>(items: &mut [T; 16], rng: &mut R) {
-    let mut chunk = rng.random_range(..BOUNDS[2].0);
-    for d in 2..12u32 {
-        let j = chunk % d;
-        chunk /= d;
-        items.swap(d as usize - 1, j as usize);
-    }
-    // 12 is the first draw's last digit: its quotient, whole.
-    items.swap(11, chunk as usize);
-    let mut chunk = rng.random_range(..BOUNDS[13].0);
-    for d in 13..=16u32 {
-        let j = chunk % d;
-        chunk /= d;
-        items.swap(d as usize - 1, j as usize);
-    }
+    one_draw(items, rng, DRAWS_16[0].0, DRAWS_16[0].1);
+    one_draw(items, rng, DRAWS_16[1].0, DRAWS_16[1].1);
+}
+
+/// [`shuffle`] of exactly 52 items (a full pack, as SkullWhist deals),
+/// written out as [`shuffle_16`] is: the same eight draws, the same swaps.
+#[inline]
+pub(crate) fn shuffle_52<T, R: Rng + ?Sized>(items: &mut [T; 52], rng: &mut R) {
+    one_draw(items, rng, DRAWS_52[0].0, DRAWS_52[0].1);
+    one_draw(items, rng, DRAWS_52[1].0, DRAWS_52[1].1);
+    one_draw(items, rng, DRAWS_52[2].0, DRAWS_52[2].1);
+    one_draw(items, rng, DRAWS_52[3].0, DRAWS_52[3].1);
+    one_draw(items, rng, DRAWS_52[4].0, DRAWS_52[4].1);
+    one_draw(items, rng, DRAWS_52[5].0, DRAWS_52[5].1);
+    one_draw(items, rng, DRAWS_52[6].0, DRAWS_52[6].1);
+    one_draw(items, rng, DRAWS_52[7].0, DRAWS_52[7].1);
 }
 
 #[cfg(test)]
@@ -133,12 +179,42 @@ mod tests {
     #[test]
     fn deals_16_as_the_general_shuffle_does() {
         assert_eq!(BOUNDS[2].1, 11, "one draw for indices 1..=11");
+        assert_eq!(DRAWS_16, [(2, 12), (13, 16)]);
         for seed in 0..20_000u64 {
             let mut ours: [u8; 16] = std::array::from_fn(|i| i as u8);
             let mut theirs = ours;
             let (mut a, mut b) = (game_rng(seed), game_rng(seed));
             for _ in 0..3 {
                 shuffle_16(&mut ours, &mut a);
+                theirs.shuffle(&mut b);
+                assert_eq!(ours, theirs, "seed {seed}");
+            }
+            assert_eq!(a.random::<u64>(), b.random::<u64>());
+        }
+    }
+
+    #[test]
+    fn deals_52_as_the_general_shuffle_does() {
+        assert_eq!(
+            DRAWS_52,
+            [
+                (2, 12),
+                (13, 19),
+                (20, 26),
+                (27, 32),
+                (33, 38),
+                (39, 43),
+                (44, 48),
+                (49, 52)
+            ],
+            "eight draws cover the indices 1..=51 once each"
+        );
+        for seed in 0..20_000u64 {
+            let mut ours: [u8; 52] = std::array::from_fn(|i| i as u8);
+            let mut theirs = ours;
+            let (mut a, mut b) = (game_rng(seed), game_rng(seed));
+            for _ in 0..3 {
+                shuffle_52(&mut ours, &mut a);
                 theirs.shuffle(&mut b);
                 assert_eq!(ours, theirs, "seed {seed}");
             }

@@ -151,21 +151,38 @@ impl CardSet {
         CardSet(self.0 & suit.mask())
     }
     /// Cards in sorted order.
-    pub fn iter(self) -> impl Iterator<Item = Card> {
-        let mut m = self.0;
-        std::iter::from_fn(move || {
-            (m != 0).then(|| {
-                let i = m.trailing_zeros() as u8;
-                m &= m - 1;
-                Card::from_index(i)
-            })
-        })
+    pub fn iter(self) -> Cards {
+        Cards(self.0)
     }
     /// Cards as a sorted vector.
     pub fn to_vec(self) -> Vec<Card> {
         self.iter().collect()
     }
 }
+
+/// The cards of a [`CardSet`] in sorted order. It knows how many are left,
+/// so a vector collected or extended from it is sized once.
+#[derive(Clone, Debug)]
+pub struct Cards(u64);
+
+impl Iterator for Cards {
+    type Item = Card;
+    #[inline]
+    fn next(&mut self) -> Option<Card> {
+        (self.0 != 0).then(|| {
+            let i = self.0.trailing_zeros() as u8;
+            self.0 &= self.0 - 1;
+            Card::from_index(i)
+        })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Cards {}
 
 impl FromIterator<Card> for CardSet {
     fn from_iter<I: IntoIterator<Item = Card>>(cards: I) -> Self {

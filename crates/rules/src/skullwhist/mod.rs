@@ -14,7 +14,7 @@ use crate::core::{
     Variant,
 };
 use crate::kind::GameKind;
-pub use card::{Card, CardSet, Suit};
+pub use card::{Card, CardSet, Cards, Suit};
 
 /// Tricks in a game (and cards per hand).
 pub const TRICKS: u8 = 13;
@@ -401,7 +401,7 @@ impl Game for SkullWhist {
         check_seat_count(Self::NAME, Self::KIND.seats(), seats)?;
         let mut rng = game_rng(seed);
         let mut deck: [u8; 52] = std::array::from_fn(|i| i as u8);
-        crate::shuffle::shuffle(&mut deck, &mut rng);
+        crate::shuffle::shuffle_52(&mut deck, &mut rng);
         let mut hands = [CardSet::default(); 2];
         for (i, c) in deck[..26].iter().enumerate() {
             hands[i / 13].0 |= 1u64 << c;
