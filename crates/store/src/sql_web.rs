@@ -101,7 +101,7 @@ const HOURS_FROM: i64 = 1_000;
 /// A list's finished games per hour (`finish_hours`, summed over game
 /// kinds and writers), in the walk's order: `$1` the bot (0 for every
 /// bot's list), `$2` the game kind or null for every kind.
-fn hours_sql(asc: bool) -> String {
+pub(crate) fn hours_sql(asc: bool) -> String {
     let dir = if asc { "ASC" } else { "DESC" };
     format!(
         "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
@@ -129,7 +129,7 @@ fn is_hour(hour: &str) -> bool {
 /// `None` when the list holds no more than `skip` games. A list with a
 /// finish time of another shape (written by hand or imported) is walked
 /// from its end, skipping every game.
-pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: Vec<(String, i64)>) -> Option<Seek> {
+pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: &[(String, i64)]) -> Option<Seek> {
     if !hours.iter().all(|(h, _)| is_hour(h)) {
         return Some(Seek {
             asc,
@@ -139,12 +139,17 @@ pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: Vec<(String, i64)>) -> 
     }
     let mut passed = 0;
     for (hour, games) in hours {
+        let games = *games;
         if passed + games > skip {
             // A finish time in hour `h` sorts after `h` itself and before
             // `h;` (';' follows ':', the character after the hour). Game
             // ids are positive, so an id of 0 makes the start key's range
             // a plain bound on the finish time.
-            let edge = if asc { hour } else { format!("{hour};") };
+            let edge = if asc {
+                hour.clone()
+            } else {
+                format!("{hour};")
+            };
             return Some(Seek {
                 asc,
                 from: Some((edge, 0)),
@@ -154,6 +159,29 @@ pub(crate) fn seek_in_hours(asc: bool, skip: i64, hours: Vec<(String, i64)>) -> 
         passed += games;
     }
     None
+}
+
+/// Whether a walk that skips `skip` games starts from the list's finish
+/// hours ([`hours_sql`]): without them it skips every game in its index.
+pub(crate) fn skips_by_hours(skip: i64) -> bool {
+    skip >= HOURS_FROM
+}
+
+/// The walk that skips `skip` games (at least none), newest first or
+/// oldest first (`asc`), given the list's `hours` in that order when
+/// [`skips_by_hours`] (otherwise they are not looked at). `None` when the
+/// list holds no more than `skip` games.
+pub(crate) fn seek_skipping(asc: bool, skip: i64, hours: &[(String, i64)]) -> Option<Seek> {
+    let skip = skip.max(0);
+    if skips_by_hours(skip) {
+        seek_in_hours(asc, skip, hours)
+    } else {
+        Some(Seek {
+            asc,
+            from: None,
+            skip,
+        })
+    }
 }
 
 /// The arguments of a [`SqlWeb::finished_page`] query, numbered as both
@@ -375,23 +403,18 @@ where
         let seek = match at {
             PageAt::Newest(skip) | PageAt::Oldest(skip) => {
                 let asc = matches!(at, PageAt::Oldest(_));
-                let skip = skip.max(0);
-                if skip < HOURS_FROM {
-                    Seek {
-                        asc,
-                        from: None,
-                        skip,
-                    }
-                } else {
-                    let hours: Vec<(String, i64)> = sqlx::query_as(&hours_sql(asc))
+                let hours: Vec<(String, i64)> = if skips_by_hours(skip) {
+                    sqlx::query_as(&hours_sql(asc))
                         .bind(filter.bot.unwrap_or(0))
                         .bind(filter.game.as_deref())
                         .fetch_all(self.reads())
-                        .await?;
-                    match seek_in_hours(asc, skip, hours) {
-                        Some(seek) => seek,
-                        None => return Ok(Vec::new()),
-                    }
+                        .await?
+                } else {
+                    Vec::new()
+                };
+                match seek_skipping(asc, skip, &hours) {
+                    Some(seek) => seek,
+                    None => return Ok(Vec::new()),
                 }
             }
             PageAt::Before(id) | PageAt::After(id) => {
@@ -526,14 +549,14 @@ mod tests {
 
     #[test]
     fn a_skip_starts_at_the_edge_of_its_hour() {
-        let at = |skip| seek_in_hours(false, skip, hours()).map(|s| (s.from, s.skip));
+        let at = |skip| seek_in_hours(false, skip, &hours()).map(|s| (s.from, s.skip));
         assert_eq!(at(0), Some((edge(H3), 0)));
         assert_eq!(at(9), Some((edge(H3), 9)));
         assert_eq!(at(10), Some((edge(H2), 0)));
         assert_eq!(at(16), Some((edge(H1), 1)));
         assert_eq!(at(34), Some((edge(H1), 19)));
         assert_eq!(at(35), None);
-        let up = seek_in_hours(true, 12, hours()).unwrap();
+        let up = seek_in_hours(true, 12, &hours()).unwrap();
         assert_eq!((up.asc, up.from, up.skip), (true, Some((H2.into(), 0)), 2));
     }
 
@@ -542,9 +565,21 @@ mod tests {
         for odd in ["", "t1", "2026-01-01 01", "2026-01-01T1", "2026-01-01T01:"] {
             let mut h = hours();
             h.push((odd.into(), 3));
-            let s = seek_in_hours(false, 12, h).unwrap();
+            let s = seek_in_hours(false, 12, &h).unwrap();
             assert_eq!((s.from, s.skip), (None, 12), "{odd:?}");
         }
         assert!(is_hour("2026-12-03T23"));
+    }
+
+    #[test]
+    fn short_skips_walk_without_the_hours() {
+        let s = seek_skipping(false, HOURS_FROM - 1, &[]).unwrap();
+        assert_eq!((s.from, s.skip), (None, HOURS_FROM - 1));
+        assert_eq!(seek_skipping(true, -5, &[]).unwrap().skip, 0);
+        // From HOURS_FROM on, the hours decide: none means an empty list.
+        assert_eq!(seek_skipping(false, HOURS_FROM, &[]), None);
+        let many = vec![(H2.to_string(), 2 * HOURS_FROM), (H1.to_string(), 1)];
+        let s = seek_skipping(false, HOURS_FROM + 1, &many).unwrap();
+        assert_eq!((s.from, s.skip), (edge(H2), HOURS_FROM + 1));
     }
 }

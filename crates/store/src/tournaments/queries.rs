@@ -50,23 +50,27 @@ macro_rules! tournament_queries {
         }
         /// How many finished tournament games `marked` finds for kind
         /// `game`, tournament `tournament` and bot `bot`: all of them, or
-        /// those at or newer than `upto` (finish time and id).
+        /// only those at or newer than `upto` and older than `below`
+        /// (finish time and id), each if given.
         async fn count_marked(
             read: &sqlx::Pool<$db>,
             game: &Option<String>,
             tournament: Option<i64>,
             bot: Option<i64>,
             upto: Option<(&str, $crate::GameId)>,
+            below: Option<(&str, $crate::GameId)>,
         ) -> Result<i64, $crate::StoreError> {
             let (from, finished, id) = marked(game.is_some(), tournament.is_some(), bot.is_some());
-            let newer = if upto.is_some() {
-                format!(" AND ({finished}, {id}) >= ($4, $5)")
-            } else {
-                String::new()
-            };
-            let sql = format!("SELECT COUNT(*) FROM {from}{newer}");
+            let mut sql = format!("SELECT COUNT(*) FROM {from}");
+            let mut n = 4;
+            for (place, test) in [(upto, ">="), (below, "<")] {
+                if place.is_some() {
+                    sql.push_str(&format!(" AND ({finished}, {id}) {test} (${n}, ${})", n + 1));
+                    n += 2;
+                }
+            }
             let mut q = sqlx::query_scalar(&sql).bind(game).bind(tournament).bind(bot);
-            if let Some((finished, id)) = upto {
+            for (finished, id) in [upto, below].into_iter().flatten() {
                 q = q.bind(finished).bind(id);
             }
             Ok(q.fetch_one(read).await?)
@@ -450,7 +454,7 @@ macro_rules! tournament_queries {
                     (Marked::Hide, Some(_)) => Ok(0),
                     (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
-                    (_, tournament) => count_marked(&self.$read, &filter.game, tournament, filter.bot, None).await,
+                    (_, tournament) => count_marked(&self.$read, &filter.game, tournament, filter.bot, None, None).await,
                 }
             }
 
@@ -466,13 +470,47 @@ macro_rules! tournament_queries {
         }
 
         #[async_trait::async_trait]
-        impl $crate::tournaments::ladder::TournamentGames for $store {
+        impl $crate::tournaments::ladder::LadderReads for $store {
+            async fn newest_hours(
+                &self,
+                filter: &$crate::web::GameFilter,
+            ) -> Result<Vec<(String, i64)>, $crate::StoreError> {
+                Ok(sqlx::query_as(&$crate::sql_web::hours_sql(false))
+                    .bind(filter.bot.unwrap_or(0))
+                    .bind(filter.game.as_deref())
+                    .fetch_all(&self.$read)
+                    .await?)
+            }
+
+            async fn newest_page(
+                &self,
+                filter: &$crate::web::GameFilter,
+                hours: &[(String, i64)],
+                skip: i64,
+                limit: i64,
+            ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
+                match $crate::sql_web::seek_skipping(false, skip, hours) {
+                    Some(seek) => {
+                        $crate::sql_web::SqlWeb::finished_page(self, filter, &seek, limit.max(0)).await
+                    }
+                    None => Ok(Vec::new()),
+                }
+            }
+
+            async fn seated(
+                &self,
+                games: Vec<$crate::web::GameSummary>,
+            ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
+                $crate::sql_web::with_seats(self, games).await
+            }
+
             async fn marked_count(
                 &self,
                 filter: &$crate::web::GameFilter,
                 upto: Option<(&str, $crate::GameId)>,
+                below: Option<(&str, $crate::GameId)>,
             ) -> Result<i64, $crate::StoreError> {
-                count_marked(&self.$read, &filter.game, None, filter.bot, upto).await
+                count_marked(&self.$read, &filter.game, None, filter.bot, upto, below).await
             }
 
             async fn marked_between(

@@ -6,6 +6,7 @@
 mod common;
 
 mod admin;
+mod deep_ladder;
 mod finish_hours;
 mod hub_tables;
 mod ladder;

@@ -1,0 +1,124 @@
+//! Issue 53: the ladder list (`/games?tournaments=hide`) deep in a long
+//! list, where its reads start from the finish hours (from 1,000 games
+//! skipped) and its probes count tournament games from the page's first
+//! place on, holds the whole list's games less the tournament games, on
+//! both backends: with tournament games sparse, in a long run and dense,
+//! for every kind and bot filter.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+use std::collections::HashSet;
+
+use crate::common;
+use crate::finish_hours::seed;
+
+use common::Db;
+use croupier_store::tournaments::{GamesFilter, Marked};
+use croupier_store::GameId;
+
+on_both_backends!(deep_ladder_pages_leave_out_the_tournament_games);
+
+/// Marks finished games as tournament `cup`'s by hand, seats too, as
+/// docs/benchmarks.md marks a copy for `bench web`: every ninth game
+/// (sparse), every game of a quarter of an hour (a run longer than a
+/// page) and two games in three of another half hour (dense). Returns
+/// the marked games.
+async fn mark(db: &Db, cup: i64) -> HashSet<GameId> {
+    const GAMES: &str = "UPDATE games SET tournament_id = $1 WHERE status = 'finished' AND (
+            id % 9 = 2
+            OR (finished >= '2026-01-01T02:10' AND finished < '2026-01-01T02:25')
+            OR (finished >= '2026-01-01T05' AND finished < '2026-01-01T05:30' AND id % 3 <> 0))";
+    const SEATS: &str = "UPDATE game_seats SET tournament_id = $1
+         WHERE game_id IN (SELECT id FROM games WHERE tournament_id = $1)";
+    const MARKED: &str = "SELECT id FROM games WHERE tournament_id = $1";
+    let ids: Vec<GameId> = if db.url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        sqlx::query(GAMES).bind(cup).execute(&pool).await.unwrap();
+        sqlx::query(SEATS).bind(cup).execute(&pool).await.unwrap();
+        let ids = sqlx::query_scalar(MARKED).bind(cup).fetch_all(&pool).await;
+        pool.close().await;
+        ids.unwrap()
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        sqlx::query(GAMES).bind(cup).execute(&pool).await.unwrap();
+        sqlx::query(SEATS).bind(cup).execute(&pool).await.unwrap();
+        let ids = sqlx::query_scalar(MARKED).bind(cup).fetch_all(&pool).await;
+        pool.close().await;
+        ids.unwrap()
+    };
+    ids.into_iter().collect()
+}
+
+async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
+    let s = db.open().await;
+    let [a, b, _, d] = seed(s.as_ref()).await;
+    let t = s.tournaments();
+    let cup = t
+        .create_tournament(&common::tournament("cup", Vec::new()))
+        .await
+        .unwrap();
+    let marked = mark(&db, cup).await;
+    assert!(marked.len() > 300, "{} games marked", marked.len());
+    for (game, bot) in [
+        (None, None),
+        (Some("skullwhist"), None),
+        (None, Some(a)),
+        (Some("skullwhist"), Some(a)),
+        (None, Some(b)),
+        (Some("skullwhist"), Some(d)),
+    ] {
+        let whole: Vec<GameId> = s
+            .games_page(&common::list(game, bot), 0, 10_000)
+            .await
+            .unwrap()
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        let want: Vec<GameId> = whole
+            .iter()
+            .copied()
+            .filter(|id| !marked.contains(id))
+            .collect();
+        let n = want.len();
+        // The ladder's offset whose game is the whole list's 1,000th or
+        // after it: there its reads start from the hours.
+        let edge = whole[..1_000]
+            .iter()
+            .filter(|id| !marked.contains(id))
+            .count();
+        assert!(
+            n > edge + 20 && n + 100 < whole.len(),
+            "{game:?} {bot:?}: {n}"
+        );
+        let f = GamesFilter {
+            game: game.map(str::to_string),
+            bot,
+            tournament: None,
+            marked: Marked::Hide,
+        };
+        assert_eq!(t.count_filtered_games(&f).await.unwrap(), n as i64);
+        // Every 97th offset, those on both sides of `edge`, every
+        // thirteenth beyond, the last ones and past the end, at two sizes.
+        let chosen = |k: &usize| {
+            k.is_multiple_of(97)
+                || (edge - 20..edge + 20).contains(k)
+                || (*k >= edge && k.is_multiple_of(13))
+                || k + 60 > n
+        };
+        for offset in (0..n + 3).filter(chosen) {
+            for limit in [1usize, 50] {
+                let got: Vec<GameId> = t
+                    .filtered_games(&f, offset as i64, limit as i64)
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|g| g.id)
+                    .collect();
+                assert_eq!(
+                    got,
+                    want[offset.min(n)..(offset + limit).min(n)],
+                    "{f:?} offset {offset} limit {limit}"
+                );
+            }
+        }
+    }
+}
