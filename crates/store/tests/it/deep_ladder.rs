@@ -10,6 +10,7 @@ use std::collections::HashSet;
 
 use crate::common;
 use crate::finish_hours::seed;
+use crate::ladder::listed;
 
 use common::Db;
 use croupier_store::tournaments::{GamesFilter, Marked};
@@ -30,21 +31,15 @@ async fn mark(db: &Db, cup: i64) -> HashSet<GameId> {
     const SEATS: &str = "UPDATE game_seats SET tournament_id = $1
          WHERE game_id IN (SELECT id FROM games WHERE tournament_id = $1)";
     const MARKED: &str = "SELECT id FROM games WHERE tournament_id = $1";
-    let ids: Vec<GameId> = if db.url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+    let ids: Vec<GameId> = with_pool!(db, |pool| {
         sqlx::query(GAMES).bind(cup).execute(&pool).await.unwrap();
         sqlx::query(SEATS).bind(cup).execute(&pool).await.unwrap();
-        let ids = sqlx::query_scalar(MARKED).bind(cup).fetch_all(&pool).await;
-        pool.close().await;
-        ids.unwrap()
-    } else {
-        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        sqlx::query(GAMES).bind(cup).execute(&pool).await.unwrap();
-        sqlx::query(SEATS).bind(cup).execute(&pool).await.unwrap();
-        let ids = sqlx::query_scalar(MARKED).bind(cup).fetch_all(&pool).await;
-        pool.close().await;
-        ids.unwrap()
-    };
+        sqlx::query_scalar(MARKED)
+            .bind(cup)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+    });
     ids.into_iter().collect()
 }
 
@@ -106,13 +101,7 @@ async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
         };
         for offset in (0..n + 3).filter(chosen) {
             for limit in [1usize, 50] {
-                let got: Vec<GameId> = t
-                    .filtered_games(&f, offset as i64, limit as i64)
-                    .await
-                    .unwrap()
-                    .iter()
-                    .map(|g| g.id)
-                    .collect();
+                let got = listed(t, &f, offset, limit).await;
                 assert_eq!(
                     got,
                     want[offset.min(n)..(offset + limit).min(n)],

@@ -222,6 +222,21 @@ type Filter = (
     Option<BotId>,
 );
 
+/// The ids of `f`'s list, `limit` games from `offset`.
+pub(crate) async fn listed(
+    t: &dyn TournamentStore,
+    f: &GamesFilter,
+    offset: usize,
+    limit: usize,
+) -> Vec<GameId> {
+    t.filtered_games(f, offset as i64, limit as i64)
+        .await
+        .unwrap()
+        .iter()
+        .map(|g| g.id)
+        .collect()
+}
+
 /// Every list of `filters` (tournament, marked, kind, bot), counted and
 /// read at every offset with limits 1, 4 and 50, against `known` (newest
 /// first) filtered.
@@ -253,37 +268,13 @@ async fn check(t: &dyn TournamentStore, known: &[Known], filters: &[Filter]) {
         );
         for limit in [1usize, 4, 50] {
             for offset in 0..=want.len() + 1 {
-                let got: Vec<GameId> = t
-                    .filtered_games(&f, offset as i64, limit as i64)
-                    .await
-                    .unwrap()
-                    .iter()
-                    .map(|g| g.id)
-                    .collect();
+                let got = listed(t, &f, offset, limit).await;
                 let end = (offset + limit).min(want.len());
                 let expected = want.get(offset..end).unwrap_or(&[]);
                 assert_eq!(got, expected, "{f:?} offset {offset} limit {limit}");
             }
         }
     }
-}
-
-/// Runs `$body` with `$pool` connected to `$db`'s database, a SQLite or a
-/// PostgreSQL pool.
-macro_rules! with_pool {
-    ($db:expr, |$pool:ident| $body:expr) => {
-        if $db.url.starts_with("sqlite:") {
-            let $pool = sqlx::SqlitePool::connect(&$db.url).await.unwrap();
-            let out = $body;
-            $pool.close().await;
-            out
-        } else {
-            let $pool = sqlx::PgPool::connect(&$db.url).await.unwrap();
-            let out = $body;
-            $pool.close().await;
-            out
-        }
-    };
 }
 
 /// How many seats carry another tournament than their game's.

@@ -129,6 +129,24 @@ pub async fn postgres() -> Option<Db> {
     Some(Db { url, _dir: None })
 }
 
+/// Runs `$body` with `$pool` connected to `$db`'s database, a SQLite or a
+/// PostgreSQL pool.
+macro_rules! with_pool {
+    ($db:expr, |$pool:ident| $body:expr) => {
+        if $db.url.starts_with("sqlite:") {
+            let $pool = sqlx::SqlitePool::connect(&$db.url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        } else {
+            let $pool = sqlx::PgPool::connect(&$db.url).await.unwrap();
+            let out = $body;
+            $pool.close().await;
+            out
+        }
+    };
+}
+
 /// Runs each named `async fn(Db)` of the calling file once per backend, as
 /// `sqlite::name` and `postgres::name`.
 #[macro_export]
