@@ -95,6 +95,10 @@ pub(crate) fn shuffle<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R) {
 fn one_draw<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R, first: usize, last: usize) {
     let (bound, count) = BOUNDS[first];
     let end = first + usize::from(count) - 1;
+    debug_assert!(
+        2 <= first && first <= last && last <= end,
+        "{first}..={last}"
+    );
     let mut chunk = rng.random_range(..bound);
     for d in first..=last {
         // At the chunk's end the quotient is the digit: no division.
@@ -110,7 +114,8 @@ fn one_draw<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R, first: usize, last
 }
 
 /// The draws of a shuffle of `len` items: `(first, last)` of each, as
-/// [`one_draw`] takes them; unused entries are `(0, 0)`.
+/// [`one_draw`] takes them. `K` must be their number (checked when the
+/// constant is built).
 const fn draws<const K: usize>(len: usize) -> [(usize, usize); K] {
     let mut out = [(0, 0); K];
     let (mut first, mut k) = (2, 0);
@@ -121,6 +126,10 @@ const fn draws<const K: usize>(len: usize) -> [(usize, usize); K] {
         first = last + 1;
         k += 1;
     }
+    assert!(
+        k == K,
+        "a shuffle of this length takes another number of draws"
+    );
     out
 }
 
@@ -130,8 +139,8 @@ const DRAWS_16: [(usize, usize); 2] = draws(16);
 const DRAWS_52: [(usize, usize); 8] = draws(52);
 
 /// [`shuffle`] of exactly 16 items (a Love Letter deck), written out:
-/// the same two draws and the same swaps, with no table and no counter.
-/// Indices 1..=11 come from the first draw in `0..2*3*...*12`, 12..=15
+/// the same two draws and the same swaps, with no counter (the draws'
+/// bounds are constants). Indices 1..=11 come from the first draw in `0..2*3*...*12`, 12..=15
 /// from the second, of which rand reads only four of its seven digits.
 #[inline]
 pub(crate) fn shuffle_16<T, R: Rng + ?Sized>(items: &mut [T; 16], rng: &mut R) {

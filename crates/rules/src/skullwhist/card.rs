@@ -184,6 +184,8 @@ impl Iterator for Cards {
 
 impl ExactSizeIterator for Cards {}
 
+impl std::iter::FusedIterator for Cards {}
+
 impl FromIterator<Card> for CardSet {
     fn from_iter<I: IntoIterator<Item = Card>>(cards: I) -> Self {
         CardSet(cards.into_iter().fold(0, |mask, c| mask | c.bit()))
