@@ -14,13 +14,15 @@
 //! before it: the smallest `m` at which the whole list's first
 //! `offset + m + 1` games hold exactly `m` tournament games. That count
 //! minus `m` never grows as `m` grows (each step adds one game and at most
-//! one tournament game), so `m` is found by a few steps and bisection, in
-//! at most about log2(tournament games) reads of one game of the whole
-//! list. The page is then read from there, the tournament games among it
-//! left out. A page reads the whole list's finish hours once, however many
-//! reads it makes, and counts the tournament games newer than its first
-//! place once: each later probe counts only those between that place and
-//! its own, and reads no seats.
+//! one tournament game), so `m` is found by a few steps, then (when
+//! tournament games are dense) a gallop and bisection, each a read of one
+//! game of the whole list (a probe). The page is then read from there, the
+//! tournament games among it left out. A page reads the whole list's
+//! finish hours once, however many reads it makes, and counts the
+//! tournament games newer than its first place once: each probe counts
+//! only those between the place probed before and its own, and reads no
+//! seats. It never counts every tournament game (the list's length does,
+//! for the page numbers: [`count`]).
 
 use async_trait::async_trait;
 
@@ -113,6 +115,41 @@ impl<S: LadderReads + ?Sized> Whole<'_, S> {
     }
 }
 
+/// The places a page probes: the whole list's game at `offset + m`, and
+/// how many tournament games are at or newer than it, counted from the
+/// place probed last (a walk of the tournament games between the two).
+struct Probes<'a, S: ?Sized> {
+    whole: Whole<'a, S>,
+    offset: i64,
+    /// The place probed last, its `m` and its count.
+    last: ((String, GameId), i64, i64),
+}
+
+impl<S: LadderReads + ?Sized> Probes<'_, S> {
+    /// The tournament games among the whole list's first `offset + m + 1`,
+    /// less `m`; 0 past the list's end.
+    async fn ahead(&mut self, m: i64) -> Result<i64, StoreError> {
+        let Some(place) = self.whole.place(self.offset.saturating_add(m)).await? else {
+            return Ok(0);
+        };
+        let ((ref at, id), last_m, last_count) = self.last;
+        let (here, there) = ((place.0.as_str(), place.1), (at.as_str(), id));
+        let (store, filter) = (self.whole.store, self.whole.filter);
+        // The list's order is its places': a greater m is an older place.
+        let count = match m.cmp(&last_m) {
+            std::cmp::Ordering::Equal => last_count,
+            std::cmp::Ordering::Greater => {
+                last_count + store.marked_count(filter, Some(here), Some(there)).await?
+            }
+            std::cmp::Ordering::Less => {
+                last_count - store.marked_count(filter, Some(there), Some(here)).await?
+            }
+        };
+        self.last = (place, m, count);
+        Ok(count - m)
+    }
+}
+
 /// The finished games `filter` matches outside tournaments, newest first,
 /// `limit` of them from `offset`.
 pub(crate) async fn page<S>(
@@ -142,48 +179,47 @@ where
     let newer = store.marked_count(filter, Some(first), None).await?;
     // The smallest m with ahead(m) <= 0, where ahead(m) is the number of
     // tournament games among the whole list's first offset + m + 1, less
-    // m; past the list's end counts as <= 0. It is at most the number of
-    // tournament games. Since ahead(m + j) >= ahead(m) - j, no m below
-    // m + ahead(m) will do: a few such steps find m when tournament games
-    // are sparse, and bisection finishes when they are not. Each count
-    // after the first walks only the tournament games between `first` and
-    // the place probed.
-    let mut ahead = async |m: i64| -> Result<i64, StoreError> {
-        if m == 0 {
-            return Ok(newer);
-        }
-        Ok(match whole.place(offset.saturating_add(m)).await? {
-            Some((finished, id)) => {
-                let between = store
-                    .marked_count(filter, Some((&finished, id)), Some(first))
-                    .await?;
-                newer + between - m
-            }
-            None => 0,
-        })
+    // m; past the list's end counts as <= 0. Since ahead(m + j) >=
+    // ahead(m) - j, no m below m + ahead(m) will do: such steps find m
+    // when tournament games are sparse (each step's ahead is about the
+    // share of tournament games times the last). When they are dense, a
+    // gallop (strides doubling) finds an m that will do, and bisection the
+    // smallest.
+    let mut probes = Probes {
+        whole,
+        offset,
+        last: ((first.0.to_string(), first.1), 0, newer),
     };
-    let mut low = 0;
-    let mut found = false;
-    for _ in 0..4 {
-        let a = ahead(low).await?;
+    let (mut low, mut a) = (0, newer);
+    for _ in 0..8 {
         if a <= 0 {
-            found = true;
             break;
         }
         low += a;
+        a = probes.ahead(low).await?;
     }
-    if !found {
-        let total = store.marked_count(filter, None, None).await?;
-        let mut high = total.max(low);
+    if a > 0 {
+        low += a;
+        let mut stride = a;
+        let mut high = loop {
+            let h = low.saturating_add(stride);
+            let ah = probes.ahead(h).await?;
+            if ah <= 0 {
+                break h;
+            }
+            low = h.saturating_add(ah);
+            stride = stride.saturating_mul(2);
+        };
         while low < high {
             let mid = low + (high - low) / 2;
-            if ahead(mid).await? <= 0 {
+            if probes.ahead(mid).await? <= 0 {
                 high = mid;
             } else {
                 low = mid + 1;
             }
         }
     }
+    let mut whole = probes.whole;
     // Read on from there, leaving out the tournament games. The first read
     // asks for the page and as many more as tournament games came before
     // it (up to as many again); each later one for what is still missing,
@@ -226,195 +262,4 @@ fn at(g: &GameSummary) -> Place<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    //! The page against a list in memory that counts its reads: the
-    //! right games, and the reads that make a page cheap at any depth.
-    #![allow(clippy::unwrap_used)]
-
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-    use super::*;
-
-    /// A whole list, newest first: (finish time, id, a tournament's).
-    struct Fake {
-        list: Vec<(String, GameId, bool)>,
-        hours: AtomicUsize,
-        reads: AtomicUsize,
-        seated: AtomicUsize,
-    }
-
-    impl Fake {
-        /// `marks[i]`: whether the `i`-th newest is a tournament game.
-        /// Neighbours share finish times, as ties do in the real list.
-        fn new(marks: impl IntoIterator<Item = bool>) -> Fake {
-            let marks: Vec<bool> = marks.into_iter().collect();
-            let n = marks.len() as i64;
-            let list = marks
-                .into_iter()
-                .enumerate()
-                .map(|(i, m)| (format!("t{:08}", (n - i as i64) / 2), n - i as i64, m))
-                .collect();
-            Fake {
-                list,
-                hours: AtomicUsize::new(0),
-                reads: AtomicUsize::new(0),
-                seated: AtomicUsize::new(0),
-            }
-        }
-
-        /// What the ladder list holds: the games not marked, newest first.
-        fn ladder(&self) -> Vec<GameId> {
-            self.list.iter().filter(|g| !g.2).map(|g| g.1).collect()
-        }
-
-        /// The list's order as a key: newer first means greater.
-        fn key(place: Place<'_>) -> (String, GameId) {
-            (place.0.to_string(), place.1)
-        }
-
-        fn marked(&self) -> impl Iterator<Item = &(String, GameId, bool)> {
-            self.list.iter().filter(|g| g.2)
-        }
-    }
-
-    #[async_trait]
-    impl LadderReads for Fake {
-        async fn newest_hours(&self, _: &GameFilter) -> Result<Vec<(String, i64)>, StoreError> {
-            self.hours.fetch_add(1, Relaxed);
-            Ok(vec![("2026-01-01T00".into(), self.list.len() as i64)])
-        }
-
-        async fn newest_page(
-            &self,
-            _: &GameFilter,
-            hours: &[(String, i64)],
-            skip: i64,
-            limit: i64,
-        ) -> Result<Vec<GameSummary>, StoreError> {
-            assert!(
-                !skips_by_hours(skip) || !hours.is_empty(),
-                "{skip} without the hours"
-            );
-            if limit > 1 {
-                self.reads.fetch_add(1, Relaxed);
-            }
-            let from = (skip as usize).min(self.list.len());
-            let to = (from + limit as usize).min(self.list.len());
-            Ok(self.list[from..to]
-                .iter()
-                .map(|(finished, id, _)| GameSummary {
-                    id: *id,
-                    game: "goofspiel".into(),
-                    status: "finished".into(),
-                    started: String::new(),
-                    finished: Some(finished.clone()),
-                    seats: Vec::new(),
-                })
-                .collect())
-        }
-
-        async fn seated(&self, games: Vec<GameSummary>) -> Result<Vec<GameSummary>, StoreError> {
-            self.seated.fetch_add(1, Relaxed);
-            Ok(games)
-        }
-
-        async fn marked_count(
-            &self,
-            _: &GameFilter,
-            upto: Option<Place<'_>>,
-            below: Option<Place<'_>>,
-        ) -> Result<i64, StoreError> {
-            let (upto, below) = (upto.map(Fake::key), below.map(Fake::key));
-            Ok(self
-                .marked()
-                .filter(|g| {
-                    let k = (g.0.clone(), g.1);
-                    upto.as_ref().is_none_or(|u| k >= *u) && below.as_ref().is_none_or(|b| k < *b)
-                })
-                .count() as i64)
-        }
-
-        async fn marked_between(
-            &self,
-            _: &GameFilter,
-            newest: Place<'_>,
-            oldest: Place<'_>,
-        ) -> Result<Vec<GameId>, StoreError> {
-            let (newest, oldest) = (Fake::key(newest), Fake::key(oldest));
-            Ok(self
-                .marked()
-                .filter(|g| (g.0.clone(), g.1) <= newest && (g.0.clone(), g.1) >= oldest)
-                .map(|g| g.1)
-                .collect())
-        }
-    }
-
-    /// Reads every page of `limit` of the ladder list in `fake` and checks
-    /// it; returns the most reads of the whole list any page took.
-    async fn every_page(fake: &Fake, limit: usize) -> usize {
-        let want = fake.ladder();
-        let mut most = 0;
-        for offset in (0..=want.len() + 1).step_by(limit.max(1)) {
-            let (hours, reads, seated) = (&fake.hours, &fake.reads, &fake.seated);
-            for counter in [hours, reads, seated] {
-                counter.store(0, Relaxed);
-            }
-            let got: Vec<GameId> = page(fake, &GameFilter::default(), offset as i64, limit as i64)
-                .await
-                .unwrap()
-                .iter()
-                .map(|g| g.id)
-                .collect();
-            let to = (offset + limit).min(want.len());
-            assert_eq!(
-                got,
-                want[offset.min(to)..to],
-                "offset {offset} limit {limit}"
-            );
-            assert!(
-                hours.load(Relaxed) <= 1,
-                "offset {offset}: hours read more than once"
-            );
-            assert!(
-                seated.load(Relaxed) <= 1,
-                "offset {offset}: seats read more than once"
-            );
-            most = most.max(reads.load(Relaxed));
-        }
-        most
-    }
-
-    #[tokio::test]
-    async fn a_page_reads_the_hours_once_and_the_list_once_or_twice() {
-        let n = 5_000;
-        // No tournament games: one read a page, as the whole list's.
-        assert_eq!(every_page(&Fake::new((0..n).map(|_| false)), 50).await, 1);
-        // Every other game a tournament's, from page 1 on.
-        assert!(every_page(&Fake::new((0..n).map(|i| i % 2 == 1)), 50).await <= 2);
-        // Sparse, and a run of 700: a page that meets the run reads 100,
-        // then 400, then up to 1,000 games, and is past it.
-        let sparse = Fake::new((0..n).map(|i| i % 9 == 2 || (2_000..2_700).contains(&i)));
-        assert!(every_page(&sparse, 50).await <= 4);
-        // Dense: two in three.
-        assert!(every_page(&Fake::new((0..n).map(|i| i % 3 != 0)), 50).await <= 2);
-    }
-
-    #[tokio::test]
-    async fn every_offset_of_small_lists_at_any_mix() {
-        for n in 0..40 {
-            for pattern in 0..6u64 {
-                let fake = Fake::new((0..n).map(|i| match pattern {
-                    0 => false,
-                    1 => true,
-                    2 => i % 2 == 0,
-                    3 => i % 5 < 3,
-                    4 => (5..25).contains(&i),
-                    _ => (i * 7 + 3) % 11 < 4,
-                }));
-                for limit in [1, 2, 5, 50] {
-                    every_page(&fake, limit).await;
-                }
-            }
-        }
-    }
-}
+mod tests;
