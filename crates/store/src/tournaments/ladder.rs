@@ -121,8 +121,14 @@ impl<S: LadderReads + ?Sized> Whole<'_, S> {
 struct Probes<'a, S: ?Sized> {
     whole: Whole<'a, S>,
     offset: i64,
-    /// The place probed last, its `m` and its count.
-    last: ((String, GameId), i64, i64),
+    last: Probed,
+}
+
+/// A place probed: its `m` and the tournament games at or newer than it.
+struct Probed {
+    place: (String, GameId),
+    m: i64,
+    count: i64,
 }
 
 impl<S: LadderReads + ?Sized> Probes<'_, S> {
@@ -132,20 +138,24 @@ impl<S: LadderReads + ?Sized> Probes<'_, S> {
         let Some(place) = self.whole.place(self.offset.saturating_add(m)).await? else {
             return Ok(0);
         };
-        let ((ref at, id), last_m, last_count) = self.last;
-        let (here, there) = ((place.0.as_str(), place.1), (at.as_str(), id));
+        let last = &self.last;
+        let here = (place.0.as_str(), place.1);
+        let there = (last.place.0.as_str(), last.place.1);
         let (store, filter) = (self.whole.store, self.whole.filter);
         // The list's order is its places': a greater m is an older place.
-        let count = match m.cmp(&last_m) {
-            std::cmp::Ordering::Equal => last_count,
+        // (If games finish between two probes, the list moves under them
+        // and a count may be off by the tournament games that moved, as
+        // any read of a moving list may be; the search still ends.)
+        let count = match m.cmp(&last.m) {
+            std::cmp::Ordering::Equal => last.count,
             std::cmp::Ordering::Greater => {
-                last_count + store.marked_count(filter, Some(here), Some(there)).await?
+                last.count + store.marked_count(filter, Some(here), Some(there)).await?
             }
             std::cmp::Ordering::Less => {
-                last_count - store.marked_count(filter, Some(there), Some(here)).await?
+                last.count - store.marked_count(filter, Some(there), Some(here)).await?
             }
         };
-        self.last = (place, m, count);
+        self.last = Probed { place, m, count };
         Ok(count - m)
     }
 }
@@ -182,24 +192,34 @@ where
     // m; past the list's end counts as <= 0. Since ahead(m + j) >=
     // ahead(m) - j, no m below m + ahead(m) will do: such steps find m
     // when tournament games are sparse (each step's ahead is about the
-    // share of tournament games times the last). When they are dense, a
-    // gallop (strides doubling) finds an m that will do, and bisection the
+    // share of tournament games times the last). When a step does not at
+    // least halve it (tournament games dense, or in a run), a gallop
+    // (strides doubling) finds an m that will do, and bisection the
     // smallest.
     let mut probes = Probes {
         whole,
         offset,
-        last: ((first.0.to_string(), first.1), 0, newer),
+        last: Probed {
+            place: (first.0.to_string(), first.1),
+            m: 0,
+            count: newer,
+        },
     };
-    let (mut low, mut a) = (0, newer);
+    let (mut low, mut a): (i64, i64) = (0, newer);
     for _ in 0..8 {
         if a <= 0 {
             break;
         }
-        low += a;
-        a = probes.ahead(low).await?;
+        low = low.saturating_add(a);
+        let next = probes.ahead(low).await?;
+        let sparse = next <= a / 2;
+        a = next;
+        if !sparse {
+            break;
+        }
     }
     if a > 0 {
-        low += a;
+        low = low.saturating_add(a);
         let mut stride = a;
         let mut high = loop {
             let h = low.saturating_add(stride);

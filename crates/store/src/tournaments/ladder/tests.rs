@@ -16,6 +16,8 @@ struct Fake {
     probes: AtomicUsize,
     /// Tournament games walked by the counts between two places.
     walked: AtomicUsize,
+    /// Counts of the tournament games from the newest to a place.
+    newer: AtomicUsize,
     /// Counts of every tournament game.
     totals: AtomicUsize,
 }
@@ -38,6 +40,7 @@ impl Fake {
             seated: AtomicUsize::new(0),
             probes: AtomicUsize::new(0),
             walked: AtomicUsize::new(0),
+            newer: AtomicUsize::new(0),
             totals: AtomicUsize::new(0),
         }
     }
@@ -114,8 +117,8 @@ impl LadderReads for Fake {
         match (&upto, &below) {
             (None, None) => self.totals.fetch_add(1, Relaxed),
             (Some(_), Some(_)) => self.walked.fetch_add(n, Relaxed),
-            // Those before the page, counted once.
-            _ => 0,
+            (Some(_), None) => self.newer.fetch_add(1, Relaxed),
+            (None, Some(_)) => unreachable!("no count is bounded only below"),
         };
         Ok(n as i64)
     }
@@ -149,6 +152,7 @@ async fn every_page(fake: &Fake, limit: usize) -> usize {
             &fake.probes,
             &fake.walked,
             &fake.totals,
+            &fake.newer,
         ] {
             counter.store(0, Relaxed);
         }
@@ -174,6 +178,11 @@ async fn every_page(fake: &Fake, limit: usize) -> usize {
         );
         let totals = fake.totals.load(Relaxed);
         assert_eq!(totals, 0, "offset {offset}: every tournament game counted");
+        let newer = fake.newer.load(Relaxed);
+        assert!(
+            newer <= 1,
+            "offset {offset}: counted from the newest {newer} times"
+        );
         most = most.max(reads.load(Relaxed));
     }
     most
@@ -196,9 +205,9 @@ async fn a_page_reads_the_hours_once_and_the_list_once_or_twice() {
 
 /// The probes and the tournament games walked to find each deep page
 /// of `fake`'s ladder list (50 a page), at most.
-async fn search_cost(fake: &Fake) -> (usize, usize) {
+async fn search_cost(fake: &Fake, offsets: impl Iterator<Item = usize>) -> (usize, usize) {
     let (mut probes, mut walked) = (0, 0);
-    for offset in (1_000..fake.ladder().len()).step_by(997) {
+    for offset in offsets {
         fake.probes.store(0, Relaxed);
         fake.walked.store(0, Relaxed);
         page(fake, &GameFilter::default(), offset as i64, 50)
@@ -213,20 +222,35 @@ async fn search_cost(fake: &Fake) -> (usize, usize) {
 #[tokio::test]
 async fn a_deep_page_walks_the_tournament_games_before_it_about_once() {
     let n = 40_000;
-    // One in nine: steps find the place; the counts walk about the
+    // One in nine: steps find the place, and the counts walk about the
     // tournament games among the games skipped past the page's first
-    // (measured: 485; 2,364 when each counted from the page's first).
-    let (probes, walked) = search_cost(&Fake::new((0..n).map(|i| i % 9 == 2))).await;
+    // (measured: 7 probes, 180 walked; counting each probe from the
+    // newest game fails here).
+    let deep = || (1_000..n as usize / 3).step_by(997);
+    let (probes, walked) = search_cost(&Fake::new((0..n).map(|i| i % 9 == 2)), deep()).await;
     assert!(
         probes <= 8 && walked <= 1_000,
         "{probes} probes, {walked} walked"
     );
     // Two in three: a gallop and bisection, each count from the place
-    // probed before (measured: 21 probes and 18,033 games walked;
-    // counting from the page's first place each time walked 312,617).
-    let (probes, walked) = search_cost(&Fake::new((0..n).map(|i| i % 3 != 0))).await;
+    // probed before (measured: 18 probes, 25,462 walked).
+    let (probes, walked) = search_cost(&Fake::new((0..n).map(|i| i % 3 != 0)), deep()).await;
     assert!(
         probes <= 30 && walked <= 30_000,
+        "{probes} probes, {walked} walked"
+    );
+}
+
+#[tokio::test]
+async fn a_page_past_a_long_run_of_tournament_games_gallops() {
+    // One ladder game, a run of 30,000 tournament games, then ladder
+    // games: the second page's place is past the run. Steps that do not
+    // shrink give way to the gallop at once (measured: 31 probes; 38 with
+    // eight steps first, 15,003 without strides doubling).
+    let fake = Fake::new((0..32_000).map(|i| (1..=30_000).contains(&i)));
+    let (probes, walked) = search_cost(&fake, [1, 2, 1_000].into_iter()).await;
+    assert!(
+        probes <= 36 && walked <= 70_000,
         "{probes} probes, {walked} walked"
     );
 }
