@@ -387,23 +387,8 @@ async fn create(State(state): State<Arc<Services>>, headers: HeaderMap, bytes: B
                     if runner.hosted_on() { "" } else { "; hosted bots are off on this server" }),
             );
         }
-        t.entries.push(EntryRow {
-            tournament_id: 0,
-            bot: info.id,
-            seq: seq as i64,
-            name: info.name,
-            kind: info.kind,
-            endpoint: None,
-            dialect: None,
-            auth_user: None,
-            auth_password: None,
-            strategy: None,
-            frozen: false,
-            withdrawn: None,
-            withdrawn_round: None,
-            version_id: None,
-            version: None,
-        });
+        t.entries
+            .push(EntryRow::new(info.id, seq as i64, info.name, info.kind));
     }
     let id = match store.tournaments().create_tournament(&t).await {
         Ok(id) => id,

@@ -415,20 +415,10 @@ mod tests {
     fn a_bot_without_a_table_has_a_bye_that_round() {
         let entry = |bot: BotId, name: &str, withdrawn_round: Option<i64>| EntryRow {
             tournament_id: 1,
-            bot,
-            seq: bot,
-            name: name.into(),
-            kind: croupier_store::BotKind::House,
-            endpoint: None,
-            dialect: None,
-            auth_user: None,
-            auth_password: None,
-            strategy: None,
             frozen: true,
             withdrawn: withdrawn_round.map(|_| "gone".into()),
             withdrawn_round,
-            version_id: None,
-            version: None,
+            ..EntryRow::new(bot, bot, name, croupier_store::BotKind::House)
         };
         let game = |round: i64, seats: &str, status: &str| TournamentGameRow {
             id: round,

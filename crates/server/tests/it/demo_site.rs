@@ -34,37 +34,18 @@ pub async fn tournaments(store: &Arc<SqliteStore>, end: SystemTime) {
         .collect();
     let entry = |t: i64, seq: usize, frozen: bool| EntryRow {
         tournament_id: t,
-        bot: bots[seq],
-        seq: seq as i64,
-        name: names[seq].0.clone(),
-        kind: BotKind::House,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
         strategy: frozen.then(|| names[seq].1.clone()),
         frozen,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
+        ..EntryRow::new(bots[seq], seq as i64, &names[seq].0, BotKind::House)
     };
     let new = |name: &str, starts_at: u64| NewTournament {
-        name: name.into(),
-        game: "goofspiel".into(),
-        variant: None,
-        format: "round-robin".into(),
-        rounds: 0,
-        deals: 1,
-        duplicate: false,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
         starts_at: starts_at as i64,
         seed: 7,
-        all_bots: false,
-        created_by: None,
-        entries: (0..bots.len()).map(|i| entry(0, i, false)).collect(),
+        ..NewTournament::round_robin(
+            name,
+            "goofspiel",
+            (0..bots.len()).map(|i| entry(0, i, false)).collect(),
+        )
     };
     let ts = store.tournaments();
     let at = |secs: u64| croupier_arena::record::rfc3339(UNIX_EPOCH + Duration::from_secs(secs));

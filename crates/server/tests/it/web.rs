@@ -496,41 +496,18 @@ async fn markup_in_names_shows_as_text_on_every_page_kind() {
     let played = store.games_page(&filter, 0, 1).await.unwrap();
     assert!(!played.is_empty(), "the bot played: {stored:?}");
     let lizard = store.web_bot("lot-lizard").await.unwrap().unwrap();
-    let entry = |id: i64, name: &str| EntryRow {
-        tournament_id: 0,
-        bot: id,
-        seq: 0,
-        name: name.into(),
-        kind: BotKind::Pull,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
-        strategy: None,
-        frozen: false,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
-    };
+    let entry = |id: i64, name: &str| EntryRow::new(id, 0, name, BotKind::Pull);
     store
         .tournaments()
         .create_tournament(&NewTournament {
-            name: CUP.into(),
-            game: "goofspiel".into(),
-            variant: None,
-            format: "round-robin".into(),
-            rounds: 0,
-            deals: 1,
-            duplicate: false,
-            seats: 2,
-            move_ms: 1000,
-            budget_ms: None,
             starts_at: 4_000_000_000,
             seed: 1,
-            all_bots: false,
             created_by: Some(owner),
-            entries: vec![entry(bot, BOT), entry(lizard.id, "lot-lizard")],
+            ..NewTournament::round_robin(
+                CUP,
+                "goofspiel",
+                vec![entry(bot, BOT), entry(lizard.id, "lot-lizard")],
+            )
         })
         .await
         .unwrap();
@@ -663,21 +640,12 @@ async fn json_twins_write_seeds_as_strings_and_times_as_rfc3339() {
     s.store
         .tournaments()
         .create_tournament(&NewTournament {
-            name: "cup".into(),
-            game: "goofspiel".into(),
-            variant: None,
             format: "swiss".into(),
             rounds: 3,
-            deals: 1,
-            duplicate: false,
-            seats: 2,
-            move_ms: 1000,
-            budget_ms: None,
             starts_at: 1_790_856_000,
             seed: 1,
             all_bots: true,
-            created_by: None,
-            entries: Vec::new(),
+            ..NewTournament::round_robin("cup", "goofspiel", Vec::new())
         })
         .await
         .unwrap();

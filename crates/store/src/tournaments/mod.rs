@@ -166,6 +166,59 @@ pub struct EntryRow {
     pub version: Option<i64>,
 }
 
+impl NewTournament {
+    /// A round-robin of `game` named `name` with `entries`: two seats, one
+    /// deal without duplicates, 1 s a move and no thinking budget, the
+    /// default variant, starting at once (`starts_at` 0), seed 0, no
+    /// organiser. Set what differs on it
+    /// (`NewTournament { seed: 7, ..NewTournament::round_robin(…) }`).
+    pub fn round_robin(name: &str, game: &str, entries: Vec<EntryRow>) -> NewTournament {
+        NewTournament {
+            name: name.into(),
+            game: game.into(),
+            variant: None,
+            format: "round-robin".into(),
+            rounds: 0,
+            deals: 1,
+            duplicate: false,
+            seats: 2,
+            move_ms: 1000,
+            budget_ms: None,
+            starts_at: 0,
+            seed: 0,
+            all_bots: false,
+            created_by: None,
+            entries,
+        }
+    }
+}
+
+impl EntryRow {
+    /// An entry as a tournament is created with it: bot `bot`, named
+    /// `name`, of `kind`, entered `seq`-th; its tournament is set when it
+    /// is stored, how the bot is reached when the tournament starts
+    /// (frozen), and it is not withdrawn.
+    pub fn new(bot: BotId, seq: i64, name: impl Into<String>, kind: BotKind) -> EntryRow {
+        EntryRow {
+            tournament_id: 0,
+            bot,
+            seq,
+            name: name.into(),
+            kind,
+            endpoint: None,
+            dialect: None,
+            auth_user: None,
+            auth_password: None,
+            strategy: None,
+            frozen: false,
+            withdrawn: None,
+            withdrawn_round: None,
+            version_id: None,
+            version: None,
+        }
+    }
+}
+
 /// A game planned when its round was paired.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewTournamentGame {

@@ -39,23 +39,7 @@ pub fn list(
 /// strategy: a test sets what it needs on it
 /// (`EntryRow { frozen: true, ..entry(bot, 0, "ha") }`).
 pub fn entry(bot: croupier_store::BotId, seq: i64, name: &str) -> EntryRow {
-    EntryRow {
-        tournament_id: 0,
-        bot,
-        seq,
-        name: name.into(),
-        kind: croupier_store::BotKind::House,
-        endpoint: None,
-        dialect: None,
-        auth_user: None,
-        auth_password: None,
-        strategy: None,
-        frozen: false,
-        withdrawn: None,
-        withdrawn_round: None,
-        version_id: None,
-        version: None,
-    }
+    EntryRow::new(bot, seq, name, croupier_store::BotKind::House)
 }
 
 /// A two-seat Goofspiel round-robin named `name` with `entries` (one deal,
@@ -63,21 +47,9 @@ pub fn entry(bot: croupier_store::BotId, seq: i64, name: &str) -> EntryRow {
 /// needs on it, as for [`entry`].
 pub fn tournament(name: &str, entries: Vec<EntryRow>) -> NewTournament {
     NewTournament {
-        name: name.into(),
-        game: "goofspiel".into(),
-        variant: None,
-        format: "round-robin".into(),
-        rounds: 0,
-        deals: 1,
-        duplicate: false,
-        seats: 2,
-        move_ms: 1000,
-        budget_ms: None,
         starts_at: 5,
         seed: 7,
-        all_bots: false,
-        created_by: None,
-        entries,
+        ..NewTournament::round_robin(name, "goofspiel", entries)
     }
 }
 
