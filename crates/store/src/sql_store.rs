@@ -19,7 +19,7 @@ use crate::group::{Write, Written};
 use crate::hosted::{BotVersion, MatchStderr, NewVersion, VALIDATING};
 use crate::people::{people_ranks, RatedSeat};
 use crate::postgres::cluster::Cluster;
-use crate::web::{ImportGame, WebReads};
+use crate::web::{ImportGame, ListCounts, WebReads};
 use crate::{
     BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, LeaseStore, NewBot, OwnerId, OwnerRow,
     PeopleRating, PersonGame, PersonSeat, Store, StoreError, TournamentStore,
@@ -48,6 +48,9 @@ pub(crate) trait SqlStore:
 
     /// [`Store::import_games`] in the backend's own statements.
     async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError>;
+
+    /// [`Store::recount_lists`]'s counting, in the backend's own statements.
+    async fn recount_finished(&self) -> Result<(), StoreError>;
 
     /// [`Store::cluster`]: `None` unless several instances share the
     /// database.
@@ -316,6 +319,17 @@ where
 
     async fn import_games(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
         self.import_finished(games).await
+    }
+
+    async fn recount_lists(&self) -> Result<ListCounts, StoreError> {
+        self.recount_finished().await?;
+        let (games, marked): (i64, i64) = sqlx::query_as(
+            "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
+             FROM finish_totals WHERE bot = 0",
+        )
+        .fetch_one(self.writes())
+        .await?;
+        Ok(ListCounts { games, marked })
     }
 
     fn tournaments(&self) -> &dyn TournamentStore {

@@ -100,11 +100,18 @@ const HOURS_FROM: i64 = 1_000;
 
 /// A list's finished games per hour (`finish_hours`, summed over game
 /// kinds and writers), in the walk's order: `$1` the bot (0 for every
-/// bot's list), `$2` the game kind or null for every kind.
-pub(crate) fn hours_sql(asc: bool) -> String {
+/// bot's list), `$2` the game kind or null for every kind. With `marked`,
+/// a third column counts the tournament games among them (migration 0018
+/// on SQLite, 0020 on PostgreSQL).
+pub(crate) fn hours_sql(asc: bool, marked: bool) -> String {
     let dir = if asc { "ASC" } else { "DESC" };
+    let marked = if marked {
+        ", CAST(SUM(marked) AS BIGINT)"
+    } else {
+        ""
+    };
     format!(
-        "SELECT hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
+        "SELECT hour, CAST(SUM(games) AS BIGINT){marked} FROM finish_hours
          WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)
          GROUP BY hour HAVING SUM(games) <> 0 ORDER BY hour {dir}"
     )
@@ -113,7 +120,7 @@ pub(crate) fn hours_sql(asc: bool) -> String {
 /// Whether `hour` is an hour as the store writes finish times
 /// (`YYYY-MM-DDTHH`, RFC 3339 in UTC): only then do its games lie between
 /// `hour` and `hour;` in the finish order.
-fn is_hour(hour: &str) -> bool {
+pub(crate) fn is_hour(hour: &str) -> bool {
     let b = hour.as_bytes();
     b.len() == 13
         && b.iter().enumerate().all(|(i, c)| match i {
@@ -404,7 +411,7 @@ where
             PageAt::Newest(skip) | PageAt::Oldest(skip) => {
                 let asc = matches!(at, PageAt::Oldest(_));
                 let hours: Vec<(String, i64)> = if skips_by_hours(skip) {
-                    sqlx::query_as(&hours_sql(asc))
+                    sqlx::query_as(&hours_sql(asc, false))
                         .bind(filter.bot.unwrap_or(0))
                         .bind(filter.game.as_deref())
                         .fetch_all(self.reads())

@@ -169,6 +169,10 @@ impl SqlStore for SqliteStore {
     async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError> {
         SqliteStore::import_games(self, games).await
     }
+
+    async fn recount_finished(&self) -> Result<(), StoreError> {
+        Ok(crate::sqlite_raw::recount_lists(&self.writer).await?)
+    }
 }
 
 #[cfg(test)]

@@ -154,37 +154,76 @@ pub(crate) fn rows(row: &str, n: usize) -> String {
     vec![row; n].join(", ")
 }
 
-/// The rows a finished game `?1` adds to its lists (its row and its
+/// The rows finished games add to their lists (a game's row and its
 /// ranked seats, as the lists' indexes hold them): bot (0 for the lists of
-/// every bot), game kind, hour of the finish time.
-const LISTED: &str = "SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
-     WHERE g.id = ?1 AND g.status = 'finished' AND g.finished IS NOT NULL
-     UNION ALL
-     SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
-     JOIN games g ON g.id = s.game_id
-     WHERE s.game_id = ?1 AND s.finished IS NOT NULL AND s.rank IS NOT NULL";
+/// every bot), game kind, hour of the finish time, and whether it is a
+/// tournament game there (1 or 0: in the tournament indexes too). Those of
+/// game `?1` if `one`, else of every game.
+fn listed(one: bool) -> String {
+    let (game, seats) = if one {
+        ("g.id = ?1 AND", "s.game_id = ?1 AND")
+    } else {
+        ("", "")
+    };
+    format!(
+        "SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour,
+                g.tournament_id IS NOT NULL AS marked FROM games g
+         WHERE {game} g.status = 'finished' AND g.finished IS NOT NULL
+         UNION ALL
+         SELECT s.bot, g.game, substr(s.finished, 1, 13), s.tournament_id IS NOT NULL
+         FROM game_seats s JOIN games g ON g.id = s.game_id
+         WHERE {seats} s.finished IS NOT NULL AND s.rank IS NOT NULL"
+    )
+}
+
+/// Adds the games [`listed`] finds to their lists' hours (`finish_hours`,
+/// migration 0014), their tournament games too (`marked`, migration 0018).
+fn count_hours(one: bool) -> String {
+    format!(
+        "INSERT INTO finish_hours (bot, game, hour, games, marked)
+         SELECT c.bot, c.game, c.hour, COUNT(*), SUM(c.marked) FROM ({}) c
+         GROUP BY c.bot, c.game, c.hour
+         ON CONFLICT (bot, game, hour)
+         DO UPDATE SET games = games + excluded.games, marked = marked + excluded.marked",
+        listed(one)
+    )
+}
+
+/// [`count_hours`] for the lists' lengths (`finish_totals`).
+fn count_totals(one: bool) -> String {
+    format!(
+        "INSERT INTO finish_totals (bot, game, games, marked)
+         SELECT c.bot, c.game, COUNT(*), SUM(c.marked) FROM ({}) c
+         GROUP BY c.bot, c.game
+         ON CONFLICT (bot, game)
+         DO UPDATE SET games = games + excluded.games, marked = marked + excluded.marked",
+        listed(one)
+    )
+}
 
 /// Counts game `?1`, just finished or imported finished (its row and its
-/// ranked seats written), in its lists' hours (`finish_hours`, migration
-/// 0014). It must not have been counted before.
-pub(crate) static COUNT_HOURS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO finish_hours (bot, game, hour, games)
-         SELECT c.bot, c.game, c.hour, COUNT(*) FROM ({LISTED}) c
-         GROUP BY c.bot, c.game, c.hour
-         ON CONFLICT (bot, game, hour) DO UPDATE SET games = games + excluded.games"
-    )
-});
+/// ranked seats written), in its lists' hours. It must not have been
+/// counted before.
+pub(crate) static COUNT_HOURS: LazyLock<String> = LazyLock::new(|| count_hours(true));
 
 /// [`COUNT_HOURS`] for the lists' lengths (`finish_totals`).
-pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO finish_totals (bot, game, games)
-         SELECT c.bot, c.game, COUNT(*) FROM ({LISTED}) c
-         GROUP BY c.bot, c.game
-         ON CONFLICT (bot, game) DO UPDATE SET games = games + excluded.games"
-    )
-});
+pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| count_totals(true));
+
+/// Counts every list's games per hour and in all again, from the games
+/// (`finish_hours` and `finish_totals` emptied, then every game counted),
+/// in one transaction of the writer's.
+pub(crate) async fn recount_lists(writer: &sqlx::SqlitePool) -> Result<(), sqlx::Error> {
+    let mut tx = writer.begin().await?;
+    for sql in [
+        "DELETE FROM finish_hours".to_string(),
+        "DELETE FROM finish_totals".to_string(),
+        count_hours(false),
+        count_totals(false),
+    ] {
+        sqlx::query(&sql).execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
 
 /// Counts game `id`, just finished or imported finished, in its lists
 /// ([`COUNT_HOURS`], [`COUNT_TOTALS`]).

@@ -8,7 +8,7 @@ use crate::admin::AdminStore;
 
 use crate::hosted::{BotVersion, MatchStderr, NewVersion};
 use crate::postgres::cluster::Cluster;
-use crate::web::{ImportGame, WebReads};
+use crate::web::{ImportGame, ListCounts, WebReads};
 use crate::{
     BotId, BotInfo, BotRow, GameEnd, GameId, GameRow, LeaseStore, NewBot, OwnerId, OwnerRow,
     PeopleRating, PersonGame, PersonSeat, StoreError, TournamentStore,
@@ -86,6 +86,14 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// games with fewer than two bots are skipped. Returns the ids stored.
     /// Takes the games (SQLite moves them to a thread for blocking work).
     async fn import_games(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError>;
+
+    /// Counts every games list's finished games, and the tournament games
+    /// among them, per hour of their finish and in all again, from the
+    /// games (`finish_hours`, `finish_totals`), which the statements that
+    /// finish and import games keep up to date: after games were marked or
+    /// changed by hand, or finished by an instance of a version before the
+    /// counts (docs/deploy.md). Returns what the list of every game holds.
+    async fn recount_lists(&self) -> Result<ListCounts, StoreError>;
 
     /// Tournaments (issue 15): their entries, planned games and results.
     fn tournaments(&self) -> &dyn TournamentStore;

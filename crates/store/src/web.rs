@@ -189,6 +189,15 @@ pub struct ImportGame {
     pub end: GameEnd,
 }
 
+/// What [`crate::Store::recount_lists`] counted in the list of every game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListCounts {
+    /// Finished games.
+    pub games: i64,
+    /// Of them, tournament games.
+    pub marked: i64,
+}
+
 /// Reads for the website.
 #[async_trait]
 pub trait WebReads: Send + Sync {

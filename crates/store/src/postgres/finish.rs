@@ -8,6 +8,7 @@
 //! in the batch's order.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use sqlx::{PgConnection, Row};
 
@@ -67,7 +68,8 @@ pub(crate) async fn finish_games(
 
 /// Counts finished games `ids` (their rows and ranked seats written) in
 /// their lists' hours and lengths (`finish_hours`, `finish_totals`,
-/// migration 0016), in row `shard` of each: one statement for the whole
+/// migration 0016), their tournament games too (`marked`, migration 0020),
+/// in row `shard` of each: one statement for the whole
 /// batch, so that a batch or an import updates each row once. The ids
 /// must be distinct and not counted before.
 pub(super) async fn count_listed(
@@ -78,28 +80,61 @@ pub(super) async fn count_listed(
     if ids.is_empty() {
         return Ok(());
     }
-    sqlx::query(
-        "WITH c AS (
-             SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour FROM games g
-             WHERE g.id = ANY($1) AND g.status = 'finished' AND g.finished IS NOT NULL
-             UNION ALL
-             SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
-             JOIN games g ON g.id = s.game_id
-             WHERE s.game_id = ANY($1) AND s.finished IS NOT NULL AND s.rank IS NOT NULL),
-         hours AS (
-             INSERT INTO finish_hours AS h (bot, game, hour, shard, games)
-             SELECT c.bot, c.game, c.hour, $2, COUNT(*) FROM c GROUP BY c.bot, c.game, c.hour
-             ON CONFLICT (bot, game, hour, shard) DO UPDATE SET games = h.games + EXCLUDED.games
-             RETURNING 1)
-         INSERT INTO finish_totals AS t (bot, game, shard, games)
-         SELECT c.bot, c.game, $2, COUNT(*) FROM c GROUP BY c.bot, c.game
-         ON CONFLICT (bot, game, shard) DO UPDATE SET games = t.games + EXCLUDED.games",
-    )
-    .bind(ids)
-    .bind(shard)
-    .execute(&mut *tx)
-    .await?;
+    static COUNT: LazyLock<String> =
+        LazyLock::new(|| count_sql(Some(("g.id = ANY($1)", "s.game_id = ANY($1)", "$2"))));
+    sqlx::query(&COUNT)
+        .bind(ids)
+        .bind(shard)
+        .execute(&mut *tx)
+        .await?;
     Ok(())
+}
+
+/// The statement that adds finished games to their lists' hours and
+/// lengths: those that the tests `(game, seats, shard)` pick (the game's
+/// row, its seats', and the shard to count in), or every game, in shard 0.
+fn count_sql(only: Option<(&str, &str, &str)>) -> String {
+    let (game, seats, shard) = only.unwrap_or(("TRUE", "TRUE", "0"));
+    format!(
+        "WITH c AS (
+             SELECT 0 AS bot, g.game, substr(g.finished, 1, 13) AS hour,
+                    (g.tournament_id IS NOT NULL)::INT AS marked FROM games g
+             WHERE {game} AND g.status = 'finished' AND g.finished IS NOT NULL
+             UNION ALL
+             SELECT s.bot, g.game, substr(s.finished, 1, 13), (s.tournament_id IS NOT NULL)::INT
+             FROM game_seats s
+             JOIN games g ON g.id = s.game_id
+             WHERE {seats} AND s.finished IS NOT NULL AND s.rank IS NOT NULL),
+         hours AS (
+             INSERT INTO finish_hours AS h (bot, game, hour, shard, games, marked)
+             SELECT c.bot, c.game, c.hour, {shard}, COUNT(*), SUM(c.marked) FROM c
+             GROUP BY c.bot, c.game, c.hour
+             ON CONFLICT (bot, game, hour, shard)
+             DO UPDATE SET games = h.games + EXCLUDED.games, marked = h.marked + EXCLUDED.marked
+             RETURNING 1)
+         INSERT INTO finish_totals AS t (bot, game, shard, games, marked)
+         SELECT c.bot, c.game, {shard}, COUNT(*), SUM(c.marked) FROM c GROUP BY c.bot, c.game
+         ON CONFLICT (bot, game, shard)
+         DO UPDATE SET games = t.games + EXCLUDED.games, marked = t.marked + EXCLUDED.marked"
+    )
+}
+
+/// Counts every list's games per hour and in all again, from the games,
+/// into shard 0 (every shard's rows emptied first), in one transaction.
+/// The count tables are locked against writes first, so that a batch of
+/// finished games that commits meanwhile adds its counts after this one,
+/// to games this one did not see finished.
+pub(crate) async fn recount_lists(pool: &sqlx::PgPool) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    for sql in [
+        "LOCK TABLE finish_hours, finish_totals IN EXCLUSIVE MODE".to_string(),
+        "DELETE FROM finish_hours".to_string(),
+        "DELETE FROM finish_totals".to_string(),
+        count_sql(None),
+    ] {
+        sqlx::query(&sql).execute(&mut *tx).await?;
+    }
+    tx.commit().await
 }
 
 /// The first statement: every running game of `games` marked finished,

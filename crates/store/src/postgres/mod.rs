@@ -173,6 +173,10 @@ impl SqlStore for PgStore {
         PgStore::import_games(self, &games).await
     }
 
+    async fn recount_finished(&self) -> Result<(), StoreError> {
+        Ok(finish::recount_lists(&self.pool).await?)
+    }
+
     fn instances(&self) -> Option<cluster::Cluster> {
         Some(cluster::Cluster::new(self.live.clone()))
     }

@@ -21,12 +21,19 @@
 //! finish hours once, however many reads it makes, and counts the
 //! tournament games newer than its first place once: each probe counts
 //! only those between the place probed before and its own, and reads no
-//! seats. It never counts every tournament game (the list's length does,
-//! for the page numbers: [`count`]).
+//! seats. It never counts every tournament game, nor does the list's
+//! length for the page numbers ([`count`]), which takes their number from
+//! the list's counts (`finish_totals.marked`).
+//!
+//! Once a page has read the finish hours, they count its tournament games
+//! too (`finish_hours.marked`): a count between two places in different
+//! hours walks the index only in the two hours they are in, and takes the
+//! hours between from the counts, so that a deep page walks no more
+//! tournament games than two hours hold, whatever their share.
 
 use async_trait::async_trait;
 
-use crate::sql_web::skips_by_hours;
+use crate::sql_web::{is_hour, skips_by_hours};
 use crate::web::{GameFilter, GameSummary, WebReads};
 use crate::{GameId, StoreError};
 
@@ -42,9 +49,14 @@ type Place<'a> = (&'a str, GameId);
 /// tournament games, not the ladder's.
 #[async_trait]
 pub(crate) trait LadderReads {
-    /// The whole list's finished games per finish hour, newest first, for
-    /// [`Self::newest_page`] (read once for the several reads of a page).
-    async fn newest_hours(&self, filter: &GameFilter) -> Result<Vec<(String, i64)>, StoreError>;
+    /// The whole list's finished games per finish hour, newest first, and
+    /// the tournament games among them: (hour, games, tournament games),
+    /// for [`Self::newest_page`] and the counts (read once for the several
+    /// reads of a page).
+    async fn newest_hours(
+        &self,
+        filter: &GameFilter,
+    ) -> Result<Vec<(String, i64, i64)>, StoreError>;
     /// The whole list's games from the `skip`-th newest on, `limit` of
     /// them, without their seats; `hours` are [`Self::newest_hours`] when
     /// the skip is deep enough to start from them.
@@ -57,8 +69,12 @@ pub(crate) trait LadderReads {
     ) -> Result<Vec<GameSummary>, StoreError>;
     /// `games` with their seats.
     async fn seated(&self, games: Vec<GameSummary>) -> Result<Vec<GameSummary>, StoreError>;
-    /// How many tournament games there are: all of them, or only those
-    /// at or newer than `upto` and older than `below`, each if given.
+    /// How many tournament games there are, from the list's counts
+    /// (`finish_totals.marked`), without walking them.
+    async fn marked_total(&self, filter: &GameFilter) -> Result<i64, StoreError>;
+    /// How many tournament games there are, walked in their index: all of
+    /// them, or only those at or newer than `upto` and older than
+    /// `below`, each if given.
     async fn marked_count(
         &self,
         filter: &GameFilter,
@@ -80,7 +96,7 @@ where
     S: WebReads + LadderReads + ?Sized,
 {
     let all = store.count_finished(filter).await?;
-    let marked = store.marked_count(filter, None, None).await?;
+    let marked = store.marked_total(filter).await?;
     Ok((all - marked).max(0))
 }
 
@@ -89,19 +105,94 @@ where
 struct Whole<'a, S: ?Sized> {
     store: &'a S,
     filter: &'a GameFilter,
-    hours: Option<Vec<(String, i64)>>,
+    hours: Option<Hours>,
+}
+
+/// The whole list's finish hours, newest first.
+struct Hours {
+    /// Each hour's games, for the whole list's reads.
+    games: Vec<(String, i64)>,
+    /// The tournament games in the hours newer than each (one more: all),
+    /// or none if an hour is not of the store's shape, when counts walk
+    /// the index alone.
+    newer: Option<Vec<i64>>,
+}
+
+impl Hours {
+    fn new(hours: Vec<(String, i64, i64)>) -> Hours {
+        let newer = hours.iter().all(|(h, ..)| is_hour(h)).then(|| {
+            let mut sum = 0;
+            let mut newer = vec![0];
+            newer.extend(hours.iter().map(|(_, _, m)| {
+                sum += m;
+                sum
+            }));
+            newer
+        });
+        let games = hours.into_iter().map(|(h, g, _)| (h, g)).collect();
+        Hours { games, newer }
+    }
+
+    /// Where `hour` is, or would be, among the hours: how many are newer.
+    fn newer_than(&self, hour: &str) -> usize {
+        self.games.partition_point(|(h, _)| h.as_str() > hour)
+    }
+
+    /// How many are `hour` or newer.
+    fn upto(&self, hour: &str) -> usize {
+        self.games.partition_point(|(h, _)| h.as_str() >= hour)
+    }
+}
+
+/// The hour a place's finish time falls in, if it has the store's shape.
+fn hour_of(place: Place<'_>) -> Option<&str> {
+    place.0.get(..13).filter(|h| is_hour(h))
 }
 
 impl<S: LadderReads + ?Sized> Whole<'_, S> {
     /// The whole list's games from the `skip`-th newest, without seats.
     async fn read(&mut self, skip: i64, limit: i64) -> Result<Vec<GameSummary>, StoreError> {
         if self.hours.is_none() && skips_by_hours(skip) {
-            self.hours = Some(self.store.newest_hours(self.filter).await?);
+            self.hours = Some(Hours::new(self.store.newest_hours(self.filter).await?));
         }
-        let hours = self.hours.as_deref().unwrap_or_default();
+        let hours = self.hours.as_ref().map_or(&[][..], |h| &h.games[..]);
         self.store
             .newest_page(self.filter, hours, skip, limit)
             .await
+    }
+
+    /// The tournament games at or newer than `upto` and older than
+    /// `below` (`below` unbounded if not given). Once the hours are read,
+    /// a count spanning hours walks the index only in the hour of each
+    /// end, and takes the whole hours between from their counts.
+    async fn marked(&self, upto: Place<'_>, below: Option<Place<'_>>) -> Result<i64, StoreError> {
+        let walk = |upto, below| self.store.marked_count(self.filter, Some(upto), below);
+        let newer = self
+            .hours
+            .as_ref()
+            .and_then(|h| Some((h, h.newer.as_ref()?)));
+        let (Some((hours, newer)), Some(low)) = (newer, hour_of(upto)) else {
+            return walk(upto, below).await;
+        };
+        // The tournament games of the hours newer than `upto`'s, up to
+        // `below`'s (excluded), and those of `below`'s hour older than it.
+        let (whole, high) = match below {
+            None => (newer[hours.newer_than(low)], 0),
+            Some(below) => match hour_of(below) {
+                // With no whole hour between, the walk is the two ends'.
+                Some(high) if high > low && hours.upto(high) < hours.newer_than(low) => {
+                    let between = newer[hours.newer_than(low)] - newer[hours.upto(high)];
+                    let edge = (high, 0);
+                    (between.max(0), walk(edge, Some(below)).await?)
+                }
+                _ => return walk(upto, Some(below)).await,
+            },
+        };
+        // A finish time in hour `low` sorts before `low;` (';' follows
+        // ':'), and an id of 0 makes the bound a plain one on the time.
+        let end = format!("{low};");
+        let low = walk(upto, Some((end.as_str(), 0))).await?;
+        Ok(low + whole + high)
     }
 
     /// The place of the whole list's `skip`-th newest game, if it has one.
@@ -141,19 +232,15 @@ impl<S: LadderReads + ?Sized> Probes<'_, S> {
         let last = &self.last;
         let here = (place.0.as_str(), place.1);
         let there = (last.place.0.as_str(), last.place.1);
-        let (store, filter) = (self.whole.store, self.whole.filter);
+        let whole = &self.whole;
         // The list's order is its places': a greater m is an older place.
         // (If games finish between two probes, the list moves under them
         // and a count may be off by the tournament games that moved, as
         // any read of a moving list may be; the search still ends.)
         let count = match m.cmp(&last.m) {
             std::cmp::Ordering::Equal => last.count,
-            std::cmp::Ordering::Greater => {
-                last.count + store.marked_count(filter, Some(here), Some(there)).await?
-            }
-            std::cmp::Ordering::Less => {
-                last.count - store.marked_count(filter, Some(there), Some(here)).await?
-            }
+            std::cmp::Ordering::Greater => last.count + whole.marked(here, Some(there)).await?,
+            std::cmp::Ordering::Less => last.count - whole.marked(there, Some(here)).await?,
         };
         self.last = Probed { place, m, count };
         Ok(count - m)
@@ -186,7 +273,7 @@ where
     };
     let first = (first.0.as_str(), first.1);
     // The tournament games at or newer than it.
-    let newer = store.marked_count(filter, Some(first), None).await?;
+    let newer = whole.marked(first, None).await?;
     // The smallest m with ahead(m) <= 0, where ahead(m) is the number of
     // tournament games among the whole list's first offset + m + 1, less
     // m; past the list's end counts as <= 0. Since ahead(m + j) >=

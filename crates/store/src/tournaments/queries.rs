@@ -454,6 +454,9 @@ macro_rules! tournament_queries {
                     (Marked::Hide, Some(_)) => Ok(0),
                     (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
+                    (Marked::Only, None) => {
+                        $crate::tournaments::ladder::LadderReads::marked_total(self, &filter.listed()).await
+                    }
                     (_, tournament) => count_marked(&self.$read, &filter.game, tournament, filter.bot, None, None).await,
                 }
             }
@@ -474,8 +477,8 @@ macro_rules! tournament_queries {
             async fn newest_hours(
                 &self,
                 filter: &$crate::web::GameFilter,
-            ) -> Result<Vec<(String, i64)>, $crate::StoreError> {
-                Ok(sqlx::query_as(&$crate::sql_web::hours_sql(false))
+            ) -> Result<Vec<(String, i64, i64)>, $crate::StoreError> {
+                Ok(sqlx::query_as(&$crate::sql_web::hours_sql(false, true))
                     .bind(filter.bot.unwrap_or(0))
                     .bind(filter.game.as_deref())
                     .fetch_all(&self.$read)
@@ -502,6 +505,21 @@ macro_rules! tournament_queries {
                 games: Vec<$crate::web::GameSummary>,
             ) -> Result<Vec<$crate::web::GameSummary>, $crate::StoreError> {
                 $crate::sql_web::with_seats(self, games).await
+            }
+
+            async fn marked_total(
+                &self,
+                filter: &$crate::web::GameFilter,
+            ) -> Result<i64, $crate::StoreError> {
+                let n: Option<i64> = sqlx::query_scalar(
+                    "SELECT CAST(SUM(marked) AS BIGINT) FROM finish_totals
+                     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)",
+                )
+                .bind(filter.bot.unwrap_or(0))
+                .bind(filter.game.as_deref())
+                .fetch_one(&self.$read)
+                .await?;
+                Ok(n.unwrap_or(0))
             }
 
             async fn marked_count(

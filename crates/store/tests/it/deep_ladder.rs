@@ -3,17 +3,20 @@
 //! skipped) and its probes count tournament games from the page's first
 //! place on, holds the whole list's games less the tournament games, on
 //! both backends: with tournament games sparse, in a long run and dense,
-//! for every kind and bot filter.
+//! for every kind and bot filter. Its counts of tournament games per hour
+//! (`finish_hours.marked`) are what the migration that adds them and a
+//! recount (`Store::recount_lists`) find.
 #![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
 
 use std::collections::HashSet;
 
 use crate::common;
-use crate::finish_hours::seed;
+use crate::finish_hours::{counts_hold, kept, recounted, seed};
 use crate::ladder::listed;
 
 use common::Db;
 use croupier_store::tournaments::{GamesFilter, Marked};
+use croupier_store::web::ListCounts;
 use croupier_store::GameId;
 
 on_both_backends!(deep_ladder_pages_leave_out_the_tournament_games);
@@ -63,7 +66,55 @@ async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
         .unwrap();
     let marked = mark(&db, cup).await;
     assert!(marked.len() > 300, "{} games marked", marked.len());
+    // Marked by hand, the games are not in the counts.
+    assert_ne!(kept(&db.url).await, recounted(&db.url).await);
+    // The migration that adds the counts counts the games stored.
+    drop(s);
+    forget_the_counts(&db).await;
+    let s = db.open().await;
+    counts_hold(&db.url).await;
+    let whole = s.count_finished(&common::list(None, None)).await.unwrap();
+    // A recount mends counts gone wrong.
+    spoil_the_counts(&db).await;
+    assert_ne!(kept(&db.url).await, recounted(&db.url).await);
+    let counted = s.recount_lists().await.unwrap();
+    counts_hold(&db.url).await;
+    let want = ListCounts {
+        games: whole,
+        marked: marked.len() as i64,
+    };
+    assert_eq!(counted, want);
     check(s.as_ref(), &filters, &marked).await;
+}
+
+/// Takes the tournament games' counts away and forgets the migration that
+/// adds them (SQLite's 0018, PostgreSQL's 0020, both "marked hours"), as
+/// in a database written before it: the next open runs it again.
+async fn forget_the_counts(db: &Db) {
+    const UNDO: [&str; 3] = [
+        "ALTER TABLE finish_hours DROP COLUMN marked",
+        "ALTER TABLE finish_totals DROP COLUMN marked",
+        "DELETE FROM _sqlx_migrations WHERE description = 'marked hours'",
+    ];
+    with_pool!(db, |pool| for sql in UNDO {
+        let done = sqlx::query(sql).execute(&pool).await.unwrap();
+        let forgot = !sql.starts_with("DELETE") || done.rows_affected() == 1;
+        assert!(forgot, "{sql}: no such migration");
+    })
+}
+
+/// Counts wrong in both directions, as a hand edit or an instance of an
+/// older version would leave them.
+async fn spoil_the_counts(db: &Db) {
+    const SPOIL: [&str; 3] = [
+        "UPDATE finish_hours SET marked = 0 WHERE hour = '2026-01-01T05'",
+        "UPDATE finish_hours SET games = games + 2, marked = marked + 1 WHERE hour = '2026-01-01T02'",
+        "UPDATE finish_totals SET games = games + 7",
+    ];
+    with_pool!(db, |pool| for sql in SPOIL {
+        let done = sqlx::query(sql).execute(&pool).await.unwrap();
+        assert!(done.rows_affected() > 0, "{sql}");
+    })
 }
 
 /// The ladder list of each of `filters` (kind, bot), counted and read at

@@ -36,25 +36,31 @@ fn finish_time(i: i64) -> String {
     }
 }
 
-/// One list's games in one hour: bot (0 for every bot), kind, hour, games.
-type Hour = (i64, String, String, i64);
+/// One list's games in one hour: bot (0 for every bot), kind, hour, games,
+/// and tournament games among them.
+pub(crate) type Hour = (i64, String, String, i64, i64);
 
 /// What `finish_hours` holds, summed over writers.
-const KEPT: &str = "SELECT bot, game, hour, CAST(SUM(games) AS BIGINT) FROM finish_hours
+const KEPT: &str = "SELECT bot, game, hour, CAST(SUM(games) AS BIGINT),
+         CAST(SUM(marked) AS BIGINT) FROM finish_hours
      GROUP BY bot, game, hour HAVING SUM(games) <> 0 ORDER BY bot, game, hour";
 
-/// The same counted afresh from the games and seats the lists show.
-const RECOUNT: &str = "SELECT bot, game, hour, CAST(COUNT(*) AS BIGINT) FROM (
-         SELECT 0 AS bot, game, substr(finished, 1, 13) AS hour FROM games
+/// The same counted afresh from the games and seats the lists show, and
+/// those of them the tournament lists show (written here as the tests'
+/// own reading of which those are).
+const RECOUNT: &str = "SELECT bot, game, hour, CAST(COUNT(*) AS BIGINT),
+         CAST(SUM(CASE WHEN tournament_id IS NULL THEN 0 ELSE 1 END) AS BIGINT) FROM (
+         SELECT 0 AS bot, game, substr(finished, 1, 13) AS hour, tournament_id FROM games
          WHERE status = 'finished' AND finished IS NOT NULL
          UNION ALL
-         SELECT s.bot, g.game, substr(s.finished, 1, 13) FROM game_seats s
+         SELECT s.bot, g.game, substr(s.finished, 1, 13), g.tournament_id FROM game_seats s
          JOIN games g ON g.id = s.game_id
          WHERE s.finished IS NOT NULL AND s.rank IS NOT NULL) c
      GROUP BY bot, game, hour ORDER BY bot, game, hour";
 
 /// What `finish_totals` holds, summed over writers (the hour left empty).
-const TOTALS: &str = "SELECT bot, game, '' AS hour, CAST(SUM(games) AS BIGINT)
+const TOTALS: &str = "SELECT bot, game, '' AS hour, CAST(SUM(games) AS BIGINT),
+         CAST(SUM(marked) AS BIGINT)
      FROM finish_totals GROUP BY bot, game HAVING SUM(games) <> 0 ORDER BY bot, game";
 
 async fn rows(url: &str, sql: &str) -> Vec<Hour> {
@@ -67,14 +73,38 @@ async fn rows(url: &str, sql: &str) -> Vec<Hour> {
     }
 }
 
-async fn kept(url: &str) -> Vec<Hour> {
+/// What `finish_hours` holds.
+pub(crate) async fn kept(url: &str) -> Vec<Hour> {
     rows(url, KEPT).await
 }
 
-async fn recounted(url: &str) -> Vec<Hour> {
+/// What it should hold.
+pub(crate) async fn recounted(url: &str) -> Vec<Hour> {
     let all = rows(url, RECOUNT).await;
     assert!(all.len() > 20, "{} hours", all.len());
     all
+}
+
+/// Each list's length (the hour left empty), from `hours`.
+fn lengths(hours: Vec<Hour>) -> Vec<Hour> {
+    let mut lengths: Vec<Hour> = Vec::new();
+    for (bot, game, _, n, m) in hours {
+        match lengths.last_mut() {
+            Some(l) if l.0 == bot && l.1 == game => {
+                l.3 += n;
+                l.4 += m;
+            }
+            _ => lengths.push((bot, game, String::new(), n, m)),
+        }
+    }
+    lengths
+}
+
+/// Checks that `finish_hours` and `finish_totals` hold what they should.
+pub(crate) async fn counts_hold(url: &str) {
+    let hours = kept(url).await;
+    assert_eq!(hours, recounted(url).await);
+    assert_eq!(rows(url, TOTALS).await, lengths(hours));
 }
 
 fn ids(games: Vec<GameSummary>) -> Vec<i64> {
@@ -159,17 +189,9 @@ async fn deep_page_numbers_hold_the_games_of_the_newest_first_order(db: Db) {
         common::list(None, Some(b)),
         common::list(Some("skullwhist"), Some(d)),
     ];
-    let hours = kept(&db.url).await;
-    assert_eq!(hours, recounted(&db.url).await);
-    // Each list's length is the sum of its hours.
-    let mut lengths: Vec<Hour> = Vec::new();
-    for (bot, game, _, n) in hours {
-        match lengths.last_mut() {
-            Some(l) if l.0 == bot && l.1 == game => l.3 += n,
-            _ => lengths.push((bot, game, String::new(), n)),
-        }
-    }
-    assert_eq!(rows(&db.url, TOTALS).await, lengths);
+    // The counts are a recount's, and each list's length is the sum of
+    // its hours.
+    counts_hold(&db.url).await;
     for f in &filters {
         let all = ids(s.games_page(f, 0, 10_000).await.unwrap());
         let n = all.len();
