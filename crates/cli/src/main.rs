@@ -5,6 +5,7 @@ mod bench;
 mod bot;
 mod bot_serve;
 mod client;
+mod db;
 mod error;
 mod faults;
 mod interrupt;
@@ -72,6 +73,9 @@ enum Command {
     /// Run only ladder matches, leased from a PostgreSQL database shared
     /// with the serve instances (docs/workers.md).
     Worker(worker::WorkerArgs),
+    /// Upkeep of a server's database: `db recount` counts every games
+    /// list's games per hour again (docs/deploy.md).
+    Db(db::DbArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         Command::Tournaments(args) => remote_tournaments::run(args),
         Command::Admin(args) => remote_admin::run(args),
         Command::Worker(args) => worker::run(args),
+        Command::Db(args) => db::run(args),
     };
     match result {
         Ok(code) => code,

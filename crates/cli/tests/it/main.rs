@@ -10,6 +10,7 @@ mod admin;
 mod cgroups;
 mod cli;
 mod cluster;
+mod db;
 mod example_retry;
 mod examples;
 mod explained;

@@ -1,0 +1,100 @@
+//! `croupier db recount`: every games list's counts per hour counted again
+//! from the games, on a SQLite file whose counts a hand edit left wrong;
+//! and the errors of a database it cannot take, which it leaves as they
+//! were.
+#![allow(clippy::unwrap_used)] // helpers of tests fail loudly by design
+
+use std::process::Command;
+
+use croupier_store::tournaments::{EntryRow, GamesFilter, Marked, NewTournament};
+use croupier_store::web::ImportGame;
+use croupier_store::{BotKind, GameEnd};
+
+fn croupier(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// 300 imported Goofspiel games over five hours, a third of them then
+/// marked by hand as a tournament's (the counts do not see that).
+async fn seeded(url: &str) {
+    let s = croupier_store::open(url).await.unwrap();
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let games = (0..300)
+        .map(|i| ImportGame {
+            game: "goofspiel".into(),
+            bots: vec![a, b],
+            seed: i,
+            started: "2026-01-01T00:00:00.000Z".into(),
+            end: GameEnd {
+                finished: format!("2026-01-01T{:02}:{:02}:00.000Z", i % 5, i % 60),
+                scores: vec![Some(2), Some(1)],
+                ranks: vec![1, 2],
+                forfeited_by: None,
+                record: "{}".into(),
+                facts: None,
+            },
+        })
+        .collect();
+    s.import_games(games).await.unwrap();
+    let entry = |bot, seq| EntryRow::new(bot, seq, if seq == 0 { "a" } else { "b" }, BotKind::Rest);
+    let cup = NewTournament::round_robin("cup", "goofspiel", vec![entry(a, 0), entry(b, 1)]);
+    let cup = s.tournaments().create_tournament(&cup).await.unwrap();
+    drop(s);
+    let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+    for sql in [
+        "UPDATE games SET tournament_id = $1 WHERE id % 3 = 0",
+        "UPDATE game_seats SET tournament_id = $1 WHERE game_id % 3 = 0",
+    ] {
+        sqlx::query(sql).bind(cup).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+}
+
+/// How many games "ladder games only" lists.
+async fn ladder_games(url: &str) -> i64 {
+    let s = croupier_store::open(url).await.unwrap();
+    let f = GamesFilter {
+        marked: Marked::Hide,
+        ..GamesFilter::default()
+    };
+    s.tournaments().count_filtered_games(&f).await.unwrap()
+}
+
+#[tokio::test]
+async fn recount_counts_the_games_marked_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("c.db").display());
+    seeded(&format!("{url}?mode=rwc")).await;
+    // Before: the hand-marked games are counted as ladder games.
+    assert_eq!(ladder_games(&url).await, 300);
+    let out = croupier(&["db", "recount", "--database", &url]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout.starts_with("counted 300 finished games, 100 of them tournament games"),
+        "{stdout}"
+    );
+    assert_eq!(ladder_games(&url).await, 200);
+}
+
+#[test]
+fn recount_refuses_what_is_not_a_database_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.db");
+    let url = format!("sqlite://{}", missing.display());
+    for (url, says) in [
+        (url.as_str(), "no such database file"),
+        ("mysql://x/y", "not a database URL"),
+    ] {
+        let out = croupier(&["db", "recount", "--database", url]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{url}: {stderr}");
+        assert!(stderr.contains(says), "{url}: {stderr}");
+    }
+    assert!(!missing.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
