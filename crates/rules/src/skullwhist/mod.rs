@@ -358,6 +358,22 @@ impl SkullWhist {
         playable(self.hands[seat.index()], lead)
     }
 
+    /// Whether `seat` may bid `n` now: what `check` accepts, in short.
+    fn may_bid(&self, seat: Seat, n: u8) -> bool {
+        self.phase == Phase::Bidding
+            && seat.index() < 2
+            && self.bids[seat.index()].is_none()
+            && (1..=TRICKS).contains(&n)
+    }
+
+    /// Whether `seat` may play `card` now: what `check` accepts, in short
+    /// (the seat to play is a seat, and its playable cards are in its hand).
+    fn may_play(&self, seat: Seat, card: Card) -> bool {
+        self.phase == Phase::Playing
+            && seat == self.card_turn()
+            && self.playable(seat).contains(card)
+    }
+
     fn finish_trick(&mut self, lead: Card, follow: Card) {
         let winner = trick_winner(self.leader, lead, follow);
         self.history.push(Trick {
@@ -481,9 +497,10 @@ impl Game for SkullWhist {
     }
 
     fn apply(&mut self, seat: Seat, action: SkullWhistAction) -> Result<(), RuleError> {
-        self.check(seat, action)?;
+        // The legal actions are told apart by a few tests on the state,
+        // without building the reasons `check` gives for a refusal.
         match action {
-            SkullWhistAction::Bid(n) => {
+            SkullWhistAction::Bid(n) if self.may_bid(seat, n) => {
                 self.bids[seat.index()] = Some(n);
                 self.events.push(SkullWhistEvent::Sealed { seat, bid: n });
                 if let [Some(a), Some(b)] = self.bids {
@@ -494,13 +511,19 @@ impl Game for SkullWhist {
                     });
                 }
             }
-            SkullWhistAction::Play(card) => {
+            SkullWhistAction::Play(card) if self.may_play(seat, card) => {
                 self.hands[seat.index()].0 &= !card.bit();
                 self.events.push(SkullWhistEvent::Played { seat, card });
                 match self.lead_card {
                     None => self.lead_card = Some(card),
                     Some(lead) => self.finish_trick(lead, card),
                 }
+            }
+            // Refused: `check` refuses exactly these, and says why.
+            _ => {
+                let refusal = self.check(seat, action);
+                debug_assert!(refusal.is_err(), "{action} by seat {seat} is legal");
+                return refusal;
             }
         }
         Ok(())
