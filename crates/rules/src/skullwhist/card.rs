@@ -54,6 +54,9 @@ impl Suit {
 pub struct Card(u8);
 
 impl Card {
+    /// The card with index 0, the club of value 1.
+    pub(crate) const LOWEST: Card = Card(0);
+
     /// Builds a card; `None` unless `1 <= value <= 13`.
     pub fn new(suit: Suit, value: u8) -> Option<Card> {
         (1..=13)

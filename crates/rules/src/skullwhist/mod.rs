@@ -89,6 +89,16 @@ pub struct Trick {
     pub winner: Seat,
 }
 
+impl Trick {
+    /// What fills the places of the tricks not yet played.
+    const UNPLAYED: Trick = Trick {
+        leader: Seat(0),
+        lead: Card::LOWEST,
+        follow: Card::LOWEST,
+        winner: Seat(0),
+    };
+}
+
 /// Who takes a trick: same suit → higher value; different suits → the
 /// follower only with a spade.
 pub fn trick_winner(leader: Seat, lead: Card, follow: Card) -> Seat {
@@ -279,7 +289,10 @@ pub struct SkullWhist {
     leader: Seat,
     lead_card: Option<Card>,
     tricks_won: [u8; 2],
-    history: Vec<Trick>,
+    /// Finished tricks, the first `tricks_done` of them: an array in the
+    /// game rather than a vector of its own, one allocation fewer a game.
+    tricks: [Trick; TRICKS as usize],
+    tricks_done: u8,
     events: Vec<SkullWhistEvent>,
     phase: Phase,
     forfeited_by: Option<Seat>,
@@ -310,7 +323,8 @@ impl SkullWhist {
             leader: first_leader,
             lead_card: None,
             tricks_won: [0; 2],
-            history: Vec::with_capacity(usize::from(TRICKS)),
+            tricks: [Trick::UNPLAYED; TRICKS as usize],
+            tricks_done: 0,
             events,
             phase: Phase::Bidding,
             forfeited_by: None,
@@ -344,7 +358,7 @@ impl SkullWhist {
 
     /// Finished tricks.
     pub fn history(&self) -> &[Trick] {
-        &self.history
+        &self.tricks[..usize::from(self.tricks_done)]
     }
 
     /// The phase.
@@ -376,20 +390,21 @@ impl SkullWhist {
 
     fn finish_trick(&mut self, lead: Card, follow: Card) {
         let winner = trick_winner(self.leader, lead, follow);
-        self.history.push(Trick {
+        self.tricks[usize::from(self.tricks_done)] = Trick {
             leader: self.leader,
             lead,
             follow,
             winner,
-        });
+        };
+        self.tricks_done += 1;
         self.tricks_won[winner.index()] += 1;
         self.events.push(SkullWhistEvent::TrickWon {
-            trick: self.history.len() as u8,
+            trick: self.tricks_done,
             winner,
         });
         self.leader = winner;
         self.lead_card = None;
-        if self.history.len() == usize::from(TRICKS) {
+        if self.tricks_done == TRICKS {
             self.phase = Phase::Over;
             let bids = [self.bids[0].unwrap_or(0), self.bids[1].unwrap_or(0)];
             let scores = [
@@ -572,16 +587,12 @@ impl Game for SkullWhist {
             } else {
                 None
             },
-            trick: if playing {
-                self.history.len() as u8 + 1
-            } else {
-                0
-            },
+            trick: if playing { self.tricks_done + 1 } else { 0 },
             leader: playing.then_some(self.leader),
             lead_card: if playing { self.lead_card } else { None },
             to_act: self.to_act().contains(seat),
             tricks_won: [self.tricks_won[me], self.tricks_won[opp]],
-            history: self.history.clone(),
+            history: self.history().to_vec(),
         }
     }
 
