@@ -466,13 +466,17 @@ impl Game for SkullWhist {
     }
 
     fn legal_actions(&self, seat: Seat, out: &mut Vec<SkullWhistAction>) {
-        if !self.to_act().contains(seat) {
-            return;
-        }
         match self.phase {
-            Phase::Bidding => out.extend((1..=TRICKS).map(SkullWhistAction::Bid)),
-            Phase::Playing => out.extend(self.playable(seat).iter().map(SkullWhistAction::Play)),
-            Phase::Over => {}
+            Phase::Bidding if self.to_act().contains(seat) => {
+                out.extend((1..=TRICKS).map(SkullWhistAction::Bid))
+            }
+            Phase::Playing if seat == self.card_turn() => {
+                // The seat to play follows when a card is led, so the led
+                // card is the one to follow.
+                let cards = playable(self.hands[seat.index()], self.lead_card);
+                out.extend(cards.iter().map(SkullWhistAction::Play));
+            }
+            _ => {}
         }
     }
 
