@@ -159,7 +159,16 @@ impl CardSet {
     }
     /// Cards as a sorted vector.
     pub fn to_vec(self) -> Vec<Card> {
-        self.iter().collect()
+        // Gathered on the stack, then copied into a vector of the right
+        // size at once: collected one by one, each card would check the
+        // vector's room and store its length.
+        let mut cards = [Card::LOWEST; 52];
+        let mut n = 0;
+        for card in self.iter() {
+            cards[n] = card;
+            n += 1;
+        }
+        cards[..n].to_vec()
     }
 }
 
