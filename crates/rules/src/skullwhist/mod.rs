@@ -465,6 +465,10 @@ impl Game for SkullWhist {
         }
     }
 
+    // Offered for inlining into a caller's loop (a playout's, a search's):
+    // called at every step and short, it spends a good part of its time
+    // on the call itself and the registers saved and restored around it.
+    #[inline]
     fn legal_actions(&self, seat: Seat, out: &mut Vec<SkullWhistAction>) {
         match self.phase {
             Phase::Bidding if self.to_act().contains(seat) => {
@@ -515,6 +519,8 @@ impl Game for SkullWhist {
         }
     }
 
+    // Inlined as `legal_actions` is, for the same reason.
+    #[inline]
     fn apply(&mut self, seat: Seat, action: SkullWhistAction) -> Result<(), RuleError> {
         // The legal actions are told apart by a few tests on the state,
         // without building the reasons `check` gives for a refusal.
