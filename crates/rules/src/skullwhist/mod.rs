@@ -388,6 +388,9 @@ impl SkullWhist {
             && self.playable(seat).contains(card)
     }
 
+    // Inlined into `apply`, with the game's end kept apart in
+    // `score_game`: one trick in two ends here.
+    #[inline]
     fn finish_trick(&mut self, lead: Card, follow: Card) {
         let winner = trick_winner(self.leader, lead, follow);
         self.tricks[usize::from(self.tricks_done)] = Trick {
@@ -405,17 +408,24 @@ impl SkullWhist {
         self.leader = winner;
         self.lead_card = None;
         if self.tricks_done == TRICKS {
-            self.phase = Phase::Over;
-            let bids = [self.bids[0].unwrap_or(0), self.bids[1].unwrap_or(0)];
-            let scores = [
-                score(bids[0], self.tricks_won[0]),
-                score(bids[1], self.tricks_won[1]),
-            ];
-            self.events.push(SkullWhistEvent::Scored {
-                tricks: self.tricks_won,
-                scores,
-            });
+            self.score_game();
         }
+    }
+
+    /// Ends the game after the last trick: once a game, so kept out of
+    /// the code of every trick.
+    #[cold]
+    fn score_game(&mut self) {
+        self.phase = Phase::Over;
+        let bids = [self.bids[0].unwrap_or(0), self.bids[1].unwrap_or(0)];
+        let scores = [
+            score(bids[0], self.tricks_won[0]),
+            score(bids[1], self.tricks_won[1]),
+        ];
+        self.events.push(SkullWhistEvent::Scored {
+            tricks: self.tricks_won,
+            scores,
+        });
     }
 }
 
