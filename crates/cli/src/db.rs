@@ -55,9 +55,11 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
                 )));
             }
         }
-        None => return Err(CliError::Usage(format!(
+        None => {
+            return Err(CliError::Usage(format!(
             "--database {url}: not a database URL (use sqlite://FILE or postgres://USER@HOST/DB)"
-        ))),
+        )))
+        }
     }
     let rt = crate::serve::runtime()?;
     rt.block_on(async {

@@ -82,6 +82,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let default = match cli.command {
         Command::Serve(_) | Command::Worker(_) => "info",
+        // A recount's statements are slow by nature: sqlx's warning of a
+        // slow statement would only repeat them.
+        Command::Db(_) => "warn,sqlx::query=error",
         _ => "warn",
     };
     logging::init(cli.log_format, default);

@@ -189,36 +189,36 @@ fn count_hours(one: bool) -> String {
     )
 }
 
-/// [`count_hours`] for the lists' lengths (`finish_totals`).
-fn count_totals(one: bool) -> String {
-    format!(
-        "INSERT INTO finish_totals (bot, game, games, marked)
-         SELECT c.bot, c.game, COUNT(*), SUM(c.marked) FROM ({}) c
-         GROUP BY c.bot, c.game
-         ON CONFLICT (bot, game)
-         DO UPDATE SET games = games + excluded.games, marked = marked + excluded.marked",
-        listed(one)
-    )
-}
-
 /// Counts game `?1`, just finished or imported finished (its row and its
 /// ranked seats written), in its lists' hours. It must not have been
 /// counted before.
 pub(crate) static COUNT_HOURS: LazyLock<String> = LazyLock::new(|| count_hours(true));
 
 /// [`COUNT_HOURS`] for the lists' lengths (`finish_totals`).
-pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| count_totals(true));
+pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO finish_totals (bot, game, games, marked)
+         SELECT c.bot, c.game, COUNT(*), SUM(c.marked) FROM ({}) c
+         GROUP BY c.bot, c.game
+         ON CONFLICT (bot, game)
+         DO UPDATE SET games = games + excluded.games, marked = marked + excluded.marked",
+        listed(true)
+    )
+});
 
 /// Counts every list's games per hour and in all again, from the games
-/// (`finish_hours` and `finish_totals` emptied, then every game counted),
-/// in one transaction of the writer's.
+/// (`finish_hours` and `finish_totals` emptied, every game counted in its
+/// hours, and the lengths summed from the hours), in one transaction of
+/// the writer's.
 pub(crate) async fn recount_lists(writer: &sqlx::SqlitePool) -> Result<(), sqlx::Error> {
     let mut tx = writer.begin().await?;
     for sql in [
         "DELETE FROM finish_hours".to_string(),
         "DELETE FROM finish_totals".to_string(),
         count_hours(false),
-        count_totals(false),
+        "INSERT INTO finish_totals (bot, game, games, marked)
+         SELECT bot, game, SUM(games), SUM(marked) FROM finish_hours GROUP BY bot, game"
+            .to_string(),
     ] {
         sqlx::query(&sql).execute(&mut *tx).await?;
     }
