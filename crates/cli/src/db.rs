@@ -2,10 +2,12 @@
 //! server's processes.
 
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use croupier_store::Backend;
+use sqlx::sqlite::SqliteConnectOptions;
 
 use crate::error::CliError;
 
@@ -48,10 +50,11 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
     match Backend::of(url) {
         Some(Backend::Postgres) => {}
         Some(Backend::Sqlite) => {
-            let file = sqlite_file(url);
-            if !std::path::Path::new(file).is_file() {
+            let file = sqlite_file(url)?;
+            if !file.is_file() {
                 return Err(CliError::Usage(format!(
-                    "--database {url}: no such database file {file}"
+                    "--database {url}: no such database file {}",
+                    file.display()
                 )));
             }
         }
@@ -81,23 +84,29 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// The file of a `sqlite:` URL: after the scheme, before any parameters.
-fn sqlite_file(url: &str) -> &str {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    rest.split('?').next().unwrap_or(rest)
+/// The file of a `sqlite:` URL, as the store will open it (sqlx's reading
+/// of the URL: percent-decoded, parameters apart).
+fn sqlite_file(url: &str) -> Result<std::path::PathBuf, CliError> {
+    let options = SqliteConnectOptions::from_str(url)
+        .map_err(|e| CliError::Usage(format!("--database {url}: {e}")))?;
+    Ok(options.get_filename().to_path_buf())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
     fn the_file_of_a_sqlite_url() {
-        assert_eq!(sqlite_file("sqlite://games.db"), "games.db");
-        assert_eq!(sqlite_file("sqlite:///srv/c.db?mode=rwc"), "/srv/c.db");
-        assert_eq!(sqlite_file("sqlite:c.db"), "c.db");
+        let file = |url| sqlite_file(url).unwrap();
+        assert_eq!(file("sqlite://games.db"), Path::new("games.db"));
+        assert_eq!(file("sqlite:///srv/c.db?mode=rwc"), Path::new("/srv/c.db"));
+        assert_eq!(file("sqlite:c.db"), Path::new("c.db"));
+        assert_eq!(
+            file("sqlite:///srv/my%20games.db"),
+            Path::new("/srv/my games.db")
+        );
     }
 }

@@ -49,8 +49,8 @@ pub(crate) trait SqlStore:
     /// [`Store::import_games`] in the backend's own statements.
     async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError>;
 
-    /// [`Store::recount_lists`]'s counting, in the backend's own statements.
-    async fn recount_finished(&self) -> Result<(), StoreError>;
+    /// [`Store::recount_lists`] in the backend's own statements.
+    async fn recount_finished(&self) -> Result<ListCounts, StoreError>;
 
     /// [`Store::cluster`]: `None` unless several instances share the
     /// database.
@@ -322,14 +322,7 @@ where
     }
 
     async fn recount_lists(&self) -> Result<ListCounts, StoreError> {
-        self.recount_finished().await?;
-        let (games, marked): (i64, i64) = sqlx::query_as(
-            "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
-             FROM finish_totals WHERE bot = 0",
-        )
-        .fetch_one(self.writes())
-        .await?;
-        Ok(ListCounts { games, marked })
+        self.recount_finished().await
     }
 
     fn tournaments(&self) -> &dyn TournamentStore {

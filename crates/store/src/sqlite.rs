@@ -170,7 +170,7 @@ impl SqlStore for SqliteStore {
         SqliteStore::import_games(self, games).await
     }
 
-    async fn recount_finished(&self) -> Result<(), StoreError> {
+    async fn recount_finished(&self) -> Result<crate::web::ListCounts, StoreError> {
         Ok(crate::sqlite_raw::recount_lists(&self.writer).await?)
     }
 }

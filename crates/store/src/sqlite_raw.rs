@@ -209,8 +209,10 @@ pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| {
 /// Counts every list's games per hour and in all again, from the games
 /// (`finish_hours` and `finish_totals` emptied, every game counted in its
 /// hours, and the lengths summed from the hours), in one transaction of
-/// the writer's.
-pub(crate) async fn recount_lists(writer: &sqlx::SqlitePool) -> Result<(), sqlx::Error> {
+/// the writer's. Returns what the list of every game holds.
+pub(crate) async fn recount_lists(
+    writer: &sqlx::SqlitePool,
+) -> Result<crate::web::ListCounts, sqlx::Error> {
     let mut tx = writer.begin().await?;
     for sql in [
         "DELETE FROM finish_hours".to_string(),
@@ -222,7 +224,11 @@ pub(crate) async fn recount_lists(writer: &sqlx::SqlitePool) -> Result<(), sqlx:
     ] {
         sqlx::query(&sql).execute(&mut *tx).await?;
     }
-    tx.commit().await
+    let (games, marked) = sqlx::query_as(crate::web::EVERY_GAME_COUNTED)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(crate::web::ListCounts { games, marked })
 }
 
 /// Counts game `id`, just finished or imported finished, in its lists

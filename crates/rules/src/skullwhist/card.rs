@@ -161,8 +161,9 @@ impl CardSet {
     pub fn to_vec(self) -> Vec<Card> {
         // Gathered on the stack, then copied into a vector of the right
         // size at once: collected one by one, each card would check the
-        // vector's room and store its length.
-        let mut cards = [Card::LOWEST; 52];
+        // vector's room and store its length. (Room for every bit of the
+        // set, as `iter` yields one card a bit.)
+        let mut cards = [Card::LOWEST; 64];
         let mut n = 0;
         for card in self.iter() {
             cards[n] = card;

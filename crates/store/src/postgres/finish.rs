@@ -123,8 +123,11 @@ fn count_sql(only: Option<(&str, &str, &str)>) -> String {
 /// into shard 0 (every shard's rows emptied first), in one transaction.
 /// The count tables are locked against writes first, so that a batch of
 /// finished games that commits meanwhile adds its counts after this one,
-/// to games this one did not see finished.
-pub(crate) async fn recount_lists(pool: &sqlx::PgPool) -> Result<(), sqlx::Error> {
+/// to games this one did not see finished. Returns what the list of every
+/// game holds.
+pub(crate) async fn recount_lists(
+    pool: &sqlx::PgPool,
+) -> Result<crate::web::ListCounts, sqlx::Error> {
     let mut tx = pool.begin().await?;
     for sql in [
         "LOCK TABLE finish_hours, finish_totals IN EXCLUSIVE MODE".to_string(),
@@ -134,7 +137,11 @@ pub(crate) async fn recount_lists(pool: &sqlx::PgPool) -> Result<(), sqlx::Error
     ] {
         sqlx::query(&sql).execute(&mut *tx).await?;
     }
-    tx.commit().await
+    let (games, marked) = sqlx::query_as(crate::web::EVERY_GAME_COUNTED)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(crate::web::ListCounts { games, marked })
 }
 
 /// The first statement: every running game of `games` marked finished,

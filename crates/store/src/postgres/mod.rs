@@ -173,7 +173,7 @@ impl SqlStore for PgStore {
         PgStore::import_games(self, &games).await
     }
 
-    async fn recount_finished(&self) -> Result<(), StoreError> {
+    async fn recount_finished(&self) -> Result<crate::web::ListCounts, StoreError> {
         Ok(finish::recount_lists(&self.pool).await?)
     }
 

@@ -91,16 +91,11 @@ async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
 /// adds them (SQLite's 0018, PostgreSQL's 0020, both "marked hours"), as
 /// in a database written before it: the next open runs it again.
 async fn forget_the_counts(db: &Db) {
-    const UNDO: [&str; 3] = [
+    const UNDO: [&str; 2] = [
         "ALTER TABLE finish_hours DROP COLUMN marked",
         "ALTER TABLE finish_totals DROP COLUMN marked",
-        "DELETE FROM _sqlx_migrations WHERE description = 'marked hours'",
     ];
-    with_pool!(db, |pool| for sql in UNDO {
-        let done = sqlx::query(sql).execute(&pool).await.unwrap();
-        let forgot = !sql.starts_with("DELETE") || done.rows_affected() == 1;
-        assert!(forgot, "{sql}: no such migration");
-    })
+    common::forget_migration(db, &UNDO, "marked hours").await;
 }
 
 /// Counts wrong in both directions, as a hand edit or an instance of an

@@ -47,13 +47,14 @@ const KEPT: &str = "SELECT bot, game, hour, CAST(SUM(games) AS BIGINT),
 
 /// The same counted afresh from the games and seats the lists show, and
 /// those of them the tournament lists show (written here as the tests'
-/// own reading of which those are).
+/// own reading of which those are: a game with a tournament, a seat with
+/// one, as the tournament indexes hold them).
 const RECOUNT: &str = "SELECT bot, game, hour, CAST(COUNT(*) AS BIGINT),
          CAST(SUM(CASE WHEN tournament_id IS NULL THEN 0 ELSE 1 END) AS BIGINT) FROM (
          SELECT 0 AS bot, game, substr(finished, 1, 13) AS hour, tournament_id FROM games
          WHERE status = 'finished' AND finished IS NOT NULL
          UNION ALL
-         SELECT s.bot, g.game, substr(s.finished, 1, 13), g.tournament_id FROM game_seats s
+         SELECT s.bot, g.game, substr(s.finished, 1, 13), s.tournament_id FROM game_seats s
          JOIN games g ON g.id = s.game_id
          WHERE s.finished IS NOT NULL AND s.rank IS NOT NULL) c
      GROUP BY bot, game, hour ORDER BY bot, game, hour";

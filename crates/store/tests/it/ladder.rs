@@ -292,15 +292,10 @@ async fn seats_unlike_their_game(db: &Db) -> i64 {
 /// "tournament lists"), as in a database written before it: the next open
 /// runs it again, on the games already stored.
 async fn unmark_seats(db: &Db) {
-    const UNDO: [&str; 4] = [
+    const UNDO: [&str; 3] = [
         "DROP INDEX game_seats_tournament_finish_order_by_bot",
         "DROP INDEX games_tournament_finish_order_by_tournament",
         "ALTER TABLE game_seats DROP COLUMN tournament_id",
-        "DELETE FROM _sqlx_migrations WHERE description = 'tournament lists'",
     ];
-    with_pool!(db, |pool| for sql in UNDO {
-        let done = sqlx::query(sql).execute(&pool).await.unwrap();
-        let forgot = !sql.starts_with("DELETE") || done.rows_affected() == 1;
-        assert!(forgot, "{sql}: no such migration");
-    })
+    common::forget_migration(db, &UNDO, "tournament lists").await;
 }

@@ -119,6 +119,24 @@ macro_rules! with_pool {
     };
 }
 
+/// Runs `undo` (statements that take a migration's work away) on `db`,
+/// then forgets migration `description` (as sqlx names it from its file),
+/// as in a database written before it: the next open runs it again.
+pub async fn forget_migration(db: &Db, undo: &[&str], description: &str) {
+    const FORGET: &str = "DELETE FROM _sqlx_migrations WHERE description = $1";
+    with_pool!(db, |pool| {
+        for sql in undo {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        let forgot = sqlx::query(FORGET)
+            .bind(description)
+            .execute(&pool)
+            .await
+            .unwrap();
+        assert_eq!(forgot.rows_affected(), 1, "no migration {description}");
+    })
+}
+
 /// Runs each named `async fn(Db)` of the calling file once per backend, as
 /// `sqlite::name` and `postgres::name`.
 #[macro_export]
