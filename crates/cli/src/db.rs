@@ -22,9 +22,10 @@ pub struct DbArgs {
 enum DbCommand {
     /// Count every games list's finished games, and the tournament games
     /// among them, per hour and in all again from the games (the counts
-    /// that page numbers and list lengths read): after games were changed
-    /// by hand, or finished by an instance of an older version during an
-    /// upgrade (docs/deploy.md).
+    /// that page numbers and list lengths read), after giving every seat
+    /// its game's tournament: after games were changed by hand, or played
+    /// by an instance of an older version during an upgrade
+    /// (docs/deploy.md).
     Recount(RecountArgs),
 }
 
@@ -74,6 +75,12 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
             .recount_lists()
             .await
             .map_err(|e| CliError::Failed(anyhow::anyhow!("recounting {url}: {e}")))?;
+        if counted.mended_seats > 0 {
+            println!(
+                "gave {} seats the tournament of their game, which they did not carry",
+                counted.mended_seats
+            );
+        }
         println!(
             "counted {} finished games, {} of them tournament games, in every list's hours ({:.1} s)",
             counted.games,

@@ -92,7 +92,10 @@ pub trait Store: WebReads + Send + Sync + 'static {
     /// games (`finish_hours`, `finish_totals`), which the statements that
     /// finish and import games keep up to date: after games were marked or
     /// changed by hand, or finished by an instance of a version before the
-    /// counts (docs/deploy.md). Returns what the list of every game holds.
+    /// counts (docs/deploy.md). First gives every seat its game's
+    /// tournament where it does not carry it (a game started by an
+    /// instance of a version before the seats carried it). Returns what the
+    /// list of every game holds, and the seats mended.
     async fn recount_lists(&self) -> Result<ListCounts, StoreError>;
 
     /// Tournaments (issue 15): their entries, planned games and results.

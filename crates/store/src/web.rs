@@ -195,13 +195,16 @@ pub(crate) const EVERY_GAME_COUNTED: &str =
     "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
      FROM finish_totals WHERE bot = 0";
 
-/// What [`crate::Store::recount_lists`] counted in the list of every game.
+/// What [`crate::Store::recount_lists`] counted in the list of every game,
+/// and mended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ListCounts {
     /// Finished games.
     pub games: i64,
     /// Of them, tournament games.
     pub marked: i64,
+    /// Seats given their game's tournament, which they did not carry.
+    pub mended_seats: u64,
 }
 
 /// Reads for the website.

@@ -18,7 +18,8 @@ fn croupier(args: &[&str]) -> std::process::Output {
 }
 
 /// 300 imported Goofspiel games over five hours, a third of them then
-/// marked by hand as a tournament's (the counts do not see that).
+/// marked by hand as a tournament's (the counts do not see that), their
+/// first seats too but not their second.
 async fn seeded(url: &str) {
     let s = croupier_store::open(url).await.unwrap();
     let a = s.create_bot("a", "h", false).await.unwrap();
@@ -47,7 +48,7 @@ async fn seeded(url: &str) {
     let pool = sqlx::SqlitePool::connect(url).await.unwrap();
     for sql in [
         "UPDATE games SET tournament_id = $1 WHERE id % 3 = 0",
-        "UPDATE game_seats SET tournament_id = $1 WHERE game_id % 3 = 0",
+        "UPDATE game_seats SET tournament_id = $1 WHERE game_id % 3 = 0 AND seat = 0",
     ] {
         sqlx::query(sql).bind(cup).execute(&pool).await.unwrap();
     }
@@ -64,6 +65,21 @@ async fn ladder_games(url: &str) -> i64 {
     s.tournaments().count_filtered_games(&f).await.unwrap()
 }
 
+/// How many games "ladder games only" lists for bot `name`.
+async fn bot_ladder_games(url: &str, name: &str) -> i64 {
+    let s = croupier_store::open(url).await.unwrap();
+    let bot = s.bot_by_name(name).await.unwrap().unwrap().id;
+    let f = GamesFilter {
+        bot: Some(bot),
+        marked: Marked::Hide,
+        ..GamesFilter::default()
+    };
+    let t = s.tournaments();
+    let listed = t.filtered_games(&f, 0, 1_000).await.unwrap().len() as i64;
+    assert_eq!(t.count_filtered_games(&f).await.unwrap(), listed);
+    listed
+}
+
 #[tokio::test]
 async fn recount_counts_the_games_marked_by_hand() {
     let dir = tempfile::tempdir().unwrap();
@@ -74,11 +90,17 @@ async fn recount_counts_the_games_marked_by_hand() {
     let out = croupier(&["db", "recount", "--database", &url]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
-    assert!(
-        stdout.starts_with("counted 300 finished games, 100 of them tournament games"),
-        "{stdout}"
-    );
+    let said = [
+        "gave 100 seats the tournament of their game",
+        "counted 300 finished games, 100 of them tournament games",
+    ];
+    assert!(said.iter().all(|s| stdout.contains(s)), "{stdout}");
     assert_eq!(ladder_games(&url).await, 200);
+    // The seats mended: b's ladder games are b's games less the marked.
+    assert_eq!(bot_ladder_games(&url, "b").await, 200);
+    // Nothing left to mend the second time.
+    let again = croupier(&["db", "recount", "--database", &url]);
+    assert!(!String::from_utf8_lossy(&again.stdout).contains("gave"));
 }
 
 #[test]

@@ -74,14 +74,17 @@ async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
     let s = db.open().await;
     counts_hold(&db.url).await;
     let whole = s.count_finished(&common::list(None, None)).await.unwrap();
-    // A recount mends counts gone wrong.
-    spoil_the_counts(&db).await;
+    // A recount mends counts gone wrong, and seats without their game's
+    // tournament.
+    let unmarked_seats = spoil_the_counts(&db).await;
+    assert!(unmarked_seats > 50, "{unmarked_seats} seats");
     assert_ne!(kept(&db.url).await, recounted(&db.url).await);
     let counted = s.recount_lists().await.unwrap();
     counts_hold(&db.url).await;
     let want = ListCounts {
         games: whole,
         marked: marked.len() as i64,
+        mended_seats: unmarked_seats,
     };
     assert_eq!(counted, want);
     check(s.as_ref(), &filters, &marked).await;
@@ -99,16 +102,27 @@ async fn forget_the_counts(db: &Db) {
 }
 
 /// Counts wrong in both directions, as a hand edit or an instance of an
-/// older version would leave them.
-async fn spoil_the_counts(db: &Db) {
-    const SPOIL: [&str; 3] = [
+/// older version would leave them, and tournament games' seats without
+/// their tournament, as an instance older than the seats' tournament
+/// would start them. Returns how many seats lost it.
+async fn spoil_the_counts(db: &Db) -> u64 {
+    const SPOIL: [&str; 4] = [
         "UPDATE finish_hours SET marked = 0 WHERE hour = '2026-01-01T05'",
         "UPDATE finish_hours SET games = games + 2, marked = marked + 1 WHERE hour = '2026-01-01T02'",
         "UPDATE finish_totals SET games = games + 7",
+        "UPDATE game_seats SET tournament_id = NULL WHERE tournament_id IS NOT NULL AND game_id % 4 = 1",
     ];
-    with_pool!(db, |pool| for sql in SPOIL {
-        let done = sqlx::query(sql).execute(&pool).await.unwrap();
-        assert!(done.rows_affected() > 0, "{sql}");
+    with_pool!(db, |pool| {
+        let mut changed = 0;
+        for sql in SPOIL {
+            changed = sqlx::query(sql)
+                .execute(&pool)
+                .await
+                .unwrap()
+                .rows_affected();
+            assert!(changed > 0, "{sql}");
+        }
+        changed
     })
 }
 
