@@ -12,4 +12,5 @@ mod hub_tables;
 mod ladder;
 mod lease_race;
 mod live_tables;
+mod marked_shards;
 mod suite;
