@@ -49,8 +49,14 @@ pub(crate) trait SqlStore:
     /// [`Store::import_games`] in the backend's own statements.
     async fn import_finished(&self, games: Vec<ImportGame>) -> Result<Vec<GameId>, StoreError>;
 
-    /// [`Store::recount_lists`] in the backend's own statements.
-    async fn recount_finished(&self) -> Result<ListCounts, StoreError>;
+    /// [`Store::recount_lists`]'s first step in the backend's own SQL: the
+    /// seats of a tournament game that lack its tournament get it; returns
+    /// how many.
+    async fn mend_seats(&self) -> Result<u64, StoreError>;
+
+    /// [`Store::recount_lists`]'s counting in the backend's own SQL, run
+    /// in one transaction.
+    fn recount_statements(&self) -> Vec<String>;
 
     /// [`Store::cluster`]: `None` unless several instances share the
     /// database.
@@ -322,7 +328,26 @@ where
     }
 
     async fn recount_lists(&self) -> Result<ListCounts, StoreError> {
-        self.recount_finished().await
+        // The seats first, on their own: under the counts' lock
+        // (PostgreSQL), a batch holding a seat's row while it waits for the
+        // lock would wait on the recount, which would wait on it.
+        let mended_seats = self.mend_seats().await?;
+        let mut tx = self.writes().begin().await?;
+        for sql in self.recount_statements() {
+            sqlx::query(&sql).execute(&mut *tx).await?;
+        }
+        // Read before the commit: what this transaction counted.
+        let (games, marked) = sqlx::query_as(crate::sql_web::TOTALS_SQL)
+            .bind(0_i64)
+            .bind(None::<&str>)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ListCounts {
+            games,
+            marked,
+            mended_seats,
+        })
     }
 
     fn tournaments(&self) -> &dyn TournamentStore {

@@ -170,8 +170,15 @@ impl SqlStore for SqliteStore {
         SqliteStore::import_games(self, games).await
     }
 
-    async fn recount_finished(&self) -> Result<crate::web::ListCounts, StoreError> {
-        Ok(crate::sqlite_raw::recount_lists(&self.writer).await?)
+    async fn mend_seats(&self) -> Result<u64, StoreError> {
+        let r = sqlx::query(crate::sqlite_raw::MEND_SEATS)
+            .execute(&self.writer)
+            .await?;
+        Ok(r.rows_affected())
+    }
+
+    fn recount_statements(&self) -> Vec<String> {
+        crate::sqlite_raw::recount_statements()
     }
 }
 

@@ -206,42 +206,24 @@ pub(crate) static COUNT_TOTALS: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Counts every list's games per hour and in all again, from the games
-/// (`finish_hours` and `finish_totals` emptied, every game counted in its
-/// hours, and the lengths summed from the hours), in one transaction of
-/// the writer's, after the seats of a tournament game that do not carry
-/// its tournament are given it (as migration 0017 gave them). Returns what
-/// the list of every game holds.
-pub(crate) async fn recount_lists(
-    writer: &sqlx::SqlitePool,
-) -> Result<crate::web::ListCounts, sqlx::Error> {
-    let mut tx = writer.begin().await?;
-    let mended_seats = sqlx::query(
-        "UPDATE game_seats SET tournament_id = g.tournament_id FROM games g
-         WHERE g.id = game_seats.game_id AND game_seats.tournament_id IS NOT g.tournament_id",
-    )
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    for sql in [
-        "DELETE FROM finish_hours".to_string(),
-        "DELETE FROM finish_totals".to_string(),
+/// Gives the seats of a tournament game that do not carry its tournament
+/// (as migration 0017 gave them) their game's.
+pub(crate) const MEND_SEATS: &str = "UPDATE game_seats SET tournament_id = g.tournament_id
+     FROM games g WHERE g.id = game_seats.game_id AND game_seats.tournament_id IS NOT g.tournament_id";
+
+/// The statements that count every list's games per hour and in all again
+/// from the games, in one transaction: `finish_hours` and `finish_totals`
+/// emptied, every game counted in its hours, and the lengths summed from
+/// the hours.
+pub(crate) fn recount_statements() -> Vec<String> {
+    vec![
+        "DELETE FROM finish_hours".into(),
+        "DELETE FROM finish_totals".into(),
         count_hours(false),
         "INSERT INTO finish_totals (bot, game, games, marked)
          SELECT bot, game, SUM(games), SUM(marked) FROM finish_hours GROUP BY bot, game"
-            .to_string(),
-    ] {
-        sqlx::query(&sql).execute(&mut *tx).await?;
-    }
-    let (games, marked) = sqlx::query_as(crate::web::EVERY_GAME_COUNTED)
-        .fetch_one(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    Ok(crate::web::ListCounts {
-        games,
-        marked,
-        mended_seats,
-    })
+            .into(),
+    ]
 }
 
 /// Counts game `id`, just finished or imported finished, in its lists

@@ -189,12 +189,6 @@ pub struct ImportGame {
     pub end: GameEnd,
 }
 
-/// What the counts hold for the list of every game: its games and its
-/// tournament games (`finish_totals`, summed over game kinds and writers).
-pub(crate) const EVERY_GAME_COUNTED: &str =
-    "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
-     FROM finish_totals WHERE bot = 0";
-
 /// What [`crate::Store::recount_lists`] counted in the list of every game,
 /// and mended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -119,46 +119,23 @@ fn count_sql(only: Option<(&str, &str, &str)>) -> String {
     )
 }
 
-/// Counts every list's games per hour and in all again, from the games,
-/// into shard 0 (every shard's rows emptied first), in one transaction.
-/// The count tables are locked against writes first, so that a batch of
-/// finished games that commits meanwhile adds its counts after this one,
-/// to games this one did not see finished. Returns what the list of every
-/// game holds.
-///
-/// First, in a transaction of its own, the seats of a tournament game that
-/// do not carry its tournament (started by an instance older than
-/// migration 0019) are given it: done under the counts' lock, a batch
-/// holding such a seat's row while it waits for the lock would wait on the
-/// recount, which would wait on it.
-pub(crate) async fn recount_lists(
-    pool: &sqlx::PgPool,
-) -> Result<crate::web::ListCounts, sqlx::Error> {
-    let mended_seats = sqlx::query(
-        "UPDATE game_seats s SET tournament_id = g.tournament_id FROM games g
-         WHERE g.id = s.game_id AND s.tournament_id IS DISTINCT FROM g.tournament_id",
-    )
-    .execute(pool)
-    .await?
-    .rows_affected();
-    let mut tx = pool.begin().await?;
-    for sql in [
-        "LOCK TABLE finish_hours, finish_totals IN EXCLUSIVE MODE".to_string(),
-        "DELETE FROM finish_hours".to_string(),
-        "DELETE FROM finish_totals".to_string(),
+/// Gives the seats of a tournament game that do not carry its tournament
+/// (started by an instance older than migration 0019) their game's.
+pub(crate) const MEND_SEATS: &str = "UPDATE game_seats s SET tournament_id = g.tournament_id
+     FROM games g WHERE g.id = s.game_id AND s.tournament_id IS DISTINCT FROM g.tournament_id";
+
+/// The statements that count every list's games per hour and in all again
+/// from the games, into shard 0 (every shard's rows emptied first), in one
+/// transaction. The count tables are locked against writes first, so that
+/// a batch of finished games that commits meanwhile adds its counts after
+/// these, to games they did not see finished.
+pub(crate) fn recount_statements() -> Vec<String> {
+    vec![
+        "LOCK TABLE finish_hours, finish_totals IN EXCLUSIVE MODE".into(),
+        "DELETE FROM finish_hours".into(),
+        "DELETE FROM finish_totals".into(),
         count_sql(None),
-    ] {
-        sqlx::query(&sql).execute(&mut *tx).await?;
-    }
-    let (games, marked) = sqlx::query_as(crate::web::EVERY_GAME_COUNTED)
-        .fetch_one(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    Ok(crate::web::ListCounts {
-        games,
-        marked,
-        mended_seats,
-    })
+    ]
 }
 
 /// The first statement: every running game of `games` marked finished,

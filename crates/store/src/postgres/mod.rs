@@ -173,8 +173,13 @@ impl SqlStore for PgStore {
         PgStore::import_games(self, &games).await
     }
 
-    async fn recount_finished(&self) -> Result<crate::web::ListCounts, StoreError> {
-        Ok(finish::recount_lists(&self.pool).await?)
+    async fn mend_seats(&self) -> Result<u64, StoreError> {
+        let r = sqlx::query(finish::MEND_SEATS).execute(&self.pool).await?;
+        Ok(r.rows_affected())
+    }
+
+    fn recount_statements(&self) -> Vec<String> {
+        finish::recount_statements()
     }
 
     fn instances(&self) -> Option<cluster::Cluster> {

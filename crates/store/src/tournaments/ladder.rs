@@ -34,7 +34,7 @@
 use async_trait::async_trait;
 
 use crate::sql_web::{is_hour, skips_by_hours};
-use crate::web::{GameFilter, GameSummary, WebReads};
+use crate::web::{GameFilter, GameSummary};
 use crate::{GameId, StoreError};
 
 /// A game's place in the list's order: its finish time and id.
@@ -69,9 +69,9 @@ pub(crate) trait LadderReads {
     ) -> Result<Vec<GameSummary>, StoreError>;
     /// `games` with their seats.
     async fn seated(&self, games: Vec<GameSummary>) -> Result<Vec<GameSummary>, StoreError>;
-    /// How many tournament games there are, from the list's counts
-    /// (`finish_totals.marked`), without walking them.
-    async fn marked_total(&self, filter: &GameFilter) -> Result<i64, StoreError>;
+    /// The whole list's length and how many tournament games it holds,
+    /// from the list's counts (`finish_totals`), without walking them.
+    async fn totals(&self, filter: &GameFilter) -> Result<(i64, i64), StoreError>;
     /// How many tournament games there are, walked in their index: all of
     /// them, or only those at or newer than `upto` and older than
     /// `below`, each if given.
@@ -93,10 +93,9 @@ pub(crate) trait LadderReads {
 /// How many finished games `filter` matches outside tournaments.
 pub(crate) async fn count<S>(store: &S, filter: &GameFilter) -> Result<i64, StoreError>
 where
-    S: WebReads + LadderReads + ?Sized,
+    S: LadderReads + ?Sized,
 {
-    let all = store.count_finished(filter).await?;
-    let marked = store.marked_total(filter).await?;
+    let (all, marked) = store.totals(filter).await?;
     Ok((all - marked).max(0))
 }
 
@@ -176,14 +175,14 @@ impl<S: LadderReads + ?Sized> Whole<'_, S> {
         };
         // The tournament games of the hours newer than `upto`'s, up to
         // `below`'s (excluded), and those of `below`'s hour older than it.
+        let above_low = hours.newer_than(low);
         let (whole, high) = match below {
-            None => (newer[hours.newer_than(low)], 0),
+            None => (newer[above_low], 0),
             Some(below) => match hour_of(below) {
                 // With no whole hour between, the walk is the two ends'.
-                Some(high) if high > low && hours.upto(high) < hours.newer_than(low) => {
-                    let between = newer[hours.newer_than(low)] - newer[hours.upto(high)];
-                    let edge = (high, 0);
-                    (between.max(0), walk(edge, Some(below)).await?)
+                Some(high) if high > low && hours.upto(high) < above_low => {
+                    let between = newer[above_low] - newer[hours.upto(high)];
+                    (between, walk((high, 0), Some(below)).await?)
                 }
                 _ => return walk(upto, Some(below)).await,
             },

@@ -455,7 +455,7 @@ macro_rules! tournament_queries {
                     (Marked::Hide, None) => $crate::tournaments::ladder::count(self, &filter.listed()).await,
                     (Marked::All, None) => $crate::web::WebReads::count_finished(self, &filter.listed()).await,
                     (Marked::Only, None) => {
-                        $crate::tournaments::ladder::LadderReads::marked_total(self, &filter.listed()).await
+                        Ok($crate::tournaments::ladder::LadderReads::totals(self, &filter.listed()).await?.1)
                     }
                     (_, tournament) => count_marked(&self.$read, &filter.game, tournament, filter.bot, None, None).await,
                 }
@@ -507,19 +507,15 @@ macro_rules! tournament_queries {
                 $crate::sql_web::with_seats(self, games).await
             }
 
-            async fn marked_total(
+            async fn totals(
                 &self,
                 filter: &$crate::web::GameFilter,
-            ) -> Result<i64, $crate::StoreError> {
-                let n: Option<i64> = sqlx::query_scalar(
-                    "SELECT CAST(SUM(marked) AS BIGINT) FROM finish_totals
-                     WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)",
-                )
-                .bind(filter.bot.unwrap_or(0))
-                .bind(filter.game.as_deref())
-                .fetch_one(&self.$read)
-                .await?;
-                Ok(n.unwrap_or(0))
+            ) -> Result<(i64, i64), $crate::StoreError> {
+                Ok(sqlx::query_as($crate::sql_web::TOTALS_SQL)
+                    .bind(filter.bot.unwrap_or(0))
+                    .bind(filter.game.as_deref())
+                    .fetch_one(&self.$read)
+                    .await?)
             }
 
             async fn marked_count(

@@ -64,10 +64,7 @@ async fn two_instances_count_their_tournament_games_in_their_shards(db: Db) {
     let a = one.create_bot("a", "h", false).await.unwrap();
     let b = one.create_bot("b", "h", false).await.unwrap();
     let t = one.tournaments();
-    let entries = vec![
-        croupier_store::tournaments::EntryRow::new(a, 0, "a", croupier_store::BotKind::Rest),
-        croupier_store::tournaments::EntryRow::new(b, 1, "b", croupier_store::BotKind::Rest),
-    ];
+    let entries = vec![common::entry(a, 0, "a"), common::entry(b, 1, "b")];
     let cup = t
         .create_tournament(&common::tournament("cup", entries.clone()))
         .await

@@ -113,8 +113,8 @@ impl LadderReads for Fake {
         Ok(hours)
     }
 
-    async fn marked_total(&self, _: &GameFilter) -> Result<i64, StoreError> {
-        Ok(self.marked().count() as i64)
+    async fn totals(&self, _: &GameFilter) -> Result<(i64, i64), StoreError> {
+        Ok((self.list.len() as i64, self.marked().count() as i64))
     }
 
     async fn newest_page(
