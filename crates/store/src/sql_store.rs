@@ -337,7 +337,7 @@ where
             sqlx::query(&sql).execute(&mut *tx).await?;
         }
         // Read before the commit: what this transaction counted.
-        let (games, marked) = sqlx::query_as(crate::sql_web::TOTALS_SQL)
+        let (games, marked) = sqlx::query_as(crate::web::TOTALS_SQL)
             .bind(0_i64)
             .bind(None::<&str>)
             .fetch_one(&mut *tx)

@@ -117,13 +117,6 @@ pub(crate) fn hours_sql(asc: bool, marked: bool) -> String {
     )
 }
 
-/// A list's length and the tournament games in it (`finish_totals`,
-/// summed over game kinds and writers; 0 for a list with none): `$1` the
-/// bot (0 for every bot's list), `$2` the game kind or null for every kind.
-pub(crate) const TOTALS_SQL: &str =
-    "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
-     FROM finish_totals WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)";
-
 /// Whether `hour` is an hour as the store writes finish times
 /// (`YYYY-MM-DDTHH`, RFC 3339 in UTC): only then do its games lie between
 /// `hour` and `hour;` in the finish order.
@@ -468,7 +461,7 @@ where
     }
 
     async fn count_finished(&self, filter: &GameFilter) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar(TOTALS_SQL)
+        Ok(sqlx::query_scalar(crate::web::TOTALS_SQL)
             .bind(filter.bot.unwrap_or(0))
             .bind(filter.game.as_deref())
             .fetch_one(self.reads())

@@ -189,6 +189,13 @@ pub struct ImportGame {
     pub end: GameEnd,
 }
 
+/// A list's length and the tournament games in it (`finish_totals`,
+/// summed over game kinds and writers; 0 for a list with none): `$1` the
+/// bot (0 for every bot's list), `$2` the game kind or null for every kind.
+pub(crate) const TOTALS_SQL: &str =
+    "SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT), CAST(COALESCE(SUM(marked), 0) AS BIGINT)
+     FROM finish_totals WHERE bot = $1 AND (CAST($2 AS TEXT) IS NULL OR game = $2)";
+
 /// What [`crate::Store::recount_lists`] counted in the list of every game,
 /// and mended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

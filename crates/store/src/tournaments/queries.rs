@@ -511,7 +511,7 @@ macro_rules! tournament_queries {
                 &self,
                 filter: &$crate::web::GameFilter,
             ) -> Result<(i64, i64), $crate::StoreError> {
-                Ok(sqlx::query_as($crate::sql_web::TOTALS_SQL)
+                Ok(sqlx::query_as($crate::web::TOTALS_SQL)
                     .bind(filter.bot.unwrap_or(0))
                     .bind(filter.game.as_deref())
                     .fetch_one(&self.$read)
