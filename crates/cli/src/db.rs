@@ -36,7 +36,7 @@ struct RecountArgs {
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also `postgresql://`;
     /// a Unix socket folder goes in `?host=/path`). Migrated first, as
     /// `serve` would.
-    #[arg(long, env = "CROUPIER_DATABASE")]
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
     database: String,
 }
 
@@ -48,20 +48,22 @@ pub fn run(args: DbArgs) -> Result<ExitCode, CliError> {
 
 fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
     let url = &args.database;
+    // What errors say: the URL without its password.
+    let shown = croupier_store::without_password(url);
     match Backend::of(url) {
         Some(Backend::Postgres) => {}
         Some(Backend::Sqlite) => {
             let file = sqlite_file(url)?;
             if !file.is_file() {
                 return Err(CliError::Usage(format!(
-                    "--database {url}: no such database file {}",
+                    "--database {shown}: no such database file {}",
                     file.display()
                 )));
             }
         }
         None => {
             return Err(CliError::Usage(format!(
-            "--database {url}: not a database URL (use sqlite://FILE or postgres://USER@HOST/DB)"
+            "--database {shown}: not a database URL (use sqlite://FILE or postgres://USER@HOST/DB)"
         )))
         }
     }
@@ -69,12 +71,12 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
     rt.block_on(async {
         let store = croupier_store::open(url)
             .await
-            .map_err(|e| CliError::Usage(format!("database {url}: {e}")))?;
+            .map_err(|e| CliError::Usage(format!("database {shown}: {e}")))?;
         let start = Instant::now();
         let counted = store
             .recount_lists()
             .await
-            .map_err(|e| CliError::Failed(anyhow::anyhow!("recounting {url}: {e}")))?;
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("recounting {shown}: {e}")))?;
         if counted.mended_seats > 0 {
             println!(
                 "gave {} seats the tournament of their game, which they did not carry",

@@ -97,6 +97,7 @@ enum Command {
         #[arg(
             long,
             env = "CROUPIER_DATABASE",
+            hide_env_values = true,
             default_value = "sqlite://croupier.db"
         )]
         database: String,
@@ -289,9 +290,12 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
                 .build()
                 .map_err(|e| CliError::Failed(e.into()))?;
             let found = rt.block_on(async {
-                let store = croupier_store::open(&database)
-                    .await
-                    .map_err(|e| CliError::Usage(format!("database {database}: {e}")))?;
+                let store = croupier_store::open(&database).await.map_err(|e| {
+                    CliError::Usage(format!(
+                        "database {}: {e}",
+                        croupier_store::without_password(&database)
+                    ))
+                })?;
                 store
                     .tournaments()
                     .set_owner_admin(&owner, !revoke)

@@ -24,6 +24,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "CROUPIER_DATABASE",
+        hide_env_values = true,
         default_value = "sqlite://croupier.db"
     )]
     database: String,
@@ -337,7 +338,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let metrics = args.metrics.start().await?;
         let store = croupier_store::open(&args.database)
             .await
-            .map_err(|e| CliError::Usage(format!("database {}: {e}", args.database)))?;
+            .map_err(|e| {
+                CliError::Usage(format!(
+                    "database {}: {e}",
+                    croupier_store::without_password(&args.database)
+                ))
+            })?;
         let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;

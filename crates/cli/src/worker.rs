@@ -24,7 +24,7 @@ pub struct WorkerArgs {
     /// The PostgreSQL database the instances use:
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also `postgresql://`;
     /// a Unix socket folder goes in `?host=/path`).
-    #[arg(long, env = "CROUPIER_DATABASE")]
+    #[arg(long, env = "CROUPIER_DATABASE", hide_env_values = true)]
     database: String,
     /// Ladder settings (TOML, as `croupier serve --ladder`; use the same
     /// file as the instances). Default: built-in settings.
@@ -65,6 +65,7 @@ pub struct WorkerArgs {
 
 /// Checks the database URL: a worker shares a PostgreSQL database.
 fn check_url(url: &str) -> Result<(), CliError> {
+    let url = &croupier_store::without_password(url);
     match Backend::of(url) {
         Some(Backend::Postgres) => Ok(()),
         Some(Backend::Sqlite) => Err(CliError::Usage(format!(
@@ -121,7 +122,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         let store = croupier_store::open(&args.database).await.map_err(|e| {
             CliError::Usage(format!(
                 "database {}: cannot be reached: {e}",
-                args.database
+                croupier_store::without_password(&args.database)
             ))
         })?;
         let http = HttpClient::new(HttpLimits {
@@ -173,7 +174,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         tracing::info!(
             "croupier worker: process {} on {}, up to {} matches at once",
             member.id(),
-            args.database,
+            croupier_store::without_password(&args.database),
             config.max_matches
         );
         let mut signals = crate::interrupt::Signals::install()

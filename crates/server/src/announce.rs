@@ -12,7 +12,7 @@ const SERVING: &str = "croupier serving SkullWhist on http://";
 pub fn serving_line(addr: SocketAddr, database: &str) -> String {
     format!(
         "{SERVING}{addr}/ (API: http://{addr}/api/), database {}",
-        without_password(database)
+        croupier_store::without_password(database)
     )
 }
 
@@ -22,25 +22,6 @@ pub fn port_in_serving_line(log: &str) -> Option<u16> {
     let rest = log.split(SERVING).nth(1)?;
     let (addr, _) = rest.split_once('/')?;
     addr.rsplit_once(':')?.1.parse().ok()
-}
-
-/// `scheme://user:password@host…` as `scheme://user:***@host…`; anything
-/// else as it is.
-fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (authority, path) = match rest.find(['/', '?']) {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    match authority.rsplit_once('@') {
-        Some((user_info, host)) if user_info.contains(':') => {
-            let user = user_info.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}{path}")
-        }
-        _ => url.to_string(),
-    }
 }
 
 #[cfg(test)]

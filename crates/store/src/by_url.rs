@@ -11,8 +11,43 @@ pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
     match Backend::of(url) {
         Some(Backend::Sqlite) => Ok(Arc::new(SqliteStore::open(url).await?)),
         Some(Backend::Postgres) => Ok(Arc::new(PgStore::open(url).await?)),
-        None => Err(StoreError::Url(url.to_string())),
+        None => Err(StoreError::Url(without_password(url))),
     }
+}
+
+/// `url` as it may be shown in a log line or an error: a password in it,
+/// after the user name (`postgres://user:PASSWORD@host/db`) or as a
+/// parameter (`?password=PASSWORD`), is written `***`; anything else is
+/// kept as it is.
+pub fn without_password(url: &str) -> String {
+    let (head, query) = match url.split_once('?') {
+        Some((head, query)) => (head, Some(query)),
+        None => (url, None),
+    };
+    let mut out = match head.split_once("://") {
+        // The user's part ends at the last '@' (a password written with an
+        // '@' or a '/' in it, unencoded, is still hidden whole).
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((user_info, host_and_path)) if user_info.contains(':') => {
+                let user = user_info.split([':', '/']).next().unwrap_or("");
+                format!("{scheme}://{user}:***@{host_and_path}")
+            }
+            _ => head.to_string(),
+        },
+        None => head.to_string(),
+    };
+    if let Some(query) = query {
+        out.push('?');
+        let params: Vec<String> = query
+            .split('&')
+            .map(|param| match param.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => param.to_string(),
+            })
+            .collect();
+        out.push_str(&params.join("&"));
+    }
+    out
 }
 
 /// The database a URL names.
@@ -48,5 +83,51 @@ mod tests {
         assert_eq!(Backend::of("PostgreSQL://u@h/db"), Some(Backend::Postgres));
         assert_eq!(Backend::of("mysql://u@h/db"), None);
         assert_eq!(Backend::of("croupier.db"), None);
+    }
+
+    #[test]
+    fn a_password_is_not_shown() {
+        for (url, shown) in [
+            (
+                "postgres://croupier:s3cret@db.example:5432/croupier?sslmode=require",
+                "postgres://croupier:***@db.example:5432/croupier?sslmode=require",
+            ),
+            // A password holding '@' or '/' is hidden whole.
+            ("postgres://u:p@ss@h/db", "postgres://u:***@h/db"),
+            (
+                "postgresql://u:a/b@h:5432/db",
+                "postgresql://u:***@h:5432/db",
+            ),
+            ("postgres://u:pw@h", "postgres://u:***@h"),
+            (
+                "postgres://u@h/db?host=/run/pg&password=s3cret",
+                "postgres://u@h/db?host=/run/pg&password=***",
+            ),
+            (
+                "postgres:///db?PASSWORD=s3cret",
+                "postgres:///db?PASSWORD=***",
+            ),
+        ] {
+            assert_eq!(without_password(url), shown, "{url}");
+            assert!(!without_password(url).contains("s3cret"), "{url}");
+        }
+        for kept in [
+            "sqlite://croupier.db",
+            "sqlite:///srv/c.db?mode=rwc",
+            "postgres://croupier@localhost/db",
+            "postgres:///db?host=/run/pg",
+            "croupier.db",
+        ] {
+            assert_eq!(without_password(kept), kept);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_url_is_refused_without_its_password() {
+        let Err(e) = open("mysql://u:s3cret@h/db").await else {
+            panic!("a mysql URL opened");
+        };
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        assert!(e.to_string().contains("mysql://u:***@h/db"), "{e}");
     }
 }

@@ -40,7 +40,7 @@ pub mod waits;
 pub mod web;
 
 pub use admin::AdminStore;
-pub use by_url::{open, Backend};
+pub use by_url::{open, without_password, Backend};
 pub use error::StoreError;
 pub use group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 pub use leases::LeaseStore;

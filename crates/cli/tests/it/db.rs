@@ -120,3 +120,48 @@ fn recount_refuses_what_is_not_a_database_and_creates_nothing() {
     assert!(!missing.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// A database password (in the URL, or in `CROUPIER_DATABASE`) is written
+/// nowhere: not in the commands' errors, nor in their help.
+#[test]
+fn a_database_password_is_never_written() {
+    let url = "mysql://croupier:s3cret@db.example/croupier?password=s3cret";
+    for args in [
+        vec!["db", "recount", "--database", url],
+        vec!["worker", "--database", url],
+        vec!["serve", "--listen", "127.0.0.1:0", "--database", url],
+        vec!["tournaments", "admin", "someone", "--database", url],
+    ] {
+        let out = croupier(&args);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(!said.contains("s3cret"), "{args:?}: {said}");
+        assert!(
+            said.contains("mysql://croupier:***@db.example/croupier?password=***"),
+            "{args:?}: {said}"
+        );
+    }
+    for command in [
+        vec!["serve", "--help"],
+        vec!["worker", "--help"],
+        vec!["db", "recount", "--help"],
+        vec!["tournaments", "admin", "--help"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+            .args(&command)
+            .env(
+                "CROUPIER_DATABASE",
+                "postgres://croupier:s3cret@db.example/c",
+            )
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{command:?}: {help}");
+        assert!(help.contains("--database"), "{command:?}: {help}");
+        assert!(!help.contains("s3cret"), "{command:?}: {help}");
+    }
+}
