@@ -17,6 +17,16 @@ pub enum StoreError {
     /// The database failed.
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    /// No connection to the database could be made while starting, for
+    /// `seconds`; the last try failed with `last`.
+    #[error("no connection to the database in {seconds} s; the last try: {last}")]
+    Unreachable {
+        /// How long connections were tried.
+        seconds: u64,
+        /// Why the last try failed.
+        #[source]
+        last: sqlx::Error,
+    },
     /// The database failed (SQLite, in the writer's batches).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),

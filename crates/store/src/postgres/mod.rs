@@ -19,13 +19,16 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{PgConnection, PgPool, Postgres};
+use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
 
 use crate::group::{BatchWrite, GroupCommit, GroupConfig, Write, Written};
 use crate::sql_store::SqlStore;
 use crate::waits;
 use crate::web::ImportGame;
 use crate::{BotId, GameEnd, GameId, StoreError};
+
+/// How long a starting store tries to connect.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// PostgreSQL storage. Reads and the rare writes (registrations, settings)
 /// use the pool; the writes of the hot paths (games started, finished and
@@ -61,11 +64,26 @@ impl PgStore {
     /// and migrates it.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(url)?.application_name("croupier");
-        let pool = PgPoolOptions::new()
+        let pool = match PgPoolOptions::new()
             .max_connections(24)
-            .acquire_timeout(Duration::from_secs(10))
+            .acquire_timeout(CONNECT_TIMEOUT)
             .connect_with(options.clone())
-            .await?;
+            .await
+        {
+            Ok(pool) => pool,
+            // The pool tries again until its timeout, and then says only
+            // that it timed out: one more try of our own says why.
+            Err(sqlx::Error::PoolTimedOut) => {
+                return Err(match PgConnection::connect_with(&options).await {
+                    Ok(_) => StoreError::Db(sqlx::Error::PoolTimedOut),
+                    Err(last) => StoreError::Unreachable {
+                        seconds: CONNECT_TIMEOUT.as_secs(),
+                        last,
+                    },
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
         // Commits on these connections do not wait for the disk (see
         // `quick`), and a lock is waited for at most 5 s.
         let quick_options = options.clone().options([

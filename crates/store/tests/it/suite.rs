@@ -1860,3 +1860,27 @@ async fn pages_from_either_end_and_from_a_game_match_the_newest_first_order(db: 
     assert!(s.rating_points(a, &[]).await.unwrap().is_empty());
     assert!(s.rating_points(c, &[ids[0]]).await.unwrap().is_empty());
 }
+
+/// A PostgreSQL server that cannot be reached: opening the store says
+/// why (the connection refused), not only that its pool timed out, and
+/// does not write the URL's password.
+#[tokio::test]
+async fn an_unreachable_postgres_says_why() {
+    // A loopback port nothing listens on (bound, then let go).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://croupier:s3cret@127.0.0.1:{port}/croupier");
+    let Err(e) = croupier_store::open(&url).await else {
+        panic!("opened a database where nothing listens");
+    };
+    let said = e.to_string();
+    assert!(
+        matches!(e, StoreError::Unreachable { .. }),
+        "{said} ({e:?})"
+    );
+    assert!(said.to_lowercase().contains("refused"), "{said}");
+    assert!(!said.contains("s3cret"), "{said}");
+}
