@@ -93,8 +93,9 @@ fn rate_some_of_the_backlog(db: &rusqlite::Connection) -> Result<(u64, bool), St
 fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, StoreError> {
     let e = &g.end;
     db.prepare_cached(
-        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts)
-         VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts,
+                            tournament_id)
+         VALUES (?, 'finished', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )?
     .execute(params![
         g.game,
@@ -108,10 +109,11 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         e.scores.get(1).copied().flatten(),
         e.forfeited_by,
         e.record,
-        e.facts
+        e.facts,
+        g.tournament
     ])?;
     let id = db.last_insert_rowid();
-    let mut values: Vec<Value> = Vec::with_capacity(7 * g.bots.len());
+    let mut values: Vec<Value> = Vec::with_capacity(8 * g.bots.len());
     for (seat, bot) in g.bots.iter().enumerate() {
         let rank = e.ranks.get(seat).map(|r| i64::from(*r));
         values.extend([
@@ -122,11 +124,12 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
             rank.into(),
             (e.forfeited_by == Some(*bot)).into(),
             rank.map(|_| e.finished.clone()).into(),
+            g.tournament.into(),
         ]);
     }
     db.prepare_cached(&format!(
-        "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished) VALUES {}",
-        crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?)", g.bots.len())
+        "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished, tournament_id) VALUES {}",
+        crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?, ?)", g.bots.len())
     ))?
     .execute(params_from_iter(values))?;
     crate::sqlite_raw::count_listed(db, id)?;

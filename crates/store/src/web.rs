@@ -187,6 +187,10 @@ pub struct ImportGame {
     pub started: String,
     /// The result and record.
     pub end: GameEnd,
+    /// The tournament the game was played in, if any (it must exist): the
+    /// game and its seats carry it, it counts among the tournament games,
+    /// and it is not rated, as a tournament game that finished is not.
+    pub tournament: Option<crate::tournaments::TournamentId>,
 }
 
 /// A list's length and the tournament games in it (`finish_totals`,

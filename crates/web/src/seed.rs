@@ -177,6 +177,7 @@ async fn demo_game(
     let bot_ids: Vec<BotId> = bots.iter().filter_map(|b| ids.get(*b).copied()).collect();
     let end = GameEnd::from_record(&record, &bot_ids)?;
     Ok(ImportGame {
+        tournament: None,
         game: kind.name().to_string(),
         bots: bot_ids,
         seed: seed as i64,

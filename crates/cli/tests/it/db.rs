@@ -26,6 +26,7 @@ async fn seeded(url: &str) {
     let b = s.create_bot("b", "h", false).await.unwrap();
     let games = (0..300)
         .map(|i| ImportGame {
+            tournament: None,
             game: "goofspiel".into(),
             bots: vec![a, b],
             seed: i,

@@ -265,6 +265,7 @@ fn only_admins_act_and_every_action_is_checked_and_logged() {
         let b = s.create_bot("beta", "h", false).await.unwrap();
         let games = (0..3)
             .map(|i| ImportGame {
+                tournament: None,
                 game: "goofspiel".into(),
                 bots: vec![a, b],
                 seed: i,

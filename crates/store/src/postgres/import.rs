@@ -22,8 +22,9 @@ pub(crate) async fn import_games(
         }
         let e = &g.end;
         let id: GameId = sqlx::query_scalar(
-            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts)
-             VALUES ($1, 'finished', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            "INSERT INTO games (game, status, bot1, bot2, seats, seed, started, finished, score1, score2, forfeited_by, record, facts,
+                                tournament_id)
+             VALUES ($1, 'finished', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
         )
         .bind(&g.game)
         .bind(g.bots[0])
@@ -37,6 +38,7 @@ pub(crate) async fn import_games(
         .bind(e.forfeited_by)
         .bind(&e.record)
         .bind(&e.facts)
+        .bind(g.tournament)
         .fetch_one(&mut *tx)
         .await?;
         let scores: Vec<Option<i64>> = (0..g.bots.len())
@@ -46,9 +48,9 @@ pub(crate) async fn import_games(
             .map(|seat| e.ranks.get(seat).map(|r| i64::from(*r)))
             .collect();
         sqlx::query(
-            "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished)
+            "INSERT INTO game_seats (game_id, seat, bot, score, rank, forfeited, finished, tournament_id)
              SELECT $1, u.seat - 1, u.bot, u.score, u.rank, u.bot IS NOT DISTINCT FROM $5,
-                    CASE WHEN u.rank IS NOT NULL THEN $6 END
+                    CASE WHEN u.rank IS NOT NULL THEN $6 END, $7
              FROM UNNEST($2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY
                   AS u(bot, score, rank, seat)",
         )
@@ -58,6 +60,7 @@ pub(crate) async fn import_games(
         .bind(&ranks)
         .bind(e.forfeited_by)
         .bind(&e.finished)
+        .bind(g.tournament)
         .execute(&mut *tx)
         .await?;
         super::ratings::record_result(&mut tx, id, e).await?;

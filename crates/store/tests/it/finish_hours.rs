@@ -144,6 +144,7 @@ pub(crate) async fn seed(s: &dyn croupier_store::Store) -> [croupier_store::BotI
             };
             let ranks = (1..=ranked).collect();
             ImportGame {
+                tournament: None,
                 game: game.into(),
                 bots,
                 seed: i,

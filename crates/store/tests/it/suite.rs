@@ -28,6 +28,7 @@ on_both_backends!(
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
+    imported_tournament_games_are_listed_counted_and_not_rated,
     hosted_bots_keep_versions_files_and_match_stderr,
     tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
     games_people_play_are_stored_but_rate_no_bot,
@@ -421,6 +422,7 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
     let ids = s
         .import_games(vec![
             ImportGame {
+                tournament: None,
                 game: "loveletter".into(),
                 bots: bots.clone(),
                 seed: 1,
@@ -429,6 +431,7 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
             },
             // Fewer than two bots: skipped.
             ImportGame {
+                tournament: None,
                 game: "loveletter".into(),
                 bots: bots[..1].to_vec(),
                 seed: 2,
@@ -457,6 +460,7 @@ async fn four_seat_games_count_every_pair_and_live_games_are_online(db: Db) {
     short.scores = vec![Some(5), Some(6), Some(7)];
     let ids = s
         .import_games(vec![ImportGame {
+            tournament: None,
             game: "loveletter".into(),
             bots: bots[..3].to_vec(),
             seed: 4,
@@ -1714,6 +1718,7 @@ async fn facts_are_stored_with_the_record_and_read_for_a_list_of_games(db: Db) {
     let running = s.start_game("goofspiel", &[b, a], 3, "t0").await.unwrap();
     let imported = s
         .import_games(vec![ImportGame {
+            tournament: None,
             game: "goofspiel".into(),
             bots: vec![a, b],
             seed: 4,
@@ -1883,4 +1888,88 @@ async fn an_unreachable_postgres_says_why() {
     );
     assert!(said.to_lowercase().contains("refused"), "{said}");
     assert!(!said.contains("s3cret"), "{said}");
+}
+
+/// Games imported with a tournament (the benchmark's seeded cups) are that
+/// tournament's as a played one's are: in its list and a bot's, counted
+/// among the tournament games of every list, and not rated.
+async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
+    use croupier_store::tournaments::{GamesFilter, Marked};
+    let s = db.open().await;
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let c = s.ensure_house_bot("hc", "goofspiel").await.unwrap();
+    let entry = common::entry;
+    let t = s.tournaments();
+    let cup = t
+        .create_tournament(&common::tournament(
+            "cup",
+            vec![entry(a, 0, "ha"), entry(b, 1, "hb")],
+        ))
+        .await
+        .unwrap();
+    let game = |i: i64, bots: Vec<i64>, tournament| ImportGame {
+        game: "goofspiel".into(),
+        bots,
+        seed: i,
+        started: format!("2026-12-05T10:{i:02}:00Z"),
+        end: end(vec![1, 2], None, &format!("2026-12-05T10:{i:02}:30Z")),
+        tournament,
+    };
+    let ids = s
+        .import_games(vec![
+            game(1, vec![a, b], None),
+            game(2, vec![a, b], Some(cup)),
+            game(3, vec![b, a], Some(cup)),
+            game(4, vec![a, c], None),
+            game(5, vec![b, a], Some(cup)),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), 5);
+    let listed = |tournament, bot, marked| GamesFilter {
+        game: None,
+        bot,
+        tournament,
+        marked,
+    };
+    let ids_of = |filter: GamesFilter| {
+        let t = s.tournaments();
+        async move {
+            let games = t.filtered_games(&filter, 0, 50).await.unwrap();
+            let counted = t.count_filtered_games(&filter).await.unwrap();
+            assert_eq!(counted, games.len() as i64, "{filter:?}");
+            games.iter().map(|g| g.id).collect::<Vec<_>>()
+        }
+    };
+    let cup_games = vec![ids[4], ids[2], ids[1]];
+    assert_eq!(
+        ids_of(listed(Some(cup), None, Marked::All)).await,
+        cup_games
+    );
+    assert_eq!(
+        ids_of(listed(Some(cup), Some(a), Marked::All)).await,
+        cup_games
+    );
+    assert_eq!(ids_of(listed(None, None, Marked::Only)).await, cup_games);
+    assert_eq!(ids_of(listed(None, Some(b), Marked::Only)).await, cup_games);
+    assert_eq!(
+        ids_of(listed(None, None, Marked::Hide)).await,
+        vec![ids[3], ids[0]]
+    );
+    assert_eq!(
+        ids_of(listed(None, Some(a), Marked::Hide)).await,
+        vec![ids[3], ids[0]]
+    );
+    assert_eq!(
+        t.tournament_game_counts(cup).await.unwrap(),
+        (3, 0, 0),
+        "finished, aborted, running"
+    );
+    // Rated: the two ladder games only (a played both, b and c one each).
+    let board = s.leaderboard("goofspiel").await.unwrap();
+    let games_of = |bot| board.iter().find(|r| r.bot == bot).map_or(0, |r| r.games);
+    assert_eq!((games_of(a), games_of(b), games_of(c)), (2, 1, 1));
+    let history = s.rating_history(a, "goofspiel", 100).await.unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
 }
