@@ -13,8 +13,9 @@ use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::{Game, GameKind, Record, Seat, SeatInfo};
+use croupier_store::tournaments::{EntryRow, NewTournament, TournamentId};
 use croupier_store::web::ImportGame;
-use croupier_store::{BotId, GameEnd, RecordError, Store, StoreError};
+use croupier_store::{BotId, BotKind, GameEnd, RecordError, Store, StoreError};
 use futures::StreamExt as _;
 use rand::Rng;
 
@@ -165,8 +166,7 @@ async fn demo_game(
             play::<Goofspiel>(&v, seed, &bots).await?
         }
     };
-    let back = spacing * u32::try_from(total.saturating_sub(i + 1)).unwrap_or(u32::MAX);
-    let finished = end.checked_sub(back).unwrap_or(end);
+    let finished = finish_time(i, total, spacing, end);
     let started = finished
         .checked_sub(Duration::from_millis(800 + seed % 4000))
         .unwrap_or(finished);
@@ -184,6 +184,13 @@ async fn demo_game(
         started,
         end,
     })
+}
+
+/// When game `i` of a series of `total` finishes: `spacing` after game
+/// `i - 1`, the last one at `end`.
+fn finish_time(i: u64, total: u64, spacing: Duration, end: SystemTime) -> SystemTime {
+    let back = spacing * u32::try_from(total.saturating_sub(i + 1)).unwrap_or(u32::MAX);
+    end.checked_sub(back).unwrap_or(end)
 }
 
 /// Demo bots are built-in strategies that answer in microseconds: their
@@ -225,17 +232,147 @@ pub async fn seed_until(
     spacing: Duration,
     end: SystemTime,
 ) -> Result<u64, SeedError> {
+    seed_with_cups(store, count, spacing, end, None).await
+}
+
+/// Tournaments among seeded games, as a competition holds them now and
+/// then beside its ladder: in each run of `every` games, the games of one
+/// kind among the first `burst` are one tournament's (a cup), the kinds
+/// taken in turn. A cup is a finished round-robin of every demo bot of its
+/// game; its games count as tournament games and are not rated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cups {
+    /// Games in a run (at least 1).
+    pub every: u64,
+    /// Of them, the first that may be the cup's (a third of them are).
+    pub burst: u64,
+}
+
+impl Cups {
+    /// A tenth of a series of `count` games in cups: a cup of about 1,000
+    /// games in every 10,000, or, in a series of less than 30,000 games, in
+    /// runs of a third of it (at least 30 games), so that a short series
+    /// has cups of every game and ladder games of every game too.
+    pub fn tenth(count: u64) -> Cups {
+        let every = (count / 3).clamp(30, 10_000);
+        Cups {
+            every,
+            burst: every * 3 / 10,
+        }
+    }
+
+    /// The cup (numbered from 0) that game `i` of the series is in, if
+    /// any. Cup `k` is of the kind that [`pick`] gives the games `i` with
+    /// `i % 3 == k % 3`.
+    pub fn of(self, i: u64) -> Option<u64> {
+        let k = i / self.every.max(1);
+        (i % self.every.max(1) < self.burst && i % 3 == k % 3).then_some(k)
+    }
+}
+
+/// [`seed_until`], with `cups` among the games (none without): each cup's
+/// tournament is created and started before its first game is stored,
+/// and finished once its last game is.
+pub async fn seed_with_cups(
+    store: &dyn Store,
+    count: u64,
+    spacing: Duration,
+    end: SystemTime,
+    cups: Option<Cups>,
+) -> Result<u64, SeedError> {
     let ids = demo_bots(store).await?;
     let mut stored = 0;
     let chunk = 2000u64;
     let mut start = 0;
+    // The cup being filled: its number, its tournament and when its last
+    // game so far finished.
+    let mut open: Option<(u64, TournamentId, String)> = None;
     while start < count {
         let stop = (start + chunk).min(count);
-        let games = play_games(start..stop, count, spacing, end, &ids).await?;
+        let mut games = play_games(start..stop, count, spacing, end, &ids).await?;
+        let mut over = Vec::new();
+        for (i, g) in (start..stop).zip(games.iter_mut()) {
+            let Some(k) = cups.and_then(|c| c.of(i)) else {
+                continue;
+            };
+            if open.as_ref().map(|o| o.0) != Some(k) {
+                over.extend(open.take());
+                let first = finish_time(i, count, spacing, end);
+                let id = start_cup(store, k, first, &g.started, &ids).await?;
+                open = Some((k, id, String::new()));
+            }
+            if let Some((_, id, last)) = open.as_mut() {
+                g.tournament = Some(*id);
+                last.clone_from(&g.end.finished);
+            }
+        }
         stored += store.import_games(games).await?.len() as u64;
+        for (_, id, last) in over {
+            end_cup(store, id, &last).await?;
+        }
         start = stop;
     }
+    if let Some((_, id, last)) = open {
+        end_cup(store, id, &last).await?;
+    }
     Ok(stored)
+}
+
+/// Creates and starts cup `k` (see [`Cups::of`]), whose first game
+/// finishes at `first` and starts at `started`: every demo bot of its game
+/// is entered. Its tournament.
+async fn start_cup(
+    store: &dyn Store,
+    k: u64,
+    first: SystemTime,
+    started: &str,
+    ids: &[BotId],
+) -> Result<TournamentId, SeedError> {
+    let kind = GameKind::ALL[(k % 3) as usize];
+    let entrants: Vec<(EntryRow, &str)> = BOTS
+        .iter()
+        .zip(ids)
+        .filter(|((_, game, _), _)| *game == kind)
+        .enumerate()
+        .map(|(seq, ((name, _, strategy), id))| {
+            (
+                EntryRow::new(*id, seq as i64, *name, BotKind::House),
+                *strategy,
+            )
+        })
+        .collect();
+    let entries: Vec<EntryRow> = entrants.iter().map(|(e, _)| e.clone()).collect();
+    let starts_at = first
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let new = NewTournament {
+        seats: *kind.seats().end() as i64,
+        starts_at,
+        seed: k as i64,
+        ..NewTournament::round_robin(&format!("cup-{}", k + 1), kind.name(), entries)
+    };
+    let t = store.tournaments();
+    let id = t.create_tournament(&new).await?;
+    let frozen: Vec<EntryRow> = entrants
+        .into_iter()
+        .map(|(e, strategy)| EntryRow {
+            tournament_id: id,
+            frozen: true,
+            strategy: Some(strategy.to_string()),
+            ..e
+        })
+        .collect();
+    t.start_tournament(id, &frozen, 1, started).await?;
+    Ok(id)
+}
+
+/// Finishes a cup's tournament when its last game finished.
+async fn end_cup(store: &dyn Store, id: TournamentId, last: &str) -> Result<(), SeedError> {
+    store
+        .tournaments()
+        .end_tournament(id, "finished", last, None)
+        .await?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -264,5 +401,105 @@ mod tests {
             games.iter().any(|g| g.bots.len() == 4),
             "some 4-seat Love Letter"
         );
+    }
+
+    #[test]
+    fn cups_take_a_third_of_each_burst_the_kinds_in_turn() {
+        let cups = Cups {
+            every: 10,
+            burst: 6,
+        };
+        // Runs of 10 games; in each, the games of its kind among the first
+        // 6 (i % 3 == k % 3 in run k).
+        let cupped: Vec<(u64, u64)> = (0..24).filter_map(|i| cups.of(i).map(|k| (i, k))).collect();
+        assert_eq!(
+            cupped,
+            vec![(0, 0), (3, 0), (10, 1), (13, 1), (20, 2), (23, 2)]
+        );
+        let tenth = Cups::tenth(1_000_000);
+        assert_eq!((tenth.every, tenth.burst), (10_000, 3_000));
+        for i in 0..30_000 {
+            if let Some(k) = tenth.of(i) {
+                let (kind, _, _) = pick(i, 7);
+                assert_eq!(kind, GameKind::ALL[(k % 3) as usize], "game {i}");
+            }
+        }
+        for (count, cupped) in [(1_000_000, 100_000), (300, 30), (30, 3), (1, 1)] {
+            let cups = Cups::tenth(count);
+            let n = (0..count).filter(|i| cups.of(*i).is_some()).count();
+            assert_eq!(n, cupped, "{count} games: {cups:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn seeded_cups_are_finished_tournaments_of_their_games() {
+        use croupier_store::tournaments::{GamesFilter, Marked};
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("cups.db").display());
+        let store = croupier_store::open(&url).await.unwrap();
+        let cups = Cups {
+            every: 200,
+            burst: 60,
+        };
+        let end = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let n = seed_with_cups(
+            store.as_ref(),
+            2_500,
+            Duration::from_secs(1),
+            end,
+            Some(cups),
+        )
+        .await
+        .unwrap();
+        assert_eq!(n, 2_500);
+        let t = store.tournaments();
+        let mut list = t.tournament_list().await.unwrap();
+        list.sort_by_key(|c| c.id);
+        // Runs of 200 games: 13 cups (the last run has 100 games), 20 games each.
+        assert_eq!(list.len(), 13);
+        let mut marked = 0;
+        for (k, cup) in list.iter().enumerate() {
+            let kind = GameKind::ALL[k % 3].name();
+            assert_eq!(
+                (cup.name.as_str(), cup.game.as_str(), cup.status.as_str()),
+                (format!("cup-{}", k + 1).as_str(), kind, "finished")
+            );
+            let filter = GamesFilter {
+                tournament: Some(cup.id),
+                ..GamesFilter::default()
+            };
+            let games = t.filtered_games(&filter, 0, 100).await.unwrap();
+            assert_eq!(games.len(), 20, "{}", cup.name);
+            assert!(games.iter().all(|g| g.game == kind), "{}", cup.name);
+            assert_eq!(t.count_filtered_games(&filter).await.unwrap(), 20);
+            let entries = t.tournament_entries(cup.id).await.unwrap();
+            let demo = BOTS.iter().filter(|b| b.1.name() == kind).count();
+            assert_eq!(entries.len(), demo, "{}", cup.name);
+            assert!(entries.iter().all(|e| e.frozen && e.strategy.is_some()));
+            marked += games.len() as i64;
+        }
+        let only = GamesFilter {
+            marked: Marked::Only,
+            ..GamesFilter::default()
+        };
+        assert_eq!(t.count_filtered_games(&only).await.unwrap(), marked);
+        let hide = GamesFilter {
+            marked: Marked::Hide,
+            ..GamesFilter::default()
+        };
+        assert_eq!(t.count_filtered_games(&hide).await.unwrap(), 2_500 - marked);
+        // Without cups, the same series has no tournament.
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("none.db").display());
+        let store = croupier_store::open(&url).await.unwrap();
+        seed_until(store.as_ref(), 300, Duration::from_secs(1), end)
+            .await
+            .unwrap();
+        assert!(store
+            .tournaments()
+            .tournament_list()
+            .await
+            .unwrap()
+            .is_empty());
     }
 }

@@ -123,6 +123,12 @@ pub struct BenchArgs {
     /// SQLite file to seed and keep (`bench web`; reused if it holds games).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// `bench web`: seed ladder games only. By default a tenth of the
+    /// seeded games are tournaments' (a cup of about 1,000 games in every
+    /// 10,000; in runs of a third of a smaller series), so that the
+    /// tournament lists are timed too.
+    #[arg(long)]
+    no_tournaments: bool,
     /// `bench web`: read the pages from PostgreSQL: the `--database`
     /// given (reused if it holds games), else a throw-away cluster.
     #[arg(long)]
@@ -368,7 +374,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 match args.database.clone() {
                     Some(url) if croupier_store::Backend::of(&url) != Some(croupier_store::Backend::Postgres) => {
                         return Err(CliError::Usage(format!(
-                            "--postgres needs a postgres:// --database, not {url}"
+                            "--postgres needs a postgres:// --database, not {}",
+                            croupier_store::without_password(&url)
                         )));
                     }
                     url => crate::bench::web::WebDb::Postgres(url),
@@ -381,7 +388,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
                 }
                 crate::bench::web::WebDb::Sqlite(args.db.clone())
             };
-            crate::bench::web::run(args.games, db)?;
+            let cups = (!args.no_tournaments).then(|| croupier_web::seed::Cups::tenth(args.games));
+            crate::bench::web::run(args.games, db, cups)?;
             return Ok(ExitCode::SUCCESS);
         }
         "strength" => {

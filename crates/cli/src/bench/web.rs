@@ -35,8 +35,9 @@ pub enum WebDb {
     Postgres(Option<String>),
 }
 
-/// Seeds (unless the database already holds games) and measures.
-pub fn run(games: u64, db: WebDb) -> anyhow::Result<()> {
+/// Seeds (unless the database already holds games; with `cups` among
+/// them) and measures.
+pub fn run(games: u64, db: WebDb, cups: Option<seed::Cups>) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -62,20 +63,22 @@ pub fn run(games: u64, db: WebDb) -> anyhow::Result<()> {
             (url, "a throw-away PostgreSQL cluster".into())
         }
     };
-    let result = rt.block_on(bench(games, &url, &shown));
+    let result = rt.block_on(bench(games, cups, &url, &shown));
     rt.shutdown_timeout(Duration::from_secs(2));
     drop(cluster);
     result
 }
 
-async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
+async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> anyhow::Result<()> {
     let store: Arc<dyn Store> = croupier_store::open(url)
         .await
         .with_context(|| format!("opening {shown}"))?;
     let have = store.count_games("finished").await?;
     if have == 0 {
         let t = Instant::now();
-        let n = seed::seed(store.as_ref(), games, Duration::from_secs(1)).await?;
+        let end = std::time::SystemTime::now();
+        let n =
+            seed::seed_with_cups(store.as_ref(), games, Duration::from_secs(1), end, cups).await?;
         let s = t.elapsed().as_secs_f64();
         println!(
             "seeded {n} games in {s:.1} s ({:.0} games/s) into {shown}",
@@ -84,6 +87,18 @@ async fn bench(games: u64, url: &str, shown: &str) -> anyhow::Result<()> {
     } else {
         println!("using the {have} finished games in {shown}");
     }
+    let tournaments = store.tournaments();
+    let marked = tournaments
+        .count_filtered_games(&croupier_store::tournaments::GamesFilter {
+            marked: croupier_store::tournaments::Marked::Only,
+            ..Default::default()
+        })
+        .await?;
+    let cups = tournaments.tournament_list().await?.len();
+    println!(
+        "of them {marked} tournament games, in {cups} tournament{}",
+        if cups == 1 { "" } else { "s" }
+    );
     if croupier_store::Backend::of(url) == Some(croupier_store::Backend::Postgres) {
         // What autovacuum does to a table that has grown: statistics for
         // the planner, and a visibility map for index-only scans.

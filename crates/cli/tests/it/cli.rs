@@ -546,9 +546,10 @@ fn tournament_plays_duplicate_deals_and_reports_a_head_to_head_matrix() {
     assert!(stderr(&o).contains("not found"));
 }
 
-/// `bench web` seeds a small database and reads every page kind from it,
-/// on SQLite and (where PostgreSQL is installed) on PostgreSQL: a page that
-/// fails on either backend fails the bench.
+/// `bench web` seeds a small database, a tenth of it three tournaments'
+/// games, and reads every page kind from it, on SQLite and (where
+/// PostgreSQL is installed) on PostgreSQL: a page that fails on either
+/// backend fails the bench. With `--no-tournaments` it seeds none.
 #[test]
 fn bench_web_reads_every_page_kind_on_both_backends() {
     let mut backends = vec![vec!["bench", "web", "--games", "300"]];
@@ -562,6 +563,11 @@ fn bench_web_reads_every_page_kind_on_both_backends() {
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         let out = stdout(&o);
         assert!(out.contains("seeded 300 games"), "{out}");
+        // Runs of 100 games: in each, 10 of the first 30 (one game's).
+        assert!(
+            out.contains("of them 30 tournament games, in 3 tournaments\n"),
+            "{out}"
+        );
         for page in [
             "bot page",
             "versus",
@@ -569,6 +575,8 @@ fn bench_web_reads_every_page_kind_on_both_backends() {
             "game JSON",
             "ladder games of a bot, mid",
             "tournament games of a bot",
+            "one tournament's games",
+            "one tournament's games of a bot",
         ] {
             assert!(
                 out.lines().any(|l| l.starts_with(page)),
@@ -577,6 +585,14 @@ fn bench_web_reads_every_page_kind_on_both_backends() {
         }
         assert!(out.contains("slowest data page p95"), "{out}");
     }
+    let o = croupier(&["bench", "web", "--games", "300", "--no-tournaments"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("of them 0 tournament games, in 0 tournaments"),
+        "{out}"
+    );
+    assert!(!out.contains("one tournament's games"), "{out}");
 }
 
 /// `bench flood` (a few slow connections) runs every phase, and its
