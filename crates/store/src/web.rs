@@ -187,10 +187,12 @@ pub struct ImportGame {
     pub started: String,
     /// The result and record.
     pub end: GameEnd,
-    /// The tournament the game was played in, if any (it must exist): the
-    /// game and its seats carry it, it counts among the tournament games,
-    /// and it is not rated, as a tournament game that finished is not.
-    pub tournament: Option<crate::tournaments::TournamentId>,
+    /// The id of the tournament the game was played in, if any (it must
+    /// exist): the game and its seats carry it, it counts among the
+    /// tournament games, and it is not rated, as a tournament game that
+    /// finished is not. (An `i64`, as a tournament's id is: this file is
+    /// below the tournaments' module.)
+    pub tournament: Option<i64>,
 }
 
 /// A list's length and the tournament games in it (`finish_totals`,
