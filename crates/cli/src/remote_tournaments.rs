@@ -304,7 +304,8 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
             })?;
             if !found {
                 return Err(CliError::Usage(format!(
-                    "no owner '{owner}' in {database} (croupier owner register first)"
+                    "no owner '{owner}' in {} (croupier owner register first)",
+                    croupier_store::without_password(&database)
                 )));
             }
             crate::client::say(&format!(

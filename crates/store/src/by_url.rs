@@ -17,37 +17,68 @@ pub async fn open(url: &str) -> Result<Arc<dyn Store>, StoreError> {
 
 /// `url` as it may be shown in a log line or an error: a password in it,
 /// after the user name (`postgres://user:PASSWORD@host/db`) or as a
-/// parameter (`?password=PASSWORD`), is written `***`; anything else is
-/// kept as it is.
+/// parameter whose name holds "pass" (`?password=…`, `?sslpassword=…`, in
+/// any case or percent-encoding), is written `***`; anything else is kept
+/// as it is. Where it cannot tell, it hides more: the user's part is
+/// everything up to the last `@`, whatever characters it holds.
 pub fn without_password(url: &str) -> String {
-    let (head, query) = match url.split_once('?') {
-        Some((head, query)) => (head, Some(query)),
-        None => (url, None),
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return url.to_string();
     };
-    let mut out = match head.split_once("://") {
-        // The user's part ends at the last '@' (a password written with an
-        // '@' or a '/' in it, unencoded, is still hidden whole).
-        Some((scheme, rest)) => match rest.rsplit_once('@') {
-            Some((user_info, host_and_path)) if user_info.contains(':') => {
-                let user = user_info.split([':', '/']).next().unwrap_or("");
-                format!("{scheme}://{user}:***@{host_and_path}")
-            }
-            _ => head.to_string(),
-        },
-        None => head.to_string(),
+    let slashes = &rest[..rest.len() - rest.trim_start_matches('/').len()];
+    let rest = &rest[slashes.len()..];
+    let (user, rest) = match rest.rsplit_once('@') {
+        Some((user_info, after)) if user_info.contains(':') => {
+            let user = user_info.split([':', '/', '?', '#']).next().unwrap_or("");
+            (format!("{user}:***@"), after)
+        }
+        Some((user_info, after)) => (format!("{user_info}@"), after),
+        None => (String::new(), rest),
     };
+    let (place, query) = match rest.split_once('?') {
+        Some((place, query)) => (place, Some(query)),
+        None => (rest, None),
+    };
+    let mut out = format!("{scheme}:{slashes}{user}{place}");
     if let Some(query) = query {
-        out.push('?');
         let params: Vec<String> = query
             .split('&')
             .map(|param| match param.split_once('=') {
-                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                Some((key, _)) if names_a_password(key) => format!("{key}=***"),
                 _ => param.to_string(),
             })
             .collect();
+        out.push('?');
         out.push_str(&params.join("&"));
     }
     out
+}
+
+/// Whether a URL parameter's name (percent-encoded or not) holds "pass".
+fn names_a_password(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |at: usize| bytes.get(at).and_then(|b| char::from(*b).to_digit(16));
+        match (bytes[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                decoded.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b'+', _, _) => {
+                decoded.push(b' ');
+                i += 1;
+            }
+            (b, _, _) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded)
+        .to_ascii_lowercase()
+        .contains("pass")
 }
 
 /// The database a URL names.
@@ -107,6 +138,24 @@ mod tests {
                 "postgres:///db?PASSWORD=s3cret",
                 "postgres:///db?PASSWORD=***",
             ),
+            (
+                "postgres:///db?pass%77ord=s3cret",
+                "postgres:///db?pass%77ord=***",
+            ),
+            (
+                "postgres://u@h/db?sslpassword=s3cret&sslmode=verify-full",
+                "postgres://u@h/db?sslpassword=***&sslmode=verify-full",
+            ),
+            // No '//', or a '?', '#' or '/' in the password.
+            ("postgres:u:s3cret@h/db", "postgres:u:***@h/db"),
+            ("postgres:/u:s3cret@h/db", "postgres:/u:***@h/db"),
+            ("postgres://u:p?s3cret@h/db", "postgres://u:***@h/db"),
+            ("postgres://u:p#s3cret@h/db", "postgres://u:***@h/db"),
+            (
+                "postgres://u:s3cret@[::1]:5432/db",
+                "postgres://u:***@[::1]:5432/db",
+            ),
+            ("POSTGRES://u:s3cret@h", "POSTGRES://u:***@h"),
         ] {
             assert_eq!(without_password(url), shown, "{url}");
             assert!(!without_password(url).contains("s3cret"), "{url}");

@@ -18,14 +18,14 @@ pub enum StoreError {
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
     /// No connection to the database could be made while starting, for
-    /// `seconds`; the last try failed with `last`.
+    /// `seconds`; the last try failed with `last` (written in the message,
+    /// so not also given as its source).
     #[error("no connection to the database in {seconds} s; the last try: {last}")]
     Unreachable {
         /// How long connections were tried.
         seconds: u64,
         /// Why the last try failed.
-        #[source]
-        last: sqlx::Error,
+        last: String,
     },
     /// The database failed (SQLite, in the writer's batches).
     #[error("database error: {0}")]

@@ -167,10 +167,7 @@ async fn demo_game(
         }
     };
     let finished = finish_time(i, total, spacing, end);
-    let started = finished
-        .checked_sub(Duration::from_millis(800 + seed % 4000))
-        .unwrap_or(finished);
-    let started = rfc3339(started);
+    let started = rfc3339(start_time(finished, seed));
     steady_thinking(&mut record, seed);
     record.started = Some(started.clone());
     record.finished = Some(rfc3339(finished));
@@ -184,6 +181,14 @@ async fn demo_game(
         started,
         end,
     })
+}
+
+/// When a game that finished at `finished` started: 0.8 to 4.8 s before,
+/// by its `seed`.
+fn start_time(finished: SystemTime, seed: u64) -> SystemTime {
+    finished
+        .checked_sub(Duration::from_millis(800 + seed % 4000))
+        .unwrap_or(finished)
 }
 
 /// When game `i` of a series of `total` finishes: `spacing` after game
@@ -238,8 +243,10 @@ pub async fn seed_until(
 /// Tournaments among seeded games, as a competition holds them now and
 /// then beside its ladder: in each run of `every` games, the games of one
 /// kind among the first `burst` are one tournament's (a cup), the kinds
-/// taken in turn. A cup is a finished round-robin of every demo bot of its
-/// game; its games count as tournament games and are not rated.
+/// taken in turn. A cup is a finished tournament of every demo bot of its
+/// game (stored as a round-robin, without plans: its games are the
+/// seeder's pairings); its games count as tournament games and are not
+/// rated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cups {
     /// Games in a run (at least 1).
@@ -297,7 +304,7 @@ pub async fn seed_with_cups(
             };
             if open.as_ref().map(|o| o.0) != Some(k) {
                 over.extend(open.take());
-                let first = finish_time(i, count, spacing, end);
+                let first = start_time(finish_time(i, count, spacing, end), g.seed as u64);
                 let id = start_cup(store, k, first, &g.started, &ids).await?;
                 open = Some((k, id, String::new()));
             }
@@ -318,9 +325,10 @@ pub async fn seed_with_cups(
     Ok(stored)
 }
 
-/// Creates and starts cup `k` (see [`Cups::of`]), whose first game
-/// finishes at `first` and starts at `started`: every demo bot of its game
-/// is entered. Its tournament.
+/// Creates and starts cup `k` (see [`Cups::of`]), whose first game starts
+/// at `first` (`started` as text): every demo bot of its game is entered.
+/// Its tournament. Its games are the seeder's own pairings: it stores no
+/// plans, so its page lists its games and entrants but no standings.
 async fn start_cup(
     store: &dyn Store,
     k: u64,
@@ -437,9 +445,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("cups.db").display());
         let store = croupier_store::open(&url).await.unwrap();
+        // Runs of 650 games: cup 3 (1,950 to 2,144) crosses the import's
+        // chunks of 2,000.
         let cups = Cups {
-            every: 200,
-            burst: 60,
+            every: 650,
+            burst: 195,
         };
         let end = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         let n = seed_with_cups(
@@ -455,8 +465,8 @@ mod tests {
         let t = store.tournaments();
         let mut list = t.tournament_list().await.unwrap();
         list.sort_by_key(|c| c.id);
-        // Runs of 200 games: 13 cups (the last run has 100 games), 20 games each.
-        assert_eq!(list.len(), 13);
+        // 4 cups of 65 games (a third of 195).
+        assert_eq!(list.len(), 4);
         let mut marked = 0;
         for (k, cup) in list.iter().enumerate() {
             let kind = GameKind::ALL[k % 3].name();
@@ -469,9 +479,9 @@ mod tests {
                 ..GamesFilter::default()
             };
             let games = t.filtered_games(&filter, 0, 100).await.unwrap();
-            assert_eq!(games.len(), 20, "{}", cup.name);
+            assert_eq!(games.len(), 65, "{}", cup.name);
             assert!(games.iter().all(|g| g.game == kind), "{}", cup.name);
-            assert_eq!(t.count_filtered_games(&filter).await.unwrap(), 20);
+            assert_eq!(t.count_filtered_games(&filter).await.unwrap(), 65);
             let entries = t.tournament_entries(cup.id).await.unwrap();
             let demo = BOTS.iter().filter(|b| b.1.name() == kind).count();
             assert_eq!(entries.len(), demo, "{}", cup.name);

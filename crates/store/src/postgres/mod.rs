@@ -29,6 +29,8 @@ use crate::{BotId, GameEnd, GameId, StoreError};
 
 /// How long a starting store tries to connect.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the one try that says why it could not waits.
+const LAST_TRY: Duration = Duration::from_secs(5);
 
 /// PostgreSQL storage. Reads and the rare writes (registrations, settings)
 /// use the pool; the writes of the hot paths (games started, finished and
@@ -73,14 +75,19 @@ impl PgStore {
             Ok(pool) => pool,
             // The pool tries again until its timeout, and then says only
             // that it timed out: one more try of our own says why.
+            // (A host that drops packets would keep that try for the
+            // system's TCP timeout: it gets 5 s.)
             Err(sqlx::Error::PoolTimedOut) => {
-                return Err(match PgConnection::connect_with(&options).await {
-                    Ok(_) => StoreError::Db(sqlx::Error::PoolTimedOut),
-                    Err(last) => StoreError::Unreachable {
-                        seconds: CONNECT_TIMEOUT.as_secs(),
-                        last,
+                let last =
+                    tokio::time::timeout(LAST_TRY, PgConnection::connect_with(&options)).await;
+                return Err(StoreError::Unreachable {
+                    seconds: CONNECT_TIMEOUT.as_secs(),
+                    last: match last {
+                        Ok(Ok(_)) => "it connected, too late".into(),
+                        Ok(Err(e)) => e.to_string(),
+                        Err(_) => format!("no answer in {} s", LAST_TRY.as_secs()),
                     },
-                })
+                });
             }
             Err(e) => return Err(e.into()),
         };
