@@ -410,9 +410,10 @@ async fn list(State(state): State<Arc<Services>>) -> Response {
         Ok(r) => r,
         Err(e) => return store_failed(e),
     };
+    let mut briefs = view::Briefs::new(store);
     let mut out = Vec::with_capacity(rows.len());
     for t in rows {
-        match view::brief(store, t).await {
+        match briefs.brief(t).await {
             Ok(b) => out.push(b),
             Err(e) => return store_failed(e),
         }

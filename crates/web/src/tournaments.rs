@@ -34,9 +34,10 @@ pub struct ListData {
 
 async fn list_data(state: &Services) -> Result<ListData, WebError> {
     let store = state.hub.store();
+    let mut briefs = view::Briefs::new(store);
     let mut tournaments = Vec::new();
     for t in store.tournaments().tournament_list().await? {
-        tournaments.push(view::brief(store, t).await?);
+        tournaments.push(briefs.brief(t).await?);
     }
     Ok(ListData { tournaments })
 }
@@ -303,9 +304,10 @@ pub async fn of_bot(
     store: &Arc<dyn croupier_store::Store>,
     bot: croupier_store::BotId,
 ) -> Result<Vec<Brief>, WebError> {
+    let mut briefs = view::Briefs::new(store);
     let mut out = Vec::new();
     for t in store.tournaments().bot_tournaments(bot).await? {
-        out.push(view::brief(store, t).await?);
+        out.push(briefs.brief(t).await?);
     }
     Ok(out)
 }

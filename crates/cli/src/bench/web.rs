@@ -217,6 +217,7 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
         ),
         ("activity", "/activity".into()),
         ("rules page", "/rules/loveletter".into()),
+        ("tournaments", "/tournaments".into()),
     ]);
     // One tournament's list, when the database has a tournament (the
     // newest: a seeded cup, or a copy's games marked by hand as a
@@ -231,6 +232,7 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
             .first()
             .map_or_else(|| top.name.clone(), |e| e.name.clone());
         targets.extend([
+            ("one tournament", format!("/tournaments/{name}")),
             (
                 "one tournament's games",
                 format!("/games?tournament={name}"),

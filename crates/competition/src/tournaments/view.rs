@@ -176,24 +176,76 @@ fn planned_rounds(t: &TournamentRow, entries: usize) -> i64 {
 
 /// A tournament for a list.
 pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, StoreError> {
-    let ts = store.tournaments();
-    let entries = ts.tournament_entries(t.id).await?;
-    let games = ts.tournament_games(t.id).await?;
-    let winner = match t.status.as_str() {
-        "finished" => standings(store, &t, &entries, &games)
-            .await?
-            .0
-            .into_iter()
-            .next()
-            .map(|s| s.name),
-        _ => None,
-    };
-    Ok(Brief {
-        progress: progress(&t, entries.len(), &games),
-        entries: entries.len(),
-        winner,
-        tournament: t,
-    })
+    Briefs::new(store).brief(t).await
+}
+
+/// The ratings a page's standings have read, by bot: each bot's read once
+/// however many of the page's tournaments it entered.
+#[derive(Debug, Default)]
+pub struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
+
+impl Ratings {
+    /// `bot`'s mean rating in `game` (0 when it has none).
+    async fn mu(
+        &mut self,
+        store: &Arc<dyn Store>,
+        bot: BotId,
+        game: &str,
+    ) -> Result<f64, StoreError> {
+        let stats = match self.0.entry(bot) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(store.bot_stats(bot).await?),
+        };
+        Ok(stats.iter().find(|s| s.game == game).map_or(0.0, |s| s.mu))
+    }
+}
+
+/// The briefs of a list of tournaments (the tournaments page, a bot's
+/// page, the API's list): [`brief`] for each, with the ratings read once.
+pub struct Briefs<'a> {
+    store: &'a Arc<dyn Store>,
+    ratings: Ratings,
+}
+
+impl std::fmt::Debug for Briefs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Briefs")
+            .field("ratings", &self.ratings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Briefs<'a> {
+    /// Briefs read from `store`.
+    pub fn new(store: &'a Arc<dyn Store>) -> Self {
+        Briefs {
+            store,
+            ratings: Ratings::default(),
+        }
+    }
+
+    /// Tournament `t`'s brief, as [`brief`] gives it.
+    pub async fn brief(&mut self, t: TournamentRow) -> Result<Brief, StoreError> {
+        let store = self.store;
+        let ts = store.tournaments();
+        let entries = ts.tournament_entries(t.id).await?;
+        let games = ts.tournament_games(t.id).await?;
+        let winner = match t.status.as_str() {
+            "finished" => standings(store, &t, &entries, &games, &mut self.ratings)
+                .await?
+                .0
+                .into_iter()
+                .next()
+                .map(|s| s.name),
+            _ => None,
+        };
+        Ok(Brief {
+            progress: progress(&t, entries.len(), &games),
+            entries: entries.len(),
+            winner,
+            tournament: t,
+        })
+    }
 }
 
 /// Mean of per-game scores (a win 1, a tie ½) and its 95% Wilson score
@@ -272,6 +324,7 @@ async fn standings(
     t: &TournamentRow,
     entries: &[EntryRow],
     games: &[TournamentGameRow],
+    known: &mut Ratings,
 ) -> Result<(Vec<Standing>, Vec<usize>, i64), StoreError> {
     let complete = (1..=t.current_round)
         .take_while(|r| plan::round_complete(games, *r))
@@ -280,13 +333,7 @@ async fn standings(
     let results = plan::results(t, entries, games, complete);
     let mut ratings = Vec::with_capacity(entries.len());
     for e in entries {
-        let mu = store
-            .bot_stats(e.bot)
-            .await?
-            .into_iter()
-            .find(|s| s.game == t.game)
-            .map_or(0.0, |s| s.mu);
-        ratings.push(mu);
+        ratings.push(known.mu(store, e.bot, &t.game).await?);
     }
     let seeding = plan::pairing_numbers(t, entries.len());
     let rows = results.standings.rows(&ratings, &seeding);
@@ -326,7 +373,8 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
-    let (standings, order, complete) = standings(store, &t, &entries, &games).await?;
+    let (standings, order, complete) =
+        standings(store, &t, &entries, &games, &mut Ratings::default()).await?;
     // Each finished game's scores, from its stored result: one query for
     // the whole tournament.
     let done = games.iter().filter(|g| g.status == "done").count() as i64;
