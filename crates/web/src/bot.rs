@@ -62,8 +62,11 @@ pub struct BotData {
     ratings: Vec<RatedGame>,
     opponents: Vec<Pair>,
     last_games: Vec<GameSummary>,
-    /// Tournaments it is entered in (issue 15).
+    /// The newest tournaments it is entered in (issue 15), at most
+    /// [`crate::tournaments::OF_BOT`].
     tournaments: Vec<croupier_competition::tournaments::view::Brief>,
+    /// How many tournaments it is entered in.
+    tournaments_entered: usize,
     /// The seat people play from the website under (issue 48): its games
     /// are people's, rated apart from the bots.
     person: bool,
@@ -134,6 +137,7 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
             bot.name
         ));
     }
+    let (tournaments, tournaments_entered) = crate::tournaments::of_bot(store, bot.id).await?;
     Ok(BotData {
         banned: store.admin().bot_ban(bot.id).await?,
         person,
@@ -151,7 +155,8 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
             .collect(),
         last_games,
         ratings,
-        tournaments: crate::tournaments::of_bot(store, bot.id).await?,
+        tournaments,
+        tournaments_entered,
         bot,
     })
 }
@@ -449,6 +454,10 @@ pub async fn bot(
             h2 { "Last " (RECENT) " games" }
             (games_table(&d.last_games))
             h2 { "Tournaments" }
+            @if d.tournaments_entered > d.tournaments.len() {
+                p { "The newest " (d.tournaments.len()) " of the " (d.tournaments_entered)
+                    " it entered; " a href="/tournaments" { "every tournament" } "." }
+            }
             (crate::tournaments::briefs_table(&d.tournaments))
         };
         layout(

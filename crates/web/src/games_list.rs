@@ -63,7 +63,11 @@ pub(crate) fn param<'a>(q: &'a HashMap<String, String>, key: &str) -> Option<&'a
 }
 
 /// A positive number from the query, or a clear 400.
-fn number(q: &HashMap<String, String>, key: &str, what: &str) -> Result<Option<i64>, WebError> {
+pub(crate) fn number(
+    q: &HashMap<String, String>,
+    key: &str,
+    what: &str,
+) -> Result<Option<i64>, WebError> {
     param(q, key)
         .map(|p| {
             p.parse::<i64>()

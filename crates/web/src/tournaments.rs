@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -26,20 +28,71 @@ pub fn routes() -> Router<Arc<Services>> {
     r
 }
 
-/// The tournaments list.
+/// Tournaments on a page of the list (each brief reads its entries and
+/// planned games, so a page's cost follows its length, not the number of
+/// tournaments ever held).
+pub const PER_PAGE: usize = 25;
+
+/// A bot's page lists its newest tournaments, at most this many.
+pub const OF_BOT: usize = 10;
+
+/// A page of the tournaments list, newest first.
 #[derive(Debug, Serialize)]
 pub struct ListData {
     tournaments: Vec<Brief>,
+    /// This page, from 1.
+    page: i64,
+    /// Pages in all (at least 1).
+    pages: i64,
+    /// Tournaments in all.
+    total: i64,
 }
 
-async fn list_data(state: &Services) -> Result<ListData, WebError> {
+async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListData, WebError> {
+    let page = crate::games_list::number(q, "page", "page number")?.unwrap_or(1);
     let store = state.hub.store();
+    let all = store.tournaments().tournament_list().await?;
+    let total = all.len() as i64;
+    let pages = ((total + PER_PAGE as i64 - 1) / PER_PAGE as i64).max(1);
+    if page > pages {
+        return Err(WebError::NotFound(format!(
+            "There is no page {page}: the tournaments fill {pages} page{}.",
+            if pages == 1 { "" } else { "s" }
+        )));
+    }
+    let skip = usize::try_from(page - 1)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(PER_PAGE);
     let mut briefs = view::Briefs::new(store);
     let mut tournaments = Vec::new();
-    for t in store.tournaments().tournament_list().await? {
+    for t in all.into_iter().skip(skip).take(PER_PAGE) {
         tournaments.push(briefs.brief(t).await?);
     }
-    Ok(ListData { tournaments })
+    Ok(ListData {
+        tournaments,
+        page,
+        pages,
+        total,
+    })
+}
+
+/// Links to the newer and older pages of the list, when there are more.
+fn pager(d: &ListData) -> Markup {
+    if d.pages <= 1 {
+        return html! {};
+    }
+    let href = |p: i64| format!("/tournaments?page={p}");
+    html! {
+        nav class="pager" aria-label="pages" {
+            @if d.page > 1 {
+                a href=(href(d.page - 1)) { "‹ newer" }
+            }
+            span class="current" { "page " (d.page) " of " (d.pages) }
+            @if d.page < d.pages {
+                a href=(href(d.page + 1)) { "older ›" }
+            }
+        }
+    }
 }
 
 fn when(unix: i64) -> String {
@@ -80,8 +133,12 @@ pub fn briefs_table(list: &[Brief]) -> Markup {
     }
 }
 
-async fn list(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
-    respond(fmt, list_data(&state).await, |d| {
+async fn list(
+    State(state): State<Arc<Services>>,
+    Query(q): Query<HashMap<String, String>>,
+    fmt: Fmt,
+) -> Response {
+    respond(fmt, list_data(&state, &q).await, |d| {
         let body = html! {
             h1 { "Tournaments" }
             p class="lead" {
@@ -90,6 +147,7 @@ async fn list(State(state): State<Arc<Services>>, fmt: Fmt) -> Response {
                 a href="/docs/tournaments" { "How they work" } "."
             }
             (briefs_table(&d.tournaments))
+            (pager(d))
         };
         layout("Tournaments", Some("/json/tournaments"), body)
     })
@@ -299,17 +357,20 @@ async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>, fmt:
     respond(fmt, show_data(&state, &name).await, render)
 }
 
-/// The tournaments a bot is entered in (for its page).
+/// The newest [`OF_BOT`] tournaments a bot is entered in (for its page),
+/// and how many it is entered in.
 pub async fn of_bot(
     store: &Arc<dyn croupier_store::Store>,
     bot: croupier_store::BotId,
-) -> Result<Vec<Brief>, WebError> {
+) -> Result<(Vec<Brief>, usize), WebError> {
+    let all = store.tournaments().bot_tournaments(bot).await?;
+    let entered = all.len();
     let mut briefs = view::Briefs::new(store);
     let mut out = Vec::new();
-    for t in store.tournaments().bot_tournaments(bot).await? {
+    for t in all.into_iter().take(OF_BOT) {
         out.push(briefs.brief(t).await?);
     }
-    Ok(out)
+    Ok((out, entered))
 }
 
 /// Whether a game's deal must stay secret although the game itself is

@@ -166,3 +166,88 @@ async fn bad_cursors_are_clear_errors() {
     assert_eq!(ids[0], newest);
     assert!(older.is_some() && newer.is_none());
 }
+
+/// The tournaments list shows 25 tournaments a page, newest first, with
+/// links between its pages and clear errors past them; a bot's page shows
+/// its 10 newest tournaments and says how many it entered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
+    use croupier_web::seed::{seed_with_cups, Cups};
+    let s = site(0).await;
+    // Runs of 12 games, a cup of one game in each: 35 cups, the kinds in
+    // turn, so 12 of them SkullWhist's, with every SkullWhist demo bot.
+    let end = std::time::SystemTime::now();
+    let cups = Cups {
+        every: 12,
+        burst: 3,
+    };
+    let spacing = std::time::Duration::from_secs(30);
+    seed_with_cups(s.store.as_ref(), 420, spacing, end, Some(cups))
+        .await
+        .unwrap();
+    let json = |uri: &'static str| {
+        let app = s.app.clone();
+        async move {
+            let (status, _, body) = get(&app, uri).await;
+            assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    let names = |v: &Value| -> Vec<String> {
+        v["tournaments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["tournament"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = json("/json/tournaments").await;
+    assert_eq!(
+        (first["page"].as_i64(), first["pages"].as_i64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(first["total"].as_i64(), Some(35));
+    let second = json("/json/tournaments?page=2").await;
+    let mut listed = names(&first);
+    listed.extend(names(&second));
+    let newest_first: Vec<String> = (1..=35).rev().map(|k| format!("cup-{k}")).collect();
+    assert_eq!(listed, newest_first);
+    assert_eq!(names(&first).len(), 25);
+
+    let (_, _, html) = get(&s.app, "/tournaments").await;
+    assert!(html.contains("href=\"/tournaments?page=2\""), "{html}");
+    assert!(
+        html.contains("page 1 of 2") && !html.contains("newer"),
+        "{html}"
+    );
+    let (_, _, html) = get(&s.app, "/tournaments?page=2").await;
+    assert!(html.contains("href=\"/tournaments?page=1\""), "{html}");
+    assert!(!html.contains("older ›"), "{html}");
+    let (status, _, body) = get(&s.app, "/tournaments?page=3").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("There is no page 3"), "{body}");
+    for bad in [
+        "/tournaments?page=0",
+        "/tournaments?page=x",
+        "/json/tournaments?page=-1",
+    ] {
+        let (status, _, body) = get(&s.app, bad).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+
+    let bot = json("/json/bots/ace-of-spades").await;
+    assert_eq!(bot["tournaments_entered"].as_u64(), Some(12), "{bot}");
+    let shown = names(&bot);
+    let skullwhist_cups: Vec<String> = (1..=35)
+        .rev()
+        .filter(|k| (k - 1) % 3 == 0)
+        .take(10)
+        .map(|k| format!("cup-{k}"))
+        .collect();
+    assert_eq!(shown, skullwhist_cups);
+    let (_, _, html) = get(&s.app, "/bots/ace-of-spades").await;
+    assert!(
+        html.contains("The newest 10 of the 12 it entered"),
+        "{html}"
+    );
+}
