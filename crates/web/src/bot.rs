@@ -456,7 +456,8 @@ pub async fn bot(
             h2 { "Tournaments" }
             @if d.tournaments_entered > d.tournaments.len() {
                 p { "The newest " (d.tournaments.len()) " of the " (d.tournaments_entered)
-                    " it entered; " a href="/tournaments" { "every tournament" } "." }
+                    " it entered; the others are on the "
+                    a href="/tournaments" { "tournaments pages" } "." }
             }
             (crate::tournaments::briefs_table(&d.tournaments))
         };

@@ -149,7 +149,11 @@ async fn list(
             (briefs_table(&d.tournaments))
             (pager(d))
         };
-        layout("Tournaments", Some("/json/tournaments"), body)
+        let json = match d.page {
+            1 => "/json/tournaments".to_string(),
+            p => format!("/json/tournaments?page={p}"),
+        };
+        layout("Tournaments", Some(&json), body)
     })
 }
 

@@ -182,7 +182,7 @@ pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, St
 /// The ratings a page's standings have read, by bot: each bot's read once
 /// however many of the page's tournaments it entered.
 #[derive(Debug, Default)]
-pub struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
+pub(crate) struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
 
 impl Ratings {
     /// `bot`'s mean rating in `game` (0 when it has none).

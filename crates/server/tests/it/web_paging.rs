@@ -214,14 +214,17 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
     assert_eq!(listed, newest_first);
     assert_eq!(names(&first).len(), 25);
 
-    let (_, _, html) = get(&s.app, "/tournaments").await;
+    let (status, _, html) = get(&s.app, "/tournaments").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
     assert!(html.contains("href=\"/tournaments?page=2\""), "{html}");
     assert!(
-        html.contains("page 1 of 2") && !html.contains("newer"),
+        html.contains("page 1 of 2") && !html.contains("‹ newer"),
         "{html}"
     );
-    let (_, _, html) = get(&s.app, "/tournaments?page=2").await;
+    let (status, _, html) = get(&s.app, "/tournaments?page=2").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
     assert!(html.contains("href=\"/tournaments?page=1\""), "{html}");
+    assert!(html.contains("href=\"/json/tournaments?page=2\""), "{html}");
     assert!(!html.contains("older ›"), "{html}");
     let (status, _, body) = get(&s.app, "/tournaments?page=3").await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
@@ -233,6 +236,21 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
     ] {
         let (status, _, body) = get(&s.app, bad).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    let (status, _, body) = get(&s.app, "/json/tournaments?page=9223372036854775807").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"].is_string(),
+        "{body}"
+    );
+    // A brief's winner, its ratings read once for the whole page, is the
+    // tournament's own page's first standing.
+    for brief in first["tournaments"].as_array().unwrap() {
+        let name = brief["tournament"]["name"].as_str().unwrap();
+        let (status, _, body) = get(&s.app, &format!("/json/tournaments/{name}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let own: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(brief["winner"], own["standings"][0]["name"], "{name}");
     }
 
     let bot = json("/json/bots/ace-of-spades").await;
