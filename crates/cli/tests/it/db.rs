@@ -173,14 +173,8 @@ fn a_database_password_is_never_written() {
 /// `db recount` prints.
 #[test]
 fn a_password_is_not_written_once_the_database_opens() {
-    use croupier_store::scratch::{ScratchCluster, ScratchError};
-    let cluster = match ScratchCluster::start(false) {
-        Ok(c) => c,
-        Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("skipped: PostgreSQL is not installed (this test fails under CI=true)");
-            return;
-        }
-        Err(e) => panic!("cannot start PostgreSQL: {e}"),
+    let Some(cluster) = crate::support::postgres_or_skip() else {
+        return;
     };
     let rt = tokio::runtime::Runtime::new().unwrap();
     let url = rt.block_on(cluster.create_database()).unwrap();

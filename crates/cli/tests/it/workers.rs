@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use croupier_store::scratch::{ScratchCluster, ScratchError};
 use croupier_store::{BotKind, NewBot};
 use sqlx::PgPool;
 
@@ -148,13 +147,8 @@ where
 
 #[test]
 fn two_workers_and_an_instance_share_the_ladder_and_a_killed_worker_loses_nothing() {
-    let cluster = match ScratchCluster::start(false) {
-        Ok(c) => c,
-        Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("skipped: PostgreSQL is not installed (this test fails under CI=true)");
-            return;
-        }
-        Err(e) => panic!("cannot start PostgreSQL: {e}"),
+    let Some(cluster) = crate::support::postgres_or_skip() else {
+        return;
     };
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async move {
@@ -408,13 +402,8 @@ enabled = false
 /// every decision the bot was asked answered by it.
 #[test]
 fn a_pull_bot_polling_any_instance_plays_a_match_run_by_a_worker() {
-    let cluster = match ScratchCluster::start(false) {
-        Ok(c) => c,
-        Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("skipped: PostgreSQL is not installed (this test fails under CI=true)");
-            return;
-        }
-        Err(e) => panic!("cannot start PostgreSQL: {e}"),
+    let Some(cluster) = crate::support::postgres_or_skip() else {
+        return;
     };
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async move {

@@ -237,3 +237,18 @@ pub fn one_kept_sandbox(seen: &[SandboxMarks]) {
         assert!(pair[1].pid > pair[0].pid, "the pid did not grow: {seen:?}");
     }
 }
+
+/// A throw-away PostgreSQL cluster, or `None` where PostgreSQL is not
+/// installed: the test then skips, saying so, except under `CI=true`,
+/// where a missing PostgreSQL fails it.
+pub fn postgres_or_skip() -> Option<croupier_store::scratch::ScratchCluster> {
+    use croupier_store::scratch::{ScratchCluster, ScratchError};
+    match ScratchCluster::start(false) {
+        Ok(c) => Some(c),
+        Err(ScratchError::NotInstalled) if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("skipped: PostgreSQL is not installed (this test fails under CI=true)");
+            None
+        }
+        Err(e) => panic!("cannot start PostgreSQL: {e}"),
+    }
+}
