@@ -290,12 +290,7 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
                 .build()
                 .map_err(|e| CliError::Failed(e.into()))?;
             let found = rt.block_on(async {
-                let store = croupier_store::open(&database).await.map_err(|e| {
-                    CliError::Usage(format!(
-                        "database {}: {e}",
-                        croupier_store::without_password(&database)
-                    ))
-                })?;
+                let store = crate::db::open_store(&database).await?;
                 store
                     .tournaments()
                     .set_owner_admin(&owner, !revoke)

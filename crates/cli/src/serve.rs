@@ -336,14 +336,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     let rt = crate::serve::runtime()?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
-        let store = croupier_store::open(&args.database)
-            .await
-            .map_err(|e| {
-                CliError::Usage(format!(
-                    "database {}: {e}",
-                    croupier_store::without_password(&args.database)
-                ))
-            })?;
+        let store = crate::db::open_store(&args.database).await?;
         let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;

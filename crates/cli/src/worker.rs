@@ -119,12 +119,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
     let rt = crate::serve::runtime()?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
-        let store = croupier_store::open(&args.database).await.map_err(|e| {
-            CliError::Usage(format!(
-                "database {}: cannot be reached: {e}",
-                croupier_store::without_password(&args.database)
-            ))
-        })?;
+        let store = crate::db::open_store(&args.database).await?;
         let http = HttpClient::new(HttpLimits {
             allow_private: args.allow_private_bot_urls,
             ..Default::default()
