@@ -54,31 +54,11 @@ pub fn without_password(url: &str) -> String {
     out
 }
 
-/// Whether a URL parameter's name (percent-encoded or not) holds "pass".
+/// Whether a URL parameter's name (percent-encoded or not) holds "pass",
+/// read as a URL's query is (`url::form_urlencoded`).
 fn names_a_password(key: &str) -> bool {
-    let bytes = key.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |at: usize| bytes.get(at).and_then(|b| char::from(*b).to_digit(16));
-        match (bytes[i], hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                decoded.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (b'+', _, _) => {
-                decoded.push(b' ');
-                i += 1;
-            }
-            (b, _, _) => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded)
-        .to_ascii_lowercase()
-        .contains("pass")
+    url::form_urlencoded::parse(key.as_bytes())
+        .any(|(name, _)| name.to_ascii_lowercase().contains("pass"))
 }
 
 /// The database a URL names.
