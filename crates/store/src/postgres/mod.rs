@@ -32,6 +32,36 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the one try that says why it could not waits.
 const LAST_TRY: Duration = Duration::from_secs(5);
 
+/// The store's pool on `options`. The pool tries for [`CONNECT_TIMEOUT`]
+/// and then says only that it timed out: one try of its own (at most
+/// [`LAST_TRY`], so that a host that drops packets does not hold the start
+/// for the system's TCP timeout) says why, or finds the database up by
+/// now and tries the pool again.
+async fn connect(options: &PgConnectOptions) -> Result<PgPool, StoreError> {
+    let pool = || {
+        PgPoolOptions::new()
+            .max_connections(24)
+            .acquire_timeout(CONNECT_TIMEOUT)
+            .connect_with(options.clone())
+    };
+    match pool().await {
+        Err(sqlx::Error::PoolTimedOut) => {}
+        other => return Ok(other?),
+    }
+    let unreachable = |last: String| StoreError::Unreachable {
+        seconds: CONNECT_TIMEOUT.as_secs(),
+        last,
+    };
+    match tokio::time::timeout(LAST_TRY, PgConnection::connect_with(options)).await {
+        Ok(Ok(_)) => Ok(pool().await?),
+        Ok(Err(e)) => Err(unreachable(e.to_string())),
+        Err(_) => Err(unreachable(format!(
+            "no answer in {} s",
+            LAST_TRY.as_secs()
+        ))),
+    }
+}
+
 /// PostgreSQL storage. Reads and the rare writes (registrations, settings)
 /// use the pool; the writes of the hot paths (games started, finished and
 /// aborted, bots' health) go through a [`GroupCommit`] task, which commits
@@ -66,31 +96,7 @@ impl PgStore {
     /// and migrates it.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(url)?.application_name("croupier");
-        let pool = match PgPoolOptions::new()
-            .max_connections(24)
-            .acquire_timeout(CONNECT_TIMEOUT)
-            .connect_with(options.clone())
-            .await
-        {
-            Ok(pool) => pool,
-            // The pool tries again until its timeout, and then says only
-            // that it timed out: one more try of our own says why.
-            // (A host that drops packets would keep that try for the
-            // system's TCP timeout: it gets 5 s.)
-            Err(sqlx::Error::PoolTimedOut) => {
-                let last =
-                    tokio::time::timeout(LAST_TRY, PgConnection::connect_with(&options)).await;
-                return Err(StoreError::Unreachable {
-                    seconds: CONNECT_TIMEOUT.as_secs(),
-                    last: match last {
-                        Ok(Ok(_)) => "it connected, too late".into(),
-                        Ok(Err(e)) => e.to_string(),
-                        Err(_) => format!("no answer in {} s", LAST_TRY.as_secs()),
-                    },
-                });
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let pool = connect(&options).await?;
         // Commits on these connections do not wait for the disk (see
         // `quick`), and a lock is waited for at most 5 s.
         let quick_options = options.clone().options([
