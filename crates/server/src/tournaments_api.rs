@@ -410,15 +410,10 @@ async fn list(State(state): State<Arc<Services>>) -> Response {
         Ok(r) => r,
         Err(e) => return store_failed(e),
     };
-    let mut briefs = view::Briefs::new(store);
-    let mut out = Vec::with_capacity(rows.len());
-    for t in rows {
-        match briefs.brief(t).await {
-            Ok(b) => out.push(b),
-            Err(e) => return store_failed(e),
-        }
+    match view::briefs(store, rows).await {
+        Ok(out) => Json(json!({ "tournaments": out })).into_response(),
+        Err(e) => store_failed(e),
     }
-    Json(json!({ "tournaments": out })).into_response()
 }
 
 async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>) -> Response {

@@ -2,9 +2,8 @@
 //! (progress, standings with tie-breaks, the crosstable, every game with a
 //! link to its replay), each with its JSON twin under `/json`.
 
-use std::sync::Arc;
-
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
@@ -63,11 +62,7 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
     let skip = usize::try_from(page - 1)
         .unwrap_or(usize::MAX)
         .saturating_mul(PER_PAGE);
-    let mut briefs = view::Briefs::new(store);
-    let mut tournaments = Vec::new();
-    for t in all.into_iter().skip(skip).take(PER_PAGE) {
-        tournaments.push(briefs.brief(t).await?);
-    }
+    let tournaments = view::briefs(store, all.into_iter().skip(skip).take(PER_PAGE)).await?;
     Ok(ListData {
         tournaments,
         page,
@@ -369,12 +364,10 @@ pub async fn of_bot(
 ) -> Result<(Vec<Brief>, usize), WebError> {
     let all = store.tournaments().bot_tournaments(bot).await?;
     let entered = all.len();
-    let mut briefs = view::Briefs::new(store);
-    let mut out = Vec::new();
-    for t in all.into_iter().take(OF_BOT) {
-        out.push(briefs.brief(t).await?);
-    }
-    Ok((out, entered))
+    Ok((
+        view::briefs(store, all.into_iter().take(OF_BOT)).await?,
+        entered,
+    ))
 }
 
 /// Whether a game's deal must stay secret although the game itself is

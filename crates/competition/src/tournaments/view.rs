@@ -176,13 +176,54 @@ fn planned_rounds(t: &TournamentRow, entries: usize) -> i64 {
 
 /// A tournament for a list.
 pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, StoreError> {
-    Briefs::new(store).brief(t).await
+    brief_with(store, t, &mut Ratings::default()).await
 }
 
-/// The ratings a page's standings have read, by bot: each bot's read once
-/// however many of the page's tournaments it entered.
+/// The briefs of a list of tournaments (the tournaments page, a bot's
+/// page, the API's list), in order, each bot's ratings read once however
+/// many of them it entered.
+pub async fn briefs(
+    store: &Arc<dyn Store>,
+    list: impl IntoIterator<Item = TournamentRow>,
+) -> Result<Vec<Brief>, StoreError> {
+    let mut ratings = Ratings::default();
+    let mut out = Vec::new();
+    for t in list {
+        out.push(brief_with(store, t, &mut ratings).await?);
+    }
+    Ok(out)
+}
+
+/// [`brief`], with the ratings `known` so far.
+async fn brief_with(
+    store: &Arc<dyn Store>,
+    t: TournamentRow,
+    known: &mut Ratings,
+) -> Result<Brief, StoreError> {
+    let ts = store.tournaments();
+    let entries = ts.tournament_entries(t.id).await?;
+    let games = ts.tournament_games(t.id).await?;
+    let winner = match t.status.as_str() {
+        "finished" => standings(store, &t, &entries, &games, known)
+            .await?
+            .0
+            .into_iter()
+            .next()
+            .map(|s| s.name),
+        _ => None,
+    };
+    Ok(Brief {
+        progress: progress(&t, entries.len(), &games),
+        entries: entries.len(),
+        winner,
+        tournament: t,
+    })
+}
+
+/// The ratings standings have read, by bot: each bot's read once however
+/// many tournaments of a list it entered.
 #[derive(Debug, Default)]
-pub(crate) struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
+struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
 
 impl Ratings {
     /// `bot`'s mean rating in `game` (0 when it has none).
@@ -197,54 +238,6 @@ impl Ratings {
             std::collections::hash_map::Entry::Vacant(e) => e.insert(store.bot_stats(bot).await?),
         };
         Ok(stats.iter().find(|s| s.game == game).map_or(0.0, |s| s.mu))
-    }
-}
-
-/// The briefs of a list of tournaments (the tournaments page, a bot's
-/// page, the API's list): [`brief`] for each, with the ratings read once.
-pub struct Briefs<'a> {
-    store: &'a Arc<dyn Store>,
-    ratings: Ratings,
-}
-
-impl std::fmt::Debug for Briefs<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Briefs")
-            .field("ratings", &self.ratings)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> Briefs<'a> {
-    /// Briefs read from `store`.
-    pub fn new(store: &'a Arc<dyn Store>) -> Self {
-        Briefs {
-            store,
-            ratings: Ratings::default(),
-        }
-    }
-
-    /// Tournament `t`'s brief, as [`brief`] gives it.
-    pub async fn brief(&mut self, t: TournamentRow) -> Result<Brief, StoreError> {
-        let store = self.store;
-        let ts = store.tournaments();
-        let entries = ts.tournament_entries(t.id).await?;
-        let games = ts.tournament_games(t.id).await?;
-        let winner = match t.status.as_str() {
-            "finished" => standings(store, &t, &entries, &games, &mut self.ratings)
-                .await?
-                .0
-                .into_iter()
-                .next()
-                .map(|s| s.name),
-            _ => None,
-        };
-        Ok(Brief {
-            progress: progress(&t, entries.len(), &games),
-            entries: entries.len(),
-            winner,
-            tournament: t,
-        })
     }
 }
 
