@@ -305,7 +305,7 @@ pub async fn seed_with_cups(
             if open.as_ref().map(|o| o.0) != Some(k) {
                 over.extend(open.take());
                 let first = start_time(finish_time(i, count, spacing, end), g.seed as u64);
-                let id = start_cup(store, k, first, &g.started, &ids).await?;
+                let id = start_cup(store, k, first, &ids).await?;
                 open = Some((k, id, String::new()));
             }
             if let Some((_, id, last)) = open.as_mut() {
@@ -326,14 +326,13 @@ pub async fn seed_with_cups(
 }
 
 /// Creates and starts cup `k` (see [`Cups::of`]), whose first game starts
-/// at `first` (`started` as text): every demo bot of its game is entered.
+/// at `first`: every demo bot of its game is entered.
 /// Its tournament. Its games are the seeder's own pairings: it stores no
 /// plans, so its page lists its games and entrants but no standings.
 async fn start_cup(
     store: &dyn Store,
     k: u64,
     first: SystemTime,
-    started: &str,
     ids: &[BotId],
 ) -> Result<TournamentId, SeedError> {
     let kind = GameKind::ALL[(k % 3) as usize];
@@ -370,7 +369,7 @@ async fn start_cup(
             ..e
         })
         .collect();
-    t.start_tournament(id, &frozen, 1, started).await?;
+    t.start_tournament(id, &frozen, 1, &rfc3339(first)).await?;
     Ok(id)
 }
 

@@ -94,10 +94,11 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
             ..Default::default()
         })
         .await?;
-    let cups = tournaments.tournament_list().await?.len();
+    let cups = tournaments.tournament_list().await?;
     println!(
-        "of them {marked} tournament games, in {cups} tournament{}",
-        if cups == 1 { "" } else { "s" }
+        "of them {marked} tournament games, in {} tournament{}",
+        cups.len(),
+        if cups.len() == 1 { "" } else { "s" }
     );
     if croupier_store::Backend::of(url) == Some(croupier_store::Backend::Postgres) {
         // What autovacuum does to a table that has grown: statistics for
@@ -223,7 +224,7 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
     // newest: a seeded cup, or a copy's games marked by hand as a
     // tournament's, see docs/benchmarks.md), and of its first entrant (the
     // busiest bot when it has no entries).
-    if let Some(cup) = store.tournaments().tournament_list().await?.first() {
+    if let Some(cup) = cups.first() {
         let name = croupier_web::html::url(&cup.name);
         let entrant = store
             .tournaments()
