@@ -63,10 +63,13 @@ enum Command {
         #[arg(long)]
         start: Option<String>,
     },
-    /// List the server's tournaments.
+    /// List the server's tournaments, the last announced first, 25 a page.
     List {
         #[command(flatten)]
         server: Server,
+        /// The page, from 1 (page 1 holds the 25 announced last).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..))]
+        page: i64,
     },
     /// Show a tournament: progress, standings, crosstable.
     Show {
@@ -105,6 +108,31 @@ enum Command {
         #[arg(long)]
         revoke: bool,
     },
+}
+
+/// A page of the list, one tournament a line, and where the next page is.
+fn list(v: &Value) -> String {
+    let mut lines: Vec<String> = v["tournaments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(brief)
+        .collect();
+    if lines.is_empty() {
+        lines.push("no tournaments".into());
+    }
+    let (page, pages) = (v["page"].as_i64(), v["pages"].as_i64());
+    if let (Some(page), Some(pages)) = (page, pages) {
+        if pages > 1 {
+            let total = v["total"].as_i64().unwrap_or_default();
+            let mut more = format!("page {page} of {pages} ({total} tournaments)");
+            if page < pages {
+                more.push_str(&format!("; older ones: --page {}", page + 1));
+            }
+            lines.push(more);
+        }
+    }
+    lines.join("\n")
 }
 
 fn brief(b: &Value) -> String {
@@ -236,21 +264,10 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
             )?;
             print(&server, &v, |v| format!("created {}", brief(v)));
         }
-        Command::List { server } => {
-            let v = call(&server, reqwest::Method::GET, "/v1/tournaments", None, None)?;
-            print(&server, &v, |v| {
-                let lines: Vec<String> = v["tournaments"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(brief)
-                    .collect();
-                if lines.is_empty() {
-                    "no tournaments".into()
-                } else {
-                    lines.join("\n")
-                }
-            });
+        Command::List { server, page } => {
+            let path = format!("/v1/tournaments?page={page}");
+            let v = call(&server, reqwest::Method::GET, &path, None, None)?;
+            print(&server, &v, list);
         }
         Command::Cancel {
             server,
@@ -310,4 +327,38 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cup(name: &str) -> Value {
+        json!({
+            "tournament": {"name": name, "game": "goofspiel", "format": "swiss", "status": "finished"},
+            "progress": {"done": 4, "running": 0, "total": 4, "current_round": 2, "rounds": 2},
+            "entries": 3,
+            "winner": "ace",
+        })
+    }
+
+    #[test]
+    fn a_page_of_the_list_says_where_the_older_ones_are() {
+        let one = list(&json!({"tournaments": [cup("a")], "page": 1, "pages": 1, "total": 1}));
+        assert_eq!(one.lines().count(), 1, "{one}");
+        assert!(one.starts_with("a (goofspiel swiss"), "{one}");
+        let first = list(&json!({
+            "tournaments": [cup("c"), cup("b")], "page": 1, "pages": 2, "total": 3,
+        }));
+        let lines: Vec<&str> = first.lines().collect();
+        assert_eq!(lines.len(), 3, "{first}");
+        assert_eq!(
+            lines[2],
+            "page 1 of 2 (3 tournaments); older ones: --page 2"
+        );
+        let last = list(&json!({"tournaments": [cup("a")], "page": 2, "pages": 2, "total": 3}));
+        assert!(last.ends_with("\npage 2 of 2 (3 tournaments)"), "{last}");
+        let none = list(&json!({"tournaments": [], "page": 1, "pages": 1, "total": 0}));
+        assert_eq!(none, "no tournaments");
+    }
 }

@@ -2,10 +2,11 @@
 //! tournaments; anyone reads them. JSON in and out; failures are
 //! `{"error": "<reason>"}` with a 4xx/5xx status, as in the rest of `/v1`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -18,7 +19,6 @@ use croupier_rules::{GameKind, SetupError};
 use croupier_store::tournaments::{EntryRow, NewTournament};
 use croupier_store::{BotKind, StoreError};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::api_error::ApiError;
 use croupier_competition::services::Services;
@@ -404,14 +404,22 @@ async fn create(State(state): State<Arc<Services>>, headers: HeaderMap, bytes: B
     }
 }
 
-async fn list(State(state): State<Arc<Services>>) -> Response {
-    let store = state.hub.store();
-    let rows = match store.tournaments().tournament_list().await {
-        Ok(r) => r,
-        Err(e) => return store_failed(e),
+/// A page of the tournament list, 25 a page, the last announced first
+/// (`?page=N`, from 1): `{"tournaments": [...], "page", "pages", "total"}`.
+async fn list(
+    State(state): State<Arc<Services>>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let page = match q.get("page").map(|p| p.trim()) {
+        None | Some("") => 1,
+        Some(p) => match p.parse::<i64>() {
+            Ok(n) if n >= 1 => n,
+            _ => return bad(format!("'{p}' is not a page number (1 or more)")).into_response(),
+        },
     };
-    match view::briefs(store, rows).await {
-        Ok(out) => Json(json!({ "tournaments": out })).into_response(),
+    match view::list_page(state.hub.store(), page).await {
+        Ok(list) if list.past_the_end() => fail(StatusCode::NOT_FOUND, list.past_the_end_why()),
+        Ok(list) => Json(list).into_response(),
         Err(e) => store_failed(e),
     }
 }
@@ -431,6 +439,7 @@ async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn request(extra: serde_json::Value) -> Result<CreateRequest, serde_json::Error> {
         let mut base = json!({"name": "cup", "game": "goofspiel"});

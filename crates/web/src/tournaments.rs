@@ -9,12 +9,11 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use serde::Serialize;
 
 use crate::html::{bot_link, column_head, game_title, html, layout, row_head, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
-use croupier_competition::tournaments::view::{self, Brief, TournamentView};
+use croupier_competition::tournaments::view::{self, Brief, ListPage, TournamentView};
 
 /// The pages and their twins (merged into the website's routes).
 pub fn routes() -> Router<Arc<Services>> {
@@ -27,52 +26,22 @@ pub fn routes() -> Router<Arc<Services>> {
     r
 }
 
-/// Tournaments on a page of the list (each brief reads its entries and
-/// planned games, so a page's cost follows its length, not the number of
-/// tournaments ever held).
-pub const PER_PAGE: usize = 25;
-
 /// A bot's page lists its newest tournaments, at most this many.
 pub const OF_BOT: usize = 10;
 
-/// A page of the tournaments list, newest first.
-#[derive(Debug, Serialize)]
-pub struct ListData {
-    tournaments: Vec<Brief>,
-    /// This page, from 1.
-    page: i64,
-    /// Pages in all (at least 1).
-    pages: i64,
-    /// Tournaments in all.
-    total: i64,
-}
-
-async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListData, WebError> {
+/// A page of the tournaments list, newest first (`?page=N`; the API's
+/// list is the same page).
+async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListPage, WebError> {
     let page = crate::games_list::number(q, "page", "page number")?.unwrap_or(1);
-    let store = state.hub.store();
-    let all = store.tournaments().tournament_list().await?;
-    let total = all.len() as i64;
-    let pages = ((total + PER_PAGE as i64 - 1) / PER_PAGE as i64).max(1);
-    if page > pages {
-        return Err(WebError::NotFound(format!(
-            "There is no page {page}: the tournaments fill {pages} page{}.",
-            if pages == 1 { "" } else { "s" }
-        )));
+    let list = view::list_page(state.hub.store(), page).await?;
+    if list.past_the_end() {
+        return Err(WebError::NotFound(list.past_the_end_why()));
     }
-    let skip = usize::try_from(page - 1)
-        .unwrap_or(usize::MAX)
-        .saturating_mul(PER_PAGE);
-    let tournaments = view::briefs(store, all.into_iter().skip(skip).take(PER_PAGE)).await?;
-    Ok(ListData {
-        tournaments,
-        page,
-        pages,
-        total,
-    })
+    Ok(list)
 }
 
 /// Links to the newer and older pages of the list, when there are more.
-fn pager(d: &ListData) -> Markup {
+fn pager(d: &ListPage) -> Markup {
     if d.pages <= 1 {
         return html! {};
     }

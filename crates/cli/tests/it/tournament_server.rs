@@ -261,6 +261,15 @@ fn organisers_run_tournaments_from_the_cli_and_a_dead_bot_is_withdrawn() {
         listed.contains("cup (goofspiel round-robin, 3 bots): finished, 8 of 8 games"),
         "{listed}"
     );
+    // One tournament fills one page: the list says nothing of pages, and
+    // a second page is an error with the server's reason.
+    assert!(!listed.contains("page 1"), "{listed}");
+    let past = croupier(&["tournaments", "list", "--server", s, "--page", "2"]);
+    assert!(!past.status.success());
+    let why = String::from_utf8_lossy(&past.stderr);
+    assert!(why.contains("There is no page 2"), "{why}");
+    let zero = croupier(&["tournaments", "list", "--server", s, "--page", "0"]);
+    assert!(!zero.status.success());
 }
 
 /// `croupier bots upload NAME FILE --wait` (a GOPS program in Python) as `who`.

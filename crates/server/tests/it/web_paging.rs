@@ -243,6 +243,23 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
         serde_json::from_str::<Value>(&body).unwrap()["error"].is_string(),
         "{body}"
     );
+    // The API's list is the same page, in the API's error shapes.
+    assert_eq!(json("/v1/tournaments").await, first);
+    assert_eq!(json("/v1/tournaments?page=2").await, second);
+    for (bad, status) in [
+        ("/v1/tournaments?page=0", StatusCode::BAD_REQUEST),
+        ("/v1/tournaments?page=two", StatusCode::BAD_REQUEST),
+        ("/v1/tournaments?page=3", StatusCode::NOT_FOUND),
+        (
+            "/v1/tournaments?page=9223372036854775807",
+            StatusCode::NOT_FOUND,
+        ),
+    ] {
+        let (got, _, body) = get(&s.app, bad).await;
+        assert_eq!(got, status, "{bad}: {body}");
+        let error = serde_json::from_str::<Value>(&body).unwrap()["error"].clone();
+        assert!(error.is_string(), "{bad}: {body}");
+    }
     // A brief's winner, its ratings read once for the whole page, is the
     // tournament's own page's first standing.
     for brief in first["tournaments"].as_array().unwrap() {
