@@ -30,6 +30,10 @@ use crate::hosted::Hosted;
 use crate::ladder::{house_name, LadderConfig};
 use croupier_live::mailbox::Mailboxes;
 
+/// The gauge of tournaments by status is set every this many ticks (every
+/// 5 s at the driver's 200 ms).
+const COUNT_EVERY: u64 = 25;
+
 /// Runs the tournaments of the store.
 pub struct Tournaments {
     store: Arc<dyn Store>,
@@ -143,18 +147,19 @@ impl Tournaments {
     pub async fn run(self: Arc<Self>) {
         let mut tick = tokio::time::interval(self.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
+        for ticks in 0u64.. {
             tick.tick().await;
-            let list = match self.store.tournaments().tournament_list().await {
+            // The open ones alone: a tick does not read every tournament
+            // ever held.
+            let list = match self.store.tournaments().open_tournaments().await {
                 Ok(l) => l,
                 Err(e) => {
                     tracing::warn!("tournaments: cannot list: {e}");
                     continue;
                 }
             };
-            for status in ["scheduled", "running", "finished", "cancelled"] {
-                let n = list.iter().filter(|t| t.status == status).count();
-                metrics::gauge!(TOURNAMENTS, "status" => status).set(n as f64);
+            if ticks % COUNT_EVERY == 0 {
+                self.count_statuses().await;
             }
             let live: Vec<&TournamentRow> = list.iter().filter(|t| t.status == "running").collect();
             self.capacity.set_tournaments_running(live.len());
@@ -188,6 +193,25 @@ impl Tournaments {
 
     fn lock_driving(&self) -> std::sync::MutexGuard<'_, HashSet<TournamentId>> {
         self.driving.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the gauge of tournaments by status (a count of every
+    /// tournament ever held, so not at every tick).
+    async fn count_statuses(&self) {
+        let counts = match self.store.tournaments().tournament_counts().await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("tournaments: cannot count: {e}");
+                return;
+            }
+        };
+        for status in ["scheduled", "running", "finished", "cancelled"] {
+            let n = counts
+                .iter()
+                .find(|(s, _)| s == status)
+                .map_or(0, |(_, n)| *n);
+            metrics::gauge!(TOURNAMENTS, "status" => status).set(n as f64);
+        }
     }
 
     fn claim_driver(&self, id: TournamentId) -> bool {

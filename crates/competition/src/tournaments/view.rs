@@ -235,17 +235,17 @@ impl ListPage {
 /// a page; past the last page, a page without tournaments (see
 /// [`ListPage::past_the_end`]).
 pub async fn list_page(store: &Arc<dyn Store>, page: i64) -> Result<ListPage, StoreError> {
-    let all = store.tournaments().tournament_list().await?;
-    let total = all.len() as i64;
+    let ts = store.tournaments();
+    let total = ts.tournament_count().await?;
     let per_page = PER_PAGE as i64;
     let pages = ((total + per_page - 1) / per_page).max(1);
     let tournaments = if page > pages {
         Vec::new()
     } else {
-        let skip = usize::try_from(page.max(1) - 1)
-            .unwrap_or(usize::MAX)
-            .saturating_mul(PER_PAGE);
-        briefs(store, all.into_iter().skip(skip).take(PER_PAGE)).await?
+        let rows = ts
+            .tournament_page((page.max(1) - 1).saturating_mul(per_page), per_page)
+            .await?;
+        briefs(store, rows).await?
     };
     Ok(ListPage {
         tournaments,

@@ -340,6 +340,21 @@ pub trait TournamentStore: Send + Sync {
     async fn create_tournament(&self, t: &NewTournament) -> Result<TournamentId, StoreError>;
     /// Every tournament, newest first.
     async fn tournament_list(&self) -> Result<Vec<TournamentRow>, StoreError>;
+    /// How many tournaments there are, of every status.
+    async fn tournament_count(&self) -> Result<i64, StoreError>;
+    /// At most `limit` tournaments, newest first, after skipping the
+    /// `offset` newest (a page of the list).
+    async fn tournament_page(
+        &self,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, StoreError>;
+    /// The tournaments still to start or running, newest first (what the
+    /// driver looks at; finished and cancelled ones are not read).
+    async fn open_tournaments(&self) -> Result<Vec<TournamentRow>, StoreError>;
+    /// How many tournaments have each status (statuses without one are
+    /// not listed), in order of status.
+    async fn tournament_counts(&self) -> Result<Vec<(String, i64)>, StoreError>;
     /// A tournament by id.
     async fn tournament(&self, id: TournamentId) -> Result<Option<TournamentRow>, StoreError>;
     /// A tournament by name.

@@ -173,6 +173,48 @@ macro_rules! tournament_queries {
                 Ok(rows)
             }
 
+            async fn tournament_count(&self) -> Result<i64, $crate::StoreError> {
+                let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tournaments")
+                    .fetch_one(&self.$read)
+                    .await?;
+                Ok(n)
+            }
+
+            async fn tournament_page(
+                &self,
+                offset: i64,
+                limit: i64,
+            ) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                let rows = sqlx::query_as(&format!(
+                    "SELECT {TOURNAMENT} FROM tournaments ORDER BY id DESC LIMIT $1 OFFSET $2"
+                ))
+                .bind(limit.max(0))
+                .bind(offset.max(0))
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
+            async fn open_tournaments(&self) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
+                // The partial index `tournaments_open` holds these rows alone.
+                let rows = sqlx::query_as(&format!(
+                    "SELECT {TOURNAMENT} FROM tournaments
+                     WHERE status IN ('scheduled', 'running') ORDER BY id DESC"
+                ))
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
+            async fn tournament_counts(&self) -> Result<Vec<(String, i64)>, $crate::StoreError> {
+                let rows = sqlx::query_as(
+                    "SELECT status, COUNT(*) FROM tournaments GROUP BY status ORDER BY status",
+                )
+                .fetch_all(&self.$read)
+                .await?;
+                Ok(rows)
+            }
+
             async fn tournament(&self, id: i64) -> Result<Option<$crate::tournaments::TournamentRow>, $crate::StoreError> {
                 let row = sqlx::query_as(&format!("SELECT {TOURNAMENT} FROM tournaments WHERE id = $1"))
                     .bind(id)

@@ -28,6 +28,7 @@ on_both_backends!(
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
+    the_tournament_list_pages_counts_and_names_the_open_ones,
     imported_tournament_games_are_listed_counted_and_not_rated,
     hosted_bots_keep_versions_files_and_match_stderr,
     tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
@@ -1018,6 +1019,54 @@ async fn a_remote_bot_names_its_owner(db: Db) {
     assert_eq!(s.owner_name(bot).await.unwrap().as_deref(), Some("olga"));
     let rest = s.create_bot("resty", "h", false).await.unwrap();
     assert_eq!(s.owner_name(rest).await.unwrap(), None);
+}
+
+async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
+    let s = db.open().await;
+    let t = s.tournaments();
+    assert_eq!(t.tournament_count().await.unwrap(), 0);
+    assert!(t.tournament_page(0, 25).await.unwrap().is_empty());
+    assert!(t.open_tournaments().await.unwrap().is_empty());
+    assert!(t.tournament_counts().await.unwrap().is_empty());
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let mut ids = Vec::new();
+    for k in 0..7 {
+        let new = common::tournament(&format!("cup-{k}"), vec![common::entry(a, 0, "ha")]);
+        ids.push(t.create_tournament(&new).await.unwrap());
+    }
+    // cup-0 and cup-1 finished, cup-2 cancelled, cup-3 running, the rest
+    // scheduled.
+    for (i, status) in [(0, "finished"), (1, "finished"), (2, "cancelled")] {
+        assert!(t.end_tournament(ids[i], status, "t1", None).await.unwrap());
+    }
+    t.start_tournament(ids[3], &[], 1, "t1").await.unwrap();
+    assert_eq!(t.tournament_count().await.unwrap(), 7);
+    let names = |rows: Vec<croupier_store::tournaments::TournamentRow>| -> Vec<String> {
+        rows.into_iter().map(|r| r.name).collect()
+    };
+    let all = names(t.tournament_list().await.unwrap());
+    let mut paged = Vec::new();
+    for offset in [0, 3, 6] {
+        let page = names(t.tournament_page(offset, 3).await.unwrap());
+        assert!(page.len() <= 3, "{page:?}");
+        paged.extend(page);
+    }
+    assert_eq!(paged, all, "the pages are the list, in its order");
+    assert_eq!(all.first().map(String::as_str), Some("cup-6"));
+    assert!(t.tournament_page(7, 3).await.unwrap().is_empty());
+    assert_eq!(
+        names(t.open_tournaments().await.unwrap()),
+        ["cup-6", "cup-5", "cup-4", "cup-3"]
+    );
+    assert_eq!(
+        t.tournament_counts().await.unwrap(),
+        [
+            ("cancelled".to_string(), 1),
+            ("finished".to_string(), 2),
+            ("running".to_string(), 1),
+            ("scheduled".to_string(), 3),
+        ]
+    );
 }
 
 async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
