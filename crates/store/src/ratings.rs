@@ -5,8 +5,7 @@
 //! A game is rated inside the transaction that marks it finished, so a
 //! stored game and its effect on the ratings are never apart: on SQLite by
 //! `sqlite_ratings` (from the writer's finish, the backlog and imports); on
-//! PostgreSQL by `postgres::finish` (or `postgres::ratings::record_result`
-//! for the backlog).
+//! PostgreSQL by `postgres::finish` (and `postgres::import` for imports).
 //!
 //! How a game counts:
 //! - ranks come from [`GameEnd::ranks`] (1 = best, equal ranks tie); each seat

@@ -1,6 +1,6 @@
 //! [`crate::ratings`] in PostgreSQL: the rated games of one transaction
-//! (a batch of games finished live, see `super::finish`, or one imported
-//! game, [`record_result`]) in one statement over arrays, each table
+//! (a batch of games finished live, see `super::finish`, or of imported
+//! games, see `super::import`) in one statement over arrays, each table
 //! written once. The ratings are computed here in the games' order: a bot
 //! in two games is rated by the second from what the first made of it, as
 //! if the games had been written one by one.
@@ -11,47 +11,6 @@ use sqlx::PgConnection;
 
 use crate::ratings::{conservative, updates, START};
 use crate::{BotId, GameEnd, GameId};
-
-/// Whether finished game `id` changes ratings, and if so its game kind,
-/// its bots by seat and the rank each counts with. Not rated: tournament
-/// games (ratings stay the ladder's), games a person played, games with
-/// fewer than two distinct bots, and a game already rated (a repeated
-/// finish). The same rule is written again in `super::finish::mark` and in
-/// SQLite's `sqlite_batch::finish_game` and `sqlite_ratings::rate_finished`:
-/// change them all.
-async fn rated_game(
-    tx: &mut PgConnection,
-    id: GameId,
-    end: &GameEnd,
-) -> Result<Option<(String, Vec<BotId>, Vec<u8>)>, sqlx::Error> {
-    let game: Option<String> =
-        sqlx::query_scalar("SELECT game FROM games WHERE id = $1 AND tournament_id IS NULL")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some(game) = game else { return Ok(None) };
-    let bots: Vec<BotId> =
-        sqlx::query_scalar("SELECT bot FROM game_seats WHERE game_id = $1 ORDER BY seat")
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-    let Some(ranks) = crate::ratings::ratable(&bots, end) else {
-        return Ok(None);
-    };
-    let person = sqlx::query("SELECT seat FROM person_games WHERE game_id = $1")
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-    let already = sqlx::query("SELECT 1 FROM rating_history WHERE bot = $1 AND game_id = $2")
-        .bind(bots[0])
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-    if person.is_some() || already.is_some() {
-        return Ok(None);
-    }
-    Ok(Some((game, bots, ranks)))
-}
 
 /// A finished game to rate: its kind, its bots by seat and the ranks they
 /// count with.
@@ -133,37 +92,6 @@ fn tally<'a>(games: &[ToRate<'a>], mut before: Before) -> Rated<'a> {
         *r.totals.entry(g.game).or_default() += 1;
     }
     r
-}
-
-/// Updates ratings, counts, head-to-head and history for finished game
-/// `id` (already marked finished in this transaction).
-pub(crate) async fn record_result(
-    tx: &mut PgConnection,
-    id: GameId,
-    end: &GameEnd,
-) -> Result<(), sqlx::Error> {
-    let Some((game, bots, ranks)) = rated_game(tx, id, end).await? else {
-        return Ok(());
-    };
-    let rows: Vec<(BotId, f64, f64)> = sqlx::query_as(
-        "SELECT bot, mu, sigma FROM bot_stats WHERE game = $1 AND bot = ANY($2) FOR UPDATE",
-    )
-    .bind(&game)
-    .bind(&bots)
-    .fetch_all(&mut *tx)
-    .await?;
-    let before = rows
-        .into_iter()
-        .map(|(b, mu, sigma)| ((b, game.clone()), (mu, sigma)))
-        .collect();
-    let to_rate = ToRate {
-        id,
-        end,
-        game: &game,
-        bots: &bots,
-        ranks,
-    };
-    write_rated(tx, &[to_rate], before, 0).await
 }
 
 /// Rates `games` in order from the ratings `before` (locked by the

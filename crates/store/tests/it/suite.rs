@@ -24,6 +24,7 @@ on_both_backends!(
     forfeits_without_scores_are_stored,
     concurrent_games_are_all_stored_and_rated,
     games_finished_together_are_rated_as_one_by_one,
+    imported_games_are_stored_and_rated_as_finished_ones,
     a_bad_write_fails_alone,
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
@@ -592,21 +593,7 @@ async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
     for i in 0..4 {
         bots.push(s.create_bot(&format!("o{i}"), "h", false).await.unwrap());
     }
-    // Seats, ranks and the forfeiting seat: bots meet again and again
-    // (so one batch rates a bot several times), with ties and forfeits.
-    let plan: Vec<([usize; 2], Vec<u8>, Option<usize>)> = (0..24)
-        .map(|i| {
-            let x = i % 4;
-            let y = (x + 1 + i / 4) % 4;
-            let y = if y == x { (x + 1) % 4 } else { y };
-            let ranks = match i % 5 {
-                0 => vec![1, 1],
-                1 | 3 => vec![2, 1],
-                _ => vec![1, 2],
-            };
-            ([x, y], ranks, (i % 7 == 3).then_some(1))
-        })
-        .collect();
+    let plan = meetings();
     for (kind, together) in [("goofspiel", false), ("skullwhist", true)] {
         let mut games = Vec::new();
         for (i, (seats, ranks, forfeit)) in plan.iter().enumerate() {
@@ -632,10 +619,128 @@ async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
     }
     assert_eq!(s.count_games("aborted").await.unwrap(), 2);
     assert_eq!(s.count_games("finished").await.unwrap(), 46);
-    let one = s.leaderboard("goofspiel").await.unwrap();
-    let all = s.leaderboard("skullwhist").await.unwrap();
-    assert_eq!(one.len(), 4);
-    assert_eq!(one.iter().map(|b| b.games).sum::<i64>(), 46);
+    assert_rated_alike(s.as_ref(), "goofspiel", "skullwhist", 4, 46).await;
+}
+
+/// Seats (of four bots), ranks and the forfeiting seat of 24 games: bots
+/// meet again and again (so one batch rates a bot several times), with
+/// ties and forfeits.
+fn meetings() -> Vec<([usize; 2], Vec<u8>, Option<usize>)> {
+    (0..24)
+        .map(|i| {
+            let x = i % 4;
+            let y = (x + 1 + i / 4) % 4;
+            let y = if y == x { (x + 1) % 4 } else { y };
+            let ranks = match i % 5 {
+                0 => vec![1, 1],
+                1 | 3 => vec![2, 1],
+                _ => vec![1, 2],
+            };
+            ([x, y], ranks, (i % 7 == 3).then_some(1))
+        })
+        .collect()
+}
+
+async fn imported_games_are_stored_and_rated_as_finished_ones(db: Db) {
+    let s = db.open().await;
+    let mut bots = Vec::new();
+    for i in 0..4 {
+        bots.push(s.create_bot(&format!("o{i}"), "h", false).await.unwrap());
+    }
+    let cup = common::tournament("cup", vec![common::entry(bots[0], 0, "o0")]);
+    let cup = s.tournaments().create_tournament(&cup).await.unwrap();
+    // Goofspiel's games started and finished one by one; SkullWhist's the
+    // same games imported at once, with a tournament game and a game of
+    // one bot among them.
+    let mut finished = Vec::new();
+    let mut imports = Vec::new();
+    for (i, (seats, ranks, forfeit)) in meetings().into_iter().enumerate() {
+        let ids = vec![bots[seats[0]], bots[seats[1]]];
+        let at = format!("2026-04-04T00:00:{i:02}Z");
+        let end = end(ranks, forfeit.map(|f| ids[f]), &at);
+        let g = s
+            .start_game("goofspiel", &ids, i as i64, "t0")
+            .await
+            .unwrap();
+        s.finish_game(g, &end).await.unwrap();
+        finished.push(g);
+        let import = |bots: Vec<i64>, tournament| ImportGame {
+            game: "skullwhist".into(),
+            bots,
+            seed: i as i64,
+            started: "t0".into(),
+            end: end.clone(),
+            tournament,
+        };
+        imports.push(import(ids.clone(), None));
+        if i == 5 {
+            imports.push(import(ids.clone(), Some(cup)));
+            imports.push(import(vec![ids[0]], None));
+        }
+    }
+    let imported = s.import_games(imports).await.unwrap();
+    assert_eq!(imported.len(), 25, "the game of one bot is left out");
+    let mut ascending = imported.clone();
+    ascending.sort_unstable();
+    assert_eq!(imported, ascending, "ids in the order given");
+    let (tournament_game, imported) = {
+        let mut v = imported;
+        let t = v.remove(6);
+        (t, v)
+    };
+    assert_rated_alike(s.as_ref(), "goofspiel", "skullwhist", 4, 48).await;
+    // Each imported game is its finished twin: status, seats, scores,
+    // ranks, forfeits, seed, record.
+    for (a, b) in finished.iter().zip(&imported) {
+        let (x, y) = (
+            s.game(*a).await.unwrap().unwrap(),
+            s.game(*b).await.unwrap().unwrap(),
+        );
+        assert_eq!(
+            (&x.status, x.seed, &x.finished, &x.record, x.forfeited_by),
+            (&y.status, y.seed, &y.finished, &y.record, y.forfeited_by),
+        );
+        let seats = |g: croupier_store::GameId| {
+            let s = Arc::clone(&s);
+            async move {
+                let v = s.game_summary(g).await.unwrap().unwrap().seats;
+                v.iter()
+                    .map(|x| (x.bot, x.score, x.rank, x.forfeited))
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(seats(*a).await, seats(*b).await);
+    }
+    // The tournament's game is stored and listed with it, and not rated.
+    let t = s.game(tournament_game).await.unwrap().unwrap();
+    assert_eq!(t.status, "finished");
+    let listed = s
+        .tournaments()
+        .filtered_games(
+            &croupier_store::tournaments::GamesFilter {
+                tournament: Some(cup),
+                ..Default::default()
+            },
+            0,
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        listed.iter().map(|g| g.id).collect::<Vec<_>>(),
+        [tournament_game]
+    );
+    // Every list counts them: 24 of each kind and the tournament's.
+    assert_eq!(s.count_games("finished").await.unwrap(), 49);
+}
+
+/// Game kinds `kind_a` and `kind_b` rate `bots` bots alike (ratings,
+/// counts, histories, head-to-head), over `seats` ranked seats in all.
+async fn assert_rated_alike(s: &dyn Store, kind_a: &str, kind_b: &str, bots: usize, seats: i64) {
+    let one = s.leaderboard(kind_a).await.unwrap();
+    let all = s.leaderboard(kind_b).await.unwrap();
+    assert_eq!(one.len(), bots);
+    assert_eq!(one.iter().map(|b| b.games).sum::<i64>(), seats);
     let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
     for a in &one {
         let b = all.iter().find(|b| b.bot == a.bot).unwrap();
@@ -658,8 +763,8 @@ async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
                 &b.last_played
             ),
         );
-        let h1 = s.rating_history(a.bot, "goofspiel", 100).await.unwrap();
-        let h2 = s.rating_history(a.bot, "skullwhist", 100).await.unwrap();
+        let h1 = s.rating_history(a.bot, kind_a, 100).await.unwrap();
+        let h2 = s.rating_history(a.bot, kind_b, 100).await.unwrap();
         assert_eq!(h1.len() as i64, a.games);
         assert_eq!(h1.len(), h2.len());
         for (p, q) in h1.iter().zip(&h2) {
@@ -674,8 +779,8 @@ async fn games_finished_together_are_rated_as_one_by_one(db: Db) {
         v.sort();
         v
     };
-    let p1 = pairs(s.pairs("goofspiel").await.unwrap());
-    let p2 = pairs(s.pairs("skullwhist").await.unwrap());
+    let p1 = pairs(s.pairs(kind_a).await.unwrap());
+    let p2 = pairs(s.pairs(kind_b).await.unwrap());
     assert!(!p1.is_empty());
     assert_eq!(p1, p2);
 }
