@@ -132,6 +132,17 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
         crate::sqlite_raw::rows("(?, ?, ?, ?, ?, ?, ?, ?)", g.bots.len())
     ))?
     .execute(params_from_iter(values))?;
+    if let Some(t) = g.tournament {
+        let [seats, ranks, faults] = g.plan_texts();
+        db.prepare_cached(
+            "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
+                                           game_id, ranks, faults)
+             VALUES (?1, 1, (SELECT COALESCE(MAX(table_no), -1) + 1 FROM tournament_games
+                             WHERE tournament_id = ?1 AND round = 1),
+                     0, ?2, ?3, 'done', ?4, ?5, ?6)",
+        )?
+        .execute(params![t, seats, g.seed, id, ranks, faults])?;
+    }
     crate::sqlite_raw::count_listed(db, id)?;
     Ok(id)
 }

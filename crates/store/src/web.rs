@@ -190,9 +190,32 @@ pub struct ImportGame {
     /// The id of the tournament the game was played in, if any (it must
     /// exist): the game and its seats carry it, it counts among the
     /// tournament games, and it is not rated, as a tournament game that
-    /// finished is not. (An `i64`, as a tournament's id is: this file is
-    /// below the tournaments' module.)
+    /// finished is not. It is the tournament's planned game too, done, in
+    /// round 1, at the next table (an import knows no rounds), with its
+    /// ranks and its forfeiting seat as the seat that faulted, so that the
+    /// tournament's standings, progress and crosstable count it as a game
+    /// played in it. (An `i64`, as a tournament's id is: this file is below
+    /// the tournaments' module.)
     pub tournament: Option<i64>,
+}
+
+impl ImportGame {
+    /// The planned game's bots, ranks and faulted seats, as the
+    /// tournament's games are written (comma-separated).
+    pub(crate) fn plan_texts(&self) -> [String; 3] {
+        let join = |v: Vec<String>| v.join(",");
+        let e = &self.end;
+        [
+            join(self.bots.iter().map(ToString::to_string).collect()),
+            join(e.ranks.iter().map(ToString::to_string).collect()),
+            join(
+                (self.bots.iter().enumerate())
+                    .filter(|(_, b)| e.forfeited_by == Some(**b))
+                    .map(|(seat, _)| seat.to_string())
+                    .collect(),
+            ),
+        ]
+    }
 }
 
 /// A list's length and the tournament games in it (`finish_totals`,

@@ -485,6 +485,16 @@ mod tests {
             let demo = BOTS.iter().filter(|b| b.1.name() == kind).count();
             assert_eq!(entries.len(), demo, "{}", cup.name);
             assert!(entries.iter().all(|e| e.frozen && e.strategy.is_some()));
+            // Its games are its planned games, done: progress, standings
+            // and a winner, as a played cup has.
+            let view = croupier_competition::tournaments::view::view(&store, cup.clone())
+                .await
+                .unwrap();
+            assert_eq!((view.progress.done, view.progress.total), (65, 65));
+            assert_eq!(view.standings.len(), demo, "{}", cup.name);
+            let played: i64 = view.standings.iter().map(|s| s.games).sum();
+            let seats: usize = games.iter().map(|g| g.seats.len()).sum();
+            assert_eq!(played, seats as i64, "{}: a game for each seat", cup.name);
             marked += games.len() as i64;
         }
         let only = GamesFilter {

@@ -27,6 +27,7 @@ pub(crate) async fn import_games(
     let ids = new_ids(&mut tx, games.len()).await?;
     insert_games(&mut tx, &ids, &games).await?;
     insert_seats(&mut tx, &ids, &games).await?;
+    insert_plans(&mut tx, &ids, &games).await?;
     // Tournament games are not rated, as a finished one is not; a fresh
     // import holds no person's game and no game rated before. (The rule of
     // `super::finish::mark`, which finds those in the tables.)
@@ -154,6 +155,51 @@ async fn insert_seats(
     .bind(&forfeited)
     .bind(&finished)
     .bind(&tournament)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+/// Every tournament game's planned game, done, in round 1 at the
+/// tournament's next tables in the order given (see
+/// [`ImportGame::tournament`]), in one statement.
+async fn insert_plans(
+    tx: &mut PgConnection,
+    ids: &[GameId],
+    games: &[&ImportGame],
+) -> Result<(), sqlx::Error> {
+    let (mut tournament, mut game_id, mut seed) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut seats, mut ranks, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+    for (id, g) in ids.iter().zip(games) {
+        let Some(t) = g.tournament else { continue };
+        let [s, r, f] = g.plan_texts();
+        tournament.push(t);
+        game_id.push(*id);
+        seed.push(g.seed);
+        seats.push(s);
+        ranks.push(r);
+        faults.push(f);
+    }
+    if tournament.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
+                                       game_id, ranks, faults)
+         SELECT u.t, 1,
+                COALESCE((SELECT MAX(x.table_no) FROM tournament_games x
+                          WHERE x.tournament_id = u.t AND x.round = 1), -1)
+                  + ROW_NUMBER() OVER (PARTITION BY u.t ORDER BY u.n),
+                0, u.seats, u.seed, 'done', u.game_id, u.ranks, u.faults
+         FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[])
+              WITH ORDINALITY AS u(t, seats, seed, game_id, ranks, faults, n)",
+    )
+    .bind(&tournament)
+    .bind(&seats)
+    .bind(&seed)
+    .bind(&game_id)
+    .bind(&ranks)
+    .bind(&faults)
     .execute(&mut *tx)
     .await?;
     Ok(())

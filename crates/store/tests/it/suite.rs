@@ -2120,6 +2120,38 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
         (3, 0, 0),
         "finished, aborted, running"
     );
+    // Each is the cup's planned game too, done, at the next table of round
+    // 1, in the order imported; a later import goes on at the next table,
+    // its forfeiting seat as the seat that faulted.
+    let mut forfeit = game(6, vec![a, b], Some(cup));
+    forfeit.end = end(vec![1, 2], Some(b), "2026-12-05T10:06:30Z");
+    let later = s.import_games(vec![forfeit]).await.unwrap();
+    let plans: Vec<_> = t
+        .tournament_games(cup)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| {
+            let (round, table, no) = (g.round, g.table_no, g.game_no);
+            let texts = (g.seats.clone(), g.ranks.clone(), g.faults.clone());
+            (round, table, no, g.status, g.game_id, texts)
+        })
+        .collect();
+    let text = |s: String| Some(s);
+    let plan = |table, id, seats: [i64; 2], faults: &str| {
+        let seats = format!("{},{}", seats[0], seats[1]);
+        let texts = (seats, text("1,2".into()), text(faults.into()));
+        (1, table, 0, "done".to_string(), Some(id), texts)
+    };
+    assert_eq!(
+        plans,
+        vec![
+            plan(0, ids[1], [a, b], ""),
+            plan(1, ids[2], [b, a], ""),
+            plan(2, ids[4], [b, a], ""),
+            plan(3, later[0], [a, b], "1"),
+        ]
+    );
     // Rated: the two ladder games only (a played both, b and c one each).
     let board = s.leaderboard("goofspiel").await.unwrap();
     let games_of = |bot| board.iter().find(|r| r.bot == bot).map_or(0, |r| r.games);
