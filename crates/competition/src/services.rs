@@ -32,4 +32,6 @@ pub struct Services {
     pub people: Arc<human::People>,
     /// Admin actions and the banned bots (issue 49).
     pub admin: Arc<admin::Admin>,
+    /// The briefs and pages of tournaments that are over, once made.
+    pub kept: tournaments::kept::Kept,
 }

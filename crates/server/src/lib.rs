@@ -267,6 +267,7 @@ pub async fn prepare(
             live,
             people,
             admin,
+            kept: Default::default(),
         }),
         house,
     ))

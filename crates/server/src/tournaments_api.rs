@@ -417,7 +417,7 @@ async fn list(
             _ => return bad(format!("'{p}' is not a page number (1 or more)")).into_response(),
         },
     };
-    match view::list_page(state.hub.store(), page).await {
+    match view::list_page(state.hub.store(), &state.kept, page).await {
         Ok(list) if list.past_the_end() => fail(StatusCode::NOT_FOUND, list.past_the_end_why()),
         Ok(list) => Json(list).into_response(),
         Err(e) => store_failed(e),
@@ -427,8 +427,8 @@ async fn list(
 async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>) -> Response {
     let store = state.hub.store();
     match store.tournaments().tournament_by_name(&name).await {
-        Ok(Some(t)) => match view::view(store, t).await {
-            Ok(v) => Json(v).into_response(),
+        Ok(Some(t)) => match state.kept.view(store, t).await {
+            Ok(v) => Json(v.as_ref()).into_response(),
             Err(e) => store_failed(e),
         },
         Ok(None) => fail(StatusCode::NOT_FOUND, format!("no tournament '{name}'")),

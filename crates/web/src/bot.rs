@@ -137,7 +137,8 @@ async fn bot_data(state: &Services, name: &str) -> Result<BotData, WebError> {
             bot.name
         ));
     }
-    let (tournaments, tournaments_entered) = crate::tournaments::of_bot(store, bot.id).await?;
+    let (tournaments, tournaments_entered) =
+        crate::tournaments::of_bot(store, &state.kept, bot.id).await?;
     Ok(BotData {
         banned: store.admin().bot_ban(bot.id).await?,
         person,

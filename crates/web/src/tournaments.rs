@@ -13,6 +13,7 @@ use axum::Router;
 use crate::html::{bot_link, column_head, game_title, html, layout, row_head, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
+use croupier_competition::tournaments::kept::Kept;
 use croupier_competition::tournaments::view::{self, Brief, ListPage, TournamentView};
 
 /// The pages and their twins (merged into the website's routes).
@@ -33,7 +34,7 @@ pub const OF_BOT: usize = 10;
 /// list is the same page).
 async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListPage, WebError> {
     let page = crate::games_list::number(q, "page", "page number")?.unwrap_or(1);
-    let list = view::list_page(state.hub.store(), page).await?;
+    let list = view::list_page(state.hub.store(), &state.kept, page).await?;
     if list.past_the_end() {
         return Err(WebError::NotFound(list.past_the_end_why()));
     }
@@ -121,14 +122,14 @@ async fn list(
     })
 }
 
-async fn show_data(state: &Services, name: &str) -> Result<TournamentView, WebError> {
+async fn show_data(state: &Services, name: &str) -> Result<Arc<TournamentView>, WebError> {
     let store = state.hub.store();
     let t = store
         .tournaments()
         .tournament_by_name(name)
         .await?
         .ok_or_else(|| WebError::NotFound(format!("There is no tournament '{name}'.")))?;
-    Ok(view::view(store, t).await?)
+    Ok(state.kept.view(store, t).await?)
 }
 
 /// Background of a crosstable cell: green when the row bot is significantly
@@ -322,19 +323,20 @@ fn game_seats(g: &view::Game) -> Markup {
 }
 
 async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>, fmt: Fmt) -> Response {
-    respond(fmt, show_data(&state, &name).await, render)
+    respond(fmt, show_data(&state, &name).await, |v| render(v))
 }
 
 /// The newest [`OF_BOT`] tournaments a bot is entered in (for its page),
 /// and how many it is entered in.
 pub async fn of_bot(
     store: &Arc<dyn croupier_store::Store>,
+    kept: &Kept,
     bot: croupier_store::BotId,
 ) -> Result<(Vec<Brief>, usize), WebError> {
     let all = store.tournaments().bot_tournaments(bot).await?;
     let entered = all.len();
     Ok((
-        view::briefs(store, all.into_iter().take(OF_BOT)).await?,
+        view::briefs(store, kept, all.into_iter().take(OF_BOT)).await?,
         entered,
     ))
 }

@@ -8,6 +8,7 @@
 //! games are never played again; a game cut by the restart is dealt afresh.
 
 mod error;
+pub mod kept;
 pub mod plan;
 pub mod play;
 mod table;

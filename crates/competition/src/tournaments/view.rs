@@ -8,6 +8,7 @@ use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentRow};
 use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
 
+use super::kept::Kept;
 use super::plan;
 
 /// Progress of a tournament.
@@ -181,15 +182,25 @@ pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, St
 
 /// The briefs of a list of tournaments (the tournaments page, a bot's
 /// page, the API's list), in order, each bot's ratings read once however
-/// many of them it entered.
+/// many of them it entered; those of tournaments that are over are made
+/// once and `kept`.
 pub async fn briefs(
     store: &Arc<dyn Store>,
+    kept: &Kept,
     list: impl IntoIterator<Item = TournamentRow>,
 ) -> Result<Vec<Brief>, StoreError> {
     let mut ratings = Ratings::default();
     let mut out = Vec::new();
     for t in list {
-        out.push(brief_with(store, t, &mut ratings).await?);
+        let b = match kept.brief(&t) {
+            Some(b) => b,
+            None => {
+                let b = brief_with(store, t, &mut ratings).await?;
+                kept.keep_brief(&b);
+                b
+            }
+        };
+        out.push(b);
     }
     Ok(out)
 }
@@ -234,7 +245,11 @@ impl ListPage {
 /// Page `page` (from 1) of the tournament list, [`PER_PAGE`] tournaments
 /// a page; past the last page, a page without tournaments (see
 /// [`ListPage::past_the_end`]).
-pub async fn list_page(store: &Arc<dyn Store>, page: i64) -> Result<ListPage, StoreError> {
+pub async fn list_page(
+    store: &Arc<dyn Store>,
+    kept: &Kept,
+    page: i64,
+) -> Result<ListPage, StoreError> {
     let ts = store.tournaments();
     let total = ts.tournament_count().await?;
     let per_page = PER_PAGE as i64;
@@ -245,7 +260,7 @@ pub async fn list_page(store: &Arc<dyn Store>, page: i64) -> Result<ListPage, St
         let rows = ts
             .tournament_page((page.max(1) - 1).saturating_mul(per_page), per_page)
             .await?;
-        briefs(store, rows).await?
+        briefs(store, kept, rows).await?
     };
     Ok(ListPage {
         tournaments,
