@@ -317,7 +317,7 @@ async fn cancel(
         Err(e) => return store_failed(e),
     }
     match store.tournaments().tournament(t.id).await {
-        Ok(Some(row)) => match view::brief(store, row).await {
+        Ok(Some(row)) => match view::brief(store.as_ref(), row).await {
             Ok(b) => Json(b).into_response(),
             Err(e) => store_failed(e),
         },
@@ -395,7 +395,7 @@ async fn create(State(state): State<Arc<Services>>, headers: HeaderMap, bytes: B
         Err(e) => return store_failed(e),
     };
     match store.tournaments().tournament(id).await {
-        Ok(Some(row)) => match view::brief(store, row).await {
+        Ok(Some(row)) => match view::brief(store.as_ref(), row).await {
             Ok(b) => (StatusCode::CREATED, Json(b)).into_response(),
             Err(e) => store_failed(e),
         },
@@ -417,7 +417,7 @@ async fn list(
             _ => return bad(format!("'{p}' is not a page number (1 or more)")).into_response(),
         },
     };
-    match view::list_page(state.hub.store(), &state.kept, page).await {
+    match view::list_page(state.hub.store().as_ref(), &state.kept, page).await {
         Ok(list) if list.past_the_end() => fail(StatusCode::NOT_FOUND, list.past_the_end_why()),
         Ok(list) => Json(list).into_response(),
         Err(e) => store_failed(e),
@@ -427,7 +427,7 @@ async fn list(
 async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>) -> Response {
     let store = state.hub.store();
     match store.tournaments().tournament_by_name(&name).await {
-        Ok(Some(t)) => match state.kept.view(store, t).await {
+        Ok(Some(t)) => match state.kept.view(store.as_ref(), t).await {
             Ok(v) => Json(v.as_ref()).into_response(),
             Err(e) => store_failed(e),
         },

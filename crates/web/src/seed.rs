@@ -373,8 +373,10 @@ async fn start_cup(
     Ok(id)
 }
 
-/// Finishes a cup's tournament when its last game finished.
+/// Finishes a cup's tournament when its last game finished, and keeps its
+/// winner with it, as the tournaments' driver does.
 async fn end_cup(store: &dyn Store, id: TournamentId, last: &str) -> Result<(), SeedError> {
+    croupier_competition::tournaments::view::keep_winner(store, id).await?;
     store
         .tournaments()
         .end_tournament(id, "finished", last, None)
@@ -487,11 +489,21 @@ mod tests {
             assert!(entries.iter().all(|e| e.frozen && e.strategy.is_some()));
             // Its games are its planned games, done: progress, standings
             // and a winner, as a played cup has.
-            let view = croupier_competition::tournaments::view::view(&store, cup.clone())
+            let view = croupier_competition::tournaments::view::view(store.as_ref(), cup.clone())
                 .await
                 .unwrap();
             assert_eq!((view.progress.done, view.progress.total), (65, 65));
             assert_eq!(view.standings.len(), demo, "{}", cup.name);
+            // Its winner is kept with it, and the brief says it.
+            assert!(cup.winner.is_some(), "{}", cup.name);
+            assert_eq!(cup.winner.as_ref(), Some(&view.standings[0].name));
+            let brief = croupier_competition::tournaments::view::brief(store.as_ref(), cup.clone())
+                .await
+                .unwrap();
+            assert_eq!(
+                (brief.winner, brief.progress.done),
+                (cup.winner.clone(), 65)
+            );
             let played: i64 = view.standings.iter().map(|s| s.games).sum();
             let seats: usize = games.iter().map(|g| g.seats.len()).sum();
             assert_eq!(played, seats as i64, "{}: a game for each seat", cup.name);

@@ -34,7 +34,7 @@ pub const OF_BOT: usize = 10;
 /// list is the same page).
 async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListPage, WebError> {
     let page = crate::games_list::number(q, "page", "page number")?.unwrap_or(1);
-    let list = view::list_page(state.hub.store(), &state.kept, page).await?;
+    let list = view::list_page(state.hub.store().as_ref(), &state.kept, page).await?;
     if list.past_the_end() {
         return Err(WebError::NotFound(list.past_the_end_why()));
     }
@@ -129,7 +129,7 @@ async fn show_data(state: &Services, name: &str) -> Result<Arc<TournamentView>, 
         .tournament_by_name(name)
         .await?
         .ok_or_else(|| WebError::NotFound(format!("There is no tournament '{name}'.")))?;
-    Ok(state.kept.view(store, t).await?)
+    Ok(state.kept.view(store.as_ref(), t).await?)
 }
 
 /// Background of a crosstable cell: green when the row bot is significantly
@@ -336,7 +336,7 @@ pub async fn of_bot(
     let all = store.tournaments().bot_tournaments(bot).await?;
     let entered = all.len();
     Ok((
-        view::briefs(store, kept, all.into_iter().take(OF_BOT)).await?,
+        view::briefs(store.as_ref(), kept, all.into_iter().take(OF_BOT)).await?,
         entered,
     ))
 }

@@ -196,6 +196,8 @@ fn organisers_run_tournaments_from_the_cli_and_a_dead_bot_is_withdrawn() {
     assert!(games.iter().all(|g| g["status"] == "done"), "{v}");
     let standings = v["standings"].as_array().unwrap();
     assert_eq!(standings.len(), 3);
+    // The driver kept the winner with the tournament at its end.
+    assert_eq!(v["tournament"]["winner"], standings[0]["name"], "{v}");
     let dead_row = standings.iter().find(|r| r["name"] == "dead").unwrap();
     // Goofspiel's ruling for a bot that does not answer is a random card.
     assert_eq!(dead_row["faulty"].as_i64(), Some(4), "{v}");

@@ -80,7 +80,7 @@ impl Kept {
     /// over and none of its games is still being played.
     pub async fn view(
         &self,
-        store: &Arc<dyn Store>,
+        store: &dyn Store,
         t: TournamentRow,
     ) -> Result<Arc<TournamentView>, StoreError> {
         if !is_over(&t) {
@@ -168,13 +168,13 @@ mod tests {
         };
         let page = |id| {
             let (store, kept) = (&store, &kept);
-            async move { kept.view(store, row(id).await).await.unwrap() }
+            async move { kept.view(store.as_ref(), row(id).await).await.unwrap() }
         };
         let list = |kept| {
             let store = &store;
             async move {
                 let rows = store.tournaments().tournament_list().await.unwrap();
-                view::briefs(store, kept, rows).await.unwrap()
+                view::briefs(store.as_ref(), kept, rows).await.unwrap()
             }
         };
         let done = |v: &Arc<TournamentView>| v.progress.done;

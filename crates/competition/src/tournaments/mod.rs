@@ -250,8 +250,15 @@ impl Tournaments {
                 let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
                 if round >= t.rounds || still_in < 2 {
                     let now = croupier_arena::record::now_rfc3339();
+                    // The winner first: whoever finds it finished finds
+                    // its winner.
+                    let winner = view::keep_winner(self.store.as_ref(), t.id).await?;
                     ts.end_tournament(t.id, "finished", &now, None).await?;
-                    tracing::info!("tournament {} finished", t.name);
+                    tracing::info!(
+                        "tournament {} finished, won by {}",
+                        t.name,
+                        winner.as_deref().unwrap_or("nobody")
+                    );
                     return Ok(());
                 }
                 let next = round + 1;

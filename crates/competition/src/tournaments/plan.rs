@@ -8,7 +8,9 @@ use croupier_arena::tournament::standings::Standings;
 use croupier_arena::tournament::swiss::{
     pair_round, seeding, History, PairingError, Round, Tables,
 };
-use croupier_store::tournaments::{EntryRow, NewTournamentGame, TournamentGameRow, TournamentRow};
+use croupier_store::tournaments::{
+    EntryRow, NewTournamentGame, PlanCounts, TournamentGameRow, TournamentRow,
+};
 use croupier_store::BotId;
 
 /// Why a round cannot be planned.
@@ -299,9 +301,9 @@ pub fn plan_round(
 /// rounds not yet planned are estimated from the number of entries; a
 /// format Croupier does not know, which cannot be planned, is estimated as
 /// a round-robin).
-pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGameRow]) -> i64 {
+pub fn expected_games(t: &TournamentRow, entries: usize, planned: &PlanCounts) -> i64 {
     let per_table = |k: i64| t.deals * if t.duplicate { k } else { 1 };
-    let planned_rounds = planned.iter().map(|g| g.round).max().unwrap_or(0);
+    let planned_rounds = planned.planned_rounds;
     let per_round = match Format::parse(&t.format) {
         Some(Format::Swiss) => {
             croupier_arena::tournament::swiss_table_sizes(entries, t.seats.max(2) as usize)
@@ -317,7 +319,7 @@ pub fn expected_games(t: &TournamentRow, entries: usize, planned: &[TournamentGa
         Some(Format::RoundRobin | Format::Swiss) | None => t.rounds,
     };
     let later = (rounds - planned_rounds).max(0) * per_round;
-    planned.iter().filter(|g| g.status != "void").count() as i64 + later
+    planned.not_void + later
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! show: progress, standings with tie-breaks, the crosstable with a 95%
 //! confidence interval per pair (ACPC style), and every game.
 
-use std::sync::Arc;
-
-use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentRow};
+use croupier_store::tournaments::{
+    EntryRow, PlanCounts, TournamentGameRow, TournamentId, TournamentRow,
+};
 use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
 
@@ -154,10 +154,10 @@ pub struct Brief {
     pub winner: Option<String>,
 }
 
-fn progress(t: &TournamentRow, entries: usize, games: &[TournamentGameRow]) -> Progress {
+fn progress(t: &TournamentRow, entries: usize, games: &PlanCounts) -> Progress {
     Progress {
-        done: games.iter().filter(|g| g.status == "done").count() as i64,
-        running: games.iter().filter(|g| g.status == "running").count() as i64,
+        done: games.done,
+        running: games.running,
         total: plan::expected_games(t, entries, games),
         current_round: t.current_round,
         rounds: planned_rounds(t, entries),
@@ -176,7 +176,7 @@ fn planned_rounds(t: &TournamentRow, entries: usize) -> i64 {
 }
 
 /// A tournament for a list.
-pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, StoreError> {
+pub async fn brief(store: &dyn Store, t: TournamentRow) -> Result<Brief, StoreError> {
     brief_with(store, t, &mut Ratings::default()).await
 }
 
@@ -185,7 +185,7 @@ pub async fn brief(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Brief, St
 /// many of them it entered; those of tournaments that are over are made
 /// once and `kept`.
 pub async fn briefs(
-    store: &Arc<dyn Store>,
+    store: &dyn Store,
     kept: &Kept,
     list: impl IntoIterator<Item = TournamentRow>,
 ) -> Result<Vec<Brief>, StoreError> {
@@ -245,11 +245,7 @@ impl ListPage {
 /// Page `page` (from 1) of the tournament list, [`PER_PAGE`] tournaments
 /// a page; past the last page, a page without tournaments (see
 /// [`ListPage::past_the_end`]).
-pub async fn list_page(
-    store: &Arc<dyn Store>,
-    kept: &Kept,
-    page: i64,
-) -> Result<ListPage, StoreError> {
+pub async fn list_page(store: &dyn Store, kept: &Kept, page: i64) -> Result<ListPage, StoreError> {
     let ts = store.tournaments();
     let total = ts.tournament_count().await?;
     let per_page = PER_PAGE as i64;
@@ -272,28 +268,61 @@ pub async fn list_page(
 
 /// [`brief`], with the ratings `known` so far.
 async fn brief_with(
-    store: &Arc<dyn Store>,
+    store: &dyn Store,
     t: TournamentRow,
     known: &mut Ratings,
 ) -> Result<Brief, StoreError> {
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
-    let games = ts.tournament_games(t.id).await?;
-    let winner = match t.status.as_str() {
-        "finished" => standings(store, &t, &entries, &games, known)
-            .await?
-            .0
-            .into_iter()
-            .next()
-            .map(|s| s.name),
+    // Counted, not read: a brief does not read every planned game, unless
+    // a tournament finished before its winner was kept.
+    let counts = ts.plan_counts(t.id).await?;
+    let winner = match (t.status.as_str(), &t.winner) {
+        ("finished", Some(w)) => Some(w.clone()),
+        ("finished", None) => {
+            let games = ts.tournament_games(t.id).await?;
+            first_place(store, &t, &entries, &games, known).await?
+        }
         _ => None,
     };
     Ok(Brief {
-        progress: progress(&t, entries.len(), &games),
+        progress: progress(&t, entries.len(), &counts),
         entries: entries.len(),
         winner,
         tournament: t,
     })
+}
+
+/// The first place of `t`'s standings, if any.
+async fn first_place(
+    store: &dyn Store,
+    t: &TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+    known: &mut Ratings,
+) -> Result<Option<String>, StoreError> {
+    let (standings, _, _) = standings(store, t, entries, games, known).await?;
+    Ok(standings.into_iter().next().map(|s| s.name))
+}
+
+/// Keeps the winner of tournament `id` with it, as its standings say now:
+/// called as its last round is complete, just before it is marked
+/// finished, so that whoever finds it finished finds its winner, and the
+/// lists show it without reading its games again. Its winner, if it has
+/// one.
+pub async fn keep_winner(
+    store: &dyn Store,
+    id: TournamentId,
+) -> Result<Option<String>, StoreError> {
+    let ts = store.tournaments();
+    let Some(t) = ts.tournament(id).await? else {
+        return Ok(None);
+    };
+    let entries = ts.tournament_entries(id).await?;
+    let games = ts.tournament_games(id).await?;
+    let winner = first_place(store, &t, &entries, &games, &mut Ratings::default()).await?;
+    ts.set_tournament_winner(id, winner.as_deref()).await?;
+    Ok(winner)
 }
 
 /// The ratings standings have read, by bot: each bot's read once however
@@ -303,12 +332,7 @@ struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStat
 
 impl Ratings {
     /// `bot`'s mean rating in `game` (0 when it has none).
-    async fn mu(
-        &mut self,
-        store: &Arc<dyn Store>,
-        bot: BotId,
-        game: &str,
-    ) -> Result<f64, StoreError> {
+    async fn mu(&mut self, store: &dyn Store, bot: BotId, game: &str) -> Result<f64, StoreError> {
         let stats = match self.0.entry(bot) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(store.bot_stats(bot).await?),
@@ -389,7 +413,7 @@ fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]
 /// The standings after the rounds complete so far (with tie-breaks), each
 /// row's entry index in standing order, and how many rounds are complete.
 async fn standings(
-    store: &Arc<dyn Store>,
+    store: &dyn Store,
     t: &TournamentRow,
     entries: &[EntryRow],
     games: &[TournamentGameRow],
@@ -438,7 +462,7 @@ async fn standings(
 }
 
 /// Everything about tournament `t`.
-pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<TournamentView, StoreError> {
+pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView, StoreError> {
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
@@ -465,7 +489,7 @@ pub async fn view(store: &Arc<dyn Store>, t: TournamentRow) -> Result<Tournament
             .map_or_else(|| b.to_string(), |e| e.name.clone())
     };
     Ok(TournamentView {
-        progress: progress(&t, entries.len(), &games),
+        progress: progress(&t, entries.len(), &PlanCounts::of(&games)),
         entries: entries
             .iter()
             .map(|e| Entry {

@@ -90,6 +90,39 @@ pub struct TournamentRow {
     pub finished_at: Option<String>,
     /// Why it was cancelled, if it was.
     pub reason: Option<String>,
+    /// The winner of a finished tournament, as its standings said at its
+    /// end (kept just before it was marked finished; none for one finished
+    /// before winners were kept: its standings say). Meaningless for a
+    /// tournament that is not finished.
+    pub winner: Option<String>,
+}
+
+/// A tournament's planned games counted (what its progress needs, without
+/// reading them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct PlanCounts {
+    /// Games done.
+    pub done: i64,
+    /// Games being played.
+    pub running: i64,
+    /// Games planned and not void (done, running or pending).
+    pub not_void: i64,
+    /// The last round planned (0 before the first).
+    pub planned_rounds: i64,
+}
+
+impl PlanCounts {
+    /// The counts of `games`, as the store counts them.
+    pub fn of(games: &[TournamentGameRow]) -> PlanCounts {
+        let count =
+            |f: &dyn Fn(&TournamentGameRow) -> bool| games.iter().filter(|g| f(g)).count() as i64;
+        PlanCounts {
+            done: count(&|g| g.status == "done"),
+            running: count(&|g| g.status == "running"),
+            not_void: count(&|g| g.status != "void"),
+            planned_rounds: games.iter().map(|g| g.round).max().unwrap_or(0),
+        }
+    }
 }
 
 /// A tournament to create.
@@ -377,6 +410,14 @@ pub trait TournamentStore: Send + Sync {
         id: TournamentId,
         round: i64,
         games: &[NewTournamentGame],
+    ) -> Result<(), StoreError>;
+    /// Its planned games counted.
+    async fn plan_counts(&self, id: TournamentId) -> Result<PlanCounts, StoreError>;
+    /// Stores the winner of finished tournament `id`.
+    async fn set_tournament_winner(
+        &self,
+        id: TournamentId,
+        winner: Option<&str>,
     ) -> Result<(), StoreError>;
     /// Every planned game, by round, table and game.
     async fn tournament_games(

@@ -8,7 +8,7 @@
 macro_rules! tournament_queries {
     ($store:ty, $db:ty, $read:ident, $write:ident, $hints:expr) => {
         const HINTS: $crate::tournaments::ListHints = $hints;
-        const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason";
+        const TOURNAMENT: &str = "id, name, game, variant, format, rounds, deals, duplicate, seats, move_ms, budget_ms, starts_at, seed, status, current_round, all_bots, created_by, created_at, started_at, finished_at, reason, winner";
         const ENTRY: &str = "tournament_id, bot, seq, name, kind, endpoint, dialect, auth_user, auth_password, strategy, frozen, withdrawn, withdrawn_round, version_id, version";
         /// The finished tournament games of a filter, as `FROM … WHERE …`
         /// with the columns of their order (finish time, then game id):
@@ -213,6 +213,29 @@ macro_rules! tournament_queries {
                 .fetch_all(&self.$read)
                 .await?;
                 Ok(rows)
+            }
+
+            async fn plan_counts(&self, id: i64) -> Result<$crate::tournaments::PlanCounts, $crate::StoreError> {
+                let counts = sqlx::query_as(
+                    "SELECT CAST(COALESCE(SUM(CASE WHEN status = 'done' THEN 1 ELSE 0 END), 0) AS BIGINT) AS done,
+                            CAST(COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS BIGINT) AS running,
+                            CAST(COALESCE(SUM(CASE WHEN status <> 'void' THEN 1 ELSE 0 END), 0) AS BIGINT) AS not_void,
+                            CAST(COALESCE(MAX(round), 0) AS BIGINT) AS planned_rounds
+                     FROM tournament_games WHERE tournament_id = $1",
+                )
+                .bind(id)
+                .fetch_one(&self.$read)
+                .await?;
+                Ok(counts)
+            }
+
+            async fn set_tournament_winner(&self, id: i64, winner: Option<&str>) -> Result<(), $crate::StoreError> {
+                sqlx::query("UPDATE tournaments SET winner = $1 WHERE id = $2")
+                    .bind(winner)
+                    .bind(id)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(())
             }
 
             async fn tournament(&self, id: i64) -> Result<Option<$crate::tournaments::TournamentRow>, $crate::StoreError> {

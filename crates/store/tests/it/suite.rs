@@ -1172,6 +1172,53 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
             ("scheduled".to_string(), 3),
         ]
     );
+    // A tournament's planned games counted, and its winner kept.
+    use croupier_store::tournaments::{NewTournamentGame, PlanCounts};
+    assert_eq!(t.plan_counts(ids[3]).await.unwrap(), PlanCounts::default());
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let table = |table_no| NewTournamentGame {
+        table_no,
+        game_no: 0,
+        seats: vec![a, b],
+        seed: 1,
+    };
+    t.plan_round(ids[3], 1, &[table(0), table(1), table(2)])
+        .await
+        .unwrap();
+    let planned = t.tournament_games(ids[3]).await.unwrap();
+    let g = t
+        .start_tournament_game(planned[0].id, "goofspiel", &[a, b], 1, "t2")
+        .await
+        .unwrap();
+    s.finish_game(g, &end(vec![1, 2], None, "t3"))
+        .await
+        .unwrap();
+    t.finish_tournament_game(planned[0].id, &[1, 2], &[])
+        .await
+        .unwrap();
+    t.start_tournament_game(planned[1].id, "goofspiel", &[a, b], 1, "t4")
+        .await
+        .unwrap();
+    t.withdraw_entry(ids[3], b, 1, "gone").await.unwrap();
+    let counts = t.plan_counts(ids[3]).await.unwrap();
+    assert_eq!(
+        counts,
+        PlanCounts::of(&t.tournament_games(ids[3]).await.unwrap())
+    );
+    assert_eq!(
+        (
+            counts.done,
+            counts.running,
+            counts.not_void,
+            counts.planned_rounds
+        ),
+        (1, 1, 2, 1),
+        "the pending game is void once its bot is withdrawn"
+    );
+    assert_eq!(t.tournament(ids[0]).await.unwrap().unwrap().winner, None);
+    t.set_tournament_winner(ids[0], Some("ha")).await.unwrap();
+    let row = t.tournament(ids[0]).await.unwrap().unwrap();
+    assert_eq!(row.winner.as_deref(), Some("ha"));
 }
 
 async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
