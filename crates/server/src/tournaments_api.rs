@@ -414,10 +414,19 @@ async fn list(
         None | Some("") => 1,
         Some(p) => match p.parse::<i64>() {
             Ok(n) if n >= 1 => n,
-            _ => return bad(format!("'{p}' is not a page number (1 or more)")).into_response(),
+            _ => {
+                let shown: String = p.chars().take(24).collect();
+                return bad(format!("'{shown}' is not a page number (1 or more)")).into_response();
+            }
         },
     };
-    match view::list_page(state.hub.store().as_ref(), &state.kept, page).await {
+    match croupier_competition::tournaments::list::list_page(
+        state.hub.store().as_ref(),
+        &state.kept,
+        page,
+    )
+    .await
+    {
         Ok(list) if list.past_the_end() => fail(StatusCode::NOT_FOUND, list.past_the_end_why()),
         Ok(list) => Json(list).into_response(),
         Err(e) => store_failed(e),

@@ -142,6 +142,11 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
                      0, ?2, ?3, 'done', ?4, ?5, ?6)",
         )?
         .execute(params![t, seats, g.seed, id, ranks, faults])?;
+        // Its round 1 is under way (its games are counted in the standings).
+        db.prepare_cached(
+            "UPDATE tournaments SET current_round = 1 WHERE id = ? AND current_round < 1",
+        )?
+        .execute([t])?;
     }
     crate::sqlite_raw::count_listed(db, id)?;
     Ok(id)

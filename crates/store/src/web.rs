@@ -191,8 +191,9 @@ pub struct ImportGame {
     /// exist): the game and its seats carry it, it counts among the
     /// tournament games, and it is not rated, as a tournament game that
     /// finished is not. It is the tournament's planned game too, done, in
-    /// round 1, at the next table (an import knows no rounds), with its
-    /// ranks and its forfeiting seat as the seat that faulted, so that the
+    /// round 1, at the next table (an import knows no rounds; the
+    /// tournament's current round becomes at least 1), with its ranks and
+    /// its forfeiting seat as the seat that faulted, so that the
     /// tournament's standings, progress and crosstable count it as a game
     /// played in it. (An `i64`, as a tournament's id is: this file is below
     /// the tournaments' module.)

@@ -327,8 +327,9 @@ pub async fn seed_with_cups(
 
 /// Creates and starts cup `k` (see [`Cups::of`]), whose first game starts
 /// at `first`: every demo bot of its game is entered.
-/// Its tournament. Its games are the seeder's own pairings: it stores no
-/// plans, so its page lists its games and entrants but no standings.
+/// Its tournament. Its games are the seeder's own pairings, imported as
+/// its planned games of round 1 (see `ImportGame::tournament`), so its
+/// page has standings, as a played cup's has.
 async fn start_cup(
     store: &dyn Store,
     k: u64,
@@ -376,10 +377,10 @@ async fn start_cup(
 /// Finishes a cup's tournament when its last game finished, and keeps its
 /// winner with it, as the tournaments' driver does.
 async fn end_cup(store: &dyn Store, id: TournamentId, last: &str) -> Result<(), SeedError> {
-    croupier_competition::tournaments::view::keep_winner(store, id).await?;
+    let winner = croupier_competition::tournaments::view::winner_now(store, id).await?;
     store
         .tournaments()
-        .end_tournament(id, "finished", last, None)
+        .finish_tournament(id, last, winner.as_deref())
         .await?;
     Ok(())
 }
@@ -494,6 +495,14 @@ mod tests {
                 .unwrap();
             assert_eq!((view.progress.done, view.progress.total), (65, 65));
             assert_eq!(view.standings.len(), demo, "{}", cup.name);
+            // The standings count its round: points for every game, the
+            // most for the first place.
+            assert_eq!(view.standings_after_round, 1, "{}", cup.name);
+            let points: Vec<f64> = view.standings.iter().map(|s| s.points).collect();
+            assert!(
+                points[0] > 0.0 && points.iter().all(|p| *p <= points[0]),
+                "{points:?}"
+            );
             // Its winner is kept with it, and the brief says it.
             assert!(cup.winner.is_some(), "{}", cup.name);
             assert_eq!(cup.winner.as_ref(), Some(&view.standings[0].name));

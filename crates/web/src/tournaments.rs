@@ -14,7 +14,8 @@ use crate::html::{bot_link, column_head, game_title, html, layout, row_head, url
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
 use croupier_competition::tournaments::kept::Kept;
-use croupier_competition::tournaments::view::{self, Brief, ListPage, TournamentView};
+use croupier_competition::tournaments::list::{self, ListPage};
+use croupier_competition::tournaments::view::{self, Brief, TournamentView};
 
 /// The pages and their twins (merged into the website's routes).
 pub fn routes() -> Router<Arc<Services>> {
@@ -34,7 +35,7 @@ pub const OF_BOT: usize = 10;
 /// list is the same page).
 async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<ListPage, WebError> {
     let page = crate::games_list::number(q, "page", "page number")?.unwrap_or(1);
-    let list = view::list_page(state.hub.store().as_ref(), &state.kept, page).await?;
+    let list = list::list_page(state.hub.store().as_ref(), &state.kept, page).await?;
     if list.past_the_end() {
         return Err(WebError::NotFound(list.past_the_end_why()));
     }

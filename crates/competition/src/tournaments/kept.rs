@@ -1,8 +1,9 @@
 //! Briefs and pages of tournaments that are over, kept in memory once
 //! made (issue 53).
 //!
-//! A tournament's brief (the lists) and its page read every planned game
-//! of it: a cup of 1,000 games made a page of 25 briefs take 200 ms. Once
+//! A tournament's page reads every planned game of it and its games'
+//! scores, and so did its brief (the lists) before winners were kept: a
+//! cup of 1,000 games made a page of 25 briefs take 200 ms. Once
 //! a tournament is finished, or cancelled with none of its games still
 //! being played, none of that changes any more, so each server process
 //! makes them once and keeps them. Any other tournament is made afresh
@@ -29,8 +30,49 @@ const VIEWS: usize = 32;
 /// The kept briefs and pages of one server process.
 #[derive(Debug, Default)]
 pub struct Kept {
-    briefs: Mutex<HashMap<TournamentId, Brief>>,
-    views: Mutex<HashMap<TournamentId, Arc<TournamentView>>>,
+    briefs: Mutex<Shelf<Brief>>,
+    views: Mutex<Shelf<Arc<TournamentView>>>,
+}
+
+/// Values by tournament, each with the order it was kept in: when full,
+/// the first kept makes room (a crawler paging through old tournaments
+/// does not push out the newest ones for good).
+#[derive(Debug)]
+struct Shelf<V> {
+    items: HashMap<TournamentId, (u64, V)>,
+    next: u64,
+}
+
+impl<V> Default for Shelf<V> {
+    fn default() -> Self {
+        Shelf {
+            items: HashMap::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<V: Clone> Shelf<V> {
+    fn get(&self, id: TournamentId) -> Option<V> {
+        self.items.get(&id).map(|(_, v)| v.clone())
+    }
+
+    /// Keeps `value` under `id`, the first kept making room when the shelf
+    /// holds `most`.
+    fn keep(&mut self, most: usize, id: TournamentId, value: V) {
+        if self.items.len() >= most && !self.items.contains_key(&id) {
+            let first = self
+                .items
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(k, _)| *k);
+            if let Some(first) = first {
+                self.items.remove(&first);
+            }
+        }
+        self.items.insert(id, (self.next, value));
+        self.next += 1;
+    }
 }
 
 /// Whether nothing of tournament `t` changes any more.
@@ -38,33 +80,18 @@ fn is_over(t: &TournamentRow) -> bool {
     matches!(t.status.as_str(), "finished" | "cancelled")
 }
 
-/// Keeps `value` under `id`, making room first when `map` holds `most`.
-fn keep<V>(
-    mut map: MutexGuard<'_, HashMap<TournamentId, V>>,
-    most: usize,
-    id: TournamentId,
-    value: V,
-) {
-    if map.len() >= most && !map.contains_key(&id) {
-        if let Some(old) = map.keys().next().copied() {
-            map.remove(&old);
-        }
-    }
-    map.insert(id, value);
-}
-
 impl Kept {
-    fn briefs(&self) -> MutexGuard<'_, HashMap<TournamentId, Brief>> {
+    fn briefs(&self) -> MutexGuard<'_, Shelf<Brief>> {
         self.briefs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn views(&self) -> MutexGuard<'_, HashMap<TournamentId, Arc<TournamentView>>> {
+    fn views(&self) -> MutexGuard<'_, Shelf<Arc<TournamentView>>> {
         self.views.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The kept brief of `t`, if it is over and was made before.
     pub(super) fn brief(&self, t: &TournamentRow) -> Option<Brief> {
-        is_over(t).then(|| self.briefs().get(&t.id).cloned())?
+        is_over(t).then(|| self.briefs().get(t.id))?
     }
 
     /// Keeps brief `b` if its tournament is over and none of its games is
@@ -72,7 +99,7 @@ impl Kept {
     /// finish).
     pub(super) fn keep_brief(&self, b: &Brief) {
         if is_over(&b.tournament) && b.progress.running == 0 {
-            keep(self.briefs(), BRIEFS, b.tournament.id, b.clone());
+            self.briefs().keep(BRIEFS, b.tournament.id, b.clone());
         }
     }
 
@@ -86,20 +113,20 @@ impl Kept {
         if !is_over(&t) {
             return Ok(Arc::new(view::view(store, t).await?));
         }
-        if let Some(v) = self.views().get(&t.id) {
-            return Ok(Arc::clone(v));
+        if let Some(v) = self.views().get(t.id) {
+            return Ok(v);
         }
         let id = t.id;
         let v = Arc::new(view::view(store, t).await?);
         if v.progress.running == 0 {
-            keep(self.views(), VIEWS, id, Arc::clone(&v));
+            self.views().keep(VIEWS, id, Arc::clone(&v));
         }
         Ok(v)
     }
 
     /// How many briefs and pages are kept (for tests and benchmarks).
     pub fn len(&self) -> (usize, usize) {
-        (self.briefs().len(), self.views().len())
+        (self.briefs().items.len(), self.views().items.len())
     }
 
     /// Whether nothing is kept.
@@ -225,17 +252,19 @@ mod tests {
     }
 
     #[test]
-    fn a_full_map_makes_room_for_one_more() {
-        let map = Mutex::new(HashMap::new());
+    fn a_full_shelf_makes_room_with_the_first_kept() {
+        let mut shelf = Shelf::default();
         for id in 0..10 {
-            keep(map.lock().unwrap(), 4, id, id * 10);
+            shelf.keep(4, id, id * 10);
         }
-        let map = map.into_inner().unwrap();
-        assert_eq!(map.len(), 4);
-        assert_eq!(map.get(&9), Some(&90), "the newest is kept");
+        assert_eq!(shelf.items.len(), 4);
+        let mut kept: Vec<i64> = shelf.items.keys().copied().collect();
+        kept.sort_unstable();
+        assert_eq!(kept, [6, 7, 8, 9], "the last four kept");
         // Keeping one already there makes no room.
-        let map = Mutex::new(map);
-        keep(map.lock().unwrap(), 4, 9, 91);
-        assert_eq!(map.lock().unwrap().len(), 4);
+        shelf.keep(4, 9, 91);
+        assert_eq!((shelf.items.len(), shelf.get(9)), (4, Some(91)));
+        shelf.keep(4, 10, 100);
+        assert_eq!(shelf.get(6), None, "the first kept went");
     }
 }

@@ -9,6 +9,7 @@
 
 mod error;
 pub mod kept;
+pub mod list;
 pub mod plan;
 pub mod play;
 mod table;
@@ -250,15 +251,14 @@ impl Tournaments {
                 let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
                 if round >= t.rounds || still_in < 2 {
                     let now = croupier_arena::record::now_rfc3339();
-                    // The winner first: whoever finds it finished finds
-                    // its winner.
-                    let winner = view::keep_winner(self.store.as_ref(), t.id).await?;
-                    ts.end_tournament(t.id, "finished", &now, None).await?;
-                    tracing::info!(
-                        "tournament {} finished, won by {}",
-                        t.name,
-                        winner.as_deref().unwrap_or("nobody")
-                    );
+                    let winner = view::winner_now(self.store.as_ref(), t.id).await?;
+                    if ts.finish_tournament(t.id, &now, winner.as_deref()).await? {
+                        tracing::info!(
+                            "tournament {} finished, won by {}",
+                            t.name,
+                            winner.as_deref().unwrap_or("nobody")
+                        );
+                    }
                     return Ok(());
                 }
                 let next = round + 1;

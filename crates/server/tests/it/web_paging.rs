@@ -260,7 +260,7 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
         let error = serde_json::from_str::<Value>(&body).unwrap()["error"].clone();
         assert!(error.is_string(), "{bad}: {body}");
     }
-    // A brief's winner, its ratings read once for the whole page, is the
+    // A brief's winner (kept with the cup at its end) is the
     // tournament's own page's first standing.
     for brief in first["tournaments"].as_array().unwrap() {
         let name = brief["tournament"]["name"].as_str().unwrap();

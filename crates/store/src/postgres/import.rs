@@ -183,6 +183,23 @@ async fn insert_plans(
     if tournament.is_empty() {
         return Ok(());
     }
+    // The tournaments locked in one order first: an import beside another
+    // into the same tournament waits for it instead of taking the same
+    // table numbers. Their round 1 is under way (its games are counted in
+    // the standings).
+    let mut tournaments = tournament.clone();
+    tournaments.sort_unstable();
+    tournaments.dedup();
+    sqlx::query("SELECT id FROM tournaments WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+        .bind(&tournaments)
+        .fetch_all(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE tournaments SET current_round = GREATEST(current_round, 1) WHERE id = ANY($1)",
+    )
+    .bind(&tournaments)
+    .execute(&mut *tx)
+    .await?;
     sqlx::query(
         "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
                                        game_id, ranks, faults)

@@ -91,9 +91,9 @@ pub struct TournamentRow {
     /// Why it was cancelled, if it was.
     pub reason: Option<String>,
     /// The winner of a finished tournament, as its standings said at its
-    /// end (kept just before it was marked finished; none for one finished
-    /// before winners were kept: its standings say). Meaningless for a
-    /// tournament that is not finished.
+    /// end (written with its status, `finish_tournament`; none for one
+    /// finished before winners were kept, or ended by `end_tournament`:
+    /// its standings say).
     pub winner: Option<String>,
 }
 
@@ -404,7 +404,8 @@ pub trait TournamentStore: Send + Sync {
         at: &str,
     ) -> Result<(), StoreError>;
     /// Stores the games of round `round` and makes it the current round (one
-    /// transaction).
+    /// transaction), if the tournament is running; else nothing changes (a
+    /// cancel came first).
     async fn plan_round(
         &self,
         id: TournamentId,
@@ -413,12 +414,6 @@ pub trait TournamentStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Its planned games counted.
     async fn plan_counts(&self, id: TournamentId) -> Result<PlanCounts, StoreError>;
-    /// Stores the winner of finished tournament `id`.
-    async fn set_tournament_winner(
-        &self,
-        id: TournamentId,
-        winner: Option<&str>,
-    ) -> Result<(), StoreError>;
     /// Every planned game, by round, table and game.
     async fn tournament_games(
         &self,
@@ -443,7 +438,8 @@ pub trait TournamentStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Makes a planned game pending again (its game never finished).
     async fn reset_tournament_game(&self, plan: i64) -> Result<(), StoreError>;
-    /// Withdraws an entry with the reason, and voids its pending games.
+    /// Withdraws an entry with the reason, and voids its pending games, if
+    /// the tournament is not over; else nothing changes.
     async fn withdraw_entry(
         &self,
         id: TournamentId,
@@ -460,6 +456,16 @@ pub trait TournamentStore: Send + Sync {
         status: &str,
         at: &str,
         reason: Option<&str>,
+    ) -> Result<bool, StoreError>;
+    /// Ends a tournament that is scheduled or running as `finished`, with
+    /// its winner (as its standings say at the end) in the same statement;
+    /// its pending games become void. False if it was already over (then
+    /// nothing changes: a cancel came first).
+    async fn finish_tournament(
+        &self,
+        id: TournamentId,
+        at: &str,
+        winner: Option<&str>,
     ) -> Result<bool, StoreError>;
     /// The tournaments a bot is entered in, newest first.
     async fn bot_tournaments(&self, bot: BotId) -> Result<Vec<TournamentRow>, StoreError>;

@@ -107,6 +107,43 @@ macro_rules! tournament_queries {
             Ok(())
         }
 
+        impl $store {
+            /// Ends tournament `id` if it is scheduled or running, with its
+            /// status, end time, reason and winner in one statement (so that
+            /// whoever finds it finished finds its winner); its pending games
+            /// become void. False if it was already over.
+            async fn end_with(
+                &self,
+                id: i64,
+                status: &str,
+                at: &str,
+                reason: Option<&str>,
+                winner: Option<&str>,
+            ) -> Result<bool, $crate::StoreError> {
+                let mut tx = self.$write.begin().await?;
+                let r = sqlx::query(
+                    "UPDATE tournaments SET status = $1, finished_at = $2, reason = $3, winner = $4
+                     WHERE id = $5 AND status IN ('scheduled', 'running')",
+                )
+                .bind(status)
+                .bind(at)
+                .bind(reason)
+                .bind(winner)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if r.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                sqlx::query("UPDATE tournament_games SET status = 'void' WHERE tournament_id = $1 AND status = 'pending'")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+        }
+
         #[async_trait::async_trait]
         impl $crate::tournaments::TournamentStore for $store {
             async fn set_owner_admin(&self, name: &str, admin: bool) -> Result<bool, $crate::StoreError> {
@@ -229,15 +266,6 @@ macro_rules! tournament_queries {
                 Ok(counts)
             }
 
-            async fn set_tournament_winner(&self, id: i64, winner: Option<&str>) -> Result<(), $crate::StoreError> {
-                sqlx::query("UPDATE tournaments SET winner = $1 WHERE id = $2")
-                    .bind(winner)
-                    .bind(id)
-                    .execute(&self.$write)
-                    .await?;
-                Ok(())
-            }
-
             async fn tournament(&self, id: i64) -> Result<Option<$crate::tournaments::TournamentRow>, $crate::StoreError> {
                 let row = sqlx::query_as(&format!("SELECT {TOURNAMENT} FROM tournaments WHERE id = $1"))
                     .bind(id)
@@ -296,6 +324,17 @@ macro_rules! tournament_queries {
                 games: &[$crate::tournaments::NewTournamentGame],
             ) -> Result<(), $crate::StoreError> {
                 let mut tx = self.$write.begin().await?;
+                // The tournament's row first, and only while it runs: a
+                // cancel that came first wins, and one that comes later
+                // waits for this (and voids these games).
+                let running = sqlx::query("UPDATE tournaments SET current_round = $1 WHERE id = $2 AND status = 'running'")
+                    .bind(round)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                if running.rows_affected() == 0 {
+                    return Ok(());
+                }
                 for g in games {
                     sqlx::query(
                         "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status)
@@ -310,11 +349,6 @@ macro_rules! tournament_queries {
                     .execute(&mut *tx)
                     .await?;
                 }
-                sqlx::query("UPDATE tournaments SET current_round = $1 WHERE id = $2")
-                    .bind(round)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -405,6 +439,17 @@ macro_rules! tournament_queries {
 
             async fn withdraw_entry(&self, id: i64, bot: i64, round: i64, reason: &str) -> Result<(), $crate::StoreError> {
                 let mut tx = self.$write.begin().await?;
+                // Only while the tournament is not over, its row held
+                // meanwhile (as `plan_round`).
+                let open = sqlx::query(
+                    "UPDATE tournaments SET status = status WHERE id = $1 AND status IN ('scheduled', 'running')",
+                )
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if open.rows_affected() == 0 {
+                    return Ok(());
+                }
                 sqlx::query("UPDATE tournament_entries SET withdrawn = $1, withdrawn_round = $2 WHERE tournament_id = $3 AND bot = $4")
                     .bind(reason)
                     .bind(round)
@@ -425,27 +470,13 @@ macro_rules! tournament_queries {
             }
 
             async fn end_tournament(&self, id: i64, status: &str, at: &str, reason: Option<&str>) -> Result<bool, $crate::StoreError> {
-                let mut tx = self.$write.begin().await?;
-                let r = sqlx::query(
-                    "UPDATE tournaments SET status = $1, finished_at = $2, reason = $3
-                     WHERE id = $4 AND status IN ('scheduled', 'running')",
-                )
-                .bind(status)
-                .bind(at)
-                .bind(reason)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-                if r.rows_affected() == 0 {
-                    return Ok(false);
-                }
-                sqlx::query("UPDATE tournament_games SET status = 'void' WHERE tournament_id = $1 AND status = 'pending'")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok(true)
+                self.end_with(id, status, at, reason, None).await
             }
+
+            async fn finish_tournament(&self, id: i64, at: &str, winner: Option<&str>) -> Result<bool, $crate::StoreError> {
+                self.end_with(id, "finished", at, None, winner).await
+            }
+
 
             async fn bot_tournaments(&self, bot: i64) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
                 let rows = sqlx::query_as(&format!(

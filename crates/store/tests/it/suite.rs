@@ -1215,10 +1215,42 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
         (1, 1, 2, 1),
         "the pending game is void once its bot is withdrawn"
     );
+    // Finished with its winner in one statement, and only if it is not
+    // over (the cancel came first: nothing changes).
     assert_eq!(t.tournament(ids[0]).await.unwrap().unwrap().winner, None);
-    t.set_tournament_winner(ids[0], Some("ha")).await.unwrap();
-    let row = t.tournament(ids[0]).await.unwrap().unwrap();
-    assert_eq!(row.winner.as_deref(), Some("ha"));
+    assert!(!t.finish_tournament(ids[2], "t5", Some("ha")).await.unwrap());
+    let cancelled = t.tournament(ids[2]).await.unwrap().unwrap();
+    assert_eq!(
+        (cancelled.status.as_str(), cancelled.winner),
+        ("cancelled", None)
+    );
+    assert!(t.finish_tournament(ids[3], "t5", Some("ha")).await.unwrap());
+    let row = t.tournament(ids[3]).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            row.status.as_str(),
+            row.winner.as_deref(),
+            row.finished_at.as_deref()
+        ),
+        ("finished", Some("ha"), Some("t5"))
+    );
+    let counts = t.plan_counts(ids[3]).await.unwrap();
+    assert_eq!(
+        (counts.done, counts.running, counts.not_void),
+        (1, 1, 2),
+        "the game being played goes on"
+    );
+    // Over: no round is planned and no entry withdrawn any more (a cancel
+    // that came first wins), so nothing of a tournament that is over moves.
+    t.plan_round(ids[2], 1, &[table(0)]).await.unwrap();
+    assert_eq!(t.plan_counts(ids[2]).await.unwrap(), PlanCounts::default());
+    assert_eq!(
+        t.tournament(ids[2]).await.unwrap().unwrap().current_round,
+        0
+    );
+    t.withdraw_entry(ids[2], a, 1, "late").await.unwrap();
+    let entries = t.tournament_entries(ids[2]).await.unwrap();
+    assert!(entries.iter().all(|e| e.withdrawn.is_none()), "{entries:?}");
 }
 
 async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
