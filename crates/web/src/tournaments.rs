@@ -337,7 +337,7 @@ pub async fn of_bot(
     let all = store.tournaments().bot_tournaments(bot).await?;
     let entered = all.len();
     Ok((
-        view::briefs(store.as_ref(), kept, all.into_iter().take(OF_BOT)).await?,
+        list::briefs(store.as_ref(), kept, all.into_iter().take(OF_BOT)).await?,
         entered,
     ))
 }

@@ -5,7 +5,8 @@ use croupier_store::{Store, StoreError};
 use serde::Serialize;
 
 use super::kept::Kept;
-use super::view::{briefs, Brief};
+use super::view::{brief_with, Brief, Ratings};
+use croupier_store::tournaments::TournamentRow;
 
 /// Tournaments on a page of the list (each brief reads its entries and
 /// counts its planned games, so a page's cost follows its length, not the
@@ -66,4 +67,148 @@ pub async fn list_page(store: &dyn Store, kept: &Kept, page: i64) -> Result<List
         pages,
         total,
     })
+}
+
+/// The briefs of a list of tournaments (the tournaments page, a bot's
+/// page, the API's list), in order, each bot's ratings read once however
+/// many of them it entered; those of tournaments that are over are made
+/// once and `kept`.
+pub async fn briefs(
+    store: &dyn Store,
+    kept: &Kept,
+    list: impl IntoIterator<Item = TournamentRow>,
+) -> Result<Vec<Brief>, StoreError> {
+    let mut ratings = Ratings::default();
+    let mut out = Vec::new();
+    for t in list {
+        let b = match kept.brief(&t) {
+            Some(b) => b,
+            None => {
+                let b = brief_with(store, t, &mut ratings).await?;
+                kept.keep_brief(&b);
+                b
+            }
+        };
+        out.push(b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournaments::view::TournamentView;
+    use croupier_store::tournaments::{EntryRow, NewTournament, TournamentId};
+    use croupier_store::web::ImportGame;
+    use croupier_store::{BotKind, GameEnd};
+    use std::sync::Arc;
+
+    /// A game of `bots` won by the first, in tournament `t`.
+    fn won(t: TournamentId, bots: Vec<i64>, i: i64) -> ImportGame {
+        ImportGame {
+            game: "goofspiel".into(),
+            bots,
+            seed: i,
+            started: format!("2026-12-05T10:{i:02}:00Z"),
+            end: GameEnd {
+                finished: format!("2026-12-05T10:{i:02}:30Z"),
+                scores: vec![Some(2), Some(1)],
+                ranks: vec![1, 2],
+                forfeited_by: None,
+                record: "{}".into(),
+                facts: None,
+            },
+            tournament: Some(t),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tournament_that_is_over_is_made_once_and_a_running_one_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = croupier_store::open(&url).await.unwrap();
+        let a = store.ensure_house_bot("ha", "goofspiel").await.unwrap();
+        let b = store.ensure_house_bot("hb", "goofspiel").await.unwrap();
+        let ts = store.tournaments();
+        let entries = vec![
+            EntryRow::new(a, 0, "ha", BotKind::House),
+            EntryRow::new(b, 1, "hb", BotKind::House),
+        ];
+        let mut ids = Vec::new();
+        for name in ["over", "on"] {
+            let t = NewTournament::round_robin(name, "goofspiel", entries.clone());
+            let id = ts.create_tournament(&t).await.unwrap();
+            ts.start_tournament(id, &entries, 1, "t0").await.unwrap();
+            store
+                .import_games(vec![won(id, vec![a, b], 1)])
+                .await
+                .unwrap();
+            ids.push(id);
+        }
+        assert!(ts
+            .end_tournament(ids[0], "finished", "t1", None)
+            .await
+            .unwrap());
+        let kept = Kept::default();
+        let row = |id| {
+            let ts = store.tournaments();
+            async move { ts.tournament(id).await.unwrap().unwrap() }
+        };
+        let page = |id| {
+            let (store, kept) = (&store, &kept);
+            async move { kept.view(store.as_ref(), row(id).await).await.unwrap() }
+        };
+        let list = |kept| {
+            let store = &store;
+            async move {
+                let rows = store.tournaments().tournament_list().await.unwrap();
+                briefs(store.as_ref(), kept, rows).await.unwrap()
+            }
+        };
+        let done = |v: &Arc<TournamentView>| v.progress.done;
+        let (over, on) = (page(ids[0]).await, page(ids[1]).await);
+        assert_eq!((done(&over), done(&on)), (1, 1));
+        let briefs = list(&kept).await;
+        assert_eq!(kept.len(), (1, 1), "the finished one's brief and page");
+        // One more game in each (as no finished tournament gets, but it
+        // shows what is made again): the kept page and brief do not see
+        // it, the running tournament's do.
+        for id in &ids {
+            store
+                .import_games(vec![won(*id, vec![b, a], 2)])
+                .await
+                .unwrap();
+        }
+        assert_eq!(done(&page(ids[0]).await), 1, "kept");
+        assert_eq!(done(&page(ids[1]).await), 2, "made again");
+        let again = list(&kept).await;
+        let progress = |v: &[Brief]| v.iter().map(|b| b.progress.done).collect::<Vec<_>>();
+        assert_eq!(progress(&briefs), [1, 1], "the running one is newest");
+        assert_eq!(progress(&again), [2, 1]);
+        assert_eq!(again[1].winner.as_deref(), Some("ha"));
+        // Without the kept ones, everything is made again.
+        let fresh = Kept::default();
+        assert_eq!(progress(&list(&fresh).await), [2, 2]);
+        // Cancelled with a game still being played: not kept, since that
+        // game goes on to its end.
+        let plan = croupier_store::tournaments::NewTournamentGame {
+            table_no: 0,
+            game_no: 0,
+            seats: vec![a, b],
+            seed: 3,
+        };
+        ts.plan_round(ids[1], 2, &[plan]).await.unwrap();
+        let planned = ts.tournament_games(ids[1]).await.unwrap();
+        let pending = planned.iter().find(|g| g.status == "pending").unwrap();
+        ts.start_tournament_game(pending.id, "goofspiel", &[a, b], 3, "t2")
+            .await
+            .unwrap();
+        assert!(ts
+            .end_tournament(ids[1], "cancelled", "t3", Some("late"))
+            .await
+            .unwrap());
+        assert_eq!(page(ids[1]).await.progress.running, 1);
+        assert_eq!(list(&kept).await[0].progress.running, 1);
+        assert_eq!(kept.len(), (1, 1), "still the finished one's alone");
+    }
 }

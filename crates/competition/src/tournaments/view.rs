@@ -8,7 +8,6 @@ use croupier_store::tournaments::{
 use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
 
-use super::kept::Kept;
 use super::plan;
 
 /// Progress of a tournament.
@@ -180,33 +179,8 @@ pub async fn brief(store: &dyn Store, t: TournamentRow) -> Result<Brief, StoreEr
     brief_with(store, t, &mut Ratings::default()).await
 }
 
-/// The briefs of a list of tournaments (the tournaments page, a bot's
-/// page, the API's list), in order, each bot's ratings read once however
-/// many of them it entered; those of tournaments that are over are made
-/// once and `kept`.
-pub async fn briefs(
-    store: &dyn Store,
-    kept: &Kept,
-    list: impl IntoIterator<Item = TournamentRow>,
-) -> Result<Vec<Brief>, StoreError> {
-    let mut ratings = Ratings::default();
-    let mut out = Vec::new();
-    for t in list {
-        let b = match kept.brief(&t) {
-            Some(b) => b,
-            None => {
-                let b = brief_with(store, t, &mut ratings).await?;
-                kept.keep_brief(&b);
-                b
-            }
-        };
-        out.push(b);
-    }
-    Ok(out)
-}
-
 /// [`brief`], with the ratings `known` so far.
-async fn brief_with(
+pub(super) async fn brief_with(
     store: &dyn Store,
     t: TournamentRow,
     known: &mut Ratings,
@@ -260,7 +234,7 @@ pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<St
 /// The ratings standings have read, by bot: each bot's read once however
 /// many tournaments of a list it entered.
 #[derive(Debug, Default)]
-struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
+pub(super) struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
 
 impl Ratings {
     /// `bot`'s mean rating in `game` (0 when it has none).
