@@ -263,12 +263,15 @@ impl Tournaments {
                 }
                 let next = round + 1;
                 let planned = plan::plan_round(&t, &entries, &games, next)?;
-                ts.plan_round(t.id, next, &planned).await?;
-                tracing::info!(
-                    "tournament {} round {next}: {} games",
-                    t.name,
-                    planned.len()
-                );
+                // Not planned when a cancel came first: the loop then finds
+                // it over.
+                if ts.plan_round(t.id, next, &planned).await? {
+                    tracing::info!(
+                        "tournament {} round {next}: {} games",
+                        t.name,
+                        planned.len()
+                    );
+                }
                 continue;
             }
             self.play_round(&t, &entries, &games, round).await;
@@ -338,7 +341,11 @@ impl Tournaments {
             plan::Format::RoundRobin => plan::round_robin_rounds(frozen.len()),
         };
         let at = croupier_arena::record::now_rfc3339();
-        ts.start_tournament(t.id, &frozen, rounds, &at).await?;
+        if !ts.start_tournament(t.id, &frozen, rounds, &at).await? {
+            // Cancelled while its entries were checked: the loop finds it
+            // over.
+            return Ok(());
+        }
         tracing::info!(
             "tournament {} started: {} entries frozen, {rounds} rounds",
             t.name,

@@ -25,6 +25,7 @@ pub(crate) async fn import_games(
     }
     let mut tx = pool.begin().await?;
     let ids = new_ids(&mut tx, games.len()).await?;
+    hold_tournaments(&mut tx, &games).await?;
     insert_games(&mut tx, &ids, &games).await?;
     insert_seats(&mut tx, &ids, &games).await?;
     insert_plans(&mut tx, &ids, &games).await?;
@@ -160,6 +161,31 @@ async fn insert_seats(
     Ok(())
 }
 
+/// The tournaments the games were played in, held (in one order, before
+/// any game names them: the games' foreign key would share their rows
+/// first) so that an import beside another into the same tournament waits
+/// for it instead of taking the same table numbers; their round 1 is under
+/// way (its games count in the standings).
+async fn hold_tournaments(tx: &mut PgConnection, games: &[&ImportGame]) -> Result<(), sqlx::Error> {
+    let mut tournaments: Vec<i64> = games.iter().filter_map(|g| g.tournament).collect();
+    if tournaments.is_empty() {
+        return Ok(());
+    }
+    tournaments.sort_unstable();
+    tournaments.dedup();
+    sqlx::query("SELECT id FROM tournaments WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE")
+        .bind(&tournaments)
+        .fetch_all(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE tournaments SET current_round = GREATEST(current_round, 1) WHERE id = ANY($1)",
+    )
+    .bind(&tournaments)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
 /// Every tournament game's planned game, done, in round 1 at the
 /// tournament's next tables in the order given (see
 /// [`ImportGame::tournament`]), in one statement.
@@ -183,23 +209,6 @@ async fn insert_plans(
     if tournament.is_empty() {
         return Ok(());
     }
-    // The tournaments locked in one order first: an import beside another
-    // into the same tournament waits for it instead of taking the same
-    // table numbers. Their round 1 is under way (its games are counted in
-    // the standings).
-    let mut tournaments = tournament.clone();
-    tournaments.sort_unstable();
-    tournaments.dedup();
-    sqlx::query("SELECT id FROM tournaments WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-        .bind(&tournaments)
-        .fetch_all(&mut *tx)
-        .await?;
-    sqlx::query(
-        "UPDATE tournaments SET current_round = GREATEST(current_round, 1) WHERE id = ANY($1)",
-    )
-    .bind(&tournaments)
-    .execute(&mut *tx)
-    .await?;
     sqlx::query(
         "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
                                        game_id, ranks, faults)

@@ -395,23 +395,24 @@ pub trait TournamentStore: Send + Sync {
     /// Its entries, in order of entry.
     async fn tournament_entries(&self, id: TournamentId) -> Result<Vec<EntryRow>, StoreError>;
     /// Starts it: replaces its entries by the frozen ones, sets its rounds,
-    /// and marks it running (one transaction).
+    /// and marks it running (one transaction), if it is still to start;
+    /// else nothing changes and the answer is false (a cancel came first).
     async fn start_tournament(
         &self,
         id: TournamentId,
         entries: &[EntryRow],
         rounds: i64,
         at: &str,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
     /// Stores the games of round `round` and makes it the current round (one
-    /// transaction), if the tournament is running; else nothing changes (a
-    /// cancel came first).
+    /// transaction), if the tournament is running; else nothing changes and
+    /// the answer is false (not started, or a cancel came first).
     async fn plan_round(
         &self,
         id: TournamentId,
         round: i64,
         games: &[NewTournamentGame],
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
     /// Its planned games counted.
     async fn plan_counts(&self, id: TournamentId) -> Result<PlanCounts, StoreError>;
     /// Every planned game, by round, table and game.

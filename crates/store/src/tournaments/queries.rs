@@ -298,8 +298,22 @@ macro_rules! tournament_queries {
                 entries: &[$crate::tournaments::EntryRow],
                 rounds: i64,
                 at: &str,
-            ) -> Result<(), $crate::StoreError> {
+            ) -> Result<bool, $crate::StoreError> {
                 let mut tx = self.$write.begin().await?;
+                // Only a tournament still to start: a cancel that came first
+                // wins (the row is held from here to the commit).
+                let started = sqlx::query(
+                    "UPDATE tournaments SET status = 'running', rounds = $1, started_at = $2
+                     WHERE id = $3 AND status = 'scheduled'",
+                )
+                .bind(rounds)
+                .bind(at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                if started.rows_affected() == 0 {
+                    return Ok(false);
+                }
                 sqlx::query("DELETE FROM tournament_entries WHERE tournament_id = $1")
                     .bind(id)
                     .execute(&mut *tx)
@@ -307,14 +321,8 @@ macro_rules! tournament_queries {
                 for e in entries {
                     insert_entry(&mut tx, id, e).await?;
                 }
-                sqlx::query("UPDATE tournaments SET status = 'running', rounds = $1, started_at = $2 WHERE id = $3")
-                    .bind(rounds)
-                    .bind(at)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
                 tx.commit().await?;
-                Ok(())
+                Ok(true)
             }
 
             async fn plan_round(
@@ -322,7 +330,7 @@ macro_rules! tournament_queries {
                 id: i64,
                 round: i64,
                 games: &[$crate::tournaments::NewTournamentGame],
-            ) -> Result<(), $crate::StoreError> {
+            ) -> Result<bool, $crate::StoreError> {
                 let mut tx = self.$write.begin().await?;
                 // The tournament's row first, and only while it runs: a
                 // cancel that came first wins, and one that comes later
@@ -333,7 +341,7 @@ macro_rules! tournament_queries {
                     .execute(&mut *tx)
                     .await?;
                 if running.rows_affected() == 0 {
-                    return Ok(());
+                    return Ok(false);
                 }
                 for g in games {
                     sqlx::query(
@@ -350,7 +358,7 @@ macro_rules! tournament_queries {
                     .await?;
                 }
                 tx.commit().await?;
-                Ok(())
+                Ok(true)
             }
 
             async fn tournament_games(&self, id: i64) -> Result<Vec<$crate::tournaments::TournamentGameRow>, $crate::StoreError> {
@@ -476,7 +484,6 @@ macro_rules! tournament_queries {
             async fn finish_tournament(&self, id: i64, at: &str, winner: Option<&str>) -> Result<bool, $crate::StoreError> {
                 self.end_with(id, "finished", at, None, winner).await
             }
-
 
             async fn bot_tournaments(&self, bot: i64) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
                 let rows = sqlx::query_as(&format!(

@@ -1240,9 +1240,13 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
         (1, 1, 2),
         "the game being played goes on"
     );
+    // Not started: no round is planned, nor started again once over.
+    assert!(!t.plan_round(ids[4], 1, &[table(0)]).await.unwrap());
+    assert_eq!(t.plan_counts(ids[4]).await.unwrap(), PlanCounts::default());
+    assert!(!t.start_tournament(ids[2], &[], 1, "t6").await.unwrap());
     // Over: no round is planned and no entry withdrawn any more (a cancel
     // that came first wins), so nothing of a tournament that is over moves.
-    t.plan_round(ids[2], 1, &[table(0)]).await.unwrap();
+    assert!(!t.plan_round(ids[2], 1, &[table(0)]).await.unwrap());
     assert_eq!(t.plan_counts(ids[2]).await.unwrap(), PlanCounts::default());
     assert_eq!(
         t.tournament(ids[2]).await.unwrap().unwrap().current_round,
@@ -2205,6 +2209,8 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
     let mut forfeit = game(6, vec![a, b], Some(cup));
     forfeit.end = end(vec![1, 2], Some(b), "2026-12-05T10:06:30Z");
     let later = s.import_games(vec![forfeit]).await.unwrap();
+    // Its round 1 is under way.
+    assert_eq!(t.tournament(cup).await.unwrap().unwrap().current_round, 1);
     let plans: Vec<_> = t
         .tournament_games(cup)
         .await
