@@ -3,11 +3,10 @@
 
 use std::process::ExitCode;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use croupier_store::{Backend, Store};
+use croupier_store::Backend;
 use sqlx::sqlite::SqliteConnectOptions;
 
 use crate::error::CliError;
@@ -68,9 +67,9 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
         )))
         }
     }
-    let rt = crate::serve::runtime()?;
+    let rt = crate::start::runtime()?;
     rt.block_on(async {
-        let store = open_store(url).await?;
+        let store = crate::start::open_store(url).await?;
         let start = Instant::now();
         let counted = store
             .recount_lists()
@@ -89,17 +88,6 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
             start.elapsed().as_secs_f64()
         );
         Ok(ExitCode::SUCCESS)
-    })
-}
-
-/// Opens (and migrates) the store at `url` for a command: a failure is a
-/// usage error that names the database without its password.
-pub async fn open_store(url: &str) -> Result<Arc<dyn Store>, CliError> {
-    croupier_store::open(url).await.map_err(|e| {
-        CliError::Usage(format!(
-            "database {}: {e}",
-            croupier_store::without_password(url)
-        ))
     })
 }
 

@@ -17,6 +17,7 @@ mod remote_tournaments;
 mod replay;
 mod sandbox;
 mod serve;
+mod start;
 mod tournament;
 mod upload;
 mod worker; // issue 13 (wc)

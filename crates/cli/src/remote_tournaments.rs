@@ -307,7 +307,7 @@ pub fn run(args: TournamentsArgs) -> Result<ExitCode, CliError> {
                 .build()
                 .map_err(|e| CliError::Failed(e.into()))?;
             let found = rt.block_on(async {
-                let store = crate::db::open_store(&database).await?;
+                let store = crate::start::open_store(&database).await?;
                 store
                     .tournaments()
                     .set_owner_admin(&owner, !revoke)

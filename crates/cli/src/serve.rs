@@ -333,10 +333,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         },
     };
     let bot_files = bot_files(&args);
-    let rt = crate::serve::runtime()?;
+    let rt = crate::start::runtime()?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
-        let store = crate::db::open_store(&args.database).await?;
+        let store = crate::start::open_store(&args.database).await?;
         let (state, house) = croupier_server::prepare(Arc::clone(&store), &config)
             .await
             .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -422,15 +422,4 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         tracing::info!("stopped ({bots} bot programs ended)");
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// Children of a crashed predecessor reaped, and the runtime: the start of
-/// every long-running command (`serve`, `worker`; `main` has installed the
-/// logger, `logging`).
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    croupier_arena::transport::process::adopt_orphans();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Failed(e.into()))
 }

@@ -116,10 +116,10 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         }
         (None, _) => None,
     };
-    let rt = crate::serve::runtime()?;
+    let rt = crate::start::runtime()?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
-        let store = crate::db::open_store(&args.database).await?;
+        let store = crate::start::open_store(&args.database).await?;
         let http = HttpClient::new(HttpLimits {
             allow_private: args.allow_private_bot_urls,
             ..Default::default()
