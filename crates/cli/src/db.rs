@@ -67,7 +67,7 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
         )))
         }
     }
-    let rt = crate::start::runtime()?;
+    let rt = crate::start::runtime(&crate::start::RuntimeArgs::default())?;
     rt.block_on(async {
         let store = crate::start::open_store(url).await?;
         let start = Instant::now();

@@ -87,6 +87,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     lease: LeaseArgs,
     #[command(flatten)]
+    runtime: crate::start::RuntimeArgs,
+    #[command(flatten)]
     metrics: MetricsArgs,
 }
 
@@ -333,7 +335,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         },
     };
     let bot_files = bot_files(&args);
-    let rt = crate::start::runtime()?;
+    let rt = crate::start::runtime(&args.runtime)?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
         let store = crate::start::open_store(&args.database).await?;
@@ -385,6 +387,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         tracing::info!(
             "{}",
             croupier_server::announce::serving_line(addr, &args.database)
+        );
+        tracing::info!(
+            "{} runtime threads answer requests (--threads)",
+            tokio::runtime::Handle::current().metrics().num_workers()
         );
         if !config.house_bots.is_empty() {
             tracing::info!("house bots playing: {}", config.house_bots.join(", "));

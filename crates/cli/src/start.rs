@@ -8,12 +8,33 @@ use croupier_store::Store;
 
 use crate::error::CliError;
 
+/// The runtime's threads (`serve` and `worker`; docs/deploy.md).
+#[derive(Debug, Default, clap::Args)]
+pub struct RuntimeArgs {
+    /// Threads that answer requests and run games (the async runtime's
+    /// workers; 1-1024). Default: one per CPU core this process may use.
+    /// Fewer leave cores to what runs beside them (the SQLite commit
+    /// thread, house bots' moves, bot programs, a database on the same
+    /// machine) and cost less CPU per request where cores are shared.
+    #[arg(
+        long,
+        env = "CROUPIER_THREADS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u16).range(1..=1024)
+    )]
+    threads: Option<u16>,
+}
+
 /// Children of a crashed predecessor reaped, and the runtime: the start of
 /// every long-running command (`serve`, `worker`; `main` has installed the
-/// logger, `logging`).
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+/// logger, `logging`), with `threads` workers (default: one per core).
+pub(crate) fn runtime(threads: &RuntimeArgs) -> Result<tokio::runtime::Runtime, CliError> {
     croupier_arena::transport::process::adopt_orphans();
-    tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = threads.threads {
+        builder.worker_threads(usize::from(n));
+    }
+    builder
         .enable_all()
         .build()
         .map_err(|e| CliError::Failed(e.into()))

@@ -60,6 +60,8 @@ pub struct WorkerArgs {
     #[command(flatten)]
     lease: crate::serve::LeaseArgs,
     #[command(flatten)]
+    runtime: crate::start::RuntimeArgs,
+    #[command(flatten)]
     metrics: crate::serve::MetricsArgs,
 }
 
@@ -116,7 +118,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
         }
         (None, _) => None,
     };
-    let rt = crate::start::runtime()?;
+    let rt = crate::start::runtime(&args.runtime)?;
     rt.block_on(async move {
         let metrics = args.metrics.start().await?;
         let store = crate::start::open_store(&args.database).await?;

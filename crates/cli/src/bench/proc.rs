@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use std::collections::BTreeSet;
+
 use anyhow::{anyhow, Context as _};
 
 /// A child server process, killed and reaped when dropped (a failed
@@ -59,26 +61,109 @@ impl Drop for Server {
     }
 }
 
-/// A loopback port nobody listens on (now).
+/// Ports [`free_port`] has handed out in this process.
+static HANDED_OUT: std::sync::Mutex<BTreeSet<u16>> = std::sync::Mutex::new(BTreeSet::new());
+
+/// A loopback port nobody listens on (now), and one this process has not
+/// handed out before: the children of one benchmark (a server and the
+/// bare endpoint, or several instances) never get the same port, even if
+/// one of them has not bound its port yet when the next asks. (A port
+/// another process takes meanwhile makes its child fail to start, which
+/// [`wait_up`] reports.)
 pub fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
+    for _ in 0..64 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port();
+        if HANDED_OUT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(port)
+        {
+            return Ok(port);
+        }
+    }
+    Err(anyhow!(
+        "no loopback port left that this benchmark has not used"
+    ))
 }
 
-/// Waits up to 10 s for the server at `base` to answer `GET /api/`.
-pub async fn wait_up(base: &str) -> anyhow::Result<()> {
+/// How long [`wait_up`] and [`wait_bare`] wait.
+const UP_LIMIT: Duration = Duration::from_secs(10);
+
+/// Asks `probe` until `answered` says whether what answers is what was
+/// started (`Ok(true)`), not yet (`Ok(false)`: no answer, or one it may
+/// give while starting) or something else on its port (`Err`), for at
+/// most [`UP_LIMIT`].
+async fn wait_for<F, Fut>(base: &str, what: &str, mut answered: F) -> anyhow::Result<()>
+where
+    F: FnMut(reqwest::Client) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<bool>>,
+{
     let probe = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(2))
         .build()?;
-    for _ in 0..200 {
-        if probe.get(format!("{base}/api/")).send().await.is_ok() {
+    let begin = std::time::Instant::now();
+    while begin.elapsed() < UP_LIMIT {
+        if answered(probe.clone()).await.with_context(|| {
+            format!("{base} answers, but not as {what}: another process has its port")
+        })? {
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Err(anyhow!("the server at {base} did not come up"))
+    Err(anyhow!("{what} at {base} did not come up"))
+}
+
+/// Waits up to 10 s for the croupier server at `base` (directly or through
+/// a proxy) to answer `GET /api/` with its API's page. Something else on
+/// the port (an answer that is not the server's page) fails at once.
+pub async fn wait_up(base: &str) -> anyhow::Result<()> {
+    let url = format!("{base}/api/");
+    wait_for(base, "the server", |probe| {
+        let url = url.clone();
+        async move {
+            let Ok(reply) = probe.get(url).send().await else {
+                return Ok(false);
+            };
+            let status = reply.status();
+            let html = reply
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/html"));
+            match (status.is_success(), html) {
+                (true, true) => Ok(true),
+                // A proxy whose servers are not up yet says 503.
+                _ if status.is_server_error() => Ok(false),
+                _ => Err(anyhow!("GET /api/ answered {status}, html: {html}")),
+            }
+        }
+    })
+    .await
+}
+
+/// Waits up to 10 s for the bare endpoint at `base` to answer a status
+/// call with `{"result":"success"}`; anything else on the port fails at
+/// once.
+pub async fn wait_bare(base: &str) -> anyhow::Result<()> {
+    let url = format!("{base}/api/status/");
+    wait_for(base, "the bare endpoint", |probe| {
+        let url = url.clone();
+        async move {
+            let Ok(reply) = probe.post(url).send().await else {
+                return Ok(false);
+            };
+            let status = reply.status();
+            let body = reply.text().await.unwrap_or_default();
+            match status.is_success() && body == r#"{"result":"success"}"# {
+                true => Ok(true),
+                false => Err(anyhow!("POST /api/status/ answered {status}: {body:.80}")),
+            }
+        }
+    })
+    .await
 }
 
 /// A `kB` field of `/proc/PID/status` (`VmRSS:`, `VmHWM:`, ...).
@@ -142,6 +227,48 @@ mod tests {
         assert_eq!(percentile(&s, 0.0), 1.0);
         assert_eq!(percentile(&[], 0.5), 0.0);
         assert_eq!(percentile(&[7.0], 0.99), 7.0);
+    }
+
+    #[test]
+    fn no_port_is_handed_out_twice() {
+        let mut seen = BTreeSet::new();
+        for _ in 0..300 {
+            let port = free_port().unwrap();
+            assert!(seen.insert(port), "port {port} handed out twice");
+        }
+    }
+
+    /// A bare endpoint where a server was started (the two children got
+    /// one port) is named at once, not taken for the server; and the
+    /// reverse.
+    #[tokio::test]
+    async fn the_wrong_server_on_a_port_is_named() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, crate::bench::bare::app()).await });
+        let begin = std::time::Instant::now();
+        let e = wait_up(&base).await.unwrap_err();
+        assert!(
+            begin.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            begin.elapsed()
+        );
+        assert!(format!("{e:#}").contains("not as the server"), "{e:#}");
+        wait_bare(&base).await.unwrap();
+
+        let page = axum::Router::new().route(
+            "/api/",
+            axum::routing::get(|| async { axum::response::Html("<p>API</p>") }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, page).await });
+        wait_up(&base).await.unwrap();
+        let e = wait_bare(&base).await.unwrap_err();
+        assert!(
+            format!("{e:#}").contains("not as the bare endpoint"),
+            "{e:#}"
+        );
     }
 
     #[test]

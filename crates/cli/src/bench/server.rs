@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::bench::bare::Slice;
 use crate::bench::proc::{
-    cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_up, Server,
+    cpu_seconds, load_average, open_fds, rss_mib, status_kib, wait_bare, wait_up, Server,
 };
 use crate::bench::rest_bots::{spawn_bots, Control};
 use crate::bench::server_stats::{round, Endpoint, Stats, Summary};
@@ -129,7 +129,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let load_before = load_average();
     rt.block_on(async {
         wait_up(&base).await?;
-        wait_up(&bare_base)
+        wait_bare(&bare_base)
             .await
             .context("the bare endpoint's process (croupier bench bare-endpoint)")?;
         let mut memory = Memory {

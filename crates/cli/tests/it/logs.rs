@@ -9,6 +9,11 @@ use std::time::{Duration, Instant};
 
 /// Runs `croupier serve` until it listens, then stops it; returns stderr.
 fn serve_log(extra: &[&str], env: &[(&str, &str)]) -> String {
+    serve_log_with(extra, &[], env)
+}
+
+/// [`serve_log`] with `serve_args` after the command's own.
+fn serve_log_with(extra: &[&str], serve_args: &[&str], env: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let port = crate::support::free_port();
     let log = dir.path().join("serve.log");
@@ -22,7 +27,9 @@ fn serve_log(extra: &[&str], env: &[(&str, &str)]) -> String {
         ])
         .arg(format!("sqlite://{}", dir.path().join("s.db").display()))
         .args(["--house-bots", "", "--no-ladder"])
+        .args(serve_args)
         .env_remove("RUST_LOG")
+        .env_remove("CROUPIER_THREADS")
         .env_remove("NO_COLOR")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap());
@@ -105,4 +112,38 @@ fn play_obeys_rust_log_too() {
         .collect();
     assert_eq!(finished.len(), 3, "one line per game: {debug}");
     assert!(finished.iter().all(|v| v["level"] == "DEBUG"));
+}
+
+/// The number of runtime threads `serve` says it runs, from its log.
+fn runtime_threads(log: &str) -> usize {
+    let line = log
+        .lines()
+        .find(|l| l.contains(" runtime threads answer requests"))
+        .unwrap_or_else(|| panic!("no threads line: {log}"));
+    let before = line.split(" runtime threads").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn serve_runs_the_runtime_threads_asked_for() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(runtime_threads(&serve_log(&[], &[])), cores, "one per core");
+    assert_eq!(
+        runtime_threads(&serve_log_with(&[], &["--threads", "3"], &[])),
+        3
+    );
+    assert_eq!(
+        runtime_threads(&serve_log(&[], &[("CROUPIER_THREADS", "1")])),
+        1
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+        .args(["serve", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--threads") && err.contains("1..=1024"),
+        "{err}"
+    );
 }
