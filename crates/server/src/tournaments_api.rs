@@ -412,10 +412,9 @@ async fn list(
 ) -> Response {
     let page = match q.get("page").map(|p| p.trim()) {
         None | Some("") => 1,
-        Some(p) => match p.parse::<i64>() {
-            Ok(n) if n >= 1 => n,
-            _ => {
-                let shown: String = p.chars().take(24).collect();
+        Some(p) => match croupier_web::page::positive_number(p) {
+            Ok(n) => n,
+            Err(shown) => {
                 return bad(format!("'{shown}' is not a page number (1 or more)")).into_response();
             }
         },

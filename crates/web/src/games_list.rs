@@ -70,10 +70,8 @@ pub(crate) fn number(
 ) -> Result<Option<i64>, WebError> {
     param(q, key)
         .map(|p| {
-            p.parse::<i64>().ok().filter(|p| *p >= 1).ok_or_else(|| {
-                let shown: String = p.chars().take(24).collect();
-                WebError::BadRequest(format!("'{shown}' is not a {what}."))
-            })
+            crate::page::positive_number(p)
+                .map_err(|shown| WebError::BadRequest(format!("'{shown}' is not a {what}.")))
         })
         .transpose()
 }

@@ -104,3 +104,39 @@ pub fn rfc3339_ago(secs: u64) -> String {
         .unwrap_or(std::time::UNIX_EPOCH);
     croupier_arena::record::rfc3339(t)
 }
+
+/// A number of 1 or more from a query parameter (a page, an id), or the
+/// text to echo in the refusal: what was sent, cut to 24 characters, so
+/// that a long parameter is not sent back whole (the website's lists and
+/// the API's `?page=`).
+pub fn positive_number(text: &str) -> Result<i64, String> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| text.chars().take(24).collect())
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::positive_number;
+
+    #[test]
+    fn a_positive_number_or_the_text_cut_to_24_characters() {
+        assert_eq!(positive_number("7"), Ok(7));
+        assert_eq!(positive_number(&i64::MAX.to_string()), Ok(i64::MAX));
+        assert_eq!(positive_number("0"), Err("0".to_string()));
+        assert_eq!(positive_number("-3"), Err("-3".to_string()));
+        assert_eq!(
+            positive_number("x".repeat(100).as_str()),
+            Err("x".repeat(24))
+        );
+        assert_eq!(
+            positive_number("é".repeat(30).as_str()),
+            Err("é".repeat(24))
+        );
+        assert_eq!(
+            positive_number("99999999999999999999"),
+            Err("99999999999999999999".to_string())
+        );
+    }
+}
