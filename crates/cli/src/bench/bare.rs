@@ -47,7 +47,19 @@ pub fn app() -> axum::Router {
     )
 }
 
+/// What the bare endpoint's child says on stderr once it listens, before
+/// its address.
+const LISTENING: &str = "bare endpoint listening on http://";
+
+/// The port in the bare endpoint's [`LISTENING`] line.
+fn port_in_line(line: &str) -> Option<u16> {
+    let rest = line.split(LISTENING).nth(1)?;
+    let (addr, _) = rest.split_once('/')?;
+    addr.rsplit_once(':')?.1.parse().ok()
+}
+
 /// `croupier bench bare-endpoint --listen ADDR`: serves [`app`] on `listen`
+/// (port 0: one the kernel picks, said on stderr as [`LISTENING`] says)
 /// with a default multi-thread runtime (as `croupier serve` builds it) until
 /// standard input ends, which it does when the benchmark that started it
 /// ends or dies.
@@ -59,6 +71,7 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
+        eprintln!("{LISTENING}{}/", listener.local_addr()?);
         let stdin_ends = tokio::task::spawn_blocking(|| {
             let mut sink = [0u8; 64];
             while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
@@ -78,22 +91,19 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
 pub struct BareChild(Child);
 
 impl BareChild {
-    /// Starts `EXE bench bare-endpoint` on a free loopback port (on the
-    /// CPUs the calling thread may use: affinity is inherited, see
-    /// `bench::cores`); the child and its base URL (not yet answering: see
-    /// `bench::proc::wait_up`).
+    /// Starts `EXE bench bare-endpoint` on a loopback port it picks
+    /// itself and says (on the CPUs the calling thread may use: affinity
+    /// is inherited, see `bench::cores`); the child and its base URL
+    /// (listening; `bench::proc::wait_bare` waits for its answers).
     pub fn start(exe: &Path) -> anyhow::Result<(Self, String)> {
-        let listen = format!("127.0.0.1:{}", crate::bench::proc::free_port()?);
         let mut command = Command::new(exe);
         command
-            .args(["bench", "bare-endpoint", "--listen", &listen])
+            .args(["bench", "bare-endpoint", "--listen", "127.0.0.1:0"])
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
-        let child = command
-            .spawn()
-            .with_context(|| format!("cannot start {} bench bare-endpoint", exe.display()))?;
-        Ok((BareChild(child), format!("http://{listen}")))
+            .stdout(Stdio::null());
+        let what = format!("{} bench bare-endpoint", exe.display());
+        let (child, port) = crate::bench::proc::announced(command, &what, port_in_line, true)?;
+        Ok((BareChild(child), format!("http://127.0.0.1:{port}")))
     }
 
     pub fn pid(&self) -> u32 {
@@ -188,4 +198,22 @@ pub async fn slice(
         server_cpu: server1 - server0,
         load_cpu: load1 - load0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_is_read_from_the_listening_line() {
+        assert_eq!(
+            port_in_line(&format!("{LISTENING}127.0.0.1:4321/")),
+            Some(4321)
+        );
+        assert_eq!(port_in_line(&format!("{LISTENING}127.0.0.1:43")), None);
+        assert_eq!(
+            port_in_line("croupier serving SkullWhist on http://127.0.0.1:80/"),
+            None
+        );
+    }
 }

@@ -1,46 +1,57 @@
 //! What the process-level benchmarks share: a `croupier serve` child that is
-//! killed when dropped, waiting for it to answer, a free loopback port, the
+//! killed when dropped, on a port it picked and said (any child that says
+//! where it listens: [`announced`]), waiting for it to answer, a free
+//! loopback port, the
 //! kernel's figures of a process (memory, CPU time, open files) and the
 //! machine's load, and percentiles of sorted samples.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Duration;
-
-use std::collections::BTreeSet;
 
 use anyhow::{anyhow, Context as _};
 
 /// A child server process, killed and reaped when dropped (a failed
-/// benchmark included).
+/// benchmark included), with its tag for `bench::waits`.
 pub struct Server(pub Child, u16);
 
+/// Tags of the servers started here, for their `bench::waits` files.
+static NEXT_TAG: AtomicU16 = AtomicU16::new(1);
+
 impl Server {
-    /// Starts `EXE serve` on a free loopback port with no house bots over
-    /// `database`, with `extra` arguments and the log at `log`; the server
-    /// and its base URL (not yet answering: see [`wait_up`]).
+    /// Starts `EXE serve` on a loopback port it picks itself (`--listen
+    /// 127.0.0.1:0`), with no house bots, over `database`, with `extra`
+    /// arguments and the log at `log` (the line that says where it
+    /// listens is read, whatever `log` is); the server and its base URL,
+    /// once it listens (see [`announced`]; [`wait_up`] waits for its
+    /// answers).
     pub fn serve(
         exe: &Path,
         database: &str,
         extra: &[&str],
         log: &str,
     ) -> anyhow::Result<(Server, String)> {
-        let port = free_port()?;
-        let listen = format!("127.0.0.1:{port}");
+        let tag = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
         let mut command = Command::new(exe);
-        crate::bench::waits::arm(&mut command, port);
-        let child = command
-            .args(["serve", "--listen", &listen, "--house-bots", ""])
+        crate::bench::waits::arm(&mut command, tag);
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--house-bots", ""])
             .args(extra)
             .arg("--database")
             .arg(database)
-            .env("RUST_LOG", log)
+            .env("RUST_LOG", format!("{log},croupier::serve=info"))
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("cannot start {} serve", exe.display()))?;
-        Ok((Server(child, port), format!("http://{listen}")))
+            .stdout(Stdio::null());
+        let what = format!("{} serve", exe.display());
+        let (child, port) = announced(
+            command,
+            &what,
+            croupier_server::announce::port_in_serving_line,
+            false,
+        )?;
+        Ok((Server(child, tag), format!("http://127.0.0.1:{port}")))
     }
 
     pub fn pid(&self) -> u32 {
@@ -61,15 +72,91 @@ impl Drop for Server {
     }
 }
 
+/// How long a child may take to say where it listens.
+const ANNOUNCE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Starts `command` (`what`, for messages) with its stderr piped, and
+/// waits for the line of it in which `port_in` finds the port the child
+/// listens on: the child picked a free port itself, so no other process
+/// can have it. The rest of its stderr is read in the background (passed
+/// on to this process's stderr with `forward`), so that the child never
+/// waits on a full pipe. A child that ends first, or says nothing of the
+/// kind within [`ANNOUNCE_LIMIT`], is an error with its last lines.
+pub fn announced(
+    mut command: Command,
+    what: &str,
+    port_in: fn(&str) -> Option<u16>,
+    forward: bool,
+) -> anyhow::Result<(Child, u16)> {
+    use std::io::BufRead as _;
+    let mut child = command
+        .env("NO_COLOR", "1")
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot start {what}"))?;
+    let Some(stderr) = child.stderr.take() else {
+        return Err(anyhow!("{what}: no stderr"));
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<Result<u16, Vec<String>>>();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        let mut last: Vec<String> = Vec::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            match &tx {
+                Some(t) => {
+                    if let Some(port) = port_in(&line) {
+                        let _ = t.send(Ok(port));
+                        tx = None;
+                    } else {
+                        if last.len() == 8 {
+                            last.remove(0);
+                        }
+                        last.push(line);
+                    }
+                }
+                None if forward => eprintln!("{line}"),
+                None => {}
+            }
+        }
+        if let Some(t) = tx {
+            let _ = t.send(Err(last));
+        }
+    });
+    let outcome = rx.recv_timeout(ANNOUNCE_LIMIT);
+    if let Ok(Ok(port)) = outcome {
+        return Ok((child, port));
+    }
+    let _ = child.kill();
+    let status = child
+        .wait()
+        .map_or_else(|e| e.to_string(), |s| s.to_string());
+    Err(match outcome {
+        Ok(Err(last)) => anyhow!(
+            "{what} ended before it said where it listens ({status}){}",
+            if last.is_empty() {
+                String::new()
+            } else {
+                format!("; its last lines: {}", last.join(" / "))
+            }
+        ),
+        _ => anyhow!(
+            "{what} did not say where it listens within {} s; stopped",
+            ANNOUNCE_LIMIT.as_secs()
+        ),
+    })
+}
+
 /// Ports [`free_port`] has handed out in this process.
 static HANDED_OUT: std::sync::Mutex<BTreeSet<u16>> = std::sync::Mutex::new(BTreeSet::new());
 
 /// A loopback port nobody listens on (now), and one this process has not
-/// handed out before: the children of one benchmark (a server and the
-/// bare endpoint, or several instances) never get the same port, even if
-/// one of them has not bound its port yet when the next asks. (A port
-/// another process takes meanwhile makes its child fail to start, which
-/// [`wait_up`] reports.)
+/// handed out before: the children of one benchmark (several instances,
+/// a proxy) never get the same port, even if one of them has not bound its
+/// port yet when the next asks. Another process may still take it first
+/// (its child then ends, and [`wait_up`] says that nothing answered); a
+/// child that can pick its own port and say it is started with
+/// [`announced`] instead.
 pub fn free_port() -> anyhow::Result<u16> {
     for _ in 0..64 {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?
@@ -89,77 +176,98 @@ pub fn free_port() -> anyhow::Result<u16> {
 }
 
 /// How long [`wait_up`] and [`wait_bare`] wait.
-const UP_LIMIT: Duration = Duration::from_secs(10);
+const UP_LIMIT: Duration = Duration::from_secs(30);
 
-/// Asks `probe` until `answered` says whether what answers is what was
-/// started (`Ok(true)`), not yet (`Ok(false)`: no answer, or one it may
-/// give while starting) or something else on its port (`Err`), for at
-/// most [`UP_LIMIT`].
+/// What a probe of [`wait_for`] found.
+enum Probe {
+    /// What was started answers.
+    Up,
+    /// Not yet: no answer, or one it may give while starting (why).
+    NotYet(String),
+    /// Something else answers (what it said).
+    Other(String),
+}
+
+/// Asks `probe` until `answered` finds what was started answering, for at
+/// most [`UP_LIMIT`]; something else answering fails at once.
 async fn wait_for<F, Fut>(base: &str, what: &str, mut answered: F) -> anyhow::Result<()>
 where
     F: FnMut(reqwest::Client) -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<bool>>,
+    Fut: std::future::Future<Output = Probe>,
 {
     let probe = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(2))
         .build()?;
     let begin = std::time::Instant::now();
+    let mut last = String::from("no probe yet");
     while begin.elapsed() < UP_LIMIT {
-        if answered(probe.clone()).await.with_context(|| {
-            format!("{base} answers, but not as {what}: another process has its port")
-        })? {
-            return Ok(());
+        match answered(probe.clone()).await {
+            Probe::Up => return Ok(()),
+            Probe::NotYet(why) => last = why,
+            Probe::Other(said) => {
+                return Err(anyhow!(
+                    "something other than {what} answers at {base}: {said}"
+                ))
+            }
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Err(anyhow!("{what} at {base} did not come up"))
+    Err(anyhow!(
+        "{what} at {base} did not answer within {} s (last: {last})",
+        UP_LIMIT.as_secs()
+    ))
 }
 
-/// Waits up to 10 s for the croupier server at `base` (directly or through
-/// a proxy) to answer `GET /api/` with its API's page. Something else on
-/// the port (an answer that is not the server's page) fails at once.
+/// Waits up to 30 s for the croupier server at `base` (directly or through
+/// a proxy) to answer `GET /api/` with its API's page (HTML). A 5xx (a
+/// proxy whose servers are not up yet) is waited out; any other answer
+/// fails at once.
 pub async fn wait_up(base: &str) -> anyhow::Result<()> {
     let url = format!("{base}/api/");
-    wait_for(base, "the server", |probe| {
+    wait_for(base, "the croupier server", |probe| {
         let url = url.clone();
         async move {
-            let Ok(reply) = probe.get(url).send().await else {
-                return Ok(false);
+            let reply = match probe.get(url).send().await {
+                Ok(reply) => reply,
+                Err(e) => return Probe::NotYet(e.to_string()),
             };
             let status = reply.status();
-            let html = reply
+            let kind = reply
                 .headers()
                 .get(reqwest::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with("text/html"));
-            match (status.is_success(), html) {
-                (true, true) => Ok(true),
-                // A proxy whose servers are not up yet says 503.
-                _ if status.is_server_error() => Ok(false),
-                _ => Err(anyhow!("GET /api/ answered {status}, html: {html}")),
+                .unwrap_or("no content-type")
+                .to_string();
+            if status.is_success() && kind.starts_with("text/html") {
+                Probe::Up
+            } else if status.is_server_error() {
+                Probe::NotYet(format!("GET /api/ answered {status}"))
+            } else {
+                Probe::Other(format!("GET /api/ answered {status}, {kind}"))
             }
         }
     })
     .await
 }
 
-/// Waits up to 10 s for the bare endpoint at `base` to answer a status
-/// call with `{"result":"success"}`; anything else on the port fails at
-/// once.
+/// Waits up to 30 s for the bare endpoint at `base` to answer a status
+/// call with `{"result":"success"}`; any other answer fails at once.
 pub async fn wait_bare(base: &str) -> anyhow::Result<()> {
     let url = format!("{base}/api/status/");
     wait_for(base, "the bare endpoint", |probe| {
         let url = url.clone();
         async move {
-            let Ok(reply) = probe.post(url).send().await else {
-                return Ok(false);
+            let reply = match probe.post(url).send().await {
+                Ok(reply) => reply,
+                Err(e) => return Probe::NotYet(e.to_string()),
             };
             let status = reply.status();
             let body = reply.text().await.unwrap_or_default();
-            match status.is_success() && body == r#"{"result":"success"}"# {
-                true => Ok(true),
-                false => Err(anyhow!("POST /api/status/ answered {status}: {body:.80}")),
+            if status.is_success() && body == r#"{"result":"success"}"# {
+                Probe::Up
+            } else {
+                Probe::Other(format!("POST /api/status/ answered {status}: {body:.80}"))
             }
         }
     })
@@ -217,6 +325,7 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::response::IntoResponse as _;
 
     #[test]
     fn percentiles_of_sorted_samples() {
@@ -253,7 +362,10 @@ mod tests {
             "{:?}",
             begin.elapsed()
         );
-        assert!(format!("{e:#}").contains("not as the server"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("something other than the croupier server"),
+            "{e:#}"
+        );
         wait_bare(&base).await.unwrap();
 
         let page = axum::Router::new().route(
@@ -266,9 +378,62 @@ mod tests {
         wait_up(&base).await.unwrap();
         let e = wait_bare(&base).await.unwrap_err();
         assert!(
-            format!("{e:#}").contains("not as the bare endpoint"),
+            format!("{e:#}").contains("something other than the bare endpoint"),
             "{e:#}"
         );
+    }
+
+    /// A proxy's 503s, while its servers start, are waited out.
+    #[tokio::test]
+    async fn a_proxy_not_ready_yet_is_waited_for() {
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = std::sync::Arc::clone(&asked);
+        let page = axum::Router::new().route(
+            "/api/",
+            axum::routing::get(move || {
+                let n = counted.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    match n {
+                        0..3 => axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response(),
+                        _ => axum::response::Html("<p>API</p>").into_response(),
+                    }
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, page).await });
+        wait_up(&base).await.unwrap();
+        assert_eq!(asked.load(Ordering::SeqCst), 4);
+    }
+
+    /// The port a child says; a child that ends first is named with its
+    /// status and last lines, at once.
+    #[test]
+    fn a_child_says_its_port_or_why_it_ended() {
+        let bare = |line: &str| line.split("listening on :").nth(1)?.trim().parse().ok();
+        let mut says = Command::new("sh");
+        says.args([
+            "-c",
+            "echo starting >&2; echo 'listening on :4242' >&2; sleep 30",
+        ]);
+        let (mut child, port) = announced(says, "a test child", bare, false).unwrap();
+        assert_eq!(port, 4242);
+        let _ = child.kill();
+        let _ = child.wait();
+
+        let mut fails = Command::new("sh");
+        fails.args(["-c", "echo 'cannot listen: address in use' >&2; exit 3"]);
+        let begin = std::time::Instant::now();
+        let e = announced(fails, "a test child", bare, false).unwrap_err();
+        let e = format!("{e:#}");
+        assert!(begin.elapsed() < Duration::from_secs(10));
+        assert!(
+            e.contains("a test child ended before it said where it listens"),
+            "{e}"
+        );
+        assert!(e.contains("exit status: 3"), "{e}");
+        assert!(e.contains("cannot listen: address in use"), "{e}");
     }
 
     #[test]

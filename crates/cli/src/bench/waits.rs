@@ -15,7 +15,8 @@ use croupier_store::waits::Summary;
 /// The variable that turns the timing on.
 pub const ENV: &str = "CROUPIER_BENCH_WAITS";
 
-/// The file the server known as `tag` (its port) writes its waits to, when
+/// The file the server known as `tag` (a number of its own in this
+/// benchmark: its port, or `bench::proc`'s tag) writes its waits to, when
 /// [`ENV`] is set.
 pub fn file(tag: u16) -> Option<PathBuf> {
     std::env::var_os(ENV)?;
