@@ -11,11 +11,12 @@ use crate::error::CliError;
 /// The runtime's threads (`serve` and `worker`; docs/deploy.md).
 #[derive(Debug, Default, clap::Args)]
 pub struct RuntimeArgs {
-    /// Threads that answer requests and run games (the async runtime's
-    /// workers; 1-1024). Default: one per CPU core this process may use.
-    /// Fewer leave cores to what runs beside them (the SQLite commit
-    /// thread, house bots' moves, bot programs, a database on the same
-    /// machine) and cost less CPU per request where cores are shared.
+    /// Threads of the async runtime, which runs requests and games
+    /// (1-1024). Default: one per CPU core this process may use. Fewer
+    /// leave cores to what runs beside them (the SQLite commit thread,
+    /// house bots' moves, bot programs, a database on the same machine)
+    /// and cost less CPU per request where cores are shared
+    /// (docs/deploy.md).
     #[arg(
         long,
         env = "CROUPIER_THREADS",
@@ -27,11 +28,12 @@ pub struct RuntimeArgs {
 
 /// Children of a crashed predecessor reaped, and the runtime: the start of
 /// every long-running command (`serve`, `worker`; `main` has installed the
-/// logger, `logging`), with `threads` workers (default: one per core).
-pub(crate) fn runtime(threads: &RuntimeArgs) -> Result<tokio::runtime::Runtime, CliError> {
+/// logger, `logging`), with the threads `args` asks for (default: one
+/// per core, or tokio's `TOKIO_WORKER_THREADS`).
+pub(crate) fn runtime(args: &RuntimeArgs) -> Result<tokio::runtime::Runtime, CliError> {
     croupier_arena::transport::process::adopt_orphans();
     let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = threads.threads {
+    if let Some(n) = args.threads {
         builder.worker_threads(usize::from(n));
     }
     builder

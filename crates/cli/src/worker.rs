@@ -120,6 +120,10 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode, CliError> {
     };
     let rt = crate::start::runtime(&args.runtime)?;
     rt.block_on(async move {
+        tracing::info!(
+            "{} runtime threads run matches (--threads)",
+            tokio::runtime::Handle::current().metrics().num_workers()
+        );
         let metrics = args.metrics.start().await?;
         let store = crate::start::open_store(&args.database).await?;
         let http = HttpClient::new(HttpLimits {

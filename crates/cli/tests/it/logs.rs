@@ -30,6 +30,7 @@ fn serve_log_with(extra: &[&str], serve_args: &[&str], env: &[(&str, &str)]) -> 
         .args(serve_args)
         .env_remove("RUST_LOG")
         .env_remove("CROUPIER_THREADS")
+        .env_remove("TOKIO_WORKER_THREADS")
         .env_remove("NO_COLOR")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap());
