@@ -222,12 +222,11 @@ async fn bans(State(state): State<Arc<Services>>, headers: HeaderMap) -> Reply {
 fn positive(q: &HashMap<String, String>, key: &str) -> Result<Option<i64>, ApiError> {
     match q.get(key) {
         None => Ok(None),
-        Some(v) => match v.trim().parse::<i64>() {
-            Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(ApiError::BadRequest(format!(
-                "{key}: a whole number from 1 (got '{v}')"
-            ))),
-        },
+        Some(v) => croupier_web::page::positive_number(v.trim())
+            .map(Some)
+            .map_err(|shown| {
+                ApiError::BadRequest(format!("{key}: a whole number from 1 (got '{shown}')"))
+            }),
     }
 }
 

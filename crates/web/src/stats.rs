@@ -107,12 +107,11 @@ pub struct LeaderboardData {
 fn season_param(q: &HashMap<String, String>) -> Result<Option<i64>, WebError> {
     match q.get("season") {
         None => Ok(None),
-        Some(v) => match v.trim().parse::<i64>() {
-            Ok(n) if n >= 1 => Ok(Some(n)),
-            _ => Err(WebError::BadRequest(format!(
-                "season: a season number from 1 (got '{v}')."
-            ))),
-        },
+        Some(v) => crate::page::positive_number(v.trim())
+            .map(Some)
+            .map_err(|shown| {
+                WebError::BadRequest(format!("season: a season number from 1 (got '{shown}')."))
+            }),
     }
 }
 

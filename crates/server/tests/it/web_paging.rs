@@ -260,6 +260,16 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
         let error = serde_json::from_str::<Value>(&body).unwrap()["error"].clone();
         assert!(error.is_string(), "{bad}: {body}");
     }
+    // A long page parameter is echoed cut to 24 characters.
+    let long = "9".repeat(30) + "x";
+    let (got, _, body) = get(&s.app, &format!("/v1/tournaments?page={long}")).await;
+    assert_eq!(got, StatusCode::BAD_REQUEST, "{body}");
+    let error = serde_json::from_str::<Value>(&body).unwrap()["error"].clone();
+    assert_eq!(
+        error.as_str(),
+        Some(format!("'{}' is not a page number (1 or more)", "9".repeat(24)).as_str()),
+        "{body}"
+    );
     // A brief's winner (kept with the cup at its end) is the
     // tournament's own page's first standing.
     for brief in first["tournaments"].as_array().unwrap() {
