@@ -127,7 +127,8 @@ fn in_system(p: &Path) -> bool {
 /// when it is given as a path (a bare name such as `python3` is looked up in
 /// the sandbox's own `PATH`, the system's) and, for each argument that names
 /// an existing file or folder, that folder (`python3 bots/x.py` sees
-/// `bots/`).
+/// `bots/`); a file directly in a folder everyone shares ([`shared`]:
+/// `/tmp/bot`) is bound alone, and such a folder itself never.
 pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let program = argv
@@ -141,21 +142,37 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
         .map(PathBuf::from);
     for p in program.into_iter().chain(args) {
         let abs = if p.is_absolute() { p } else { cwd.join(p) };
-        let folder = match std::fs::metadata(&abs) {
-            Ok(m) if m.is_dir() => abs,
+        let (folder, file) = match std::fs::metadata(&abs) {
+            Ok(m) if m.is_dir() => (abs, None),
             Ok(_) => match abs.parent() {
-                Some(parent) => parent.to_path_buf(),
+                Some(parent) => (parent.to_path_buf(), Some(abs.clone())),
                 None => continue,
             },
             Err(_) => continue,
         };
-        // Never the whole host, nor what is already there.
-        if folder.parent().is_none() || in_system(&folder) || found.contains(&folder) {
+        // Never the whole host, nor what is already there; of a folder
+        // everyone shares, only the file named.
+        let bound = match (shared(&folder), file) {
+            (false, _) => folder,
+            (true, Some(file)) => file,
+            (true, None) => continue,
+        };
+        if bound.parent().is_none() || in_system(&bound) || found.contains(&bound) {
             continue;
         }
-        found.push(folder);
+        found.push(bound);
     }
     found
+}
+
+/// Whether `folder` is one that every user and program of the host writes
+/// in (`/tmp`, `/var/tmp`, the temporary folder croupier was given): a
+/// program or file directly in it is bound alone, since binding the folder
+/// would show the bot everything else there (other bots' programs, the
+/// folders of held sandboxes) and put it over the bot's private `/tmp`.
+fn shared(folder: &Path) -> bool {
+    [Path::new("/tmp"), Path::new("/var/tmp")].contains(&folder)
+        || folder == std::env::temp_dir().as_path()
 }
 
 /// Descriptors bubblewrap is handed, by number (the start must leave them

@@ -282,6 +282,78 @@ mod host_user {
 mod cold_sandbox {
     use super::*;
 
+    /// A program, or a file among its arguments, directly in the shared
+    /// temporary folder is bound alone; the folder itself never, and a
+    /// folder of its own inside it whole.
+    #[test]
+    fn of_a_shared_folder_only_the_file_named_is_bound() {
+        let tmp = std::env::temp_dir();
+        let own = tempfile::Builder::new()
+            .prefix("croupier-test-bot-dir")
+            .tempdir_in(&tmp)
+            .unwrap();
+        let file = tempfile::Builder::new()
+            .prefix("croupier-test-bot")
+            .tempfile_in(&tmp)
+            .unwrap();
+        // A program given as a path must be one.
+        std::fs::set_permissions(
+            file.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let inside = own.path().join("bot.py");
+        std::fs::write(&inside, "").unwrap();
+        let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        let cwd = std::path::Path::new("/");
+        let folders = |argv: &[String]| bot_folders(argv, cwd);
+        assert_eq!(folders(&[s(file.path())]), vec![file.path().to_path_buf()]);
+        assert_eq!(
+            folders(&["python3".into(), s(file.path())]),
+            vec![file.path().to_path_buf()]
+        );
+        assert!(folders(&["cat".into(), s(&tmp)]).is_empty());
+        assert!(folders(&["cat".into(), "/var/tmp".into()]).is_empty());
+        assert_eq!(
+            folders(&["python3".into(), s(&inside)]),
+            vec![own.path().to_path_buf()]
+        );
+    }
+
+    /// Such a program runs, with its own private `/tmp` (writable, and
+    /// nothing of the host's there but itself).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_program_in_the_shared_tmp_keeps_a_private_tmp() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let tmp = std::env::temp_dir();
+        let neighbour = tempfile::Builder::new()
+            .prefix("croupier-test-neighbour")
+            .tempfile_in(&tmp)
+            .unwrap();
+        let bot = tempfile::Builder::new()
+            .prefix("croupier-test-bot")
+            .tempfile_in(&tmp)
+            .unwrap();
+        std::fs::write(
+            bot.path(),
+            "#!/bin/sh\nls -a /tmp | tr '\\n' ' '; echo\necho x > /tmp/scratch && echo wrote\ncat\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(bot.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let bot_path = bot.path().to_path_buf();
+        // Written and closed: a file still open for writing cannot be run.
+        let bot = bot.into_temp_path();
+        let mut p =
+            BotProcess::spawn(&[bot_path.to_string_lossy().into_owned()], &strict()).unwrap();
+        let seen = p.recv(soon(5000)).await.unwrap();
+        let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(seen.contains(&name(&bot_path)), "{seen}");
+        assert!(!seen.contains(&name(neighbour.path())), "{seen}");
+        assert_eq!(p.recv(soon(5000)).await.unwrap(), "wrote");
+        p.terminate().await;
+        drop(bot);
+    }
+
     fn strict() -> ProcessLimits {
         ProcessLimits {
             sandbox: Sandbox::Strict(SandboxLimits::default()),

@@ -147,6 +147,7 @@ fn the_shell_holder_passes_the_same_tests() {
     reset::folders_a_program_closed_are_cleared_too();
     reset::what_is_left_beside_empty_folders_is_cleared_too();
     reset::a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared();
+    reset::a_bots_folder_right_inside_tmp_is_kept_and_nothing_else();
 }
 
 fn leader(p: &BotProcess) -> i32 {

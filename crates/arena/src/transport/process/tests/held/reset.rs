@@ -221,6 +221,50 @@ pub(super) async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
     p.terminate().await;
 }
 
+/// A bot's folder right inside the host's `/tmp` (the top of the
+/// sandbox's `/tmp` holds its mount point alone): what a round leaves
+/// there is cleared, and a sandbox with nothing left (only the mount
+/// point: the shell sees it clear without `find`) is kept, folder and all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_bots_folder_right_inside_tmp_is_kept_and_nothing_else() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::Builder::new()
+        .prefix("croupier-held-top-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let bot = folder.path().join("bot.sh");
+    std::fs::write(
+        &bot,
+        "#!/bin/sh\n[ \"$1\" = leave ] && echo x >/tmp/.x && mkdir /tmp/d\n\
+         find /tmp | sort; echo end\n",
+    )
+    .unwrap();
+    for (p, mode) in [(folder.path(), 0o755), (&bot, 0o755)] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let argv = |word: &str| vec![bot.to_string_lossy().into_owned(), word.to_string()];
+    let f = folder.path().to_string_lossy().into_owned();
+    let clean: Vec<String> = vec!["/tmp".into(), f.clone(), format!("{f}/bot.sh")];
+    let mut held = None;
+    let mut p = start(&mut held, &argv("leave")).await;
+    let left = said(&mut p).await;
+    assert!(left.contains(&"/tmp/.x".to_string()), "{left:?}");
+    assert!(left.contains(&"/tmp/d".to_string()), "{left:?}");
+    p.terminate().await;
+    let sandbox = held.as_ref().and_then(|h| h.pid());
+    for round in 0..2 {
+        held.as_mut().expect("held").reset().await.expect("cleared");
+        let mut p = start(&mut held, &argv("look")).await;
+        assert_eq!(
+            held.as_ref().and_then(|h| h.pid()),
+            sandbox,
+            "round {round}"
+        );
+        assert_eq!(said(&mut p).await, clean, "round {round}");
+        p.terminate().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_holders_output_is_read_a_short_line_at_a_time() {
     // An endless line (a round's program cannot reach the Perl holder's
