@@ -12,7 +12,8 @@ use crate::error::CliError;
 #[derive(Debug, Default, clap::Args)]
 pub struct RuntimeArgs {
     /// Threads of the async runtime, which runs requests and games
-    /// (1-1024). Default: one per CPU core this process may use. Fewer
+    /// (1-1024; wins over tokio's TOKIO_WORKER_THREADS). Default: one per
+    /// CPU core this process may use. Fewer
     /// leave cores to what runs beside them (the SQLite commit thread,
     /// house bots' moves, bot programs, a database on the same machine)
     /// and cost less CPU per request where cores are shared

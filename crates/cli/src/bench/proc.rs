@@ -89,6 +89,7 @@ pub fn announced(
     forward: bool,
 ) -> anyhow::Result<(Child, u16)> {
     use std::io::BufRead as _;
+    use std::sync::{Arc, Mutex, PoisonError};
     let mut child = command
         .env("NO_COLOR", "1")
         .stderr(Stdio::piped())
@@ -97,53 +98,59 @@ pub fn announced(
     let Some(stderr) = child.stderr.take() else {
         return Err(anyhow!("{what}: no stderr"));
     };
-    let (tx, rx) = std::sync::mpsc::channel::<Result<u16, Vec<String>>>();
+    let (tx, rx) = std::sync::mpsc::channel::<u16>();
+    // Its last lines before the port, for the error.
+    let last: Arc<Mutex<Vec<String>>> = Arc::default();
+    let kept = Arc::clone(&last);
     std::thread::spawn(move || {
         let mut tx = Some(tx);
-        let mut last: Vec<String> = Vec::new();
-        for line in std::io::BufReader::new(stderr).lines() {
+        // Bytes, not text: a line that is not UTF-8 must not stop the
+        // draining (the child would then write into a closed pipe).
+        for line in std::io::BufReader::new(stderr).split(b'\n') {
             let Ok(line) = line else { break };
+            let line = String::from_utf8_lossy(&line);
             match &tx {
-                Some(t) => {
-                    if let Some(port) = port_in(&line) {
-                        let _ = t.send(Ok(port));
+                Some(t) => match port_in(&line) {
+                    Some(port) => {
+                        let _ = t.send(port);
                         tx = None;
-                    } else {
+                    }
+                    None => {
+                        let mut last = kept.lock().unwrap_or_else(PoisonError::into_inner);
                         if last.len() == 8 {
                             last.remove(0);
                         }
-                        last.push(line);
+                        last.push(line.into_owned());
                     }
-                }
+                },
                 None if forward => eprintln!("{line}"),
                 None => {}
             }
         }
-        if let Some(t) = tx {
-            let _ = t.send(Err(last));
-        }
     });
     let outcome = rx.recv_timeout(ANNOUNCE_LIMIT);
-    if let Ok(Ok(port)) = outcome {
+    if let Ok(port) = outcome {
         return Ok((child, port));
     }
     let _ = child.kill();
     let status = child
         .wait()
         .map_or_else(|e| e.to_string(), |s| s.to_string());
+    let last = last
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .join(" / ");
+    let said = if last.is_empty() {
+        String::new()
+    } else {
+        format!("; its last lines: {last}")
+    };
     Err(match outcome {
-        Ok(Err(last)) => anyhow!(
-            "{what} ended before it said where it listens ({status}){}",
-            if last.is_empty() {
-                String::new()
-            } else {
-                format!("; its last lines: {}", last.join(" / "))
-            }
-        ),
-        _ => anyhow!(
-            "{what} did not say where it listens within {} s; stopped",
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => anyhow!(
+            "{what} did not say where it listens within {} s; stopped ({status}){said}",
             ANNOUNCE_LIMIT.as_secs()
         ),
+        _ => anyhow!("{what} ended before it said where it listens ({status}){said}"),
     })
 }
 

@@ -151,13 +151,16 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
             Err(_) => continue,
         };
         // Never the whole host, nor what is already there; of a folder
-        // everyone shares, only the file named.
-        let bound = match (shared(&folder), file) {
+        // everyone shares, only the file named. Where the folder really
+        // is decides (`/tmp/x/..`, a link to `/tmp`); it is bound by the
+        // name given, which the command uses.
+        let real = std::fs::canonicalize(&folder).unwrap_or_else(|_| folder.clone());
+        let bound = match (shared(&real), file) {
             (false, _) => folder,
             (true, Some(file)) => file,
             (true, None) => continue,
         };
-        if bound.parent().is_none() || in_system(&bound) || found.contains(&bound) {
+        if real.parent().is_none() || in_system(&real) || found.contains(&bound) {
             continue;
         }
         found.push(bound);
@@ -165,14 +168,17 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Whether `folder` is one that every user and program of the host writes
-/// in (`/tmp`, `/var/tmp`, the temporary folder croupier was given): a
+/// Whether `folder` (a real path) is one that every user and program of
+/// the host writes in (`/tmp`, `/var/tmp`, the temporary folder croupier
+/// was given, or where they really are): a
 /// program or file directly in it is bound alone, since binding the folder
 /// would show the bot everything else there (other bots' programs, the
 /// folders of held sandboxes) and put it over the bot's private `/tmp`.
 fn shared(folder: &Path) -> bool {
-    [Path::new("/tmp"), Path::new("/var/tmp")].contains(&folder)
-        || folder == std::env::temp_dir().as_path()
+    let temp = std::env::temp_dir();
+    [Path::new("/tmp"), Path::new("/var/tmp"), temp.as_path()]
+        .iter()
+        .any(|s| folder == *s || std::fs::canonicalize(s).is_ok_and(|s| folder == s))
 }
 
 /// Descriptors bubblewrap is handed, by number (the start must leave them

@@ -313,6 +313,13 @@ mod cold_sandbox {
             vec![file.path().to_path_buf()]
         );
         assert!(folders(&["cat".into(), s(&tmp)]).is_empty());
+        // Where a folder really is decides, not how it is written.
+        let roundabout = tmp
+            .join("..")
+            .join(tmp.file_name().unwrap())
+            .join(file.path().file_name().unwrap());
+        assert_eq!(folders(&[s(&roundabout)]), vec![roundabout.clone()]);
+        assert!(folders(&["cat".into(), s(&tmp.join(".."))]).is_empty());
         assert!(folders(&["cat".into(), "/var/tmp".into()]).is_empty());
         assert_eq!(
             folders(&["python3".into(), s(&inside)]),
@@ -325,14 +332,15 @@ mod cold_sandbox {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_program_in_the_shared_tmp_keeps_a_private_tmp() {
         use std::os::unix::fs::PermissionsExt as _;
-        let tmp = std::env::temp_dir();
+        // The host's /tmp, which the sandbox's own /tmp is listed against.
+        let tmp = std::path::Path::new("/tmp");
         let neighbour = tempfile::Builder::new()
             .prefix("croupier-test-neighbour")
-            .tempfile_in(&tmp)
+            .tempfile_in(tmp)
             .unwrap();
         let bot = tempfile::Builder::new()
             .prefix("croupier-test-bot")
-            .tempfile_in(&tmp)
+            .tempfile_in(tmp)
             .unwrap();
         std::fs::write(
             bot.path(),

@@ -221,30 +221,45 @@ pub(super) async fn a_bots_folder_inside_tmp_is_kept_and_the_rest_cleared() {
     p.terminate().await;
 }
 
-/// A bot's folder right inside the host's `/tmp` (the top of the
-/// sandbox's `/tmp` holds its mount point alone): what a round leaves
-/// there is cleared, and a sandbox with nothing left (only the mount
-/// point: the shell sees it clear without `find`) is kept, folder and all.
+/// A bot's folder right inside the host's `/tmp`, and a bot's program
+/// right in it (the top of the sandbox's `/tmp` holds their mount point
+/// alone): what a round leaves there is cleared, and a sandbox with
+/// nothing left (only the mount point: the holder sees it clear without
+/// the shell's `find`s) is kept, with what is mounted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(super) async fn a_bots_folder_right_inside_tmp_is_kept_and_nothing_else() {
     use std::os::unix::fs::PermissionsExt;
+    const SCRIPT: &str = "#!/bin/sh\n[ \"$1\" = leave ] && echo x >/tmp/.x && mkdir /tmp/d\n\
+         find /tmp | sort; echo end\n";
     let folder = tempfile::Builder::new()
         .prefix("croupier-held-top-")
         .tempdir_in("/tmp")
         .unwrap();
-    let bot = folder.path().join("bot.sh");
-    std::fs::write(
-        &bot,
-        "#!/bin/sh\n[ \"$1\" = leave ] && echo x >/tmp/.x && mkdir /tmp/d\n\
-         find /tmp | sort; echo end\n",
-    )
-    .unwrap();
-    for (p, mode) in [(folder.path(), 0o755), (&bot, 0o755)] {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    let in_folder = folder.path().join("bot.sh");
+    std::fs::write(&in_folder, SCRIPT).unwrap();
+    for p in [folder.path(), &in_folder] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let argv = |word: &str| vec![bot.to_string_lossy().into_owned(), word.to_string()];
     let f = folder.path().to_string_lossy().into_owned();
     let clean: Vec<String> = vec!["/tmp".into(), f.clone(), format!("{f}/bot.sh")];
+    kept_with_nothing_else(&in_folder, &clean).await;
+
+    let alone = tempfile::Builder::new()
+        .prefix("croupier-held-bot-")
+        .tempfile_in("/tmp")
+        .unwrap();
+    std::fs::write(alone.path(), SCRIPT).unwrap();
+    std::fs::set_permissions(alone.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Closed: a file open for writing cannot be run.
+    let alone = alone.into_temp_path();
+    let clean: Vec<String> = vec!["/tmp".into(), alone.to_string_lossy().into_owned()];
+    kept_with_nothing_else(&alone, &clean).await;
+}
+
+/// Runs `bot` leaving files in `/tmp`, then twice, after a reset each,
+/// looking: it must see `clean`, in the same sandbox.
+async fn kept_with_nothing_else(bot: &std::path::Path, clean: &[String]) {
+    let argv = |word: &str| vec![bot.to_string_lossy().into_owned(), word.to_string()];
     let mut held = None;
     let mut p = start(&mut held, &argv("leave")).await;
     let left = said(&mut p).await;
