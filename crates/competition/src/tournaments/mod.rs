@@ -251,7 +251,9 @@ impl Tournaments {
                 let still_in = entries.iter().filter(|e| e.withdrawn.is_none()).count();
                 if round >= t.rounds || still_in < 2 {
                     let now = croupier_arena::record::now_rfc3339();
-                    let winner = view::winner_now(self.store.as_ref(), t.id).await?;
+                    // The games read above are all of them: the round is
+                    // complete, and a withdrawal voids only pending games.
+                    let winner = view::winner(self.store.as_ref(), &t, &entries, &games).await?;
                     if ts.finish_tournament(t.id, &now, winner.as_deref()).await? {
                         tracing::info!(
                             "tournament {} finished, won by {}",

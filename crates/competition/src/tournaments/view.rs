@@ -218,9 +218,21 @@ async fn first_place(
     Ok(standings.into_iter().next().map(|s| s.name))
 }
 
-/// The first place of tournament `id`'s standings now: what
-/// `finish_tournament` keeps with it as its last round is complete, so
-/// that the lists show it without reading its games again.
+/// The first place of tournament `t`'s standings with these `entries`
+/// and planned `games`: what `finish_tournament` keeps with it as its last
+/// round is complete, so that the lists show it without reading its games
+/// again.
+pub async fn winner(
+    store: &dyn Store,
+    t: &TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+) -> Result<Option<String>, StoreError> {
+    first_place(store, t, entries, games, &mut Ratings::default()).await
+}
+
+/// [`winner`] of tournament `id` as stored now (for a caller that has not
+/// read it).
 pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<String>, StoreError> {
     let ts = store.tournaments();
     let Some(t) = ts.tournament(id).await? else {
@@ -228,7 +240,7 @@ pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<St
     };
     let entries = ts.tournament_entries(id).await?;
     let games = ts.tournament_games(id).await?;
-    first_place(store, &t, &entries, &games, &mut Ratings::default()).await
+    winner(store, &t, &entries, &games).await
 }
 
 /// The ratings standings have read, by bot: each bot's read once however
