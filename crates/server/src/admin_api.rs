@@ -220,14 +220,9 @@ async fn bans(State(state): State<Arc<Services>>, headers: HeaderMap) -> Reply {
 
 /// A positive whole number from the query, or a clear 400.
 fn positive(q: &HashMap<String, String>, key: &str) -> Result<Option<i64>, ApiError> {
-    match q.get(key) {
-        None => Ok(None),
-        Some(v) => croupier_web::page::positive_number(v.trim())
-            .map(Some)
-            .map_err(|shown| {
-                ApiError::BadRequest(format!("{key}: a whole number from 1 (got '{shown}')"))
-            }),
-    }
+    croupier_web::page::positive_param(q, key).map_err(|shown| {
+        ApiError::BadRequest(format!("{key}: a whole number from 1 (got '{shown}')"))
+    })
 }
 
 /// `GET /v1/admin/audit?before=ID&limit=N`: the audit log, newest first.

@@ -410,14 +410,11 @@ async fn list(
     State(state): State<Arc<Services>>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let page = match q.get("page").map(|p| p.trim()) {
-        None | Some("") => 1,
-        Some(p) => match croupier_web::page::positive_number(p) {
-            Ok(n) => n,
-            Err(shown) => {
-                return bad(format!("'{shown}' is not a page number (1 or more)")).into_response();
-            }
-        },
+    let page = match croupier_web::page::positive_param(&q, "page") {
+        Ok(page) => page.unwrap_or(1),
+        Err(shown) => {
+            return bad(format!("'{shown}' is not a page number (1 or more)")).into_response()
+        }
     };
     match croupier_competition::tournaments::list::list_page(
         state.hub.store().as_ref(),

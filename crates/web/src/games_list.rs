@@ -68,12 +68,8 @@ pub(crate) fn number(
     key: &str,
     what: &str,
 ) -> Result<Option<i64>, WebError> {
-    param(q, key)
-        .map(|p| {
-            crate::page::positive_number(p)
-                .map_err(|shown| WebError::BadRequest(format!("'{shown}' is not a {what}.")))
-        })
-        .transpose()
+    crate::page::positive_param(q, key)
+        .map_err(|shown| WebError::BadRequest(format!("'{shown}' is not a {what}.")))
 }
 
 /// Where page `page` of `total` games lies: from the newest end in the

@@ -105,10 +105,25 @@ pub fn rfc3339_ago(secs: u64) -> String {
     croupier_arena::record::rfc3339(t)
 }
 
-/// A number of 1 or more from a query parameter (a page, an id), or the
-/// text to echo in the refusal: what was sent, cut to 24 characters, so
-/// that a long parameter is not sent back whole (the website's lists and
-/// the API's `?page=`).
+/// Parameter `key` of a query as a number of 1 or more (a page, an id, a
+/// season, a limit): `None` when it is absent or blank, else the number,
+/// or the text to echo in the refusal ([`positive_number`]). The website's
+/// lists and leaderboards and the API's `?page=` and audit log read their
+/// numbers so.
+pub fn positive_param(
+    q: &std::collections::HashMap<String, String>,
+    key: &str,
+) -> Result<Option<i64>, String> {
+    q.get(key)
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .map(positive_number)
+        .transpose()
+}
+
+/// A number of 1 or more, or the text to echo in the refusal: what was
+/// sent, cut to 24 characters, so that a long parameter is not sent back
+/// whole.
 pub fn positive_number(text: &str) -> Result<i64, String> {
     text.parse::<i64>()
         .ok()
@@ -138,5 +153,14 @@ mod number_tests {
             positive_number("99999999999999999999"),
             Err("99999999999999999999".to_string())
         );
+        let q: std::collections::HashMap<String, String> =
+            [("page", " 3 "), ("blank", " "), ("bad", "x")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        assert_eq!(super::positive_param(&q, "page"), Ok(Some(3)));
+        assert_eq!(super::positive_param(&q, "blank"), Ok(None));
+        assert_eq!(super::positive_param(&q, "none"), Ok(None));
+        assert_eq!(super::positive_param(&q, "bad"), Err("x".to_string()));
     }
 }

@@ -105,14 +105,9 @@ pub struct LeaderboardData {
 
 /// The season a leaderboard's query asks for (`?season=N`), if any.
 fn season_param(q: &HashMap<String, String>) -> Result<Option<i64>, WebError> {
-    match q.get("season") {
-        None => Ok(None),
-        Some(v) => crate::page::positive_number(v.trim())
-            .map(Some)
-            .map_err(|shown| {
-                WebError::BadRequest(format!("season: a season number from 1 (got '{shown}')."))
-            }),
-    }
+    crate::page::positive_param(q, "season").map_err(|shown| {
+        WebError::BadRequest(format!("season: a season number from 1 (got '{shown}')."))
+    })
 }
 
 async fn leaderboard_data(
