@@ -189,32 +189,51 @@ const UP_LIMIT: Duration = Duration::from_secs(30);
 enum Probe {
     /// What was started answers.
     Up,
-    /// Not yet: no answer, or one it may give while starting (why).
+    /// Not yet: an answer it may give while starting (why).
     NotYet(String),
     /// Something else answers (what it said).
     Other(String),
 }
 
-/// Asks `probe` until `answered` finds what was started answering, for at
-/// most [`UP_LIMIT`]; something else answering fails at once.
-async fn wait_for<F, Fut>(base: &str, what: &str, mut answered: F) -> anyhow::Result<()>
-where
-    F: FnMut(reqwest::Client) -> Fut,
-    Fut: std::future::Future<Output = Probe>,
-{
+/// Sends `request` (a method and a path) to `base` until `judge`, given
+/// the answer's status, content type and body, finds what was started
+/// answering, for at most [`UP_LIMIT`]; no answer is waited out, and
+/// something else answering fails at once.
+async fn wait_for(
+    base: &str,
+    what: &str,
+    request: (reqwest::Method, &str),
+    judge: impl Fn(reqwest::StatusCode, &str, &str) -> Probe,
+) -> anyhow::Result<()> {
     let probe = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(2))
         .build()?;
+    let (method, path) = request;
+    let url = format!("{base}{path}");
     let begin = std::time::Instant::now();
     let mut last = String::from("no probe yet");
     while begin.elapsed() < UP_LIMIT {
-        match answered(probe.clone()).await {
+        let outcome = match probe.request(method.clone(), &url).send().await {
+            Err(e) => Probe::NotYet(e.to_string()),
+            Ok(reply) => {
+                let status = reply.status();
+                let kind = reply
+                    .headers()
+                    .get(reqwest::header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("no content-type")
+                    .to_string();
+                let body = reply.text().await.unwrap_or_default();
+                judge(status, &kind, &body)
+            }
+        };
+        match outcome {
             Probe::Up => return Ok(()),
             Probe::NotYet(why) => last = why,
             Probe::Other(said) => {
                 return Err(anyhow!(
-                    "something other than {what} answers at {base}: {said}"
+                    "something other than {what} answers at {base}: {method} {path} answered {said}"
                 ))
             }
         }
@@ -231,28 +250,14 @@ where
 /// proxy whose servers are not up yet) is waited out; any other answer
 /// fails at once.
 pub async fn wait_up(base: &str) -> anyhow::Result<()> {
-    let url = format!("{base}/api/");
-    wait_for(base, "the croupier server", |probe| {
-        let url = url.clone();
-        async move {
-            let reply = match probe.get(url).send().await {
-                Ok(reply) => reply,
-                Err(e) => return Probe::NotYet(e.to_string()),
-            };
-            let status = reply.status();
-            let kind = reply
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("no content-type")
-                .to_string();
-            if status.is_success() && kind.starts_with("text/html") {
-                Probe::Up
-            } else if status.is_server_error() {
-                Probe::NotYet(format!("GET /api/ answered {status}"))
-            } else {
-                Probe::Other(format!("GET /api/ answered {status}, {kind}"))
-            }
+    let page = (reqwest::Method::GET, "/api/");
+    wait_for(base, "the croupier server", page, |status, kind, _| {
+        if status.is_success() && kind.starts_with("text/html") {
+            Probe::Up
+        } else if status.is_server_error() {
+            Probe::NotYet(format!("GET /api/ answered {status}"))
+        } else {
+            Probe::Other(format!("{status}, {kind}"))
         }
     })
     .await
@@ -261,21 +266,12 @@ pub async fn wait_up(base: &str) -> anyhow::Result<()> {
 /// Waits up to 30 s for the bare endpoint at `base` to answer a status
 /// call with `{"result":"success"}`; any other answer fails at once.
 pub async fn wait_bare(base: &str) -> anyhow::Result<()> {
-    let url = format!("{base}/api/status/");
-    wait_for(base, "the bare endpoint", |probe| {
-        let url = url.clone();
-        async move {
-            let reply = match probe.post(url).send().await {
-                Ok(reply) => reply,
-                Err(e) => return Probe::NotYet(e.to_string()),
-            };
-            let status = reply.status();
-            let body = reply.text().await.unwrap_or_default();
-            if status.is_success() && body == r#"{"result":"success"}"# {
-                Probe::Up
-            } else {
-                Probe::Other(format!("POST /api/status/ answered {status}: {body:.80}"))
-            }
+    let status_call = (reqwest::Method::POST, "/api/status/");
+    wait_for(base, "the bare endpoint", status_call, |status, _, body| {
+        if status.is_success() && body == r#"{"result":"success"}"# {
+            Probe::Up
+        } else {
+            Probe::Other(format!("{status}: {body:.80}"))
         }
     })
     .await
