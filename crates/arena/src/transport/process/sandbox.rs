@@ -175,10 +175,22 @@ pub fn bot_folders(argv: &[String], cwd: &Path) -> Vec<PathBuf> {
 /// would show the bot everything else there (other bots' programs, the
 /// folders of held sandboxes) and put it over the bot's private `/tmp`.
 fn shared(folder: &Path) -> bool {
-    let temp = std::env::temp_dir();
-    [Path::new("/tmp"), Path::new("/var/tmp"), temp.as_path()]
+    // Found once (a start of a held sandbox's round asks again).
+    static SHARED: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            let named = [
+                PathBuf::from("/tmp"),
+                PathBuf::from("/var/tmp"),
+                std::env::temp_dir(),
+            ];
+            let real = named.iter().filter_map(|p| std::fs::canonicalize(p).ok());
+            let mut all: Vec<PathBuf> = real.collect();
+            all.extend(named);
+            all
+        })
         .iter()
-        .any(|s| folder == *s || std::fs::canonicalize(s).is_ok_and(|s| folder == s))
+        .any(|s| folder == s)
 }
 
 /// Descriptors bubblewrap is handed, by number (the start must leave them
