@@ -52,6 +52,8 @@ struct Stopped {
     /// those seen while it was stopping, with their parents.
     at_signal: Vec<(i32, String, i32)>,
     seen: Vec<(i32, String, i32)>,
+    /// The folders of held sandboxes croupier made and left.
+    folders: Vec<String>,
 }
 
 /// What one run plays: `bots` copies of `script` at `game`.
@@ -164,7 +166,14 @@ impl Run {
             std::thread::sleep(Duration::from_millis(20));
         }
         let marker = self.marker.clone();
+        let made_by = format!("croupier-held-{}-", self.child.id());
         let out = self.child.wait_with_output().unwrap();
+        let folders = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&made_by))
+            .collect();
         let start = Instant::now();
         let mut left = marked(&marker);
         while !left.is_empty() && start.elapsed() < GONE {
@@ -181,6 +190,7 @@ impl Run {
             left,
             at_signal,
             seen,
+            folders,
         }
     }
 }
@@ -192,9 +202,11 @@ fn stopped_by_a_handled_signal(sig: Signal, code: i32, name: &str, extra: &[&str
         status,
         stderr,
         left,
+        folders,
         ..
     } = run.stop(sig);
     assert!(left.is_empty(), "left running after {sig}: {left:?}");
+    assert!(folders.is_empty(), "held folders left: {folders:?}");
     assert_eq!(status, Some(code), "stderr: {stderr}");
     let lines: Vec<&str> = stderr
         .lines()
@@ -301,8 +313,12 @@ fn sigint_reaches_every_program(table: &Table, name: &str, extra: &[&str]) {
         left,
         at_signal,
         seen,
+        folders,
     } = run.stop(Signal::SIGINT);
     assert!(left.is_empty(), "left running: {left:?}");
+    // A held sandbox's folder goes too (the process exits without
+    // dropping its matches).
+    assert!(folders.is_empty(), "held folders left: {folders:?}");
     assert_eq!(status, Some(130), "stderr: {stderr}");
     let bots = programs(&at_signal, table.script);
     assert!(

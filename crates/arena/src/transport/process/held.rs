@@ -31,6 +31,7 @@ use tokio::process::{Child, ChildStdin};
 use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
+use super::held_folders::Folder;
 use super::lifetime::forget;
 use super::procstat;
 use super::sandbox::{is_root, NOBODY_ID};
@@ -150,7 +151,7 @@ pub struct Held {
     control: ChildStdin,
     progress: watch::Receiver<Progress>,
     /// The folder of the rounds' FIFOs (removed when dropped).
-    pub(super) dir: tempfile::TempDir,
+    pub(super) dir: Folder,
     /// Rounds started so far.
     rounds: u64,
     /// The command of the last round started.
@@ -264,10 +265,7 @@ impl Held {
         launch: impl FnOnce(&Path) -> Result<(Child, u64, Option<BotCgroup>), TransportError>,
     ) -> Result<Held, TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
-        let dir = tempfile::Builder::new()
-            .prefix("croupier-held-")
-            .tempdir()
-            .map_err(io)?;
+        let dir = Folder::new().map_err(io)?;
         if is_root() {
             // The sandbox runs as nobody on the host then.
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;

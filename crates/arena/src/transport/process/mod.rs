@@ -29,6 +29,7 @@ use output::{read_lines, read_stderr, Line};
 
 pub mod cgroup;
 mod held;
+mod held_folders;
 mod holder;
 mod inside;
 mod launch;
