@@ -56,6 +56,11 @@ pub(super) fn launch(
             "cannot start '{program}': no such program"
         )));
     }
+    let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
+    // On cgroup v2 a shell moves the start into the bot's cgroup before
+    // bubblewrap, which root alone may do: `setpriv` drops to the
+    // sandbox's user after it. Otherwise the start itself does.
+    let user_set = group.as_ref().is_none_or(|g| !g.wraps());
     let (full, handed, info): (_, Vec<OwnedFd>, _) = match &limits.sandbox {
         Sandbox::Off => (lifetime::with_death_signal(argv), Vec::new(), None),
         // bubblewrap dies with its parent, and its PID namespace with it;
@@ -71,13 +76,13 @@ pub(super) fn launch(
             let fds = sandbox::Handed {
                 filter: filter.as_ref().map(AsRawFd::as_raw_fd),
                 info: told.as_ref().map(|(_, w)| w.as_raw_fd()),
+                user_set,
             };
             let full = sandbox::wrap_as(argv, &run, l, dir, &fds)?;
             let (info, writer) = told.unzip();
             (full, filter.into_iter().chain(writer).collect(), info)
         }
     };
-    let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
     let full = match &group {
         Some(g) => g.wrap(full),
         None => full,
@@ -91,6 +96,9 @@ pub(super) fn launch(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    if user_set && matches!(limits.sandbox, Sandbox::Strict(_)) {
+        sandbox::as_sandbox_user(&mut cmd);
+    }
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
     let shape = match (&limits.sandbox, held) {
         (Sandbox::Off, _) => lifetime::Shape::Program,
