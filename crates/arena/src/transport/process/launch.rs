@@ -6,7 +6,9 @@ use std::process::Stdio;
 
 use tokio::process::{Child, Command};
 
-use super::inside::SandboxInfo;
+use nix::unistd::Pid;
+
+use super::inside::{self, SandboxInfo};
 use super::limits::ProcessLimits;
 use super::sandbox::Sandbox;
 use super::which::find_program;
@@ -57,30 +59,29 @@ pub(super) fn launch(
         )));
     }
     let group = limits.cgroup.as_ref().and_then(cgroup::for_bot);
-    // On cgroup v2 a shell moves the start into the bot's cgroup before
-    // bubblewrap, which root alone may do: `setpriv` drops to the
-    // sandbox's user after it. Otherwise the start itself does.
-    let user_set = group.as_ref().is_none_or(|g| !g.wraps());
-    let (full, handed, info): (_, Vec<OwnedFd>, _) = match &limits.sandbox {
+    let (full, handed, kept) = match &limits.sandbox {
         Sandbox::Off => (lifetime::with_death_signal(argv), Vec::new(), None),
         // bubblewrap dies with its parent, and its PID namespace with it;
-        // it reads the sandbox's system-call filter from a pipe, and says
-        // which process the program's sandbox starts with (a held
-        // sandbox's holder is stopped whole: it needs no such word).
+        // it reads the sandbox's system-call filter from a pipe, says
+        // which process the sandbox starts with, and that process waits
+        // for its limits ([`inside`]) before it starts the program (or
+        // the holder of a held sandbox).
         Sandbox::Strict(l) => {
             let filter = seccomp::pipe()?;
-            let (run, dir, told) = match held {
-                Some((dir, kind)) => (kind.command(), Some(dir), None),
-                None => (argv.to_vec(), None, Some(SandboxInfo::pipe()?)),
+            let (run, dir) = match held {
+                Some((dir, kind)) => (kind.command(), Some(dir)),
+                None => (argv.to_vec(), None),
             };
+            let pipes = inside::Pipes::new(inside::gated())?;
             let fds = sandbox::Handed {
                 filter: filter.as_ref().map(AsRawFd::as_raw_fd),
-                info: told.as_ref().map(|(_, w)| w.as_raw_fd()),
-                user_set,
+                info: Some(pipes.info_fd()),
+                gate: pipes.gate_fd(),
             };
             let full = sandbox::wrap_as(argv, &run, l, dir, &fds)?;
-            let (info, writer) = told.unzip();
-            (full, filter.into_iter().chain(writer).collect(), info)
+            let (handed, kept) = pipes.split();
+            let handed: Vec<OwnedFd> = filter.into_iter().chain(handed).collect();
+            (full, handed, Some((kept, l)))
         }
     };
     let full = match &group {
@@ -96,9 +97,6 @@ pub(super) fn launch(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    if user_set && matches!(limits.sandbox, Sandbox::Strict(_)) {
-        sandbox::as_sandbox_user(&mut cmd);
-    }
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
     let shape = match (&limits.sandbox, held) {
         (Sandbox::Off, _) => lifetime::Shape::Program,
@@ -107,6 +105,13 @@ pub(super) fn launch(
     };
     let (child, serial) = lifetime::spawn(cmd, entry, handed, shape)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+    let watched = match (kept, child.id().and_then(|id| i32::try_from(id).ok())) {
+        (Some((kept, l)), Some(bwrap)) => Some(kept.watch(Pid::from_raw(bwrap), l)?),
+        _ => None,
+    };
+    // A held sandbox's holder is stopped whole: it needs no word of its
+    // first process.
+    let info = watched.filter(|_| held.is_none());
     Ok(Launched {
         child,
         serial,

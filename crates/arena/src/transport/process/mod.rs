@@ -34,6 +34,7 @@ mod holder;
 mod inside;
 mod launch;
 mod lifetime;
+mod limiter;
 mod limits;
 mod output;
 mod procstat;

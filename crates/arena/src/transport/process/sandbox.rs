@@ -12,8 +12,10 @@
 //!   namespace, the kernel ends everything it started when it ends; it
 //!   also installs a system-call filter that keeps kernel keys out of
 //!   reach ([`super::seccomp`]);
-//! * `prlimit` (util-linux) inside: memory (data segment), CPU time,
-//!   processes, open files and file size.
+//! * limits of memory (data segment), CPU time, processes, open files and
+//!   file size: set on the sandbox's first process from outside before it
+//!   may start the program ([`super::inside`], [`super::limiter`]), or,
+//!   where that cannot be done, by `prlimit` (util-linux) inside.
 //!
 //! When croupier runs as root, bubblewrap itself is started as uid 65534 on
 //! the host too (`setpriv --reuid`), because the kernel does not apply the
@@ -199,20 +201,10 @@ pub(super) struct Handed {
     /// Where it writes the pid of the sandbox's first process
     /// ([`super::inside`]).
     pub info: Option<i32>,
-    /// The start itself runs bubblewrap as the sandbox's user
-    /// ([`as_sandbox_user`]): no `setpriv` before it (an `exec` less, about
-    /// 1 ms). Otherwise, as root, `setpriv` drops to that user.
-    pub user_set: bool,
-}
-
-/// Sets `cmd` (a wrapped command without `setpriv`:
-/// [`Handed::user_set`]) to run as the sandbox's user when croupier is
-/// root, as `setpriv --reuid --regid --clear-groups` would (the standard
-/// library clears the supplementary groups when root sets a user).
-pub(super) fn as_sandbox_user(cmd: &mut tokio::process::Command) {
-    if is_root() {
-        cmd.uid(NOBODY_ID).gid(NOBODY_ID);
-    }
+    /// The gate the sandbox's first process waits at, once set up, until
+    /// croupier has set its limits ([`super::inside`]); without it,
+    /// `prlimit` sets them inside.
+    pub gate: Option<i32>,
 }
 
 /// The command that runs `run` in the sandbox `argv` would get (the same
@@ -228,12 +220,11 @@ pub(super) fn wrap_as(
     handed: &Handed,
 ) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
-    let prlimit = tool("prlimit", "util-linux")?;
     let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
     let s = |x: &str| x.to_string();
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut cmd: Vec<String> = Vec::new();
-    if is_root() && !handed.user_set {
+    if is_root() {
         let setpriv = tool("setpriv", "util-linux")?;
         cmd.extend([
             path(&setpriv),
@@ -258,6 +249,9 @@ pub(super) fn wrap_as(
     }
     if let Some(fd) = handed.info {
         cmd.extend([s("--info-fd"), fd.to_string()]);
+    }
+    if let Some(fd) = handed.gate {
+        cmd.extend([s("--block-fd"), fd.to_string()]);
     }
     cmd.extend([s("--uid"), s(NOBODY), s("--gid"), s(NOBODY)]);
     cmd.extend([s("--hostname"), s("croupier-bot")]);
@@ -329,15 +323,18 @@ pub(super) fn wrap_as(
     };
     cmd.extend([s("--remount-ro"), s("/")]);
     cmd.extend([s("--chdir"), chdir, s("--")]);
-    cmd.push(path(&prlimit));
-    cmd.extend([
-        format!("--data={}", limits.memory),
-        format!("--cpu={}", limits.cpu_seconds),
-        format!("--nproc={}", limits.processes),
-        format!("--nofile={}", limits.open_files),
-        format!("--fsize={}", limits.file_size),
-        s("--"),
-    ]);
+    if handed.gate.is_none() {
+        let prlimit = tool("prlimit", "util-linux")?;
+        cmd.push(path(&prlimit));
+        cmd.extend([
+            format!("--data={}", limits.memory),
+            format!("--cpu={}", limits.cpu_seconds),
+            format!("--nproc={}", limits.processes),
+            format!("--nofile={}", limits.open_files),
+            format!("--fsize={}", limits.file_size),
+            s("--"),
+        ]);
+    }
     cmd.extend_from_slice(run);
     Ok(cmd)
 }

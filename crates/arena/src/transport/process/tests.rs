@@ -277,6 +277,53 @@ mod host_user {
             p.terminate().await;
         }
     }
+
+    /// The sandbox's limits (set on its first process before it may go
+    /// on, or by `prlimit` inside) reach the program and what it starts,
+    /// cold and in a held sandbox, soft and hard alike.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_sandboxs_limits_reach_its_program() {
+        let strict = ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits {
+                memory: 300 << 20,
+                cpu_seconds: 123,
+                processes: 37,
+                open_files: 41,
+                file_size: 3 << 20,
+                ..SandboxLimits::default()
+            }),
+            ..limits()
+        };
+        // `cat` is a child of the shell.
+        let argv = sh("cat /proc/self/limits; echo end");
+        let mut held = None;
+        let round = BotProcess::spawn_held(&mut held, &argv, &strict)
+            .await
+            .unwrap();
+        let cold = BotProcess::spawn(&argv, &strict).unwrap();
+        for mut p in [round, cold] {
+            let mut seen = Vec::new();
+            loop {
+                let line = p.recv(soon(5000)).await.unwrap();
+                if line == "end" {
+                    break;
+                }
+                seen.push(line);
+            }
+            for (name, value) in [
+                ("Max data size", "314572800"),
+                ("Max cpu time", "123"),
+                ("Max processes", "37"),
+                ("Max open files", "41"),
+                ("Max file size", "3145728"),
+            ] {
+                let line = seen.iter().find(|l| l.starts_with(name)).unwrap();
+                let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
+                assert_eq!(words[..2], [value, value], "{line}");
+            }
+            p.terminate().await;
+        }
+    }
 }
 
 mod cold_sandbox {

@@ -183,11 +183,6 @@ impl BotCgroup {
         self.entry.clone()
     }
 
-    /// Whether [`wrap`](Self::wrap) puts a shell before the command (v2).
-    pub fn wraps(&self) -> bool {
-        self.v2 && !self.dirs.is_empty()
-    }
-
     /// The command that starts `argv` inside the cgroup: on v2 a `sh` that
     /// writes its pid into `cgroup.procs` and then becomes `argv`; on v1
     /// `argv` itself (the spawner thread enters the cgroup instead).

@@ -1,0 +1,233 @@
+//! Who sets a sandbox's limits from outside ([`super::inside`]): a small
+//! Perl program, started once a process as the sandbox's user, that calls
+//! `prlimit(2)` on the processes it is named.
+//!
+//! Setting another process's limits takes its user's identity (real,
+//! effective and saved ids alike) or `CAP_SYS_RESOURCE`, which root lacks in
+//! many containers. Croupier as root keeps its own identity; the limiter
+//! runs as `nobody`, as the sandboxes do (not dumpable, so that no other
+//! process of that user can trace it; one that kills it only makes the next
+//! start start it again). Croupier under another user runs it as itself.
+//!
+//! Requests go over its stdin, one line each (`pid resource value …`), and
+//! it answers one line (`ok`, or `no` and why), on a thread of its own, so
+//! that any runtime can ask. Where Perl does not run, or the limiter cannot
+//! be started, [`available`] says so and `prlimit` runs inside each sandbox
+//! instead.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{mpsc, Mutex, OnceLock};
+
+use std::os::unix::process::CommandExt;
+
+use super::sandbox::{is_root, SandboxLimits, NOBODY_ID};
+
+/// Where Perl must be.
+const PERL: &str = "/usr/bin/perl";
+
+/// The limiter: `$ARGV[0]` is the number of `prlimit64`. It makes itself
+/// not dumpable (`prctl` is `$ARGV[1]`), then answers each request.
+const SCRIPT: &str = r#"
+$| = 1;
+my ($prlimit, $prctl) = @ARGV;
+syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
+while (my $l = <STDIN>) {
+  my ($pid, @v) = split ' ', $l;
+  my $why = '';
+  if (!defined $pid || $pid !~ /\A[1-9][0-9]*\z/ || @v % 2) {
+    $why = 'not a request';
+  }
+  while ($why eq '' && @v) {
+    my ($r, $x) = splice(@v, 0, 2);
+    if ($r !~ /\A[0-9]+\z/ || $x !~ /\A[0-9]+\z/) { $why = 'not a request'; last }
+    syscall($prlimit + 0, $pid + 0, $r + 0, pack('QQ', $x, $x), 0) == 0
+      or $why = "resource $r: $!";
+  }
+  print $why eq '' ? "ok\n" : "no $why\n";
+}
+"#;
+
+/// A request: the process, its limits, and where the answer goes.
+type Request = (
+    i32,
+    SandboxLimits,
+    tokio::sync::oneshot::Sender<Result<(), String>>,
+);
+
+/// The requests' way to the limiter's thread, once it has started.
+fn thread() -> Option<&'static Mutex<mpsc::Sender<Request>>> {
+    static THREAD: OnceLock<Option<Mutex<mpsc::Sender<Request>>>> = OnceLock::new();
+    THREAD
+        .get_or_init(|| {
+            let mut helper = match Helper::start() {
+                Ok(h) => h,
+                Err(e) => {
+                    tracing::debug!("no limiter here ({e}): prlimit runs in each sandbox");
+                    return None;
+                }
+            };
+            let (tx, rx) = mpsc::channel::<Request>();
+            std::thread::Builder::new()
+                .name("croupier-limiter".into())
+                .spawn(move || {
+                    while let Ok((pid, limits, answer)) = rx.recv() {
+                        let _ = answer.send(helper.set(pid, &limits));
+                    }
+                })
+                .inspect_err(|e| tracing::debug!("cannot start the limiter's thread: {e}"))
+                .ok()?;
+            Some(Mutex::new(tx))
+        })
+        .as_ref()
+}
+
+/// Whether sandboxes' limits are set from outside here (the limiter
+/// started; checked once a process).
+pub(super) fn available() -> bool {
+    thread().is_some()
+}
+
+/// Sets `limits` (soft and hard) on process `pid`, of the sandbox's user.
+pub(super) async fn set(pid: i32, limits: &SandboxLimits) -> Result<(), String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let sent = thread()
+        .ok_or("no limiter")?
+        .lock()
+        .map_err(|_| "the limiter is gone")?
+        .send((pid, limits.clone(), tx));
+    sent.map_err(|_| "the limiter is gone")?;
+    rx.await.map_err(|_| "the limiter is gone".to_string())?
+}
+
+/// The Perl process and its pipes.
+struct Helper {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Helper {
+    fn start() -> std::io::Result<Helper> {
+        if !Path::new(PERL).is_file() {
+            return Err(std::io::Error::other(format!("{PERL} is not there")));
+        }
+        let mut cmd = Command::new(PERL);
+        cmd.args(["-e", SCRIPT])
+            .arg(nix::libc::SYS_prlimit64.to_string())
+            .arg(nix::libc::SYS_prctl.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env_clear();
+        if is_root() {
+            // The standard library clears the supplementary groups too.
+            cmd.uid(NOBODY_ID).gid(NOBODY_ID);
+        }
+        let mut child = cmd.spawn()?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other("the limiter has no pipes"));
+        };
+        let mut helper = Helper {
+            child,
+            input,
+            output: BufReader::new(output),
+        };
+        // It answers, and refuses what is not a request.
+        match helper.ask("x\n") {
+            Ok(a) if a.starts_with("no ") => Ok(helper),
+            Ok(a) => Err(std::io::Error::other(format!("the limiter said {a:?}"))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends one line, reads one answer (started again once if it has
+    /// gone).
+    fn set(&mut self, pid: i32, l: &SandboxLimits) -> Result<(), String> {
+        use nix::libc::{RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC};
+        let line = format!(
+            "{pid} {RLIMIT_DATA} {} {RLIMIT_CPU} {} {RLIMIT_NPROC} {} {RLIMIT_NOFILE} {} \
+             {RLIMIT_FSIZE} {}\n",
+            l.memory, l.cpu_seconds, l.processes, l.open_files, l.file_size
+        );
+        let answer = match self.ask(&line) {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::debug!("the limiter is gone ({e}): started again");
+                *self = Helper::start().map_err(|e| format!("cannot start the limiter: {e}"))?;
+                self.ask(&line)
+                    .map_err(|e| format!("the limiter is gone: {e}"))?
+            }
+        };
+        match answer.strip_prefix("no ") {
+            None if answer == "ok" => Ok(()),
+            Some(why) => Err(why.to_string()),
+            None => Err(format!("the limiter said {answer:?}")),
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> std::io::Result<String> {
+        self.input.write_all(line.as_bytes())?;
+        let mut answer = String::new();
+        if self.output.read_line(&mut answer)? == 0 {
+            return Err(std::io::Error::other("no answer"));
+        }
+        Ok(answer.trim_end().to_string())
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process of the sandbox's user gets the limits asked, and a
+    /// request for a process that is not there is refused.
+    #[tokio::test]
+    async fn the_limiter_sets_a_process_of_the_sandboxs_users_limits() {
+        if !available() {
+            eprintln!("skipped: no Perl here");
+            return;
+        }
+        let mut sleeper = std::process::Command::new("sleep");
+        sleeper.arg("30");
+        if is_root() {
+            sleeper.uid(NOBODY_ID).gid(NOBODY_ID);
+        }
+        let mut sleeper = sleeper.spawn().unwrap();
+        let pid = i32::try_from(sleeper.id()).unwrap();
+        let limits = SandboxLimits {
+            memory: 100 << 20,
+            cpu_seconds: 7,
+            processes: 9,
+            open_files: 33,
+            file_size: 5 << 20,
+            tmp_size: 1 << 20,
+        };
+        set(pid, &limits).await.unwrap();
+        let seen = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+        for (name, value) in [
+            ("Max data size", "104857600"),
+            ("Max cpu time", "7"),
+            ("Max processes", "9"),
+            ("Max open files", "33"),
+            ("Max file size", "5242880"),
+        ] {
+            let line = seen.lines().find(|l| l.starts_with(name)).unwrap();
+            let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
+            assert_eq!(words[..2], [value, value], "{line}");
+        }
+        assert!(set(i32::MAX, &limits).await.is_err());
+    }
+}
