@@ -31,8 +31,8 @@ use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
 use super::cgroup::ThreadEntry;
+use super::procstat;
 use super::which::find_program;
-use super::{held_folders, procstat};
 use crate::transport::error::TransportError;
 
 /// The environment variable that names a bot's manager and serial number.
@@ -240,10 +240,9 @@ pub fn adopt_orphans() -> bool {
 /// Ends every live bot: SIGTERM to each program's process group (in a
 /// sandbox too: [`programs`]), up to `grace` for them to exit, SIGKILL to
 /// each bot's group (which ends a sandbox whole), and (with
-/// [`adopt_orphans`]) the orphans they left are killed and reaped; the
-/// folders of held sandboxes go too (the caller exits without dropping its
-/// matches). No bot starts after this. Returns how many bots were live.
-pub fn stop_all(grace: Duration) -> usize {
+/// [`adopt_orphans`]) the orphans they left are killed and reaped. No bot
+/// starts after this. Returns how many bots were live.
+pub(super) fn stop_all(grace: Duration) -> usize {
     let live: Vec<(Pid, Shape)> = {
         let reg = registry();
         // Under the lock: a spawn either registered its bot already or will
@@ -278,7 +277,6 @@ pub fn stop_all(grace: Duration) -> usize {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    held_folders::remove_all();
     bots.len()
 }
 

@@ -186,6 +186,25 @@ impl Drop for Helper {
     }
 }
 
+/// Checks a `/proc/PID/limits` text: data size, CPU time, processes, open
+/// files and file size are `expected`, soft and hard.
+#[cfg(test)]
+pub(super) fn assert_limits(seen: &str, expected: &[u64; 5]) {
+    let names = [
+        "Max data size",
+        "Max cpu time",
+        "Max processes",
+        "Max open files",
+        "Max file size",
+    ];
+    for (name, value) in names.iter().zip(expected) {
+        let line = seen.lines().find(|l| l.starts_with(name)).unwrap();
+        let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
+        let value = value.to_string();
+        assert_eq!(words[..2], [value.as_str(), value.as_str()], "{line}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,17 +236,7 @@ mod tests {
         let seen = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
         let _ = sleeper.kill();
         let _ = sleeper.wait();
-        for (name, value) in [
-            ("Max data size", "104857600"),
-            ("Max cpu time", "7"),
-            ("Max processes", "9"),
-            ("Max open files", "33"),
-            ("Max file size", "5242880"),
-        ] {
-            let line = seen.lines().find(|l| l.starts_with(name)).unwrap();
-            let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
-            assert_eq!(words[..2], [value, value], "{line}");
-        }
+        assert_limits(&seen, &[104_857_600, 7, 9, 33, 5_242_880]);
         assert!(set(i32::MAX, &limits).await.is_err());
     }
 }

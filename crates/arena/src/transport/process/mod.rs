@@ -42,7 +42,7 @@ mod sandbox;
 mod seccomp;
 mod which;
 pub use held::Held;
-pub use lifetime::{adopt_orphans, stop_all, MARKER};
+pub use lifetime::{adopt_orphans, MARKER};
 pub use limits::ProcessLimits;
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
@@ -115,6 +115,16 @@ impl Input {
             }
         }
     }
+}
+
+/// Ends every live bot ([`lifetime::stop_all`]: SIGTERM, up to `grace`,
+/// SIGKILL, orphans reaped) and removes the folders of held sandboxes, for
+/// a caller that then exits without dropping its matches. Returns how many
+/// bots were live.
+pub fn stop_all(grace: Duration) -> usize {
+    let bots = lifetime::stop_all(grace);
+    held_folders::remove_all();
+    bots
 }
 
 /// A running bot program.

@@ -232,6 +232,20 @@ mod seccomp;
 mod host_user {
     use super::*;
 
+    /// `argv` started as a held sandbox's round and in a sandbox of its
+    /// own (the held sandbox is kept alive by the caller).
+    async fn round_and_cold(
+        argv: &[String],
+        strict: &ProcessLimits,
+    ) -> (Option<Held>, [BotProcess; 2]) {
+        let mut held = None;
+        let round = BotProcess::spawn_held(&mut held, argv, strict)
+            .await
+            .unwrap();
+        let cold = BotProcess::spawn(argv, strict).unwrap();
+        (held, [round, cold])
+    }
+
     /// The `Uid:`, `Gid:` and `Groups:` lines of a process's status.
     fn ids(pid: i32) -> Vec<String> {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -252,13 +266,8 @@ mod host_user {
             ..limits()
         };
         let me = ids(std::process::id() as i32);
-        let argv = sh("echo up; cat");
-        let mut held = None;
-        let round = BotProcess::spawn_held(&mut held, &argv, &strict)
-            .await
-            .unwrap();
-        let cold = BotProcess::spawn(&argv, &strict).unwrap();
-        for mut p in [round, cold] {
+        let (_held, started) = round_and_cold(&sh("echo up; cat"), &strict).await;
+        for mut p in started {
             assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
             let leader = p.pgid.expect("a process group").as_raw();
             let seen = ids(leader);
@@ -296,31 +305,18 @@ mod host_user {
         };
         // `cat` is a child of the shell.
         let argv = sh("cat /proc/self/limits; echo end");
-        let mut held = None;
-        let round = BotProcess::spawn_held(&mut held, &argv, &strict)
-            .await
-            .unwrap();
-        let cold = BotProcess::spawn(&argv, &strict).unwrap();
-        for mut p in [round, cold] {
-            let mut seen = Vec::new();
+        let (_held, started) = round_and_cold(&argv, &strict).await;
+        for mut p in started {
+            let mut seen = String::new();
             loop {
                 let line = p.recv(soon(5000)).await.unwrap();
                 if line == "end" {
                     break;
                 }
-                seen.push(line);
+                seen.push_str(&line);
+                seen.push('\n');
             }
-            for (name, value) in [
-                ("Max data size", "314572800"),
-                ("Max cpu time", "123"),
-                ("Max processes", "37"),
-                ("Max open files", "41"),
-                ("Max file size", "3145728"),
-            ] {
-                let line = seen.iter().find(|l| l.starts_with(name)).unwrap();
-                let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
-                assert_eq!(words[..2], [value, value], "{line}");
-            }
+            limiter::assert_limits(&seen, &[314_572_800, 123, 37, 41, 3_145_728]);
             p.terminate().await;
         }
     }
