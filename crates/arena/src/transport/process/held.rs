@@ -3,7 +3,7 @@
 //! sandbox, so that a round's start costs a `fork` and an `exec` inside it
 //! instead of a new sandbox's namespaces, mounts and teardown.
 //!
-//! The sandbox is a direct start's (the same `bwrap`, `prlimit` and cgroup,
+//! The sandbox is a direct start's (the same `bwrap`, limits and cgroup,
 //! see [`super::sandbox`]) whose program is a holder ([`super::holder`]: a
 //! small Perl program, or a shell script where the host's Perl does not
 //! run) that starts the program once for each round number it reads on
@@ -38,7 +38,7 @@ use super::sandbox::{is_root, NOBODY_ID};
 use crate::transport::error::TransportError;
 
 /// The holder's pid inside its sandbox: bubblewrap's init is 1, and the
-/// holder (`prlimit` `exec`s it) is its one child.
+/// holder is its one child.
 pub(super) const HOLDER_PID: i32 = 2;
 
 /// How long the holder may take to start a round's program (the first
@@ -161,7 +161,7 @@ pub struct Held {
     /// below it, not below the whole sandbox).
     holder: Option<i32>,
     /// How much CPU time the holder may use before the sandbox is given
-    /// up for a new one: half of its limit (`prlimit`'s CPU time counts
+    /// up for a new one: half of its limit (the CPU-time limit counts
     /// each process's own, and the holder's grows with every round it
     /// starts; at the limit it would be killed, and its sandbox with it,
     /// mid-round).

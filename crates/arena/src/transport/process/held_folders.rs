@@ -6,23 +6,30 @@
 //!   (SIGINT or SIGTERM to `croupier play`, `serve` or `worker`), since the
 //!   process then exits without dropping its matches;
 //! * a process killed outright (SIGKILL) cannot remove its own, so each is
-//!   named after the process that made it (`croupier-held-<pid>-…`), and
-//!   the first held sandbox of a later process removes those whose process
-//!   is gone.
+//!   locked (`flock`) by the process that made it for as long as it lives
+//!   (the kernel lets go of the lock when the process ends, however it
+//!   ends), and the first held sandbox of a later process removes those
+//!   that nobody holds. Their names say which process made them
+//!   (`croupier-held-<pid>-…`), for people; a pid says nothing of a process
+//!   in another PID namespace, or of one restarted with the same pid.
 
 use std::collections::BTreeSet;
+use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
 use nix::errno::Errno;
-use nix::sys::signal::kill;
-use nix::unistd::Pid;
+use nix::fcntl::{Flock, FlockArg};
 
 use super::sandbox::{is_root, NOBODY_ID};
 
 /// What every such folder's name starts with.
 const PREFIX: &str = "croupier-held-";
+
+/// How old a folder must be to be swept (one is locked at once after it
+/// is made).
+const FRESH: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The folders this process made and has not removed yet.
 static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
@@ -31,9 +38,12 @@ fn live() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A held sandbox's folder: removed when dropped.
+/// A held sandbox's folder, locked while it lives: removed when dropped.
 #[derive(Debug)]
-pub(super) struct Folder(tempfile::TempDir);
+pub(super) struct Folder {
+    dir: tempfile::TempDir,
+    _lock: Flock<File>,
+}
 
 impl Folder {
     /// Makes a new folder in the temporary folder (after removing, once a
@@ -49,19 +59,36 @@ impl Folder {
         let dir = tempfile::Builder::new()
             .prefix(&format!("{PREFIX}{}-", std::process::id()))
             .tempdir()?;
+        let lock = lock(dir.path())?.ok_or_else(|| {
+            std::io::Error::other(format!("{} is locked already", dir.path().display()))
+        })?;
         live().insert(dir.path().to_path_buf());
-        Ok(Folder(dir))
+        Ok(Folder { dir, _lock: lock })
     }
 
     pub(super) fn path(&self) -> &Path {
-        self.0.path()
+        self.dir.path()
     }
 }
 
 impl Drop for Folder {
     fn drop(&mut self) {
-        live().remove(self.0.path());
+        live().remove(self.dir.path());
         // The `TempDir` removes the folder itself.
+    }
+}
+
+/// Locks folder `path` (not following a link), if nobody holds it.
+fn lock(path: &Path) -> std::io::Result<Option<Flock<File>>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_DIRECTORY | nix::libc::O_NOFOLLOW)
+        .open(path)?;
+    match Flock::lock(dir, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => Ok(Some(lock)),
+        Err((_, Errno::EWOULDBLOCK)) => Ok(None),
+        Err((_, e)) => Err(e.into()),
     }
 }
 
@@ -73,8 +100,9 @@ pub(super) fn remove_all() -> usize {
         .count()
 }
 
-/// Removes, in `tmp`, the held sandboxes' folders whose process has ended
-/// and that this user (or, for root, the sandbox's user) owns: how many.
+/// Removes, in `tmp`, the held sandboxes' folders that no process holds
+/// and that this user (or, for root, the sandbox's user) owns, made a
+/// minute ago or more: how many.
 /// Anything else by that name (a link, a file, another user's folder, a
 /// live process's) is left alone.
 pub(super) fn sweep(tmp: &Path) -> usize {
@@ -85,18 +113,27 @@ pub(super) fn sweep(tmp: &Path) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(maker) else {
-            continue;
-        };
-        if pid == std::process::id() || alive(pid) {
+        if name.to_str().and_then(maker).is_none() {
             continue;
         }
         let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
             continue;
         };
         let ours = meta.uid() == me || (is_root() && meta.uid() == NOBODY_ID);
-        if meta.is_dir() && ours && std::fs::remove_dir_all(entry.path()).is_ok() {
-            removed += 1;
+        // One made a moment ago may not be locked yet.
+        let fresh = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_none_or(|age| age < FRESH);
+        if !meta.is_dir() || !ours || fresh {
+            continue;
+        }
+        // Held while it is removed: no process made it again meanwhile.
+        if let Ok(Some(_held)) = lock(&entry.path()) {
+            if std::fs::remove_dir_all(entry.path()).is_ok() {
+                removed += 1;
+            }
         }
     }
     removed
@@ -105,18 +142,10 @@ pub(super) fn sweep(tmp: &Path) -> usize {
 /// The pid in a held sandbox's folder's name.
 fn maker(name: &str) -> Option<u32> {
     let (pid, rest) = name.strip_prefix(PREFIX)?.split_once('-')?;
-    (!rest.is_empty() && !pid.starts_with('0'))
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    (digits && !rest.is_empty() && !pid.starts_with('0'))
         .then(|| pid.parse().ok())
         .flatten()
-}
-
-/// Whether a process `pid` exists (one that cannot be signalled by this
-/// user counts as alive).
-fn alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    kill(Pid::from_raw(pid), None) != Err(Errno::ESRCH)
 }
 
 #[cfg(test)]
@@ -131,38 +160,51 @@ mod tests {
         assert_eq!(maker("croupier-held-0123-x"), None);
         assert_eq!(maker("croupier-held--x"), None);
         assert_eq!(maker("other-1234-x"), None);
+        assert_eq!(maker("croupier-held-+12-x"), None);
     }
 
     #[test]
-    fn only_folders_of_ended_processes_are_swept() {
+    fn only_folders_nobody_holds_are_swept() {
         let tmp = tempfile::tempdir().unwrap();
-        // A child that has ended (and been reaped): its pid is free.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
-        let of_dead = tmp.path().join(format!("{PREFIX}{dead}-abc"));
-        std::fs::create_dir(&of_dead).unwrap();
+        let made = |name: String| {
+            let p = tmp.path().join(name);
+            std::fs::create_dir(&p).unwrap();
+            let old = std::time::SystemTime::now() - 2 * FRESH;
+            File::open(&p).unwrap().set_modified(old).unwrap();
+            p
+        };
+        // Of a process that has ended: nobody holds it.
+        let of_dead = made(format!("{PREFIX}4242-abc"));
         std::fs::write(of_dead.join("1.in"), "").unwrap();
-        let of_me = tmp
-            .path()
-            .join(format!("{PREFIX}{}-abc", std::process::id()));
-        std::fs::create_dir(&of_me).unwrap();
-        let of_init = tmp.path().join(format!("{PREFIX}1-abc"));
-        std::fs::create_dir(&of_init).unwrap();
-        let old_name = tmp.path().join(format!("{PREFIX}abcdef"));
-        std::fs::create_dir(&old_name).unwrap();
-        let file = tmp.path().join(format!("{PREFIX}{dead}-file"));
+        let old = std::time::SystemTime::now() - 2 * FRESH;
+        File::open(&of_dead).unwrap().set_modified(old).unwrap();
+        // Just made, not locked yet.
+        let fresh = tmp.path().join(format!("{PREFIX}4246-abc"));
+        std::fs::create_dir(&fresh).unwrap();
+        // Of a live process (this one, here), whatever its pid.
+        let of_live = made(format!("{PREFIX}4243-abc"));
+        let _held = lock(&of_live).unwrap().unwrap();
+        let old_name = made(format!("{PREFIX}abcdef"));
+        let file = tmp.path().join(format!("{PREFIX}4244-file"));
         std::fs::write(&file, "").unwrap();
         let target = tempfile::tempdir().unwrap();
-        let link = tmp.path().join(format!("{PREFIX}{dead}-link"));
+        let link = tmp.path().join(format!("{PREFIX}4245-link"));
         std::os::unix::fs::symlink(target.path(), &link).unwrap();
 
         assert_eq!(sweep(tmp.path()), 1);
         assert!(!of_dead.exists());
-        for kept in [&of_me, &of_init, &old_name, &file, &link] {
+        for kept in [&of_live, &fresh, &old_name, &file, &link] {
             assert!(std::fs::symlink_metadata(kept).is_ok(), "{kept:?} removed");
         }
         assert!(target.path().exists());
+    }
+
+    #[test]
+    fn a_live_folder_of_this_process_is_not_swept() {
+        let folder = Folder::new().unwrap();
+        let tmp = folder.path().parent().unwrap().to_path_buf();
+        sweep(&tmp);
+        assert!(folder.path().exists());
     }
 
     #[test]

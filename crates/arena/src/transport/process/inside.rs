@@ -11,11 +11,14 @@
 //! task of croupier's reads the pid, has the sandbox's limits set on that
 //! process ([`limiter`], with `prlimit(2)`: data, CPU time, processes,
 //! open files, file size; its program and every process after inherit
-//! them), and only then opens the gate. This spares an `exec` of
-//! `prlimit` inside each sandbox (about 0.8 ms a start). A sandbox whose limits cannot be set is killed
-//! and its gate never opened: its first process is killed by its pidfd,
-//! or, never named, with bubblewrap (it dies with its parent), and the
-//! gate is closed only once bubblewrap has ended. Where bubblewrap is
+//! them), checks them in `/proc`, and only then opens the gate. This
+//! spares an `exec` of `prlimit` inside each sandbox (about 0.8 ms a
+//! start). bubblewrap takes the gate's end-of-file for a go, so the first
+//! process holds a writer of the gate itself ([`GateEnds`]): only
+//! croupier's byte opens it. A sandbox whose limits cannot be set, or
+//! whose start is dropped half-way (the runtime ending), has its first
+//! process killed ([`Gate`]); one whose croupier was killed outright
+//! waits at its gate and never starts its program. Where bubblewrap is
 //! setuid (its child is not this user's to limit) or the limiter cannot
 //! run, `prlimit` runs inside as before ([`gated`]).
 //!
@@ -32,7 +35,7 @@
 //! gone) still ends whole. One stopped before it was named is killed when
 //! it is named, and its gate never opened.
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -51,8 +54,8 @@ use crate::transport::error::TransportError;
 /// How long bubblewrap may take to name its child before the sandbox is
 /// given up.
 const NAMING: Duration = Duration::from_secs(10);
-/// How long a sandbox given up may take to end before its gate is closed.
-const ENDING: Duration = Duration::from_secs(10);
+/// How long the limiter may take to set a sandbox's limits.
+const LIMITING: Duration = Duration::from_secs(5);
 
 /// What croupier knows of a sandbox's first process, shared with the task
 /// that reads bubblewrap's info and opens the gate.
@@ -82,8 +85,8 @@ enum First {
 }
 
 /// Whether the limits are set from here through a gate: where the
-/// limiter runs ([`limiter`]), and not where bubblewrap is setuid (its
-/// child is then root's; checked once).
+/// limiter runs ([`limiter`]) and pidfds work, and not where bubblewrap is
+/// setuid (its child is then root's; checked once).
 pub(super) fn gated() -> bool {
     static SETUID: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let setuid = *SETUID.get_or_init(|| {
@@ -91,29 +94,67 @@ pub(super) fn gated() -> bool {
             .and_then(|p| std::fs::metadata(p).ok())
             .is_none_or(|m| m.permissions().mode() & 0o4000 != 0)
     });
-    !setuid && limiter::available()
+    // The first process is named by a pidfd (Linux 5.3 on).
+    static PIDFD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let pidfds = *PIDFD.get_or_init(|| {
+        i32::try_from(std::process::id())
+            .ok()
+            .and_then(pidfd)
+            .is_some()
+    });
+    !setuid && pidfds && limiter::available()
 }
 
 /// The pipes of one sandbox's start: the ends bubblewrap is handed (by
 /// number, see [`Pipes::info_fd`] and [`Pipes::gate_fd`]) and those kept.
 #[derive(Debug)]
 pub(super) struct Pipes {
-    info_read: OwnedFd,
+    info_read: pipe::Receiver,
     info_write: OwnedFd,
-    /// The gate's ends (read, write), when the limits are set from here.
-    gate: Option<(OwnedFd, OwnedFd)>,
+    gate: Option<GateEnds>,
+}
+
+/// A gate's ends: the one bubblewrap reads, croupier's writing end, and a
+/// copy of that writing end handed to bubblewrap too. bubblewrap takes the
+/// gate's end-of-file for a go; with a writer of its own in the sandbox's
+/// first process, the gate never reaches end-of-file, so only croupier's
+/// byte opens it: croupier gone (killed outright, or a start dropped half
+/// way), the first process waits at its gate and never starts the program
+/// without its limits. (The program inherits that copy: one descriptor, a
+/// pipe that nothing reads.)
+#[derive(Debug)]
+struct GateEnds {
+    read: OwnedFd,
+    write: OwnedFd,
+    handed_write: OwnedFd,
 }
 
 impl Pipes {
     /// Makes them (closed on `exec`; the start leaves bubblewrap's open
-    /// for it alone): the gate too with `gate`.
+    /// for it alone): the gate too with `gate`. Needs a Tokio runtime
+    /// (the info is read by a task of it).
     pub(super) fn new(gate: bool) -> Result<Pipes, TransportError> {
         let err =
             |e: nix::Error| TransportError::Io(format!("cannot make the sandbox's pipes: {e}"));
+        tokio::runtime::Handle::try_current()
+            .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
         let (info_read, info_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(err)?;
         fcntl(&info_read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).map_err(err)?;
+        // Made before the start, so that nothing can fail after it.
+        let info_read = pipe::Receiver::from_owned_fd(info_read)
+            .map_err(|e| TransportError::Io(format!("cannot watch the sandbox's start: {e}")))?;
         let gate = match gate {
-            true => Some(nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(err)?),
+            true => {
+                let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(err)?;
+                let handed_write = write
+                    .try_clone()
+                    .map_err(|e| TransportError::Io(format!("cannot make the gate: {e}")))?;
+                Some(GateEnds {
+                    read,
+                    write,
+                    handed_write,
+                })
+            }
             false => None,
         };
         Ok(Pipes {
@@ -130,16 +171,19 @@ impl Pipes {
 
     /// `--block-fd`'s number, with a gate.
     pub(super) fn gate_fd(&self) -> Option<RawFd> {
-        self.gate.as_ref().map(|(read, _)| read.as_raw_fd())
+        self.gate.as_ref().map(|g| g.read.as_raw_fd())
     }
 
     /// Splits them into the ends bubblewrap is handed and those kept.
     pub(super) fn split(self) -> (Vec<OwnedFd>, Kept) {
-        let (gate_read, gate_write) = self.gate.unzip();
-        let handed = std::iter::once(self.info_write).chain(gate_read).collect();
+        let mut handed = vec![self.info_write];
+        let gate = self.gate.map(|g| {
+            handed.extend([g.read, g.handed_write]);
+            g.write
+        });
         let kept = Kept {
             info: self.info_read,
-            gate: gate_write,
+            gate,
         };
         (handed, kept)
     }
@@ -148,37 +192,67 @@ impl Pipes {
 /// The ends kept by croupier until bubblewrap has started.
 #[derive(Debug)]
 pub(super) struct Kept {
-    info: OwnedFd,
+    info: pipe::Receiver,
     gate: Option<OwnedFd>,
 }
 
 impl Kept {
     /// Once `bwrap` (bubblewrap, this process's unreaped child) runs:
     /// starts the task that reads its info, sets `limits` on its first
-    /// process and opens the gate. The info pipe stays open until that
-    /// process has ended (bubblewrap writes its info in several pieces, and
-    /// one written to a pipe closed at this end would end it).
-    pub(super) fn watch(
-        self,
-        bwrap: Pid,
-        limits: &SandboxLimits,
-    ) -> Result<SandboxInfo, TransportError> {
-        let info = pipe::Receiver::from_owned_fd(self.info)
-            .map_err(|e| TransportError::Io(format!("cannot watch the sandbox's start: {e}")))?;
+    /// process and opens the gate. The info pipe is read to its end (a
+    /// piece written to a pipe closed at this end would end bubblewrap).
+    pub(super) fn watch(self, bwrap: Pid, limits: &SandboxLimits) -> SandboxInfo {
         let state = Arc::new(Mutex::new(State::default()));
         let shared = SandboxInfo {
             state: Arc::clone(&state),
         };
-        let bwrap_fd = pidfd(bwrap.as_raw());
         tokio::spawn(open_gate(
-            info,
+            self.info,
             self.gate,
             bwrap,
-            bwrap_fd,
             limits.clone(),
             state,
         ));
-        Ok(shared)
+        shared
+    }
+}
+
+/// The gate's writing end, kept by the task. The first process holds a
+/// writer of its own ([`GateEnds`]), so dropping this one never lets it
+/// go; dropped unopened (a failure, or the runtime ending in the middle of
+/// a start), it kills that process, so that it does not wait for good: by
+/// its pidfd once it is named, else with bubblewrap's process group, which
+/// it stays in until it makes its own session after the gate.
+struct Gate {
+    fd: Option<OwnedFd>,
+    bwrap: Pid,
+    first: Option<Arc<OwnedFd>>,
+}
+
+impl Gate {
+    /// Lets the first process go on.
+    fn open(mut self) -> Result<(), String> {
+        let fd = self.fd.as_ref().ok_or("the gate is closed")?;
+        rustix::io::write(fd, b"1").map_err(|e| format!("cannot let a sandbox start: {e}"))?;
+        self.fd = None;
+        Ok(())
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        let Some(fd) = self.fd.take() else {
+            return;
+        };
+        match &self.first {
+            Some(first) => kill(first),
+            // Never named: bubblewrap's group holds it, and keeps the id
+            // while it lives (bubblewrap itself may already be reaped).
+            None => {
+                let _ = killpg(self.bwrap, Signal::SIGKILL);
+            }
+        }
+        drop(fd);
     }
 }
 
@@ -187,10 +261,14 @@ async fn open_gate(
     mut info: pipe::Receiver,
     gate: Option<OwnedFd>,
     bwrap: Pid,
-    bwrap_fd: Option<OwnedFd>,
     limits: SandboxLimits,
     state: Arc<Mutex<State>>,
 ) {
+    let mut gate = gate.map(|fd| Gate {
+        fd: Some(fd),
+        bwrap,
+        first: None,
+    });
     let mut said = Vec::new();
     let named = tokio::time::timeout(NAMING, first_pid(&mut info, &mut said))
         .await
@@ -202,10 +280,21 @@ async fn open_gate(
             (parent == bwrap.as_raw()).then(|| (pid, Arc::new(fd)))
         });
     let Some((pid, fd)) = named else {
-        lock(&state).first = First::Unknown;
-        give_up(gate, bwrap, bwrap_fd).await;
+        let stopped = {
+            let mut s = lock(&state);
+            s.first = First::Unknown;
+            s.stopped
+        };
+        if gate.is_some() && !stopped {
+            tracing::warn!("bubblewrap did not name its sandbox's first process: it is killed");
+        }
+        // Its first process (if any) is killed with bubblewrap's group.
+        drop(gate);
         return;
     };
+    if let Some(g) = gate.as_mut() {
+        g.first = Some(Arc::clone(&fd));
+    }
     let stopped = {
         let mut s = lock(&state);
         s.first = First::Known(pid, Arc::clone(&fd));
@@ -214,64 +303,50 @@ async fn open_gate(
     if stopped {
         // Stopped before it was named: it never starts its program.
         kill(&fd);
-    } else if let Some(gate) = &gate {
-        let opened = limiter::set(pid, &limits)
+    } else if let Some(g) = gate.take() {
+        let set = tokio::time::timeout(LIMITING, limiter::set(pid, &limits))
             .await
-            .map_err(|e| format!("cannot set a sandbox's limits, so it is killed: {e}"))
-            .and_then(|()| {
-                rustix::io::write(gate, b"1")
-                    .map(|_| ())
-                    .map_err(|e| format!("cannot let a sandbox start: {e}"))
-            });
+            .unwrap_or_else(|_| Err("the limiter did not answer".into()))
+            .and_then(|()| limited(pid, bwrap, &limits));
+        let opened = match set {
+            Ok(()) => g.open(),
+            Err(e) => Err(format!(
+                "cannot set a sandbox's limits, so it is killed: {e}"
+            )),
+        };
         if let Err(why) = opened {
             tracing::warn!("{why}");
-            kill(&fd);
         }
     }
-    // Killed or let go, its first process goes on no further without it.
+    // Let go, or killed as it closed.
     drop(gate);
-    // The rest of the info, so that no piece of it is written to a closed
-    // pipe.
+    // The rest of the info, so that none of it is written to a closed pipe.
     let _ = tokio::time::timeout(NAMING, info_end(&mut info, &mut said)).await;
 }
 
-/// A sandbox whose first process was never named: bubblewrap's group (its
-/// first process is in it until it makes its own session) is killed while
-/// the group's id is sure to be theirs (bubblewrap unreaped), and the gate
-/// is closed once bubblewrap has ended. Were bubblewrap already reaped, a
-/// first process might live on unnamed: its gate is then left shut for
-/// good (one descriptor) rather than let it start without its limits.
-async fn give_up(gate: Option<OwnedFd>, bwrap: Pid, bwrap_fd: Option<OwnedFd>) {
-    let Some(gate) = gate else {
-        return;
-    };
-    // Running, or ended and not reaped: not ECHILD (`WNOWAIT` reaps
-    // nothing).
-    let unreaped = bwrap_fd.as_ref().is_some_and(|b| {
-        use rustix::process::{waitid, WaitId, WaitIdOptions};
-        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-        waitid(WaitId::PidFd(b.as_fd()), options).is_ok()
-    });
-    if !unreaped {
-        tracing::warn!("a sandbox's first process was never named: its gate stays shut");
-        std::mem::forget(gate);
-        return;
+/// Whether process `pid` is still bubblewrap's child and has `limits`
+/// (soft and hard), as the limiter said: the gate opens for no other
+/// process, and on no word but the kernel's.
+fn limited(pid: i32, bwrap: Pid, limits: &SandboxLimits) -> Result<(), String> {
+    let seen = std::fs::read_to_string(format!("/proc/{pid}/limits"))
+        .map_err(|e| format!("cannot read its limits: {e}"))?;
+    let still = procstat::parent_and_group_of(pid).is_some_and(|(p, _)| p == bwrap.as_raw());
+    if !still {
+        return Err("its first process has gone".into());
     }
-    let _ = killpg(bwrap, Signal::SIGKILL);
-    if let Some(b) = &bwrap_fd {
-        let _ = tokio::time::timeout(ENDING, ended(b)).await;
+    for (name, value) in limiter::named(limits) {
+        let ok = seen.lines().any(|l| {
+            l.strip_prefix(name).is_some_and(|rest| {
+                let mut words = rest.split_whitespace();
+                let want = value.to_string();
+                words.next() == Some(want.as_str()) && words.next() == Some(want.as_str())
+            })
+        });
+        if !ok {
+            return Err(format!("its {name} is not {value}"));
+        }
     }
-    drop(gate);
-}
-
-/// Waits until the process of `pidfd` (this process's child) has ended,
-/// or has been reaped.
-async fn ended(pidfd: &OwnedFd) {
-    use rustix::process::{waitid, WaitId, WaitIdOptions};
-    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-    while let Ok(None) = waitid(WaitId::PidFd(pidfd.as_fd()), options) {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    Ok(())
 }
 
 /// Reads more of bubblewrap's info into `said`: `false` once it ends.

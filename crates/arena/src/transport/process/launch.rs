@@ -105,8 +105,11 @@ pub(super) fn launch(
     };
     let (child, serial) = lifetime::spawn(cmd, entry, handed, shape)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
+    // (A child without an id has already been reaped: a first process of
+    // its, if any, waits at its gate for good, which croupier's closed end
+    // does not open.)
     let watched = match (kept, child.id().and_then(|id| i32::try_from(id).ok())) {
-        (Some((kept, l)), Some(bwrap)) => Some(kept.watch(Pid::from_raw(bwrap), l)?),
+        (Some((kept, l)), Some(bwrap)) => Some(kept.watch(Pid::from_raw(bwrap), l)),
         _ => None,
     };
     // A held sandbox's holder is stopped whole: it needs no word of its

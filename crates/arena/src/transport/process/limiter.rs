@@ -5,9 +5,12 @@
 //! Setting another process's limits takes its user's identity (real,
 //! effective and saved ids alike) or `CAP_SYS_RESOURCE`, which root lacks in
 //! many containers. Croupier as root keeps its own identity; the limiter
-//! runs as `nobody`, as the sandboxes do (not dumpable, so that no other
-//! process of that user can trace it; one that kills it only makes the next
-//! start start it again). Croupier under another user runs it as itself.
+//! becomes `nobody`, as the sandboxes are, before it reads a request (so
+//! it is not dumpable: no other process of that user can trace it or open
+//! its pipes; one that kills or stops it only makes the next start start
+//! it again). Croupier under another user runs it as itself. A process's
+//! limits are checked in `/proc` before its gate opens, whatever the
+//! limiter said.
 //!
 //! Requests go over its stdin, one line each (`pid resource value …`), and
 //! it answers one line (`ok`, or `no` and why), on a thread of its own, so
@@ -20,18 +23,31 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{mpsc, Mutex, OnceLock};
 
-use std::os::unix::process::CommandExt;
-
 use super::sandbox::{is_root, SandboxLimits, NOBODY_ID};
 
 /// Where Perl must be.
 const PERL: &str = "/usr/bin/perl";
 
-/// The limiter: `$ARGV[0]` is the number of `prlimit64`. It makes itself
-/// not dumpable (`prctl` is `$ARGV[1]`), then answers each request.
+/// The limiter: `$ARGV[0]` is the number of `prlimit64`, `$ARGV[1]` that
+/// of `prctl`, `$ARGV[2]` the user to become (empty: stay). It closes every
+/// descriptor it was left but its stdio (another start's, open across
+/// `exec` for a moment, would be kept from its end), becomes that user
+/// (which leaves it not dumpable; `prctl` says so again), then answers
+/// each request.
 const SCRIPT: &str = r#"
+use POSIX ();
 $| = 1;
-my ($prlimit, $prctl) = @ARGV;
+my ($prlimit, $prctl, $user) = @ARGV;
+opendir(my $d, '/proc/self/fd') or die "croupier-limiter: /proc/self/fd: $!\n";
+my @fds = grep { /\A[0-9]+\z/ && $_ > 2 } readdir $d;
+closedir $d;
+POSIX::close($_) for @fds;
+if ($user ne '') {
+  $) = "$user $user";
+  POSIX::setgid($user + 0) or die "croupier-limiter: cannot become group $user: $!\n";
+  POSIX::setuid($user + 0) or die "croupier-limiter: cannot become user $user: $!\n";
+  ($< == $user && $> == $user) or die "croupier-limiter: still user $< ($>)\n";
+}
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 while (my $l = <STDIN>) {
   my ($pid, @v) = split ' ', $l;
@@ -48,6 +64,9 @@ while (my $l = <STDIN>) {
   print $why eq '' ? "ok\n" : "no $why\n";
 }
 "#;
+
+/// How long the limiter may take to answer before it is started again.
+const ANSWER: u16 = 2000;
 
 /// A request: the process, its limits, and where the answer goes.
 type Request = (
@@ -113,19 +132,23 @@ impl Helper {
         if !Path::new(PERL).is_file() {
             return Err(std::io::Error::other(format!("{PERL} is not there")));
         }
-        let mut cmd = Command::new(PERL);
-        cmd.args(["-e", SCRIPT])
+        // It changes its user itself: a start that sets one would fork
+        // croupier's whole address space (see `sandbox`).
+        let user = if is_root() {
+            NOBODY_ID.to_string()
+        } else {
+            String::new()
+        };
+        let mut child = Command::new(PERL)
+            .args(["-e", SCRIPT])
             .arg(nix::libc::SYS_prlimit64.to_string())
             .arg(nix::libc::SYS_prctl.to_string())
+            .arg(user)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .env_clear();
-        if is_root() {
-            // The standard library clears the supplementary groups too.
-            cmd.uid(NOBODY_ID).gid(NOBODY_ID);
-        }
-        let mut child = cmd.spawn()?;
+            .env_clear()
+            .spawn()?;
         let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
@@ -170,7 +193,16 @@ impl Helper {
     }
 
     fn ask(&mut self, line: &str) -> std::io::Result<String> {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        use std::os::fd::AsFd;
         self.input.write_all(line.as_bytes())?;
+        if !self.output.buffer().contains(&b'\n') {
+            let out = self.output.get_ref().as_fd();
+            let mut ready = [PollFd::new(out, PollFlags::POLLIN)];
+            if poll(&mut ready, PollTimeout::from(ANSWER))? == 0 {
+                return Err(std::io::Error::other("no answer in time"));
+            }
+        }
         let mut answer = String::new();
         if self.output.read_line(&mut answer)? == 0 {
             return Err(std::io::Error::other("no answer"));
@@ -186,17 +218,22 @@ impl Drop for Helper {
     }
 }
 
+/// The limits of `l` under their names in `/proc/PID/limits`.
+pub(super) fn named(l: &SandboxLimits) -> [(&'static str, u64); 5] {
+    [
+        ("Max data size", l.memory),
+        ("Max cpu time", l.cpu_seconds),
+        ("Max processes", l.processes),
+        ("Max open files", l.open_files),
+        ("Max file size", l.file_size),
+    ]
+}
+
 /// Checks a `/proc/PID/limits` text: data size, CPU time, processes, open
 /// files and file size are `expected`, soft and hard.
 #[cfg(test)]
 pub(super) fn assert_limits(seen: &str, expected: &[u64; 5]) {
-    let names = [
-        "Max data size",
-        "Max cpu time",
-        "Max processes",
-        "Max open files",
-        "Max file size",
-    ];
+    let names = named(&SandboxLimits::default()).map(|(n, _)| n);
     for (name, value) in names.iter().zip(expected) {
         let line = seen.lines().find(|l| l.starts_with(name)).unwrap();
         let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
@@ -208,6 +245,7 @@ pub(super) fn assert_limits(seen: &str, expected: &[u64; 5]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::process::CommandExt;
 
     /// A process of the sandbox's user gets the limits asked, and a
     /// request for a process that is not there is refused.

@@ -319,6 +319,43 @@ mod host_user {
             limiter::assert_limits(&seen, &[314_572_800, 123, 37, 41, 3_145_728]);
             p.terminate().await;
         }
+        // Here (Perl, pidfds, bubblewrap not setuid) they were set from
+        // outside, at the gate.
+        let setuid = find_program("bwrap")
+            .and_then(|b| std::fs::metadata(b).ok())
+            .is_some_and(|m| {
+                std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o4000 != 0
+            });
+        if std::path::Path::new("/usr/bin/perl").is_file() && !setuid {
+            assert!(inside::gated());
+        }
+    }
+
+    /// Limits that cannot be set (more open files than the kernel allows
+    /// any process) keep the program from ever starting: its sandbox is
+    /// killed at the gate (or `prlimit` inside fails), cold and held.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sandbox_whose_limits_cannot_be_set_never_starts_its_program() {
+        let strict = ProcessLimits {
+            sandbox: Sandbox::Strict(SandboxLimits {
+                open_files: 1 << 40,
+                ..SandboxLimits::default()
+            }),
+            ..limits()
+        };
+        let argv = sh("echo started; cat");
+        let mut held = None;
+        let round = BotProcess::spawn_held(&mut held, &argv, &strict).await;
+        let cold = BotProcess::spawn(&argv, &strict);
+        // Refused at the start, or ended without a word.
+        for mut p in [round, cold].into_iter().flatten() {
+            let said = p.recv(soon(5000)).await;
+            assert!(
+                !matches!(&said, Ok(l) if l == "started"),
+                "the program ran: {said:?}"
+            );
+            p.terminate().await;
+        }
     }
 }
 
