@@ -27,8 +27,9 @@ use super::sandbox::{is_root, NOBODY_ID};
 /// What every such folder's name starts with.
 const PREFIX: &str = "croupier-held-";
 
-/// How old a folder must be to be swept (one is locked at once after it
-/// is made).
+/// How long a folder must have been left unchanged (made, or a round's
+/// FIFOs made or removed) to be swept: one is locked at once after it is
+/// made.
 const FRESH: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The folders this process made and has not removed yet.
@@ -202,6 +203,12 @@ mod tests {
     #[test]
     fn a_live_folder_of_this_process_is_not_swept() {
         let folder = Folder::new().unwrap();
+        // Old enough to be swept, were it not locked.
+        let old = std::time::SystemTime::now() - 2 * FRESH;
+        File::open(folder.path())
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         let tmp = folder.path().parent().unwrap().to_path_buf();
         sweep(&tmp);
         assert!(folder.path().exists());

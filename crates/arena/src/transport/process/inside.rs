@@ -17,8 +17,10 @@
 //! process holds a writer of the gate itself ([`GateEnds`]): only
 //! croupier's byte opens it. A sandbox whose limits cannot be set, or
 //! whose start is dropped half-way (the runtime ending), has its first
-//! process killed ([`Gate`]); one whose croupier was killed outright
-//! waits at its gate and never starts its program. Where bubblewrap is
+//! process killed ([`Gate`]) while it can surely be named (by its pidfd,
+//! or in bubblewrap's group while bubblewrap is unreaped); one whose
+//! croupier was killed outright, or that could not be named, waits at its
+//! gate for good and never starts its program. Where bubblewrap is
 //! setuid (its child is not this user's to limit) or the limiter cannot
 //! run, `prlimit` runs inside as before ([`gated`]).
 //!
@@ -120,8 +122,8 @@ pub(super) struct Pipes {
 /// first process, the gate never reaches end-of-file, so only croupier's
 /// byte opens it: croupier gone (killed outright, or a start dropped half
 /// way), the first process waits at its gate and never starts the program
-/// without its limits. (The program inherits that copy: one descriptor, a
-/// pipe that nothing reads.)
+/// without its limits. bubblewrap is handed that copy as `--sync-fd`: the
+/// sandbox's PID 1 keeps it, and the program does not inherit it.
 #[derive(Debug)]
 struct GateEnds {
     read: OwnedFd,
@@ -174,6 +176,13 @@ impl Pipes {
         self.gate.as_ref().map(|g| g.read.as_raw_fd())
     }
 
+    /// `--sync-fd`'s number, with a gate: the first process's own writer
+    /// of the gate, which bubblewrap keeps in the sandbox's PID 1 and does
+    /// not pass to the program.
+    pub(super) fn gate_writer_fd(&self) -> Option<RawFd> {
+        self.gate.as_ref().map(|g| g.handed_write.as_raw_fd())
+    }
+
     /// Splits them into the ends bubblewrap is handed and those kept.
     pub(super) fn split(self) -> (Vec<OwnedFd>, Kept) {
         let mut handed = vec![self.info_write];
@@ -206,13 +215,15 @@ impl Kept {
         let shared = SandboxInfo {
             state: Arc::clone(&state),
         };
-        tokio::spawn(open_gate(
-            self.info,
-            self.gate,
+        // Made before the task, so that a task dropped before it first
+        // runs still kills what waits at the gate.
+        let gate = self.gate.map(|fd| Gate {
+            fd: Some(fd),
             bwrap,
-            limits.clone(),
-            state,
-        ));
+            bwrap_fd: pidfd(bwrap.as_raw()),
+            first: None,
+        });
+        tokio::spawn(open_gate(self.info, gate, bwrap, limits.clone(), state));
         shared
     }
 }
@@ -226,6 +237,8 @@ impl Kept {
 struct Gate {
     fd: Option<OwnedFd>,
     bwrap: Pid,
+    /// A pidfd of bubblewrap, opened while it was surely unreaped.
+    bwrap_fd: Option<OwnedFd>,
     first: Option<Arc<OwnedFd>>,
 }
 
@@ -246,11 +259,13 @@ impl Drop for Gate {
         };
         match &self.first {
             Some(first) => kill(first),
-            // Never named: bubblewrap's group holds it, and keeps the id
-            // while it lives (bubblewrap itself may already be reaped).
-            None => {
+            // Never named: it is in bubblewrap's group, whose id is surely
+            // theirs while bubblewrap is unreaped (were it reaped, a first
+            // process left would wait at its gate for good).
+            None if self.bwrap_fd.as_ref().is_some_and(unreaped) => {
                 let _ = killpg(self.bwrap, Signal::SIGKILL);
             }
+            None => {}
         }
         drop(fd);
     }
@@ -259,16 +274,11 @@ impl Drop for Gate {
 /// The task of [`Kept::watch`].
 async fn open_gate(
     mut info: pipe::Receiver,
-    gate: Option<OwnedFd>,
+    mut gate: Option<Gate>,
     bwrap: Pid,
     limits: SandboxLimits,
     state: Arc<Mutex<State>>,
 ) {
-    let mut gate = gate.map(|fd| Gate {
-        fd: Some(fd),
-        bwrap,
-        first: None,
-    });
     let mut said = Vec::new();
     let named = tokio::time::timeout(NAMING, first_pid(&mut info, &mut said))
         .await
@@ -315,7 +325,11 @@ async fn open_gate(
             )),
         };
         if let Err(why) = opened {
-            tracing::warn!("{why}");
+            if lock(&state).stopped {
+                tracing::debug!("a sandbox stopped as it started: {why}");
+            } else {
+                tracing::warn!("{why}");
+            }
         }
     }
     // Let go, or killed as it closed.
@@ -338,7 +352,10 @@ fn limited(pid: i32, bwrap: Pid, limits: &SandboxLimits) -> Result<(), String> {
         let ok = seen.lines().any(|l| {
             l.strip_prefix(name).is_some_and(|rest| {
                 let mut words = rest.split_whitespace();
-                let want = value.to_string();
+                let want = match value {
+                    u64::MAX => "unlimited".to_string(),
+                    v => v.to_string(),
+                };
                 words.next() == Some(want.as_str()) && words.next() == Some(want.as_str())
             })
         });
@@ -381,6 +398,15 @@ async fn info_end(info: &mut pipe::Receiver, said: &mut Vec<u8>) {
             return;
         }
     }
+}
+
+/// Whether the process of `pidfd`, this process's child, is not reaped
+/// yet (running, or ended and waitable: `WNOWAIT` reaps nothing).
+fn unreaped(pidfd: &OwnedFd) -> bool {
+    use rustix::process::{waitid, WaitId, WaitIdOptions};
+    use std::os::fd::AsFd;
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    waitid(WaitId::PidFd(pidfd.as_fd()), options).is_ok()
 }
 
 fn pidfd(pid: i32) -> Option<OwnedFd> {

@@ -77,6 +77,7 @@ pub(super) fn launch(
                 filter: filter.as_ref().map(AsRawFd::as_raw_fd),
                 info: Some(pipes.info_fd()),
                 gate: pipes.gate_fd(),
+                gate_writer: pipes.gate_writer_fd(),
             };
             let full = sandbox::wrap_as(argv, &run, l, dir, &fds)?;
             let (handed, kept) = pipes.split();

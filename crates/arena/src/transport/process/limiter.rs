@@ -47,6 +47,8 @@ if ($user ne '') {
   POSIX::setgid($user + 0) or die "croupier-limiter: cannot become group $user: $!\n";
   POSIX::setuid($user + 0) or die "croupier-limiter: cannot become user $user: $!\n";
   ($< == $user && $> == $user) or die "croupier-limiter: still user $< ($>)\n";
+  ("$(" eq "$user $user" && "$)" eq "$user $user")
+    or die "croupier-limiter: still groups $( ($))\n";
 }
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 while (my $l = <STDIN>) {
@@ -81,7 +83,7 @@ fn thread() -> Option<&'static Mutex<mpsc::Sender<Request>>> {
     THREAD
         .get_or_init(|| {
             let mut helper = match Helper::start() {
-                Ok(h) => h,
+                Ok(h) => Some(h),
                 Err(e) => {
                     tracing::debug!("no limiter here ({e}): prlimit runs in each sandbox");
                     return None;
@@ -92,7 +94,12 @@ fn thread() -> Option<&'static Mutex<mpsc::Sender<Request>>> {
                 .name("croupier-limiter".into())
                 .spawn(move || {
                     while let Ok((pid, limits, answer)) = rx.recv() {
-                        let _ = answer.send(helper.set(pid, &limits));
+                        // A start given up meanwhile: its process is
+                        // killed, and its pid may be another's now.
+                        if answer.is_closed() {
+                            continue;
+                        }
+                        let _ = answer.send(set_with(&mut helper, pid, &limits));
                     }
                 })
                 .inspect_err(|e| tracing::debug!("cannot start the limiter's thread: {e}"))
@@ -118,6 +125,43 @@ pub(super) async fn set(pid: i32, limits: &SandboxLimits) -> Result<(), String> 
         .send((pid, limits.clone(), tx));
     sent.map_err(|_| "the limiter is gone")?;
     rx.await.map_err(|_| "the limiter is gone".to_string())?
+}
+
+/// Has `helper` set `l` on `pid`. A limiter that fails to answer (gone,
+/// or late: its answer could be taken for the next request's) is dropped
+/// and a new one started, once a request; one that cannot be started is
+/// tried again at the next request.
+fn set_with(helper: &mut Option<Helper>, pid: i32, l: &SandboxLimits) -> Result<(), String> {
+    use nix::libc::{RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC};
+    let line = format!(
+        "{pid} {RLIMIT_DATA} {} {RLIMIT_CPU} {} {RLIMIT_NPROC} {} {RLIMIT_NOFILE} {} \
+         {RLIMIT_FSIZE} {}\n",
+        l.memory, l.cpu_seconds, l.processes, l.open_files, l.file_size
+    );
+    let mut answer = None;
+    for _ in 0..2 {
+        let h = match helper {
+            Some(h) => h,
+            None => helper
+                .insert(Helper::start().map_err(|e| format!("cannot start the limiter: {e}"))?),
+        };
+        match h.ask(&line) {
+            Ok(a) => {
+                answer = Some(a);
+                break;
+            }
+            Err(e) => {
+                tracing::debug!("the limiter did not answer ({e}): started again");
+                *helper = None;
+            }
+        }
+    }
+    let answer = answer.ok_or("the limiter did not answer")?;
+    match answer.strip_prefix("no ") {
+        None if answer == "ok" => Ok(()),
+        Some(why) => Err(why.to_string()),
+        None => Err(format!("the limiter said {answer:?}")),
+    }
 }
 
 /// The Perl process and its pipes.
@@ -167,31 +211,8 @@ impl Helper {
         }
     }
 
-    /// Sends one line, reads one answer (started again once if it has
-    /// gone).
-    fn set(&mut self, pid: i32, l: &SandboxLimits) -> Result<(), String> {
-        use nix::libc::{RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC};
-        let line = format!(
-            "{pid} {RLIMIT_DATA} {} {RLIMIT_CPU} {} {RLIMIT_NPROC} {} {RLIMIT_NOFILE} {} \
-             {RLIMIT_FSIZE} {}\n",
-            l.memory, l.cpu_seconds, l.processes, l.open_files, l.file_size
-        );
-        let answer = match self.ask(&line) {
-            Ok(a) => a,
-            Err(e) => {
-                tracing::debug!("the limiter is gone ({e}): started again");
-                *self = Helper::start().map_err(|e| format!("cannot start the limiter: {e}"))?;
-                self.ask(&line)
-                    .map_err(|e| format!("the limiter is gone: {e}"))?
-            }
-        };
-        match answer.strip_prefix("no ") {
-            None if answer == "ok" => Ok(()),
-            Some(why) => Err(why.to_string()),
-            None => Err(format!("the limiter said {answer:?}")),
-        }
-    }
-
+    /// Sends one line and reads one answer, within [`ANSWER`]
+    /// milliseconds.
     fn ask(&mut self, line: &str) -> std::io::Result<String> {
         use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
         use std::os::fd::AsFd;
@@ -251,10 +272,11 @@ mod tests {
     /// request for a process that is not there is refused.
     #[tokio::test]
     async fn the_limiter_sets_a_process_of_the_sandboxs_users_limits() {
-        if !available() {
+        if !Path::new(PERL).is_file() {
             eprintln!("skipped: no Perl here");
             return;
         }
+        assert!(available(), "the limiter does not start");
         let mut sleeper = std::process::Command::new("sleep");
         sleeper.arg("30");
         if is_root() {

@@ -205,6 +205,8 @@ pub(super) struct Handed {
     /// croupier has set its limits ([`super::inside`]); without it,
     /// `prlimit` sets them inside.
     pub gate: Option<i32>,
+    /// The first process's own writer of that gate ([`super::inside`]).
+    pub gate_writer: Option<i32>,
 }
 
 /// The command that runs `run` in the sandbox `argv` would get (the same
@@ -252,6 +254,9 @@ pub(super) fn wrap_as(
     }
     if let Some(fd) = handed.gate {
         cmd.extend([s("--block-fd"), fd.to_string()]);
+    }
+    if let Some(fd) = handed.gate_writer {
+        cmd.extend([s("--sync-fd"), fd.to_string()]);
     }
     cmd.extend([s("--uid"), s(NOBODY), s("--gid"), s(NOBODY)]);
     cmd.extend([s("--hostname"), s("croupier-bot")]);
