@@ -42,7 +42,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::fcntl::OFlag;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
@@ -90,21 +90,22 @@ enum First {
 /// limiter runs ([`limiter`]) and pidfds work, and not where bubblewrap is
 /// setuid (its child is then root's; checked once).
 pub(super) fn gated() -> bool {
-    static SETUID: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let setuid = *SETUID.get_or_init(|| {
-        find_program("bwrap")
-            .and_then(|p| std::fs::metadata(p).ok())
-            .is_none_or(|m| m.permissions().mode() & 0o4000 != 0)
-    });
-    // The first process is named by a pidfd (Linux 5.3 on).
-    static PIDFD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let pidfds = *PIDFD.get_or_init(|| {
-        i32::try_from(std::process::id())
+    static GATED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *GATED.get_or_init(|| {
+        // The first process is named by a pidfd (Linux 5.3 on).
+        let pidfds = i32::try_from(std::process::id())
             .ok()
             .and_then(pidfd)
-            .is_some()
-    });
-    !setuid && pidfds && limiter::available()
+            .is_some();
+        !bwrap_is_setuid() && pidfds && limiter::available()
+    })
+}
+
+/// Whether the `bwrap` found is setuid (or not found).
+pub(super) fn bwrap_is_setuid() -> bool {
+    find_program("bwrap")
+        .and_then(|p| std::fs::metadata(p).ok())
+        .is_none_or(|m| m.permissions().mode() & 0o4000 != 0)
 }
 
 /// The pipes of one sandbox's start: the ends bubblewrap is handed (by
@@ -141,8 +142,8 @@ impl Pipes {
         tokio::runtime::Handle::try_current()
             .map_err(|_| TransportError::Io("bot programs need a Tokio runtime".into()))?;
         let (info_read, info_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(err)?;
-        fcntl(&info_read, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).map_err(err)?;
-        // Made before the start, so that nothing can fail after it.
+        // Made before the start, so that nothing can fail after it (it
+        // makes the pipe non-blocking).
         let info_read = pipe::Receiver::from_owned_fd(info_read)
             .map_err(|e| TransportError::Io(format!("cannot watch the sandbox's start: {e}")))?;
         let gate = match gate {
@@ -348,22 +349,7 @@ fn limited(pid: i32, bwrap: Pid, limits: &SandboxLimits) -> Result<(), String> {
     if !still {
         return Err("its first process has gone".into());
     }
-    for (name, value) in limiter::named(limits) {
-        let ok = seen.lines().any(|l| {
-            l.strip_prefix(name).is_some_and(|rest| {
-                let mut words = rest.split_whitespace();
-                let want = match value {
-                    u64::MAX => "unlimited".to_string(),
-                    v => v.to_string(),
-                };
-                words.next() == Some(want.as_str()) && words.next() == Some(want.as_str())
-            })
-        });
-        if !ok {
-            return Err(format!("its {name} is not {value}"));
-        }
-    }
-    Ok(())
+    limiter::shows(&seen, limits)
 }
 
 /// Reads more of bubblewrap's info into `said`: `false` once it ends.
@@ -440,7 +426,7 @@ impl SandboxInfo {
 
     /// The host pid of the sandbox's first process, once read (for tests).
     #[cfg(test)]
-    pub(super) fn first(&mut self, _bwrap: Pid) -> Option<i32> {
+    pub(super) fn first(&mut self) -> Option<i32> {
         match lock(&self.state).first {
             First::Known(pid, _) => Some(pid),
             _ => None,
@@ -450,7 +436,7 @@ impl SandboxInfo {
     /// Kills the sandbox's PID 1, and with it everything in its PID
     /// namespace, where it is known (through its pidfd: never another
     /// process); one not named yet is killed when it is.
-    pub(super) fn kill(&mut self, _bwrap: Pid) {
+    pub(super) fn kill(&mut self) {
         let mut s = lock(&self.state);
         s.stopped = true;
         if let First::Known(_, fd) = &s.first {

@@ -132,12 +132,11 @@ pub(super) async fn set(pid: i32, limits: &SandboxLimits) -> Result<(), String> 
 /// and a new one started, once a request; one that cannot be started is
 /// tried again at the next request.
 fn set_with(helper: &mut Option<Helper>, pid: i32, l: &SandboxLimits) -> Result<(), String> {
-    use nix::libc::{RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC};
-    let line = format!(
-        "{pid} {RLIMIT_DATA} {} {RLIMIT_CPU} {} {RLIMIT_NPROC} {} {RLIMIT_NOFILE} {} \
-         {RLIMIT_FSIZE} {}\n",
-        l.memory, l.cpu_seconds, l.processes, l.open_files, l.file_size
-    );
+    let mut line = pid.to_string();
+    for limit in l.each() {
+        line.push_str(&format!(" {} {}", limit.resource, limit.value));
+    }
+    line.push('\n');
     let mut answer = None;
     for _ in 0..2 {
         let h = match helper {
@@ -239,28 +238,23 @@ impl Drop for Helper {
     }
 }
 
-/// The limits of `l` under their names in `/proc/PID/limits`.
-pub(super) fn named(l: &SandboxLimits) -> [(&'static str, u64); 5] {
-    [
-        ("Max data size", l.memory),
-        ("Max cpu time", l.cpu_seconds),
-        ("Max processes", l.processes),
-        ("Max open files", l.open_files),
-        ("Max file size", l.file_size),
-    ]
-}
-
-/// Checks a `/proc/PID/limits` text: data size, CPU time, processes, open
-/// files and file size are `expected`, soft and hard.
-#[cfg(test)]
-pub(super) fn assert_limits(seen: &str, expected: &[u64; 5]) {
-    let names = named(&SandboxLimits::default()).map(|(n, _)| n);
-    for (name, value) in names.iter().zip(expected) {
-        let line = seen.lines().find(|l| l.starts_with(name)).unwrap();
-        let words: Vec<&str> = line[name.len()..].split_whitespace().collect();
-        let value = value.to_string();
-        assert_eq!(words[..2], [value.as_str(), value.as_str()], "{line}");
+/// Whether a `/proc/PID/limits` text shows each of `l`'s limits, soft
+/// and hard (`unlimited` for `u64::MAX`); why not.
+pub(super) fn shows(seen: &str, l: &SandboxLimits) -> Result<(), String> {
+    for limit in l.each() {
+        let want = match limit.value {
+            u64::MAX => "unlimited".to_string(),
+            v => v.to_string(),
+        };
+        let line = seen
+            .lines()
+            .find_map(|line| line.strip_prefix(limit.shown_as));
+        let mut words = line.unwrap_or_default().split_whitespace();
+        if words.next() != Some(&want) || words.next() != Some(&want) {
+            return Err(format!("its {} is not {want}: {line:?}", limit.shown_as));
+        }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -296,7 +290,7 @@ mod tests {
         let seen = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
         let _ = sleeper.kill();
         let _ = sleeper.wait();
-        assert_limits(&seen, &[104_857_600, 7, 9, 33, 5_242_880]);
+        shows(&seen, &limits).unwrap();
         assert!(set(i32::MAX, &limits).await.is_err());
     }
 }

@@ -519,8 +519,8 @@ impl BotProcess {
     fn kill_all(&mut self) {
         // The first process first: once bubblewrap is gone, it could no
         // longer be told from another.
-        if let (Some(info), Some(bwrap)) = (self.inside.as_mut(), self.pgid) {
-            info.kill(bwrap);
+        if let Some(info) = self.inside.as_mut() {
+            info.kill();
         }
         self.signal(Signal::SIGKILL);
     }

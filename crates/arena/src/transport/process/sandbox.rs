@@ -60,6 +60,39 @@ pub struct SandboxLimits {
     pub tmp_size: u64,
 }
 
+/// One of a sandbox's per-process limits, under each name it goes by.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limit {
+    /// The kernel's resource number (`RLIMIT_…`).
+    pub resource: u32,
+    /// `prlimit`'s option.
+    pub option: &'static str,
+    /// Its line in `/proc/PID/limits`.
+    pub shown_as: &'static str,
+    pub value: u64,
+}
+
+impl SandboxLimits {
+    /// The limits set on each process of the sandbox (not `tmp_size`),
+    /// soft and hard alike.
+    pub(super) fn each(&self) -> [Limit; 5] {
+        use nix::libc::{RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NOFILE, RLIMIT_NPROC};
+        let limit = |resource, option, shown_as, value| Limit {
+            resource,
+            option,
+            shown_as,
+            value,
+        };
+        [
+            limit(RLIMIT_DATA, "--data", "Max data size", self.memory),
+            limit(RLIMIT_CPU, "--cpu", "Max cpu time", self.cpu_seconds),
+            limit(RLIMIT_NPROC, "--nproc", "Max processes", self.processes),
+            limit(RLIMIT_NOFILE, "--nofile", "Max open files", self.open_files),
+            limit(RLIMIT_FSIZE, "--fsize", "Max file size", self.file_size),
+        ]
+    }
+}
+
 impl Default for SandboxLimits {
     fn default() -> Self {
         SandboxLimits {
@@ -331,14 +364,8 @@ pub(super) fn wrap_as(
     if handed.gate.is_none() {
         let prlimit = tool("prlimit", "util-linux")?;
         cmd.push(path(&prlimit));
-        cmd.extend([
-            format!("--data={}", limits.memory),
-            format!("--cpu={}", limits.cpu_seconds),
-            format!("--nproc={}", limits.processes),
-            format!("--nofile={}", limits.open_files),
-            format!("--fsize={}", limits.file_size),
-            s("--"),
-        ]);
+        cmd.extend(limits.each().map(|l| format!("{}={}", l.option, l.value)));
+        cmd.push(s("--"));
     }
     cmd.extend_from_slice(run);
     Ok(cmd)
