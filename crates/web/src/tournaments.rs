@@ -182,7 +182,7 @@ fn render(d: &TournamentView) -> Markup {
             }
         }
         h2 { "Standings" }
-        p { "After round " (d.standings_after_round) ". Ties are broken by Buchholz, then the points among the tied bots, then the ladder rating, then the pairing number." }
+        p { "After round " (d.standings_after_round) ". Ties are broken by Buchholz, then the points among the tied bots, then a rating from this tournament's games, then the pairing number." }
         div class="scroll" { table class="standings wide" {
             thead { tr {
                 th class="num" { "#" } th { "Bot" } th class="num" { "Points" } th class="num" { "Buchholz" }

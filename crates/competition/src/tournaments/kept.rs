@@ -9,9 +9,8 @@
 //! makes them once and keeps them. Any other tournament is made afresh
 //! every time.
 //!
-//! One thing a kept page does not follow: the standings break their last
-//! ties by the entrants' ladder ratings, which go on moving after the
-//! tournament; a kept page keeps the order of its first making.
+//! Nothing of it moves on: even the rating that breaks the standings' last
+//! ties is rated from the tournament's own games.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

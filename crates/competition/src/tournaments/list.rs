@@ -5,7 +5,7 @@ use croupier_store::{Store, StoreError};
 use serde::Serialize;
 
 use super::kept::Kept;
-use super::view::{brief_with, Brief, Ratings};
+use super::view::{brief, Brief};
 use croupier_store::tournaments::TournamentRow;
 
 /// Tournaments on a page of the list (each brief reads its entries and
@@ -70,21 +70,19 @@ pub async fn list_page(store: &dyn Store, kept: &Kept, page: i64) -> Result<List
 }
 
 /// The briefs of a list of tournaments (the tournaments page, a bot's
-/// page, the API's list), in order, each bot's ratings read once however
-/// many of them it entered; those of tournaments that are over are made
-/// once and `kept`.
+/// page, the API's list), in order; those of tournaments that are over
+/// are made once and `kept`.
 pub async fn briefs(
     store: &dyn Store,
     kept: &Kept,
     list: impl IntoIterator<Item = TournamentRow>,
 ) -> Result<Vec<Brief>, StoreError> {
-    let mut ratings = Ratings::default();
     let mut out = Vec::new();
     for t in list {
         let b = match kept.brief(&t) {
             Some(b) => b,
             None => {
-                let b = brief_with(store, t, &mut ratings).await?;
+                let b = brief(store, t).await?;
                 kept.keep_brief(&b);
                 b
             }

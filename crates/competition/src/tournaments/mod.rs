@@ -253,7 +253,7 @@ impl Tournaments {
                     let now = croupier_arena::record::now_rfc3339();
                     // The games read above are all of them: the round is
                     // complete, and a withdrawal voids only pending games.
-                    let winner = view::winner(self.store.as_ref(), &t, &entries, &games).await?;
+                    let winner = view::winner(&t, &entries, &games);
                     if ts.finish_tournament(t.id, &now, winner.as_deref()).await? {
                         tracing::info!(
                             "tournament {} finished, won by {}",

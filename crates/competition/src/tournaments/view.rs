@@ -8,6 +8,8 @@ use croupier_store::tournaments::{
 use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
 
+use croupier_arena::tournament::rating::{self, Rating};
+
 use super::plan;
 
 /// Progress of a tournament.
@@ -53,7 +55,8 @@ pub struct Standing {
     pub buchholz: f64,
     /// Second tie-break: points among the bots still tied.
     pub head_to_head: f64,
-    /// Third tie-break: the bot's ladder rating (μ) in this game.
+    /// Third tie-break: the bot's Weng-Lin mean (μ) from this tournament's
+    /// games.
     pub rating: f64,
     /// Byes.
     pub byes: u32,
@@ -176,15 +179,6 @@ fn planned_rounds(t: &TournamentRow, entries: usize) -> i64 {
 
 /// A tournament for a list.
 pub async fn brief(store: &dyn Store, t: TournamentRow) -> Result<Brief, StoreError> {
-    brief_with(store, t, &mut Ratings::default()).await
-}
-
-/// [`brief`], with the ratings `known` so far.
-pub(super) async fn brief_with(
-    store: &dyn Store,
-    t: TournamentRow,
-    known: &mut Ratings,
-) -> Result<Brief, StoreError> {
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     // Counted, not read: a brief does not read every planned game, unless
@@ -194,7 +188,7 @@ pub(super) async fn brief_with(
         ("finished", Some(w)) => Some(w.clone()),
         ("finished", None) => {
             let games = ts.tournament_games(t.id).await?;
-            first_place(store, &t, &entries, &games, known).await?
+            winner(&t, &entries, &games)
         }
         _ => None,
     };
@@ -206,29 +200,18 @@ pub(super) async fn brief_with(
     })
 }
 
-/// The first place of `t`'s standings, if any.
-async fn first_place(
-    store: &dyn Store,
-    t: &TournamentRow,
-    entries: &[EntryRow],
-    games: &[TournamentGameRow],
-    known: &mut Ratings,
-) -> Result<Option<String>, StoreError> {
-    let (standings, _, _) = standings(store, t, entries, games, known).await?;
-    Ok(standings.into_iter().next().map(|s| s.name))
-}
-
 /// The first place of tournament `t`'s standings with these `entries`
 /// and planned `games`: what `finish_tournament` keeps with it as its last
 /// round is complete, so that the lists show it without reading its games
-/// again.
-pub async fn winner(
-    store: &dyn Store,
+/// again. The standings are the games' alone, so this is the first row the
+/// tournament's page shows for ever after.
+pub fn winner(
     t: &TournamentRow,
     entries: &[EntryRow],
     games: &[TournamentGameRow],
-) -> Result<Option<String>, StoreError> {
-    first_place(store, t, entries, games, &mut Ratings::default()).await
+) -> Option<String> {
+    let (standings, _, _) = standings(t, entries, games);
+    standings.into_iter().next().map(|s| s.name)
 }
 
 /// [`winner`] of tournament `id` as stored now (for a caller that has not
@@ -240,23 +223,35 @@ pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<St
     };
     let entries = ts.tournament_entries(id).await?;
     let games = ts.tournament_games(id).await?;
-    winner(store, &t, &entries, &games).await
+    Ok(winner(&t, &entries, &games))
 }
 
-/// The ratings standings have read, by bot: each bot's read once however
-/// many tournaments of a list it entered.
-#[derive(Debug, Default)]
-pub(super) struct Ratings(std::collections::HashMap<BotId, Vec<croupier_store::web::BotStats>>);
-
-impl Ratings {
-    /// `bot`'s mean rating in `game` (0 when it has none).
-    async fn mu(&mut self, store: &dyn Store, bot: BotId, game: &str) -> Result<f64, StoreError> {
-        let stats = match self.0.entry(bot) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(store.bot_stats(bot).await?),
-        };
-        Ok(stats.iter().find(|s| s.game == game).map_or(0.0, |s| s.mu))
+/// Each entry's Weng-Lin mean from the tournament's own finished games of
+/// rounds `1..=upto`, rated in the order they were planned (by id), as
+/// `croupier tournament` rates its games. The third tie-break: a pure
+/// function of the games, so standings that are over never change (the
+/// ladder's rating, read here before, moved on as the ladder played, and
+/// reordered tied bots after the winner was kept).
+fn ratings(entries: &[EntryRow], games: &[TournamentGameRow], upto: i64) -> Vec<f64> {
+    let index = |b: BotId| entries.iter().position(|e| e.bot == b);
+    let mut rated: Vec<&TournamentGameRow> = games
+        .iter()
+        .filter(|g| g.status == "done" && g.round <= upto)
+        .collect();
+    rated.sort_by_key(|g| g.id);
+    let mut ratings = vec![Rating::default(); entries.len()];
+    for g in rated {
+        let order: Option<Vec<usize>> = g.bots().into_iter().map(index).collect();
+        let ranks: Option<Vec<u8>> = g
+            .rank_list()
+            .into_iter()
+            .map(|r| u8::try_from(r).ok())
+            .collect();
+        if let (Some(order), Some(ranks)) = (order, ranks) {
+            rating::update(&mut ratings, &order, &ranks);
+        }
     }
+    ratings.iter().map(|r| r.mu).collect()
 }
 
 /// Mean of per-game scores (a win 1, a tie ½) and its 95% Wilson score
@@ -330,22 +325,17 @@ fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]
 
 /// The standings after the rounds complete so far (with tie-breaks), each
 /// row's entry index in standing order, and how many rounds are complete.
-async fn standings(
-    store: &dyn Store,
+fn standings(
     t: &TournamentRow,
     entries: &[EntryRow],
     games: &[TournamentGameRow],
-    known: &mut Ratings,
-) -> Result<(Vec<Standing>, Vec<usize>, i64), StoreError> {
+) -> (Vec<Standing>, Vec<usize>, i64) {
     let complete = (1..=t.current_round)
         .take_while(|r| plan::round_complete(games, *r))
         .last()
         .unwrap_or(0);
     let results = plan::results(t, entries, games, complete);
-    let mut ratings = Vec::with_capacity(entries.len());
-    for e in entries {
-        ratings.push(known.mu(store, e.bot, &t.game).await?);
-    }
+    let ratings = ratings(entries, games, complete);
     let seeding = plan::pairing_numbers(t, entries.len());
     let rows = results.standings.rows(&ratings, &seeding);
     let played = |bot: BotId| {
@@ -376,7 +366,7 @@ async fn standings(
         })
         .collect();
     let order: Vec<usize> = rows.iter().map(|r| r.bot).collect();
-    Ok((standings, order, results.complete))
+    (standings, order, results.complete)
 }
 
 /// Everything about tournament `t`.
@@ -384,8 +374,7 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
-    let (standings, order, complete) =
-        standings(store, &t, &entries, &games, &mut Ratings::default()).await?;
+    let (standings, order, complete) = standings(&t, &entries, &games);
     // Each finished game's scores, from its stored result: one query for
     // the whole tournament.
     let done = games.iter().filter(|g| g.status == "done").count() as i64;
@@ -509,6 +498,91 @@ mod tests {
             (byes[0].round, byes[0].bots.clone()),
             (1, vec!["c".to_string()])
         );
+    }
+
+    /// A finished round-robin of three: `dead` and `random` each beat
+    /// `planner`, winning `dead_wins` and `random_wins` of 4 games, and
+    /// never met, so they tie on points, Buchholz and head-to-head.
+    fn tied_cup(
+        dead_wins: i64,
+        random_wins: i64,
+    ) -> (TournamentRow, Vec<EntryRow>, Vec<TournamentGameRow>) {
+        let t = TournamentRow {
+            id: 1,
+            name: "cup".into(),
+            game: "goofspiel".into(),
+            variant: None,
+            format: "round-robin".into(),
+            rounds: 3,
+            deals: 2,
+            duplicate: true,
+            seats: 2,
+            move_ms: 300,
+            budget_ms: None,
+            starts_at: 0,
+            seed: 7,
+            status: "finished".into(),
+            current_round: 3,
+            all_bots: false,
+            created_by: None,
+            created_at: "0".into(),
+            started_at: None,
+            finished_at: None,
+            reason: None,
+            winner: None,
+        };
+        let entries: Vec<EntryRow> = ["random", "dead", "planner"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| EntryRow {
+                tournament_id: 1,
+                frozen: true,
+                ..EntryRow::new(
+                    i as i64 + 1,
+                    i as i64,
+                    *name,
+                    croupier_store::BotKind::House,
+                )
+            })
+            .collect();
+        let mut games = Vec::new();
+        let mut game = |round: i64, seats: [i64; 2], first_wins: bool| {
+            games.push(TournamentGameRow {
+                id: games.len() as i64 + 1,
+                tournament_id: 1,
+                round,
+                table_no: 0,
+                game_no: games.len() as i64 % 4,
+                seats: format!("{},{}", seats[0], seats[1]),
+                seed: 0,
+                status: "done".into(),
+                game_id: None,
+                ranks: Some(if first_wins { "1,2" } else { "2,1" }.into()),
+                faults: None,
+            });
+        };
+        for i in 0..4 {
+            game(1, [2, 3], i < dead_wins);
+            game(2, [1, 3], i < random_wins);
+        }
+        (t, entries, games)
+    }
+
+    #[test]
+    fn tied_bots_are_ordered_by_their_games_in_the_tournament_alone() {
+        for (dead_wins, random_wins, first) in [(4, 3, "dead"), (3, 4, "random")] {
+            let (t, entries, games) = tied_cup(dead_wins, random_wins);
+            let (rows, _, complete) = standings(&t, &entries, &games);
+            assert_eq!(complete, 3);
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            let tied = |r: &Standing| (r.points, r.buchholz, r.head_to_head);
+            assert_eq!(tied(&rows[0]), tied(&rows[1]), "{names:?}");
+            assert!(rows[0].rating > rows[1].rating, "{:?}", rows[0].rating);
+            assert_eq!(names[0], first, "{names:?}");
+            // The winner kept at the end is the first place shown later.
+            assert_eq!(winner(&t, &entries, &games).as_deref(), Some(names[0]));
+            assert_eq!(names[2], "planner");
+        }
     }
 
     #[test]
