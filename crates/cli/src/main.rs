@@ -80,6 +80,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // What croupier's own parent left open never reaches a bot program.
+    croupier_arena::transport::process::seal_inherited_descriptors();
     let cli = Cli::parse();
     let default = match cli.command {
         Command::Serve(_) | Command::Worker(_) => "info",

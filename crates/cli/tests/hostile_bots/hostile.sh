@@ -12,6 +12,7 @@
 #   daemon         start a setsid daemon, then exit
 #   ignore-term    ignore SIGTERM and never answer
 #   long-line      write a 10 MB line, then play
+#   descriptor N   use descriptor N that croupier's own parent left open
 contained() {
   echo "contained: $*" >&2
   exit 3
@@ -53,6 +54,11 @@ case $2 in
   long-line)
     head -c 10000000 /dev/zero | tr '\000' x
     echo
+    ;;
+  descriptor)
+    # The test starts croupier with descriptor N open on a file: a bot
+    # that finds it there was handed what croupier's parent left open.
+    [ -e "/proc/self/fd/$3" ] || contained "no descriptor $3"
     ;;
 esac
 n=0

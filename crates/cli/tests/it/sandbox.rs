@@ -56,6 +56,13 @@ fn hostile(attempt: &str, arg: &str) -> Run {
 /// [`hostile`] for a series of `games` (from 2 on, each bot's program
 /// starts in its seat's kept sandbox, cleared between games).
 fn hostile_games(attempt: &str, arg: &str, games: u32) -> Run {
+    hostile_with(attempt, arg, games, "strict")
+}
+
+/// [`hostile_games`] under `--sandbox sandbox`. For the `descriptor`
+/// attempt, croupier starts with descriptor `arg` open on a file, as a
+/// shell or a supervisor may leave one.
+fn hostile_with(attempt: &str, arg: &str, games: u32, sandbox: &str) -> Run {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -69,7 +76,16 @@ fn hostile_games(attempt: &str, arg: &str, games: u32) -> Run {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile_bots/hostile.sh");
     let bot = format!("{} {marker} {attempt} {arg}", script.display());
     let records = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_croupier"))
+    let mut croupier = if attempt == "descriptor" {
+        let mut sh = Command::new("/bin/sh");
+        sh.args(["-c", &format!("exec {arg}<\"$0\"; exec \"$@\"")])
+            .arg(&script)
+            .arg(env!("CARGO_BIN_EXE_croupier"));
+        sh
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_croupier"))
+    };
+    let out = croupier
         .args(["play", "goofspiel", &bot, "builtin:random@gops"])
         .args([
             "--games",
@@ -78,7 +94,7 @@ fn hostile_games(attempt: &str, arg: &str, games: u32) -> Run {
             "2",
             "--json",
             "--sandbox",
-            "strict",
+            sandbox,
         ])
         .arg("--records")
         .arg(records.path())
@@ -206,6 +222,14 @@ fn breaches_in_a_series_are_contained_in_every_game() {
         };
         hostile_games(attempt, arg, 2).assert_contained_in_every_game(2, kinds);
     }
+}
+
+#[test]
+fn a_descriptor_croupiers_parent_left_open_never_reaches_a_bot() {
+    // In a sandbox of its own, in a kept one, and with no sandbox at all.
+    hostile("descriptor", "9").assert_contained(&["crash"]);
+    hostile_games("descriptor", "9", 2).assert_contained_in_every_game(2, &["crash"]);
+    hostile_with("descriptor", "9", 1, "off").assert_contained(&["crash"]);
 }
 
 #[test]

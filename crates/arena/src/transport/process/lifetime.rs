@@ -202,6 +202,18 @@ pub(super) fn spawn(
     Ok((child, serial))
 }
 
+/// Marks every descriptor this process was left open by its own parent
+/// (above stderr: a shell's, a CI runner's, a supervisor's) close-on-exec,
+/// so that none of them reaches a bot program: bubblewrap passes every
+/// open descriptor on into its sandbox, and an unsandboxed program gets
+/// them too. What Rust opens is close-on-exec already, and descriptors
+/// handed to a start are opened for it alone ([`spawn`]). For the start
+/// of `main`, before any other thread runs: a thread that hands a
+/// descriptor to a child meanwhile would see it closed.
+pub fn seal_inherited_descriptors() {
+    close_fds::set_fds_cloexec(3, &[]);
+}
+
 /// Leaves `fd` open across `exec`, for the one start it is handed to.
 pub(super) fn inheritable(fd: &OwnedFd) -> std::io::Result<()> {
     nix::fcntl::fcntl(

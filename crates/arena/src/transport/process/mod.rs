@@ -42,7 +42,7 @@ mod sandbox;
 mod seccomp;
 mod which;
 pub use held::Held;
-pub use lifetime::{adopt_orphans, MARKER};
+pub use lifetime::{adopt_orphans, seal_inherited_descriptors, MARKER};
 pub use limits::ProcessLimits;
 pub use sandbox::{
     bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
