@@ -29,15 +29,22 @@ use super::sandbox::{is_root, SandboxLimits, NOBODY_ID};
 const PERL: &str = "/usr/bin/perl";
 
 /// The limiter: `$ARGV[0]` is the number of `prlimit64`, `$ARGV[1]` that
-/// of `prctl`, `$ARGV[2]` the user to become (empty: stay). It closes every
-/// descriptor it was left but its stdio (another start's, open across
-/// `exec` for a moment, would be kept from its end), becomes that user
-/// (which leaves it not dumpable; `prctl` says so again), then answers
-/// each request.
+/// of `prctl`, `$ARGV[2]` the user to become (empty: stay), `$ARGV[3]` and
+/// `$ARGV[4]` those of `pidfd_open` and `pidfd_send_signal`. It closes
+/// every descriptor it was left but its stdio (another start's, open
+/// across `exec` for a moment, would be kept from its end), becomes that
+/// user (which leaves it not dumpable; `prctl` says so again), asks for
+/// SIGUSR2 when the thread that started it ends (`PR_SET_PDEATHSIG`, set
+/// after the user change, which clears it), then answers each request. It
+/// keeps a pidfd of each process it was named (while it lives) and, on
+/// that signal, kills them: a sandbox waiting at its gate when croupier was
+/// killed outright does not wait for good. It ignores SIGINT (a Ctrl-C
+/// reaches croupier's whole group; croupier stops its bots itself).
 const SCRIPT: &str = r#"
 use POSIX ();
 $| = 1;
-my ($prlimit, $prctl, $user) = @ARGV;
+my ($prlimit, $prctl, $user, $pidfd_open, $pidfd_signal) = @ARGV;
+my $parent = getppid();
 opendir(my $d, '/proc/self/fd') or die "croupier-limiter: /proc/self/fd: $!\n";
 my @fds = grep { /\A[0-9]+\z/ && $_ > 2 } readdir $d;
 closedir $d;
@@ -51,11 +58,22 @@ if ($user ne '') {
     or die "croupier-limiter: still groups $( ($))\n";
 }
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
+my %kept;
+$SIG{INT} = 'IGNORE';
+$SIG{USR2} = sub {
+  syscall($pidfd_signal + 0, $_ + 0, 9, 0, 0) for keys %kept;
+  POSIX::_exit(0);
+};
+syscall($prctl + 0, 1, 12) == 0 or die "croupier-limiter: cannot ask for a parent-death signal: $!\n";
+getppid() == $parent or POSIX::_exit(0);
 while (my $l = <STDIN>) {
   my ($pid, @v) = split ' ', $l;
   my $why = '';
   if (!defined $pid || $pid !~ /\A[1-9][0-9]*\z/ || @v % 2) {
     $why = 'not a request';
+  } else {
+    my $fd = syscall($pidfd_open + 0, $pid + 0, 0);
+    if ($fd >= 1024) { POSIX::close($fd) } elsif ($fd >= 0) { $kept{$fd} = 1 }
   }
   while ($why eq '' && @v) {
     my ($r, $x) = splice(@v, 0, 2);
@@ -64,6 +82,15 @@ while (my $l = <STDIN>) {
       or $why = "resource $r: $!";
   }
   print $why eq '' ? "ok\n" : "no $why\n";
+  # A pidfd reads as ready once its process has ended: those are let go.
+  my $all = '';
+  vec($all, $_, 1) = 1 for keys %kept;
+  if (%kept && select(my $ended = $all, undef, undef, 0) > 0) {
+    for my $fd (grep { vec($ended, $_, 1) } keys %kept) {
+      POSIX::close($fd);
+      delete $kept{$fd};
+    }
+  }
 }
 "#;
 
@@ -77,22 +104,28 @@ type Request = (
     tokio::sync::oneshot::Sender<Result<(), String>>,
 );
 
-/// The requests' way to the limiter's thread, once it has started.
+/// The requests' way to the limiter's thread, once it has started. The
+/// thread starts every limiter and lives as long as the process: the
+/// limiter's parent-death signal comes when the thread that started it
+/// ends.
 fn thread() -> Option<&'static Mutex<mpsc::Sender<Request>>> {
     static THREAD: OnceLock<Option<Mutex<mpsc::Sender<Request>>>> = OnceLock::new();
     THREAD
         .get_or_init(|| {
-            let mut helper = match Helper::start() {
-                Ok(h) => Some(h),
-                Err(e) => {
-                    tracing::debug!("no limiter here ({e}): prlimit runs in each sandbox");
-                    return None;
-                }
-            };
             let (tx, rx) = mpsc::channel::<Request>();
+            let (up_tx, up) = mpsc::sync_channel::<bool>(1);
             std::thread::Builder::new()
                 .name("croupier-limiter".into())
                 .spawn(move || {
+                    let mut helper = match Helper::start() {
+                        Ok(h) => Some(h),
+                        Err(e) => {
+                            tracing::debug!("no limiter here ({e}): prlimit runs in each sandbox");
+                            let _ = up_tx.send(false);
+                            return;
+                        }
+                    };
+                    let _ = up_tx.send(true);
                     while let Ok((pid, limits, answer)) = rx.recv() {
                         // A start given up meanwhile: its process is
                         // killed, and its pid may be another's now.
@@ -104,7 +137,7 @@ fn thread() -> Option<&'static Mutex<mpsc::Sender<Request>>> {
                 })
                 .inspect_err(|e| tracing::debug!("cannot start the limiter's thread: {e}"))
                 .ok()?;
-            Some(Mutex::new(tx))
+            up.recv().unwrap_or(false).then(|| Mutex::new(tx))
         })
         .as_ref()
 }
@@ -163,6 +196,26 @@ fn set_with(helper: &mut Option<Helper>, pid: i32, l: &SandboxLimits) -> Result<
     }
 }
 
+/// Perl's arguments that run the limiter ([`SCRIPT`]).
+fn arguments() -> Vec<String> {
+    // It changes its user itself: a start that sets one would fork
+    // croupier's whole address space (see `sandbox`).
+    let user = if is_root() {
+        NOBODY_ID.to_string()
+    } else {
+        String::new()
+    };
+    vec![
+        "-e".into(),
+        SCRIPT.into(),
+        nix::libc::SYS_prlimit64.to_string(),
+        nix::libc::SYS_prctl.to_string(),
+        user,
+        nix::libc::SYS_pidfd_open.to_string(),
+        nix::libc::SYS_pidfd_send_signal.to_string(),
+    ]
+}
+
 /// The Perl process and its pipes.
 struct Helper {
     child: Child,
@@ -175,18 +228,12 @@ impl Helper {
         if !Path::new(PERL).is_file() {
             return Err(std::io::Error::other(format!("{PERL} is not there")));
         }
-        // It changes its user itself: a start that sets one would fork
-        // croupier's whole address space (see `sandbox`).
-        let user = if is_root() {
-            NOBODY_ID.to_string()
-        } else {
-            String::new()
-        };
-        let mut child = Command::new(PERL)
-            .args(["-e", SCRIPT])
-            .arg(nix::libc::SYS_prlimit64.to_string())
-            .arg(nix::libc::SYS_prctl.to_string())
-            .arg(user)
+        Helper::with(Command::new(PERL).args(arguments()))
+    }
+
+    /// Starts `cmd` (the limiter, or what runs it) as the limiter.
+    fn with(cmd: &mut Command) -> std::io::Result<Helper> {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -292,5 +339,50 @@ mod tests {
         let _ = sleeper.wait();
         shows(&seen, &limits).unwrap();
         assert!(set(i32::MAX, &limits).await.is_err());
+    }
+
+    /// A process the limiter was named is killed when the limiter's
+    /// parent dies outright (croupier SIGKILLed while a sandbox waits at
+    /// its gate), and not before.
+    #[test]
+    fn what_the_limiter_limited_dies_when_its_parent_is_killed() {
+        if !Path::new(PERL).is_file() {
+            eprintln!("skipped: no Perl here");
+            return;
+        }
+        // A parent of the limiter that the test can kill: it forks the
+        // limiter (which keeps the pipes) and sleeps.
+        const PARENT: &str =
+            "defined(my $p = fork) or die; if (!$p) { exec @ARGV or die } sleep 60";
+        let mut parent = Command::new(PERL);
+        parent.args(["-e", PARENT, PERL]).args(arguments());
+        let mut helper = Some(Helper::with(&mut parent).unwrap());
+        let mut sleeper = std::process::Command::new("sleep");
+        sleeper.arg("30");
+        if is_root() {
+            sleeper.uid(NOBODY_ID).gid(NOBODY_ID);
+        }
+        let mut sleeper = sleeper.spawn().unwrap();
+        let pid = i32::try_from(sleeper.id()).unwrap();
+        set_with(&mut helper, pid, &SandboxLimits::default()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(sleeper.try_wait().unwrap().is_none(), "killed too soon");
+        let mut helper = helper.take().unwrap();
+        helper.child.kill().unwrap();
+        helper.child.wait().unwrap();
+        let start = std::time::Instant::now();
+        let ended = loop {
+            if let Some(status) = sleeper.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(5) {
+                let _ = sleeper.kill();
+                let _ = sleeper.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(ended.and_then(|s| s.signal()), Some(9), "{ended:?}");
     }
 }
