@@ -19,9 +19,9 @@
 //! whose start is dropped half-way (the runtime ending), has its first
 //! process killed ([`Gate`]) while it can surely be named (by its pidfd,
 //! or in bubblewrap's group while bubblewrap is unreaped); one whose
-//! croupier was killed outright is killed by the limiter, which croupier's
-//! death wakes; one that could not be named waits at its gate for good.
-//! Neither starts its program. Where bubblewrap is
+//! croupier was killed outright, or that could not be named, never starts
+//! its program, and is killed by the limiter, which croupier's death
+//! wakes ([`limiter`]). Where bubblewrap is
 //! setuid (its child is not this user's to limit) or the limiter cannot
 //! run, `prlimit` runs inside as before ([`gated`]).
 //!

@@ -37,8 +37,10 @@ const PERL: &str = "/usr/bin/perl";
 /// SIGUSR2 when the thread that started it ends (`PR_SET_PDEATHSIG`, set
 /// after the user change, which clears it), then answers each request. It
 /// keeps a pidfd of each process it was named (while it lives) and, on
-/// that signal, kills them: a sandbox waiting at its gate when croupier was
-/// killed outright does not wait for good. It ignores SIGINT (a Ctrl-C
+/// that signal, kills them, and then, for a second, every first process of
+/// a sandbox of this user whose bubblewrap has gone (one it was not named
+/// yet): a sandbox waiting at its gate when croupier was killed outright
+/// does not wait for good. It ignores SIGINT (a Ctrl-C
 /// reaches croupier's whole group; croupier stops its bots itself).
 const SCRIPT: &str = r#"
 use POSIX ();
@@ -60,8 +62,42 @@ if ($user ne '') {
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 my %kept;
 $SIG{INT} = 'IGNORE';
+# This user's sandbox first processes (bubblewrap's children, waiting at
+# a gate or running a program) whose bubblewrap is gone: a dead croupier's.
+sub orphans {
+  my @found;
+  opendir(my $p, '/proc') or return;
+  for my $pid (grep { /\A[0-9]+\z/ } readdir $p) {
+    my @st = stat("/proc/$pid");
+    next unless @st && $st[4] == $<;
+    my @cmd = cmdline($pid);
+    next unless @cmd && $cmd[0] =~ m{(?:\A|/)bwrap\z} && grep { $_ eq '--block-fd' } @cmd;
+    open(my $s, '<', "/proc/$pid/stat") or next;
+    my $stat = <$s>;
+    close $s;
+    my ($ppid) = ($stat // '') =~ /\)\s+\S+\s+([0-9]+)/ or next;
+    my @parent = cmdline($ppid);
+    push @found, $pid unless @parent && $parent[0] =~ m{(?:\A|/)bwrap\z};
+  }
+  closedir $p;
+  return @found;
+}
+sub cmdline {
+  open(my $c, '<', "/proc/$_[0]/cmdline") or return ();
+  local $/;
+  my $all = <$c> // '';
+  close $c;
+  return split /\0/, $all;
+}
 $SIG{USR2} = sub {
   syscall($pidfd_signal + 0, $_ + 0, 9, 0, 0) for keys %kept;
+  # Those it was not named yet (croupier died between bubblewrap's start
+  # and its request), once their bubblewrap has gone too.
+  for (1 .. 10) {
+    my @o = orphans();
+    kill 'KILL', @o if @o;
+    select(undef, undef, undef, 0.1);
+  }
   POSIX::_exit(0);
 };
 syscall($prctl + 0, 1, 12) == 0 or die "croupier-limiter: cannot ask for a parent-death signal: $!\n";
@@ -345,7 +381,7 @@ mod tests {
     /// parent dies outright (croupier SIGKILLed while a sandbox waits at
     /// its gate), and not before.
     #[test]
-    fn what_the_limiter_limited_dies_when_its_parent_is_killed() {
+    fn what_the_limiter_limited_and_orphaned_first_processes_die_with_its_parent() {
         if !Path::new(PERL).is_file() {
             eprintln!("skipped: no Perl here");
             return;
@@ -365,8 +401,38 @@ mod tests {
         let mut sleeper = sleeper.spawn().unwrap();
         let pid = i32::try_from(sleeper.id()).unwrap();
         set_with(&mut helper, pid, &SandboxLimits::default()).unwrap();
+        // Two look-alikes of a sandbox's first process it was never named:
+        // one whose bubblewrap is gone (its parent exited) and one whose
+        // "bubblewrap" lives.
+        let fake = |script: &str| {
+            let mut c = std::process::Command::new(PERL);
+            c.args(["-e", script]).stdout(Stdio::piped());
+            if is_root() {
+                c.uid(NOBODY_ID).gid(NOBODY_ID);
+            }
+            let mut c = c.spawn().unwrap();
+            let mut line = String::new();
+            BufReader::new(c.stdout.take().unwrap())
+                .read_line(&mut line)
+                .unwrap();
+            (c, line.trim().parse::<i32>().unwrap())
+        };
+        let first = r#"my $p = fork // die; if (!$p) { close STDOUT; exec {'/usr/bin/perl'} 'bwrap', '-e', 'sleep 30', '--', '--block-fd', '3' } print "$p\n";"#;
+        let (mut gone, orphan) = fake(&format!("{first} exit 0"));
+        gone.wait().unwrap();
+        let (mut bwrap, kept) = fake(&format!("$0 = 'bwrap'; {first} close STDOUT; sleep 30"));
+        let alive = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+        };
         std::thread::sleep(std::time::Duration::from_millis(300));
         assert!(sleeper.try_wait().unwrap().is_none(), "killed too soon");
+        assert!(alive(orphan) && alive(kept), "killed too soon");
         let mut helper = helper.take().unwrap();
         helper.child.kill().unwrap();
         helper.child.wait().unwrap();
@@ -384,5 +450,26 @@ mod tests {
         };
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(ended.and_then(|s| s.signal()), Some(9), "{ended:?}");
+        let start = std::time::Instant::now();
+        while alive(orphan) && start.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let (orphan_left, kept_left) = (alive(orphan), alive(kept));
+        for pid in [orphan, kept] {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        let _ = bwrap.kill();
+        let _ = bwrap.wait();
+        assert!(
+            !orphan_left,
+            "a first process whose bubblewrap is gone was left"
+        );
+        assert!(
+            kept_left,
+            "a first process whose bubblewrap lives was killed"
+        );
     }
 }
