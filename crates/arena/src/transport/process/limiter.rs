@@ -38,9 +38,9 @@ const PERL: &str = "/usr/bin/perl";
 /// after the user change, which clears it), then answers each request. It
 /// keeps a pidfd of each process it was named (while it lives) and, on
 /// that signal, kills them, and then, for a second, every first process of
-/// a sandbox of this user whose bubblewrap has gone (one it was not named
-/// yet): a sandbox waiting at its gate when croupier was killed outright
-/// does not wait for good. It ignores SIGINT (a Ctrl-C
+/// a sandbox of its croupier's (by [`super::MARKER`] in its environment)
+/// whose bubblewrap has gone (one it was not named yet): a sandbox waiting
+/// at its gate when croupier was killed outright does not wait for good. It ignores SIGINT (a Ctrl-C
 /// reaches croupier's whole group; croupier stops its bots itself).
 const SCRIPT: &str = r#"
 use POSIX ();
@@ -62,8 +62,8 @@ if ($user ne '') {
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 my %kept;
 $SIG{INT} = 'IGNORE';
-# This user's sandbox first processes (bubblewrap's children, waiting at
-# a gate or running a program) whose bubblewrap is gone: a dead croupier's.
+# The first processes of this croupier's sandboxes (bubblewrap's children,
+# waiting at a gate or running a program) whose bubblewrap is gone.
 sub orphans {
   my @found;
   opendir(my $p, '/proc') or return;
@@ -72,6 +72,11 @@ sub orphans {
     next unless @st && $st[4] == $<;
     my @cmd = cmdline($pid);
     next unless @cmd && $cmd[0] =~ m{(?:\A|/)bwrap\z} && grep { $_ eq '--block-fd' } @cmd;
+    # Started by this croupier (lifetime's marker, CROUPIER_BOT=PID.N).
+    open(my $e, '<', "/proc/$pid/environ") or next;
+    my $env = do { local $/; <$e> } // '';
+    close $e;
+    next unless $env =~ /(?:\A|\0)CROUPIER_BOT=$parent\./;
     open(my $s, '<', "/proc/$pid/stat") or next;
     my $stat = <$s>;
     close $s;
@@ -401,12 +406,15 @@ mod tests {
         let mut sleeper = sleeper.spawn().unwrap();
         let pid = i32::try_from(sleeper.id()).unwrap();
         set_with(&mut helper, pid, &SandboxLimits::default()).unwrap();
-        // Two look-alikes of a sandbox's first process it was never named:
-        // one whose bubblewrap is gone (its parent exited) and one whose
-        // "bubblewrap" lives.
-        let fake = |script: &str| {
+        // Look-alikes of a sandbox's first process it was never named: one
+        // whose bubblewrap is gone (its parent exited), one whose
+        // "bubblewrap" lives, and an orphan of another croupier's.
+        let croupier = helper.as_ref().map(|h| h.child.id()).unwrap();
+        let fake = |script: &str, croupier: u32| {
             let mut c = std::process::Command::new(PERL);
-            c.args(["-e", script]).stdout(Stdio::piped());
+            c.args(["-e", script])
+                .env(crate::transport::process::MARKER, format!("{croupier}.7"))
+                .stdout(Stdio::piped());
             if is_root() {
                 c.uid(NOBODY_ID).gid(NOBODY_ID);
             }
@@ -418,9 +426,15 @@ mod tests {
             (c, line.trim().parse::<i32>().unwrap())
         };
         let first = r#"my $p = fork // die; if (!$p) { close STDOUT; exec {'/usr/bin/perl'} 'bwrap', '-e', 'sleep 30', '--', '--block-fd', '3' } print "$p\n";"#;
-        let (mut gone, orphan) = fake(&format!("{first} exit 0"));
+        let (mut gone, orphan) = fake(&format!("{first} exit 0"), croupier);
         gone.wait().unwrap();
-        let (mut bwrap, kept) = fake(&format!("$0 = 'bwrap'; {first} close STDOUT; sleep 30"));
+        // Another croupier's is none of its business.
+        let (mut gone, other) = fake(&format!("{first} exit 0"), croupier + 1);
+        gone.wait().unwrap();
+        let (mut bwrap, kept) = fake(
+            &format!("$0 = 'bwrap'; {first} close STDOUT; sleep 30"),
+            croupier,
+        );
         let alive = |pid: i32| {
             std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
                 !s.rsplit(')')
@@ -432,7 +446,10 @@ mod tests {
         };
         std::thread::sleep(std::time::Duration::from_millis(300));
         assert!(sleeper.try_wait().unwrap().is_none(), "killed too soon");
-        assert!(alive(orphan) && alive(kept), "killed too soon");
+        assert!(
+            alive(orphan) && alive(kept) && alive(other),
+            "killed too soon"
+        );
         let mut helper = helper.take().unwrap();
         helper.child.kill().unwrap();
         helper.child.wait().unwrap();
@@ -454,8 +471,8 @@ mod tests {
         while alive(orphan) && start.elapsed() < std::time::Duration::from_secs(5) {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        let (orphan_left, kept_left) = (alive(orphan), alive(kept));
-        for pid in [orphan, kept] {
+        let (orphan_left, kept_left, other_left) = (alive(orphan), alive(kept), alive(other));
+        for pid in [orphan, kept, other] {
             let _ = nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(pid),
                 nix::sys::signal::Signal::SIGKILL,
@@ -471,5 +488,6 @@ mod tests {
             kept_left,
             "a first process whose bubblewrap lives was killed"
         );
+        assert!(other_left, "another croupier's first process was killed");
     }
 }
