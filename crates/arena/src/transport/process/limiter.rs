@@ -12,6 +12,10 @@
 //! limits are checked in `/proc` before its gate opens, whatever the
 //! limiter said.
 //!
+//! When croupier is gone (killed outright too), the limiter kills the
+//! processes it limited and this croupier's sandboxes left at their gate
+//! ([`SCRIPT`]).
+//!
 //! Requests go over its stdin, one line each (`pid resource value …`), and
 //! it answers one line (`ok`, or `no` and why), on a thread of its own, so
 //! that any runtime can ask. Where Perl does not run, or the limiter cannot
@@ -30,23 +34,29 @@ const PERL: &str = "/usr/bin/perl";
 
 /// The limiter: `$ARGV[0]` is the number of `prlimit64`, `$ARGV[1]` that
 /// of `prctl`, `$ARGV[2]` the user to become (empty: stay), `$ARGV[3]` and
-/// `$ARGV[4]` those of `pidfd_open` and `pidfd_send_signal`. It closes
-/// every descriptor it was left but its stdio (another start's, open
-/// across `exec` for a moment, would be kept from its end), becomes that
-/// user (which leaves it not dumpable; `prctl` says so again), asks for
-/// SIGUSR2 when the thread that started it ends (`PR_SET_PDEATHSIG`, set
-/// after the user change, which clears it), then answers each request. It
-/// keeps a pidfd of each process it was named (while it lives) and, on
-/// that signal, kills them, and then, for a second, every first process of
-/// a sandbox of its croupier's (by [`super::MARKER`] in its environment)
-/// whose bubblewrap has gone (one it was not named yet): a sandbox waiting
-/// at its gate when croupier was killed outright does not wait for good. It ignores SIGINT (a Ctrl-C
-/// reaches croupier's whole group; croupier stops its bots itself).
+/// `$ARGV[4]` those of `pidfd_open` and `pidfd_send_signal`, `$ARGV[5]`
+/// croupier's pid. It closes every descriptor it was left but its stdio
+/// (another start's, open across `exec` for a moment, would be kept from
+/// its end), becomes that user (which leaves it not dumpable; `prctl` says
+/// so again), asks for SIGUSR2 when the thread that started it ends
+/// (`PR_SET_PDEATHSIG`, set after the user change, which clears it), then
+/// answers each request.
+///
+/// It keeps a pidfd of each process it limited (while it lives). When
+/// croupier is gone (that signal, or the end of its input: a limiter
+/// replaced is killed, never let go), it kills them, and then, for a
+/// second, every first process of a sandbox of its croupier's (by
+/// [`super::MARKER`] in its environment) whose bubblewrap has gone (one it
+/// was not named yet): a sandbox waiting at its gate when croupier was
+/// killed outright does not wait for good. It ignores the terminal's
+/// signals and SIGPIPE (a Ctrl-C reaches croupier's whole group; croupier
+/// stops its bots itself), so that nothing but croupier's end ends it
+/// before it has done that.
 const SCRIPT: &str = r#"
 use POSIX ();
 $| = 1;
-my ($prlimit, $prctl, $user, $pidfd_open, $pidfd_signal) = @ARGV;
-my $parent = getppid();
+my ($prlimit, $prctl, $user, $pidfd_open, $pidfd_signal, $croupier) = @ARGV;
+$SIG{$_} = 'IGNORE' for qw(INT QUIT HUP PIPE);
 opendir(my $d, '/proc/self/fd') or die "croupier-limiter: /proc/self/fd: $!\n";
 my @fds = grep { /\A[0-9]+\z/ && $_ > 2 } readdir $d;
 closedir $d;
@@ -61,9 +71,24 @@ if ($user ne '') {
 }
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 my %kept;
-$SIG{INT} = 'IGNORE';
+sub cmdline {
+  open(my $c, '<', "/proc/$_[0]/cmdline") or return ();
+  local $/;
+  my $all = <$c> // '';
+  close $c;
+  return split /\0/, $all;
+}
+# Whether process $_[0] was started by this croupier (lifetime's marker,
+# CROUPIER_BOT=PID.N, in its environment).
+sub ours {
+  open(my $e, '<', "/proc/$_[0]/environ") or return 0;
+  my $env = do { local $/; <$e> } // '';
+  close $e;
+  return $env =~ /(?:\A|\0)CROUPIER_BOT=$croupier\./;
+}
 # The first processes of this croupier's sandboxes (bubblewrap's children,
-# waiting at a gate or running a program) whose bubblewrap is gone.
+# at a gate or running a program) whose bubblewrap is gone. (bubblewrap
+# itself matches too once croupier is gone: it dies with croupier anyway.)
 sub orphans {
   my @found;
   opendir(my $p, '/proc') or return;
@@ -72,29 +97,17 @@ sub orphans {
     next unless @st && $st[4] == $<;
     my @cmd = cmdline($pid);
     next unless @cmd && $cmd[0] =~ m{(?:\A|/)bwrap\z} && grep { $_ eq '--block-fd' } @cmd;
-    # Started by this croupier (lifetime's marker, CROUPIER_BOT=PID.N).
-    open(my $e, '<', "/proc/$pid/environ") or next;
-    my $env = do { local $/; <$e> } // '';
-    close $e;
-    next unless $env =~ /(?:\A|\0)CROUPIER_BOT=$parent\./;
+    next unless ours($pid);
     open(my $s, '<', "/proc/$pid/stat") or next;
-    my $stat = <$s>;
+    my $stat = <$s> // '';
     close $s;
-    my ($ppid) = ($stat // '') =~ /\)\s+\S+\s+([0-9]+)/ or next;
-    my @parent = cmdline($ppid);
-    push @found, $pid unless @parent && $parent[0] =~ m{(?:\A|/)bwrap\z};
+    my ($ppid) = $stat =~ /.*\)\s+\S+\s+([0-9]+)/s or next;
+    push @found, $pid unless ours($ppid);
   }
   closedir $p;
   return @found;
 }
-sub cmdline {
-  open(my $c, '<', "/proc/$_[0]/cmdline") or return ();
-  local $/;
-  my $all = <$c> // '';
-  close $c;
-  return split /\0/, $all;
-}
-$SIG{USR2} = sub {
+sub gone {
   syscall($pidfd_signal + 0, $_ + 0, 9, 0, 0) for keys %kept;
   # Those it was not named yet (croupier died between bubblewrap's start
   # and its request), once their bubblewrap has gone too.
@@ -104,17 +117,18 @@ $SIG{USR2} = sub {
     select(undef, undef, undef, 0.1);
   }
   POSIX::_exit(0);
-};
+}
+$SIG{USR2} = \&gone;
 syscall($prctl + 0, 1, 12) == 0 or die "croupier-limiter: cannot ask for a parent-death signal: $!\n";
-getppid() == $parent or POSIX::_exit(0);
+getppid() == $croupier or gone();
 while (my $l = <STDIN>) {
   my ($pid, @v) = split ' ', $l;
   my $why = '';
+  my $fd = -1;
   if (!defined $pid || $pid !~ /\A[1-9][0-9]*\z/ || @v % 2) {
     $why = 'not a request';
   } else {
-    my $fd = syscall($pidfd_open + 0, $pid + 0, 0);
-    if ($fd >= 1024) { POSIX::close($fd) } elsif ($fd >= 0) { $kept{$fd} = 1 }
+    $fd = syscall($pidfd_open + 0, $pid + 0, 0);
   }
   while ($why eq '' && @v) {
     my ($r, $x) = splice(@v, 0, 2);
@@ -122,6 +136,8 @@ while (my $l = <STDIN>) {
     syscall($prlimit + 0, $pid + 0, $r + 0, pack('QQ', $x, $x), 0) == 0
       or $why = "resource $r: $!";
   }
+  # A process it could not limit is killed by croupier, not kept here.
+  if ($fd >= 0) { $why eq '' ? ($kept{$fd} = 1) : POSIX::close($fd) }
   print $why eq '' ? "ok\n" : "no $why\n";
   # A pidfd reads as ready once its process has ended: those are let go.
   my $all = '';
@@ -133,6 +149,7 @@ while (my $l = <STDIN>) {
     }
   }
 }
+gone();
 "#;
 
 /// How long the limiter may take to answer before it is started again.
@@ -237,8 +254,9 @@ fn set_with(helper: &mut Option<Helper>, pid: i32, l: &SandboxLimits) -> Result<
     }
 }
 
-/// Perl's arguments that run the limiter ([`SCRIPT`]).
-fn arguments() -> Vec<String> {
+/// Perl's arguments that run the limiter ([`SCRIPT`]) for croupier
+/// `croupier` (its parent).
+fn arguments(croupier: &str) -> Vec<String> {
     // It changes its user itself: a start that sets one would fork
     // croupier's whole address space (see `sandbox`).
     let user = if is_root() {
@@ -254,6 +272,7 @@ fn arguments() -> Vec<String> {
         user,
         nix::libc::SYS_pidfd_open.to_string(),
         nix::libc::SYS_pidfd_send_signal.to_string(),
+        croupier.to_string(),
     ]
 }
 
@@ -269,7 +288,7 @@ impl Helper {
         if !Path::new(PERL).is_file() {
             return Err(std::io::Error::other(format!("{PERL} is not there")));
         }
-        Helper::with(Command::new(PERL).args(arguments()))
+        Helper::with(Command::new(PERL).args(arguments(&std::process::id().to_string())))
     }
 
     /// Starts `cmd` (the limiter, or what runs it) as the limiter.
@@ -392,11 +411,13 @@ mod tests {
             return;
         }
         // A parent of the limiter that the test can kill: it forks the
-        // limiter (which keeps the pipes) and sleeps.
-        const PARENT: &str =
-            "defined(my $p = fork) or die; if (!$p) { exec @ARGV or die } sleep 60";
+        // limiter (which keeps the pipes), naming itself its croupier.
+        const PARENT: &str = "defined(my $p = fork) or die; \
+             if (!$p) { s/\\ACROUPIER\\z/getppid()/e for @ARGV; exec @ARGV or die } sleep 60";
         let mut parent = Command::new(PERL);
-        parent.args(["-e", PARENT, PERL]).args(arguments());
+        parent
+            .args(["-e", PARENT, PERL])
+            .args(arguments("CROUPIER"));
         let mut helper = Some(Helper::with(&mut parent).unwrap());
         let mut sleeper = std::process::Command::new("sleep");
         sleeper.arg("30");
@@ -432,7 +453,7 @@ mod tests {
         let (mut gone, other) = fake(&format!("{first} exit 0"), croupier + 1);
         gone.wait().unwrap();
         let (mut bwrap, kept) = fake(
-            &format!("$0 = 'bwrap'; {first} close STDOUT; sleep 30"),
+            &format!("exec {{'/usr/bin/perl'}} 'bwrap', '-e', q{{{first} close STDOUT; sleep 30}}"),
             croupier,
         );
         let alive = |pid: i32| {
