@@ -369,6 +369,18 @@ mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
 
+    /// A process of the sandbox's user (sleeping 30 s) and its pid.
+    fn sleeper() -> (std::process::Child, i32) {
+        let mut sleeper = std::process::Command::new("sleep");
+        sleeper.arg("30");
+        if is_root() {
+            sleeper.uid(NOBODY_ID).gid(NOBODY_ID);
+        }
+        let sleeper = sleeper.spawn().unwrap();
+        let pid = i32::try_from(sleeper.id()).unwrap();
+        (sleeper, pid)
+    }
+
     /// A process of the sandbox's user gets the limits asked, and a
     /// request for a process that is not there is refused.
     #[tokio::test]
@@ -378,13 +390,7 @@ mod tests {
             return;
         }
         assert!(available(), "the limiter does not start");
-        let mut sleeper = std::process::Command::new("sleep");
-        sleeper.arg("30");
-        if is_root() {
-            sleeper.uid(NOBODY_ID).gid(NOBODY_ID);
-        }
-        let mut sleeper = sleeper.spawn().unwrap();
-        let pid = i32::try_from(sleeper.id()).unwrap();
+        let (mut sleeper, pid) = sleeper();
         let limits = SandboxLimits {
             memory: 100 << 20,
             cpu_seconds: 7,
@@ -419,13 +425,7 @@ mod tests {
             .args(["-e", PARENT, PERL])
             .args(arguments("CROUPIER"));
         let mut helper = Some(Helper::with(&mut parent).unwrap());
-        let mut sleeper = std::process::Command::new("sleep");
-        sleeper.arg("30");
-        if is_root() {
-            sleeper.uid(NOBODY_ID).gid(NOBODY_ID);
-        }
-        let mut sleeper = sleeper.spawn().unwrap();
-        let pid = i32::try_from(sleeper.id()).unwrap();
+        let (mut sleeper, pid) = sleeper();
         set_with(&mut helper, pid, &SandboxLimits::default()).unwrap();
         // Look-alikes of a sandbox's first process it was never named: one
         // whose bubblewrap is gone (its parent exited), one whose
