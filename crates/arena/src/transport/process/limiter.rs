@@ -369,6 +369,23 @@ mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;
 
+    /// How `child` ended, within 5 s (`None`: it was still running, and
+    /// is killed).
+    fn ended(child: &mut std::process::Child) -> Option<std::process::ExitStatus> {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(5) {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// A process of the sandbox's user (sleeping 30 s) and its pid.
     fn sleeper() -> (std::process::Child, i32) {
         let mut sleeper = std::process::Command::new("sleep");
@@ -405,6 +422,37 @@ mod tests {
         let _ = sleeper.wait();
         shows(&seen, &limits).unwrap();
         assert!(set(i32::MAX, &limits).await.is_err());
+    }
+
+    /// When its input ends (croupier gone: a limiter replaced is killed,
+    /// never let go), the limiter kills what it limited, though its parent
+    /// lives on.
+    #[test]
+    fn what_the_limiter_limited_dies_when_its_input_ends() {
+        if !Path::new(PERL).is_file() {
+            eprintln!("skipped: no Perl here");
+            return;
+        }
+        // A parent that relays the test's lines to the limiter until
+        // `EOF`, then closes the limiter's input and lives on.
+        const RELAY: &str = "pipe(my $r, my $w) or die; defined(my $p = fork) or die; \
+             if (!$p) { open(STDIN, '<&', $r) or die; close $w; \
+             s/\\ACROUPIER\\z/getppid()/e for @ARGV; exec @ARGV or die } \
+             close $r; while (<STDIN>) { last if $_ eq \"EOF\\n\"; syswrite $w, $_ } \
+             close $w; sleep 60";
+        let mut parent = Command::new(PERL);
+        parent.args(["-e", RELAY, PERL]).args(arguments("CROUPIER"));
+        let mut helper = Some(Helper::with(&mut parent).unwrap());
+        let (mut sleeper, pid) = sleeper();
+        set_with(&mut helper, pid, &SandboxLimits::default()).unwrap();
+        let h = helper.as_mut().unwrap();
+        h.input.write_all(b"EOF\n").unwrap();
+        let ended = ended(&mut sleeper);
+        let parent_lives = h.child.try_wait().unwrap().is_none();
+        drop(helper);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(ended.and_then(|s| s.signal()), Some(9), "{ended:?}");
+        assert!(parent_lives, "the limiter's parent ended");
     }
 
     /// A process the limiter was named is killed when the limiter's
@@ -456,15 +504,7 @@ mod tests {
             &format!("exec {{'/usr/bin/perl'}} 'bwrap', '-e', q{{{first} close STDOUT; sleep 30}}"),
             croupier,
         );
-        let alive = |pid: i32| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-                !s.rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
-        };
+        let alive = |pid: i32| super::super::lifetime::running(nix::unistd::Pid::from_raw(pid));
         std::thread::sleep(std::time::Duration::from_millis(300));
         assert!(sleeper.try_wait().unwrap().is_none(), "killed too soon");
         assert!(
@@ -474,18 +514,7 @@ mod tests {
         let mut helper = helper.take().unwrap();
         helper.child.kill().unwrap();
         helper.child.wait().unwrap();
-        let start = std::time::Instant::now();
-        let ended = loop {
-            if let Some(status) = sleeper.try_wait().unwrap() {
-                break Some(status);
-            }
-            if start.elapsed() > std::time::Duration::from_secs(5) {
-                let _ = sleeper.kill();
-                let _ = sleeper.wait();
-                break None;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let ended = ended(&mut sleeper);
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(ended.and_then(|s| s.signal()), Some(9), "{ended:?}");
         let start = std::time::Instant::now();
