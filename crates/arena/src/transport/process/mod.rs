@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use tokio::io::AsyncRead;
 use tokio::io::{AsyncWriteExt, BufReader};
@@ -40,6 +40,7 @@ mod output;
 mod procstat;
 mod sandbox;
 mod seccomp;
+mod stop;
 mod which;
 pub use held::Held;
 pub use lifetime::{adopt_orphans, seal_inherited_descriptors, MARKER};
@@ -443,43 +444,6 @@ impl BotProcess {
         Arc::clone(&self.stderr)
     }
 
-    /// Stops the bot: closes its stdin, SIGTERM to its process group, waits
-    /// for the grace period, then SIGKILL; the child is always reaped. Its
-    /// stderr log is complete when this returns (unless something that
-    /// escaped both its group and its cgroup still holds the pipe: then
-    /// after [`STDERR_AFTER_STOP`] at most).
-    pub async fn terminate(mut self) {
-        self.stdin = None;
-        self.ask_to_stop();
-        let grace = self.limits.grace;
-        if tokio::time::timeout(grace, self.leader.wait())
-            .await
-            .is_err()
-        {
-            self.signal(Signal::SIGKILL);
-            self.leader.wait().await;
-        }
-        // The group may hold children the bot forked; they go too (while
-        // one lives, the group id stays reserved), and so do the orphans it
-        // detached, and a sandbox that outlived its bubblewrap. Then the
-        // handle forgets the id (see `signal`).
-        self.kill_all();
-        self.pgid = None;
-        if let Some(serial) = self.serial {
-            lifetime::forget(serial);
-        }
-        // Whatever escaped the group (a new session, a daemon) is still in
-        // the cgroup: it goes, and so does the cgroup (unless a held
-        // sandbox, which shares it, still runs: it removes it at its end).
-        if let Some(g) = self.cgroup.take().and_then(|g| Arc::try_unwrap(g).ok()) {
-            g.remove().await;
-        }
-        // Its last words: the reader ends as the last writer goes.
-        if let Some(reader) = self.stderr_reader.take() {
-            let _ = tokio::time::timeout(STDERR_AFTER_STOP, reader).await;
-        }
-    }
-
     /// The bot's cgroup, where it has one.
     pub fn cgroup(&self) -> Option<&cgroup::BotCgroup> {
         self.cgroup.as_deref()
@@ -489,67 +453,6 @@ impl BotProcess {
     pub fn cpu_time(&self) -> Option<Duration> {
         self.cgroup.as_deref().and_then(cgroup::BotCgroup::cpu_time)
     }
-
-    /// Whether the bot's first process runs (it is neither a zombie nor
-    /// gone).
-    fn leader_running(&self) -> bool {
-        self.pgid.is_some_and(lifetime::running)
-    }
-
-    /// SIGTERM to the bot's process group; in a sandbox of its own, to
-    /// the group of the program inside, so that the program gets its
-    /// grace period (a SIGTERM to bubblewrap would end the sandbox at
-    /// once). Until bubblewrap has said which that is, and once it has
-    /// ended, to bubblewrap's.
-    fn ask_to_stop(&mut self) {
-        // Only a program started by Croupier (`Leader::Own`) has one.
-        let inner = match (self.inside.as_mut(), self.pgid) {
-            (Some(info), Some(bwrap)) => info.program_group(bwrap),
-            _ => None,
-        };
-        match inner {
-            Some(group) => signal_group(group, Signal::SIGTERM, || false),
-            None => self.signal(Signal::SIGTERM),
-        }
-    }
-
-    /// SIGKILL to the bot's process group and, in a sandbox of its own,
-    /// to the sandbox's first process (which ends the sandbox, even one
-    /// whose bubblewrap has already ended: see [`inside`]).
-    fn kill_all(&mut self) {
-        // The first process first: once bubblewrap is gone, it could no
-        // longer be told from another.
-        if let Some(info) = self.inside.as_mut() {
-            info.kill();
-        }
-        self.signal(Signal::SIGKILL);
-    }
-
-    /// Signals the bot's process group. The group id is safe to use while
-    /// the leader is unreaped or any member lives; once the leader is
-    /// reaped and its group empty, the id may be given to a new process
-    /// (pids wrap at 32768 by default), so a handle forgets it right after
-    /// its last kill.
-    fn signal(&self, sig: Signal) {
-        if let Some(pgid) = self.pgid {
-            // A held round's program may not lead its group yet (see
-            // `before_its_group`): it is then signalled alone.
-            signal_group(
-                pgid,
-                sig,
-                || matches!(&self.leader, Leader::Held(l) if l.before_its_group()),
-            );
-        }
-    }
-}
-
-/// Signals the process group `pgid`, or, if there is none and `alone()`,
-/// the process `pgid` (ESRCH, the group already gone, is the normal case
-/// after an exit).
-fn signal_group(pgid: Pid, sig: Signal, alone: impl FnOnce() -> bool) {
-    if killpg(pgid, sig) == Err(nix::errno::Errno::ESRCH) && alone() {
-        let _ = nix::sys::signal::kill(pgid, sig);
-    }
 }
 
 impl Held {
@@ -557,17 +460,6 @@ impl Held {
     /// the same sandbox).
     pub fn suits(&self, argv: &[String], limits: &ProcessLimits) -> bool {
         self.what == held_for(argv, limits)
-    }
-}
-
-impl Drop for BotProcess {
-    fn drop(&mut self) {
-        // Whatever happened, nothing of the bot outlives its handle; tokio
-        // reaps the child (kill_on_drop).
-        self.kill_all();
-        if let Some(serial) = self.serial {
-            lifetime::forget(serial);
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+use super::stop::signal_group;
 use super::*;
 
 fn sh(script: &str) -> Vec<String> {

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::transport::process::holder::Kind;
+use nix::sys::signal::killpg;
 
 mod reset;
 
