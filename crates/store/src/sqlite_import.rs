@@ -133,15 +133,15 @@ fn import_game(db: &rusqlite::Connection, g: &ImportGame) -> Result<GameId, Stor
     ))?
     .execute(params_from_iter(values))?;
     if let Some(t) = g.tournament {
-        let [seats, ranks, faults] = g.plan_texts();
+        let [seats, ranks, faults, scores] = g.plan_texts();
         db.prepare_cached(
             "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
-                                           game_id, ranks, faults)
+                                           game_id, ranks, faults, scores)
              VALUES (?1, 1, (SELECT COALESCE(MAX(table_no), -1) + 1 FROM tournament_games
                              WHERE tournament_id = ?1 AND round = 1),
-                     0, ?2, ?3, 'done', ?4, ?5, ?6)",
+                     0, ?2, ?3, 'done', ?4, ?5, ?6, ?7)",
         )?
-        .execute(params![t, seats, g.seed, id, ranks, faults])?;
+        .execute(params![t, seats, g.seed, id, ranks, faults, scores])?;
         // Its round 1 is under way (its games are counted in the standings).
         db.prepare_cached(
             "UPDATE tournaments SET current_round = 1 WHERE id = ? AND current_round < 1",

@@ -201,9 +201,9 @@ pub struct ImportGame {
 }
 
 impl ImportGame {
-    /// The planned game's bots, ranks and faulted seats, as the
+    /// The planned game's bots, ranks, faulted seats and scores, as the
     /// tournament's games are written (comma-separated).
-    pub(crate) fn plan_texts(&self) -> [String; 3] {
+    pub(crate) fn plan_texts(&self) -> [String; 4] {
         let join = |v: Vec<String>| v.join(",");
         let e = &self.end;
         [
@@ -215,6 +215,8 @@ impl ImportGame {
                     .map(|(seat, _)| seat.to_string())
                     .collect(),
             ),
+            // As `SCORES_OF_GAME` reads them from the seats.
+            join(e.scores.iter().flatten().map(ToString::to_string).collect()),
         ]
     }
 }

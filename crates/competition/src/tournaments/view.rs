@@ -375,19 +375,6 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
     let (standings, order, complete) = standings(&t, &entries, &games);
-    // Each finished game's scores, from its stored result: one query for
-    // the whole tournament.
-    let done = games.iter().filter(|g| g.status == "done").count() as i64;
-    let filter = croupier_store::tournaments::GamesFilter {
-        tournament: Some(t.id),
-        ..Default::default()
-    };
-    let scores: std::collections::HashMap<i64, Vec<i64>> = ts
-        .filtered_games(&filter, 0, done.max(1))
-        .await?
-        .into_iter()
-        .map(|g| (g.id, g.seats.iter().filter_map(|s| s.score).collect()))
-        .collect();
     let byes = round_byes(&entries, &games);
     let name = |b: BotId| {
         entries
@@ -419,10 +406,8 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
                 status: g.status.clone(),
                 id: g.game_id,
                 ranks: g.rank_list(),
-                scores: g
-                    .game_id
-                    .and_then(|id| scores.get(&id).cloned())
-                    .unwrap_or_default(),
+                // Kept with the planned game when it was done.
+                scores: g.score_list(),
             })
             .collect(),
         byes,
@@ -480,6 +465,7 @@ mod tests {
             game_id: None,
             ranks: None,
             faults: None,
+            scores: None,
         };
         let entries = [
             entry(1, "a", None),
@@ -559,6 +545,7 @@ mod tests {
                 game_id: None,
                 ranks: Some(if first_wins { "1,2" } else { "2,1" }.into()),
                 faults: None,
+                scores: None,
             });
         };
         for i in 0..4 {

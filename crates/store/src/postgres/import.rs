@@ -195,30 +195,33 @@ async fn insert_plans(
     games: &[&ImportGame],
 ) -> Result<(), sqlx::Error> {
     let (mut tournament, mut game_id, mut seed) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut seats, mut ranks, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut seats, mut ranks, mut faults, mut scores) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (id, g) in ids.iter().zip(games) {
         let Some(t) = g.tournament else { continue };
-        let [s, r, f] = g.plan_texts();
+        let [s, r, f, sc] = g.plan_texts();
         tournament.push(t);
         game_id.push(*id);
         seed.push(g.seed);
         seats.push(s);
         ranks.push(r);
         faults.push(f);
+        scores.push(sc);
     }
     if tournament.is_empty() {
         return Ok(());
     }
     sqlx::query(
         "INSERT INTO tournament_games (tournament_id, round, table_no, game_no, seats, seed, status,
-                                       game_id, ranks, faults)
+                                       game_id, ranks, faults, scores)
          SELECT u.t, 1,
                 COALESCE((SELECT MAX(x.table_no) FROM tournament_games x
                           WHERE x.tournament_id = u.t AND x.round = 1), -1)
                   + ROW_NUMBER() OVER (PARTITION BY u.t ORDER BY u.n),
-                0, u.seats, u.seed, 'done', u.game_id, u.ranks, u.faults
-         FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[])
-              WITH ORDINALITY AS u(t, seats, seed, game_id, ranks, faults, n)",
+                0, u.seats, u.seed, 'done', u.game_id, u.ranks, u.faults, u.scores
+         FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[],
+                     $7::TEXT[])
+              WITH ORDINALITY AS u(t, seats, seed, game_id, ranks, faults, scores, n)",
     )
     .bind(&tournament)
     .bind(&seats)
@@ -226,6 +229,7 @@ async fn insert_plans(
     .bind(&game_id)
     .bind(&ranks)
     .bind(&faults)
+    .bind(&scores)
     .execute(&mut *tx)
     .await?;
     Ok(())

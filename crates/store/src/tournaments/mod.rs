@@ -291,6 +291,11 @@ pub struct TournamentGameRow {
     pub ranks: Option<String>,
     /// Seats that faulted, comma-separated, once done.
     pub faults: Option<String>,
+    /// Its game's scores in seat order (a seat without one left out),
+    /// comma-separated, once done: what its tournament's page shows,
+    /// kept here so that the page reads no game or seat of the cup
+    /// (issue 53).
+    pub scores: Option<String>,
 }
 
 impl TournamentGameRow {
@@ -308,6 +313,12 @@ impl TournamentGameRow {
     pub fn fault_list(&self) -> Vec<i64> {
         self.faults.as_deref().map(split).unwrap_or_default()
     }
+
+    /// Its game's scores in seat order, seats without a score left out
+    /// (empty until done).
+    pub fn score_list(&self) -> Vec<i64> {
+        self.scores.as_deref().map(split).unwrap_or_default()
+    }
 }
 
 fn split(s: &str) -> Vec<i64> {
@@ -316,6 +327,15 @@ fn split(s: &str) -> Vec<i64> {
         .filter_map(|p| p.trim().parse().ok())
         .collect()
 }
+
+/// The scores of a planned game's game as stored in its seats, as
+/// [`TournamentGameRow::scores`] keeps them: an SQL expression of the
+/// row's `game_id` (in an `UPDATE tournament_games`; the migration that
+/// added the column filled it the same way). `string_agg … ORDER BY` is
+/// SQLite's since 3.44 (sqlx bundles a newer one) and PostgreSQL's.
+pub(crate) const SCORES_OF_GAME: &str =
+    "(SELECT string_agg(CAST(s.score AS TEXT), ',' ORDER BY s.seat)
+      FROM game_seats s WHERE s.game_id = tournament_games.game_id AND s.score IS NOT NULL)";
 
 /// A list of numbers as stored (`1,2,3`).
 pub fn join(values: &[i64]) -> String {

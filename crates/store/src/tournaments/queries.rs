@@ -76,7 +76,7 @@ macro_rules! tournament_queries {
             Ok(q.fetch_one(read).await?)
         }
         const GAME: &str =
-            "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults";
+            "id, tournament_id, round, table_no, game_no, seats, seed, status, game_id, ranks, faults, scores";
 
         async fn insert_entry(
             tx: &mut sqlx::Transaction<'_, $db>,
@@ -428,7 +428,12 @@ macro_rules! tournament_queries {
             }
 
             async fn finish_tournament_game(&self, plan: i64, ranks: &[i64], faults: &[i64]) -> Result<(), $crate::StoreError> {
-                sqlx::query("UPDATE tournament_games SET status = 'done', ranks = $1, faults = $2 WHERE id = $3")
+                // Its scores as `finish_game` stored them (before this).
+                sqlx::query(&format!(
+                    "UPDATE tournament_games SET status = 'done', ranks = $1, faults = $2, scores = {}
+                     WHERE id = $3",
+                    $crate::tournaments::SCORES_OF_GAME
+                ))
                     .bind($crate::tournaments::join(ranks))
                     .bind($crate::tournaments::join(faults))
                     .bind(plan)

@@ -1324,9 +1324,10 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
         .await
         .unwrap();
     assert!(t.deal_pending(g).await.unwrap());
-    s.finish_game(g, &end(vec![1, 2], None, "t2"))
-        .await
-        .unwrap();
+    // Scores that do not follow the ranks: kept in seat order.
+    let mut first = end(vec![1, 2], None, "t2");
+    first.scores = vec![Some(4), Some(6)];
+    s.finish_game(g, &first).await.unwrap();
     t.finish_tournament_game(games[0].id, &[1, 2], &[1])
         .await
         .unwrap();
@@ -1343,6 +1344,8 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     let done = &t.tournament_games(id).await.unwrap()[0];
     assert_eq!((done.status.as_str(), done.game_id), ("done", Some(g)));
     assert_eq!((done.rank_list(), done.fault_list()), (vec![1, 2], vec![1]));
+    // The planned game keeps its game's scores as stored, seat by seat.
+    assert_eq!(done.score_list(), vec![4, 6]);
     // A game that never finished is planned again.
     let g2 = t
         .start_tournament_game(games[1].id, "goofspiel", &[b, a], 77, "t3")
@@ -1351,6 +1354,7 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     t.reset_tournament_game(games[1].id).await.unwrap();
     let again = &t.tournament_games(id).await.unwrap()[1];
     assert_eq!((again.status.as_str(), again.game_id), ("pending", None));
+    assert!(again.score_list().is_empty(), "not done: no scores");
     assert!(g2 > g);
     // Withdrawing voids the bot's pending games; the deal is then public.
     t.withdraw_entry(id, b, 1, "faulted in every game")
@@ -2208,6 +2212,7 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
     // its forfeiting seat as the seat that faulted.
     let mut forfeit = game(6, vec![a, b], Some(cup));
     forfeit.end = end(vec![1, 2], Some(b), "2026-12-05T10:06:30Z");
+    forfeit.end.scores = vec![None, Some(3)];
     let later = s.import_games(vec![forfeit]).await.unwrap();
     // Its round 1 is under way.
     assert_eq!(t.tournament(cup).await.unwrap().unwrap().current_round, 1);
@@ -2219,22 +2224,30 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
         .map(|g| {
             let (round, table, no) = (g.round, g.table_no, g.game_no);
             let texts = (g.seats.clone(), g.ranks.clone(), g.faults.clone());
-            (round, table, no, g.status, g.game_id, texts)
+            (
+                round,
+                table,
+                no,
+                g.status.clone(),
+                g.game_id,
+                texts,
+                g.score_list(),
+            )
         })
         .collect();
     let text = |s: String| Some(s);
-    let plan = |table, id, seats: [i64; 2], faults: &str| {
+    let plan = |table, id, seats: [i64; 2], faults: &str, scores: Vec<i64>| {
         let seats = format!("{},{}", seats[0], seats[1]);
         let texts = (seats, text("1,2".into()), text(faults.into()));
-        (1, table, 0, "done".to_string(), Some(id), texts)
+        (1, table, 0, "done".to_string(), Some(id), texts, scores)
     };
     assert_eq!(
         plans,
         vec![
-            plan(0, ids[1], [a, b], ""),
-            plan(1, ids[2], [b, a], ""),
-            plan(2, ids[4], [b, a], ""),
-            plan(3, later[0], [a, b], "1"),
+            plan(0, ids[1], [a, b], "", vec![9, 8]),
+            plan(1, ids[2], [b, a], "", vec![9, 8]),
+            plan(2, ids[4], [b, a], "", vec![9, 8]),
+            plan(3, later[0], [a, b], "1", vec![3]),
         ]
     );
     // Rated: the two ladder games only (a played both, b and c one each).
