@@ -39,8 +39,9 @@ const PERL: &str = "/usr/bin/perl";
 /// (another start's, open across `exec` for a moment, would be kept from
 /// its end), becomes that user (which leaves it not dumpable; `prctl` says
 /// so again), asks for SIGUSR2 when the thread that started it ends
-/// (`PR_SET_PDEATHSIG`, set after the user change, which clears it), then
-/// answers each request.
+/// (`PR_SET_PDEATHSIG`, set after the user change, which clears it; a
+/// SIGUSR2 while croupier is still its parent, which another process of
+/// its user could send, is ignored), then answers each request.
 ///
 /// It keeps a pidfd of each process it limited (while it lives). When
 /// croupier is gone (that signal, or the end of its input: a limiter
@@ -118,7 +119,9 @@ sub gone {
   }
   POSIX::_exit(0);
 }
-$SIG{USR2} = \&gone;
+# Only croupier's end: a SIGUSR2 while croupier is still its parent is
+# some other process's of its user, and changes nothing.
+$SIG{USR2} = sub { gone() if getppid() != $croupier };
 syscall($prctl + 0, 1, 12) == 0 or die "croupier-limiter: cannot ask for a parent-death signal: $!\n";
 getppid() == $croupier or gone();
 while (my $l = <STDIN>) {
@@ -455,6 +458,22 @@ mod tests {
         assert!(parent_lives, "the limiter's parent ended");
     }
 
+    /// A child of process `parent` (from `/proc`).
+    fn child_of(parent: u32) -> Option<i32> {
+        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == parent).then_some(pid)
+        })
+    }
+
     /// A process the limiter was named is killed when the limiter's
     /// parent dies outright (croupier SIGKILLed while a sandbox waits at
     /// its gate), and not before.
@@ -505,7 +524,15 @@ mod tests {
             croupier,
         );
         let alive = |pid: i32| super::super::lifetime::running(nix::unistd::Pid::from_raw(pid));
+        // A SIGUSR2 from anyone while its croupier lives changes nothing.
+        let limiter = child_of(croupier).expect("the limiter runs");
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(limiter),
+            nix::sys::signal::Signal::SIGUSR2,
+        )
+        .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(alive(limiter), "a stray SIGUSR2 ended the limiter");
         assert!(sleeper.try_wait().unwrap().is_none(), "killed too soon");
         assert!(
             alive(orphan) && alive(kept) && alive(other),
