@@ -81,6 +81,12 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
                 counted.mended_seats
             );
         }
+        if counted.mended_scores > 0 {
+            println!(
+                "gave {} done tournament games their game's scores, which they did not keep",
+                counted.mended_scores
+            );
+        }
         println!(
             "counted {} finished games, {} of them tournament games, in every list's hours ({:.1} s)",
             counted.games,

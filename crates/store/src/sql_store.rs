@@ -332,6 +332,21 @@ where
         // (PostgreSQL), a batch holding a seat's row while it waits for the
         // lock would wait on the recount, which would wait on it.
         let mended_seats = self.mend_seats().await?;
+        // Then the done tournament games' scores that an older instance
+        // did not keep (counted first: the generic result has no row count).
+        const LACKING: &str = "FROM tournament_games
+             WHERE status = 'done' AND game_id IS NOT NULL AND scores IS NULL";
+        let (lacking,): (i64,) = sqlx::query_as(&format!("SELECT COUNT(*) {LACKING}"))
+            .fetch_one(self.writes())
+            .await?;
+        if lacking > 0 {
+            let mend = format!(
+                "UPDATE tournament_games SET scores = {} WHERE id IN (SELECT id {LACKING})",
+                crate::tournaments::SCORES_OF_GAME
+            );
+            sqlx::query(&mend).execute(self.writes()).await?;
+        }
+        let mended_scores = u64::try_from(lacking).unwrap_or(0);
         let mut tx = self.writes().begin().await?;
         for sql in self.recount_statements() {
             sqlx::query(&sql).execute(&mut *tx).await?;
@@ -347,6 +362,7 @@ where
             games,
             marked,
             mended_seats,
+            mended_scores,
         })
     }
 

@@ -215,8 +215,14 @@ impl ImportGame {
                     .map(|(seat, _)| seat.to_string())
                     .collect(),
             ),
-            // As `SCORES_OF_GAME` reads them from the seats.
-            join(e.scores.iter().flatten().map(ToString::to_string).collect()),
+            // As `SCORES_OF_GAME` reads them from the seats: one per bot,
+            // empty where it has none.
+            join(
+                (0..self.bots.len())
+                    .map(|seat| e.scores.get(seat).copied().flatten())
+                    .map(|s| s.map(|s| s.to_string()).unwrap_or_default())
+                    .collect(),
+            ),
         ]
     }
 }
@@ -238,6 +244,10 @@ pub struct ListCounts {
     pub marked: i64,
     /// Seats given their game's tournament, which they did not carry.
     pub mended_seats: u64,
+    /// Done tournament games given their game's scores, which they did
+    /// not keep (finished by an instance older than the migration that
+    /// keeps them).
+    pub mended_scores: u64,
 }
 
 /// Reads for the website.

@@ -251,7 +251,9 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
     // a different finished tournament's page each time, so that every
     // sample makes the page (a finished tournament's page is kept once
     // made, and "one tournament" above times the kept one). A running
-    // tournament's page is made at every request like this.
+    // tournament's page is made at every request like this. (Its 32 pages
+    // and the newest cup's are one more than the pages kept, so the memory
+    // passes below make each again.)
     let mut rows: Vec<(&str, Vec<String>)> = targets
         .into_iter()
         .map(|(label, uri)| (label, vec![uri]))

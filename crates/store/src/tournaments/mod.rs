@@ -291,10 +291,9 @@ pub struct TournamentGameRow {
     pub ranks: Option<String>,
     /// Seats that faulted, comma-separated, once done.
     pub faults: Option<String>,
-    /// Its game's scores in seat order (a seat without one left out),
-    /// comma-separated, once done: what its tournament's page shows,
-    /// kept here so that the page reads no game or seat of the cup
-    /// (issue 53).
+    /// Its game's scores by seat, comma-separated (a seat without one
+    /// empty: `,3`), once done: what its tournament's page shows, kept
+    /// here so that the page reads no game or seat of the cup (issue 53).
     pub scores: Option<String>,
 }
 
@@ -314,8 +313,8 @@ impl TournamentGameRow {
         self.faults.as_deref().map(split).unwrap_or_default()
     }
 
-    /// Its game's scores in seat order, seats without a score left out
-    /// (empty until done).
+    /// Its game's scores in seat order, seats without a score left out,
+    /// as its tournament's page lists them (empty until done).
     pub fn score_list(&self) -> Vec<i64> {
         self.scores.as_deref().map(split).unwrap_or_default()
     }
@@ -331,11 +330,12 @@ fn split(s: &str) -> Vec<i64> {
 /// The scores of a planned game's game as stored in its seats, as
 /// [`TournamentGameRow::scores`] keeps them: an SQL expression of the
 /// row's `game_id` (in an `UPDATE tournament_games`; the migration that
-/// added the column filled it the same way). `string_agg … ORDER BY` is
-/// SQLite's since 3.44 (sqlx bundles a newer one) and PostgreSQL's.
+/// added the column filled it the same way, and `db recount` fills a
+/// done game's that lacks it). `string_agg … ORDER BY` is SQLite's since
+/// 3.44 (sqlx bundles a newer one) and PostgreSQL's.
 pub(crate) const SCORES_OF_GAME: &str =
-    "(SELECT string_agg(CAST(s.score AS TEXT), ',' ORDER BY s.seat)
-      FROM game_seats s WHERE s.game_id = tournament_games.game_id AND s.score IS NOT NULL)";
+    "(SELECT string_agg(COALESCE(CAST(s.score AS TEXT), ''), ',' ORDER BY s.seat)
+      FROM game_seats s WHERE s.game_id = tournament_games.game_id)";
 
 /// A list of numbers as stored (`1,2,3`).
 pub fn join(values: &[i64]) -> String {
@@ -450,7 +450,9 @@ pub trait TournamentStore: Send + Sync {
         seed: i64,
         started: &str,
     ) -> Result<GameId, StoreError>;
-    /// Records a planned game's result (after `finish_game` stored its game).
+    /// Records a planned game's result: its ranks, its faulted seats, and
+    /// its game's scores, which it copies from the seats `finish_game`
+    /// stored (so it must come after that).
     async fn finish_tournament_game(
         &self,
         plan: i64,

@@ -85,6 +85,7 @@ async fn deep_ladder_pages_leave_out_the_tournament_games(db: Db) {
         games: whole,
         marked: marked.len() as i64,
         mended_seats: unmarked_seats,
+        mended_scores: 0,
     };
     assert_eq!(counted, want);
     check(s.as_ref(), &filters, &marked).await;

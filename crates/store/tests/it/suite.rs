@@ -31,6 +31,7 @@ on_both_backends!(
     tournaments_keep_entries_plans_results_and_are_not_rated,
     the_tournament_list_pages_counts_and_names_the_open_ones,
     imported_tournament_games_are_listed_counted_and_not_rated,
+    done_tournament_games_get_their_scores_from_the_migration_and_the_recount,
     hosted_bots_keep_versions_files_and_match_stderr,
     tournament_entries_keep_their_hosted_version_and_games_filter_by_tournament,
     games_people_play_are_stored_but_rate_no_bot,
@@ -2256,4 +2257,89 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
     assert_eq!((games_of(a), games_of(b), games_of(c)), (2, 1, 1));
     let history = s.rating_history(a, "goofspiel", 100).await.unwrap();
     assert_eq!(history.len(), 2, "{history:?}");
+}
+
+/// A database from before planned games kept their scores (SQLite's
+/// migration 0021, PostgreSQL's 0023, "tournament game scores"): the
+/// migration fills them for the games already done, by seat; `db recount`
+/// fills those a done game still lacks (finished meanwhile by an older
+/// instance).
+async fn done_tournament_games_get_their_scores_from_the_migration_and_the_recount(db: Db) {
+    use croupier_store::tournaments::NewTournamentGame;
+    let s = db.open().await;
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let t = s.tournaments();
+    let entries = vec![common::entry(a, 0, "ha"), common::entry(b, 1, "hb")];
+    let cup = t
+        .create_tournament(&common::tournament("cup", entries.clone()))
+        .await
+        .unwrap();
+    t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
+    let plan = |game_no, seats: Vec<i64>| NewTournamentGame {
+        table_no: 0,
+        game_no,
+        seats,
+        seed: 5,
+    };
+    t.plan_round(cup, 1, &[plan(0, vec![a, b]), plan(1, vec![b, a])])
+        .await
+        .unwrap();
+    let planned = t.tournament_games(cup).await.unwrap();
+    let g = t
+        .start_tournament_game(planned[0].id, "goofspiel", &[a, b], 5, "t1")
+        .await
+        .unwrap();
+    let mut first = end(vec![2, 1], None, "t2");
+    first.scores = vec![Some(4), Some(6)];
+    s.finish_game(g, &first).await.unwrap();
+    t.finish_tournament_game(planned[0].id, &[2, 1], &[])
+        .await
+        .unwrap();
+    // An imported one whose first seat has no score.
+    let mut imported = ImportGame {
+        game: "goofspiel".into(),
+        bots: vec![b, a],
+        seed: 6,
+        started: "2026-12-05T10:00:00Z".into(),
+        end: end(vec![1, 2], Some(b), "2026-12-05T10:00:30Z"),
+        tournament: Some(cup),
+    };
+    imported.end.scores = vec![None, Some(3)];
+    s.import_games(vec![imported]).await.unwrap();
+    let kept = |rows: Vec<croupier_store::tournaments::TournamentGameRow>| {
+        rows.into_iter()
+            .map(|g| (g.status, g.scores))
+            .collect::<Vec<_>>()
+    };
+    let want = vec![
+        ("done".to_string(), Some("4,6".to_string())),
+        ("pending".to_string(), None),
+        ("done".to_string(), Some(",3".to_string())),
+    ];
+    assert_eq!(kept(t.tournament_games(cup).await.unwrap()), want);
+    drop(s);
+    common::forget_migration(
+        &db,
+        &["ALTER TABLE tournament_games DROP COLUMN scores"],
+        "tournament game scores",
+    )
+    .await;
+    let s = db.open().await;
+    let t = s.tournaments();
+    assert_eq!(kept(t.tournament_games(cup).await.unwrap()), want);
+    let rows = t.tournament_games(cup).await.unwrap();
+    assert_eq!(
+        (rows[0].score_list(), rows[2].score_list()),
+        (vec![4, 6], vec![3])
+    );
+    // One finished by an instance that does not keep them.
+    const FORGET: &str = "UPDATE tournament_games SET scores = NULL WHERE game_id = $1";
+    with_pool!(db, |pool| {
+        let forgot = sqlx::query(FORGET).bind(g).execute(&pool).await.unwrap();
+        assert_eq!(forgot.rows_affected(), 1);
+    });
+    assert_eq!(s.recount_lists().await.unwrap().mended_scores, 1);
+    assert_eq!(kept(t.tournament_games(cup).await.unwrap()), want);
+    assert_eq!(s.recount_lists().await.unwrap().mended_scores, 0);
 }

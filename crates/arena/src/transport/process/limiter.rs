@@ -458,22 +458,6 @@ mod tests {
         assert!(parent_lives, "the limiter's parent ended");
     }
 
-    /// A child of process `parent` (from `/proc`).
-    fn child_of(parent: u32) -> Option<i32> {
-        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let ppid: u32 = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            (ppid == parent).then_some(pid)
-        })
-    }
-
     /// A process the limiter was named is killed when the limiter's
     /// parent dies outright (croupier SIGKILLed while a sandbox waits at
     /// its gate), and not before.
@@ -525,7 +509,11 @@ mod tests {
         );
         let alive = |pid: i32| super::super::lifetime::running(nix::unistd::Pid::from_raw(pid));
         // A SIGUSR2 from anyone while its croupier lives changes nothing.
-        let limiter = child_of(croupier).expect("the limiter runs");
+        let limiter = super::super::procstat::table()
+            .into_iter()
+            .find(|p| p.parent == croupier as i32)
+            .map(|p| p.pid)
+            .expect("the limiter runs");
         nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(limiter),
             nix::sys::signal::Signal::SIGUSR2,

@@ -72,7 +72,7 @@ impl BotProcess {
 
     /// SIGKILL to the bot's process group and, in a sandbox of its own,
     /// to the sandbox's first process (which ends the sandbox, even one
-    /// whose bubblewrap has already ended: see [`inside`]).
+    /// whose bubblewrap has already ended: see [`super::inside`]).
     fn kill_all(&mut self) {
         // The first process first: once bubblewrap is gone, it could no
         // longer be told from another.
