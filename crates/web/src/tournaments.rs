@@ -313,7 +313,7 @@ fn game_seats(g: &view::Game) -> Markup {
             @let won = g.ranks.get(i) == Some(&1);
             span class=(if won { "seat win" } else { "seat" }) {
                 (bot_link(name))
-                @if let Some(score) = g.scores.get(i) {
+                @if let Some(Some(score)) = g.scores.get(i) {
                     " " b { (score) }
                 } @else if let Some(rank) = g.ranks.get(i) {
                     " " small { "rank " (rank) }
@@ -351,4 +351,37 @@ pub async fn deal_secret(
     game: i64,
 ) -> Result<bool, WebError> {
     Ok(store.tournaments().deal_pending(game).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(scores: Vec<Option<i64>>) -> view::Game {
+        view::Game {
+            round: 1,
+            table: 0,
+            game: 0,
+            seats: vec!["ann".into(), "bob".into()],
+            status: "done".into(),
+            id: Some(7),
+            ranks: vec![2, 1],
+            scores,
+        }
+    }
+
+    /// Each seat shows its own score, and its rank when it has none (an
+    /// imported forfeit's seat): a score is never shown beside another
+    /// seat's bot.
+    #[test]
+    fn a_seat_shows_its_own_score_or_its_rank() {
+        let both = game_seats(&game(vec![Some(4), Some(6)])).into_string();
+        assert!(both.contains("ann</a> <b>4</b>"), "{both}");
+        assert!(both.contains("bob</a> <b>6</b>"), "{both}");
+        let second = game_seats(&game(vec![None, Some(3)])).into_string();
+        assert!(second.contains("ann</a> <small>rank 2</small>"), "{second}");
+        assert!(second.contains("bob</a> <b>3</b>"), "{second}");
+        let none = game_seats(&game(Vec::new())).into_string();
+        assert!(none.contains("bob</a> <small>rank 1</small>"), "{none}");
+    }
 }

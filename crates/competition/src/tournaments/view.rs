@@ -109,8 +109,9 @@ pub struct Game {
     /// Ranks by seat, once done.
     pub ranks: Vec<i64>,
     /// Scores by seat, once done (the game's own score: points, tricks'
-    /// score, rounds won).
-    pub scores: Vec<i64>,
+    /// score, rounds won); `null` for a seat without one (a forfeit in an
+    /// imported game), empty when no seat has one.
+    pub scores: Vec<Option<i64>>,
 }
 
 /// The bots that sat out a round (a bye), by round.
@@ -407,7 +408,7 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
                 id: g.game_id,
                 ranks: g.rank_list(),
                 // Kept with the planned game when it was done.
-                scores: g.score_list(),
+                scores: g.score_by_seat(),
             })
             .collect(),
         byes,

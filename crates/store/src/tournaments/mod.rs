@@ -313,10 +313,24 @@ impl TournamentGameRow {
         self.faults.as_deref().map(split).unwrap_or_default()
     }
 
-    /// Its game's scores in seat order, seats without a score left out,
-    /// as its tournament's page lists them (empty until done).
+    /// Its game's scores in seat order, seats without a score left out
+    /// (empty until done).
     pub fn score_list(&self) -> Vec<i64> {
-        self.scores.as_deref().map(split).unwrap_or_default()
+        self.score_by_seat().into_iter().flatten().collect()
+    }
+
+    /// Its game's score of each seat, `None` for a seat without one
+    /// (empty until done, and when no seat has a score).
+    pub fn score_by_seat(&self) -> Vec<Option<i64>> {
+        let by_seat: Vec<Option<i64>> = self
+            .scores
+            .as_deref()
+            .map(|s| s.split(',').map(|p| p.trim().parse().ok()).collect())
+            .unwrap_or_default();
+        if by_seat.iter().all(Option::is_none) {
+            return Vec::new();
+        }
+        by_seat
     }
 }
 
@@ -508,4 +522,35 @@ pub trait TournamentStore: Send + Sync {
     /// Stored games marked with the tournament: (finished, aborted, running).
     async fn tournament_game_counts(&self, id: TournamentId)
         -> Result<(i64, i64, i64), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(scores: Option<&str>) -> TournamentGameRow {
+        TournamentGameRow {
+            id: 1,
+            tournament_id: 1,
+            round: 1,
+            table_no: 0,
+            game_no: 0,
+            seats: "1,2".into(),
+            seed: 0,
+            status: "done".into(),
+            game_id: Some(1),
+            ranks: Some("1,2".into()),
+            faults: None,
+            scores: scores.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn scores_are_read_by_seat() {
+        assert_eq!(kept(Some("4,-6")).score_by_seat(), vec![Some(4), Some(-6)]);
+        assert_eq!(kept(Some(",3")).score_by_seat(), vec![None, Some(3)]);
+        assert_eq!(kept(Some(",3")).score_list(), vec![3]);
+        assert!(kept(Some(",")).score_by_seat().is_empty());
+        assert!(kept(None).score_by_seat().is_empty());
+    }
 }
