@@ -72,21 +72,19 @@ if ($user ne '') {
 }
 syscall($prctl + 0, 4, 0) == 0 or die "croupier-limiter: cannot stop being dumpable: $!\n";
 my %kept;
-sub cmdline {
-  open(my $c, '<', "/proc/$_[0]/cmdline") or return ();
-  local $/;
-  my $all = <$c> // '';
-  close $c;
-  return split /\0/, $all;
+# The first MiB of a file of /proc/$_[0]: a process of the sandbox's user
+# (a bot's, too) chooses its own command line and environment.
+sub head {
+  open(my $f, '<', "/proc/$_[0]/$_[1]") or return '';
+  my $text = '';
+  read($f, $text, 1 << 20);
+  close $f;
+  return $text;
 }
+sub cmdline { return split /\0/, head($_[0], 'cmdline') }
 # Whether process $_[0] was started by this croupier (lifetime's marker,
 # CROUPIER_BOT=PID.N, in its environment).
-sub ours {
-  open(my $e, '<', "/proc/$_[0]/environ") or return 0;
-  my $env = do { local $/; <$e> } // '';
-  close $e;
-  return $env =~ /(?:\A|\0)CROUPIER_BOT=$croupier\./;
-}
+sub ours { return head($_[0], 'environ') =~ /(?:\A|\0)CROUPIER_BOT=$croupier\./ }
 # The first processes of this croupier's sandboxes (bubblewrap's children,
 # at a gate or running a program) whose bubblewrap is gone. (bubblewrap
 # itself matches too once croupier is gone: it dies with croupier anyway.)
