@@ -313,12 +313,6 @@ impl TournamentGameRow {
         self.faults.as_deref().map(split).unwrap_or_default()
     }
 
-    /// Its game's scores in seat order, seats without a score left out
-    /// (empty until done).
-    pub fn score_list(&self) -> Vec<i64> {
-        self.score_by_seat().into_iter().flatten().collect()
-    }
-
     /// Its game's score of each seat, `None` for a seat without one
     /// (empty until done, and when no seat has a score).
     pub fn score_by_seat(&self) -> Vec<Option<i64>> {
@@ -549,7 +543,10 @@ mod tests {
     fn scores_are_read_by_seat() {
         assert_eq!(kept(Some("4,-6")).score_by_seat(), vec![Some(4), Some(-6)]);
         assert_eq!(kept(Some(",3")).score_by_seat(), vec![None, Some(3)]);
-        assert_eq!(kept(Some(",3")).score_list(), vec![3]);
+        assert_eq!(
+            kept(Some("7,,2")).score_by_seat(),
+            vec![Some(7), None, Some(2)]
+        );
         assert!(kept(Some(",")).score_by_seat().is_empty());
         assert!(kept(None).score_by_seat().is_empty());
     }

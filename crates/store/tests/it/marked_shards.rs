@@ -65,19 +65,8 @@ async fn two_instances_count_their_tournament_games_in_their_shards(db: Db) {
     let b = one.create_bot("b", "h", false).await.unwrap();
     let t = one.tournaments();
     let entries = vec![common::entry(a, 0, "a"), common::entry(b, 1, "b")];
-    let cup = t
-        .create_tournament(&common::tournament("cup", entries.clone()))
-        .await
-        .unwrap();
-    t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
-    let plans: Vec<NewTournamentGame> = (0..20)
-        .map(|n| NewTournamentGame {
-            table_no: 0,
-            game_no: n,
-            seats: vec![a, b],
-            seed: n,
-        })
-        .collect();
+    let cup = common::running_cup(t, "cup", entries).await;
+    let plans: Vec<NewTournamentGame> = (0..20).map(|n| common::plan(n, vec![a, b], n)).collect();
     t.plan_round(cup, 1, &plans).await.unwrap();
     let mut plans = t.tournament_games(cup).await.unwrap().into_iter();
     // 60 games over eight hours, each played by one instance or the other:

@@ -1259,7 +1259,7 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
 }
 
 async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
-    use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
+    use croupier_store::tournaments::{EntryRow, NewTournament};
     let s = db.open().await;
     let owner = s.create_owner("org", "h").await.unwrap();
     let t = s.tournaments();
@@ -1306,12 +1306,7 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
         .iter()
         .all(|e| e.frozen && e.strategy.as_deref() == Some("random")));
     assert_eq!(t.tournament(id).await.unwrap().unwrap().status, "running");
-    let plan = |game_no, seats: Vec<i64>| NewTournamentGame {
-        table_no: 0,
-        game_no,
-        seats,
-        seed: 77,
-    };
+    let plan = |game_no, seats| common::plan(game_no, seats, 77);
     t.plan_round(id, 1, &[plan(0, vec![a, b]), plan(1, vec![b, a])])
         .await
         .unwrap();
@@ -1346,7 +1341,7 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     assert_eq!((done.status.as_str(), done.game_id), ("done", Some(g)));
     assert_eq!((done.rank_list(), done.fault_list()), (vec![1, 2], vec![1]));
     // The planned game keeps its game's scores as stored, seat by seat.
-    assert_eq!(done.score_list(), vec![4, 6]);
+    assert_eq!(done.score_by_seat(), vec![Some(4), Some(6)]);
     // A game that never finished is planned again.
     let g2 = t
         .start_tournament_game(games[1].id, "goofspiel", &[b, a], 77, "t3")
@@ -1355,7 +1350,7 @@ async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
     t.reset_tournament_game(games[1].id).await.unwrap();
     let again = &t.tournament_games(id).await.unwrap()[1];
     assert_eq!((again.status.as_str(), again.game_id), ("pending", None));
-    assert!(again.score_list().is_empty(), "not done: no scores");
+    assert!(again.score_by_seat().is_empty(), "not done: no scores");
     assert!(g2 > g);
     // Withdrawing voids the bot's pending games; the deal is then public.
     t.withdraw_entry(id, b, 1, "faulted in every game")
@@ -2232,12 +2227,12 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
                 g.status.clone(),
                 g.game_id,
                 texts,
-                g.score_list(),
+                g.score_by_seat(),
             )
         })
         .collect();
     let text = |s: String| Some(s);
-    let plan = |table, id, seats: [i64; 2], faults: &str, scores: Vec<i64>| {
+    let plan = |table, id, seats: [i64; 2], faults: &str, scores: Vec<Option<i64>>| {
         let seats = format!("{},{}", seats[0], seats[1]);
         let texts = (seats, text("1,2".into()), text(faults.into()));
         (1, table, 0, "done".to_string(), Some(id), texts, scores)
@@ -2245,10 +2240,10 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
     assert_eq!(
         plans,
         vec![
-            plan(0, ids[1], [a, b], "", vec![9, 8]),
-            plan(1, ids[2], [b, a], "", vec![9, 8]),
-            plan(2, ids[4], [b, a], "", vec![9, 8]),
-            plan(3, later[0], [a, b], "1", vec![3]),
+            plan(0, ids[1], [a, b], "", vec![Some(9), Some(8)]),
+            plan(1, ids[2], [b, a], "", vec![Some(9), Some(8)]),
+            plan(2, ids[4], [b, a], "", vec![Some(9), Some(8)]),
+            plan(3, later[0], [a, b], "1", vec![None, Some(3)]),
         ]
     );
     // Rated: the two ladder games only (a played both, b and c one each).
@@ -2265,23 +2260,13 @@ async fn imported_tournament_games_are_listed_counted_and_not_rated(db: Db) {
 /// fills those a done game still lacks (finished meanwhile by an older
 /// instance).
 async fn done_tournament_games_get_their_scores_from_the_migration_and_the_recount(db: Db) {
-    use croupier_store::tournaments::NewTournamentGame;
     let s = db.open().await;
     let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
     let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
     let t = s.tournaments();
     let entries = vec![common::entry(a, 0, "ha"), common::entry(b, 1, "hb")];
-    let cup = t
-        .create_tournament(&common::tournament("cup", entries.clone()))
-        .await
-        .unwrap();
-    t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
-    let plan = |game_no, seats: Vec<i64>| NewTournamentGame {
-        table_no: 0,
-        game_no,
-        seats,
-        seed: 5,
-    };
+    let cup = common::running_cup(t, "cup", entries).await;
+    let plan = |game_no, seats| common::plan(game_no, seats, 5);
     t.plan_round(cup, 1, &[plan(0, vec![a, b]), plan(1, vec![b, a])])
         .await
         .unwrap();
@@ -2330,8 +2315,8 @@ async fn done_tournament_games_get_their_scores_from_the_migration_and_the_recou
     assert_eq!(kept(t.tournament_games(cup).await.unwrap()), want);
     let rows = t.tournament_games(cup).await.unwrap();
     assert_eq!(
-        (rows[0].score_list(), rows[2].score_list()),
-        (vec![4, 6], vec![3])
+        (rows[0].score_by_seat(), rows[2].score_by_seat()),
+        (vec![Some(4), Some(6)], vec![None, Some(3)])
     );
     // One finished by an instance that does not keep them.
     const FORGET: &str = "UPDATE tournament_games SET scores = NULL WHERE game_id = $1";

@@ -53,6 +53,35 @@ pub fn tournament(name: &str, entries: Vec<EntryRow>) -> NewTournament {
     }
 }
 
+/// A started [`tournament`] named `name` of `entries` (one round): its id.
+pub async fn running_cup(
+    t: &dyn croupier_store::tournaments::TournamentStore,
+    name: &str,
+    entries: Vec<EntryRow>,
+) -> croupier_store::tournaments::TournamentId {
+    let cup = t
+        .create_tournament(&tournament(name, entries.clone()))
+        .await
+        .unwrap();
+    t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
+    cup
+}
+
+/// A planned game of round 1's first table: game `game_no` of `seats`,
+/// dealt from `seed`.
+pub fn plan(
+    game_no: i64,
+    seats: Vec<croupier_store::BotId>,
+    seed: i64,
+) -> croupier_store::tournaments::NewTournamentGame {
+    croupier_store::tournaments::NewTournamentGame {
+        table_no: 0,
+        game_no,
+        seats,
+        seed,
+    }
+}
+
 /// A process to register (`croupier_store::leases`) on host `h`.
 pub fn process(role: &str, pid: i64, ttl_ms: i64) -> croupier_store::leases::NewProcess {
     croupier_store::leases::NewProcess {
