@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
+use croupier_competition::tournaments::winners::mend_winners;
 use croupier_store::Backend;
 use sqlx::sqlite::SqliteConnectOptions;
 
@@ -25,7 +26,9 @@ enum DbCommand {
     /// that page numbers and list lengths read), after giving every seat
     /// its game's tournament: after games were changed by hand, or played
     /// by an instance of an older version during an upgrade
-    /// (docs/deploy.md).
+    /// (docs/deploy.md). Then keeps, for each finished tournament, the
+    /// winner its games give (one finished before 6 Dec 2026 may have kept
+    /// another, or none), and names each one it mended.
     Recount(RecountArgs),
 }
 
@@ -92,6 +95,30 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
             counted.games,
             counted.marked,
             start.elapsed().as_secs_f64()
+        );
+        let winners = mend_winners(store.as_ref())
+            .await
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("deciding winners in {shown}: {e}")))?;
+        let nobody = |w: &Option<String>| w.clone().unwrap_or_else(|| "nobody".into());
+        for r in &winners.mended {
+            match &r.was {
+                Some(_) => println!(
+                    "tournament {}: won by {} (as its games give), not {} as kept",
+                    r.tournament,
+                    nobody(&r.now),
+                    nobody(&r.was)
+                ),
+                None => println!(
+                    "tournament {}: won by {} (as its games give), kept now",
+                    r.tournament,
+                    nobody(&r.now)
+                ),
+            }
+        }
+        println!(
+            "decided the winners of {} finished tournaments from their games: {} mended",
+            winners.finished,
+            winners.mended.len()
         );
         Ok(ExitCode::SUCCESS)
     })

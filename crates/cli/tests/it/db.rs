@@ -210,3 +210,71 @@ fn a_password_is_not_written_once_the_database_opens() {
     );
     assert!(!said(&out).contains("s3cret"), "{}", said(&out));
 }
+
+#[tokio::test]
+async fn recount_keeps_the_winner_a_finished_tournaments_games_give() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("w.db").display());
+    let s = croupier_store::open(&format!("{url}?mode=rwc"))
+        .await
+        .unwrap();
+    let a = s.create_bot("a", "h", false).await.unwrap();
+    let b = s.create_bot("b", "h", false).await.unwrap();
+    let entries = vec![
+        EntryRow::new(a, 0, "a", BotKind::Rest),
+        EntryRow::new(b, 1, "b", BotKind::Rest),
+    ];
+    // Won by b (its one game), but kept as won by a, as a tie-break of an
+    // older version could have; and one that kept no winner.
+    for (name, kept) in [("cup", Some("a")), ("old", None)] {
+        let t = s.tournaments();
+        let cup = NewTournament::round_robin(name, "goofspiel", entries.clone());
+        let cup = t.create_tournament(&cup).await.unwrap();
+        t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
+        let game = ImportGame {
+            tournament: Some(cup),
+            game: "goofspiel".into(),
+            bots: vec![b, a],
+            seed: cup,
+            started: "2026-01-01T00:00:00.000Z".into(),
+            end: GameEnd {
+                finished: "2026-01-01T00:01:00.000Z".into(),
+                scores: vec![Some(5), Some(1)],
+                ranks: vec![1, 2],
+                forfeited_by: None,
+                record: "{}".into(),
+                facts: None,
+            },
+        };
+        s.import_games(vec![game]).await.unwrap();
+        assert!(t.finish_tournament(cup, "t1", kept).await.unwrap());
+    }
+    drop(s);
+    let out = croupier(&["db", "recount", "--database", &url]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let said = [
+        "tournament cup: won by b (as its games give), not a as kept",
+        "tournament old: won by b (as its games give), kept now",
+        "decided the winners of 2 finished tournaments from their games: 2 mended",
+    ];
+    assert!(said.iter().all(|s| stdout.contains(s)), "{stdout}");
+    let s = croupier_store::open(&url).await.unwrap();
+    for name in ["cup", "old"] {
+        let row = s
+            .tournaments()
+            .tournament_by_name(name)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.winner.as_deref(), Some("b"), "{name}");
+    }
+    drop(s);
+    let again = croupier(&["db", "recount", "--database", &url]);
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(!stdout.contains("tournament cup"), "{stdout}");
+    assert!(
+        stdout.contains("2 finished tournaments from their games: 0 mended"),
+        "{stdout}"
+    );
+}

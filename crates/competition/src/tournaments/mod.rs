@@ -14,6 +14,7 @@ pub mod plan;
 pub mod play;
 mod table;
 pub mod view;
+pub mod winners;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

@@ -498,6 +498,11 @@ pub trait TournamentStore: Send + Sync {
         at: &str,
         winner: Option<&str>,
     ) -> Result<bool, StoreError>;
+    /// Keeps `winner` as the winner of tournament `id` if it is finished
+    /// (`croupier db recount`: a winner decided again from its games).
+    /// False if it is not finished (then nothing changes).
+    async fn keep_winner(&self, id: TournamentId, winner: Option<&str>)
+        -> Result<bool, StoreError>;
     /// The tournaments a bot is entered in, newest first.
     async fn bot_tournaments(&self, bot: BotId) -> Result<Vec<TournamentRow>, StoreError>;
     /// Whether `game` belongs to a tournament in which a game sharing its

@@ -490,6 +490,15 @@ macro_rules! tournament_queries {
                 self.end_with(id, "finished", at, None, winner).await
             }
 
+            async fn keep_winner(&self, id: i64, winner: Option<&str>) -> Result<bool, $crate::StoreError> {
+                let r = sqlx::query("UPDATE tournaments SET winner = $1 WHERE id = $2 AND status = 'finished'")
+                    .bind(winner)
+                    .bind(id)
+                    .execute(&self.$write)
+                    .await?;
+                Ok(r.rows_affected() > 0)
+            }
+
             async fn bot_tournaments(&self, bot: i64) -> Result<Vec<$crate::tournaments::TournamentRow>, $crate::StoreError> {
                 let rows = sqlx::query_as(&format!(
                     "SELECT {TOURNAMENT} FROM tournaments WHERE id IN (SELECT tournament_id FROM tournament_entries WHERE bot = $1) ORDER BY id DESC"

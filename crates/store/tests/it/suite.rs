@@ -1235,6 +1235,22 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
         ),
         ("finished", Some("ha"), Some("t5"))
     );
+    // A finished tournament's winner may be kept again (the recount's
+    // mend), and nobody; a cancelled one's, or a scheduled one's, not.
+    assert!(t.keep_winner(ids[3], Some("hb")).await.unwrap());
+    let winner = |id| async move { t.tournament(id).await.unwrap().unwrap().winner };
+    assert_eq!(winner(ids[3]).await.as_deref(), Some("hb"));
+    assert!(t.keep_winner(ids[3], None).await.unwrap());
+    assert_eq!(winner(ids[3]).await, None);
+    assert!(t.keep_winner(ids[3], Some("ha")).await.unwrap());
+    assert!(!t.keep_winner(ids[2], Some("ha")).await.unwrap());
+    assert_eq!(winner(ids[2]).await, None);
+    assert!(!t.keep_winner(ids[4], Some("ha")).await.unwrap());
+    assert_eq!(
+        t.tournament(ids[4]).await.unwrap().unwrap().status,
+        "scheduled"
+    );
+    assert_eq!(winner(ids[4]).await, None);
     let counts = t.plan_counts(ids[3]).await.unwrap();
     assert_eq!(
         (counts.done, counts.running, counts.not_void),
