@@ -19,6 +19,8 @@ use crate::web::GameSummary;
 use crate::{BotId, BotKind, GameId, OwnerId, StoreError};
 
 #[macro_use]
+mod marked;
+#[macro_use]
 mod queries;
 pub(crate) mod ladder;
 pub(crate) mod postgres;
