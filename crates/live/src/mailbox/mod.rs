@@ -1,8 +1,9 @@
 //! Pull bots: the server keeps a mailbox per bot. A match's messages for the
 //! bot go into it with growing sequence numbers; the bot fetches them with a
 //! long poll (`GET /v1/messages`) and answers decisions with
-//! `POST /v1/answer`. A mailbox is a [`Connector`] for the match runner, so a
-//! pull bot is a seat like any other.
+//! `POST /v1/answer`. A match opens its connection through the mailbox
+//! ([`PullConnector`], a `Connector` for the match runner), so a pull bot
+//! is a seat like any other.
 //!
 //! With several processes on PostgreSQL ([`Mailboxes::share`], issue 13)
 //! the messages are rows (`croupier_store::postgres::pull`): a poll on any
@@ -15,15 +16,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use croupier_arena::transport::TransportError;
-use croupier_arena::transport::{Conn, Connector};
 use croupier_store::postgres::cluster::Cluster;
 use croupier_store::BotId;
 
 use crate::hub::relay::{PullAnswer, PullHome, Relay};
-use futures::future::BoxFuture;
 use serde::Serialize;
 use tokio::sync::{mpsc, Notify};
 use tokio::time::{timeout_at, Instant};
+
+mod conn;
+pub use conn::PullConnector;
 
 /// Most messages kept for a bot that does not fetch them; a match's message
 /// beyond them is refused (the match sees the bot unreachable), in memory
@@ -475,123 +477,10 @@ impl Shared {
     }
 }
 
-/// Opens match connections through a mailbox.
-#[derive(Debug)]
-pub struct PullConnector(pub Arc<Mailbox>);
-
-impl Connector for PullConnector {
-    fn connect(&self, match_tag: &str) -> Result<Box<dyn Conn>, TransportError> {
-        let (tx, rx) = mpsc::channel(4);
-        self.0
-            .lock()
-            .matches
-            .insert(match_tag.to_string(), (tx, None));
-        Ok(Box::new(PullConn {
-            mailbox: Arc::clone(&self.0),
-            tag: match_tag.to_string(),
-            answers: rx,
-            opened: false,
-        }))
-    }
-}
-
-/// One match's connection to a pull bot.
-struct PullConn {
-    mailbox: Arc<Mailbox>,
-    tag: String,
-    answers: mpsc::Receiver<String>,
-    /// Whether the match is recorded in the shared tables (several
-    /// processes: with its first messages).
-    opened: bool,
-}
-
-impl Conn for PullConn {
-    fn send<'a>(
-        &'a mut self,
-        lines: &'a [String],
-        _deadline: Instant,
-    ) -> BoxFuture<'a, Result<(), TransportError>> {
-        let Some((shared, bot)) = self.mailbox.shared.clone() else {
-            let posted = self.mailbox.post(&self.tag, lines);
-            return Box::pin(async { posted });
-        };
-        let messages: Vec<String> = lines
-            .iter()
-            .map(|l| self.mailbox.note(&self.tag, l).to_string())
-            .collect();
-        let home = (!self.opened).then(|| shared.relay.instance());
-        self.opened = true;
-        Box::pin(async move {
-            let posted = shared
-                .db
-                .pull_post(bot, &self.tag, &messages, home, MAX_QUEUED as i64)
-                .await
-                .map_err(|e| TransportError::Io(format!("the pull bot's mailbox: {e}")))?;
-            if !posted {
-                // Not recorded: the first messages go again with the next send.
-                if home.is_some() {
-                    self.opened = false;
-                }
-                return Err(full());
-            }
-            Ok(())
-        })
-    }
-
-    fn recv(&mut self, deadline: Instant) -> BoxFuture<'_, Result<String, TransportError>> {
-        Box::pin(async move {
-            match timeout_at(deadline, self.answers.recv()).await {
-                Err(_) => Err(TransportError::Timeout),
-                Ok(Some(line)) => Ok(line),
-                Ok(None) => Err(TransportError::Disconnected("the mailbox closed".into())),
-            }
-        })
-    }
-
-    fn survives_faults(&self) -> bool {
-        true
-    }
-
-    fn close(mut self: Box<Self>) -> BoxFuture<'static, ()> {
-        let tag = std::mem::take(&mut self.tag);
-        self.mailbox.lock().matches.remove(&tag);
-        let shared = self.mailbox.shared.clone();
-        Box::pin(async move {
-            if let Some((shared, bot)) = shared {
-                if let Err(e) = shared.db.pull_close(bot, &tag).await {
-                    tracing::warn!("pull bot {bot}: cannot close match {tag}: {e}");
-                }
-            }
-        })
-    }
-}
-
-impl Drop for PullConn {
-    /// A match dropped without closing its connection (abandoned: the
-    /// process stops, or lost its lease) closes it all the same.
-    fn drop(&mut self) {
-        if self.tag.is_empty() {
-            return; // closed
-        }
-        let tag = std::mem::take(&mut self.tag);
-        self.mailbox.lock().matches.remove(&tag);
-        let (Some((shared, bot)), Ok(rt)) = (
-            self.mailbox.shared.clone(),
-            tokio::runtime::Handle::try_current(),
-        ) else {
-            return;
-        };
-        rt.spawn(async move {
-            if let Err(e) = shared.db.pull_close(bot, &tag).await {
-                tracing::warn!("pull bot {bot}: cannot close match {tag}: {e}");
-            }
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use croupier_arena::transport::Connector;
 
     #[tokio::test]
     async fn messages_flow_and_answers_must_be_awaited() {
