@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use croupier_competition::tournaments::winners::mend_winners;
+use croupier_competition::tournaments::winners::{mend_winners, Rewon};
 use croupier_store::Backend;
 use sqlx::sqlite::SqliteConnectOptions;
 
@@ -96,25 +96,23 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
             counted.marked,
             start.elapsed().as_secs_f64()
         );
-        let winners = mend_winners(store.as_ref())
+        let nobody = |w: &Option<String>| w.clone().unwrap_or_else(|| "nobody".into());
+        let said = |r: &Rewon| match &r.was {
+            Some(_) => println!(
+                "tournament {}: won by {} (as its games give), not {} as kept",
+                r.tournament,
+                nobody(&r.now),
+                nobody(&r.was)
+            ),
+            None => println!(
+                "tournament {}: won by {} (as its games give), kept now",
+                r.tournament,
+                nobody(&r.now)
+            ),
+        };
+        let winners = mend_winners(store.as_ref(), said)
             .await
             .map_err(|e| CliError::Failed(anyhow::anyhow!("deciding winners in {shown}: {e}")))?;
-        let nobody = |w: &Option<String>| w.clone().unwrap_or_else(|| "nobody".into());
-        for r in &winners.mended {
-            match &r.was {
-                Some(_) => println!(
-                    "tournament {}: won by {} (as its games give), not {} as kept",
-                    r.tournament,
-                    nobody(&r.now),
-                    nobody(&r.was)
-                ),
-                None => println!(
-                    "tournament {}: won by {} (as its games give), kept now",
-                    r.tournament,
-                    nobody(&r.now)
-                ),
-            }
-        }
         println!(
             "decided the winners of {} finished tournaments from their games: {} mended",
             winners.finished,

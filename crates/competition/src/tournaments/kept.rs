@@ -12,7 +12,10 @@
 //! every time.
 //!
 //! Nothing of it moves on: even the rating that breaks the standings' last
-//! ties is rated from the tournament's own games.
+//! ties is rated from the tournament's own games. Only the winner kept
+//! with it may change, once, when `croupier db recount` decides it again
+//! from its games ([`super::winners`]): a brief or page kept with another
+//! winner than the tournament's row now names is made again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -90,9 +93,11 @@ impl Kept {
         self.views.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The kept brief of `t`, if it is over and was made before.
+    /// The kept brief of `t`, if it is over and was made before with the
+    /// winner `t` keeps now (`croupier db recount` may keep another).
     pub(super) fn brief(&self, t: &TournamentRow) -> Option<Brief> {
-        is_over(t).then(|| self.briefs().get(t.id))?
+        let kept = is_over(t).then(|| self.briefs().get(t.id))??;
+        (kept.tournament.winner == t.winner).then_some(kept)
     }
 
     /// Keeps brief `b` if its tournament is over and none of its games is
@@ -105,7 +110,8 @@ impl Kept {
     }
 
     /// Tournament `t`'s page ([`view::view`]): kept once made if it is
-    /// over and none of its games is still being played.
+    /// over and none of its games is still being played (and made again
+    /// if `t` now keeps another winner than the kept page's).
     pub async fn view(
         &self,
         store: &dyn Store,
@@ -114,7 +120,8 @@ impl Kept {
         if !is_over(&t) {
             return Ok(Arc::new(view::view(store, t).await?));
         }
-        if let Some(v) = self.views().get(t.id) {
+        let kept = self.views().get(t.id);
+        if let Some(v) = kept.filter(|v| v.tournament.winner == t.winner) {
             return Ok(v);
         }
         let id = t.id;

@@ -3,8 +3,8 @@
 //! for the lists ([`super::view::winner`]). One finished before 6 Dec 2026
 //! kept the winner its standings gave then, when their last tie-break read
 //! the ladder's rating, which has moved on since: its page (whose
-//! standings are its games' alone) may show another bot first than its
-//! line in the lists. One finished before its winner was kept has none, and
+//! standings are its games' alone) may show a different first place than
+//! its line in the lists. One finished before its winner was kept has none, and
 //! each process reads all its planned games to find it for the lists.
 
 use croupier_store::{Store, StoreError};
@@ -32,12 +32,16 @@ pub struct MendedWinners {
 }
 
 /// Decides every finished tournament's winner again from its games and
-/// keeps it where it differs from the one kept (or none was kept). A
+/// keeps it where it differs from the one kept (or none was kept), telling
+/// `mended` of each as it is kept (an error later leaves those kept). A
 /// tournament found finished is over for good (nothing is planned or
-/// played in it any more), so this may run while the server serves; a
-/// server process that has made the tournament's line already keeps
-/// showing the old winner until it restarts.
-pub async fn mend_winners(store: &dyn Store) -> Result<MendedWinners, StoreError> {
+/// played in it any more), so this may run while the server serves: a
+/// server process that kept the tournament's line or page makes them
+/// again once it reads the new winner ([`super::kept::Kept`]).
+pub async fn mend_winners(
+    store: &dyn Store,
+    mut mended: impl FnMut(&Rewon),
+) -> Result<MendedWinners, StoreError> {
     let ts = store.tournaments();
     let mut done = MendedWinners::default();
     for t in ts.tournament_list().await? {
@@ -51,11 +55,13 @@ pub async fn mend_winners(store: &dyn Store) -> Result<MendedWinners, StoreError
         if now == t.winner || !ts.keep_winner(t.id, now.as_deref()).await? {
             continue;
         }
-        done.mended.push(Rewon {
+        let rewon = Rewon {
             tournament: t.name,
             was: t.winner,
             now,
-        });
+        };
+        mended(&rewon);
+        done.mended.push(rewon);
     }
     Ok(done)
 }
@@ -63,6 +69,9 @@ pub async fn mend_winners(store: &dyn Store) -> Result<MendedWinners, StoreError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tournaments::kept::Kept;
+    use crate::tournaments::list::briefs;
+    use crate::tournaments::view::Brief;
     use croupier_store::tournaments::{EntryRow, NewTournament, TournamentId};
     use croupier_store::web::ImportGame;
     use croupier_store::{BotKind, GameEnd};
@@ -117,8 +126,30 @@ mod tests {
             }
             ids.push(id);
         }
-        let done = mend_winners(store.as_ref()).await.unwrap();
+        // A server process that made the finished ones' lines and pages.
+        let kept = Kept::default();
+        let rows = ts.tournament_list().await.unwrap();
+        let made = briefs(store.as_ref(), &kept, rows).await.unwrap();
+        let winners = |b: &[Brief]| b.iter().map(|b| b.winner.clone()).collect::<Vec<_>>();
+        let wb = || Some("wb".to_string());
+        let wa = Some("wa".to_string());
+        // (One without a kept winner has it found from its games.)
+        assert_eq!(winners(&made), [None, wb(), wb(), wa.clone()]);
+        let page = |id| {
+            let (store, kept) = (&store, &kept);
+            async move {
+                let row = store.tournaments().tournament(id).await.unwrap().unwrap();
+                kept.view(store.as_ref(), row).await.unwrap()
+            }
+        };
+        assert_eq!(page(ids[0]).await.tournament.winner, wa);
+        assert_eq!(kept.len(), (3, 1));
+        let mut told = Vec::new();
+        let done = mend_winners(store.as_ref(), |r| told.push(r.tournament.clone()))
+            .await
+            .unwrap();
         assert_eq!(done.finished, 3);
+        assert_eq!(told, ["none", "wrong"]);
         let rewon = |t: &str, was: Option<&str>| Rewon {
             tournament: t.into(),
             was: was.map(str::to_string),
@@ -133,11 +164,17 @@ mod tests {
             let t = ts.tournament(*id).await.unwrap().unwrap();
             assert_eq!(t.winner.as_deref(), Some("wb"), "{}", t.name);
         }
+        // It makes them again once it reads the new winners.
+        let rows = ts.tournament_list().await.unwrap();
+        let again = briefs(store.as_ref(), &kept, rows).await.unwrap();
+        assert_eq!(winners(&again), [None, wb(), wb(), wb()]);
+        assert_eq!(page(ids[0]).await.tournament.winner, wb());
+        assert_eq!(kept.len(), (3, 1));
         let running = ts.tournament(ids[3]).await.unwrap().unwrap();
         assert_eq!((running.status.as_str(), running.winner), ("running", None));
         assert!(!ts.keep_winner(ids[3], Some("wa")).await.unwrap());
         // Once mended, nothing is left to mend.
-        let again = mend_winners(store.as_ref()).await.unwrap();
+        let again = mend_winners(store.as_ref(), |_| {}).await.unwrap();
         assert_eq!((again.finished, again.mended.len()), (3, 0));
     }
 

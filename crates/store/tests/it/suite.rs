@@ -1225,6 +1225,8 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
         (cancelled.status.as_str(), cancelled.winner),
         ("cancelled", None)
     );
+    // Not while it runs.
+    assert!(!t.keep_winner(ids[3], Some("ha")).await.unwrap());
     assert!(t.finish_tournament(ids[3], "t5", Some("ha")).await.unwrap());
     let row = t.tournament(ids[3]).await.unwrap().unwrap();
     assert_eq!(
