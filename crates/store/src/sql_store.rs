@@ -17,7 +17,7 @@ use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Pool, Typ
 use crate::admin::AdminStore;
 use crate::group::{Write, Written};
 use crate::hosted::{BotVersion, MatchStderr, NewVersion, VALIDATING};
-use crate::people::{people_ranks, RatedSeat};
+use crate::people::RatedSeat;
 use crate::postgres::cluster::Cluster;
 use crate::web::{ImportGame, ListCounts, WebReads};
 use crate::{
@@ -505,85 +505,7 @@ where
     }
 
     async fn rate_person_game(&self, id: GameId) -> Result<bool, StoreError> {
-        let mut tx = self.writes().begin().await?;
-        let claimed: Option<(i64,)> = sqlx::query_as(
-            "INSERT INTO people_rated (game_id)
-             SELECT id FROM games WHERE id = $1 AND status = 'finished'
-                AND EXISTS (SELECT 1 FROM person_games WHERE game_id = $1)
-             ON CONFLICT (game_id) DO NOTHING RETURNING game_id",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if claimed.is_none() {
-            return Ok(false);
-        }
-        let seats: Vec<RatedSeat> = sqlx::query_as(
-            "SELECT s.seat, b.name, s.rank, s.forfeited, p.player, p.seat AS person_seat, g.game, g.finished
-             FROM game_seats s JOIN bots b ON b.id = s.bot
-             JOIN person_games p ON p.game_id = s.game_id JOIN games g ON g.id = s.game_id
-             WHERE s.game_id = $1 ORDER BY s.seat",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let Some(ranks) = people_ranks(&seats) else {
-            tx.commit().await?;
-            return Ok(false);
-        };
-        let who = |s: &RatedSeat| {
-            if s.seat == s.person_seat {
-                ("person", s.player.clone())
-            } else {
-                ("bot", s.name.clone())
-            }
-        };
-        let mut before = Vec::with_capacity(seats.len());
-        for s in &seats {
-            let (kind, name) = who(s);
-            let row: Option<(f64, f64)> = sqlx::query_as(
-                "SELECT mu, sigma FROM people_ratings WHERE kind = $1 AND name = $2 AND game = $3",
-            )
-            .bind(kind)
-            .bind(name.as_str())
-            .bind(s.game.as_str())
-            .fetch_optional(&mut *tx)
-            .await?;
-            before.push(row.unwrap_or(crate::ratings::START));
-        }
-        let after = crate::ratings::rate(&before, &ranks);
-        let firsts = ranks.iter().filter(|r| **r == 1).count();
-        for (i, s) in seats.iter().enumerate() {
-            let (kind, name) = who(s);
-            let (mu, sigma) = after.get(i).copied().unwrap_or(crate::ratings::START);
-            let (win, tie) = match ranks[i] {
-                1 if firsts == 1 => (1, 0),
-                1 => (0, 1),
-                _ => (0, 0),
-            };
-            sqlx::query(
-                "INSERT INTO people_ratings (kind, name, game, mu, sigma, conservative, games, wins, losses, ties, last_played)
-                 VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10)
-                 ON CONFLICT (kind, name, game) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma,
-                    conservative = EXCLUDED.conservative, games = people_ratings.games + 1,
-                    wins = people_ratings.wins + EXCLUDED.wins, losses = people_ratings.losses + EXCLUDED.losses,
-                    ties = people_ratings.ties + EXCLUDED.ties, last_played = EXCLUDED.last_played",
-            )
-            .bind(kind)
-            .bind(name.as_str())
-            .bind(s.game.as_str())
-            .bind(mu)
-            .bind(sigma)
-            .bind(crate::ratings::conservative(mu, sigma))
-            .bind(win as i64)
-            .bind(i64::from(win == 0 && tie == 0))
-            .bind(tie as i64)
-            .bind(s.finished.as_deref())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(true)
+        crate::people::rate_game(self.writes(), id).await
     }
 
     async fn people_leaderboard(
