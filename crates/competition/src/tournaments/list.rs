@@ -95,30 +95,11 @@ pub async fn briefs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tournaments::test_games::won;
     use crate::tournaments::view::TournamentView;
-    use croupier_store::tournaments::{EntryRow, NewTournament, TournamentId};
-    use croupier_store::web::ImportGame;
-    use croupier_store::{BotKind, GameEnd};
+    use croupier_store::tournaments::{EntryRow, NewTournament};
+    use croupier_store::BotKind;
     use std::sync::Arc;
-
-    /// A game of `bots` won by the first, in tournament `t`.
-    fn won(t: TournamentId, bots: Vec<i64>, i: i64) -> ImportGame {
-        ImportGame {
-            game: "goofspiel".into(),
-            bots,
-            seed: i,
-            started: format!("2026-12-05T10:{i:02}:00Z"),
-            end: GameEnd {
-                finished: format!("2026-12-05T10:{i:02}:30Z"),
-                scores: vec![Some(2), Some(1)],
-                ranks: vec![1, 2],
-                forfeited_by: None,
-                record: "{}".into(),
-                facts: None,
-            },
-            tournament: Some(t),
-        }
-    }
 
     #[tokio::test]
     async fn a_tournament_that_is_over_is_made_once_and_a_running_one_every_time() {

@@ -14,6 +14,8 @@ pub mod plan;
 pub mod play;
 mod start;
 mod table;
+#[cfg(test)]
+mod test_games;
 pub mod view;
 pub mod winners;
 

@@ -71,29 +71,10 @@ mod tests {
     use super::*;
     use crate::tournaments::kept::Kept;
     use crate::tournaments::list::briefs;
+    use crate::tournaments::test_games::won;
     use crate::tournaments::view::Brief;
-    use croupier_store::tournaments::{EntryRow, NewTournament, TournamentId};
-    use croupier_store::web::ImportGame;
-    use croupier_store::{BotKind, GameEnd};
-
-    /// A game of `bots` (by seat) won by the first, in tournament `t`.
-    fn won(t: TournamentId, bots: Vec<i64>, i: i64) -> ImportGame {
-        ImportGame {
-            game: "goofspiel".into(),
-            bots,
-            seed: i,
-            started: format!("2026-12-05T11:{i:02}:00Z"),
-            end: GameEnd {
-                finished: format!("2026-12-05T11:{i:02}:30Z"),
-                scores: vec![Some(3), Some(1)],
-                ranks: vec![1, 2],
-                forfeited_by: None,
-                record: "{}".into(),
-                facts: None,
-            },
-            tournament: Some(t),
-        }
-    }
+    use croupier_store::tournaments::{EntryRow, NewTournament};
+    use croupier_store::BotKind;
 
     async fn mended_on(url: &str) {
         let store = croupier_store::open(url).await.unwrap();
