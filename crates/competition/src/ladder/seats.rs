@@ -14,7 +14,7 @@ use croupier_rules::SeatInfo;
 use croupier_store::{BotId, BotInfo, BotKind};
 
 use crate::hosted::LinkError;
-use croupier_live::mailbox::{Mailboxes, PullConnector};
+use croupier_live::mailbox::{conn::PullConnector, Mailboxes};
 
 /// A bot the ladder can seat.
 #[derive(Clone, Debug)]

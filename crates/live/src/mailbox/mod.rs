@@ -2,8 +2,8 @@
 //! bot go into it with growing sequence numbers; the bot fetches them with a
 //! long poll (`GET /v1/messages`) and answers decisions with
 //! `POST /v1/answer`. A match opens its connection through the mailbox
-//! ([`PullConnector`], a `Connector` for the match runner), so a pull bot
-//! is a seat like any other.
+//! ([`conn::PullConnector`], a `Connector` for the match runner), so a
+//! pull bot is a seat like any other.
 //!
 //! With several processes on PostgreSQL ([`Mailboxes::share`], issue 13)
 //! the messages are rows (`croupier_store::postgres::pull`): a poll on any
@@ -24,8 +24,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Notify};
 use tokio::time::{timeout_at, Instant};
 
-mod conn;
-pub use conn::PullConnector;
+pub mod conn;
 
 /// Most messages kept for a bot that does not fetch them; a match's message
 /// beyond them is refused (the match sees the bot unreachable), in memory
@@ -479,6 +478,7 @@ impl Shared {
 
 #[cfg(test)]
 mod tests {
+    use super::conn::PullConnector;
     use super::*;
     use croupier_arena::transport::Connector;
 
