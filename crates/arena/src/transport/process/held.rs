@@ -32,6 +32,7 @@ use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
 use super::held_folders::Folder;
+use super::inside::SandboxInfo;
 use super::lifetime::forget;
 use super::procstat;
 use super::sandbox::{is_root, NOBODY_ID};
@@ -169,6 +170,11 @@ pub struct Held {
     /// Its holder was seen past [`Held::worn_at`].
     worn: bool,
     cgroup: Option<Arc<BotCgroup>>,
+    /// Where bubblewrap names the sandbox's first process: killed through
+    /// it when the sandbox is dropped (which ends the sandbox even once
+    /// bubblewrap has ended), and one dropped before it is named is killed
+    /// when it is, as a stopped sandbox's, without a warning.
+    inside: Option<SandboxInfo>,
 }
 
 /// One round's program in a held sandbox: its pipes and its leader.
@@ -256,13 +262,19 @@ impl Held {
     /// waits for it): `launch` starts it, with the folder of the rounds'
     /// FIFOs to bind at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER),
     /// running its holder ([`super::holder`]), and gives its process, its
-    /// number among the live bots and its cgroup. Its rounds may start any
+    /// number among the live bots, its cgroup and where bubblewrap names
+    /// its first process ([`super::inside`]). Its rounds may start any
     /// command that gets the same sandbox (`what`); `cpu_limit` is the CPU
     /// time each of its processes may use.
     pub(super) fn start(
         what: String,
         cpu_limit: Duration,
-        launch: impl FnOnce(&Path) -> Result<(Child, u64, Option<BotCgroup>), TransportError>,
+        launch: impl FnOnce(
+            &Path,
+        ) -> Result<
+            (Child, u64, Option<BotCgroup>, Option<SandboxInfo>),
+            TransportError,
+        >,
     ) -> Result<Held, TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
         let dir = Folder::new().map_err(io)?;
@@ -270,7 +282,7 @@ impl Held {
             // The sandbox runs as nobody on the host then.
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;
         }
-        let (mut child, serial, group) = launch(dir.path())?;
+        let (mut child, serial, group, inside) = launch(dir.path())?;
         let (Some(control), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(TransportError::Io("a held sandbox without pipes".into()));
         };
@@ -300,6 +312,7 @@ impl Held {
             worn_at: cpu_limit / 2,
             worn: false,
             cgroup: group.map(Arc::new),
+            inside,
         })
     }
 
@@ -518,6 +531,9 @@ impl Drop for Held {
         // Its whole group (the sandbox, and the round's program with it,
         // since it is in the sandbox's PID namespace); tokio reaps the
         // child (kill_on_drop), and its cgroup goes with the last round.
+        if let Some(info) = self.inside.as_mut() {
+            info.kill();
+        }
         if let Some(pgid) = self.child.id().and_then(|p| i32::try_from(p).ok()) {
             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }

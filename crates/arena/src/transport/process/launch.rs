@@ -113,13 +113,10 @@ pub(super) fn launch(
         (Some((kept, l)), Some(bwrap)) => Some(kept.watch(Pid::from_raw(bwrap), l)),
         _ => None,
     };
-    // A held sandbox's holder is stopped whole: it needs no word of its
-    // first process.
-    let info = watched.filter(|_| held.is_none());
     Ok(Launched {
         child,
         serial,
         group,
-        info,
+        info: watched,
     })
 }

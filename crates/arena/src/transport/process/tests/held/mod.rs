@@ -5,6 +5,7 @@ use super::*;
 use crate::transport::process::holder::Kind;
 use nix::sys::signal::killpg;
 
+mod quiet;
 mod reset;
 
 fn strict() -> ProcessLimits {
