@@ -96,19 +96,18 @@ fn recount(args: RecountArgs) -> Result<ExitCode, CliError> {
             counted.marked,
             start.elapsed().as_secs_f64()
         );
-        let nobody = |w: &Option<String>| w.clone().unwrap_or_else(|| "nobody".into());
-        let said = |r: &Rewon| match &r.was {
-            Some(_) => println!(
-                "tournament {}: won by {} (as its games give), not {} as kept",
-                r.tournament,
-                nobody(&r.now),
-                nobody(&r.was)
-            ),
-            None => println!(
-                "tournament {}: won by {} (as its games give), kept now",
-                r.tournament,
-                nobody(&r.now)
-            ),
+        let said = |r: &Rewon| {
+            let now = r.now.as_deref().unwrap_or("nobody");
+            match &r.was {
+                Some(was) => println!(
+                    "tournament {}: won by {now} (as its games give), not {was} as kept",
+                    r.tournament
+                ),
+                None => println!(
+                    "tournament {}: won by {now} (as its games give), kept now",
+                    r.tournament
+                ),
+            }
         };
         let winners = mend_winners(store.as_ref(), said)
             .await

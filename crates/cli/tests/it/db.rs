@@ -17,6 +17,33 @@ fn croupier(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `croupier db recount --database URL`, which must succeed: what it says.
+fn recount(url: &str) -> String {
+    let out = croupier(&["db", "recount", "--database", url]);
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A Goofspiel game of `bots` (by seat) won by the first, dealt from
+/// `seed` and finished at `finished`, in `tournament` if given.
+fn won(bots: Vec<i64>, seed: i64, finished: String, tournament: Option<i64>) -> ImportGame {
+    ImportGame {
+        tournament,
+        game: "goofspiel".into(),
+        bots,
+        seed,
+        started: "2026-01-01T00:00:00.000Z".into(),
+        end: GameEnd {
+            finished,
+            scores: vec![Some(2), Some(1)],
+            ranks: vec![1, 2],
+            forfeited_by: None,
+            record: "{}".into(),
+            facts: None,
+        },
+    }
+}
+
 /// 300 imported Goofspiel games over five hours, a third of them then
 /// marked by hand as a tournament's (the counts do not see that), their
 /// first seats too but not their second.
@@ -25,20 +52,9 @@ async fn seeded(url: &str) {
     let a = s.create_bot("a", "h", false).await.unwrap();
     let b = s.create_bot("b", "h", false).await.unwrap();
     let games = (0..300)
-        .map(|i| ImportGame {
-            tournament: None,
-            game: "goofspiel".into(),
-            bots: vec![a, b],
-            seed: i,
-            started: "2026-01-01T00:00:00.000Z".into(),
-            end: GameEnd {
-                finished: format!("2026-01-01T{:02}:{:02}:00.000Z", i % 5, i % 60),
-                scores: vec![Some(2), Some(1)],
-                ranks: vec![1, 2],
-                forfeited_by: None,
-                record: "{}".into(),
-                facts: None,
-            },
+        .map(|i| {
+            let finished = format!("2026-01-01T{:02}:{:02}:00.000Z", i % 5, i % 60);
+            won(vec![a, b], i, finished, None)
         })
         .collect();
     s.import_games(games).await.unwrap();
@@ -88,9 +104,7 @@ async fn recount_counts_the_games_marked_by_hand() {
     seeded(&format!("{url}?mode=rwc")).await;
     // Before: the hand-marked games are counted as ladder games.
     assert_eq!(ladder_games(&url).await, 300);
-    let out = croupier(&["db", "recount", "--database", &url]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{out:?}");
+    let stdout = recount(&url);
     let said = [
         "gave 100 seats the tournament of their game",
         "counted 300 finished games, 100 of them tournament games",
@@ -100,8 +114,7 @@ async fn recount_counts_the_games_marked_by_hand() {
     // The seats mended: b's ladder games are b's games less the marked.
     assert_eq!(bot_ladder_games(&url, "b").await, 200);
     // Nothing left to mend the second time.
-    let again = croupier(&["db", "recount", "--database", &url]);
-    assert!(!String::from_utf8_lossy(&again.stdout).contains("gave"));
+    assert!(!recount(&url).contains("gave"));
 }
 
 #[test]
@@ -231,28 +244,17 @@ async fn recount_keeps_the_winner_a_finished_tournaments_games_give() {
         let cup = NewTournament::round_robin(name, "goofspiel", entries.clone());
         let cup = t.create_tournament(&cup).await.unwrap();
         t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
-        let game = ImportGame {
-            tournament: Some(cup),
-            game: "goofspiel".into(),
-            bots: vec![b, a],
-            seed: cup,
-            started: "2026-01-01T00:00:00.000Z".into(),
-            end: GameEnd {
-                finished: "2026-01-01T00:01:00.000Z".into(),
-                scores: vec![Some(5), Some(1)],
-                ranks: vec![1, 2],
-                forfeited_by: None,
-                record: "{}".into(),
-                facts: None,
-            },
-        };
+        let game = won(
+            vec![b, a],
+            cup,
+            "2026-01-01T00:01:00.000Z".into(),
+            Some(cup),
+        );
         s.import_games(vec![game]).await.unwrap();
         assert!(t.finish_tournament(cup, "t1", kept).await.unwrap());
     }
     drop(s);
-    let out = croupier(&["db", "recount", "--database", &url]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{out:?}");
+    let stdout = recount(&url);
     let said = [
         "tournament cup: won by b (as its games give), not a as kept",
         "tournament old: won by b (as its games give), kept now",
@@ -270,8 +272,7 @@ async fn recount_keeps_the_winner_a_finished_tournaments_games_give() {
         assert_eq!(row.winner.as_deref(), Some("b"), "{name}");
     }
     drop(s);
-    let again = croupier(&["db", "recount", "--database", &url]);
-    let stdout = String::from_utf8_lossy(&again.stdout);
+    let stdout = recount(&url);
     assert!(!stdout.contains("tournament cup"), "{stdout}");
     assert!(
         stdout.contains("2 finished tournaments from their games: 0 mended"),

@@ -4,8 +4,9 @@
 //! kept the winner its standings gave then, when their last tie-break read
 //! the ladder's rating, which has moved on since: its page (whose
 //! standings are its games' alone) may show a different first place than
-//! its line in the lists. One finished before its winner was kept has none, and
-//! each process reads all its planned games to find it for the lists.
+//! its line in the lists. One finished before its winner was kept has
+//! none, and each process reads all its planned games to find it for the
+//! lists.
 
 use croupier_store::{Store, StoreError};
 

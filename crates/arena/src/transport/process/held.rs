@@ -33,6 +33,7 @@ use tokio::sync::watch;
 use super::cgroup::BotCgroup;
 use super::held_folders::Folder;
 use super::inside::SandboxInfo;
+use super::launch::Launched;
 use super::lifetime::forget;
 use super::procstat;
 use super::sandbox::{is_root, NOBODY_ID};
@@ -261,20 +262,16 @@ impl Held {
     /// Sets up a sandbox (in the background: its first round's start
     /// waits for it): `launch` starts it, with the folder of the rounds'
     /// FIFOs to bind at [`HELD_FOLDER`](super::sandbox::HELD_FOLDER),
-    /// running its holder ([`super::holder`]), and gives its process, its
-    /// number among the live bots, its cgroup and where bubblewrap names
-    /// its first process ([`super::inside`]). Its rounds may start any
+    /// running its holder ([`super::holder`]), and gives what it started
+    /// ([`Launched`]: its process, its number among the live bots, its
+    /// cgroup and where bubblewrap names its first process). Its rounds
+    /// may start any
     /// command that gets the same sandbox (`what`); `cpu_limit` is the CPU
     /// time each of its processes may use.
     pub(super) fn start(
         what: String,
         cpu_limit: Duration,
-        launch: impl FnOnce(
-            &Path,
-        ) -> Result<
-            (Child, u64, Option<BotCgroup>, Option<SandboxInfo>),
-            TransportError,
-        >,
+        launch: impl FnOnce(&Path) -> Result<Launched, TransportError>,
     ) -> Result<Held, TransportError> {
         let io = |e: std::io::Error| TransportError::Io(format!("cannot hold a sandbox: {e}"));
         let dir = Folder::new().map_err(io)?;
@@ -282,7 +279,12 @@ impl Held {
             // The sandbox runs as nobody on the host then.
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;
         }
-        let (mut child, serial, group, inside) = launch(dir.path())?;
+        let Launched {
+            mut child,
+            serial,
+            group,
+            info: inside,
+        } = launch(dir.path())?;
         let (Some(control), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(TransportError::Io("a held sandbox without pipes".into()));
         };

@@ -274,7 +274,7 @@ impl BotProcess {
             Sandbox::Off => Duration::MAX,
         };
         Held::start(what, cpu_limit, |dir| {
-            launch(argv, limits, Some((dir, kind))).map(|l| (l.child, l.serial, l.group, l.info))
+            launch(argv, limits, Some((dir, kind)))
         })
     }
 
