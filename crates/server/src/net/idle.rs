@@ -1,20 +1,24 @@
-//! Idle watch of one connection: the time since its last byte read or
-//! reply sent, and whether a request is being answered.
+//! Idle watch of one connection: the time since its last reply (or since
+//! it opened), and whether a request is being answered.
+//!
+//! It is also the limit on a request head's time: a connection that has
+//! not given its next request's whole head within the header timeout of
+//! its last reply is closed, idle or half sent alike. Bytes read do not
+//! count as activity: a head sent a byte at a time gets no longer than a
+//! head never sent. (hyper's own `header_read_timeout` did this before with
+//! a timer per request; here no timer is set per request, issue 53.)
 
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
 
 /// The activity of one connection.
 #[derive(Debug)]
 pub struct Activity {
     start: Instant,
-    /// Milliseconds from `start` to the last activity.
+    /// Milliseconds from `start` to the end of the last reply.
     last: AtomicU64,
     in_flight: AtomicUsize,
 }
@@ -28,19 +32,17 @@ impl Activity {
         })
     }
 
-    pub fn touch(&self) {
-        let ms = self.start.elapsed().as_millis() as u64;
-        self.last.store(ms, Ordering::Relaxed);
-    }
-
+    /// A request's head has arrived: the connection is not idle until its
+    /// reply (no time is read: `idle` is zero meanwhile).
     pub fn begin(&self) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
-        self.touch();
     }
 
+    /// A request has its reply: the wait for the next head starts now.
     pub fn end(&self) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.last.store(ms, Ordering::Relaxed);
         self.in_flight.fetch_sub(1, Ordering::AcqRel);
-        self.touch();
     }
 
     /// How long the connection has waited for its client with no request
@@ -66,53 +68,5 @@ impl Activity {
             let nap = (limit - idle).clamp(Duration::from_millis(100), Duration::from_millis(500));
             tokio::time::sleep(nap).await;
         }
-    }
-}
-
-/// A stream that records its reads in an [`Activity`].
-#[derive(Debug)]
-pub struct Watched<S> {
-    pub inner: S,
-    pub activity: Arc<Activity>,
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let r = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(r, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.activity.touch();
-        }
-        r
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
     }
 }

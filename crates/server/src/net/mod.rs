@@ -13,6 +13,7 @@
 mod fdlimit;
 mod idle;
 mod limits;
+mod stall;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -29,6 +30,7 @@ use tower::ServiceExt as _;
 
 pub use fdlimit::raise_fd_limit;
 pub use limits::{ConnectionLimits, Slot};
+pub use stall::{StallBody, Stalled};
 
 /// Timeouts and caps of connections.
 #[derive(Debug, Clone)]
@@ -84,17 +86,12 @@ pub async fn serve(
         config.max_connections,
         config.max_per_address,
     ));
-    let app = app.layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
-        config.body_timeout,
-    ));
     // HTTP/1.1 only: detecting HTTP/2 would wait for a first byte without
-    // a timeout (and bots speak HTTP/1.1).
+    // a timeout (and bots speak HTTP/1.1). No timer for hyper: the time a
+    // request head may take is kept by the connection's idle watch below
+    // (hyper's own header timeout set a timer for every request, issue 53).
     let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(config.header_timeout)
-        .keep_alive(true);
+    builder.http1().keep_alive(true);
     let builder = Arc::new(builder);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -125,12 +122,13 @@ pub async fn serve(
         // Replies go out at once, not after Nagle's 40 ms.
         let _ = tcp.set_nodelay(true);
         let activity = idle::Activity::new();
+        let body_timeout = config.body_timeout;
         let (on_request, on_reply) = (Arc::clone(&activity), Arc::clone(&activity));
         let service = app
             .clone()
             .map_request(move |r: hyper::Request<hyper::body::Incoming>| {
                 on_request.begin();
-                let mut r = r.map(axum::body::Body::new);
+                let mut r = r.map(|body| axum::body::Body::new(StallBody::new(body, body_timeout)));
                 r.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 r
             })
@@ -140,12 +138,8 @@ pub async fn serve(
             });
         let service = TowerToHyperService::new(service);
         let builder = Arc::clone(&builder);
-        let io = idle::Watched {
-            inner: tcp,
-            activity: Arc::clone(&activity),
-        };
         let conn = builder
-            .serve_connection_with_upgrades(TokioIo::new(io), service)
+            .serve_connection_with_upgrades(TokioIo::new(tcp), service)
             .into_owned();
         let conn = graceful.watch(conn);
         let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
@@ -160,7 +154,9 @@ pub async fn serve(
         tokio::spawn(async move {
             let _slot: Slot = slot;
             // Closed when its client keeps it waiting for a request head
-            // (idle, or a head half sent); never while a request is answered.
+            // (idle, or a head half sent) for the header timeout, counted
+            // from the end of its last reply; never while a request is
+            // answered (its body has the body timeout, `StallBody`).
             tokio::select! {
                 r = conn => if let Err(e) = r {
                     tracing::debug!("connection from {peer}: {e}");

@@ -82,6 +82,37 @@ fn idle_slow_head_and_stalled_body_connections_are_closed() {
     assert_eq!(srv.get("/api/").status, 200);
 }
 
+/// A head sent a byte at a time gets no more time than the header timeout
+/// (from the connection's start): bytes that trickle in are not activity.
+#[test]
+fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
+    let srv = TestServer::with_net(config(), quick_net());
+    let mut s = TcpStream::connect(addr(&srv)).unwrap();
+    let mut writer = s.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        // 12 s of a head that never ends, a byte every 200 ms.
+        for b in b"POST /api/status/ HTTP/1.1\r\nHost: x\r\nX-Slow: "
+            .iter()
+            .cycle()
+            .take(60)
+        {
+            if writer.write_all(&[*b]).is_err() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    });
+    let (_, took) = read_to_close(&mut s, Duration::from_secs(20));
+    assert!(
+        took < Duration::from_secs(8),
+        "a trickled head kept its connection {took:?}"
+    );
+    drop(s);
+    let _ = trickle.join();
+    assert_eq!(srv.get("/api/").status, 200);
+}
+
 #[test]
 fn connections_are_capped_per_address_and_others_are_still_served() {
     let srv = TestServer::with_net(config(), quick_net());
