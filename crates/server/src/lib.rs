@@ -74,9 +74,11 @@ impl Default for ServerConfig {
     }
 }
 
-/// The router. Repeated slashes in a path are collapsed before routing, as
-/// the 2014 server did (see the `paths` module).
-pub fn app(state: Arc<Services>) -> Router {
+/// The server's service: the router behind the [`front::Front`] (repeated
+/// slashes in a path collapsed before routing, as the 2014 server did, the
+/// limits, the APIs' failure shapes, and the 2014 API's calls answered
+/// without routing).
+pub fn app(state: Arc<Services>) -> App {
     let routes = Router::new()
         .merge(croupier_web::routes())
         .route("/api", get(skullwhist_api::index))
@@ -103,7 +105,8 @@ pub fn app(state: Arc<Services>) -> Router {
         .merge(hosted_api::routes())
         .merge(croupier_web::play::routes())
         .merge(croupier_web::live::routes());
-    // Issue 49: requests are counted by route once metrics are on.
+    // Issue 49: requests are counted by route once metrics are on (the
+    // front counts the 2014 API's calls it answers itself).
     let routes = if metrics::enabled() {
         routes.layer(axum::middleware::from_fn(metrics::track))
     } else {
@@ -113,16 +116,14 @@ pub fn app(state: Arc<Services>) -> Router {
         // Bodies up to 1 MiB are read so that one over MAX_BODY gets the
         // API's own JSON failure; beyond that the connection gets HTTP 413.
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
-        .with_state(state)
-        // One layer in front (issues 11 and 20): JSON API bodies are read
-        // whole (or refused) before anything answers, then the limits,
-        // then failures get their API's shape (see `front`).
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default())),
-            front::front,
-        ));
-    paths::collapse_slashes(routes)
+        .with_state(Arc::clone(&state));
+    let throttle = Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default()));
+    front::Front::new(routes, state, throttle)
 }
+
+/// What [`app`] builds: a `tower::Service` of requests (`oneshot` it in
+/// tests).
+pub type App = front::Front;
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]

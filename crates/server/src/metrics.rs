@@ -223,6 +223,17 @@ pub async fn track(req: Request, next: Next) -> Response {
     response
 }
 
+/// Counts a call of the 2014 API that the front answered without the
+/// router (`crate::front`), as [`track`] counts a routed one.
+pub fn count_api_call(path: &str, since: Instant, response: &Response) {
+    let route = route_label("/api/{method}", path.trim_end_matches('/'));
+    let status = response.status().as_u16().to_string();
+    metrics::histogram!(HTTP_SECONDS, "route" => route.clone(), "method" => "POST")
+        .record(since.elapsed().as_secs_f64());
+    metrics::counter!(HTTP_REQUESTS, "route" => route, "method" => "POST", "status" => status)
+        .increment(1);
+}
+
 /// What sets the gauges before each scrape.
 pub type Observe = Arc<dyn Fn() + Send + Sync>;
 

@@ -2,26 +2,21 @@
 //!
 //! The 2014 SkullWhist SDK's JavaScript bot appends `/jsonp/` to an API base
 //! that already ends in `/api/`, and so asks for `/api//jsonp/?callback=…`;
-//! the original web server collapsed the slashes. [`collapse_slashes`] wraps
-//! the finished router so that every path is routed with each run of
-//! slashes made one (`//api/status/` is `/api/status/`). It must wrap the
-//! router rather than be one of its layers: a router's layers run after
-//! the route is chosen.
+//! the original web server collapsed the slashes. [`collapse_in_place`],
+//! run by the front before the router, makes each run of slashes one
+//! (`//api/status/` is `/api/status/`). It must run before the router
+//! rather than be one of its layers: a router's layers run after the route
+//! is chosen.
 
 use axum::extract::Request;
 use axum::http::uri::{PathAndQuery, Uri};
-use axum::Router;
-use tower::ServiceExt as _;
 
-/// `router`, routing every request as if each run of slashes in its path
-/// were one.
-pub fn collapse_slashes(router: Router) -> Router {
-    Router::new().fallback_service(router.map_request(|mut request: Request| {
-        if let Some(uri) = collapsed(request.uri()) {
-            *request.uri_mut() = uri;
-        }
-        request
-    }))
+/// Makes each run of slashes in `request`'s path one, so that it is routed
+/// as the 2014 server routed it (run first by [`crate::front`]).
+pub fn collapse_in_place(request: &mut Request) {
+    if let Some(uri) = collapsed(request.uri()) {
+        *request.uri_mut() = uri;
+    }
 }
 
 /// The URI with each run of slashes in its path made one, or `None` if it

@@ -266,13 +266,30 @@ async fn old_game(state: &Services, id: i64) -> Result<Value, Refusal> {
     old_game_reply(&finished, &game)
 }
 
-/// `POST /api/<method>/`. The body is parsed once: by the throttle in
-/// front ([`ParsedBody`]), or here when it did not.
+/// `POST /api/<method>/` as the router serves it: a path with `%` escapes
+/// (the front answers every other call itself, [`post_whole`]).
 pub async fn post(
     State(state): State<Arc<Services>>,
     Path(method): Path<String>,
     parsed: Option<Extension<ParsedBody>>,
     body: Bytes,
+) -> Response {
+    post_whole(
+        &state,
+        &method,
+        &body,
+        parsed.map(|Extension(ParsedBody(v))| v),
+    )
+    .await
+}
+
+/// `POST /api/<method>/` with its body read whole. The body is parsed once:
+/// by the throttle in front (`parsed`), or here when it did not.
+pub async fn post_whole(
+    state: &Services,
+    method: &str,
+    body: &Bytes,
+    parsed: Option<Arc<Value>>,
 ) -> Response {
     let method = method.trim_end_matches('/');
     let refuse = |e: ApiError| e.respond(Api::Rest2014);
@@ -286,15 +303,15 @@ pub async fn post(
         )));
     }
     let parsed: Result<Arc<Value>, _> = match parsed {
-        Some(Extension(ParsedBody(v))) => Ok(v),
-        None => serde_json::from_slice(&body).map(Arc::new),
+        Some(v) => Ok(v),
+        None => serde_json::from_slice(body).map(Arc::new),
     };
     match parsed.as_deref() {
         _ if body.iter().all(u8::is_ascii_whitespace) => refuse(ApiError::BadRequest(
             "empty request body: send a JSON object".into(),
         )),
         Err(e) => refuse(ApiError::BadRequest(format!("bad JSON: {e}"))),
-        Ok(Value::Object(o)) => answer(&state, method, o).await.into_response(),
+        Ok(Value::Object(o)) => answer(state, method, o).await.into_response(),
         Ok(_) => refuse(ApiError::BadRequest(
             "the request body must be a JSON object".into(),
         )),

@@ -341,7 +341,7 @@ async fn bench(games: u64, cups: Option<seed::Cups>, url: &str, shown: &str) -> 
 
 /// One request through the router: its time in ms and its body;
 /// anything but 200 ends the benchmark.
-async fn fetch(app: &axum::Router, uri: &str) -> anyhow::Result<(f64, axum::body::Bytes)> {
+async fn fetch(app: &croupier_server::App, uri: &str) -> anyhow::Result<(f64, axum::body::Bytes)> {
     let req = Request::get(uri).body(Body::empty())?;
     let t = Instant::now();
     let resp = app.clone().oneshot(req).await?;

@@ -174,6 +174,25 @@ fn a_scrape_while_games_run_parses_and_holds_every_family() {
         assert_eq!(r.status().as_u16(), 200);
     }
 
+    // The 2014 API's calls (answered by the front without the router) are
+    // counted by method, an unknown one under the route's pattern.
+    for _ in 0..2 {
+        let r = c
+            .post(format!("{}/api/status/", s.url))
+            .body(r#"{"session": "nobody's"}"#)
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+    }
+    let r = c
+        .post(format!("{}//api//x9z/", s.url))
+        .body("{}")
+        .send()
+        .unwrap();
+    // The 2014 API's failures are HTTP 200.
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.text().unwrap().contains("unknown method 'x9z'"));
+
     // Wait for the push bot's ladder games to have faulted.
     let goofspiel = [("game", "goofspiel")];
     let start = Instant::now();
@@ -209,6 +228,25 @@ fn a_scrape_while_games_run_parses_and_holds_every_family() {
         observations(&m, "croupier_http_request_duration_seconds", &route),
         3.0
     );
+    let status = [("route", "/api/status"), ("method", "POST")];
+    assert_eq!(
+        value(
+            &m,
+            "croupier_http_requests_total",
+            &[status[0], status[1], ("status", "200")]
+        ),
+        2.0
+    );
+    assert_eq!(
+        observations(&m, "croupier_http_request_duration_seconds", &status),
+        2.0
+    );
+    let unknown = [
+        ("route", "/api/:method"),
+        ("method", "POST"),
+        ("status", "200"),
+    ];
+    assert_eq!(value(&m, "croupier_http_requests_total", &unknown), 1.0);
     assert!(observations(&m, "croupier_commit_batch_writes", &[]) >= 2.0);
     assert!(observations(&m, "croupier_commit_seconds", &[]) >= 2.0);
     let strict = [("sandbox", "strict")];

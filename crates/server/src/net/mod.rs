@@ -20,13 +20,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ConnectInfo;
-use axum::Router;
+use std::convert::Infallible;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tower::ServiceExt as _;
+use tower::{Service, ServiceExt as _};
 
 pub use fdlimit::raise_fd_limit;
 pub use limits::{ConnectionLimits, Slot};
@@ -74,14 +76,19 @@ impl NetConfig {
 /// What a refused connection is told before it is closed.
 const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\nconnection: close\r\ncontent-length: 69\r\n\r\n{\"result\":\"retry\",\"reason\":\"too many connections: try again shortly\"}";
 
-/// Serves `app` on `listener` until `shutdown` completes, then lets the open
-/// connections finish their requests (for at most 5 s) and returns.
-pub async fn serve(
+/// Serves `app` (the server's `crate::App`) on `listener` until `shutdown`
+/// completes, then lets the open connections finish their requests (for at
+/// most 5 s) and returns.
+pub async fn serve<S>(
     listener: TcpListener,
-    app: Router,
+    app: S,
     config: NetConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) -> std::io::Result<()>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + Sync + 'static,
+    S::Future: Send,
+{
     let limits = Arc::new(ConnectionLimits::new(
         config.max_connections,
         config.max_per_address,

@@ -257,6 +257,23 @@ fn unknown_method_fails() {
     }
 }
 
+/// The front answers plain `/api/<method>/` calls itself and routes one
+/// whose method is written with `%` escapes: both answer alike.
+#[test]
+fn an_escaped_method_is_answered_as_the_plain_one() {
+    let srv = TestServer::start();
+    let bot = srv.bot("esc");
+    let session = bot.session.clone();
+    let plain = srv.post_raw("status", &json!({"session": session}).to_string());
+    let escaped = srv.post_raw("st%61tus", &json!({"session": session}).to_string());
+    assert_eq!(plain["result"], "success", "{plain}");
+    assert_eq!(plain, escaped);
+    let plain = srv.post_raw("bid", r#"{"session": "nobody"}"#);
+    let escaped = srv.post_raw("b%69d", r#"{"session": "nobody"}"#);
+    assert_failure(&plain, "unknown session", "bid");
+    assert_eq!(plain, escaped);
+}
+
 #[test]
 fn unknown_session_fails() {
     let srv = TestServer::start();

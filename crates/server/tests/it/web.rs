@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use axum::Router;
+use croupier_server::App;
 use croupier_server::ServerConfig;
 use croupier_store::web::GameFilter;
 use croupier_store::{SqliteStore, Store, WebReads};
@@ -19,7 +19,7 @@ use tower::ServiceExt as _;
 pub(crate) struct Site {
     _dir: tempfile::TempDir,
     pub(crate) store: Arc<SqliteStore>,
-    pub(crate) app: Router,
+    pub(crate) app: App,
 }
 
 pub(crate) async fn site(games: u64) -> Site {
@@ -42,7 +42,7 @@ pub(crate) async fn site(games: u64) -> Site {
     }
 }
 
-pub(crate) async fn get(app: &Router, uri: &str) -> (StatusCode, String, String) {
+pub(crate) async fn get(app: &App, uri: &str) -> (StatusCode, String, String) {
     let resp = app
         .clone()
         .oneshot(Request::get(uri).body(Body::empty()).unwrap())

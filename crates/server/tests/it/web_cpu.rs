@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::Request;
-use axum::Router;
+use croupier_server::App;
 use croupier_server::ServerConfig;
 use croupier_store::{BotKind, NewBot, SqliteStore, Store};
 use serde_json::{json, Value};
 use tower::ServiceExt as _;
 
-async fn get(app: &Router, uri: &str) -> String {
+async fn get(app: &App, uri: &str) -> String {
     let resp = app
         .clone()
         .oneshot(Request::get(uri).body(Body::empty()).unwrap())
@@ -64,7 +64,7 @@ async fn game(store: &SqliteStore, a: i64, b: i64, cpu: Option<f64>, at: &str) -
     g
 }
 
-async fn site() -> (tempfile::TempDir, Arc<SqliteStore>, Router, (i64, i64)) {
+async fn site() -> (tempfile::TempDir, Arc<SqliteStore>, App, (i64, i64)) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("web.db").display());
     let store = Arc::new(SqliteStore::open(&url).await.unwrap());

@@ -20,7 +20,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use axum::Router;
+use croupier_server::App;
 use croupier_server::ServerConfig;
 use croupier_store::{SqliteStore, Store};
 use croupier_web::seed;
@@ -34,7 +34,7 @@ const END: u64 = 1_790_856_000;
 
 struct Site {
     _dir: tempfile::TempDir,
-    app: Router,
+    app: App,
 }
 
 async fn site() -> Site {
@@ -58,7 +58,7 @@ async fn site() -> Site {
     }
 }
 
-async fn get(app: &Router, uri: &str) -> (StatusCode, String) {
+async fn get(app: &App, uri: &str) -> (StatusCode, String) {
     let resp = app
         .clone()
         .oneshot(Request::get(uri).body(Body::empty()).unwrap())

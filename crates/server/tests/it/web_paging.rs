@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::web::{get, site};
 
 /// The ids of a JSON page, and its `older` and `newer` links.
-async fn page(app: &axum::Router, uri: &str) -> (Vec<i64>, Option<String>, Option<String>) {
+async fn page(app: &croupier_server::App, uri: &str) -> (Vec<i64>, Option<String>, Option<String>) {
     let (status, _, body) = get(app, uri).await;
     assert_eq!(status, StatusCode::OK, "{uri}: {body}");
     let v: Value = serde_json::from_str(&body).unwrap();
