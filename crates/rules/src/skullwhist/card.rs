@@ -89,11 +89,32 @@ impl Card {
     pub fn bit(self) -> u64 {
         1u64 << self.0
     }
+
+    /// The card's text: its suit's letter and its value in two digits
+    /// (`C01` … `S13`), as it is written on the wire, in records and on
+    /// pages. Read from a table: cards are written on every move of every
+    /// game, for its record and its spectators (issue 53).
+    pub fn text(self) -> &'static str {
+        // Three ASCII bytes each (see TEXTS).
+        std::str::from_utf8(&TEXTS[usize::from(self.0)]).unwrap_or("???")
+    }
 }
+
+/// Every card's [`Card::text`], by index.
+static TEXTS: [[u8; 3]; 52] = {
+    let mut t = [[0u8; 3]; 52];
+    let mut i = 0;
+    while i < 52 {
+        let value = (i % 13 + 1) as u8;
+        t[i] = [b"CDHS"[i / 13], b'0' + value / 10, b'0' + value % 10];
+        i += 1;
+    }
+    t
+};
 
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{:02}", self.suit().letter(), self.value())
+        f.write_str(self.text())
     }
 }
 
@@ -121,7 +142,7 @@ impl FromStr for Card {
 
 impl Serialize for Card {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.text())
     }
 }
 
@@ -208,6 +229,22 @@ impl FromIterator<Card> for CardSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_card_is_written_as_its_suit_letter_and_two_digit_value() {
+        for suit in Suit::ALL {
+            for value in 1..=13 {
+                let c = Card::new(suit, value).unwrap();
+                let expected = format!("{}{:02}", suit.letter(), value);
+                assert_eq!(c.text(), expected);
+                assert_eq!(c.to_string(), expected);
+                assert_eq!(
+                    serde_json::to_string(&c).unwrap(),
+                    format!("\"{expected}\"")
+                );
+            }
+        }
+    }
 
     #[test]
     fn card_text_round_trips_for_all_52_cards() {
