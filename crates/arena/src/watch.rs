@@ -13,7 +13,7 @@
 //! pushes onto a bounded broadcast channel, which drops slow readers).
 //! Without a scope, [`publish`] does nothing.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use croupier_rules::{Event, Game, Seat};
 use serde::Serialize;
@@ -36,14 +36,75 @@ pub struct PublicEvent {
     pub to_act: Vec<u8>,
     /// The game's public view after this batch (its rules' `public_view`:
     /// seat 0's observation without anything only seat 0 knows), on the
-    /// last event of each batch.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<Box<RawValue>>,
+    /// last event of each batch. Written when first read ([`View`]).
+    #[serde(skip_serializing_if = "View::absent")]
+    pub view: Option<View>,
     /// When the batch was published, in Unix milliseconds.
     pub at_ms: u64,
     /// How long the seats to act have to answer, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_ms: Option<u64>,
+}
+
+/// A game's public view after a batch of events, kept as the rules gave
+/// it and written as JSON when it is first read, once however many
+/// spectators read it. Most games are never watched, and a page draws only
+/// the latest view: writing every step's view as it happened was about 5%
+/// of a busy server's CPU (issue 53).
+#[derive(Clone)]
+pub struct View(Arc<dyn Written>);
+
+/// A value and its JSON, written once when first asked for.
+struct Lazy<T> {
+    value: T,
+    json: OnceLock<Option<Box<RawValue>>>,
+}
+
+trait Written: Send + Sync {
+    fn json(&self) -> Option<&RawValue>;
+}
+
+impl<T: Serialize + Send + Sync> Written for Lazy<T> {
+    fn json(&self) -> Option<&RawValue> {
+        self.json
+            .get_or_init(|| serde_json::value::to_raw_value(&self.value).ok())
+            .as_deref()
+    }
+}
+
+impl View {
+    /// `view`, to be written when first read.
+    pub fn of<T: Serialize + Send + Sync + 'static>(view: T) -> View {
+        View(Arc::new(Lazy {
+            value: view,
+            json: OnceLock::new(),
+        }))
+    }
+
+    /// The view as JSON; `None` if it cannot be written (a bug in its
+    /// rules: the event then goes without a view, as it did when views were
+    /// written at once).
+    pub fn json(&self) -> Option<&RawValue> {
+        self.0.json()
+    }
+
+    /// Whether an event goes without a view (none, or one that cannot be
+    /// written).
+    fn absent(view: &Option<View>) -> bool {
+        view.as_ref().and_then(View::json).is_none()
+    }
+}
+
+impl std::fmt::Debug for View {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("View").field(&self.json()).finish()
+    }
+}
+
+impl Serialize for View {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json().serialize(s)
+    }
 }
 
 /// Where a watched match's public events go.
@@ -103,7 +164,7 @@ impl Watch {
             to_act: (0..n as u8)
                 .filter(|s| game.to_act().contains(Seat(*s)))
                 .collect(),
-            view: serde_json::value::to_raw_value(&game.public_view()).ok(),
+            view: Some(View::of(game.public_view())),
             move_ms: move_time.map(|t| t.as_millis() as u64),
         });
     }
@@ -163,7 +224,7 @@ impl Watch {
 /// What goes with a batch of public events besides the events.
 struct Batch {
     to_act: Vec<u8>,
-    view: Option<Box<RawValue>>,
+    view: Option<View>,
     move_ms: Option<u64>,
 }
 
@@ -234,7 +295,7 @@ mod tests {
         let sent: Vec<croupier_rules::goofspiel::GoofspielObservation> = got
             .iter()
             .filter_map(|e| e.view.as_ref())
-            .map(|v| serde_json::from_str(v.get()).unwrap())
+            .map(|v| serde_json::from_str(v.json().expect("written").get()).unwrap())
             .collect();
         assert!(sent.len() > 10, "a view with every batch: {}", sent.len());
         let mut at = 0;
@@ -259,7 +320,7 @@ mod tests {
         // last one is the finished game's.
         let view = got.last().unwrap().view.as_ref().expect("a view");
         let view: croupier_rules::goofspiel::GoofspielObservation =
-            serde_json::from_str(view.get()).unwrap();
+            serde_json::from_str(view.json().expect("written").get()).unwrap();
         assert_eq!(view, g.public_view());
         assert!(got.iter().all(|e| e.at_ms > 0 && e.move_ms.is_some()));
     }
@@ -346,5 +407,64 @@ mod tests {
     fn without_a_scope_publish_does_nothing() {
         let g = Goofspiel::new(&GoofspielVariant::gops(), 2, 1).unwrap();
         publish(&g, None);
+    }
+
+    /// Counts how often it is written; fails when `fail`.
+    struct Counted {
+        writes: Arc<std::sync::atomic::AtomicUsize>,
+        fail: bool,
+    }
+
+    impl Serialize for Counted {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.writes
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if self.fail {
+                return Err(serde::ser::Error::custom("cannot be written"));
+            }
+            s.serialize_str("the view")
+        }
+    }
+
+    fn event_with(view: View) -> PublicEvent {
+        PublicEvent {
+            index: 3,
+            event: serde_json::value::to_raw_value(&1).unwrap(),
+            text: "x".into(),
+            to_act: vec![1],
+            view: Some(view),
+            at_ms: 1,
+            move_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_view_is_written_when_first_read_and_only_once() {
+        let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let view = View::of(Counted {
+            writes: Arc::clone(&writes),
+            fail: false,
+        });
+        let e = event_with(view.clone());
+        assert_eq!(writes.load(std::sync::atomic::Ordering::SeqCst), 0);
+        for _ in 0..3 {
+            let v: serde_json::Value = serde_json::to_value(&e).unwrap();
+            assert_eq!(v["view"], "the view");
+        }
+        assert_eq!(view.json().unwrap().get(), "\"the view\"");
+        assert_eq!(writes.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_view_that_cannot_be_written_is_left_out() {
+        let writes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let e = event_with(View::of(Counted {
+            writes: Arc::clone(&writes),
+            fail: true,
+        }));
+        let v: serde_json::Value = serde_json::to_value(&e).unwrap();
+        assert!(v.get("view").is_none(), "{v}");
+        assert_eq!(v["index"], 3);
+        assert!(e.view.as_ref().unwrap().json().is_none());
     }
 }

@@ -223,8 +223,8 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
                 });
                 out.to_act.clone_from(&e.to_act);
                 clock = e.move_ms.map(|ms| e.at_ms + ms);
-                if e.view.is_some() {
-                    latest = e.view.as_deref();
+                if let Some(view) = e.view.as_ref().and_then(|v| v.json()) {
+                    latest = Some(view);
                 }
             }
             LiveMessage::End { status, scores } => {
