@@ -1,5 +1,7 @@
 //! Idle watch of one connection: the time since its last reply (or since
-//! it opened), and whether a request is being answered.
+//! it opened), and whether a request is being answered. A reply whose body
+//! streams (server-sent events) is being answered until its stream ends
+//! ([`BusyBody`]): a spectator's stream is not closed as idle.
 //!
 //! It is also the limit on a request head's time: a connection that has
 //! not given its next request's whole head within the header timeout of
@@ -8,9 +10,14 @@
 //! head never sent. (hyper's own `header_read_timeout` did this before with
 //! a timer per request; here no timer is set per request, issue 53.)
 
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use hyper::body::{Body as HttpBody, Frame, SizeHint};
 
 use tokio::time::Instant;
 
@@ -68,5 +75,57 @@ impl Activity {
             let nap = (limit - idle).clamp(Duration::from_millis(100), Duration::from_millis(500));
             tokio::time::sleep(nap).await;
         }
+    }
+}
+
+/// A reply being sent: dropped, the reply has ended.
+#[derive(Debug)]
+pub struct Busy(Arc<Activity>);
+
+impl Busy {
+    /// For a reply whose head is out and whose body streams: `activity`
+    /// stays answering until the guard is dropped.
+    pub fn until_dropped(activity: Arc<Activity>) -> Busy {
+        Busy(activity)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
+
+/// A streamed reply body that keeps its connection answering until it ends
+/// or is dropped (sent whole, or its client gone).
+#[derive(Debug)]
+pub struct BusyBody {
+    inner: Body,
+    _busy: Busy,
+}
+
+impl BusyBody {
+    pub fn new(inner: Body, busy: Busy) -> Self {
+        BusyBody { inner, _busy: busy }
+    }
+}
+
+impl HttpBody for BusyBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }

@@ -139,9 +139,16 @@ where
                 r.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 r
             })
-            .map_response(move |r| {
-                on_reply.end();
-                r
+            .map_response(move |r: Response| {
+                if hyper::body::Body::size_hint(r.body()).exact().is_some() {
+                    on_reply.end();
+                    r
+                } else {
+                    // A streamed body (server-sent events): the connection
+                    // is answering until the stream ends.
+                    let busy = idle::Busy::until_dropped(Arc::clone(&on_reply));
+                    r.map(|body| axum::body::Body::new(idle::BusyBody::new(body, busy)))
+                }
             });
         let service = TowerToHyperService::new(service);
         let builder = Arc::clone(&builder);

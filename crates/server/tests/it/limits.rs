@@ -113,6 +113,50 @@ fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
     assert_eq!(srv.get("/api/").status, 200);
 }
 
+/// A reply whose body streams (as server-sent events do) keeps its
+/// connection for as long as it streams: the wait for the next request
+/// head starts when the stream ends, not when its head went out.
+#[test]
+fn a_streamed_reply_outlives_the_header_timeout() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new().route(
+        "/stream",
+        axum::routing::get(|| async {
+            // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
+            let ticks = futures::stream::unfold(0u32, |n| async move {
+                if n == 8 {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let tick = axum::body::Bytes::from(format!("tick {n}\n"));
+                Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
+            });
+            axum::body::Body::from_stream(ticks)
+        }),
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    rt.spawn(croupier_server::net::serve(
+        listener,
+        app,
+        quick_net(),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let (text, took) = read_to_close(&mut s, Duration::from_secs(20));
+    assert!(text.contains("tick 7"), "the stream was cut: {text}");
+    // Then, with the stream over, the idle connection is closed.
+    assert!(took < Duration::from_secs(10), "open for {took:?}");
+    let _ = stop.send(());
+}
+
 #[test]
 fn connections_are_capped_per_address_and_others_are_still_served() {
     let srv = TestServer::with_net(config(), quick_net());
