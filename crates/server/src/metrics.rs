@@ -226,7 +226,13 @@ pub async fn track(req: Request, next: Next) -> Response {
 /// Counts a call of the 2014 API that the front answered without the
 /// router (`crate::front`), as [`track`] counts a routed one.
 pub fn count_api_call(path: &str, since: Instant, response: &Response) {
-    let route = route_label("/api/{method}", path.trim_end_matches('/'));
+    // The router's two routes, with and without the slash.
+    let pattern = if path.ends_with('/') {
+        "/api/{method}/"
+    } else {
+        "/api/{method}"
+    };
+    let route = route_label(pattern, path);
     let status = response.status().as_u16().to_string();
     metrics::histogram!(HTTP_SECONDS, "route" => route.clone(), "method" => "POST")
         .record(since.elapsed().as_secs_f64());

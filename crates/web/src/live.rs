@@ -210,8 +210,8 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
     };
     let mut clock = None;
     let history = game.history();
-    // Only the latest view is drawn: read that one, not every batch's.
-    let mut latest = None;
+    // Only the latest view is drawn: that one is read below, not every
+    // batch's.
     for m in &history {
         match &**m {
             LiveMessage::Start { .. } => {}
@@ -223,9 +223,6 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
                 });
                 out.to_act.clone_from(&e.to_act);
                 clock = e.move_ms.map(|ms| e.at_ms + ms);
-                if let Some(view) = e.view.as_ref().and_then(|v| v.json()) {
-                    latest = Some(view);
-                }
             }
             LiveMessage::End { status, scores } => {
                 out.status.clone_from(status);
@@ -234,7 +231,16 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
             }
         }
     }
-    out.view = latest.and_then(|v| serde_json::from_str(v.get()).ok());
+    // The latest view that can be written, read from the end: the others
+    // are never written (a `View` is written when first read).
+    out.view = history
+        .iter()
+        .rev()
+        .find_map(|m| match &**m {
+            LiveMessage::Event(e) => e.view.as_ref().and_then(|v| v.json()),
+            _ => None,
+        })
+        .and_then(|v| serde_json::from_str(v.get()).ok());
     if out.status == "running" && !out.to_act.is_empty() {
         out.left_ms = clock.map(|due| due.saturating_sub(croupier_competition::human::unix_ms()));
     }

@@ -1,7 +1,8 @@
 //! Idle watch of one connection: the time since its last reply (or since
 //! it opened), and whether a request is being answered. A reply whose body
-//! streams (server-sent events) is being answered until its stream ends
-//! ([`BusyBody`]): a spectator's stream is not closed as idle.
+//! streams (server-sent events) is being answered until its body ends
+//! ([`BusyBody`]): a spectator's stream is not closed as idle, but one that
+//! sends nothing for the stream limit (its client does not read) is.
 //!
 //! It is also the limit on a request head's time: a connection that has
 //! not given its next request's whole head within the header timeout of
@@ -25,9 +26,21 @@ use tokio::time::Instant;
 #[derive(Debug)]
 pub struct Activity {
     start: Instant,
-    /// Milliseconds from `start` to the end of the last reply.
+    /// Milliseconds from `start` to the end of the last reply, or to the
+    /// last piece of a streamed one.
     last: AtomicU64,
     in_flight: AtomicUsize,
+    /// Of those in flight, the replies whose heads are out and whose
+    /// bodies are still being sent ([`Busy`]).
+    streaming: AtomicUsize,
+}
+
+/// How long a connection may wait: for a request head, and for the next
+/// piece of a streamed reply.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub head: Duration,
+    pub stream: Duration,
 }
 
 impl Activity {
@@ -36,43 +49,60 @@ impl Activity {
             start: Instant::now(),
             last: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
+            streaming: AtomicUsize::new(0),
         })
     }
 
     /// A request's head has arrived: the connection is not idle until its
-    /// reply (no time is read: `idle` is zero meanwhile).
+    /// reply (no time is read meanwhile).
     pub fn begin(&self) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A request has its reply: the wait for the next head starts now.
     pub fn end(&self) {
-        let ms = self.start.elapsed().as_millis() as u64;
-        self.last.store(ms, Ordering::Relaxed);
+        self.touch();
         self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// How long the connection has waited for its client with no request
-    /// being answered (zero while one is).
-    pub fn idle(&self) -> Duration {
-        if self.in_flight.load(Ordering::Acquire) > 0 {
-            return Duration::ZERO;
-        }
-        let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
-        self.start.elapsed().saturating_sub(last)
+    fn touch(&self) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.last.store(ms, Ordering::Relaxed);
     }
 
-    /// Completes once the connection has been idle for `limit()`, which is
-    /// asked again at least every half second (it shrinks when the server
-    /// is crowded).
-    pub async fn idle_for(&self, limit: impl Fn() -> Duration) {
+    /// What the connection waits for and how long it has waited: `None`
+    /// while a request is being answered; `(time, true)` while a reply
+    /// streams (since its last piece), `(time, false)` while it waits for
+    /// a request head (since its last reply, or its start).
+    fn waited(&self) -> Option<(Duration, bool)> {
+        let streaming = self.streaming.load(Ordering::Acquire);
+        if self.in_flight.load(Ordering::Acquire) > streaming {
+            return None;
+        }
+        let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
+        Some((self.start.elapsed().saturating_sub(last), streaming > 0))
+    }
+
+    /// Completes once the connection has waited longer than `limits()`
+    /// allow, which is asked again at least every half second (they shrink
+    /// when the server is crowded).
+    pub async fn idle_for(&self, limits: impl Fn() -> Limits) {
         loop {
-            let idle = self.idle();
-            let limit = limit();
-            if idle >= limit {
-                return;
-            }
-            let nap = (limit - idle).clamp(Duration::from_millis(100), Duration::from_millis(500));
+            let limits = limits();
+            let nap = match self.waited() {
+                None => Duration::from_millis(500),
+                Some((waited, streaming)) => {
+                    let limit = if streaming {
+                        limits.stream
+                    } else {
+                        limits.head
+                    };
+                    if waited >= limit {
+                        return;
+                    }
+                    (limit - waited).clamp(Duration::from_millis(100), Duration::from_millis(500))
+                }
+            };
             tokio::time::sleep(nap).await;
         }
     }
@@ -83,21 +113,28 @@ impl Activity {
 pub struct Busy(Arc<Activity>);
 
 impl Busy {
-    /// For a reply whose head is out and whose body streams: `activity`
-    /// stays answering until the guard is dropped.
+    /// For a reply whose head is out and whose body streams:
+    /// `activity` is answering until the guard is dropped, and waits for
+    /// the body's next piece no longer than the stream limit.
     pub fn until_dropped(activity: Arc<Activity>) -> Busy {
+        activity.touch();
+        activity.streaming.fetch_add(1, Ordering::AcqRel);
         Busy(activity)
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
+        self.0.streaming.fetch_sub(1, Ordering::AcqRel);
         self.0.end();
     }
 }
 
-/// A streamed reply body that keeps its connection answering until it ends
-/// or is dropped (sent whole, or its client gone).
+/// A streamed reply body that keeps its connection answering
+/// until it ends or is dropped (sent whole, or its client gone), each piece
+/// it yields counted as activity. A body that yields nothing for the
+/// stream limit (its client does not read, so it is not asked for more)
+/// has its connection closed.
 #[derive(Debug)]
 pub struct BusyBody {
     inner: Body,
@@ -118,7 +155,11 @@ impl HttpBody for BusyBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
+        let frame = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(_))) = &frame {
+            self._busy.0.touch();
+        }
+        frame
     }
 
     fn is_end_stream(&self) -> bool {

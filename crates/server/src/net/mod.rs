@@ -1,14 +1,17 @@
 //! The server's own accept loop: every connection is timed out and counted.
 //!
 //! `axum::serve` keeps a connection for as long as the client likes; here
-//! (issue 18) a connection is closed when its client sends nothing for the
-//! header timeout while no request is being answered (an idle keep-alive
-//! connection, a head half sent, a connection that never speaks), when its
-//! body stalls (HTTP 408 in the API's shape) — after only a second
-//! while three quarters of the overall cap are open — and connections are capped
-//! overall and per client address. A refused connection gets a short JSON
-//! HTTP 503 and is closed at once. Long polls are unaffected: while a
-//! request is being answered no head is awaited, and the poll bounds itself.
+//! (issues 18 and 53) a connection is closed when its client has not sent
+//! its next request's whole head within the header timeout of its last
+//! reply (an idle keep-alive connection, a head half sent or trickled, a
+//! connection that never speaks), when a request body stalls (HTTP 408 in
+//! the API's shape), and when a streamed reply has sent nothing for the
+//! stream timeout (its client does not read). While three quarters
+//! of the overall cap are open, the head and stream limits shrink to a
+//! second. Connections are capped overall and per client address. A
+//! refused connection gets a short JSON HTTP 503 and is closed at once.
+//! Long polls are unaffected: while a request is being answered no head is
+//! awaited, and the poll bounds itself.
 
 mod fdlimit;
 mod idle;
@@ -45,6 +48,10 @@ pub struct NetConfig {
     pub crowded_timeout: Duration,
     /// Longest pause between two pieces of a request body.
     pub body_timeout: Duration,
+    /// Longest pause between two pieces of a streamed reply (a game's
+    /// server-sent events send a keep-alive every 15 s): a client that
+    /// stops reading has its connection closed.
+    pub stream_timeout: Duration,
     /// Open connections at most.
     pub max_connections: usize,
     /// Open connections at most from one client address.
@@ -57,6 +64,7 @@ impl Default for NetConfig {
             header_timeout: Duration::from_secs(20),
             crowded_timeout: Duration::from_secs(1),
             body_timeout: Duration::from_secs(10),
+            stream_timeout: Duration::from_secs(60),
             max_connections: 8192,
             max_per_address: 256,
         }
@@ -157,12 +165,16 @@ where
             .into_owned();
         let conn = graceful.watch(conn);
         let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
+        let stream = config.stream_timeout;
         let limits = Arc::clone(&limits);
         let limit = move || {
             if limits.crowded() {
-                crowded.min(calm)
+                idle::Limits {
+                    head: crowded.min(calm),
+                    stream: crowded.min(stream),
+                }
             } else {
-                calm
+                idle::Limits { head: calm, stream }
             }
         };
         tokio::spawn(async move {

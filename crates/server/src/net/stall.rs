@@ -31,6 +31,9 @@ pub struct StallBody<B> {
     timeout: Duration,
     /// Set while the body waits for its next piece.
     waiting: Option<Pin<Box<Sleep>>>,
+    /// Timers set so far (for the tests: one per wait, none for a body
+    /// that was there).
+    armed: u32,
 }
 
 impl<B> StallBody<B> {
@@ -39,6 +42,7 @@ impl<B> StallBody<B> {
             inner,
             timeout,
             waiting: None,
+            armed: 0,
         }
     }
 }
@@ -61,6 +65,9 @@ where
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         let timeout = this.timeout;
+        if this.waiting.is_none() {
+            this.armed += 1;
+        }
         let waiting = this
             .waiting
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
@@ -121,6 +128,8 @@ mod tests {
             }
         };
         assert_eq!(read, "abc");
+        // A timer for each wait: before each piece and for the stall.
+        assert_eq!(body.armed, 4);
         assert!(error.downcast_ref::<Stalled>().is_some(), "{error}");
         sender.abort();
     }
@@ -134,10 +143,7 @@ mod tests {
         drop(tx);
         let first = body.frame().await.unwrap().unwrap();
         assert_eq!(first.into_data().unwrap(), Bytes::from("whole"));
-        assert!(
-            body.waiting.is_none(),
-            "a timer was set for a piece that was there"
-        );
+        assert_eq!(body.armed, 0, "a timer was set for a piece that was there");
         assert!(body.frame().await.is_none());
     }
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::{config, TestServer};
 use croupier_server::net::NetConfig;
+use futures::StreamExt as _;
 use serde_json::{json, Value};
 
 fn addr(srv: &TestServer) -> SocketAddr {
@@ -42,6 +43,7 @@ fn quick_net() -> NetConfig {
         header_timeout: Duration::from_secs(1),
         crowded_timeout: Duration::from_secs(1),
         body_timeout: Duration::from_secs(1),
+        stream_timeout: Duration::from_secs(1),
         max_connections: 64,
         max_per_address: 4,
     }
@@ -103,11 +105,14 @@ fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
         }
         false
     });
-    let (_, took) = read_to_close(&mut s, Duration::from_secs(20));
+    let (text, took) = read_to_close(&mut s, Duration::from_secs(20));
     assert!(
         took < Duration::from_secs(8),
         "a trickled head kept its connection {took:?}"
     );
+    // Closed by the header timeout (1 s), not refused at once.
+    assert!(took >= Duration::from_millis(900), "closed after {took:?}");
+    assert!(text.is_empty(), "a head never finished got a reply: {text}");
     drop(s);
     let _ = trickle.join();
     assert_eq!(srv.get("/api/").status, 200);
@@ -115,7 +120,8 @@ fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
 
 /// A reply whose body streams (as server-sent events do) keeps its
 /// connection for as long as it streams: the wait for the next request
-/// head starts when the stream ends, not when its head went out.
+/// head starts when the stream ends, not when its head went out. One that
+/// sends nothing for the stream timeout is closed.
 #[test]
 fn a_streamed_reply_outlives_the_header_timeout() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -123,21 +129,33 @@ fn a_streamed_reply_outlives_the_header_timeout() {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = axum::Router::new().route(
-        "/stream",
-        axum::routing::get(|| async {
-            // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
-            let ticks = futures::stream::unfold(0u32, |n| async move {
-                if n == 8 {
-                    return None;
-                }
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                let tick = axum::body::Bytes::from(format!("tick {n}\n"));
-                Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
-            });
-            axum::body::Body::from_stream(ticks)
-        }),
-    );
+    let app = axum::Router::new()
+        .route(
+            "/stall",
+            axum::routing::get(|| async {
+                // One tick, then nothing: as a reply whose client stopped
+                // reading is never asked for more.
+                let tick = futures::stream::once(async {
+                    Ok::<_, std::convert::Infallible>(axum::body::Bytes::from("tick 0\n"))
+                });
+                axum::body::Body::from_stream(tick.chain(futures::stream::pending()))
+            }),
+        )
+        .route(
+            "/stream",
+            axum::routing::get(|| async {
+                // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
+                let ticks = futures::stream::unfold(0u32, |n| async move {
+                    if n == 8 {
+                        return None;
+                    }
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    let tick = axum::body::Bytes::from(format!("tick {n}\n"));
+                    Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
+                });
+                axum::body::Body::from_stream(ticks)
+            }),
+        );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     rt.spawn(croupier_server::net::serve(
         listener,
@@ -154,6 +172,16 @@ fn a_streamed_reply_outlives_the_header_timeout() {
     assert!(text.contains("tick 7"), "the stream was cut: {text}");
     // Then, with the stream over, the idle connection is closed.
     assert!(took < Duration::from_secs(10), "open for {took:?}");
+    // A stream that sends nothing for the stream timeout (1 s) is closed.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /stall HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let (text, took) = read_to_close(&mut s, Duration::from_secs(20));
+    assert!(text.contains("tick 0"), "{text}");
+    assert!(
+        took < Duration::from_secs(8),
+        "a silent stream kept its connection {took:?}"
+    );
     let _ = stop.send(());
 }
 
