@@ -45,6 +45,9 @@ pub struct Front {
     throttle: Arc<Throttle>,
     state: Arc<Services>,
     router: Router,
+    /// Whether the calls answered here are counted (metrics were on when
+    /// the router's own counting layer was chosen).
+    counted: bool,
 }
 
 impl std::fmt::Debug for Front {
@@ -55,12 +58,18 @@ impl std::fmt::Debug for Front {
 
 impl Front {
     /// `router` behind the checks, with the 2014 API's calls answered from
-    /// `state`.
-    pub fn new(router: Router, state: Arc<Services>, throttle: Arc<Throttle>) -> Self {
+    /// `state` (and counted when `counted`, as the router counts its own).
+    pub fn new(
+        router: Router,
+        state: Arc<Services>,
+        throttle: Arc<Throttle>,
+        counted: bool,
+    ) -> Self {
         Front {
             throttle,
             state,
             router,
+            counted,
         }
     }
 
@@ -96,7 +105,7 @@ impl Front {
         let ip = throttle::client_ip(&parts);
         let response = match (api_call(&parts.method, parts.uri.path()), body) {
             (Some(method), Ok(bytes)) => {
-                let since = metrics::enabled().then(std::time::Instant::now);
+                let since = self.counted.then(std::time::Instant::now);
                 let response = skullwhist_api::post_whole(
                     &self.state,
                     method,

@@ -107,7 +107,8 @@ pub fn app(state: Arc<Services>) -> App {
         .merge(croupier_web::live::routes());
     // Issue 49: requests are counted by route once metrics are on (the
     // front counts the 2014 API's calls it answers itself).
-    let routes = if metrics::enabled() {
+    let counted = metrics::enabled();
+    let routes = if counted {
         routes.layer(axum::middleware::from_fn(metrics::track))
     } else {
         routes
@@ -118,7 +119,7 @@ pub fn app(state: Arc<Services>) -> App {
         .layer(DefaultBodyLimit::max(shape::READ_LIMIT as usize))
         .with_state(Arc::clone(&state));
     let throttle = Arc::new(throttle::Throttle::new(throttle::ThrottleConfig::default()));
-    front::Front::new(routes, state, throttle)
+    front::Front::new(routes, state, throttle, counted)
 }
 
 /// What [`app`] builds: a `tower::Service` of requests (`oneshot` it in

@@ -215,12 +215,18 @@ pub async fn track(req: Request, next: Next) -> Response {
     let method = req.method().as_str().to_string();
     let since = Instant::now();
     let response = next.run(req).await;
+    record(route, method, since, &response);
+    response
+}
+
+/// Records one answered request: its time and its count, by route, method
+/// and status.
+fn record(route: String, method: String, since: Instant, response: &Response) {
     let status = response.status().as_u16().to_string();
     metrics::histogram!(HTTP_SECONDS, "route" => route.clone(), "method" => method.clone())
         .record(since.elapsed().as_secs_f64());
     metrics::counter!(HTTP_REQUESTS, "route" => route, "method" => method, "status" => status)
         .increment(1);
-    response
 }
 
 /// Counts a call of the 2014 API that the front answered without the
@@ -232,12 +238,7 @@ pub fn count_api_call(path: &str, since: Instant, response: &Response) {
     } else {
         "/api/{method}"
     };
-    let route = route_label(pattern, path);
-    let status = response.status().as_u16().to_string();
-    metrics::histogram!(HTTP_SECONDS, "route" => route.clone(), "method" => "POST")
-        .record(since.elapsed().as_secs_f64());
-    metrics::counter!(HTTP_REQUESTS, "route" => route, "method" => "POST", "status" => status)
-        .increment(1);
+    record(route_label(pattern, path), "POST".into(), since, response);
 }
 
 /// What sets the gauges before each scrape.

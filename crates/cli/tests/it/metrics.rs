@@ -102,6 +102,18 @@ fn value(s: &Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
         .sum()
 }
 
+/// `n` requests of `route` by `method` were answered with 200 and timed.
+fn answered(m: &Scrape, route: &str, method: &str, n: f64) {
+    let labels = [("route", route), ("method", method)];
+    let ok = [labels[0], labels[1], ("status", "200")];
+    assert_eq!(value(m, "croupier_http_requests_total", &ok), n, "{route}");
+    assert_eq!(
+        observations(m, "croupier_http_request_duration_seconds", &labels),
+        n,
+        "{route}"
+    );
+}
+
 /// The observations of a histogram (its `+Inf` bucket).
 fn observations(s: &Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
     samples(s, name, labels)
@@ -216,32 +228,8 @@ fn a_scrape_while_games_run_parses_and_holds_every_family() {
         finished >= 1.0 && started >= finished,
         "{started} {finished}"
     );
-    let route = [("route", "/leaderboard/:game"), ("method", "GET")];
-    assert_eq!(
-        value(
-            &m,
-            "croupier_http_requests_total",
-            &[route[0], route[1], ("status", "200")]
-        ),
-        3.0
-    );
-    assert_eq!(
-        observations(&m, "croupier_http_request_duration_seconds", &route),
-        3.0
-    );
-    let status = [("route", "/api/status"), ("method", "POST")];
-    assert_eq!(
-        value(
-            &m,
-            "croupier_http_requests_total",
-            &[status[0], status[1], ("status", "200")]
-        ),
-        2.0
-    );
-    assert_eq!(
-        observations(&m, "croupier_http_request_duration_seconds", &status),
-        2.0
-    );
+    answered(&m, "/leaderboard/:game", "GET", 3.0);
+    answered(&m, "/api/status", "POST", 2.0);
     let unknown = [
         ("route", "/api/:method/"),
         ("method", "POST"),

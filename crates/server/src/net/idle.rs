@@ -138,12 +138,12 @@ impl Drop for Busy {
 #[derive(Debug)]
 pub struct BusyBody {
     inner: Body,
-    _busy: Busy,
+    busy: Busy,
 }
 
 impl BusyBody {
     pub fn new(inner: Body, busy: Busy) -> Self {
-        BusyBody { inner, _busy: busy }
+        BusyBody { inner, busy }
     }
 }
 
@@ -157,7 +157,7 @@ impl HttpBody for BusyBody {
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         let frame = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(Some(Ok(_))) = &frame {
-            self._busy.0.touch();
+            self.busy.0.touch();
         }
         frame
     }
