@@ -259,6 +259,10 @@ pub(super) fn wrap_as(
     let s = |x: &str| x.to_string();
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut cmd: Vec<String> = Vec::new();
+    // `setpriv` switches user, not the spawn: a start that sets a user
+    // (`Command::uid`) is a `fork` of croupier's whole address space
+    // instead of a `posix_spawn`, which costs more than `setpriv`'s `exec`
+    // in any process over about 40 MB (docs/benchmarks.md, 6 Dec 2026).
     if is_root() {
         let setpriv = tool("setpriv", "util-linux")?;
         cmd.extend([
