@@ -1,8 +1,11 @@
 //! Idle watch of one connection: the time since its last reply (or since
 //! it opened), and whether a request is being answered. A reply whose body
-//! streams (server-sent events) is being answered until its body ends
-//! ([`BusyBody`]): a spectator's stream is not closed as idle, but one that
-//! sends nothing for the stream limit (its client does not read) is.
+//! streams (a game's events) is being answered until its body ends
+//! ([`BusyBody`]): a stream with nothing to send is not idle, however long
+//! its game keeps it waiting, but one whose client does not take what it
+//! was sent (hyper holds a piece and asks for no more) is closed after the
+//! stream limit. While the server is crowded, a stream that sends nothing
+//! for the (shrunk) stream limit is closed too.
 //!
 //! It is also the limit on a request head's time: a connection that has
 //! not given its next request's whole head within the header timeout of
@@ -33,14 +36,31 @@ pub struct Activity {
     /// Of those in flight, the replies whose heads are out and whose
     /// bodies are still being sent ([`Busy`]).
     streaming: AtomicUsize,
+    /// Of those, the ones whose last piece hyper has not yet followed with
+    /// a request for the next: sent, or stuck before a client that does
+    /// not read.
+    handed: AtomicUsize,
 }
 
-/// How long a connection may wait: for a request head, and for the next
-/// piece of a streamed reply.
+/// How long a connection may wait: for a request head, for its client to
+/// take a streamed reply's piece, and (`None`: for ever) for a streamed
+/// reply's next piece.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub head: Duration,
     pub stream: Duration,
+    pub quiet: Option<Duration>,
+}
+
+/// What a connection waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// A request head.
+    Head,
+    /// Its client, to take a streamed reply's piece.
+    Client,
+    /// A streamed reply's next piece.
+    Reply,
 }
 
 impl Activity {
@@ -50,6 +70,7 @@ impl Activity {
             last: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
             streaming: AtomicUsize::new(0),
+            handed: AtomicUsize::new(0),
         })
     }
 
@@ -71,16 +92,21 @@ impl Activity {
     }
 
     /// What the connection waits for and how long it has waited: `None`
-    /// while a request is being answered; `(time, true)` while a reply
-    /// streams (since its last piece), `(time, false)` while it waits for
-    /// a request head (since its last reply, or its start).
-    fn waited(&self) -> Option<(Duration, bool)> {
+    /// while a request is being answered; while a reply streams, since its
+    /// last piece; while it waits for a request head, since its last reply
+    /// (or its start).
+    fn waited(&self) -> Option<(Duration, Wait)> {
         let streaming = self.streaming.load(Ordering::Acquire);
         if self.in_flight.load(Ordering::Acquire) > streaming {
             return None;
         }
+        let wait = match (streaming, self.handed.load(Ordering::Acquire)) {
+            (0, _) => Wait::Head,
+            (_, 0) => Wait::Reply,
+            _ => Wait::Client,
+        };
         let last = Duration::from_millis(self.last.load(Ordering::Relaxed));
-        Some((self.start.elapsed().saturating_sub(last), streaming > 0))
+        Some((self.start.elapsed().saturating_sub(last), wait))
     }
 
     /// Completes once the connection has waited longer than `limits()`
@@ -91,11 +117,15 @@ impl Activity {
             let limits = limits();
             let nap = match self.waited() {
                 None => Duration::from_millis(500),
-                Some((waited, streaming)) => {
-                    let limit = if streaming {
-                        limits.stream
-                    } else {
-                        limits.head
+                Some((waited, wait)) => {
+                    let limit = match wait {
+                        Wait::Head => Some(limits.head),
+                        Wait::Client => Some(limits.stream),
+                        Wait::Reply => limits.quiet,
+                    };
+                    let Some(limit) = limit else {
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        continue;
                     };
                     if waited >= limit {
                         return;
@@ -114,8 +144,8 @@ pub struct Busy(Arc<Activity>);
 
 impl Busy {
     /// For a reply whose head is out and whose body streams:
-    /// `activity` is answering until the guard is dropped, and waits for
-    /// the body's next piece no longer than the stream limit.
+    /// `activity` is answering until the guard is dropped (see
+    /// [`BusyBody`] for its limits).
     pub fn until_dropped(activity: Arc<Activity>) -> Busy {
         activity.touch();
         activity.streaming.fetch_add(1, Ordering::AcqRel);
@@ -132,18 +162,37 @@ impl Drop for Busy {
 
 /// A streamed reply body that keeps its connection answering
 /// until it ends or is dropped (sent whole, or its client gone), each piece
-/// it yields counted as activity. A body that yields nothing for the
-/// stream limit (its client does not read, so it is not asked for more)
-/// has its connection closed.
+/// it yields counted as activity. hyper asks for the next piece as soon as
+/// it has room for it; a piece it holds without asking for the next for
+/// the stream limit (its client does not read) has the connection closed.
+/// Waiting for the next piece itself has no limit but a crowded server's.
 #[derive(Debug)]
 pub struct BusyBody {
     inner: Body,
     busy: Busy,
+    /// Its last piece is hyper's, which has not asked for the next.
+    handed: bool,
 }
 
 impl BusyBody {
     pub fn new(inner: Body, busy: Busy) -> Self {
-        BusyBody { inner, busy }
+        BusyBody {
+            inner,
+            busy,
+            handed: false,
+        }
+    }
+
+    fn taken(&mut self) {
+        if std::mem::take(&mut self.handed) {
+            self.busy.0.handed.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for BusyBody {
+    fn drop(&mut self) {
+        self.taken();
     }
 }
 
@@ -155,9 +204,13 @@ impl HttpBody for BusyBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        // Asked again: the last piece was taken.
+        self.taken();
         let frame = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(Some(Ok(_))) = &frame {
             self.busy.0.touch();
+            self.handed = true;
+            self.busy.0.handed.fetch_add(1, Ordering::AcqRel);
         }
         frame
     }

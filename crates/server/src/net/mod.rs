@@ -5,10 +5,11 @@
 //! its next request's whole head within the header timeout of its last
 //! reply (an idle keep-alive connection, a head half sent or trickled, a
 //! connection that never speaks), when a request body stalls (HTTP 408 in
-//! the API's shape), and when a streamed reply has sent nothing for the
-//! stream timeout (its client does not read). While three quarters
-//! of the overall cap are open, the head and stream limits shrink to a
-//! second. Connections are capped overall and per client address. A
+//! the API's shape), and when a streamed reply's piece has waited for the
+//! stream timeout for its client to take it (it does not read). While
+//! three quarters of the overall cap are open, the head and stream limits
+//! shrink to a second, and a stream with nothing to send gets that second
+//! too. Connections are capped overall and per client address. A
 //! refused connection gets a short JSON HTTP 503 and is closed at once.
 //! Long polls are unaffected: while a request is being answered no head is
 //! awaited, and the poll bounds itself.
@@ -48,9 +49,10 @@ pub struct NetConfig {
     pub crowded_timeout: Duration,
     /// Longest pause between two pieces of a request body.
     pub body_timeout: Duration,
-    /// Longest pause between two pieces of a streamed reply (a game's
-    /// server-sent events send a keep-alive every 15 s): a client that
-    /// stops reading has its connection closed.
+    /// Longest time a streamed reply's piece may wait for its client to
+    /// take it (hyper holds it and asks for no more: the client does not
+    /// read); then the connection is closed. A stream with nothing to
+    /// send is not timed, but while crowded (the crowded timeout).
     pub stream_timeout: Duration,
     /// Open connections at most.
     pub max_connections: usize,
@@ -172,9 +174,14 @@ where
                 idle::Limits {
                     head: crowded.min(calm),
                     stream: crowded.min(stream),
+                    quiet: Some(crowded.min(stream)),
                 }
             } else {
-                idle::Limits { head: calm, stream }
+                idle::Limits {
+                    head: calm,
+                    stream,
+                    quiet: None,
+                }
             }
         };
         tokio::spawn(async move {

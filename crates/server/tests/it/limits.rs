@@ -8,6 +8,7 @@ use crate::common;
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{config, TestServer};
@@ -122,25 +123,54 @@ fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
 /// connection for as long as it streams: the wait for the next request
 /// head starts when the stream ends, not when its head went out. One that
 /// sends nothing for the stream timeout is closed.
+/// Set when a stream is dropped: its reply has ended (sent whole, or its
+/// connection closed).
+struct Dropped(&'static AtomicBool);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A body that yields `tick 0`, then nothing for ever, setting `flag`
+/// when dropped.
+fn tick_then_nothing(flag: &'static AtomicBool) -> axum::body::Body {
+    let guard = Dropped(flag);
+    let tick = futures::stream::once(async move {
+        let _kept = &guard;
+        Ok::<_, std::convert::Infallible>(axum::body::Bytes::from("tick 0\n"))
+    });
+    let guard_too = Dropped(flag);
+    let rest = futures::stream::unfold(guard_too, |g| async move {
+        futures::future::pending::<()>().await;
+        Some((Ok(axum::body::Bytes::new()), g))
+    });
+    axum::body::Body::from_stream(tick.chain(rest))
+}
+
+/// Whether `flag` is set within `limit`.
+fn set_within(flag: &AtomicBool, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    flag.load(Ordering::SeqCst)
+}
+
 #[test]
 fn a_streamed_reply_outlives_the_header_timeout() {
+    static FLOOD: AtomicBool = AtomicBool::new(false);
+    static GONE: AtomicBool = AtomicBool::new(false);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let app = axum::Router::new()
-        .route(
-            "/stall",
-            axum::routing::get(|| async {
-                // One tick, then nothing: as a reply whose client stopped
-                // reading is never asked for more.
-                let tick = futures::stream::once(async {
-                    Ok::<_, std::convert::Infallible>(axum::body::Bytes::from("tick 0\n"))
-                });
-                axum::body::Body::from_stream(tick.chain(futures::stream::pending()))
-            }),
-        )
         .route(
             "/stream",
             axum::routing::get(|| async {
@@ -155,6 +185,39 @@ fn a_streamed_reply_outlives_the_header_timeout() {
                 });
                 axum::body::Body::from_stream(ticks)
             }),
+        )
+        .route(
+            "/quiet",
+            axum::routing::get(|| async {
+                // A game that keeps its watchers waiting: 2.5 s with
+                // nothing to send, over the 1 s stream timeout.
+                let ticks = futures::stream::unfold(0u32, |n| async move {
+                    match n {
+                        0 => {}
+                        1 => tokio::time::sleep(Duration::from_millis(2500)).await,
+                        _ => return None,
+                    }
+                    let tick = axum::body::Bytes::from(format!("tick {n}\n"));
+                    Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
+                });
+                axum::body::Body::from_stream(ticks)
+            }),
+        )
+        .route(
+            "/flood",
+            axum::routing::get(|| async {
+                // Without end, as fast as it is asked for.
+                let guard = Dropped(&FLOOD);
+                let chunks = futures::stream::unfold(guard, |g| async move {
+                    let chunk = axum::body::Bytes::from(vec![b'x'; 64 << 10]);
+                    Some((Ok::<_, std::convert::Infallible>(chunk), g))
+                });
+                axum::body::Body::from_stream(chunks)
+            }),
+        )
+        .route(
+            "/gone",
+            axum::routing::get(|| async { tick_then_nothing(&GONE) }),
         );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     rt.spawn(croupier_server::net::serve(
@@ -165,22 +228,37 @@ fn a_streamed_reply_outlives_the_header_timeout() {
             let _ = stopped.await;
         },
     ));
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    let (text, took) = read_to_close(&mut s, Duration::from_secs(20));
+    let get = |path: &str| {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .unwrap();
+        s
+    };
+    let (text, took) = read_to_close(&mut get("/stream"), Duration::from_secs(20));
     assert!(text.contains("tick 7"), "the stream was cut: {text}");
     // Then, with the stream over, the idle connection is closed.
     assert!(took < Duration::from_secs(10), "open for {took:?}");
-    // A stream that sends nothing for the stream timeout (1 s) is closed.
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(b"GET /stall HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    let (text, took) = read_to_close(&mut s, Duration::from_secs(20));
-    assert!(text.contains("tick 0"), "{text}");
+    // A stream with nothing to send for longer than the stream timeout,
+    // whose client reads, is not cut.
+    let (text, _) = read_to_close(&mut get("/quiet"), Duration::from_secs(20));
+    assert!(text.contains("tick 1"), "a quiet stream was cut: {text}");
+    // A client that does not read: hyper holds a piece it cannot send and
+    // asks for no more; the connection is closed after the stream timeout.
+    let flood = get("/flood");
     assert!(
-        took < Duration::from_secs(8),
-        "a silent stream kept its connection {took:?}"
+        set_within(&FLOOD, Duration::from_secs(10)),
+        "a stream its client does not read kept its connection"
+    );
+    drop(flood);
+    // A quiet stream whose client has gone ends with its connection.
+    let mut gone = get("/gone");
+    let mut first = [0u8; 256];
+    let n = gone.read(&mut first).unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).contains("200"));
+    drop(gone);
+    assert!(
+        set_within(&GONE, Duration::from_secs(5)),
+        "a quiet stream outlived its client"
     );
     let _ = stop.send(());
 }
