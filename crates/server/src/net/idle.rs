@@ -1,11 +1,11 @@
 //! Idle watch of one connection: the time since its last reply (or since
 //! it opened), and whether a request is being answered. A reply whose body
 //! streams (a game's events) is being answered until its body ends
-//! ([`BusyBody`]): a stream with nothing to send is not idle, however long
-//! its game keeps it waiting, but one whose client does not take what it
-//! was sent (hyper holds a piece and asks for no more) is closed after the
-//! stream limit. While the server is crowded, a stream that sends nothing
-//! for the (shrunk) stream limit is closed too.
+//! ([`BusyBody`]). One whose client does not take what it was sent (hyper
+//! holds a piece and asks for no more) is closed after the stream limit; one
+//! with nothing to send, a game keeping its watchers waiting, only after the
+//! much longer quiet limit (a backstop for a client gone unseen), or the
+//! crowded second.
 //!
 //! It is also the limit on a request head's time: a connection that has
 //! not given its next request's whole head within the header timeout of
@@ -43,13 +43,12 @@ pub struct Activity {
 }
 
 /// How long a connection may wait: for a request head, for its client to
-/// take a streamed reply's piece, and (`None`: for ever) for a streamed
-/// reply's next piece.
+/// take a streamed reply's piece, and for a streamed reply's next piece.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub head: Duration,
     pub stream: Duration,
-    pub quiet: Option<Duration>,
+    pub quiet: Duration,
 }
 
 /// What a connection waits for.
@@ -119,13 +118,9 @@ impl Activity {
                 None => Duration::from_millis(500),
                 Some((waited, wait)) => {
                     let limit = match wait {
-                        Wait::Head => Some(limits.head),
-                        Wait::Client => Some(limits.stream),
+                        Wait::Head => limits.head,
+                        Wait::Client => limits.stream,
                         Wait::Reply => limits.quiet,
-                    };
-                    let Some(limit) = limit else {
-                        tokio::time::sleep(Duration::from_millis(500)).await;
-                        continue;
                     };
                     if waited >= limit {
                         return;
@@ -162,10 +157,11 @@ impl Drop for Busy {
 
 /// A streamed reply body that keeps its connection answering
 /// until it ends or is dropped (sent whole, or its client gone), each piece
-/// it yields counted as activity. hyper asks for the next piece as soon as
-/// it has room for it; a piece it holds without asking for the next for
-/// the stream limit (its client does not read) has the connection closed.
-/// Waiting for the next piece itself has no limit but a crowded server's.
+/// it yields counted as activity. hyper asks for the next piece at once
+/// while its buffer has room (16 pieces, about 400 KiB), and once it is
+/// full, after all of it is in the socket; a piece it holds without asking
+/// for the next for the stream limit (its client does not read) has the
+/// connection closed. Waiting for the next piece has the quiet limit.
 #[derive(Debug)]
 pub struct BusyBody {
     inner: Body,

@@ -5,11 +5,11 @@
 //! its next request's whole head within the header timeout of its last
 //! reply (an idle keep-alive connection, a head half sent or trickled, a
 //! connection that never speaks), when a request body stalls (HTTP 408 in
-//! the API's shape), and when a streamed reply's piece has waited for the
-//! stream timeout for its client to take it (it does not read). While
-//! three quarters of the overall cap are open, the head and stream limits
-//! shrink to a second, and a stream with nothing to send gets that second
-//! too. Connections are capped overall and per client address. A
+//! the API's shape), when a streamed reply's piece has waited for the
+//! stream timeout for its client to take it (it does not read), and when a
+//! streamed reply has had nothing to send for the (long) quiet timeout.
+//! While three quarters of the overall cap are open, these limits shrink
+//! to a second. Connections are capped overall and per client address. A
 //! refused connection gets a short JSON HTTP 503 and is closed at once.
 //! Long polls are unaffected: while a request is being answered no head is
 //! awaited, and the poll bounds itself.
@@ -50,10 +50,16 @@ pub struct NetConfig {
     /// Longest pause between two pieces of a request body.
     pub body_timeout: Duration,
     /// Longest time a streamed reply's piece may wait for its client to
-    /// take it (hyper holds it and asks for no more: the client does not
-    /// read); then the connection is closed. A stream with nothing to
-    /// send is not timed, but while crowded (the crowded timeout).
+    /// take it (hyper's buffer is full, 16 pieces or about 400 KiB, and it
+    /// asks for no more until all of it is in the socket: the client does
+    /// not read); then the connection is closed.
     pub stream_timeout: Duration,
+    /// Longest a streamed reply may have nothing to send (a game waiting
+    /// for a bot: newline-delimited events have no keep-alive). Not for a
+    /// client that reads, which hyper sees leave; a backstop for one that
+    /// left unseen (no FIN, or with bytes pipelined that hyper does not
+    /// read until the reply is done).
+    pub quiet_timeout: Duration,
     /// Open connections at most.
     pub max_connections: usize,
     /// Open connections at most from one client address.
@@ -67,6 +73,7 @@ impl Default for NetConfig {
             crowded_timeout: Duration::from_secs(1),
             body_timeout: Duration::from_secs(10),
             stream_timeout: Duration::from_secs(60),
+            quiet_timeout: Duration::from_secs(600),
             max_connections: 8192,
             max_per_address: 256,
         }
@@ -167,20 +174,20 @@ where
             .into_owned();
         let conn = graceful.watch(conn);
         let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
-        let stream = config.stream_timeout;
+        let (stream, quiet) = (config.stream_timeout, config.quiet_timeout);
         let limits = Arc::clone(&limits);
         let limit = move || {
             if limits.crowded() {
                 idle::Limits {
                     head: crowded.min(calm),
                     stream: crowded.min(stream),
-                    quiet: Some(crowded.min(stream)),
+                    quiet: crowded.min(quiet),
                 }
             } else {
                 idle::Limits {
                     head: calm,
                     stream,
-                    quiet: None,
+                    quiet,
                 }
             }
         };

@@ -45,6 +45,7 @@ fn quick_net() -> NetConfig {
         crowded_timeout: Duration::from_secs(1),
         body_timeout: Duration::from_secs(1),
         stream_timeout: Duration::from_secs(1),
+        quiet_timeout: Duration::from_secs(6),
         max_connections: 64,
         max_per_address: 4,
     }
@@ -119,10 +120,6 @@ fn a_head_that_trickles_in_is_closed_at_the_header_timeout() {
     assert_eq!(srv.get("/api/").status, 200);
 }
 
-/// A reply whose body streams (as server-sent events do) keeps its
-/// connection for as long as it streams: the wait for the next request
-/// head starts when the stream ends, not when its head went out. One that
-/// sends nothing for the stream timeout is closed.
 /// Set when a stream is dropped: its reply has ended (sent whole, or its
 /// connection closed).
 struct Dropped(&'static AtomicBool);
@@ -136,13 +133,12 @@ impl Drop for Dropped {
 /// A body that yields `tick 0`, then nothing for ever, setting `flag`
 /// when dropped.
 fn tick_then_nothing(flag: &'static AtomicBool) -> axum::body::Body {
-    let guard = Dropped(flag);
-    let tick = futures::stream::once(async move {
-        let _kept = &guard;
+    let tick = futures::stream::once(async {
         Ok::<_, std::convert::Infallible>(axum::body::Bytes::from("tick 0\n"))
     });
-    let guard_too = Dropped(flag);
-    let rest = futures::stream::unfold(guard_too, |g| async move {
+    // (Held by what follows the tick: `once` lets go of its future as
+    // soon as it yields.)
+    let rest = futures::stream::unfold(Dropped(flag), |g| async move {
         futures::future::pending::<()>().await;
         Some((Ok(axum::body::Bytes::new()), g))
     });
@@ -161,10 +157,17 @@ fn set_within(flag: &AtomicBool, limit: Duration) -> bool {
     flag.load(Ordering::SeqCst)
 }
 
+/// A reply whose body streams (as a game's events do) keeps its
+/// connection for as long as it streams: the wait for the next request
+/// head starts when the stream ends, not when its head went out. A stream
+/// with nothing to send for a while is kept; one whose client does not
+/// read is closed after the stream timeout, one whose client left with
+/// it, and one with nothing to send for the quiet timeout after that.
 #[test]
 fn a_streamed_reply_outlives_the_header_timeout() {
     static FLOOD: AtomicBool = AtomicBool::new(false);
     static GONE: AtomicBool = AtomicBool::new(false);
+    static HUSH: AtomicBool = AtomicBool::new(false);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -218,6 +221,10 @@ fn a_streamed_reply_outlives_the_header_timeout() {
         .route(
             "/gone",
             axum::routing::get(|| async { tick_then_nothing(&GONE) }),
+        )
+        .route(
+            "/hush",
+            axum::routing::get(|| async { tick_then_nothing(&HUSH) }),
         );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     rt.spawn(croupier_server::net::serve(
@@ -250,15 +257,31 @@ fn a_streamed_reply_outlives_the_header_timeout() {
         "a stream its client does not read kept its connection"
     );
     drop(flood);
-    // A quiet stream whose client has gone ends with its connection.
+    // A quiet stream whose client has gone ends with its connection (well
+    // before the 6 s quiet timeout).
     let mut gone = get("/gone");
     let mut first = [0u8; 256];
     let n = gone.read(&mut first).unwrap();
     assert!(String::from_utf8_lossy(&first[..n]).contains("200"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!GONE.load(Ordering::SeqCst), "ended with its client there");
     drop(gone);
     assert!(
-        set_within(&GONE, Duration::from_secs(5)),
+        set_within(&GONE, Duration::from_secs(3)),
         "a quiet stream outlived its client"
+    );
+    // One whose client stays but that has nothing more to send is closed
+    // after the quiet timeout (6 s), not the stream timeout (1 s).
+    let (text, took) = read_to_close(&mut get("/hush"), Duration::from_secs(30));
+    assert!(text.contains("tick 0"), "{text}");
+    // (Its body is let go with the connection, as the socket closes.)
+    assert!(
+        set_within(&HUSH, Duration::from_secs(2)),
+        "the stream lives on"
+    );
+    assert!(
+        (Duration::from_secs(5)..Duration::from_secs(15)).contains(&took),
+        "a quiet stream closed after {took:?}"
     );
     let _ = stop.send(());
 }
