@@ -34,7 +34,7 @@ pub struct Activity {
     last: AtomicU64,
     in_flight: AtomicUsize,
     /// Of those in flight, the replies whose heads are out and whose
-    /// bodies are still being sent ([`Busy`]).
+    /// bodies are still being sent ([`BusyBody`]).
     streaming: AtomicUsize,
     /// Of those, the ones whose last piece hyper has not yet followed with
     /// a request for the next: sent, or stuck before a client that does
@@ -133,28 +133,6 @@ impl Activity {
     }
 }
 
-/// A reply being sent: dropped, the reply has ended.
-#[derive(Debug)]
-pub struct Busy(Arc<Activity>);
-
-impl Busy {
-    /// For a reply whose head is out and whose body streams:
-    /// `activity` is answering until the guard is dropped (see
-    /// [`BusyBody`] for its limits).
-    pub fn until_dropped(activity: Arc<Activity>) -> Busy {
-        activity.touch();
-        activity.streaming.fetch_add(1, Ordering::AcqRel);
-        Busy(activity)
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.0.streaming.fetch_sub(1, Ordering::AcqRel);
-        self.0.end();
-    }
-}
-
 /// A streamed reply body that keeps its connection answering
 /// until it ends or is dropped (sent whole, or its client gone), each piece
 /// it yields counted as activity. hyper asks for the next piece at once
@@ -165,23 +143,27 @@ impl Drop for Busy {
 #[derive(Debug)]
 pub struct BusyBody {
     inner: Body,
-    busy: Busy,
+    activity: Arc<Activity>,
     /// Its last piece is hyper's, which has not asked for the next.
     handed: bool,
 }
 
 impl BusyBody {
-    pub fn new(inner: Body, busy: Busy) -> Self {
+    /// The body of a reply whose head is out: `activity` is answering
+    /// until it is dropped.
+    pub fn new(inner: Body, activity: Arc<Activity>) -> Self {
+        activity.touch();
+        activity.streaming.fetch_add(1, Ordering::AcqRel);
         BusyBody {
             inner,
-            busy,
+            activity,
             handed: false,
         }
     }
 
     fn taken(&mut self) {
         if std::mem::take(&mut self.handed) {
-            self.busy.0.handed.fetch_sub(1, Ordering::AcqRel);
+            self.activity.handed.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -189,6 +171,8 @@ impl BusyBody {
 impl Drop for BusyBody {
     fn drop(&mut self) {
         self.taken();
+        self.activity.streaming.fetch_sub(1, Ordering::AcqRel);
+        self.activity.end();
     }
 }
 
@@ -204,9 +188,9 @@ impl HttpBody for BusyBody {
         self.taken();
         let frame = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(Some(Ok(_))) = &frame {
-            self.busy.0.touch();
+            self.activity.touch();
             self.handed = true;
-            self.busy.0.handed.fetch_add(1, Ordering::AcqRel);
+            self.activity.handed.fetch_add(1, Ordering::AcqRel);
         }
         frame
     }

@@ -163,8 +163,8 @@ where
                 } else {
                     // A streamed body (server-sent events): the connection
                     // is answering until the stream ends.
-                    let busy = idle::Busy::until_dropped(Arc::clone(&on_reply));
-                    r.map(|body| axum::body::Body::new(idle::BusyBody::new(body, busy)))
+                    let activity = Arc::clone(&on_reply);
+                    r.map(|body| axum::body::Body::new(idle::BusyBody::new(body, activity)))
                 }
             });
         let service = TowerToHyperService::new(service);

@@ -31,8 +31,8 @@ pub struct StallBody<B> {
     timeout: Duration,
     /// Set while the body waits for its next piece.
     waiting: Option<Pin<Box<Sleep>>>,
-    /// Timers set so far (for the tests: one per wait, none for a body
-    /// that was there).
+    /// Timers set so far: one per wait, none for a body that was there.
+    #[cfg(test)]
     armed: u32,
 }
 
@@ -42,6 +42,7 @@ impl<B> StallBody<B> {
             inner,
             timeout,
             waiting: None,
+            #[cfg(test)]
             armed: 0,
         }
     }
@@ -65,6 +66,7 @@ where
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
         let timeout = this.timeout;
+        #[cfg(test)]
         if this.waiting.is_none() {
             this.armed += 1;
         }

@@ -145,6 +145,17 @@ fn tick_then_nothing(flag: &'static AtomicBool) -> axum::body::Body {
     axum::body::Body::from_stream(tick.chain(rest))
 }
 
+/// A body that yields `tick N` after waiting `pauses[N]` ms, then ends.
+fn ticks(pauses: &'static [u64]) -> axum::body::Body {
+    let ticks = futures::stream::unfold(0usize, move |n| async move {
+        let pause = *pauses.get(n)?;
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+        let tick = axum::body::Bytes::from(format!("tick {n}\n"));
+        Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
+    });
+    axum::body::Body::from_stream(ticks)
+}
+
 /// Whether `flag` is set within `limit`.
 fn set_within(flag: &AtomicBool, limit: Duration) -> bool {
     let until = Instant::now() + limit;
@@ -174,38 +185,11 @@ fn a_streamed_reply_outlives_the_header_timeout() {
         .unwrap();
     let addr = listener.local_addr().unwrap();
     let app = axum::Router::new()
-        .route(
-            "/stream",
-            axum::routing::get(|| async {
-                // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
-                let ticks = futures::stream::unfold(0u32, |n| async move {
-                    if n == 8 {
-                        return None;
-                    }
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                    let tick = axum::body::Bytes::from(format!("tick {n}\n"));
-                    Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
-                });
-                axum::body::Body::from_stream(ticks)
-            }),
-        )
-        .route(
-            "/quiet",
-            axum::routing::get(|| async {
-                // A game that keeps its watchers waiting: 2.5 s with
-                // nothing to send, over the 1 s stream timeout.
-                let ticks = futures::stream::unfold(0u32, |n| async move {
-                    match n {
-                        0 => {}
-                        1 => tokio::time::sleep(Duration::from_millis(2500)).await,
-                        _ => return None,
-                    }
-                    let tick = axum::body::Bytes::from(format!("tick {n}\n"));
-                    Some((Ok::<_, std::convert::Infallible>(tick), n + 1))
-                });
-                axum::body::Body::from_stream(ticks)
-            }),
-        )
+        // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
+        .route("/stream", axum::routing::get(|| async { ticks(&[300; 8]) }))
+        // A game that keeps its watchers waiting: 2.5 s with nothing to
+        // send, over the 1 s stream timeout.
+        .route("/quiet", axum::routing::get(|| async { ticks(&[0, 2500]) }))
         .route(
             "/flood",
             axum::routing::get(|| async {
