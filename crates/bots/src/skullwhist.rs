@@ -50,6 +50,17 @@ pub fn choose_bid(hand: &[Card]) -> u8 {
     (estimate_tricks(hand) * 0.9).floor().clamp(1.0, 13.0) as u8
 }
 
+/// The cards among `legal` (none while bidding).
+pub(crate) fn playable_cards(legal: &[SkullWhistAction]) -> Vec<Card> {
+    legal
+        .iter()
+        .filter_map(|a| match a {
+            SkullWhistAction::Play(c) => Some(*c),
+            SkullWhistAction::Bid(_) => None,
+        })
+        .collect()
+}
+
 fn lowest(cards: impl Iterator<Item = Card>) -> Option<Card> {
     // Lowest value, non-trumps before trumps.
     cards.min_by_key(|c| (c.suit() == Suit::Spades, c.value(), c.index()))
@@ -80,13 +91,7 @@ impl Strategy<SkullWhist> for Heuristic {
         if obs.my_bid.is_none() {
             return SkullWhistAction::Bid(choose_bid(&obs.hand));
         }
-        let playable: Vec<Card> = legal
-            .iter()
-            .filter_map(|a| match a {
-                SkullWhistAction::Play(c) => Some(*c),
-                SkullWhistAction::Bid(_) => None,
-            })
-            .collect();
+        let playable = playable_cards(legal);
         let choice = match obs.lead_card {
             Some(lead) => {
                 let leader = obs.leader.unwrap_or(Seat(1 - obs.seat.0));

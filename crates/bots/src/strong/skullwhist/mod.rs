@@ -22,7 +22,7 @@ use croupier_rules::Seat;
 use rand::Rng;
 
 use super::Budget;
-use crate::skullwhist::{choose_bid, estimate_tricks};
+use crate::skullwhist::{choose_bid, estimate_tricks, playable_cards};
 use crate::{BotRng, Strategy};
 
 mod playout;
@@ -366,13 +366,7 @@ impl Strategy<SkullWhist> for Strong {
             let b = SkullWhistAction::Bid(self.bid(obs, rng));
             return if legal.contains(&b) { b } else { legal[0] };
         }
-        let cards: Vec<_> = legal
-            .iter()
-            .filter_map(|a| match a {
-                SkullWhistAction::Play(c) => Some(*c),
-                SkullWhistAction::Bid(_) => None,
-            })
-            .collect();
+        let cards = playable_cards(legal);
         if cards.is_empty() {
             return legal[0];
         }
