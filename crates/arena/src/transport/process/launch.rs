@@ -79,15 +79,23 @@ pub(super) fn launch(
                 gate: pipes.gate_fd(),
                 gate_writer: pipes.gate_writer_fd(),
             };
-            let full = sandbox::wrap_as(argv, &run, l, dir, &fds)?;
+            let full = sandbox::bubblewrap(argv, &run, l, dir, &fds)?;
             let (handed, kept) = pipes.split();
             let handed: Vec<OwnedFd> = filter.into_iter().chain(handed).collect();
             (full, handed, Some((kept, l)))
         }
     };
-    let full = match &group {
-        Some(g) => g.wrap(full),
-        None => full,
+    // bubblewrap runs as the sandbox's user: started so by the spawner
+    // thread, or, after the `sh` that enters a v2 cgroup as root, by
+    // `setpriv`.
+    let user = match &limits.sandbox {
+        Sandbox::Strict(_) => sandbox::start_as(),
+        Sandbox::Off => None,
+    };
+    let (full, user) = match &group {
+        Some(g) if g.wraps() && user.is_some() => (g.wrap(sandbox::as_sandbox_user(full)?), None),
+        Some(g) => (g.wrap(full), user),
+        None => (full, user),
     };
     let (first, args) = full
         .split_first()
@@ -104,7 +112,7 @@ pub(super) fn launch(
         (Sandbox::Strict(_), None) => lifetime::Shape::OwnSandbox,
         (Sandbox::Strict(_), Some(_)) => lifetime::Shape::HeldSandbox,
     };
-    let (child, serial) = lifetime::spawn(cmd, entry, handed, shape)
+    let (child, serial) = lifetime::spawn(cmd, entry, user, handed, shape)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
     // (A child without an id has already been reaped: a first process of
     // its, if any, waits at its gate for good, which croupier's closed end

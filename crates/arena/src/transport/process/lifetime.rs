@@ -30,6 +30,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
+use super::as_user::AsUser;
 use super::cgroup::ThreadEntry;
 use super::procstat;
 use super::which::find_program;
@@ -133,13 +134,15 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// Starts `cmd` (in its own process group) on the spawner thread, registers
 /// it, and returns it with its serial number. With `entry`, the spawner
 /// thread forks from inside the bot's cgroup (and moves back), so that the
-/// program starts there. `handed`, descriptors closed on `exec`, are left
+/// program starts there; with `user`, it starts it as that user (and
+/// becomes root again: [`AsUser`]). `handed`, descriptors closed on `exec`, are left
 /// open for this start alone (the sandbox's filter and info pipe, which
 /// bubblewrap uses by their numbers), then closed here. `shape` says where
 /// its program will be, for [`stop_all`].
 pub(super) fn spawn(
     mut cmd: Command,
     entry: Option<ThreadEntry>,
+    user: Option<u32>,
     handed: Vec<OwnedFd>,
     shape: Shape,
 ) -> Result<(Child, u64), TransportError> {
@@ -164,7 +167,7 @@ pub(super) fn spawn(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
                 (_, Err(e)) => Err(e),
-                _ => cmd.spawn(),
+                _ => spawn_as(&mut cmd, user),
             };
             drop(entered);
             // Any other start that ran meanwhile on another thread got a
@@ -200,6 +203,19 @@ pub(super) fn spawn(
         .map_err(|_| TransportError::Io("the bot spawner is gone".into()))?
         .map_err(|e| TransportError::Io(e.to_string()))?;
     Ok((child, serial))
+}
+
+/// `cmd` started, as `user` if given.
+fn spawn_as(cmd: &mut Command, user: Option<u32>) -> std::io::Result<Child> {
+    let switched = match user {
+        Some(id) => Some(AsUser::enter(id).map_err(|e| {
+            std::io::Error::other(format!("cannot switch to user {id} to start it: {e}"))
+        })?),
+        None => None,
+    };
+    let started = cmd.spawn();
+    drop(switched);
+    started
 }
 
 /// Marks every descriptor this process was left open by its own parent

@@ -27,6 +27,7 @@ use launch::{held_for, launch, Launched};
 pub use output::StderrLog;
 use output::{read_lines, read_stderr, Line};
 
+mod as_user;
 pub mod cgroup;
 mod held;
 mod held_folders;

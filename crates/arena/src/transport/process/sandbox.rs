@@ -254,24 +254,49 @@ pub(super) fn wrap_as(
     held: Option<&Path>,
     handed: &Handed,
 ) -> Result<Vec<String>, TransportError> {
+    let bwrap = bubblewrap(argv, run, limits, held, handed)?;
+    as_sandbox_user(bwrap)
+}
+
+/// `cmd` run as the sandbox's user: as it is, or, when croupier is root,
+/// after `setpriv` switches to `nobody`. Bot programs are started from a
+/// thread that switches itself instead ([`super::as_user`]), but for the
+/// `sh` that puts them in a v2 cgroup (which must run as root).
+pub(super) fn as_sandbox_user(cmd: Vec<String>) -> Result<Vec<String>, TransportError> {
+    if !is_root() {
+        return Ok(cmd);
+    }
+    let setpriv = tool("setpriv", "util-linux")?;
+    let mut v = vec![
+        setpriv.to_string_lossy().into_owned(),
+        format!("--reuid={NOBODY}"),
+        format!("--regid={NOBODY}"),
+        "--clear-groups".to_string(),
+        "--".to_string(),
+    ];
+    v.extend(cmd);
+    Ok(v)
+}
+
+/// The user a bot program's start switches to itself ([`super::as_user`])
+/// instead of through `setpriv`: `nobody` when croupier is root.
+pub(super) fn start_as() -> Option<u32> {
+    is_root().then_some(NOBODY_ID)
+}
+
+/// [`wrap_as`]'s bubblewrap command, run as whoever starts it.
+pub(super) fn bubblewrap(
+    argv: &[String],
+    run: &[String],
+    limits: &SandboxLimits,
+    held: Option<&Path>,
+    handed: &Handed,
+) -> Result<Vec<String>, TransportError> {
     let bwrap = tool("bwrap", "bubblewrap")?;
     let cwd = std::env::current_dir().map_err(|e| TransportError::Io(e.to_string()))?;
     let s = |x: &str| x.to_string();
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut cmd: Vec<String> = Vec::new();
-    // `setpriv` switches user, not the spawn: a start that sets a user
-    // (`Command::uid`) is a `fork` of croupier's whole address space
-    // instead of a `posix_spawn`, which costs more than `setpriv`'s `exec`
-    // in any process over about 40 MB (docs/benchmarks.md, 6 Dec 2026).
-    if is_root() {
-        let setpriv = tool("setpriv", "util-linux")?;
-        cmd.extend([
-            path(&setpriv),
-            format!("--reuid={NOBODY}"),
-            format!("--regid={NOBODY}"),
-        ]);
-        cmd.extend([s("--clear-groups"), s("--")]);
-    }
     cmd.push(path(&bwrap));
     for flag in [
         "--unshare-all",

@@ -183,11 +183,21 @@ impl BotCgroup {
         self.entry.clone()
     }
 
+    /// Whether [`wrap`](Self::wrap) puts a `sh` (run as root) before a
+    /// command.
+    pub fn wraps(&self) -> bool {
+        self.v2_dir().is_some()
+    }
+
+    fn v2_dir(&self) -> Option<&PathBuf> {
+        self.dirs.first().filter(|_| self.v2)
+    }
+
     /// The command that starts `argv` inside the cgroup: on v2 a `sh` that
     /// writes its pid into `cgroup.procs` and then becomes `argv`; on v1
     /// `argv` itself (the spawner thread enters the cgroup instead).
     pub fn wrap(&self, argv: Vec<String>) -> Vec<String> {
-        let Some(dir) = self.dirs.first().filter(|_| self.v2) else {
+        let Some(dir) = self.v2_dir() else {
             return argv;
         };
         let mut v = vec![

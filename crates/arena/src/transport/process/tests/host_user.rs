@@ -17,19 +17,25 @@ async fn round_and_cold(
     (held, [round, cold])
 }
 
-/// The `Uid:`, `Gid:` and `Groups:` lines of a process's status.
+/// The `Uid:`, `Gid:` and `Groups:` lines of a process's status, and its
+/// capability sets but the bounding one.
 fn ids(pid: i32) -> Vec<String> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let shown = [
+        "Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:", "CapAmb:",
+    ];
     status
         .lines()
-        .filter(|l| l.starts_with("Uid:") || l.starts_with("Gid:") || l.starts_with("Groups:"))
+        .filter(|l| shown.iter().any(|s| l.starts_with(s)))
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect()
 }
 
 /// A sandbox started cold and a round's program in a held one run, on the host, as
-/// `nobody` with no groups when croupier is root (the kernel does not
-/// apply the process limit to root), and as croupier's user otherwise.
+/// `nobody` with no groups and no capability when croupier is root (the
+/// kernel does not apply the process limit to root; a cold start's
+/// spawner thread switches user itself, `as_user`), and as croupier's
+/// user otherwise.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandbox_runs_as_nobody_on_the_host_when_croupier_is_root() {
     let strict = ProcessLimits {
@@ -48,7 +54,11 @@ async fn a_sandbox_runs_as_nobody_on_the_host_when_croupier_is_root() {
                 [
                     "Uid: 65534 65534 65534 65534",
                     "Gid: 65534 65534 65534 65534",
-                    "Groups:"
+                    "Groups:",
+                    "CapInh: 0000000000000000",
+                    "CapPrm: 0000000000000000",
+                    "CapEff: 0000000000000000",
+                    "CapAmb: 0000000000000000",
                 ]
             );
         } else {
