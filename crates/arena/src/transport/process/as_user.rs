@@ -7,55 +7,98 @@
 //! 0.7 ms here). Linux keeps a user per *thread*, and a `posix_spawn`'s
 //! child starts with its calling thread's: so the spawner thread itself
 //! becomes `nobody` ([`AsUser::enter`]), starts bubblewrap, and becomes
-//! root again when the guard is dropped (docs/benchmarks.md, 6 Dec 2026,
-//! fifth stop).
+//! root again when the guard is dropped (docs/benchmarks.md, "A cold start
+//! without `setpriv`").
 //!
 //! Only this thread changes: the system calls are the kernel's own, not
 //! the C library's `setresuid`, which changes every thread of the process.
 //! While switched, the thread keeps root as its saved user id, which is
-//! what lets it come back; the program it starts does not keep it: `exec`
-//! sets the saved id to the effective one (`nobody`), and a program with
-//! no file capabilities, started by a thread whose real and effective
-//! users are not root and whose ambient set is empty, gets no capability.
+//! what lets it come back, and `CAP_SYS_RESOURCE` and `CAP_SYS_ADMIN` as
+//! its only effective capabilities (those it has), so that the start's
+//! pipes and process are not held to `nobody`'s limits. The program it starts keeps neither: `exec` sets
+//! the saved id to the effective one (`nobody`), and a program with no
+//! file capabilities and no set-user-id bit, started by a thread whose
+//! real and effective users are not root and whose ambient and inheritable
+//! sets are empty, gets no capability.
 //!
-//! A change of a thread's effective user makes the kernel mark the whole
-//! process not dumpable; the guard puts back what it was. While switched
-//! (the time of one `posix_spawn`), the thread can be signalled by another
-//! process whose user is the one it switched to. No bot can: each runs in
-//! a PID namespace of its own, where croupier has no pid.
+//! While switched (the start's pipes, its `posix_spawn`, until the child's
+//! `exec`), the thread and its child can be signalled by another process
+//! running as that user on the host, and their scheduling changed. No bot
+//! can: each runs in a PID namespace of its own, where croupier has no
+//! pid. A host process running as `nobody` could already trace and kill
+//! every sandbox's bubblewrap, so nothing untrusted may run as `nobody` on
+//! a host that runs croupier as root (docs/sandbox.md).
+//!
+//! A change of a thread's effective user also sets the whole process's
+//! dumpable flag (to `fs.suid_dumpable`); the guard puts back what it
+//! was. Switches take turns ([`SWITCHING`]), so that two never overlap.
 
 use std::io;
+use std::sync::{Mutex, MutexGuard};
 
 use rustix::process::{DumpableBehavior, Gid, Uid};
-use rustix::thread;
+use rustix::thread::{self, CapabilitySet, CapabilitySets};
+
+/// What a switched thread keeps of its capabilities, as effective ones:
+/// either exempts its start's pipes and process from the limits of the
+/// user it switched to, as they are exempt for root.
+const KEPT: CapabilitySet = CapabilitySet::SYS_RESOURCE.union(CapabilitySet::SYS_ADMIN);
+
+/// Held by a switched thread: one at a time (only the spawner thread
+/// switches in croupier; tests read the process-wide flags under it).
+static SWITCHING: Mutex<()> = Mutex::new(());
+
+/// The lock of [`SWITCHING`], whoever panicked while holding it.
+fn switching() -> MutexGuard<'static, ()> {
+    SWITCHING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The spawner thread switched to another user and group, with no
-/// supplementary group and no ambient capability; root again when
-/// dropped.
+/// supplementary group and no ambient or inheritable capability; as it
+/// was when dropped (on the thread that switched: it cannot be sent).
 #[derive(Debug)]
 pub(super) struct AsUser {
     gid: Gid,
     groups: Vec<Gid>,
+    caps: CapabilitySets,
     dumpable: DumpableBehavior,
+    /// Also what keeps the guard on its thread: a `MutexGuard` cannot be
+    /// sent.
+    _turn: MutexGuard<'static, ()>,
 }
 
 impl AsUser {
     /// Switches the calling thread to `id` as its real and effective user
     /// and group (root stays its saved user). Needs root; on an error the
-    /// thread is left as it was.
+    /// thread is left as it was (its ambient set, meaningless to root,
+    /// stays empty).
     pub(super) fn enter(id: u32) -> io::Result<AsUser> {
-        let me = AsUser {
-            gid: rustix::process::getegid(),
-            groups: rustix::process::getgroups()?,
-            dumpable: rustix::process::dumpable_behavior()?,
-        };
+        let turn = switching();
+        let gid = rustix::process::getegid();
+        let groups = rustix::process::getgroups()?;
+        let caps = thread::capabilities(None)?;
+        let dumpable = rustix::process::dumpable_behavior()?;
         thread::clear_ambient_capability_set()?;
-        let gid = Gid::from_raw(id);
         thread::set_thread_groups(&[])?;
+        let me = AsUser {
+            gid,
+            groups,
+            caps,
+            dumpable,
+            _turn: turn,
+        };
         // From here on, dropping `me` puts back what was changed.
-        let uid = Uid::from_raw(id);
+        let (uid, gid) = (Uid::from_raw(id), Gid::from_raw(id));
         thread::set_thread_res_gid(gid, gid, gid)?;
         thread::set_thread_res_uid(uid, uid, Uid::ROOT)?;
+        thread::set_capabilities(
+            None,
+            CapabilitySets {
+                effective: caps.permitted & KEPT,
+                permitted: caps.permitted,
+                inheritable: CapabilitySet::empty(),
+            },
+        )?;
         Ok(me)
     }
 }
@@ -63,16 +106,25 @@ impl AsUser {
 impl Drop for AsUser {
     fn drop(&mut self) {
         // Root as effective user gives back the thread's capabilities,
-        // which the group and the groups then need.
+        // which the group, the groups and the sets then need.
         let back = thread::set_thread_res_uid(Uid::ROOT, Uid::ROOT, Uid::ROOT)
             .and_then(|()| thread::set_thread_res_gid(self.gid, self.gid, self.gid))
             .and_then(|()| thread::set_thread_groups(&self.groups))
-            .and_then(|()| rustix::process::set_dumpable_behavior(self.dumpable));
+            .and_then(|()| thread::set_capabilities(None, self.caps));
         if let Err(e) = back {
-            // Cannot happen to a thread whose saved user is root; were it
-            // to, the thread stays the lesser user and its next starts
-            // fail with a clear error rather than gain anything.
-            tracing::error!("the bot spawner thread cannot become root again: {e}");
+            // Cannot happen to a thread whose saved user is root. Were it
+            // to, the next start (a program without a sandbox among them)
+            // would run as whatever the thread was left: stop here.
+            eprintln!("croupier: the bot spawner thread cannot become root again: {e}");
+            std::process::abort();
+        }
+        // `PR_SET_DUMPABLE` takes 0 or 1 only.
+        let dumpable = match self.dumpable {
+            DumpableBehavior::Dumpable => DumpableBehavior::Dumpable,
+            _ => DumpableBehavior::NotDumpable,
+        };
+        if let Err(e) = rustix::process::set_dumpable_behavior(dumpable) {
+            tracing::warn!("cannot put back croupier's dumpable flag: {e}");
         }
     }
 }
@@ -100,7 +152,14 @@ mod tests {
         }
         let own = || std::fs::read_to_string("/proc/thread-self/status").unwrap();
         let before = own();
-        let dumpable = rustix::process::dumpable_behavior().unwrap();
+        // Read between switches: the flag is the process's, and another
+        // test may be starting a sandbox meanwhile.
+        let dumpable = || {
+            let _turn = switching();
+            rustix::process::dumpable_behavior().unwrap()
+        };
+        let dumpable_before = dumpable();
+        let caps = thread::capabilities(None).unwrap();
         let (go, went) = std::sync::mpsc::channel::<()>();
         let other = std::thread::spawn(move || {
             went.recv().unwrap();
@@ -111,7 +170,10 @@ mod tests {
         assert_eq!(field(&during, "Uid:"), ["65534", "65534", "0", "65534"]);
         assert_eq!(field(&during, "Gid:"), ["65534"; 4]);
         assert!(field(&during, "Groups:").is_empty());
-        assert_eq!(field(&during, "CapEff:"), [NONE]);
+        let kept = format!("{:016x}", (caps.permitted & KEPT).bits());
+        assert_eq!(field(&during, "CapEff:"), [kept.as_str()]);
+        assert_eq!(field(&during, "CapInh:"), [NONE]);
+        assert_eq!(field(&during, "CapAmb:"), [NONE]);
         // What the thread starts now (a `posix_spawn`) is nobody through
         // and through: no saved root, no group, no capability.
         let child = std::process::Command::new("cat")
@@ -131,9 +193,9 @@ mod tests {
         assert_eq!(field(&elsewhere, "Uid:"), ["0"; 4]);
         drop(switched);
         let after = own();
-        for ids in ["Uid:", "Gid:", "Groups:", "CapEff:", "CapPrm:"] {
+        for ids in ["Uid:", "Gid:", "Groups:", "CapInh:", "CapPrm:", "CapEff:"] {
             assert_eq!(field(&after, ids), field(&before, ids), "{ids}");
         }
-        assert_eq!(rustix::process::dumpable_behavior().unwrap(), dumpable);
+        assert_eq!(dumpable(), dumpable_before);
     }
 }

@@ -86,16 +86,23 @@ pub(super) fn launch(
         }
     };
     // bubblewrap runs as the sandbox's user: started so by the spawner
-    // thread, or, after the `sh` that enters a v2 cgroup as root, by
-    // `setpriv`.
-    let user = match &limits.sandbox {
-        Sandbox::Strict(_) => sandbox::start_as(),
-        Sandbox::Off => None,
+    // thread, or, after the `sh` that enters a v2 cgroup as root (or where
+    // the thread cannot switch), by `setpriv`.
+    let strict = matches!(limits.sandbox, Sandbox::Strict(_));
+    let wraps = group.as_ref().is_some_and(cgroup::BotCgroup::wraps);
+    let user = if strict && !wraps {
+        sandbox::start_as()
+    } else {
+        None
     };
-    let (full, user) = match &group {
-        Some(g) if g.wraps() && user.is_some() => (g.wrap(sandbox::as_sandbox_user(full)?), None),
-        Some(g) => (g.wrap(full), user),
-        None => (full, user),
+    let full = if strict && user.is_none() {
+        sandbox::as_sandbox_user(full)?
+    } else {
+        full
+    };
+    let full = match &group {
+        Some(g) => g.wrap(full),
+        None => full,
     };
     let (first, args) = full
         .split_first()

@@ -18,13 +18,15 @@
 //!   where that cannot be done, by `prlimit` (util-linux) inside.
 //!
 //! When croupier runs as root, bubblewrap itself is started as uid 65534 on
-//! the host too (`setpriv --reuid`), because the kernel does not apply the
-//! process limit to root: the bot's folders must then be readable by all.
-//! The switch stays a program of its own rather than `Command::uid`: a
-//! start that sets a user makes the standard library `fork` croupier's
-//! whole address space instead of `posix_spawn`'s `vfork`, and a parent
+//! the host too, because the kernel does not apply the process limit to
+//! root: the bot's folders must then be readable by all. The spawner
+//! thread switches its own user for the start ([`super::as_user`]), so
+//! that the start stays a `posix_spawn`: `Command::uid` makes the standard
+//! library `fork` croupier's whole address space instead, and a parent
 //! with a 200 MB heap that it keeps writing then took 81 ms a start
 //! (copy-on-write faults) against 9 ms through `setpriv` (issue 53).
+//! Commands run elsewhere (the sandbox's check and probe, the `sh` that
+//! enters a v2 cgroup) switch through `setpriv --reuid` ([`wrap_as`]).
 
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -142,7 +144,8 @@ fn tool(name: &str, package: &str) -> Result<PathBuf, TransportError> {
 
 /// Whether croupier runs as root (effective uid 0).
 pub(super) fn is_root() -> bool {
-    // Read once: croupier never changes its own user.
+    // Read once: croupier's user stays (only the spawner thread switches
+    // its own for a start, and comes back).
     static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ROOT.get_or_init(|| nix::unistd::geteuid().is_root())
 }
@@ -279,9 +282,10 @@ pub(super) fn as_sandbox_user(cmd: Vec<String>) -> Result<Vec<String>, Transport
 }
 
 /// The user a bot program's start switches to itself ([`super::as_user`])
-/// instead of through `setpriv`: `nobody` when croupier is root.
+/// instead of through `setpriv`: `nobody` when croupier is root (as its
+/// real user too: the thread comes back to root whole).
 pub(super) fn start_as() -> Option<u32> {
-    is_root().then_some(NOBODY_ID)
+    (is_root() && nix::unistd::getuid().is_root()).then_some(NOBODY_ID)
 }
 
 /// [`wrap_as`]'s bubblewrap command, run as whoever starts it.
