@@ -29,6 +29,13 @@
 //! every sandbox's bubblewrap, so nothing untrusted may run as `nobody` on
 //! a host that runs croupier as root (docs/sandbox.md).
 //!
+//! The start's three pipes are made while switched, so the kernel counts
+//! their pages as that user's (by real user, as it counts the bots' own
+//! pipes): kept `CAP_SYS_RESOURCE` gives them their full size, but they
+//! count toward `fs.pipe-user-pages-soft` (16,384 pages by default, that
+//! is about 340 sandboxed bots at once), past which the bots' own new
+//! pipes get two pages each.
+//!
 //! A change of a thread's effective user also sets the whole process's
 //! dumpable flag (to `fs.suid_dumpable`); the guard puts back what it
 //! was. Switches take turns ([`SWITCHING`]), so that two never overlap.
