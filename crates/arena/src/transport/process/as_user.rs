@@ -15,26 +15,22 @@
 //! While switched, the thread keeps root as its saved user id, which is
 //! what lets it come back, and `CAP_SYS_RESOURCE` and `CAP_SYS_ADMIN` as
 //! its only effective capabilities (those it has), so that the start's
-//! pipes and process are not held to `nobody`'s limits. The program it starts keeps neither: `exec` sets
-//! the saved id to the effective one (`nobody`), and a program with no
-//! file capabilities and no set-user-id bit, started by a thread whose
-//! real and effective users are not root and whose ambient and inheritable
-//! sets are empty, gets no capability.
+//! process is not held to `nobody`'s process limit. The program it starts
+//! keeps neither: `exec` sets the saved id to the effective one
+//! (`nobody`), and a program with no file capabilities and no set-user-id
+//! bit, started by a thread whose real and effective users are not root
+//! and whose ambient and inheritable sets are empty, gets no capability.
 //!
-//! While switched (the start's pipes, its `posix_spawn`, until the child's
-//! `exec`), the thread and its child can be signalled by another process
-//! running as that user on the host, and their scheduling changed. No bot
-//! can: each runs in a PID namespace of its own, where croupier has no
-//! pid. A host process running as `nobody` could already trace and kill
+//! While switched (the start's `posix_spawn`, until the child's `exec`),
+//! the thread and its child can be signalled by another process running
+//! as that user on the host, and their scheduling changed. No bot can:
+//! each runs in a PID namespace of its own, where croupier has no pid. A host process running as `nobody` could already trace and kill
 //! every sandbox's bubblewrap, so nothing untrusted may run as `nobody` on
 //! a host that runs croupier as root (docs/sandbox.md).
 //!
-//! The start's three pipes are made while switched, so the kernel counts
-//! their pages as that user's (by real user, as it counts the bots' own
-//! pipes): kept `CAP_SYS_RESOURCE` gives them their full size, but they
-//! count toward `fs.pipe-user-pages-soft` (16,384 pages by default, that
-//! is about 340 sandboxed bots at once), past which the bots' own new
-//! pipes get two pages each.
+//! The start's pipes are made before, by the thread that asks for it
+//! (`launch`): a pipe's pages count as its maker's real user's, and those
+//! of `nobody` are the bots' own (`fs.pipe-user-pages-soft`).
 //!
 //! A change of a thread's effective user also sets the whole process's
 //! dumpable flag (to `fs.suid_dumpable`); the guard puts back what it

@@ -25,9 +25,9 @@ use std::time::Duration;
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::Mode;
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
-use tokio::process::{Child, ChildStdin};
+use tokio::process::Child;
 use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
@@ -109,7 +109,7 @@ impl Progress {
 /// Its lines are short; a longer one ends the listener, read no further
 /// (no round's program gets the holder's stdout, nor may it open the
 /// Perl holder's through `/proc`; a bound all the same).
-pub(super) async fn listen(out: tokio::process::ChildStdout, tx: watch::Sender<Progress>) {
+pub(super) async fn listen(out: impl AsyncRead + Unpin, tx: watch::Sender<Progress>) {
     const LONGEST: u64 = 64;
     let mut out = BufReader::new(out);
     let mut line = String::new();
@@ -150,7 +150,7 @@ pub struct Held {
     pub(super) what: String,
     child: Child,
     serial: u64,
-    control: ChildStdin,
+    control: pipe::Sender,
     progress: watch::Receiver<Progress>,
     /// The folder of the rounds' FIFOs (removed when dropped).
     pub(super) dir: Folder,
@@ -280,27 +280,25 @@ impl Held {
             std::os::unix::fs::chown(dir.path(), Some(NOBODY_ID), Some(NOBODY_ID)).map_err(io)?;
         }
         let Launched {
-            mut child,
+            child,
+            stdin: control,
+            stdout: out,
+            stderr: mut err,
             serial,
             group,
             info: inside,
         } = launch(dir.path())?;
-        let (Some(control), Some(out)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(TransportError::Io("a held sandbox without pipes".into()));
-        };
         let (tx, progress) = watch::channel(Progress::default());
         tokio::spawn(listen(out, tx));
-        if let Some(mut err) = child.stderr.take() {
-            // What the holder says on its stderr (why it ended).
-            tokio::spawn(async move {
-                let mut said = Vec::new();
-                let _ = (&mut err).take(4096).read_to_end(&mut said).await;
-                if !said.is_empty() {
-                    tracing::debug!("a held sandbox: {}", String::from_utf8_lossy(&said));
-                }
-                let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
-            });
-        }
+        // What the holder says on its stderr (why it ended).
+        tokio::spawn(async move {
+            let mut said = Vec::new();
+            let _ = (&mut err).take(4096).read_to_end(&mut said).await;
+            if !said.is_empty() {
+                tracing::debug!("a held sandbox: {}", String::from_utf8_lossy(&said));
+            }
+            let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
+        });
         Ok(Held {
             what,
             child,

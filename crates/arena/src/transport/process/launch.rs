@@ -4,6 +4,7 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::Stdio;
 
+use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
 use nix::unistd::Pid;
@@ -20,6 +21,10 @@ use crate::transport::error::TransportError;
 #[derive(Debug)]
 pub(super) struct Launched {
     pub(super) child: Child,
+    /// Croupier's ends of its stdin, stdout and stderr.
+    pub(super) stdin: pipe::Sender,
+    pub(super) stdout: pipe::Receiver,
+    pub(super) stderr: pipe::Receiver,
     pub(super) serial: u64,
     pub(super) group: Option<cgroup::BotCgroup>,
     /// Where bubblewrap says which process is the sandbox's first, for a
@@ -107,11 +112,21 @@ pub(super) fn launch(
     let (first, args) = full
         .split_first()
         .ok_or_else(|| TransportError::Io("empty command".into()))?;
+    // The pipes are made here, not by the spawn: the spawner thread may be
+    // the sandbox's user by then, and a pipe's pages count as its maker's
+    // (`as_user`).
+    let io = |e: std::io::Error| TransportError::Io(format!("cannot start '{program}': {e}"));
+    let (stdin_read, stdin_write) = std::io::pipe().map_err(io)?;
+    let (stdout_read, stdout_write) = std::io::pipe().map_err(io)?;
+    let (stderr_read, stderr_write) = std::io::pipe().map_err(io)?;
+    let stdin = pipe::Sender::from_owned_fd(stdin_write.into()).map_err(io)?;
+    let stdout = pipe::Receiver::from_owned_fd(stdout_read.into()).map_err(io)?;
+    let stderr = pipe::Receiver::from_owned_fd(stderr_read.into()).map_err(io)?;
     let mut cmd = Command::new(first);
     cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin(Stdio::from(stdin_read))
+        .stdout(Stdio::from(stdout_write))
+        .stderr(Stdio::from(stderr_write))
         .kill_on_drop(true);
     let entry = group.as_ref().and_then(cgroup::BotCgroup::thread_entry);
     let shape = match (&limits.sandbox, held) {
@@ -130,6 +145,9 @@ pub(super) fn launch(
     };
     Ok(Launched {
         child,
+        stdin,
+        stdout,
+        stderr,
         serial,
         group,
         info: watched,

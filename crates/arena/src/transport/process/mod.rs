@@ -17,7 +17,7 @@ use nix::unistd::Pid;
 use tokio::io::AsyncRead;
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
-use tokio::process::{Child, ChildStdin};
+use tokio::process::Child;
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
@@ -99,23 +99,12 @@ impl Leader {
 /// A bot's stdin: a pipe to its own process, or its round's FIFO in a
 /// held sandbox.
 #[derive(Debug)]
-enum Input {
-    Pipe(ChildStdin),
-    Fifo(pipe::Sender),
-}
+struct Input(pipe::Sender);
 
 impl Input {
     async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        match self {
-            Input::Pipe(p) => {
-                p.write_all(buf).await?;
-                p.flush().await
-            }
-            Input::Fifo(f) => {
-                f.write_all(buf).await?;
-                f.flush().await
-            }
-        }
+        self.0.write_all(buf).await?;
+        self.0.flush().await
     }
 }
 
@@ -285,7 +274,7 @@ impl BotProcess {
         Self::attach_pipes(
             Leader::Held(round.leader),
             pgid,
-            Some(Input::Fifo(round.stdin)),
+            Some(Input(round.stdin)),
             Some(round.stdout),
             Some(round.stderr),
             None,
@@ -297,7 +286,10 @@ impl BotProcess {
     /// Reads the pipes of a program started by [`launch`].
     fn attach(launched: Launched, limits: &ProcessLimits) -> BotProcess {
         let Launched {
-            mut child,
+            child,
+            stdin,
+            stdout,
+            stderr,
             serial,
             group,
             info,
@@ -306,15 +298,12 @@ impl BotProcess {
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
-        let stdin = child.stdin.take().map(Input::Pipe);
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
         let mut p = Self::attach_pipes(
             Leader::Own(child),
             pgid,
-            stdin,
-            stdout,
-            stderr,
+            Some(Input(stdin)),
+            Some(stdout),
+            Some(stderr),
             Some(serial),
             group.map(Arc::new),
             limits,
