@@ -46,6 +46,20 @@ pub(super) fn held_for(argv: &[String], limits: &ProcessLimits) -> String {
     format!("{sandbox:?} {:?}", limits.cgroup)
 }
 
+/// Who makes a start's bubblewrap the sandbox's user: the user the
+/// spawner thread switches to for the start, if any, and whether
+/// `setpriv` does it instead (a no-op unless croupier is root). `strict`:
+/// the start has a sandbox; `wraps`: its cgroup puts a `sh` that must run
+/// as root first; `thread_can`: the user the thread can switch to
+/// ([`sandbox::start_as`]).
+fn user_switch(strict: bool, wraps: bool, thread_can: Option<u32>) -> (Option<u32>, bool) {
+    match (strict, wraps, thread_can) {
+        (false, _, _) => (None, false),
+        (true, false, Some(id)) => (Some(id), false),
+        (true, _, _) => (None, true),
+    }
+}
+
 /// Starts `argv` with piped stdio in its own process group, in the sandbox
 /// and cgroup of `limits`. With `held` (the folder of a held sandbox's
 /// FIFOs and its holder), the sandbox runs the holder that starts the
@@ -93,14 +107,12 @@ pub(super) fn launch(
     // bubblewrap runs as the sandbox's user: started so by the spawner
     // thread, or, after the `sh` that enters a v2 cgroup as root (or where
     // the thread cannot switch), by `setpriv`.
-    let strict = matches!(limits.sandbox, Sandbox::Strict(_));
-    let wraps = group.as_ref().is_some_and(cgroup::BotCgroup::wraps);
-    let user = if strict && !wraps {
-        sandbox::start_as()
-    } else {
-        None
-    };
-    let full = if strict && user.is_none() {
+    let (user, by_setpriv) = user_switch(
+        matches!(limits.sandbox, Sandbox::Strict(_)),
+        group.as_ref().is_some_and(cgroup::BotCgroup::wraps),
+        sandbox::start_as(),
+    );
+    let full = if by_setpriv {
         sandbox::as_sandbox_user(full)?
     } else {
         full
@@ -152,4 +164,22 @@ pub(super) fn launch(
         group,
         info: watched,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_switch;
+
+    /// The thread switches for a sandbox unless a v2 cgroup's `sh` must
+    /// run as root first, or the thread cannot; `setpriv` then switches
+    /// after it; a start without a sandbox switches nothing.
+    #[test]
+    fn bubblewrap_becomes_the_sandboxs_user_once_and_after_any_root_sh() {
+        assert_eq!(user_switch(true, false, Some(65534)), (Some(65534), false));
+        assert_eq!(user_switch(true, true, Some(65534)), (None, true));
+        assert_eq!(user_switch(true, false, None), (None, true));
+        assert_eq!(user_switch(true, true, None), (None, true));
+        assert_eq!(user_switch(false, false, Some(65534)), (None, false));
+        assert_eq!(user_switch(false, true, Some(65534)), (None, false));
+    }
 }

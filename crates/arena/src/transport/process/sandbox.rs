@@ -285,7 +285,10 @@ pub(super) fn as_sandbox_user(cmd: Vec<String>) -> Result<Vec<String>, Transport
 /// instead of through `setpriv`: `nobody` when croupier is root (as its
 /// real user too: the thread comes back to root whole).
 pub(super) fn start_as() -> Option<u32> {
-    (is_root() && nix::unistd::getuid().is_root()).then_some(NOBODY_ID)
+    // Read once, as `is_root`.
+    static REAL_ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let real_root = *REAL_ROOT.get_or_init(|| nix::unistd::getuid().is_root());
+    (is_root() && real_root).then_some(NOBODY_ID)
 }
 
 /// [`wrap_as`]'s bubblewrap command, run as whoever starts it.
