@@ -13,7 +13,7 @@ use super::inside::{self, SandboxInfo};
 use super::limits::ProcessLimits;
 use super::sandbox::Sandbox;
 use super::which::find_program;
-use super::{cgroup, holder, lifetime, sandbox, seccomp};
+use super::{cgroup, holder, lifetime, mount_view, sandbox, seccomp};
 use crate::transport::error::TransportError;
 
 /// A program started (in its sandbox and cgroup, registered as a live
@@ -107,11 +107,18 @@ pub(super) fn launch(
     // bubblewrap runs as the sandbox's user: started so by the spawner
     // thread, or, after the `sh` that enters a v2 cgroup as root (or where
     // the thread cannot switch), by `setpriv`.
+    let wraps = group.as_ref().is_some_and(cgroup::BotCgroup::wraps);
     let (user, by_setpriv) = user_switch(
         matches!(limits.sandbox, Sandbox::Strict(_)),
-        group.as_ref().is_some_and(cgroup::BotCgroup::wraps),
+        wraps,
         sandbox::start_as(),
     );
+    // A sandbox starts from fewer mounts where it can ([`mount_view`]):
+    // not a v2 cgroup's `sh`, which writes under `/sys`.
+    let view = match (&limits.sandbox, wraps) {
+        (Sandbox::Strict(_), false) => mount_view::view().filter(|v| v.serves(&full)),
+        _ => None,
+    };
     let full = if by_setpriv {
         sandbox::as_sandbox_user(full)?
     } else {
@@ -146,7 +153,7 @@ pub(super) fn launch(
         (Sandbox::Strict(_), None) => lifetime::Shape::OwnSandbox,
         (Sandbox::Strict(_), Some(_)) => lifetime::Shape::HeldSandbox,
     };
-    let (child, serial) = lifetime::spawn(cmd, entry, user, handed, shape)
+    let (child, serial) = lifetime::spawn(cmd, entry, view, user, handed, shape)
         .map_err(|e| TransportError::Io(format!("cannot start '{program}': {e}")))?;
     // (A child without an id has already been reaped: a first process of
     // its, if any, waits at its gate for good, which croupier's closed end

@@ -32,8 +32,8 @@ use tokio::process::{Child, Command};
 
 use super::as_user::AsUser;
 use super::cgroup::ThreadEntry;
-use super::procstat;
 use super::which::find_program;
+use super::{mount_view, procstat};
 use crate::transport::error::TransportError;
 
 /// The environment variable that names a bot's manager and serial number.
@@ -134,7 +134,8 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 /// Starts `cmd` (in its own process group) on the spawner thread, registers
 /// it, and returns it with its serial number. With `entry`, the spawner
 /// thread forks from inside the bot's cgroup (and moves back), so that the
-/// program starts there; with `user`, it starts it as that user (and
+/// program starts there; with `view`, it starts it from those mounts (and
+/// goes back: [`mount_view`]); with `user`, it starts it as that user (and
 /// becomes root again: [`AsUser`]). `handed`, descriptors closed on `exec`, are left
 /// open for this start alone (the sandbox's filter and info pipe, which
 /// bubblewrap uses by their numbers), then closed here. `shape` says where
@@ -142,6 +143,7 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 pub(super) fn spawn(
     mut cmd: Command,
     entry: Option<ThreadEntry>,
+    view: Option<&'static mount_view::View>,
     user: Option<u32>,
     handed: Vec<OwnedFd>,
     shape: Shape,
@@ -167,7 +169,7 @@ pub(super) fn spawn(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
                 (_, Err(e)) => Err(e),
-                _ => spawn_as(&mut cmd, user),
+                _ => spawn_from(&mut cmd, view, user),
             };
             drop(entered);
             // Any other start that ran meanwhile on another thread got a
@@ -203,6 +205,25 @@ pub(super) fn spawn(
         .map_err(|_| TransportError::Io("the bot spawner is gone".into()))?
         .map_err(|e| TransportError::Io(e.to_string()))?;
     Ok((child, serial))
+}
+
+/// `cmd` started from `view`'s mounts if given (the host's if the thread
+/// cannot enter them), as `user` if given.
+fn spawn_from(
+    cmd: &mut Command,
+    view: Option<&mount_view::View>,
+    user: Option<u32>,
+) -> std::io::Result<Child> {
+    let entered = view.and_then(|v| match v.enter() {
+        Ok(entered) => Some(entered),
+        Err(e) => {
+            tracing::debug!("a sandbox starts from the host's mounts: {e}");
+            None
+        }
+    });
+    let started = spawn_as(cmd, user);
+    drop(entered);
+    started
 }
 
 /// `cmd` started, as `user` if given.

@@ -37,6 +37,7 @@ mod launch;
 mod lifetime;
 mod limiter;
 mod limits;
+mod mount_view;
 mod output;
 mod procstat;
 mod sandbox;

@@ -230,5 +230,6 @@ fn a_leader_not_yet_leading_its_group_is_signalled_alone() {
 mod cold_sandbox;
 mod held;
 mod host_user;
+mod mounts;
 mod network;
 mod seccomp;

@@ -1,0 +1,56 @@
+//! Where a sandbox's bubblewrap starts from: the view of fewer mounts
+//! ([`mount_view`]) where croupier is root, the host's mounts otherwise.
+//! Either way the program runs, and its folders are bound.
+
+use std::os::unix::fs::PermissionsExt;
+
+use super::*;
+
+fn strict() -> ProcessLimits {
+    ProcessLimits {
+        sandbox: Sandbox::Strict(SandboxLimits::default()),
+        ..limits()
+    }
+}
+
+fn ns_of(pid: i32) -> std::path::PathBuf {
+    std::fs::read_link(format!("/proc/{pid}/ns/mnt")).unwrap()
+}
+
+/// The mount namespace of `argv`'s bubblewrap, read while it runs, once
+/// the program answered `up`.
+async fn started_from(argv: &[String]) -> std::path::PathBuf {
+    let mut p = BotProcess::spawn(argv, &strict()).unwrap();
+    assert_eq!(p.recv(soon(5000)).await.unwrap(), "up");
+    let bwrap = p.pgid.expect("a process group").as_raw();
+    let ns = ns_of(bwrap);
+    p.terminate().await;
+    ns
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandbox_starts_from_fewer_mounts_where_croupier_is_root() {
+    let host = ns_of(std::process::id() as i32);
+    let from = started_from(&sh("echo up; cat")).await;
+    let Some(view) = mount_view::view() else {
+        assert!(!sandbox::is_root(), "root makes the view");
+        assert_eq!(from, host);
+        return;
+    };
+    assert_eq!(from, view.name());
+    assert_ne!(from, host);
+    // A program in a folder of its own, bound into the sandbox, starts
+    // from the view too. (No bot folder can lie under a mount left out:
+    // `sandbox::bot_folders` binds none under `/proc` or `/dev`, and
+    // nobody writes under `/sys`; `View::serves` is tested alone.)
+    let dir = tempfile::Builder::new()
+        .prefix("croupier-mounts")
+        .tempdir()
+        .unwrap();
+    let script = dir.path().join("bot.sh");
+    std::fs::write(&script, "echo up; cat\n").unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let argv = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
+    assert_eq!(started_from(&argv).await, view.name());
+}
