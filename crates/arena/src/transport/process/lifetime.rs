@@ -143,7 +143,7 @@ pub fn with_death_signal(argv: &[String]) -> Vec<String> {
 pub(super) fn spawn(
     mut cmd: Command,
     entry: Option<ThreadEntry>,
-    view: Option<&'static mount_view::View>,
+    view: Option<std::sync::Arc<mount_view::View>>,
     user: Option<u32>,
     handed: Vec<OwnedFd>,
     shape: Shape,
@@ -169,7 +169,7 @@ pub(super) fn spawn(
                     "cannot enter the bot's cgroup: {e}"
                 ))),
                 (_, Err(e)) => Err(e),
-                _ => spawn_from(&mut cmd, view, user),
+                _ => spawn_from(&mut cmd, view.as_deref(), user),
             };
             drop(entered);
             // Any other start that ran meanwhile on another thread got a
@@ -214,13 +214,11 @@ fn spawn_from(
     view: Option<&mount_view::View>,
     user: Option<u32>,
 ) -> std::io::Result<Child> {
-    let entered = view.and_then(|v| match v.enter() {
-        Ok(entered) => Some(entered),
-        Err(e) => {
-            tracing::debug!("a sandbox starts from the host's mounts: {e}");
-            None
-        }
-    });
+    // The view first, as root (entering a mount namespace takes
+    // `CAP_SYS_CHROOT`, which a thread switched to another user lacks);
+    // left after the thread is root again. One that cannot be entered is
+    // given up, with a warning, and this start uses the host's mounts.
+    let entered = view.and_then(|v| v.enter().ok());
     let started = spawn_as(cmd, user);
     drop(entered);
     started

@@ -1,44 +1,56 @@
-//! The mounts bubblewrap starts from: the host's, without those of `/sys`
-//! and the ones below `/proc` and `/dev`.
+//! The mounts bubblewrap starts from: the host's, without `/sys` and the
+//! folders mounted below `/dev`.
 //!
 //! bubblewrap's start costs more the more mounts its namespace holds: the
-//! sandbox's new mount namespace is a copy of them all, every bind it
+//! sandbox's new mount namespace is a copy of them all, and every bind it
 //! makes reads and parses the whole `/proc/self/mountinfo` (a cold start
-//! makes about a dozen), and it detaches them all again when it lets go
-//! of the old root. None of a sandbox's files comes from `/sys` (here a
-//! dozen of the host's 20 mounts: sysfs and a cgroup hierarchy per
-//! controller) or from a mount below `/proc` or `/dev` (bubblewrap makes
-//! the sandbox's own `/proc`, `devpts`, `/dev/shm` and `/dev/mqueue`, and
-//! binds its device nodes from `/dev` itself). So, where croupier is root,
-//! it makes once a mount namespace ([`view`]) that is the host's (a
-//! follower of it: what the host mounts later appears there too) without
+//! makes about a dozen). No sandbox's file comes from `/sys` (here a dozen
+//! of the host's 20 mounts: sysfs and a cgroup hierarchy per controller)
+//! or from a folder mounted below `/dev` (`/dev/pts`, `/dev/shm`,
+//! `/dev/mqueue`, `/dev/hugepages`: bubblewrap makes the sandbox's own and
+//! binds only device nodes from `/dev`). So, where croupier is root, it
+//! makes a mount namespace ([`view`]) that is a copy of the host's without
 //! those, and the spawner thread enters it for a sandbox's start alone
-//! ([`View::enter`]) and goes back. A start whose folders lie under a
-//! mount left out, or that must write to the cgroups under `/sys` (a v2
-//! cgroup's `sh`), starts from the host's mounts, as every start did
-//! before (docs/benchmarks.md, "Fewer mounts to start from").
+//! ([`View::enter`]) and goes back. What a sandbox sees does not change
+//! (docs/sandbox.md, "Fewer mounts to start from"; docs/benchmarks.md).
 //!
-//! What a sandbox sees does not change: bubblewrap binds the same files,
-//! and nothing it is not told to bind.
+//! Kept as they are:
+//! - what is mounted on a file below `/dev` (a device node bound there, as
+//!   container runtimes do): bubblewrap binds the nodes from there;
+//! - what is below `/proc`: a runtime's masks over `/proc` decide whether
+//!   a sandbox may mount a `/proc` of its own at all (the kernel asks that
+//!   the one it sees be "fully visible"), and so must stay.
+//!
+//! The view is the host's as it was made: its mounts follow the host's
+//! where those propagate (it is their follower, `MS_SLAVE`), and it is
+//! made again at the next start after any change to the host's mount
+//! table (`poll` on the host's `mountinfo`), so that a folder mounted
+//! since is there. A start whose bound files lie under a mount left out,
+//! or that must write to the cgroups under `/sys` (a v2 cgroup's `sh`),
+//! starts from the host's mounts, as does every start where croupier is
+//! not root, runs in a `chroot`, or cannot make or enter the view.
 
 use std::fs::File;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use nix::fcntl::{open, OFlag};
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sched::{setns, unshare, CloneFlags};
+use nix::sys::stat::Mode;
 
-/// Whether a mount at `point` is one no sandbox's file comes from.
-fn left_out(point: &Path) -> bool {
-    point.starts_with("/sys")
-        || (point.starts_with("/proc") && point != Path::new("/proc"))
-        || (point.starts_with("/dev") && point != Path::new("/dev"))
+/// Whether a mount at `point` (a folder if `folder`) is one no sandbox's
+/// file comes from.
+fn left_out(point: &Path, folder: bool) -> bool {
+    point.starts_with("/sys") || (folder && point.starts_with("/dev") && point != Path::new("/dev"))
 }
 
 /// A mount point as `/proc/*/mountinfo` writes it: its fifth field, with
 /// space, tab, newline and backslash written as octal escapes.
 fn mount_point(line: &str) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
     let field = line.split(' ').nth(4)?;
     let bytes = field.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -59,20 +71,31 @@ fn mount_point(line: &str) -> Option<PathBuf> {
             }
         }
     }
-    use std::os::unix::ffi::OsStringExt;
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }
 
-/// The mount points of this thread's mount namespace.
-fn mount_points() -> std::io::Result<Vec<PathBuf>> {
+/// The mount points of this thread's mount namespace, each with whether
+/// it is a folder.
+fn mount_points() -> std::io::Result<Vec<(PathBuf, bool)>> {
     let text = std::fs::read_to_string("/proc/thread-self/mountinfo")?;
-    Ok(text.lines().filter_map(mount_point).collect())
+    Ok(text
+        .lines()
+        .filter_map(mount_point)
+        .map(|p| {
+            let folder = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
+            (p, folder)
+        })
+        .collect())
 }
 
 /// Of `points`, those [`left_out`] that no other one left out holds: what
 /// a lazy unmount each takes away with all below it.
-fn tops(points: &[PathBuf]) -> Vec<PathBuf> {
-    let out: Vec<&PathBuf> = points.iter().filter(|p| left_out(p)).collect();
+fn tops(points: &[(PathBuf, bool)]) -> Vec<PathBuf> {
+    let out: Vec<&PathBuf> = points
+        .iter()
+        .filter(|(p, folder)| left_out(p, *folder))
+        .map(|(p, _)| p)
+        .collect();
     let mut tops: Vec<PathBuf> = out
         .iter()
         .filter(|p| !out.iter().any(|q| q != *p && p.starts_with(q)))
@@ -83,7 +106,7 @@ fn tops(points: &[PathBuf]) -> Vec<PathBuf> {
     tops
 }
 
-/// The namespace made for sandboxes' starts, and the mount points left out
+/// A namespace made for sandboxes' starts, and the mount points left out
 /// of it.
 #[derive(Debug)]
 pub(super) struct View {
@@ -91,14 +114,47 @@ pub(super) struct View {
     gone: Vec<PathBuf>,
 }
 
-/// The view, made on first use where croupier is root (`None` elsewhere,
-/// or where it could not be made: starts then use the host's mounts).
-pub(super) fn view() -> Option<&'static View> {
-    static VIEW: OnceLock<Option<View>> = OnceLock::new();
-    VIEW.get_or_init(|| {
-        if !super::sandbox::is_root() {
-            return None;
-        }
+/// The view of now, and what tells when the host's mounts change.
+struct Slot {
+    view: Option<Arc<View>>,
+    /// The host's `mountinfo`, which `poll` marks when its mounts change.
+    watch: Option<File>,
+    /// Set when the view could not be made or entered: starts use the
+    /// host's mounts from then on.
+    failed: bool,
+}
+
+fn slot() -> MutexGuard<'static, Slot> {
+    static SLOT: Mutex<Slot> = Mutex::new(Slot {
+        view: None,
+        watch: None,
+        failed: false,
+    });
+    // Poisoned only by a panic in `view`, which leaves the slot usable.
+    SLOT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The view, made on first use where croupier is root and made again
+/// when the host's mounts changed since; `None` where it cannot be (starts
+/// then use the host's mounts).
+pub(super) fn view() -> Option<Arc<View>> {
+    if !super::sandbox::is_root() {
+        return None;
+    }
+    let mut slot = slot();
+    if slot.failed {
+        return None;
+    }
+    let changed = slot.watch.as_ref().is_none_or(|w| {
+        // `mountinfo` is always readable; a change marks it `POLLPRI` and
+        // `POLLERR` once.
+        let mut fds = [PollFd::new(w.as_fd(), PollFlags::POLLPRI)];
+        let marked = PollFlags::POLLPRI | PollFlags::POLLERR;
+        poll(&mut fds, PollTimeout::ZERO).map_or(true, |_| {
+            fds[0].revents().is_none_or(|r| r.intersects(marked))
+        })
+    });
+    if changed || slot.view.is_none() {
         // On a thread of its own, which ends once it is made (the
         // namespace lives on through its descriptor).
         let made = std::thread::Builder::new()
@@ -107,22 +163,45 @@ pub(super) fn view() -> Option<&'static View> {
             .map_err(|e| e.to_string())
             .and_then(|t| t.join().unwrap_or_else(|_| Err("it panicked".into())));
         match made {
-            Ok(view) => Some(view),
+            Ok((view, watch)) => {
+                slot.view = Some(Arc::new(view));
+                slot.watch = Some(watch);
+            }
             Err(why) => {
-                tracing::debug!("sandboxes start from the host's mounts: {why}");
-                None
+                tracing::warn!("sandboxes start from the host's mounts: {why}");
+                slot.failed = true;
+                slot.view = None;
+                return None;
             }
         }
-    })
-    .as_ref()
+    }
+    slot.view.clone()
 }
 
-/// Moves this thread to a new mount namespace, a follower of the host's,
-/// and unmounts there what sandboxes never use.
-fn make() -> Result<View, String> {
+/// Gives up the view for good, after an error entering it.
+fn give_up(why: &std::io::Error) {
+    tracing::warn!("sandboxes start from the host's mounts: cannot enter fewer: {why}");
+    let mut slot = slot();
+    slot.failed = true;
+    slot.view = None;
+}
+
+/// Names the host's mount table (to watch it), then moves this thread to
+/// a new mount namespace, a follower of the host's, and unmounts there
+/// what sandboxes never use.
+fn make() -> Result<(View, File), String> {
+    // A croupier in a `chroot` would start sandboxes from the namespace's
+    // own root, outside it.
+    let root =
+        std::fs::read_link("/proc/thread-self/root").map_err(|e| format!("its root: {e}"))?;
+    if root != Path::new("/") {
+        return Err(format!("croupier runs in a chroot ({})", root.display()));
+    }
+    let watch =
+        File::open("/proc/thread-self/mountinfo").map_err(|e| format!("its mounts: {e}"))?;
     unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("unshare: {e}"))?;
     // Nothing unmounted here reaches the host; what the host mounts later
-    // reaches here.
+    // reaches here where its mounts propagate.
     mount(
         None::<&str>,
         "/",
@@ -147,30 +226,42 @@ fn make() -> Result<View, String> {
             break;
         }
     }
-    let after = mount_points().map_err(read)?;
+    let after: Vec<PathBuf> = mount_points()
+        .map_err(read)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let mut gone: Vec<PathBuf> = before
         .into_iter()
-        .filter(|p| left_out(p) && !after.contains(p))
+        .filter(|(p, folder)| left_out(p, *folder) && !after.contains(p))
+        .map(|(p, _)| p)
         .collect();
     gone.sort();
     gone.dedup();
     let ns = File::open("/proc/thread-self/ns/mnt").map_err(|e| format!("its name: {e}"))?;
-    Ok(View {
-        ns: ns.into(),
-        gone,
-    })
+    Ok((
+        View {
+            ns: ns.into(),
+            gone,
+        },
+        watch,
+    ))
 }
 
 /// This thread's own mount namespace (the host's), named before it first
-/// enters the view; `None` if it could not be.
+/// enters a view; `None` if it could not be.
+///
+/// A thread that shares its root and working folder with others (as every
+/// thread does) cannot change its mount namespace, so this thread (the
+/// spawner) gets its own copy of them, for good: they stop following the
+/// process's (croupier never changes its working folder, root or umask).
 fn home() -> Option<&'static OwnedFd> {
     thread_local! {
-        static HOME: OnceLock<Option<&'static OwnedFd>> = const { OnceLock::new() };
+        static HOME: std::sync::OnceLock<Option<&'static OwnedFd>> =
+            const { std::sync::OnceLock::new() };
     }
     HOME.with(|h| {
         *h.get_or_init(|| {
-            // A thread that shares its root and working folder with others
-            // (as every thread does) cannot change its mount namespace.
             unshare(CloneFlags::CLONE_FS).ok()?;
             let fd: OwnedFd = File::open("/proc/thread-self/ns/mnt").ok()?.into();
             Some(&*Box::leak(Box::new(fd)))
@@ -178,41 +269,62 @@ fn home() -> Option<&'static OwnedFd> {
     })
 }
 
-/// The calling thread in the view, until dropped (on that thread).
+/// The calling thread in a view, until dropped (on that thread).
 #[derive(Debug)]
 pub(super) struct Entered {
     home: &'static OwnedFd,
-    /// The thread's working folder, which entering a namespace resets.
+    /// The thread's working folder in the host's namespace, which
+    /// entering a namespace resets.
     cwd: OwnedFd,
     _here: std::marker::PhantomData<*const ()>,
 }
 
 impl View {
     /// Whether a start whose bubblewrap command is `argv` can start from
-    /// the view: none of the files it binds lies under a mount left out.
+    /// the view: none of the files it binds lies under a mount left out
+    /// (nor holds one).
     pub(super) fn serves(&self, argv: &[String]) -> bool {
         binds(argv).all(|src| {
-            let real = std::fs::canonicalize(src).unwrap_or_else(|_| PathBuf::from(src));
+            let raw = Path::new(src);
+            // The system's folders are bound as they are named.
+            let real = match raw.starts_with("/usr") || raw.starts_with("/etc") {
+                true => raw.to_path_buf(),
+                false => std::fs::canonicalize(raw).unwrap_or_else(|_| raw.to_path_buf()),
+            };
             !self
                 .gone
                 .iter()
-                .any(|g| real.starts_with(g) || Path::new(src).starts_with(g))
+                .any(|g| real.starts_with(g) || raw.starts_with(g) || g.starts_with(&real))
         })
     }
 
-    /// Moves the calling thread into the view (its working folder kept)
-    /// for a start; the guard moves it back. Needs root. On an error the
-    /// thread is where it was.
+    /// Moves the calling thread into the view for a start, in the folder
+    /// of the same name as its working folder; the guard moves it back.
+    /// Needs root's `CAP_SYS_ADMIN` and `CAP_SYS_CHROOT`: enter before a
+    /// user switch ([`super::as_user`]), which keeps neither of both.
+    /// On an error the thread is where it was, and the view is given up.
     pub(super) fn enter(&self) -> std::io::Result<Entered> {
+        let entered = self.try_enter();
+        if let Err(e) = &entered {
+            give_up(e);
+        }
+        entered
+    }
+
+    fn try_enter(&self) -> std::io::Result<Entered> {
         let home = home().ok_or_else(|| std::io::Error::other("cannot name the host's mounts"))?;
-        let cwd: OwnedFd = File::open(".")?.into();
+        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let cwd = open(".", flags, Mode::empty())?;
+        let path = std::env::current_dir()?;
         setns(self.ns.as_fd(), CloneFlags::CLONE_NEWNS)?;
         let entered = Entered {
             home,
             cwd,
             _here: std::marker::PhantomData,
         };
-        nix::unistd::fchdir(&entered.cwd)?;
+        // The folder of that name in the view (reachable there, unlike the
+        // host's), or else the host's itself.
+        nix::unistd::chdir(&path).or_else(|_| nix::unistd::fchdir(&entered.cwd))?;
         Ok(entered)
     }
 
@@ -263,4 +375,4 @@ fn binds(argv: &[String]) -> impl Iterator<Item = &str> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -1,5 +1,9 @@
 use super::*;
 
+fn folders(ps: &[&str]) -> Vec<(PathBuf, bool)> {
+    ps.iter().map(|p| (PathBuf::from(p), true)).collect()
+}
+
 fn paths(ps: &[&str]) -> Vec<PathBuf> {
     ps.iter().map(PathBuf::from).collect()
 }
@@ -19,14 +23,17 @@ fn a_mount_point_is_read_with_its_escapes() {
     assert_eq!(mount_point("short line"), None);
 }
 
-/// `/sys` whole, and what is below `/proc` and `/dev` but not they
-/// themselves; each once, the topmost of a tree only.
+/// `/sys` whole, and the folders mounted below `/dev` but not `/dev`
+/// itself; each once, the topmost of a tree only. Kept: what is below
+/// `/proc` (a runtime's masks), device nodes bound on files below `/dev`
+/// (bubblewrap binds them), and the rest.
 #[test]
-fn what_is_left_out_is_sys_and_what_is_below_proc_and_dev() {
-    let points = paths(&[
+fn what_is_left_out_is_sys_and_the_folders_mounted_below_dev() {
+    let mut points = folders(&[
         "/",
         "/proc",
         "/proc/sys/fs/binfmt_misc",
+        "/proc/sys",
         "/sys",
         "/sys/fs/cgroup",
         "/sys/fs/cgroup/cpu",
@@ -38,20 +45,23 @@ fn what_is_left_out_is_sys_and_what_is_below_proc_and_dev() {
         "/tmp",
         "/srv/bots",
     ]);
-    assert_eq!(
-        tops(&points),
-        paths(&["/dev/pts", "/dev/shm", "/proc/sys/fs/binfmt_misc", "/sys"])
-    );
+    points.push((PathBuf::from("/dev/null"), false));
+    points.push((PathBuf::from("/proc/kcore"), false));
+    assert_eq!(tops(&points), paths(&["/dev/pts", "/dev/shm", "/sys"]));
     for kept in [
         "/",
         "/proc",
+        "/proc/sys",
         "/dev",
         "/devices",
         "/tmp",
         "/srv/bots",
         "/system",
     ] {
-        assert!(!left_out(Path::new(kept)), "{kept}");
+        assert!(!left_out(Path::new(kept), true), "{kept}");
+    }
+    for kept in ["/dev/null", "/dev/urandom", "/proc/kcore"] {
+        assert!(!left_out(Path::new(kept), false), "{kept}");
     }
 }
 
@@ -99,34 +109,50 @@ fn ns_of(pid: &str) -> PathBuf {
     std::fs::read_link(format!("/proc/{pid}/ns/mnt")).unwrap()
 }
 
+/// Whether this process may make and enter mount namespaces (root with
+/// `CAP_SYS_ADMIN` and `CAP_SYS_CHROOT`, not in a chroot).
+pub(crate) fn can_view() -> bool {
+    use rustix::thread::CapabilitySet;
+    let caps = rustix::thread::capabilities(None).map(|c| c.effective);
+    let needed = CapabilitySet::SYS_ADMIN | CapabilitySet::SYS_CHROOT;
+    crate::transport::process::sandbox::is_root()
+        && caps.is_ok_and(|c| c.contains(needed))
+        && std::fs::read_link("/proc/self/root").is_ok_and(|r| r == Path::new("/"))
+}
+
+/// Taken by the tests that read or change the host's mounts, one at a time.
+static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// As root: the view has no `/sys` (the host's has), a thread in it keeps
 /// its working folder, and what it starts meanwhile starts there; it
 /// comes back to the host's mounts and folder. A command binding a folder
 /// under a mount left out is not served.
 #[test]
 fn a_thread_in_the_view_starts_programs_without_sys_and_comes_back() {
-    if !crate::transport::process::sandbox::is_root() {
-        eprintln!("skipped: needs root");
+    if !can_view() {
+        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
         return;
     }
+    let _turn = HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner());
     let view = view().expect("root makes the view");
+    let gone = view.gone().to_vec();
     std::thread::spawn(move || {
         let host = ns_of("thread-self");
         let host_mounts = mounts_of("thread-self");
         let cwd = std::env::current_dir().unwrap();
         if host_mounts.iter().any(|p| p == Path::new("/sys")) {
-            assert!(
-                view.gone().iter().any(|p| p == Path::new("/sys")),
-                "{:?}",
-                view.gone()
-            );
+            assert!(gone.iter().any(|p| p == Path::new("/sys")), "{gone:?}");
         }
-        assert!(view.gone().iter().all(|p| left_out(p)), "{:?}", view.gone());
+        assert!(gone.iter().all(|p| left_out(p, true)), "{gone:?}");
         let entered = view.enter().unwrap();
         assert_ne!(ns_of("thread-self"), host);
         let inside = mounts_of("thread-self");
-        assert!(inside.iter().all(|p| !left_out(p)), "{inside:?}");
+        assert!(
+            inside.iter().all(|p| !left_out(p, p.is_dir())),
+            "{inside:?}"
+        );
         assert!(inside.iter().any(|p| p == Path::new("/")));
+        // Its working folder is the view's own of that name.
         assert_eq!(std::env::current_dir().unwrap(), cwd);
         let child = std::process::Command::new("cat")
             .arg("/proc/self/mountinfo")
@@ -137,7 +163,8 @@ fn a_thread_in_the_view_starts_programs_without_sys_and_comes_back() {
             .lines()
             .filter_map(mount_point)
             .collect();
-        assert_eq!(seen, inside);
+        assert!(seen.iter().all(|p| !left_out(p, p.is_dir())), "{seen:?}");
+        assert!(seen.len() < host_mounts.len() || gone.is_empty());
         drop(entered);
         assert_eq!(ns_of("thread-self"), host);
         assert_eq!(mounts_of("thread-self"), host_mounts);
@@ -145,9 +172,53 @@ fn a_thread_in_the_view_starts_programs_without_sys_and_comes_back() {
     })
     .join()
     .unwrap();
+    let view = super::view().expect("still made");
     assert!(view.serves(&strings(&["bwrap", "--ro-bind", "/usr", "/usr", "--", "x"])));
     if let Some(gone) = view.gone().first() {
         let under = gone.join("bot").to_string_lossy().into_owned();
         assert!(!view.serves(&strings(&["bwrap", "--ro-bind", &under, &under, "--", "x"])));
+        let above = gone.parent().unwrap().to_string_lossy().into_owned();
+        assert!(!view.serves(&strings(&["bwrap", "--ro-bind", &above, &above, "--", "x"])));
     }
+}
+
+/// A change to the host's mounts makes the view again at the next start:
+/// a folder mounted since is in it.
+#[test]
+fn a_folder_mounted_on_the_host_since_is_in_the_next_view() {
+    if !can_view() {
+        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        return;
+    }
+    let _turn = HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner());
+    let before = view().expect("root makes the view");
+    let dir = tempfile::tempdir().unwrap();
+    let point = dir.path().to_path_buf();
+    // Mounted on the host's namespace (the test's threads are in it),
+    // then taken away again.
+    mount(
+        Some("tmpfs"),
+        &point,
+        Some("tmpfs"),
+        MsFlags::empty(),
+        Some("size=64k"),
+    )
+    .unwrap();
+    std::fs::write(point.join("mark"), "here").unwrap();
+    let after = view().expect("made again");
+    let seen = std::thread::spawn({
+        let after = after.clone();
+        let mark = point.join("mark");
+        move || {
+            let entered = after.enter().unwrap();
+            let seen = std::fs::read_to_string(mark).ok();
+            drop(entered);
+            seen
+        }
+    })
+    .join()
+    .unwrap();
+    umount2(&point, MntFlags::MNT_DETACH).unwrap();
+    assert!(!Arc::ptr_eq(&before, &after), "the view was not made again");
+    assert_eq!(seen.as_deref(), Some("here"));
 }
