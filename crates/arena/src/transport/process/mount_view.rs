@@ -138,7 +138,10 @@ fn slot() -> MutexGuard<'static, Slot> {
 /// when the host's mounts changed since; `None` where it cannot be (starts
 /// then use the host's mounts).
 pub(super) fn view() -> Option<Arc<View>> {
-    if !super::sandbox::is_root() {
+    // Croupier's user stays (only the spawner thread switches its own for
+    // a start, and comes back), so it is read once.
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ROOT.get_or_init(|| rustix::process::geteuid().is_root()) {
         return None;
     }
     let mut slot = slot();

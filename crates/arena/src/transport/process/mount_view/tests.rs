@@ -115,13 +115,21 @@ pub(crate) fn can_view() -> bool {
     use rustix::thread::CapabilitySet;
     let caps = rustix::thread::capabilities(None).map(|c| c.effective);
     let needed = CapabilitySet::SYS_ADMIN | CapabilitySet::SYS_CHROOT;
-    crate::transport::process::sandbox::is_root()
+    rustix::process::geteuid().is_root()
         && caps.is_ok_and(|c| c.contains(needed))
         && std::fs::read_link("/proc/self/root").is_ok_and(|r| r == Path::new("/"))
 }
 
-/// Taken by the tests that read or change the host's mounts, one at a time.
-static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The turn of a test that reads or changes the host's mounts (one at a
+/// time), or `None` (said) where no view can be made.
+fn host_mounts_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
+    static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    if !can_view() {
+        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        return None;
+    }
+    Some(HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner()))
+}
 
 /// As root: the view has no `/sys` (the host's has), a thread in it keeps
 /// its working folder, and what it starts meanwhile starts there; it
@@ -129,11 +137,9 @@ static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// under a mount left out is not served.
 #[test]
 fn a_thread_in_the_view_starts_programs_without_sys_and_comes_back() {
-    if !can_view() {
-        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+    let Some(_turn) = host_mounts_turn() else {
         return;
-    }
-    let _turn = HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let view = view().expect("root makes the view");
     let gone = view.gone().to_vec();
     std::thread::spawn(move || {
@@ -186,11 +192,9 @@ fn a_thread_in_the_view_starts_programs_without_sys_and_comes_back() {
 /// a folder mounted since is in it.
 #[test]
 fn a_folder_mounted_on_the_host_since_is_in_the_next_view() {
-    if !can_view() {
-        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+    let Some(_turn) = host_mounts_turn() else {
         return;
-    }
-    let _turn = HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner());
+    };
     let before = view().expect("root makes the view");
     let dir = tempfile::tempdir().unwrap();
     let point = dir.path().to_path_buf();
