@@ -75,14 +75,24 @@ fn mount_point(line: &str) -> Option<PathBuf> {
 }
 
 /// The mount points of this thread's mount namespace, each with whether
-/// it is a folder.
+/// it is a folder: asked only below `/dev` (the only place it decides),
+/// without following a link or triggering an automount (a `stat` of every
+/// mount point would wait on a stale network mount, or mount every
+/// automount point).
 fn mount_points() -> std::io::Result<Vec<(PathBuf, bool)>> {
+    use nix::fcntl::{AtFlags, AT_FDCWD};
+    use nix::sys::stat::{fstatat, SFlag};
     let text = std::fs::read_to_string("/proc/thread-self/mountinfo")?;
+    let folder = |p: &Path| {
+        let flags = AtFlags::AT_SYMLINK_NOFOLLOW | AtFlags::AT_NO_AUTOMOUNT;
+        fstatat(AT_FDCWD, p, flags)
+            .is_ok_and(|st| SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR)
+    };
     Ok(text
         .lines()
         .filter_map(mount_point)
         .map(|p| {
-            let folder = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir());
+            let folder = !p.starts_with("/dev") || folder(&p);
             (p, folder)
         })
         .collect())
@@ -194,11 +204,15 @@ fn give_up(why: &std::io::Error) {
 /// what sandboxes never use.
 fn make() -> Result<(View, File), String> {
     // A croupier in a `chroot` would start sandboxes from the namespace's
-    // own root, outside it.
-    let root =
-        std::fs::read_link("/proc/thread-self/root").map_err(|e| format!("its root: {e}"))?;
-    if root != Path::new("/") {
-        return Err(format!("croupier runs in a chroot ({})", root.display()));
+    // root, outside it, and its spawner thread would come back there.
+    let host: OwnedFd = File::open("/proc/thread-self/ns/mnt")
+        .map_err(|e| format!("the host's mounts: {e}"))?
+        .into();
+    unshare(CloneFlags::CLONE_FS).map_err(|e| format!("unshare: {e}"))?;
+    match at_namespace_root(&host) {
+        Ok(true) => {}
+        Ok(false) => return Err("croupier runs in a chroot".into()),
+        Err(e) => return Err(format!("where its root is: {e}")),
     }
     let watch =
         File::open("/proc/thread-self/mountinfo").map_err(|e| format!("its mounts: {e}"))?;
@@ -249,6 +263,23 @@ fn make() -> Result<(View, File), String> {
         },
         watch,
     ))
+}
+
+/// Which file is this thread's root.
+fn root_id() -> std::io::Result<(u64, u64)> {
+    let st = nix::sys::stat::stat("/")?;
+    Ok((st.st_dev, st.st_ino))
+}
+
+/// Whether this thread's root is that of `ns`, its mount namespace: not
+/// a `chroot` (which `/proc` cannot tell: a chrooted process's root reads
+/// `/` there). Entering a namespace takes a thread to its root, so the
+/// thread is asked, and left there (it must have a root and working
+/// folder of its own).
+fn at_namespace_root(ns: &OwnedFd) -> std::io::Result<bool> {
+    let root = root_id()?;
+    setns(ns.as_fd(), CloneFlags::CLONE_NEWNS)?;
+    Ok(root_id()? == root)
 }
 
 /// This thread's own mount namespace (the host's), named before it first
@@ -318,7 +349,8 @@ impl View {
         let home = home().ok_or_else(|| std::io::Error::other("cannot name the host's mounts"))?;
         let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
         let cwd = open(".", flags, Mode::empty())?;
-        let path = std::env::current_dir()?;
+        // (None if it was removed since.)
+        let path = std::env::current_dir().ok();
         setns(self.ns.as_fd(), CloneFlags::CLONE_NEWNS)?;
         let entered = Entered {
             home,
@@ -327,7 +359,10 @@ impl View {
         };
         // The folder of that name in the view (reachable there, unlike the
         // host's), or else the host's itself.
-        nix::unistd::chdir(&path).or_else(|_| nix::unistd::fchdir(&entered.cwd))?;
+        match path {
+            Some(p) if nix::unistd::chdir(&p).is_ok() => {}
+            _ => nix::unistd::fchdir(&entered.cwd)?,
+        }
         Ok(entered)
     }
 

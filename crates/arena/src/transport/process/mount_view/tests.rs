@@ -97,7 +97,7 @@ fn the_binds_of_a_command_are_its_options_sources() {
     );
 }
 
-fn mounts_of(pid: &str) -> Vec<PathBuf> {
+pub(crate) fn mounts_of(pid: &str) -> Vec<PathBuf> {
     std::fs::read_to_string(format!("/proc/{pid}/mountinfo"))
         .unwrap()
         .lines()
@@ -110,25 +110,55 @@ fn ns_of(pid: &str) -> PathBuf {
 }
 
 /// Whether this process may make and enter mount namespaces (root with
-/// `CAP_SYS_ADMIN` and `CAP_SYS_CHROOT`, not in a chroot).
+/// `CAP_SYS_ADMIN` and `CAP_SYS_CHROOT`; the tests do not run in a
+/// chroot).
 pub(crate) fn can_view() -> bool {
     use rustix::thread::CapabilitySet;
     let caps = rustix::thread::capabilities(None).map(|c| c.effective);
     let needed = CapabilitySet::SYS_ADMIN | CapabilitySet::SYS_CHROOT;
-    rustix::process::geteuid().is_root()
-        && caps.is_ok_and(|c| c.contains(needed))
-        && std::fs::read_link("/proc/self/root").is_ok_and(|r| r == Path::new("/"))
+    rustix::process::geteuid().is_root() && caps.is_ok_and(|c| c.contains(needed))
+}
+
+/// Held by the tests that read or change the host's mounts or the view,
+/// one at a time.
+pub(crate) fn host_mounts() -> std::sync::MutexGuard<'static, ()> {
+    static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The turn of a test that reads or changes the host's mounts (one at a
 /// time), or `None` (said) where no view can be made.
 fn host_mounts_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
-    static HOST_MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
     if !can_view() {
         eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
         return None;
     }
-    Some(HOST_MOUNTS.lock().unwrap_or_else(|e| e.into_inner()))
+    Some(host_mounts())
+}
+
+/// A tmpfs mounted on the host at a folder of its own, taken away when
+/// dropped (a failed test leaves nothing mounted).
+struct Mounted(tempfile::TempDir);
+
+impl Mounted {
+    fn new() -> Mounted {
+        let dir = tempfile::tempdir().unwrap();
+        mount(
+            Some("tmpfs"),
+            dir.path(),
+            Some("tmpfs"),
+            MsFlags::empty(),
+            Some("size=64k"),
+        )
+        .unwrap();
+        Mounted(dir)
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = umount2(self.0.path(), MntFlags::MNT_DETACH);
+    }
 }
 
 /// As root: the view has no `/sys` (the host's has), a thread in it keeps
@@ -196,18 +226,10 @@ fn a_folder_mounted_on_the_host_since_is_in_the_next_view() {
         return;
     };
     let before = view().expect("root makes the view");
-    let dir = tempfile::tempdir().unwrap();
-    let point = dir.path().to_path_buf();
     // Mounted on the host's namespace (the test's threads are in it),
     // then taken away again.
-    mount(
-        Some("tmpfs"),
-        &point,
-        Some("tmpfs"),
-        MsFlags::empty(),
-        Some("size=64k"),
-    )
-    .unwrap();
+    let mounted = Mounted::new();
+    let point = mounted.0.path().to_path_buf();
     std::fs::write(point.join("mark"), "here").unwrap();
     let after = view().expect("made again");
     let seen = std::thread::spawn({
@@ -222,7 +244,29 @@ fn a_folder_mounted_on_the_host_since_is_in_the_next_view() {
     })
     .join()
     .unwrap();
-    umount2(&point, MntFlags::MNT_DETACH).unwrap();
+    drop(mounted);
     assert!(!Arc::ptr_eq(&before, &after), "the view was not made again");
     assert_eq!(seen.as_deref(), Some("here"));
+}
+
+/// A thread in a `chroot` (of its own: it has its own root and folder
+/// first) is not at its namespace's root; one that is not, is.
+#[test]
+fn a_chroot_is_told_from_the_namespaces_root() {
+    if !can_view() {
+        eprintln!("skipped: needs root with CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let jail = dir.path().to_path_buf();
+    let told = std::thread::spawn(move || {
+        let ns: OwnedFd = File::open("/proc/thread-self/ns/mnt").unwrap().into();
+        unshare(CloneFlags::CLONE_FS).unwrap();
+        let free = at_namespace_root(&ns).unwrap();
+        nix::unistd::chroot(&jail).unwrap();
+        (free, at_namespace_root(&ns).unwrap())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(told, (true, false));
 }
