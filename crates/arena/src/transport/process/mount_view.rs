@@ -191,12 +191,35 @@ pub(super) fn view() -> Option<Arc<View>> {
     slot.view.clone()
 }
 
-/// Gives up the view for good, after an error entering it.
-fn give_up(why: &std::io::Error) {
-    tracing::warn!("sandboxes start from the host's mounts: cannot enter fewer: {why}");
+/// Gives up the view for good, saying why.
+fn give_up(why: &str) {
+    tracing::warn!("sandboxes start from the host's mounts: {why}");
     let mut slot = slot();
     slot.failed = true;
     slot.view = None;
+}
+
+/// Runs `probe` (a sandbox's start, saying why it failed) once more, from
+/// the view, on a thread of its own: a view bubblewrap cannot start from
+/// is given up, and starts use the host's mounts. For the sandbox check,
+/// after the same probe passed from the host's mounts.
+pub(super) fn vet(probe: impl FnOnce() -> Result<(), String> + Send) {
+    let Some(view) = view() else {
+        return;
+    };
+    let ran = std::thread::scope(|s| {
+        s.spawn(|| {
+            // (One that cannot be entered is given up there.)
+            let entered = view.enter().ok()?;
+            let ran = probe();
+            drop(entered);
+            Some(ran)
+        })
+        .join()
+    });
+    if let Ok(Some(Err(why))) = ran {
+        give_up(&format!("bubblewrap cannot start from fewer: {why}"));
+    }
 }
 
 /// Names the host's mount table (to watch it), then moves this thread to
@@ -340,7 +363,7 @@ impl View {
     pub(super) fn enter(&self) -> std::io::Result<Entered> {
         let entered = self.try_enter();
         if let Err(e) = &entered {
-            give_up(e);
+            give_up(&format!("cannot enter fewer: {e}"));
         }
         entered
     }

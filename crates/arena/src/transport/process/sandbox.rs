@@ -573,8 +573,17 @@ fn closed_folder(path: &Path) -> Option<std::path::PathBuf> {
 }
 
 /// Checks that the sandbox can start a program here; the error says why
-/// not, in one line.
+/// not, in one line. Where sandboxes start from fewer mounts
+/// ([`super::mount_view`]), it starts one from there too, and gives those
+/// up if it cannot.
 pub fn check(limits: &SandboxLimits) -> Result<(), SandboxError> {
+    probe(limits)?;
+    super::mount_view::vet(|| probe(limits).map_err(|e| e.to_string()));
+    Ok(())
+}
+
+/// A start of `true` in a sandbox of `limits`.
+fn probe(limits: &SandboxLimits) -> Result<(), SandboxError> {
     // With the filter every start installs (a kernel without seccomp
     // refuses it here, not at the first match).
     let filter = super::seccomp::pipe()?;
