@@ -47,6 +47,14 @@ use rustix::thread::{self, CapabilitySet, CapabilitySets};
 /// user it switched to, as they are exempt for root.
 const KEPT: CapabilitySet = CapabilitySet::SYS_RESOURCE.union(CapabilitySet::SYS_ADMIN);
 
+/// Whether croupier runs as root (effective uid 0).
+pub(super) fn is_root() -> bool {
+    // Read once: croupier's user stays (only the spawner thread switches
+    // its own for a start, and comes back).
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| rustix::process::geteuid().is_root())
+}
+
 /// Held by a switched thread: one at a time (only the spawner thread
 /// switches in croupier; tests read the process-wide flags under it).
 static SWITCHING: Mutex<()> = Mutex::new(());

@@ -148,10 +148,7 @@ fn slot() -> MutexGuard<'static, Slot> {
 /// when the host's mounts changed since; `None` where it cannot be (starts
 /// then use the host's mounts).
 pub(super) fn view() -> Option<Arc<View>> {
-    // Croupier's user stays (only the spawner thread switches its own for
-    // a start, and comes back), so it is read once.
-    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if !*ROOT.get_or_init(|| rustix::process::geteuid().is_root()) {
+    if !super::as_user::is_root() {
         return None;
     }
     let mut slot = slot();
@@ -305,31 +302,32 @@ fn at_namespace_root(ns: &OwnedFd) -> std::io::Result<bool> {
     Ok(root_id()? == root)
 }
 
-/// This thread's own mount namespace (the host's), named before it first
-/// enters a view; `None` if it could not be.
+/// Runs `f` with this thread's own mount namespace (the host's), named
+/// before the thread first enters a view and closed when it ends; an
+/// error if it could not be named.
 ///
 /// A thread that shares its root and working folder with others (as every
 /// thread does) cannot change its mount namespace, so this thread (the
 /// spawner) gets its own copy of them, for good: they stop following the
 /// process's (croupier never changes its working folder, root or umask).
-fn home() -> Option<&'static OwnedFd> {
+fn with_home<T>(f: impl FnOnce(&OwnedFd) -> std::io::Result<T>) -> std::io::Result<T> {
     thread_local! {
-        static HOME: std::sync::OnceLock<Option<&'static OwnedFd>> =
-            const { std::sync::OnceLock::new() };
+        static HOME: std::cell::OnceCell<Option<OwnedFd>> = const { std::cell::OnceCell::new() };
     }
     HOME.with(|h| {
-        *h.get_or_init(|| {
+        let home = h.get_or_init(|| {
             unshare(CloneFlags::CLONE_FS).ok()?;
-            let fd: OwnedFd = File::open("/proc/thread-self/ns/mnt").ok()?.into();
-            Some(&*Box::leak(Box::new(fd)))
-        })
+            Some(File::open("/proc/thread-self/ns/mnt").ok()?.into())
+        });
+        f(home
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("cannot name the host's mounts"))?)
     })
 }
 
 /// The calling thread in a view, until dropped (on that thread).
 #[derive(Debug)]
 pub(super) struct Entered {
-    home: &'static OwnedFd,
     /// The thread's working folder in the host's namespace, which
     /// entering a namespace resets.
     cwd: OwnedFd,
@@ -369,14 +367,13 @@ impl View {
     }
 
     fn try_enter(&self) -> std::io::Result<Entered> {
-        let home = home().ok_or_else(|| std::io::Error::other("cannot name the host's mounts"))?;
+        with_home(|_| Ok(()))?;
         let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
         let cwd = open(".", flags, Mode::empty())?;
         // (None if it was removed since.)
         let path = std::env::current_dir().ok();
         setns(self.ns.as_fd(), CloneFlags::CLONE_NEWNS)?;
         let entered = Entered {
-            home,
             cwd,
             _here: std::marker::PhantomData,
         };
@@ -405,8 +402,8 @@ impl View {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        let back = setns(self.home.as_fd(), CloneFlags::CLONE_NEWNS)
-            .and_then(|()| nix::unistd::fchdir(&self.cwd));
+        let back = with_home(|home| Ok(setns(home.as_fd(), CloneFlags::CLONE_NEWNS)?))
+            .and_then(|()| Ok(nix::unistd::fchdir(&self.cwd)?));
         if let Err(e) = back {
             // Cannot happen to root with the host's namespace named. Were
             // it to, the thread's next starts (programs without a sandbox

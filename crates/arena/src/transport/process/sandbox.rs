@@ -142,13 +142,7 @@ fn tool(name: &str, package: &str) -> Result<PathBuf, TransportError> {
     })
 }
 
-/// Whether croupier runs as root (effective uid 0).
-pub(super) fn is_root() -> bool {
-    // Read once: croupier's user stays (only the spawner thread switches
-    // its own for a start, and comes back).
-    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ROOT.get_or_init(|| nix::unistd::geteuid().is_root())
-}
+pub(super) use super::as_user::is_root;
 
 /// Whether `p` lies inside one of the system folders (already visible).
 fn in_system(p: &Path) -> bool {
