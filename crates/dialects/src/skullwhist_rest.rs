@@ -17,7 +17,10 @@ use serde_json::{json, Map, Value};
 
 use crate::{Dialect, DialectKind, Flow, Reply};
 
+mod fields;
 mod replies;
+
+pub use fields::{int_field, str_field, BadBody, Fields};
 
 pub use replies::{
     failure_text, new_game_reply, new_game_text, retry_text, Status, RETRY_REASON, SUCCESS_TEXT,
@@ -68,26 +71,6 @@ pub fn success(mut fields: Obj) -> Value {
 /// `{"result": "retry", ...}`: `new-game` found no opponent in time.
 pub fn retry() -> Value {
     json!({"result": "retry", "reason": RETRY_REASON})
-}
-
-/// A string field of a request.
-pub fn str_field<'a>(body: &'a Obj, key: &str) -> Result<&'a str, Refusal> {
-    match body.get(key) {
-        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(Refusal(format!("key '{key}' must be a string"))),
-    }
-}
-
-/// An integer field of a request, also when sent as a numeric string.
-pub fn int_field(body: &Obj, key: &str) -> Result<i64, Refusal> {
-    let bad = || Refusal(format!("key '{key}' must be an integer"));
-    match body.get(key) {
-        None | Some(Value::Null) => Err(Refusal(format!("missing key '{key}'"))),
-        Some(Value::Number(n)) => n.as_i64().ok_or_else(bad),
-        Some(Value::String(s)) => s.trim().parse::<i64>().map_err(|_| bad()),
-        Some(_) => Err(bad()),
-    }
 }
 
 /// The card of a `play` request. Checked before the bot's game is looked
@@ -495,24 +478,5 @@ mod tests {
         assert_eq!(reply["result"], "success");
         assert_eq!(reply["opponent-bid"], 5);
         assert_eq!(reply["game"], 9);
-    }
-
-    #[test]
-    fn request_fields_are_read_leniently() {
-        let body: Obj = serde_json::from_str(r#"{"a": " 12 ", "b": 3, "c": [1], "s": 4}"#).unwrap();
-        assert_eq!(int_field(&body, "a"), Ok(12));
-        assert_eq!(int_field(&body, "b"), Ok(3));
-        assert_eq!(
-            int_field(&body, "c"),
-            Err(Refusal("key 'c' must be an integer".into()))
-        );
-        assert_eq!(
-            int_field(&body, "z"),
-            Err(Refusal("missing key 'z'".into()))
-        );
-        assert_eq!(
-            str_field(&body, "s"),
-            Err(Refusal("key 's' must be a string".into()))
-        );
     }
 }

@@ -12,8 +12,8 @@
 //!    counted ([`throttle::Throttle::settle`]).
 //!
 //! The path is looked at once, the body read once (the throttle reads the
-//! 2014 API's session from the bytes already read and hands the parsed JSON
-//! on). A call of the 2014 API (`POST /api/<method>/`, most of a busy
+//! 2014 API's session from the bytes already read and hands the parsed
+//! fields on). A call of the 2014 API (`POST /api/<method>/`, most of a busy
 //! server's requests) goes straight to its handler
 //! ([`skullwhist_api::post_whole`]) rather than through the router: routing
 //! among the site's routes, the route's boxed service and its extractors
@@ -34,7 +34,7 @@ use axum::Router;
 use tower::{Service, ServiceExt as _};
 
 use crate::api_error::Api;
-use crate::throttle::{self, ParsedBody, Seen, Throttle};
+use crate::throttle::{self, Seen, Throttle};
 use crate::{metrics, paths, shape, skullwhist_api};
 use croupier_competition::services::Services;
 
@@ -103,26 +103,20 @@ impl Front {
             Err(throttled) => return throttled.response(),
         };
         let ip = throttle::client_ip(&parts);
-        let response = match (api_call(&parts.method, parts.uri.path()), body) {
-            (Some(method), Ok(bytes)) => {
+        let response = match api_call(&parts.method, parts.uri.path()).zip(body.as_ref().ok()) {
+            Some((method, bytes)) => {
                 let since = self.counted.then(std::time::Instant::now);
-                let response = skullwhist_api::post_whole(
-                    &self.state,
-                    method,
-                    &bytes,
-                    parsed.map(|ParsedBody(v)| v),
-                )
-                .await;
+                let response = skullwhist_api::post_whole(&self.state, method, bytes, parsed).await;
                 if let Some(since) = since {
                     metrics::count_api_call(parts.uri.path(), since, &response);
                 }
                 response
             }
-            (_, body) => {
-                let mut req = Request::from_parts(parts, body.map_or_else(|b| b, Body::from));
-                if let Some(parsed) = parsed {
-                    req.extensions_mut().insert(parsed);
-                }
+            None => {
+                // (A 2014 call routed here, its path escaped, parses its
+                // body again: rare, and a parsed body borrows the bytes.)
+                drop(parsed);
+                let req = Request::from_parts(parts, body.map_or_else(|b| b, Body::from));
                 match self.router.oneshot(req).await {
                     Ok(response) => response,
                     Err(never) => match never {},

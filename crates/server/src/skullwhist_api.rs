@@ -8,10 +8,10 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::Json;
 use croupier_dialects::skullwhist_rest::{
     failure, failure_text, int_field, new_game_text, old_game_reply, retry_text, str_field,
-    success, FinishedGame, Obj, SUCCESS_TEXT,
+    success, BadBody, Fields, FinishedGame, Obj, SUCCESS_TEXT,
 };
 use croupier_rules::skullwhist::SkullWhist;
 use croupier_rules::{Game, Record};
@@ -20,7 +20,6 @@ use serde_json::{json, Value};
 use crate::api_error::Api;
 use crate::api_error::ApiError;
 use crate::skullwhist_api_docs as docs;
-use crate::throttle::ParsedBody;
 use croupier_competition::services::Services;
 use croupier_live::auth;
 use croupier_live::hub::{NewGame, Refusal};
@@ -93,7 +92,7 @@ impl IntoResponse for Answer {
 }
 
 /// Runs one API method on a parsed body; the reply as JSON.
-pub async fn call(state: &Services, method: &str, body: &Obj) -> Value {
+pub async fn call(state: &Services, method: &str, body: &Fields<'_>) -> Value {
     match answer(state, method, body).await {
         Answer::Json(v) => v,
         Answer::Text(t) => serde_json::from_slice(&t).unwrap_or_else(|e| {
@@ -104,7 +103,7 @@ pub async fn call(state: &Services, method: &str, body: &Obj) -> Value {
 }
 
 /// Runs one API method on a parsed body; the reply as the handlers send it.
-pub async fn answer(state: &Services, method: &str, body: &Obj) -> Answer {
+pub async fn answer(state: &Services, method: &str, body: &Fields<'_>) -> Answer {
     match dispatch(state, method, body).await {
         Ok(v) => v,
         Err(Refusal(reason)) => Answer::owned(failure_text(&reason)),
@@ -113,26 +112,26 @@ pub async fn answer(state: &Services, method: &str, body: &Obj) -> Answer {
 
 /// The methods of a game in progress answer with text written straight
 /// from typed replies; the others build JSON.
-async fn dispatch(state: &Services, method: &str, body: &Obj) -> Result<Answer, Refusal> {
+async fn dispatch(state: &Services, method: &str, body: &Fields<'_>) -> Result<Answer, Refusal> {
     match method {
         "status" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let bot = state.hub.session(&str_field(body, "session")?).await?;
             Ok(Answer::shared(state.hub.status(bot).await?))
         }
         "bid" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let bot = state.hub.session(&str_field(body, "session")?).await?;
             let bid = int_field(body, "bid")?;
             state.hub.bid(bot, bid).await?;
             Ok(Answer::constant(SUCCESS_TEXT))
         }
         "play" | "play-card" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let bot = state.hub.session(&str_field(body, "session")?).await?;
             let card = str_field(body, "card")?;
-            state.hub.play(bot, card).await?;
+            state.hub.play(bot, &card).await?;
             Ok(Answer::constant(SUCCESS_TEXT))
         }
         "new-game" => {
-            let bot = state.hub.session(str_field(body, "session")?).await?;
+            let bot = state.hub.session(&str_field(body, "session")?).await?;
             // Issue 49: a banned bot gets no new game (one in progress
             // finishes).
             if state.admin.is_banned(bot).await.unwrap_or(false) {
@@ -151,12 +150,16 @@ async fn dispatch(state: &Services, method: &str, body: &Obj) -> Result<Answer, 
     }
 }
 
-async fn dispatch_json(state: &Services, method: &str, body: &Obj) -> Result<Value, Refusal> {
+async fn dispatch_json(
+    state: &Services,
+    method: &str,
+    body: &Fields<'_>,
+) -> Result<Value, Refusal> {
     match method {
         "register" => register(state, body).await,
         "login" => login(state, body).await,
         "old-game" => {
-            state.hub.session(str_field(body, "session")?).await?;
+            state.hub.session(&str_field(body, "session")?).await?;
             let id = int_field(body, "game")?;
             old_game(state, id).await
         }
@@ -171,15 +174,15 @@ fn obj(v: Value) -> Obj {
     }
 }
 
-async fn register(state: &Services, body: &Obj) -> Result<Value, Refusal> {
+async fn register(state: &Services, body: &Fields<'_>) -> Result<Value, Refusal> {
     let name = str_field(body, "name")?;
     let password = str_field(body, "password")?;
-    if !auth::valid_name(name) {
+    if !auth::valid_name(&name) {
         return Err(Refusal(
             "a name is 1 to 32 characters of letters, digits, '-' and '_'".into(),
         ));
     }
-    if !auth::valid_password(password) {
+    if !auth::valid_password(&password) {
         return Err(Refusal("a password is 1 to 255 characters".into()));
     }
     let pw = password.to_string();
@@ -187,7 +190,7 @@ async fn register(state: &Services, body: &Obj) -> Result<Value, Refusal> {
         .await
         .ok_or_else(|| Refusal("the server is busy: try again".into()))?
         .map_err(|_| Refusal("internal error".into()))?;
-    match state.hub.store().create_bot(name, &hash, false).await {
+    match state.hub.store().create_bot(&name, &hash, false).await {
         Ok(id) => Ok(success(obj(json!({"id": id})))),
         Err(croupier_store::StoreError::NameTaken) => {
             Err(Refusal(format!("the name '{name}' is taken")))
@@ -199,10 +202,10 @@ async fn register(state: &Services, body: &Obj) -> Result<Value, Refusal> {
     }
 }
 
-async fn login(state: &Services, body: &Obj) -> Result<Value, Refusal> {
+async fn login(state: &Services, body: &Fields<'_>) -> Result<Value, Refusal> {
     let name = str_field(body, "name")?;
-    let password = str_field(body, "password")?.to_string();
-    let row = state.hub.store().bot_by_name(name).await.map_err(|e| {
+    let password = str_field(body, "password")?.into_owned();
+    let row = state.hub.store().bot_by_name(&name).await.map_err(|e| {
         tracing::error!("login: {e}");
         Refusal("internal error".into())
     })?;
@@ -271,16 +274,9 @@ async fn old_game(state: &Services, id: i64) -> Result<Value, Refusal> {
 pub async fn post(
     State(state): State<Arc<Services>>,
     Path(method): Path<String>,
-    parsed: Option<Extension<ParsedBody>>,
     body: Bytes,
 ) -> Response {
-    post_whole(
-        &state,
-        &method,
-        &body,
-        parsed.map(|Extension(ParsedBody(v))| v),
-    )
-    .await
+    post_whole(&state, &method, &body, None).await
 }
 
 /// `POST /api/<method>/` with its body read whole. The body is parsed once:
@@ -288,8 +284,8 @@ pub async fn post(
 pub async fn post_whole(
     state: &Services,
     method: &str,
-    body: &Bytes,
-    parsed: Option<Arc<Value>>,
+    body: &[u8],
+    parsed: Option<Fields<'_>>,
 ) -> Response {
     let method = method.trim_end_matches('/');
     let refuse = |e: ApiError| e.respond(Api::Rest2014);
@@ -302,17 +298,17 @@ pub async fn post_whole(
             crate::shape::MAX_BODY
         )));
     }
-    let parsed: Result<Arc<Value>, _> = match parsed {
-        Some(v) => Ok(v),
-        None => serde_json::from_slice(body).map(Arc::new),
+    let parsed = match parsed {
+        Some(fields) => Ok(fields),
+        None => Fields::parse(body),
     };
-    match parsed.as_deref() {
+    match parsed {
         _ if body.iter().all(u8::is_ascii_whitespace) => refuse(ApiError::BadRequest(
             "empty request body: send a JSON object".into(),
         )),
-        Err(e) => refuse(ApiError::BadRequest(format!("bad JSON: {e}"))),
-        Ok(Value::Object(o)) => answer(state, method, o).await.into_response(),
-        Ok(_) => refuse(ApiError::BadRequest(
+        Err(BadBody::Json(e)) => refuse(ApiError::BadRequest(format!("bad JSON: {e}"))),
+        Ok(fields) => answer(state, method, &fields).await.into_response(),
+        Err(BadBody::NotAnObject) => refuse(ApiError::BadRequest(
             "the request body must be a JSON object".into(),
         )),
     }
@@ -373,12 +369,12 @@ pub async fn jsonp(
     ]
     .contains(&method.as_str())
     {
-        let mut body = Obj::new();
-        for (k, v) in &params {
-            if k != "callback" && k != "method" {
-                body.insert(k.clone(), Value::String(v.clone()));
-            }
-        }
+        let body = Fields::of_strings(
+            params
+                .iter()
+                .filter(|(k, _)| k != "callback" && k != "method")
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
         answer(&state, &method, &body).await
     } else {
         failure(format!(

@@ -17,11 +17,12 @@
 //! its bots wait and try again; elsewhere HTTP 429, in `/v1` with
 //! `{"error":…}`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -35,6 +36,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 
 use crate::api_error::Api;
+use croupier_dialects::skullwhist_rest::Fields;
 
 /// The limits.
 #[derive(Debug, Clone)]
@@ -216,11 +218,6 @@ pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
     r
 }
 
-/// A 2014 request's JSON body as the throttle parsed it (to read the
-/// session or name), handed on so that the handler does not parse it again.
-#[derive(Clone, Debug)]
-pub struct ParsedBody(pub Arc<Value>);
-
 /// What kind of request, for the limits.
 #[derive(Debug)]
 pub enum Kind {
@@ -273,10 +270,10 @@ pub struct Seen<'a> {
 
 /// Checks a request against the limits, before it runs: its kind (to
 /// count a login's outcome in [`Throttle::settle`]) and, for a 2014 POST,
-/// its body as parsed JSON (read for the session or name, and handed on so
-/// that the handler does not parse it again); or the answer of a throttled
-/// request.
-pub fn admit(t: &Throttle, req: &Seen<'_>) -> Result<(Kind, Option<ParsedBody>), Throttled> {
+/// its body's fields (read for the session or name, and handed on so that
+/// the handler does not parse the body again); or the answer of a
+/// throttled request.
+pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a>>), Throttled> {
     if t.seen.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
         t.requests.retain_recent();
         t.bots.retain_recent();
@@ -312,8 +309,8 @@ pub fn admit(t: &Throttle, req: &Seen<'_>) -> Result<(Kind, Option<ParsedBody>),
     let kind = match (path, req.body) {
         ("/api/register" | "/v1/owners", _) if post => Kind::Register,
         (p, Some(bytes)) if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
-            let v = serde_json::from_slice::<Value>(bytes).ok();
-            let field = |k: &str| v.as_ref().and_then(|v| v.get(k).and_then(Value::as_str));
+            let v = Fields::parse(bytes).ok();
+            let field = |k: &str| v.as_ref().and_then(|v| v.str(k));
             if let Some(session) = field("session") {
                 if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
                     return Err(Throttled {
@@ -324,11 +321,11 @@ pub fn admit(t: &Throttle, req: &Seen<'_>) -> Result<(Kind, Option<ParsedBody>),
                 }
             }
             let kind = if p == "/api/login" {
-                Kind::Login(field("name").map(str::to_string))
+                Kind::Login(field("name").map(Cow::into_owned))
             } else {
                 Kind::Other
             };
-            parsed = v.map(|v| ParsedBody(Arc::new(v)));
+            parsed = v;
             kind
         }
         _ if api == Some(Api::V1) && parts.headers.contains_key(header::AUTHORIZATION) => {
