@@ -14,6 +14,7 @@
 //! Long polls are unaffected: while a request is being answered no head is
 //! awaited, and the poll bounds itself.
 
+mod closing;
 mod fdlimit;
 mod idle;
 mod limits;
@@ -90,6 +91,15 @@ impl NetConfig {
     }
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// What a refused connection is told before it is closed.
 const REFUSED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 5\r\nconnection: close\r\ncontent-length: 69\r\n\r\n{\"result\":\"retry\",\"reason\":\"too many connections: try again shortly\"}";
 
@@ -117,7 +127,7 @@ where
     let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
     builder.http1().keep_alive(true);
     let builder = Arc::new(builder);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let closing = closing::Closing::new();
     tokio::pin!(shutdown);
     let mut last_warning: Option<tokio::time::Instant> = None;
     loop {
@@ -172,7 +182,7 @@ where
         let conn = builder
             .serve_connection_with_upgrades(TokioIo::new(tcp), service)
             .into_owned();
-        let conn = graceful.watch(conn);
+        let (mut told, idle) = closing.watch();
         let (calm, crowded) = (config.header_timeout, config.crowded_timeout);
         let (stream, quiet) = (config.stream_timeout, config.quiet_timeout);
         let limits = Arc::clone(&limits);
@@ -191,25 +201,52 @@ where
                 }
             }
         };
+        // Closed when its client keeps it waiting for a request head
+        // (idle, or a head half sent) for the header timeout, counted from
+        // the end of its last reply; never while a request is answered (its
+        // body has the body timeout, `StallBody`). The watch is a task of
+        // its own: beside the connection, its timer was polled every time
+        // the connection's task woke.
+        let watch = tokio::spawn(async move {
+            activity.idle_for(limit).await;
+            idle.close();
+        });
         tokio::spawn(async move {
             let _slot: Slot = slot;
-            // Closed when its client keeps it waiting for a request head
-            // (idle, or a head half sent) for the header timeout, counted
-            // from the end of its last reply; never while a request is
-            // answered (its body has the body timeout, `StallBody`).
-            tokio::select! {
-                r = conn => if let Err(e) = r {
-                    tracing::debug!("connection from {peer}: {e}");
-                },
-                () = activity.idle_for(limit) => {
-                    tracing::debug!("connection from {peer}: idle, closed");
+            let _watch = AbortOnDrop(watch);
+            tokio::pin!(conn);
+            let mut stopping = false;
+            loop {
+                tokio::select! {
+                    biased;
+                    r = conn.as_mut() => {
+                        if let Err(e) = r {
+                            tracing::debug!("connection from {peer}: {e}");
+                        }
+                        break;
+                    }
+                    why = &mut told => match why {
+                        closing::Why::Idle => {
+                            tracing::debug!("connection from {peer}: idle, closed");
+                            break;
+                        }
+                        // The server stops: the request in hand gets its
+                        // reply, and no other is read.
+                        closing::Why::Stopping if !stopping => {
+                            stopping = true;
+                            conn.as_mut().graceful_shutdown();
+                        }
+                        closing::Why::Stopping => {}
+                    }
                 }
             }
+            // The connection counts as open until here.
+            drop(told);
         });
     }
     drop(listener);
     tokio::select! {
-        () = graceful.shutdown() => {}
+        () = closing.shutdown() => {}
         () = tokio::time::sleep(Duration::from_secs(5)) => {
             tracing::warn!("connections still open 5 s after shutdown; closing them");
         }

@@ -271,6 +271,68 @@ fn a_streamed_reply_outlives_the_header_timeout() {
 }
 
 #[test]
+fn a_stopping_server_answers_the_request_in_hand_and_closes_idle_connections() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new()
+        .route("/", axum::routing::get(|| async { "quick" }))
+        .route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_millis(700)).await;
+                "done"
+            }),
+        );
+    let net = NetConfig {
+        header_timeout: Duration::from_secs(30),
+        ..quick_net()
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = rt.spawn(croupier_server::net::serve(listener, app, net, async {
+        let _ = stopped.await;
+    }));
+    let get = |s: &mut TcpStream, path: &str| {
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .unwrap();
+    };
+    // A kept-alive connection between requests.
+    let mut idle = TcpStream::connect(addr).unwrap();
+    get(&mut idle, "/");
+    let mut buf = [0u8; 1024];
+    let n = idle.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).contains("quick"));
+    // A request being answered when the server is told to stop.
+    let mut busy = TcpStream::connect(addr).unwrap();
+    get(&mut busy, "/slow");
+    std::thread::sleep(Duration::from_millis(200));
+    let told = Instant::now();
+    stop.send(()).unwrap();
+    let (text, _) = read_to_close(&mut busy, Duration::from_secs(10));
+    assert!(
+        text.contains("200 OK") && text.ends_with("done"),
+        "the request in hand was not answered: {text:?}"
+    );
+    let (text, _) = read_to_close(&mut idle, Duration::from_secs(10));
+    assert!(text.is_empty(), "{text:?}");
+    assert!(
+        told.elapsed() < Duration::from_secs(5),
+        "the idle connection was kept for {:?} (header timeout 30 s)",
+        told.elapsed()
+    );
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(5), served)
+            .await
+            .expect("serve returns once its connections are closed")
+            .unwrap()
+            .unwrap();
+    });
+    assert!(TcpStream::connect(addr).is_err(), "still listening");
+}
+
+#[test]
 fn connections_are_capped_per_address_and_others_are_still_served() {
     let srv = TestServer::with_net(config(), quick_net());
     let a = addr(&srv);
