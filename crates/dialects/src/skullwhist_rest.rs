@@ -225,11 +225,25 @@ impl<'a> HubLine<'a> {
         }
     }
 
+    /// What a [`HubLine::View`] line starts with.
+    fn view_prefix(has_bid: bool) -> &'static str {
+        if has_bid {
+            "view b "
+        } else {
+            "view - "
+        }
+    }
+
+    /// The [`HubLine::View`] line of `status`, written in one string.
+    pub fn view_of(has_bid: bool, status: &Status) -> String {
+        status.reply_after(HubLine::view_prefix(has_bid))
+    }
+
     /// The line.
     pub fn write(&self) -> String {
         match self {
             HubLine::View { has_bid, status } => {
-                format!("view {} {status}", if *has_bid { "b" } else { "-" })
+                format!("{}{status}", HubLine::view_prefix(*has_bid))
             }
             HubLine::Observation(o) => format!("obs {o}"),
             HubLine::Accepted => "ok".into(),
@@ -281,15 +295,9 @@ impl SkullWhistRest {
             out.push(HubLine::Over.write());
             return;
         }
-        let status = Status::of(self.game, self.opponent, &game.observation(seat)).reply_text();
+        let status = Status::of(self.game, self.opponent, &game.observation(seat));
         let has_bid = game.bids()[seat.index()].is_some();
-        out.push(
-            HubLine::View {
-                has_bid,
-                status: &status,
-            }
-            .write(),
-        );
+        out.push(HubLine::view_of(has_bid, &status));
         if self.observations {
             let o = json!([
                 game.observation(seat),
@@ -478,5 +486,40 @@ mod tests {
         assert_eq!(reply["result"], "success");
         assert_eq!(reply["opponent-bid"], 5);
         assert_eq!(reply["game"], 9);
+    }
+
+    #[test]
+    fn a_view_line_is_the_status_reply_after_its_prefix() {
+        let mut g = game();
+        for step in 0..6 {
+            for seat in [Seat(0), Seat(1)] {
+                let s = Status::of(9, 2, &g.observation(seat));
+                for has_bid in [false, true] {
+                    let line = HubLine::view_of(has_bid, &s);
+                    let text = s.reply_text();
+                    assert_eq!(
+                        line,
+                        HubLine::View {
+                            has_bid,
+                            status: &text
+                        }
+                        .write(),
+                        "step {step}"
+                    );
+                    assert_eq!(
+                        HubLine::parse(&line),
+                        Some(HubLine::View {
+                            has_bid,
+                            status: &text
+                        })
+                    );
+                }
+            }
+            let Some(seat) = g.to_act().first() else {
+                break;
+            };
+            let a = g.legal_vec(seat)[0];
+            g.apply(seat, a).unwrap();
+        }
     }
 }

@@ -160,6 +160,25 @@ impl Throttle {
             .map_err(|e| e.wait_time_from(limiter.clock().now()))
     }
 
+    /// Checks the budget of the bot `kind token` names (`session S` or
+    /// `bearer T`). The key is written into a buffer of the thread's own,
+    /// and copied only when the bot has no budget yet: a string made per
+    /// request was an allocation on every call (issue 53).
+    fn check_bot(&self, kind: &str, token: &str) -> Result<(), Duration> {
+        thread_local! {
+            static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        KEY.with_borrow_mut(|key| {
+            key.clear();
+            key.push_str(kind);
+            key.push(' ');
+            key.push_str(token);
+            self.bots
+                .check_key(key)
+                .map_err(|e| e.wait_time_from(self.bots.clock().now()))
+        })
+    }
+
     fn login_wait(&self, ip: IpAddr, name: Option<&str>) -> Option<Duration> {
         let now = Instant::now();
         let c = &self.config;
@@ -296,7 +315,7 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
     {
-        if let Err(wait) = Throttle::check(&t.bots, format!("bearer {}", bearer.trim())) {
+        if let Err(wait) = t.check_bot("bearer", bearer.trim()) {
             return Err(Throttled {
                 api,
                 wait,
@@ -312,7 +331,7 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
             let v = Fields::parse(bytes).ok();
             let field = |k: &str| v.as_ref().and_then(|v| v.str(k));
             if let Some(session) = field("session") {
-                if let Err(wait) = Throttle::check(&t.bots, format!("session {session}")) {
+                if let Err(wait) = t.check_bot("session", &session) {
                     return Err(Throttled {
                         api,
                         wait,
@@ -441,11 +460,16 @@ mod tests {
             ..ThrottleConfig::default()
         });
         for _ in 0..3 {
-            assert!(Throttle::check(&t.bots, "session a".to_string()).is_ok());
+            assert!(t.check_bot("session", "a").is_ok());
         }
-        let wait = Throttle::check(&t.bots, "session a".to_string()).unwrap_err();
+        let wait = t.check_bot("session", "a").unwrap_err();
         assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1));
-        assert!(Throttle::check(&t.bots, "session b".to_string()).is_ok());
+        // Each key its own budget, and the keys are whole: "session" with
+        // token "a" is not "bearer" with "a", nor "session a" with "b".
+        assert!(t.check_bot("session", "b").is_ok());
+        assert!(t.check_bot("bearer", "a").is_ok());
+        assert!(t.check_bot("session", "ab").is_ok());
+        assert!(t.check_bot("session", "a").is_err());
     }
 
     #[test]

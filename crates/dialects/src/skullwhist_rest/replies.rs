@@ -94,6 +94,21 @@ impl Status {
         to_text(&self.wire())
     }
 
+    /// The `status` reply's text written after `prefix`, in one string
+    /// (the hub's `view` line: issue 53, one string and one copy fewer a
+    /// seat and a step than writing the reply, then the line around it).
+    pub fn reply_after(&self, prefix: &str) -> String {
+        let mut line = Vec::with_capacity(prefix.len() + 224);
+        line.extend_from_slice(prefix.as_bytes());
+        if let Err(e) = serde_json::to_writer(&mut line, &self.wire()) {
+            line.truncate(prefix.len());
+            line.extend_from_slice(internal(&e).as_bytes());
+        }
+        // serde_json writes UTF-8 only.
+        String::from_utf8(line)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
     /// The `status` reply as a JSON value.
     pub fn reply(&self) -> Value {
         to_value(&self.wire())
