@@ -116,7 +116,8 @@ impl Front {
                 // (A 2014 call routed here, its path escaped, parses its
                 // body again: rare, and a parsed body borrows the bytes.)
                 drop(parsed);
-                let req = Request::from_parts(parts, body.map_or_else(|b| b, Body::from));
+                let mut req = Request::from_parts(parts, body.map_or_else(|b| b, Body::from));
+                crate::net::connect_info(&mut req);
                 match self.router.oneshot(req).await {
                     Ok(response) => response,
                     Err(never) => match never {},

@@ -438,14 +438,16 @@ impl Throttle {
     }
 }
 
-/// The client's address of a request (unspecified when the server runs
-/// without its accept loop, as in router tests).
+/// The client's address of a request: its `ConnectInfo`, else its
+/// connection's ([`crate::net::peer`]); unspecified when the server runs
+/// without its accept loop, as in router tests.
 pub fn client_ip(parts: &Parts) -> IpAddr {
     parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
+        .map(|c| c.0)
+        .or_else(crate::net::peer)
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip())
 }
 
 #[cfg(test)]

@@ -91,6 +91,31 @@ impl NetConfig {
     }
 }
 
+tokio::task_local! {
+    static PEER: SocketAddr;
+}
+
+/// The client's address of the connection whose request is being answered
+/// (`None` outside [`serve`]'s connections, as in tests that call a router
+/// directly). A request's service runs on its connection's task, where the
+/// accept loop keeps the address: adding it to every request as an axum
+/// `ConnectInfo` extension allocated the request's map of extensions, and
+/// freed it, on every call (issue 53). A request that goes to the router
+/// gets the extension from the front ([`connect_info`]).
+pub fn peer() -> Option<SocketAddr> {
+    PEER.try_with(|p| *p).ok()
+}
+
+/// Adds the client's address to `req` as axum's `ConnectInfo` (for the
+/// router's handlers), unless it has one.
+pub fn connect_info<B>(req: &mut axum::http::Request<B>) {
+    if req.extensions().get::<ConnectInfo<SocketAddr>>().is_none() {
+        if let Some(p) = peer() {
+            req.extensions_mut().insert(ConnectInfo(p));
+        }
+    }
+}
+
 /// Aborts a task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -162,9 +187,7 @@ where
             .clone()
             .map_request(move |r: hyper::Request<hyper::body::Incoming>| {
                 on_request.begin();
-                let mut r = r.map(|body| axum::body::Body::new(StallBody::new(body, body_timeout)));
-                r.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
-                r
+                r.map(|body| axum::body::Body::new(StallBody::new(body, body_timeout)))
             })
             .map_response(move |r: Response| {
                 if hyper::body::Body::size_hint(r.body()).exact().is_some() {
@@ -211,11 +234,13 @@ where
             activity.idle_for(limit).await;
             idle.close();
         });
-        tokio::spawn(async move {
+        // The client's address, for the requests answered on this task
+        // ([`peer`]).
+        tokio::spawn(PEER.scope(peer, async move {
             let _slot: Slot = slot;
             let _watch = AbortOnDrop(watch);
-            tokio::pin!(conn);
             let mut stopping = false;
+            tokio::pin!(conn);
             loop {
                 tokio::select! {
                     biased;
@@ -242,7 +267,7 @@ where
             }
             // The connection counts as open until here.
             drop(told);
-        });
+        }));
     }
     drop(listener);
     tokio::select! {

@@ -333,6 +333,43 @@ fn a_stopping_server_answers_the_request_in_hand_and_closes_idle_connections() {
 }
 
 #[test]
+fn a_request_knows_its_clients_address() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(|mut req: axum::extract::Request| async move {
+            croupier_server::net::connect_info(&mut req);
+            let info = req
+                .extensions()
+                .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                .map(|c| c.0);
+            format!("{:?} {:?}", croupier_server::net::peer(), info)
+        }),
+    );
+    rt.spawn(croupier_server::net::serve(
+        listener,
+        app,
+        quick_net(),
+        std::future::pending(),
+    ));
+    let mut s = TcpStream::connect(addr).unwrap();
+    let me = s.local_addr().unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let (text, _) = read_to_close(&mut s, Duration::from_secs(10));
+    assert!(
+        text.ends_with(&format!("Some({me}) Some({me})")),
+        "{text:?}"
+    );
+    // Outside a connection of `serve`, no address.
+    assert_eq!(croupier_server::net::peer(), None);
+}
+
+#[test]
 fn connections_are_capped_per_address_and_others_are_still_served() {
     let srv = TestServer::with_net(config(), quick_net());
     let a = addr(&srv);
