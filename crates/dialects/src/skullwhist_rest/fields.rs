@@ -203,22 +203,12 @@ mod tests {
         assert_eq!(int_field(&body, "c"), must("c"));
         assert_eq!(int_field(&body, "f"), must("f"));
         assert_eq!(int_field(&body, "e"), must("e"));
-        assert_eq!(
-            int_field(&body, "z"),
-            Err(Refusal("missing key 'z'".into()))
-        );
-        assert_eq!(
-            int_field(&body, "n"),
-            Err(Refusal("missing key 'n'".into()))
-        );
-        assert_eq!(
-            str_field(&body, "s"),
-            Err(Refusal("key 's' must be a string".into()))
-        );
-        assert_eq!(
-            str_field(&body, "n"),
-            Err(Refusal("missing key 'n'".into()))
-        );
+        let missing = |k: &str| Refusal(format!("missing key '{k}'"));
+        assert_eq!(int_field(&body, "z"), Err(missing("z")));
+        assert_eq!(int_field(&body, "n"), Err(missing("n")));
+        assert_eq!(str_field(&body, "n"), Err(missing("n")));
+        let not_a_string = Err(Refusal("key 's' must be a string".into()));
+        assert_eq!(str_field(&body, "s"), not_a_string);
     }
 
     #[test]

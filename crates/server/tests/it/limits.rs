@@ -39,6 +39,16 @@ fn read_to_close(s: &mut TcpStream, limit: Duration) -> (String, Duration) {
     (String::from_utf8_lossy(&out).into_owned(), start.elapsed())
 }
 
+/// A runtime for `net::serve`, and a loopback listener on it with its address.
+fn runtime_and_listener() -> (tokio::runtime::Runtime, tokio::net::TcpListener, SocketAddr) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    (rt, listener, addr)
+}
+
 fn quick_net() -> NetConfig {
     NetConfig {
         header_timeout: Duration::from_secs(1),
@@ -179,11 +189,7 @@ fn a_streamed_reply_outlives_the_header_timeout() {
     static FLOOD: AtomicBool = AtomicBool::new(false);
     static GONE: AtomicBool = AtomicBool::new(false);
     static HUSH: AtomicBool = AtomicBool::new(false);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
+    let (rt, listener, addr) = runtime_and_listener();
     let app = axum::Router::new()
         // Eight ticks 300 ms apart: 2.4 s, over the 1 s header timeout.
         .route("/stream", axum::routing::get(|| async { ticks(&[300; 8]) }))
@@ -272,11 +278,7 @@ fn a_streamed_reply_outlives_the_header_timeout() {
 
 #[test]
 fn a_stopping_server_answers_the_request_in_hand_and_closes_idle_connections() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
+    let (rt, listener, addr) = runtime_and_listener();
     let app = axum::Router::new()
         .route("/", axum::routing::get(|| async { "quick" }))
         .route(
@@ -334,11 +336,7 @@ fn a_stopping_server_answers_the_request_in_hand_and_closes_idle_connections() {
 
 #[test]
 fn a_request_knows_its_clients_address() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let listener = rt
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
+    let (rt, listener, addr) = runtime_and_listener();
     let app = axum::Router::new().route(
         "/",
         axum::routing::get(|mut req: axum::extract::Request| async move {
