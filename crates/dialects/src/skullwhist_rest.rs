@@ -18,41 +18,15 @@ use serde_json::{json, Map, Value};
 use crate::{Dialect, DialectKind, Flow, Reply};
 
 mod fields;
+mod refusal;
 mod replies;
 
 pub use fields::{int_field, str_field, BadBody, Fields};
+pub use refusal::Refusal;
 
 pub use replies::{
     failure_text, new_game_reply, new_game_text, retry_text, Status, RETRY_REASON, SUCCESS_TEXT,
 };
-
-/// A refusal with the reason shown to the bot (`{"result": "failure",
-/// "reason": ...}`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal(pub String);
-
-impl From<RuleError> for Refusal {
-    fn from(e: RuleError) -> Self {
-        Refusal(match e {
-            RuleError::Illegal(m) | RuleError::Malformed(m) => m.into_owned(),
-            RuleError::GameOver | RuleError::NoSuchSeat(_) | RuleError::NotYourTurn => {
-                e.to_string()
-            }
-        })
-    }
-}
-
-impl From<Refusal> for RuleError {
-    fn from(r: Refusal) -> Self {
-        RuleError::Illegal(r.0.into())
-    }
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// A JSON object (request body or reply).
 pub type Obj = Map<String, Value>;

@@ -11,7 +11,7 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::Refusal;
+use super::refusal::Refusal;
 
 /// The fields of a JSON object, in the order sent, each value as its JSON
 /// text (borrowed from the body when it can be).
