@@ -16,17 +16,17 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{header, Method, Request};
-use axum::Router;
+use croupier_dialects::skullwhist_rest::Fields;
 use croupier_fuzz::Input;
 use croupier_live::hub::HubConfig;
 use croupier_server::ServerConfig;
 use libfuzzer_sys::fuzz_target;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tower::ServiceExt as _;
 
 struct Server {
     rt: tokio::runtime::Runtime,
-    app: Router,
+    app: croupier_server::App,
     session: String,
 }
 
@@ -59,10 +59,9 @@ fn server() -> &'static Server {
             let (state, _) = croupier_server::prepare(store, &config)
                 .await
                 .expect("state");
-            let body = |v: Value| v.as_object().cloned().unwrap_or_default();
-            let creds = json!({"name": "fuzz", "password": "fuzz"});
-            croupier_server::skullwhist_api::call(&state, "register", &body(creds.clone())).await;
-            let login = croupier_server::skullwhist_api::call(&state, "login", &body(creds)).await;
+            let creds = Fields::of_strings([("name", "fuzz"), ("password", "fuzz")]);
+            croupier_server::skullwhist_api::call(&state, "register", &creds).await;
+            let login = croupier_server::skullwhist_api::call(&state, "login", &creds).await;
             let session = login["session"].as_str().expect("logged in").to_string();
             (croupier_server::app(Arc::clone(&state)), session)
         });
