@@ -285,7 +285,7 @@ pub async fn post_whole(
     state: &Services,
     method: &str,
     body: &[u8],
-    parsed: Option<Fields<'_>>,
+    parsed: Option<crate::throttle::Parsed<'_>>,
 ) -> Response {
     let method = method.trim_end_matches('/');
     let refuse = |e: ApiError| e.respond(Api::Rest2014);
@@ -298,10 +298,7 @@ pub async fn post_whole(
             crate::shape::MAX_BODY
         )));
     }
-    let parsed = match parsed {
-        Some(fields) => Ok(fields),
-        None => Fields::parse(body),
-    };
+    let parsed = parsed.unwrap_or_else(|| Fields::parse(body));
     match parsed {
         _ if body.iter().all(u8::is_ascii_whitespace) => refuse(ApiError::BadRequest(
             "empty request body: send a JSON object".into(),

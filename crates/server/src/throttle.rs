@@ -36,7 +36,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 
 use crate::api_error::Api;
-use croupier_dialects::skullwhist_rest::Fields;
+use croupier_dialects::skullwhist_rest::{BadBody, Fields};
 
 /// The limits.
 #[derive(Debug, Clone)]
@@ -149,14 +149,14 @@ impl Throttle {
 
     fn check<K: std::hash::Hash + Eq + Clone>(
         limiter: &DefaultKeyedRateLimiter<K>,
-        key: K,
+        key: &K,
     ) -> Result<(), Duration> {
         // The limiter's own clock: a new `DefaultClock` checks the CPU's
         // timer support with CPUID, which a virtual machine traps, so
         // building one per refusal made a throttled request cost about
         // twice an admitted one.
         limiter
-            .check_key(&key)
+            .check_key(key)
             .map_err(|e| e.wait_time_from(limiter.clock().now()))
     }
 
@@ -173,9 +173,7 @@ impl Throttle {
             key.push_str(kind);
             key.push(' ');
             key.push_str(token);
-            self.bots
-                .check_key(key)
-                .map_err(|e| e.wait_time_from(self.bots.clock().now()))
+            Throttle::check(&self.bots, key)
         })
     }
 
@@ -237,6 +235,9 @@ pub fn too_many(api: Option<Api>, wait: Duration, what: &str) -> Response {
     r
 }
 
+/// A 2014 request's body as the throttle parsed it.
+pub type Parsed<'a> = Result<Fields<'a>, BadBody>;
+
 /// What kind of request, for the limits.
 #[derive(Debug)]
 pub enum Kind {
@@ -289,10 +290,10 @@ pub struct Seen<'a> {
 
 /// Checks a request against the limits, before it runs: its kind (to
 /// count a login's outcome in [`Throttle::settle`]) and, for a 2014 POST,
-/// its body's fields (read for the session or name, and handed on so that
-/// the handler does not parse the body again); or the answer of a
-/// throttled request.
-pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a>>), Throttled> {
+/// its body parsed into fields, or why it could not be (read for the
+/// session or name, and handed on so that the handler does not parse the
+/// body again); or the answer of a throttled request.
+pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Parsed<'a>>), Throttled> {
     if t.seen.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
         t.requests.retain_recent();
         t.bots.retain_recent();
@@ -301,7 +302,7 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
     let (parts, path, api) = (req.parts, req.path, req.api);
     let ip = client_ip(parts);
     if !ip.is_loopback() {
-        if let Err(wait) = Throttle::check(&t.requests, ip) {
+        if let Err(wait) = Throttle::check(&t.requests, &ip) {
             return Err(Throttled {
                 api,
                 wait,
@@ -328,8 +329,8 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
     let kind = match (path, req.body) {
         ("/api/register" | "/v1/owners", _) if post => Kind::Register,
         (p, Some(bytes)) if post && api == Some(Api::Rest2014) && !p.starts_with("/api/jsonp") => {
-            let v = Fields::parse(bytes).ok();
-            let field = |k: &str| v.as_ref().and_then(|v| v.str(k));
+            let v = Fields::parse(bytes);
+            let field = |k: &str| v.as_ref().ok().and_then(|v| v.str(k));
             if let Some(session) = field("session") {
                 if let Err(wait) = t.check_bot("session", &session) {
                     return Err(Throttled {
@@ -344,7 +345,7 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
             } else {
                 Kind::Other
             };
-            parsed = v;
+            parsed = Some(v);
             kind
         }
         _ if api == Some(Api::V1) && parts.headers.contains_key(header::AUTHORIZATION) => {
@@ -358,7 +359,7 @@ pub fn admit<'a>(t: &Throttle, req: &Seen<'a>) -> Result<(Kind, Option<Fields<'a
     match &kind {
         Kind::Other => {}
         Kind::Register => {
-            if let Err(wait) = Throttle::check(&t.registrations, ip) {
+            if let Err(wait) = Throttle::check(&t.registrations, &ip) {
                 return Err(Throttled {
                     api,
                     wait,

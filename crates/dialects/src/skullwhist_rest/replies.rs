@@ -91,7 +91,7 @@ impl Status {
 
     /// The `status` reply as JSON text, as it goes on the wire.
     pub fn reply_text(&self) -> String {
-        to_text(&self.wire())
+        self.reply_after("")
     }
 
     /// The `status` reply's text written after `prefix`, in one string

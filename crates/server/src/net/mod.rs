@@ -239,7 +239,6 @@ where
         tokio::spawn(PEER.scope(peer, async move {
             let _slot: Slot = slot;
             let _watch = AbortOnDrop(watch);
-            let mut stopping = false;
             tokio::pin!(conn);
             loop {
                 tokio::select! {
@@ -255,13 +254,9 @@ where
                             tracing::debug!("connection from {peer}: idle, closed");
                             break;
                         }
-                        // The server stops: the request in hand gets its
-                        // reply, and no other is read.
-                        closing::Why::Stopping if !stopping => {
-                            stopping = true;
-                            conn.as_mut().graceful_shutdown();
-                        }
-                        closing::Why::Stopping => {}
+                        // The server stops (told once): the request in
+                        // hand gets its reply, and no other is read.
+                        closing::Why::Stopping => conn.as_mut().graceful_shutdown(),
                     }
                 }
             }
