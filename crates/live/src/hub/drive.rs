@@ -16,17 +16,36 @@
 //! message that comes later is never missed; a poll that finds the future
 //! busy in another task leaves a note that makes that task wake the game's
 //! task when it is done.
+//!
+//! A request that is about to poll ([`Drive::hold`]) keeps the wake-ups
+//! that come meanwhile (its own line arriving in the inbox, first of all)
+//! from the game's task: it polls for them itself, and hands the game's
+//! task only what woke the runner after its last poll. Without the hold,
+//! every move woke the game's task, which polled the runner once more for
+//! nothing (issue 53).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures::task::AtomicWaker;
 
 type Runner<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// No request holds the runner's wake-ups: they go to the game's task.
+const FREE: u8 = 0;
+/// A request holds them and has not been told of one.
+const HELD: u8 = 1;
+/// A request holds them, and the runner was woken since its last poll.
+const HELD_WOKEN: u8 = 2;
+
+/// How many times a holding request polls the runner while it is woken
+/// by what it polled (its own messages to itself); past that the game's
+/// task takes over.
+const POLLS_HELD: usize = 3;
 
 enum State<T> {
     /// The runner, not finished yet.
@@ -48,6 +67,8 @@ pub(super) struct Drive<T> {
     /// Notified whenever the runner is woken, for a request that drives
     /// the runner's last steps itself ([`Drive::nudged`]).
     nudge: tokio::sync::Notify,
+    /// [`FREE`], [`HELD`] or [`HELD_WOKEN`] ([`Drive::hold`]).
+    held: AtomicU8,
 }
 
 /// Wakes the game's task.
@@ -63,7 +84,44 @@ impl<T: Send + 'static> Wake for ToTask<T> {
             // A request waiting to close the game goes first: whichever of
             // the two polls first runs the runner's next steps.
             d.nudge.notify_one();
-            d.task.wake();
+            if !d.kept_for_holder() {
+                d.task.wake();
+            }
+        }
+    }
+}
+
+/// A request's hold on the runner's wake-ups ([`Drive::hold`]); let go
+/// when dropped, handing the game's task a wake-up that came after the
+/// last poll.
+pub(super) struct Held<'a, T: Send + 'static>(&'a Drive<T>);
+
+impl<T: Send + 'static> Held<'_, T> {
+    /// Polls the runner in the calling task, again while what it polled
+    /// woke it (up to [`POLLS_HELD`] times), unless another task is
+    /// polling it right now; then lets go.
+    pub(super) fn step(self) {
+        let d = self.0;
+        if let Ok(mut state) = d.state.try_lock() {
+            for _ in 0..POLLS_HELD {
+                // Whatever woke the runner before this poll, the poll sees.
+                d.held.store(HELD, Ordering::SeqCst);
+                d.poll(&mut state);
+                if matches!(*state, State::Done(_)) || d.held.load(Ordering::SeqCst) != HELD_WOKEN {
+                    break;
+                }
+            }
+            drop(state);
+            drop(self);
+            d.let_go();
+        }
+    }
+}
+
+impl<T: Send + 'static> Drop for Held<'_, T> {
+    fn drop(&mut self) {
+        if self.0.held.swap(FREE, Ordering::SeqCst) == HELD_WOKEN {
+            self.0.task.wake();
         }
     }
 }
@@ -76,7 +134,40 @@ impl<T: Send + 'static> Drive<T> {
             missed: AtomicBool::new(false),
             waker: Waker::from(Arc::new(ToTask(me.clone()))),
             nudge: tokio::sync::Notify::new(),
+            held: AtomicU8::new(FREE),
         })
+    }
+
+    /// Holds the runner's wake-ups for a request that will poll it at once
+    /// with [`Held::step`], without awaiting anything in between (the
+    /// game's task is not woken meanwhile); `None` while another request
+    /// holds them (that one's wake-ups then cover this one's).
+    pub(super) fn hold(&self) -> Option<Held<'_, T>> {
+        self.held
+            .compare_exchange(FREE, HELD, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()
+            .map(|_| Held(self))
+    }
+
+    /// Whether a wake-up of the runner goes to the request holding them
+    /// (which polls for it, or hands it on when it lets go).
+    fn kept_for_holder(&self) -> bool {
+        let mut now = self.held.load(Ordering::SeqCst);
+        loop {
+            match now {
+                FREE => return false,
+                HELD_WOKEN => return true,
+                _ => match self.held.compare_exchange(
+                    HELD,
+                    HELD_WOKEN,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                ) {
+                    Ok(_) => return true,
+                    Err(seen) => now = seen,
+                },
+            }
+        }
     }
 
     /// Polls the runner once in the calling task, unless another task is
@@ -246,6 +337,96 @@ mod tests {
             "the game's task was not woken"
         );
         assert_eq!(run.as_mut().poll(&mut cx), Poll::Ready(Ok(7)));
+    }
+
+    /// A waker that counts its wake-ups.
+    struct Count(std::sync::atomic::AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The doubler's drive, its inbox, and how often its game's task (a
+    /// counting waker) was woken.
+    fn counted() -> (
+        Arc<Drive<u32>>,
+        mpsc::Sender<(u32, oneshot::Sender<u32>)>,
+        Arc<Count>,
+        Pin<Box<dyn Future<Output = Result<u32, String>>>>,
+    ) {
+        let (tx, rx) = mpsc::channel(4);
+        let d = Drive::new(doubler(rx));
+        let count = Arc::new(Count(Default::default()));
+        let waker = Waker::from(Arc::clone(&count));
+        let mut run: Pin<Box<dyn Future<Output = _>>> = Box::pin({
+            let d = Arc::clone(&d);
+            async move { d.run().await }
+        });
+        assert!(run
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        (d, tx, count, run)
+    }
+
+    #[test]
+    fn a_request_that_holds_the_wake_ups_does_not_wake_the_game_task_for_its_line() {
+        let (d, tx, count, _run) = counted();
+        for x in 1..=3 {
+            let held = d.hold().expect("nobody else holds");
+            assert!(d.hold().is_none(), "one holder at a time");
+            let (reply, mut answer) = oneshot::channel();
+            tx.try_send((x, reply)).unwrap();
+            held.step();
+            assert_eq!(answer.try_recv(), Ok(2 * x));
+        }
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            0,
+            "the game's task was woken"
+        );
+        // Without the hold, each line wakes the game's task.
+        let (reply, mut answer) = oneshot::channel();
+        tx.try_send((4, reply)).unwrap();
+        d.step_here();
+        assert_eq!(answer.try_recv(), Ok(8));
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_wake_up_after_the_holders_last_poll_reaches_the_game_task() {
+        let (d, tx, count, mut run) = counted();
+        // Woken while held, never polled by the holder: let go, the game's
+        // task is woken and answers.
+        let held = d.hold().expect("nobody else holds");
+        let (reply, mut answer) = oneshot::channel();
+        tx.try_send((5, reply)).unwrap();
+        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        drop(held);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1, "the wake-up was lost");
+        let waker = Waker::from(Arc::clone(&count));
+        assert!(run
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        assert_eq!(answer.try_recv(), Ok(10));
+        // A holder that finds the runner busy in another task lets go, and
+        // the game's task is woken for its line.
+        let held = d.hold().expect("nobody else holds");
+        let (reply, _answer) = oneshot::channel();
+        tx.try_send((6, reply)).unwrap();
+        let busy = d.state.lock().unwrap();
+        held.step();
+        drop(busy);
+        assert_eq!(count.0.load(Ordering::SeqCst), 2, "the wake-up was lost");
+        // The end still reaches the game's task (two lines answered).
+        drop(tx);
+        d.step_here();
+        assert_eq!(
+            run.as_mut().poll(&mut Context::from_waker(&waker)),
+            Poll::Ready(Ok(2))
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -173,6 +173,34 @@ impl LiveGame {
         }
     }
 
+    /// Puts seat `i`'s line in its inbox and applies it here, in this task
+    /// (see [`super::drive`]): where the runner's answer comes, or `None`
+    /// when the game is gone. When the inbox has room, the game's task is
+    /// not woken for the line ([`Drive::hold`]).
+    async fn put(
+        &self,
+        i: usize,
+        line: String,
+    ) -> Option<tokio::sync::oneshot::Receiver<Result<(), Refusal>>> {
+        let held = self.runner.get().and_then(|r| r.hold());
+        match self.seats[i].try_send(line) {
+            Ok(answer) => {
+                match held {
+                    Some(held) => held.step(),
+                    None => self.step_here(),
+                }
+                Some(answer)
+            }
+            Err(None) => None,
+            Err(Some(line)) => {
+                drop(held);
+                let answer = self.seats[i].send(line).await?;
+                self.step_here();
+                Some(answer)
+            }
+        }
+    }
+
     /// A `bid`/`play` line of seat `i`: the runner's reply. The request that
     /// ends the game is answered once the game is durable. The answer does
     /// not wait for the database: no other instance reads the game's
@@ -183,12 +211,8 @@ impl LiveGame {
             self.wait_stored().await;
             return Err(not_in_game());
         }
-        let reply = match self.seats[i].send(line).await {
-            Some(answer) => {
-                // The move is applied and answered here, in this task.
-                self.step_here();
-                answer.await.ok()
-            }
+        let reply = match self.put(i, line).await {
+            Some(answer) => answer.await.ok(),
             None => None,
         };
         match reply {

@@ -83,6 +83,20 @@ impl SeatLink {
         Some(rx)
     }
 
+    /// [`SeatLink::send`] without waiting: `Err(Some(line))` when the inbox
+    /// is full, `Err(None)` when the game is gone.
+    pub(super) fn try_send(
+        &self,
+        line: String,
+    ) -> Result<oneshot::Receiver<Result<(), Refusal>>, Option<String>> {
+        let (tx, rx) = oneshot::channel();
+        match self.requests.try_send(Request::Line(line, tx)) {
+            Ok(()) => Ok(rx),
+            Err(mpsc::error::TrySendError::Full(Request::Line(line, _))) => Err(Some(line)),
+            Err(_) => Err(None),
+        }
+    }
+
     /// Tells the runner the bot left.
     pub(super) async fn abandon(&self) {
         let _ = self.requests.send(Request::Abandon).await;
