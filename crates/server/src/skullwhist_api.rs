@@ -86,7 +86,16 @@ impl IntoResponse for Answer {
     fn into_response(self) -> Response {
         match self {
             Answer::Json(v) => Json(v).into_response(),
-            Answer::Text(t) => ([(header::CONTENT_TYPE, "application/json")], t).into_response(),
+            // Built whole: `Bytes`' own response writes a content type
+            // that the JSON one would then replace.
+            Answer::Text(t) => {
+                let mut r = Response::new(axum::body::Body::from(t));
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    header::HeaderValue::from_static("application/json"),
+                );
+                r
+            }
         }
     }
 }

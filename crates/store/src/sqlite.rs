@@ -87,12 +87,15 @@ impl SqliteStore {
             Arc::new(SqliteBatch::new(raw.clone())),
             // A commit costs no fsync here (WAL, synchronous = NORMAL), but
             // each writes every page it changed to the WAL: a batch waits
-            // up to the default 2 ms for more writes, so that games
-            // finishing together share their pages (the last leaves of
-            // each index, the counts). Issue 53: 3% less server CPU a
-            // request under `bench server` than with no window, for up
-            // to 2 ms more on a game's start and end.
-            GroupConfig::default(),
+            // up to 4 ms for more writes, so that games finishing together
+            // share their pages (the last leaves of each index, the
+            // counts). Issue 53: a 2 ms window took 3% off the server's
+            // CPU a request under `bench server`, against none; 4 ms takes
+            // more, for up to 4 ms more on a game's start and end.
+            GroupConfig {
+                window: std::time::Duration::from_millis(4),
+                ..GroupConfig::default()
+            },
         )
         .map_err(StoreError::Thread)?;
         let store = SqliteStore {

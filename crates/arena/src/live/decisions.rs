@@ -582,10 +582,12 @@ async fn next_message<G: Game>(
             Some(Box::pin(async move { (i, conn.recv(deadline).await) }))
         })
         .collect();
-    if waits.is_empty() {
-        return None;
+    match waits.len() {
+        0 => None,
+        // One seat to hear from (a turn of one): no selection to make.
+        1 => Some(waits.into_iter().next()?.await),
+        _ => Some(futures::future::select_all(waits).await.0),
     }
-    Some(futures::future::select_all(waits).await.0)
 }
 
 #[cfg(test)]

@@ -347,19 +347,20 @@ mod tests {
         }
     }
 
-    /// The doubler's drive, its inbox, and how often its game's task (a
-    /// counting waker) was woken.
-    fn counted() -> (
-        Arc<Drive<u32>>,
-        mpsc::Sender<(u32, oneshot::Sender<u32>)>,
-        Arc<Count>,
-        Pin<Box<dyn Future<Output = Result<u32, String>>>>,
-    ) {
+    /// The game's task of a doubler, polled by hand.
+    type GameTask = Pin<Box<dyn Future<Output = Result<u32, String>>>>;
+
+    /// A doubler's inbox.
+    type Inbox = mpsc::Sender<(u32, oneshot::Sender<u32>)>;
+
+    /// The doubler's drive, its inbox, how often its game's task (a
+    /// counting waker) was woken, and that task.
+    fn counted() -> (Arc<Drive<u32>>, Inbox, Arc<Count>, GameTask) {
         let (tx, rx) = mpsc::channel(4);
         let d = Drive::new(doubler(rx));
         let count = Arc::new(Count(Default::default()));
         let waker = Waker::from(Arc::clone(&count));
-        let mut run: Pin<Box<dyn Future<Output = _>>> = Box::pin({
+        let mut run: GameTask = Box::pin({
             let d = Arc::clone(&d);
             async move { d.run().await }
         });
