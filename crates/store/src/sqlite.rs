@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::task::AbortOnDropHandle;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -32,17 +33,7 @@ pub struct SqliteStore {
     pub(crate) raw: RawWriter,
     group: GroupCommit,
     /// The checkpointer's task, stopped with the last handle of the store.
-    _checkpointer: Arc<AbortOnDrop>,
-}
-
-/// Aborts a task when dropped.
-#[derive(Debug)]
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    _checkpointer: Arc<AbortOnDropHandle<()>>,
 }
 
 impl SqliteStore {
@@ -79,7 +70,9 @@ impl SqliteStore {
             .test_before_acquire(false)
             .connect_with(options)
             .await?;
-        let checkpointer = Arc::new(AbortOnDrop(tokio::spawn(checkpoints(pool.clone()))));
+        let checkpointer = Arc::new(AbortOnDropHandle::new(tokio::spawn(checkpoints(
+            pool.clone(),
+        ))));
         // Each statement's answer wakes the writer's own thread at once,
         // instead of waiting its turn behind the requests of a busy runtime
         // (issue 20: the finished game's p99 8 ms instead of 22).

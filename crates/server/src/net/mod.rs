@@ -24,6 +24,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::task::AbortOnDropHandle;
 
 use std::convert::Infallible;
 
@@ -113,15 +114,6 @@ pub fn connect_info<B>(req: &mut axum::http::Request<B>) {
         if let Some(p) = peer() {
             req.extensions_mut().insert(ConnectInfo(p));
         }
-    }
-}
-
-/// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 
@@ -238,7 +230,7 @@ where
         // ([`peer`]).
         tokio::spawn(PEER.scope(peer, async move {
             let _slot: Slot = slot;
-            let _watch = AbortOnDrop(watch);
+            let _watch = AbortOnDropHandle::new(watch);
             tokio::pin!(conn);
             loop {
                 tokio::select! {
