@@ -66,12 +66,18 @@ impl<'a> Fields<'a> {
 
     /// Field `key` when it is a string (unescaped), else `None`.
     pub fn str(&self, key: &str) -> Option<Cow<'_, str>> {
-        let raw = self.raw(key)?.get();
-        if !raw.starts_with('"') {
-            return None;
-        }
-        serde_json::from_str::<Text<'_>>(raw).ok().map(|t| t.0)
+        text(self.raw(key)?)
     }
+}
+
+/// A raw value that is a JSON string, unescaped (borrowed when it has no
+/// escapes); `None` for any other value.
+fn text(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let raw = raw.get();
+    if !raw.starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Text<'_>>(raw).ok().map(|t| t.0)
 }
 
 /// A JSON string, borrowed from its text when it has no escapes.
@@ -80,26 +86,28 @@ struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
 
 /// A string field of a request.
 pub fn str_field<'b>(body: &'b Fields<'_>, key: &str) -> Result<Cow<'b, str>, Refusal> {
-    match body.raw(key).map(RawValue::get) {
-        None | Some("null") => Err(Refusal(format!("missing key '{key}'"))),
-        Some(_) => body
-            .str(key)
-            .ok_or_else(|| Refusal(format!("key '{key}' must be a string"))),
-    }
+    text(present(body, key)?).ok_or_else(|| Refusal(format!("key '{key}' must be a string")))
+}
+
+/// Field `key`'s raw value, unless it is missing or `null`.
+fn present<'b>(body: &'b Fields<'_>, key: &str) -> Result<&'b RawValue, Refusal> {
+    body.raw(key)
+        .filter(|raw| raw.get() != "null")
+        .ok_or_else(|| Refusal(format!("missing key '{key}'")))
 }
 
 /// An integer field of a request, also when sent as a numeric string.
 pub fn int_field(body: &Fields<'_>, key: &str) -> Result<i64, Refusal> {
     let bad = || Refusal(format!("key '{key}' must be an integer"));
-    match body.raw(key).map(RawValue::get) {
-        None | Some("null") => Err(Refusal(format!("missing key '{key}'"))),
-        Some(raw) if raw.starts_with('"') => {
-            let s = body.str(key).ok_or_else(bad)?;
+    let value = present(body, key)?;
+    match value.get() {
+        raw if raw.starts_with('"') => {
+            let s = text(value).ok_or_else(bad)?;
             s.trim().parse::<i64>().map_err(|_| bad())
         }
         // A number that is an integer JSON number (not `1.0`, not `1e2`),
         // as `serde_json::Number::as_i64` read it.
-        Some(raw) => match serde_json::from_str::<serde_json::Number>(raw) {
+        raw => match serde_json::from_str::<serde_json::Number>(raw) {
             Ok(n) => n.as_i64().ok_or_else(bad),
             Err(_) => Err(bad()),
         },
