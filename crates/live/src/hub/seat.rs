@@ -229,3 +229,26 @@ impl Conn for HubConn {
         Box::pin(async {})
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line goes in without waiting while the inbox has room; a full
+    /// inbox hands the line back (the request then waits for room), and a
+    /// game gone says so.
+    #[test]
+    fn a_line_put_without_waiting_comes_back_when_the_inbox_is_full() {
+        let seat = SeatLink::new(View::default(), None);
+        for i in 0..INBOX {
+            assert!(seat.try_send(format!("play {i}")).is_ok(), "line {i}");
+        }
+        match seat.try_send("play X".into()) {
+            Err(Some(line)) => assert_eq!(line, "play X"),
+            other => panic!("a full inbox: {:?}", other.map(|_| ())),
+        }
+        // The runner's side gone: the game is gone.
+        drop(seat.inbox.lock().unwrap().take());
+        assert!(matches!(seat.try_send("play Y".into()), Err(None)));
+    }
+}
