@@ -41,15 +41,15 @@ mod mount_view;
 mod output;
 mod procstat;
 mod sandbox;
+mod sandbox_check;
 mod seccomp;
 mod stop;
 mod which;
 pub use held::Held;
 pub use lifetime::{adopt_orphans, seal_inherited_descriptors, MARKER};
 pub use limits::ProcessLimits;
-pub use sandbox::{
-    bot_folders, check as check_sandbox, check_program, Sandbox, SandboxError, SandboxLimits,
-};
+pub use sandbox::{bot_folders, Sandbox, SandboxLimits};
+pub use sandbox_check::{check as check_sandbox, check_program, SandboxError};
 pub use which::find_program;
 
 /// Bot programs started, by sandbox (`strict`, `off`) and result (`ok`,

@@ -82,7 +82,7 @@ async fn a_sandbox_starts_from_fewer_mounts_where_croupier_is_root() {
 #[test]
 fn the_sandbox_check_keeps_a_view_bubblewrap_starts_from() {
     let _turn = mount_view::tests::host_mounts();
-    sandbox::check(&SandboxLimits::default()).unwrap();
+    sandbox_check::check(&SandboxLimits::default()).unwrap();
     if mount_view::tests::can_view() {
         assert!(mount_view::view().is_some(), "the view was given up");
     }
