@@ -500,3 +500,87 @@ fn failed_logins_back_off_with_retry_and_retry_after() {
     }
     assert_eq!(last, 429, "30 wrong owner passwords, none throttled");
 }
+
+/// Opens `GET path` from `from` (a loopback address) to `to`, and returns
+/// the response's status line with the connection, left open (a stream
+/// keeps its place while it is).
+async fn open_from(
+    from: &str,
+    to: SocketAddr,
+    path: &str,
+) -> (String, tokio::io::BufReader<tokio::net::TcpStream>) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut s = sock.connect(to).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut s = tokio::io::BufReader::new(s);
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_line(&mut line))
+        .await
+        .expect("a status line within 10 s")
+        .unwrap();
+    (line.trim_end().to_string(), s)
+}
+
+/// The website's handlers behind the front (the 2014 API's dispatcher)
+/// get the client's own address: spectators are counted per address, so
+/// a second loopback address still gets a stream when the first has as
+/// many as it may open. (Without the address, every client would count as
+/// one.)
+#[test]
+fn spectators_are_counted_by_the_address_the_front_hands_on() {
+    let srv = TestServer::start();
+    let bots = [srv.bot("addr-a"), srv.bot("addr-b")];
+    let (ra, _) = srv.pair(&bots[0], &bots[1]);
+    let game = ra["game"].as_i64().unwrap();
+    let path = format!("/v1/games/{game}/events");
+    let to = addr(&srv);
+    let per_client = croupier_live::live_games::LiveLimits::default().per_client;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // The game's live entry opens right after the deal.
+        let mut first = open_from("127.0.0.1", to, &path).await;
+        for _ in 0..50 {
+            if !first.0.contains(" 404 ") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            first = open_from("127.0.0.1", to, &path).await;
+        }
+        assert!(first.0.starts_with("HTTP/1.1 200"), "{}", first.0);
+        let mut held = vec![first];
+        for _ in 1..per_client {
+            let (status, s) = open_from("127.0.0.1", to, &path).await;
+            assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+            held.push((status, s));
+        }
+        let (over, mut s) = open_from("127.0.0.1", to, &path).await;
+        assert!(over.starts_with("HTTP/1.1 503"), "{over}");
+        // Its headers, then its JSON body (the connection stays open).
+        let mut body = Vec::new();
+        let mut chunk = [0u8; 1024];
+        let said = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        while !said(&body).contains('}') {
+            match tokio::time::timeout(
+                Duration::from_secs(5),
+                tokio::io::AsyncReadExt::read(&mut s, &mut chunk),
+            )
+            .await
+            {
+                Ok(Ok(n)) if n > 0 => body.extend_from_slice(&chunk[..n]),
+                _ => break,
+            }
+        }
+        let body = said(&body);
+        assert!(body.contains("too many streams from your address"), "{body}");
+        let (other, _s) = open_from("127.0.0.2", to, &path).await;
+        assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+        drop(held);
+    });
+}
