@@ -103,6 +103,12 @@ pub async fn two_instances(url: &str, prefix: &str, n: usize) -> TwoInstances {
     let (two, _) = hub_on(url).await;
     let pool = sqlx::PgPool::connect(url).await.unwrap();
     let bots = logged_in(&*store, &two, prefix, n).await;
+    // Each login tells every instance to drop the bot's cached session
+    // ("s BOT"): heard before the test begins, not in the middle of it
+    // (where it emptied a cache a test had just filled).
+    for hub in [&one, &two] {
+        heard_so_far(hub.relay().expect("in a cluster")).await;
+    }
     TwoInstances {
         one,
         two,
@@ -160,6 +166,14 @@ pub async fn lose_listener(pool: &sqlx::PgPool, relay: &croupier_live::hub::rela
     // loss (and empties its caches). That task hears the answer to a
     // request this instance sends itself now only after it handled the
     // loss (a request under way then is sent again).
+    heard_so_far(relay).await;
+}
+
+/// Waits until `relay`'s task has handled every notification committed
+/// before this call: it hears them in commit order on one connection, so
+/// the answer to a request this instance sends itself now comes after
+/// them.
+pub async fn heard_so_far(relay: &croupier_live::hub::relay::Relay) {
     let answer = relay
         .ask_home(
             croupier_live::hub::relay::HomeRead::Status,
