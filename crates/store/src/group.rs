@@ -481,7 +481,10 @@ mod tests {
         let g = group.clone();
         let first = tokio::spawn(async move { g.write(abort("ok")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(log.0.lock().unwrap().len() == 1, "the second write did not wait");
+        assert!(
+            log.0.lock().unwrap().len() == 1,
+            "the second write did not wait"
+        );
         let second = tokio::time::timeout(Duration::from_secs(10), group.write(abort("ok"))).await;
         assert_eq!(second.expect("batch closed").unwrap(), Written::Done);
         assert_eq!(first.await.unwrap().unwrap(), Written::Done);

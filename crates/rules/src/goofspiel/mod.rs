@@ -9,7 +9,6 @@
 mod event;
 mod variant;
 
-
 use serde::{Deserialize, Serialize};
 
 use crate::core::{

@@ -578,7 +578,10 @@ fn spectators_are_counted_by_the_address_the_front_hands_on() {
             }
         }
         let body = said(&body);
-        assert!(body.contains("too many streams from your address"), "{body}");
+        assert!(
+            body.contains("too many streams from your address"),
+            "{body}"
+        );
         let (other, _s) = open_from("127.0.0.2", to, &path).await;
         assert!(other.starts_with("HTTP/1.1 200"), "{other}");
         drop(held);
