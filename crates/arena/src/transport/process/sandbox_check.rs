@@ -141,13 +141,7 @@ pub fn check_program(argv: &[String], limits: &SandboxLimits) -> Result<(), Sand
         Some(3) => Err(unreadable(said)),
         Some(4) => Err(SandboxError::NotFound { program: said }),
         _ => {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let why = stderr
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("no reason given")
-                .trim()
-                .to_string();
+            let why = complaint(&out.stderr);
             // bubblewrap, as the sandbox's user, cannot reach a bot folder.
             match why.split_once("Can't find source path ") {
                 Some((_, rest)) => Err(unreadable(
@@ -212,12 +206,15 @@ fn probe(limits: &SandboxLimits) -> Result<(), SandboxError> {
     if out.status.success() {
         return Ok(());
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let why = stderr
+    Err(SandboxError::Refused(complaint(&out.stderr)))
+}
+
+/// The first line of complaint in a refused start's `stderr`.
+fn complaint(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("no reason given")
         .trim()
-        .to_string();
-    Err(SandboxError::Refused(why))
+        .to_string()
 }
