@@ -4,7 +4,9 @@
 //! * each is removed with its sandbox (dropped);
 //! * [`remove_all`] removes those still there when the bots are stopped
 //!   (SIGINT or SIGTERM to `croupier play`, `serve` or `worker`), since the
-//!   process then exits without dropping its matches;
+//!   process then exits without dropping its matches; no folder is made
+//!   after it (a match starting while the process stops would leave its
+//!   folder behind);
 //! * a process killed outright (SIGKILL) cannot remove its own, so each is
 //!   locked (`flock`) by the process that made it for as long as it lives
 //!   (the kernel lets go of the lock when the process ends, however it
@@ -32,11 +34,26 @@ const PREFIX: &str = "croupier-held-";
 /// made.
 const FRESH: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The folders this process made and has not removed yet.
-static LIVE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// The folders a process made and has not removed yet.
+#[derive(Debug, Default)]
+struct Folders {
+    made: BTreeSet<PathBuf>,
+    /// All removed for the process's exit ([`remove_all`]): no more are
+    /// made.
+    closed: bool,
+}
 
-fn live() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+static LIVE: Mutex<Folders> = Mutex::new(Folders {
+    made: BTreeSet::new(),
+    closed: false,
+});
+
+fn lock_folders(folders: &Mutex<Folders>) -> std::sync::MutexGuard<'_, Folders> {
+    folders.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn live() -> std::sync::MutexGuard<'static, Folders> {
+    lock_folders(&LIVE)
 }
 
 /// A held sandbox's folder, locked while it lives: removed when dropped.
@@ -57,13 +74,7 @@ impl Folder {
                 tracing::info!("removed {n} held sandboxes' folders left by ended processes");
             }
         });
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{PREFIX}{}-", std::process::id()))
-            .tempdir()?;
-        let lock = lock(dir.path())?.ok_or_else(|| {
-            std::io::Error::other(format!("{} is locked already", dir.path().display()))
-        })?;
-        live().insert(dir.path().to_path_buf());
+        let (dir, lock) = make_in(&LIVE, &std::env::temp_dir())?;
         Ok(Folder { dir, _lock: lock })
     }
 
@@ -74,7 +85,7 @@ impl Folder {
 
 impl Drop for Folder {
     fn drop(&mut self) {
-        live().remove(self.dir.path());
+        live().made.remove(self.dir.path());
         // The `TempDir` removes the folder itself.
     }
 }
@@ -93,12 +104,52 @@ fn lock(path: &Path) -> std::io::Result<Option<Flock<File>>> {
     }
 }
 
-/// Removes every folder this process made that is still there: how many.
+/// Makes a folder in `tmp`, locked, and lists it in `folders`, unless
+/// they were all removed already: made and listed under one lock, so
+/// that [`remove_all_in`] either removes it or refuses it.
+fn make_in(
+    folders: &Mutex<Folders>,
+    tmp: &Path,
+) -> std::io::Result<(tempfile::TempDir, Flock<File>)> {
+    let mut folders = lock_folders(folders);
+    if folders.closed {
+        return Err(std::io::Error::other(
+            "croupier is stopping: no held sandbox starts",
+        ));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("{PREFIX}{}-", std::process::id()))
+        .tempdir_in(tmp)?;
+    let lock = lock(dir.path())?.ok_or_else(|| {
+        std::io::Error::other(format!("{} is locked already", dir.path().display()))
+    })?;
+    folders.made.insert(dir.path().to_path_buf());
+    Ok((dir, lock))
+}
+
+/// Removes every folder this process made that is still there, and makes
+/// none after: how many.
 pub(super) fn remove_all() -> usize {
-    let all = std::mem::take(&mut *live());
-    all.iter()
-        .filter(|p| std::fs::remove_dir_all(p).is_ok())
-        .count()
+    remove_all_in(&LIVE)
+}
+
+fn remove_all_in(folders: &Mutex<Folders>) -> usize {
+    let all = {
+        let mut folders = lock_folders(folders);
+        folders.closed = true;
+        std::mem::take(&mut folders.made)
+    };
+    all.iter().filter(|p| remove_dir(p)).count()
+}
+
+/// Removes folder `p` and what is in it. A round that makes its FIFOs
+/// there at the same moment can make one removal fail ("not empty"): it
+/// is tried again, three times in all.
+fn remove_dir(p: &Path) -> bool {
+    (0..3).any(|_| match std::fs::remove_dir_all(p) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    })
 }
 
 /// Removes, in `tmp`, the held sandboxes' folders that no process holds
@@ -224,15 +275,28 @@ mod tests {
             .and_then(|n| n.to_str())
             .and_then(maker)
             .is_some_and(|p| p == std::process::id()));
-        assert!(live().contains(&pa) && live().contains(&pb));
+        assert!(live().made.contains(&pa) && live().made.contains(&pb));
         drop(a);
         assert!(!pa.exists());
-        assert!(!live().contains(&pa));
-        assert!(live().contains(&pb));
+        assert!(!live().made.contains(&pa));
+        assert!(live().made.contains(&pb));
         drop(b);
         assert!(!pb.exists());
         // `remove_all` (it would remove other tests' folders here) is
         // tested by the CLI's `lifetime` tests: no folder is left after a
-        // SIGINT or SIGTERM.
+        // SIGINT or SIGTERM; its rule on a list of its own below.
+    }
+
+    #[test]
+    fn once_all_are_removed_no_folder_is_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        let folders = Mutex::new(Folders::default());
+        let (a, _lock) = make_in(&folders, tmp.path()).unwrap();
+        std::fs::write(a.path().join("1.in"), "").unwrap();
+        assert_eq!(remove_all_in(&folders), 1);
+        assert!(!a.path().exists());
+        let refused = make_in(&folders, tmp.path()).expect_err("made after all were removed");
+        assert!(refused.to_string().contains("stopping"), "{refused}");
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
     }
 }
