@@ -84,9 +84,11 @@ impl SqliteStore {
             // share their pages (the last leaves of each index, the
             // counts). Issue 53: a 2 ms window took 3% off the server's
             // CPU a request under `bench server`, against none; 4 ms takes
-            // more, for up to 4 ms more on a game's start and end.
+            // more. The window is waited only while writes come close
+            // together (`group::waits_for_more`): a quiet server's game
+            // starts and ends without it.
             GroupConfig {
-                window: std::time::Duration::from_millis(4),
+                window: Duration::from_millis(4),
                 ..GroupConfig::default()
             },
         )
