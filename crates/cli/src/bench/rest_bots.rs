@@ -21,6 +21,8 @@ const BOTS_PER_ADDRESS: usize = 150;
 /// Registrations and logins in flight at once (argon2 runs on two threads
 /// behind a bounded queue on the server).
 pub(crate) const AUTH_IN_FLIGHT: usize = 32;
+/// The longest a bot waits on a throttled answer before it asks again.
+const MAX_THROTTLE_WAIT: Duration = Duration::from_secs(5);
 
 pub(crate) struct Bot {
     pub(crate) client: reqwest::Client,
@@ -30,17 +32,56 @@ pub(crate) struct Bot {
 
 impl Bot {
     pub(crate) async fn call(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
+        Ok(self.send(endpoint, &body).await?.0)
+    }
+
+    /// One call: its answer, and the wait its `Retry-After` asks for (a
+    /// throttled answer has one; new-game's `retry` after a long poll
+    /// without an opponent has none).
+    async fn send(
+        &self,
+        endpoint: Endpoint,
+        body: &Value,
+    ) -> anyhow::Result<(Value, Option<Duration>)> {
         let t = Instant::now();
-        let reply: Value = self
+        let response = self
             .client
             .post(format!("{}/api/{}/", self.base, endpoint.method()))
-            .json(&body)
+            .json(body)
             .send()
-            .await?
-            .json()
             .await?;
+        let wait = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let reply: Value = response.json().await?;
         self.stats.record(endpoint, t);
-        Ok(reply)
+        Ok((reply, wait))
+    }
+
+    /// A call asked again while the server throttles it: a throttled
+    /// answer (`retry` with `Retry-After`) says wait and ask again, as the
+    /// 2014 API's bots do, and is counted, not read as the game's end or
+    /// a refusal. `None` if `control` stops the bots meanwhile.
+    pub(crate) async fn ask(
+        &self,
+        endpoint: Endpoint,
+        body: Value,
+        control: &Control,
+    ) -> anyhow::Result<Option<Value>> {
+        loop {
+            let (reply, wait) = self.send(endpoint, &body).await?;
+            let Some(wait) = wait.filter(|_| reply["result"] == "retry") else {
+                return Ok(Some(reply));
+            };
+            self.stats.throttled.fetch_add(1, Ordering::Relaxed);
+            tokio::select! {
+                _ = tokio::time::sleep(wait.min(MAX_THROTTLE_WAIT)) => {}
+                _ = control.stopping() => return Ok(None),
+            }
+        }
     }
 
     /// Register or login, waiting out the throttle and a full hash queue.
@@ -89,6 +130,18 @@ impl Control {
     pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
         self.changed.notify_waiters();
+    }
+
+    /// Resolves once the bots are stopped.
+    async fn stopping(&self) {
+        loop {
+            // Registered before the check, so a stop in between is seen.
+            let changed = self.changed.notified();
+            if self.stopped() {
+                return;
+            }
+            changed.await;
+        }
     }
 
     /// No bot starts another game until [`Control::resume`]; waits up to
@@ -185,9 +238,12 @@ pub(crate) async fn play(
     stats.logged_in.fetch_add(1, Ordering::Relaxed);
     let mut finished = 0u64;
     while let Some(_playing) = control.enter().await {
-        let g = bot
-            .call(Endpoint::NewGame, json!({"session": session}))
-            .await?;
+        let Some(g) = bot
+            .ask(Endpoint::NewGame, json!({"session": session}), &control)
+            .await?
+        else {
+            break;
+        };
         control.back.fetch_add(1, Ordering::SeqCst);
         if g["result"] == "retry" {
             stats.new_game_retries.fetch_add(1, Ordering::Relaxed);
@@ -202,14 +258,25 @@ pub(crate) async fn play(
                     .collect()
             })
             .unwrap_or_default();
-        ok(&bot
-            .call(Endpoint::Bid, json!({"session": session, "bid": 3}))
-            .await?)?;
+        let Some(bid) = bot
+            .ask(
+                Endpoint::Bid,
+                json!({"session": session, "bid": 3}),
+                &control,
+            )
+            .await?
+        else {
+            break;
+        };
+        ok(&bid)?;
         let mut ended = false;
         while !ended {
-            let s = bot
-                .call(Endpoint::Status, json!({"session": session}))
-                .await?;
+            let Some(s) = bot
+                .ask(Endpoint::Status, json!({"session": session}), &control)
+                .await?
+            else {
+                break;
+            };
             if s["game"].is_null() {
                 // Both bots of a game see it end: count halves.
                 stats.game_ends.fetch_add(1, Ordering::Relaxed);
@@ -234,9 +301,16 @@ pub(crate) async fn play(
                 follow.choose(&mut rand::rng()).copied()
             };
             let Some(card) = choice.cloned() else { break };
-            let r = bot
-                .call(Endpoint::Play, json!({"session": session, "card": card}))
-                .await?;
+            let Some(r) = bot
+                .ask(
+                    Endpoint::Play,
+                    json!({"session": session, "card": card}),
+                    &control,
+                )
+                .await?
+            else {
+                break;
+            };
             if r["result"] == "success" {
                 hand.retain(|c| *c != card);
             } else {
@@ -245,9 +319,13 @@ pub(crate) async fn play(
         }
         if ended && finished.is_multiple_of(5) && !control.stopped() {
             let r = bot
-                .call(Endpoint::OldGame, json!({"session": session, "game": game}))
+                .ask(
+                    Endpoint::OldGame,
+                    json!({"session": session, "game": game}),
+                    &control,
+                )
                 .await?;
-            if r["result"] != "success" {
+            if r.is_some_and(|r| r["result"] != "success") {
                 stats.old_game_refusals.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -338,6 +416,99 @@ mod tests {
             .expect("the stopped bot still waits")
             .expect("the waiting task");
         assert!(!entered, "a stopped bot entered a game");
+    }
+
+    /// A bot on a loopback server whose `status` answers, in turn, each
+    /// of `answers` (`Some(s)`: throttled, with `Retry-After: s`).
+    async fn bot_on(answers: Vec<(Value, Option<u64>)>) -> (Bot, tokio::task::JoinHandle<()>) {
+        use axum::response::IntoResponse;
+        let answers = Arc::new(std::sync::Mutex::new(answers.into_iter()));
+        let app = axum::Router::new().route(
+            "/api/status/",
+            axum::routing::post(move || {
+                let next = answers.lock().unwrap().next();
+                async move {
+                    let (body, wait) = next.expect("no more answers");
+                    let mut r = axum::Json(body).into_response();
+                    if let Some(s) = wait {
+                        r.headers_mut()
+                            .insert(axum::http::header::RETRY_AFTER, s.into());
+                    }
+                    r
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        let bot = Bot {
+            client: client(0).unwrap(),
+            base,
+            stats: Arc::new(Stats::default()),
+        };
+        (bot, server)
+    }
+
+    fn throttled() -> (Value, Option<u64>) {
+        let reason = "too many requests from this bot: wait 1 s and try again";
+        (json!({"result": "retry", "reason": reason}), Some(1))
+    }
+
+    #[tokio::test]
+    async fn a_throttled_answer_is_waited_out_and_asked_again() {
+        let in_game = json!({"result": "success", "game": 7, "your-turn": false});
+        let (bot, server) = bot_on(vec![throttled(), (in_game.clone(), None)]).await;
+        let control = Control::default();
+        let t = Instant::now();
+        let reply = bot
+            .ask(Endpoint::Status, json!({"session": "s"}), &control)
+            .await
+            .unwrap();
+        // Not the throttled answer, whose missing `game` reads as the
+        // game's end: the one after the wait it asked for.
+        assert_eq!(reply, Some(in_game));
+        assert!(
+            t.elapsed() >= Duration::from_secs(1),
+            "Retry-After not waited"
+        );
+        assert_eq!(bot.stats.throttled.load(Ordering::Relaxed), 1);
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_retry_without_retry_after_is_the_answer() {
+        // new-game's answer after a long poll without an opponent.
+        let no_opponent = json!({"result": "retry", "reason": "no opponent yet"});
+        let (bot, server) = bot_on(vec![(no_opponent.clone(), None)]).await;
+        let reply = bot
+            .ask(Endpoint::Status, json!({}), &Control::default())
+            .await
+            .unwrap();
+        assert_eq!(reply, Some(no_opponent));
+        assert_eq!(bot.stats.throttled.load(Ordering::Relaxed), 0);
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_stop_ends_the_wait_on_a_throttled_answer() {
+        let (bot, server) = bot_on(vec![(throttled().0, Some(60))]).await;
+        let control = Arc::new(Control::default());
+        let stopper = Arc::clone(&control);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            stopper.stop();
+        });
+        let reply = tokio::time::timeout(
+            Duration::from_secs(3),
+            bot.ask(Endpoint::Status, json!({}), &control),
+        )
+        .await
+        .expect("the stop did not end the wait")
+        .unwrap();
+        assert_eq!(reply, None);
+        server.abort();
     }
 
     #[tokio::test]

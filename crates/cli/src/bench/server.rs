@@ -389,6 +389,7 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
             "refused_plays": count(&croupier.stats.refused_plays),
             "old_game_refusals": count(&croupier.stats.old_game_refusals),
             "auth_retries": count(&croupier.stats.auth_retries),
+            "throttled": count(&croupier.stats.throttled),
             "bare": {
                 "seconds": round(bare.seconds),
                 "requests_per_sec": round(bare.requests_per_sec),
@@ -501,10 +502,11 @@ fn report(options: &Options, croupier: &Measured, bare: &Measured, extra: Value)
         );
     }
     println!(
-        "refused plays {}, old-game refusals {}, register/login retries {}, bot errors {}{}",
+        "refused plays {}, old-game refusals {}, register/login retries {}, throttled game calls {}, bot errors {}{}",
         count(&croupier.stats.refused_plays),
         count(&croupier.stats.old_game_refusals),
         count(&croupier.stats.auth_retries),
+        count(&croupier.stats.throttled),
         extra["bot_errors"],
         extra["first_bot_error"]
             .as_str()
