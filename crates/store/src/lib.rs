@@ -28,6 +28,7 @@ mod sql_store;
 mod sql_web;
 mod sqlite;
 mod sqlite_batch;
+mod sqlite_config;
 mod sqlite_import;
 mod sqlite_ratings;
 mod sqlite_raw;
