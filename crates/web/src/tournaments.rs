@@ -1,6 +1,7 @@
 //! The tournament pages: `/tournaments` (the list) and `/tournaments/{name}`
 //! (progress, standings with tie-breaks, the crosstable, every game with a
-//! link to its replay), each with its JSON twin under `/json`.
+//! link to its replay, [`GAMES_PER_PAGE`] a page), each with its JSON twin
+//! under `/json`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +31,10 @@ pub fn routes() -> Router<Arc<Services>> {
 
 /// A bot's page lists its newest tournaments, at most this many.
 pub const OF_BOT: usize = 10;
+
+/// A tournament's page lists its games this many at a time, in the order
+/// of play (`?games=N`; its JSON twin has every game).
+pub const GAMES_PER_PAGE: usize = 200;
 
 /// A page of the tournaments list, newest first (`?page=N`; the API's
 /// list is the same page).
@@ -143,8 +148,9 @@ fn shade(significant: i8) -> Option<&'static str> {
     }
 }
 
-fn render(d: &TournamentView) -> Markup {
+fn render(d: &TournamentView, page: i64) -> Markup {
     let t = &d.tournament;
+    let games = games_on(&d.games, page);
     let p = &d.progress;
     let withdrawn: Vec<_> = d.entries.iter().filter(|e| e.withdrawn.is_some()).collect();
     let hosted: Vec<_> = d
@@ -246,7 +252,7 @@ fn render(d: &TournamentView) -> Markup {
                 }
             }
         } }
-        h2 { "Games" }
+        h2 id="games" { "Games" }
         p {
             a href={ "/games?tournament=" (url(&t.name)) } { "Its finished games in the games list" } " ("
             a href="/games?tournaments=hide" { "ladder games only" } ", "
@@ -255,14 +261,15 @@ fn render(d: &TournamentView) -> Markup {
         @if d.games.is_empty() {
             p class="empty" { "None yet." }
         }
-        @for round in rounds(d) {
+        (games_pager(&t.name, d.games.len(), page))
+        @for round in rounds(games) {
             h3 { "Round " (round) }
             div class="scroll" { table class="round" {
                 thead { tr {
                     th class="num" { "Table" } th class="num" { "Game" } th { "Seats and scores" } th { "Status" }
                 } }
                 tbody {
-                    @for g in d.games.iter().filter(|g| g.round == round) {
+                    @for g in games.iter().filter(|g| g.round == round) {
                         tr {
                             td class="num" { (g.table + 1) }
                             td class="num" { (g.game + 1) }
@@ -288,6 +295,7 @@ fn render(d: &TournamentView) -> Markup {
                 }
             }
         }
+        (games_pager(&t.name, d.games.len(), page))
     };
     layout(
         &t.name,
@@ -296,9 +304,9 @@ fn render(d: &TournamentView) -> Markup {
     )
 }
 
-/// The rounds that have games, in order.
-fn rounds(d: &TournamentView) -> Vec<i64> {
-    let mut rounds: Vec<i64> = d.games.iter().map(|g| g.round).collect();
+/// The rounds that have games among `games`, in order.
+fn rounds(games: &[view::Game]) -> Vec<i64> {
+    let mut rounds: Vec<i64> = games.iter().map(|g| g.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
     rounds
@@ -323,8 +331,70 @@ fn game_seats(g: &view::Game) -> Markup {
     }
 }
 
-async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>, fmt: Fmt) -> Response {
-    respond(fmt, show_data(&state, &name).await, |v| render(v))
+async fn show(
+    State(state): State<Arc<Services>>,
+    Path(name): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    fmt: Fmt,
+) -> Response {
+    let shown = async {
+        let page = crate::games_list::number(&q, "games", "page of games")?.unwrap_or(1);
+        let view = show_data(&state, &name).await?;
+        let pages = games_pages(view.games.len());
+        // The JSON twin has every game, whatever the page.
+        if page > pages && matches!(fmt, Fmt::Html) {
+            return Err(WebError::NotFound(format!(
+                "Tournament '{name}' has {pages} page{} of games.",
+                if pages == 1 { "" } else { "s" }
+            )));
+        }
+        Ok((view, page))
+    };
+    match shown.await {
+        Ok((view, page)) => respond(fmt, Ok(view), |v| render(v, page)),
+        Err(e) => e.page(fmt),
+    }
+}
+
+/// How many pages of [`GAMES_PER_PAGE`] games `games` make (one, when
+/// there are none).
+fn games_pages(games: usize) -> i64 {
+    i64::try_from(games.div_ceil(GAMES_PER_PAGE).max(1)).unwrap_or(i64::MAX)
+}
+
+/// The games of page `page` (from 1) of a tournament's games.
+fn games_on(games: &[view::Game], page: i64) -> &[view::Game] {
+    let at = usize::try_from(page - 1)
+        .unwrap_or(0)
+        .saturating_mul(GAMES_PER_PAGE)
+        .min(games.len());
+    &games[at..(at + GAMES_PER_PAGE).min(games.len())]
+}
+
+/// Links to the earlier and later games of a tournament's page, when they
+/// do not fit on one.
+fn games_pager(name: &str, games: usize, page: i64) -> Markup {
+    let pages = games_pages(games);
+    if pages <= 1 {
+        return html! {};
+    }
+    let href = |p: i64| format!("/tournaments/{}?games={p}#games", url(name));
+    let first = usize::try_from(page - 1)
+        .unwrap_or(0)
+        .saturating_mul(GAMES_PER_PAGE)
+        .saturating_add(1);
+    let last = first.saturating_add(GAMES_PER_PAGE - 1).min(games);
+    html! {
+        nav class="pager" aria-label="pages of games" {
+            @if page > 1 {
+                a href=(href(page - 1)) { "‹ earlier" }
+            }
+            span class="current" { "games " (first) "–" (last) " of " (games) }
+            @if page < pages {
+                a href=(href(page + 1)) { "later ›" }
+            }
+        }
+    }
 }
 
 /// The newest [`OF_BOT`] tournaments a bot is entered in (for its page),
@@ -368,6 +438,34 @@ mod tests {
             ranks: vec![2, 1],
             scores,
         }
+    }
+
+    #[test]
+    fn the_games_are_cut_into_pages_of_games_per_page() {
+        let many: Vec<view::Game> = (0..GAMES_PER_PAGE * 2 + 1)
+            .map(|i| view::Game {
+                game: i as i64,
+                ..game(Vec::new())
+            })
+            .collect();
+        assert_eq!(games_pages(0), 1);
+        assert_eq!(games_pages(GAMES_PER_PAGE), 1);
+        assert_eq!(games_pages(many.len()), 3);
+        assert_eq!(games_on(&many, 1).len(), GAMES_PER_PAGE);
+        assert_eq!(games_on(&many, 2)[0].game, GAMES_PER_PAGE as i64);
+        assert_eq!(games_on(&many, 3).len(), 1);
+        // Past the end (the handler refuses it first): nothing, no panic.
+        assert!(games_on(&many, 4).is_empty());
+        assert!(games_on(&many, i64::MAX).is_empty());
+        assert!(games_on(&[], 1).is_empty());
+        // One page: no pager; the last page links back only.
+        assert!(games_pager("c", GAMES_PER_PAGE, 1).into_string().is_empty());
+        let last = games_pager("c", many.len(), 3).into_string();
+        assert!(
+            last.contains("games=2#games") && !last.contains("games=4"),
+            "{last}"
+        );
+        assert!(last.contains("401–401 of 401"), "{last}");
     }
 
     /// Each seat shows its own score, and its rank when it has none (an

@@ -296,3 +296,81 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
         "{html}"
     );
 }
+
+/// A tournament's page lists its games 200 at a time, in the order of
+/// play, with links between the pages; every game is on exactly one page,
+/// its JSON twin has them all, and pages past the end or not numbers get
+/// clear errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_page_lists_its_games_a_page_at_a_time() {
+    use croupier_web::seed::{seed_with_cups, Cups};
+    let s = site(0).await;
+    // One cup: the first 900 of 1,000 games, every third of them (300).
+    let cups = Cups {
+        every: 1000,
+        burst: 900,
+    };
+    let end = std::time::SystemTime::now();
+    let spacing = std::time::Duration::from_secs(30);
+    seed_with_cups(s.store.as_ref(), 1000, spacing, end, Some(cups))
+        .await
+        .unwrap();
+    let (status, _, body) = get(&s.app, "/json/tournaments/cup-1").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let all: Vec<i64> = serde_json::from_str::<Value>(&body).unwrap()["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(all.len(), 300);
+    // The games a page links to, in order.
+    let shown = |html: &str| -> Vec<i64> {
+        html.split("href=\"/games/")
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].parse().unwrap())
+            .collect()
+    };
+    let (status, _, first) = get(&s.app, "/tournaments/cup-1").await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert!(first.contains("games 1–200 of 300"), "{first}");
+    assert!(
+        first.contains("href=\"/tournaments/cup-1?games=2#games\""),
+        "{first}"
+    );
+    assert!(!first.contains("games=0"), "{first}");
+    let (status, _, second) = get(&s.app, "/tournaments/cup-1?games=2").await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    assert!(second.contains("games 201–300 of 300"), "{second}");
+    assert!(
+        second.contains("href=\"/tournaments/cup-1?games=1#games\""),
+        "{second}"
+    );
+    assert!(!second.contains("games=3"), "{second}");
+    let mut both = shown(&first);
+    assert_eq!(both.len(), 200);
+    both.extend(shown(&second));
+    assert_eq!(both, all, "each game once, in the order of play");
+    // Explicit page 1 is the page itself.
+    let (_, _, again) = get(&s.app, "/tournaments/cup-1?games=1").await;
+    assert_eq!(shown(&again), shown(&first));
+
+    let (status, _, body) = get(&s.app, "/tournaments/cup-1?games=3").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body.contains("has 2 pages of games"), "{body}");
+    for bad in ["0", "x", "-1"] {
+        let (status, _, body) = get(&s.app, &format!("/tournaments/cup-1?games={bad}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "games={bad}: {body}");
+        assert!(body.contains("is not a page of games"), "{body}");
+    }
+    // The JSON twin has every game, whatever the page.
+    let (status, _, body) = get(&s.app, "/json/tournaments/cup-1?games=3").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["games"]
+            .as_array()
+            .unwrap()
+            .len(),
+        300
+    );
+}
