@@ -21,8 +21,10 @@ const BOTS_PER_ADDRESS: usize = 150;
 /// Registrations and logins in flight at once (argon2 runs on two threads
 /// behind a bounded queue on the server).
 pub(crate) const AUTH_IN_FLIGHT: usize = 32;
-/// The longest a bot waits on a throttled answer before it asks again.
+/// The longest and the shortest a bot waits on a throttled answer before
+/// it asks again.
 const MAX_THROTTLE_WAIT: Duration = Duration::from_secs(5);
+const MIN_THROTTLE_WAIT: Duration = Duration::from_millis(100);
 
 pub(crate) struct Bot {
     pub(crate) client: reqwest::Client,
@@ -32,17 +34,19 @@ pub(crate) struct Bot {
 
 impl Bot {
     pub(crate) async fn call(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
-        Ok(self.send(endpoint, &body).await?.0)
+        let (reply, _, t) = self.send(endpoint, &body).await?;
+        self.stats.record(endpoint, t);
+        Ok(reply)
     }
 
-    /// One call: its answer, and the wait its `Retry-After` asks for (a
+    /// One call: its answer, the wait its `Retry-After` asks for (a
     /// throttled answer has one; new-game's `retry` after a long poll
-    /// without an opponent has none).
+    /// without an opponent has none), and when it was sent.
     async fn send(
         &self,
         endpoint: Endpoint,
         body: &Value,
-    ) -> anyhow::Result<(Value, Option<Duration>)> {
+    ) -> anyhow::Result<(Value, Option<Duration>, Instant)> {
         let t = Instant::now();
         let response = self
             .client
@@ -50,36 +54,45 @@ impl Bot {
             .json(body)
             .send()
             .await?;
+        // Seconds, as Croupier sends it; a value it cannot read (an HTTP
+        // date) is a second.
         let wait = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+            .map(|v| {
+                let secs = v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok());
+                Duration::from_secs(secs.unwrap_or(1)).clamp(MIN_THROTTLE_WAIT, MAX_THROTTLE_WAIT)
+            });
         let reply: Value = response.json().await?;
-        self.stats.record(endpoint, t);
-        Ok((reply, wait))
+        Ok((reply, wait, t))
     }
 
     /// A call asked again while the server throttles it: a throttled
     /// answer (`retry` with `Retry-After`) says wait and ask again, as the
-    /// 2014 API's bots do, and is counted, not read as the game's end or
-    /// a refusal. `None` if `control` stops the bots meanwhile.
+    /// 2014 API's bots do. It is counted apart (`throttled`), not as a
+    /// served call, and not read as the game's end or a refusal. With
+    /// `stop`, between games, `None` if the bots are stopped meanwhile; a
+    /// call inside a game waits (at most [`MAX_THROTTLE_WAIT`] a time), so
+    /// that a stopped bot still ends its game.
     pub(crate) async fn ask(
         &self,
         endpoint: Endpoint,
         body: Value,
-        control: &Control,
+        stop: Option<&Control>,
     ) -> anyhow::Result<Option<Value>> {
         loop {
-            let (reply, wait) = self.send(endpoint, &body).await?;
+            let (reply, wait, t) = self.send(endpoint, &body).await?;
             let Some(wait) = wait.filter(|_| reply["result"] == "retry") else {
+                self.stats.record(endpoint, t);
                 return Ok(Some(reply));
             };
             self.stats.throttled.fetch_add(1, Ordering::Relaxed);
-            tokio::select! {
-                _ = tokio::time::sleep(wait.min(MAX_THROTTLE_WAIT)) => {}
-                _ = control.stopping() => return Ok(None),
+            match stop {
+                Some(control) => tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = control.stopping() => return Ok(None),
+                },
+                None => tokio::time::sleep(wait).await,
             }
         }
     }
@@ -239,7 +252,11 @@ pub(crate) async fn play(
     let mut finished = 0u64;
     while let Some(_playing) = control.enter().await {
         let Some(g) = bot
-            .ask(Endpoint::NewGame, json!({"session": session}), &control)
+            .ask(
+                Endpoint::NewGame,
+                json!({"session": session}),
+                Some(&control),
+            )
             .await?
         else {
             break;
@@ -259,11 +276,7 @@ pub(crate) async fn play(
             })
             .unwrap_or_default();
         let Some(bid) = bot
-            .ask(
-                Endpoint::Bid,
-                json!({"session": session, "bid": 3}),
-                &control,
-            )
+            .ask(Endpoint::Bid, json!({"session": session, "bid": 3}), None)
             .await?
         else {
             break;
@@ -272,7 +285,7 @@ pub(crate) async fn play(
         let mut ended = false;
         while !ended {
             let Some(s) = bot
-                .ask(Endpoint::Status, json!({"session": session}), &control)
+                .ask(Endpoint::Status, json!({"session": session}), None)
                 .await?
             else {
                 break;
@@ -305,7 +318,7 @@ pub(crate) async fn play(
                 .ask(
                     Endpoint::Play,
                     json!({"session": session, "card": card}),
-                    &control,
+                    None,
                 )
                 .await?
             else {
@@ -322,7 +335,7 @@ pub(crate) async fn play(
                 .ask(
                     Endpoint::OldGame,
                     json!({"session": session, "game": game}),
-                    &control,
+                    Some(&control),
                 )
                 .await?;
             if r.is_some_and(|r| r["result"] != "success") {
@@ -463,7 +476,7 @@ mod tests {
         let control = Control::default();
         let t = Instant::now();
         let reply = bot
-            .ask(Endpoint::Status, json!({"session": "s"}), &control)
+            .ask(Endpoint::Status, json!({"session": "s"}), Some(&control))
             .await
             .unwrap();
         // Not the throttled answer, whose missing `game` reads as the
@@ -474,6 +487,26 @@ mod tests {
             "Retry-After not waited"
         );
         assert_eq!(bot.stats.throttled.load(Ordering::Relaxed), 1);
+        // Only the answer served counts as a request.
+        assert_eq!(bot.stats.requests.load(Ordering::Relaxed), 1);
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_call_inside_a_game_outlasts_a_stop() {
+        let played = json!({"result": "success"});
+        let (bot, server) = bot_on(vec![throttled(), (played.clone(), None)]).await;
+        let control = Control::default();
+        control.stop();
+        // Without `stop` (a game's call), the stop does not end the wait:
+        // the bot still ends its game.
+        let t = Instant::now();
+        let reply = bot.ask(Endpoint::Status, json!({}), None).await.unwrap();
+        assert_eq!(reply, Some(played));
+        assert!(
+            t.elapsed() >= Duration::from_secs(1),
+            "Retry-After not waited"
+        );
         server.abort();
     }
 
@@ -483,7 +516,7 @@ mod tests {
         let no_opponent = json!({"result": "retry", "reason": "no opponent yet"});
         let (bot, server) = bot_on(vec![(no_opponent.clone(), None)]).await;
         let reply = bot
-            .ask(Endpoint::Status, json!({}), &Control::default())
+            .ask(Endpoint::Status, json!({}), Some(&Control::default()))
             .await
             .unwrap();
         assert_eq!(reply, Some(no_opponent));
@@ -491,6 +524,7 @@ mod tests {
         server.abort();
     }
 
+    /// Between games (with `stop`), a stop ends the wait.
     #[tokio::test]
     async fn a_stop_ends_the_wait_on_a_throttled_answer() {
         let (bot, server) = bot_on(vec![(throttled().0, Some(60))]).await;
@@ -502,7 +536,7 @@ mod tests {
         });
         let reply = tokio::time::timeout(
             Duration::from_secs(3),
-            bot.ask(Endpoint::Status, json!({}), &control),
+            bot.ask(Endpoint::Status, json!({}), Some(&control)),
         )
         .await
         .expect("the stop did not end the wait")

@@ -69,8 +69,9 @@ pub struct Stats {
     pub old_game_refusals: AtomicU64,
     /// `register`/`login` answers "retry" or "busy" (throttle, hash queue).
     pub auth_retries: AtomicU64,
-    /// Answers of a game's calls throttled by the per-bot rate limit
-    /// (`retry` with `Retry-After`), waited out and asked again.
+    /// Answers of a game's calls throttled or refused (`retry` with
+    /// `Retry-After`: the per-bot rate limit, or too many connections),
+    /// waited out and asked again; not counted in `requests`.
     pub throttled: AtomicU64,
 }
 
