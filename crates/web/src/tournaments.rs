@@ -32,8 +32,8 @@ pub fn routes() -> Router<Arc<Services>> {
 /// A bot's page lists its newest tournaments, at most this many.
 pub const OF_BOT: usize = 10;
 
-/// A tournament's page lists its games this many at a time, in the order
-/// of play (`?games=N`; its JSON twin has every game).
+/// A tournament's page lists its games this many at a time, by round,
+/// table and game (`?games=N`; its JSON twin has every game).
 pub const GAMES_PER_PAGE: usize = 200;
 
 /// A page of the tournaments list, newest first (`?page=N`; the API's
@@ -151,6 +151,7 @@ fn shade(significant: i8) -> Option<&'static str> {
 fn render(d: &TournamentView, page: i64) -> Markup {
     let t = &d.tournament;
     let games = games_on(&d.games, page);
+    let (began, goes_on) = shared_rounds(&d.games, page);
     let p = &d.progress;
     let withdrawn: Vec<_> = d.entries.iter().filter(|e| e.withdrawn.is_some()).collect();
     let hosted: Vec<_> = d
@@ -263,7 +264,7 @@ fn render(d: &TournamentView, page: i64) -> Markup {
         }
         (games_pager(&t.name, d.games.len(), page))
         @for round in rounds(games) {
-            h3 { "Round " (round) }
+            h3 { "Round " (round) @if began == Some(round) { " (continued)" } }
             div class="scroll" { table class="round" {
                 thead { tr {
                     th class="num" { "Table" } th class="num" { "Game" } th { "Seats and scores" } th { "Status" }
@@ -288,7 +289,8 @@ fn render(d: &TournamentView, page: i64) -> Markup {
                     }
                 }
             } }
-            @if let Some(b) = d.byes.iter().find(|b| b.round == round) {
+            // A round's byes follow its last game.
+            @if let Some(b) = d.byes.iter().find(|b| b.round == round && goes_on != Some(round)) {
                 p class="byes" {
                     "Bye: "
                     @for (i, name) in b.bots.iter().enumerate() { @if i > 0 { ", " } (bot_link(name)) }
@@ -338,11 +340,14 @@ async fn show(
     fmt: Fmt,
 ) -> Response {
     let shown = async {
-        let page = crate::games_list::number(&q, "games", "page of games")?.unwrap_or(1);
         let view = show_data(&state, &name).await?;
+        // The JSON twin has every game: the page is the HTML page's.
+        if fmt == Fmt::Json {
+            return Ok((view, 1));
+        }
+        let page = crate::games_list::number(&q, "games", "page of games")?.unwrap_or(1);
         let pages = games_pages(view.games.len());
-        // The JSON twin has every game, whatever the page.
-        if page > pages && matches!(fmt, Fmt::Html) {
+        if page > pages {
             return Err(WebError::NotFound(format!(
                 "Tournament '{name}' has {pages} page{} of games.",
                 if pages == 1 { "" } else { "s" }
@@ -369,6 +374,29 @@ fn games_on(games: &[view::Game], page: i64) -> &[view::Game] {
         .saturating_mul(GAMES_PER_PAGE)
         .min(games.len());
     &games[at..(at + GAMES_PER_PAGE).min(games.len())]
+}
+
+/// The rounds page `page` shares with the pages next to it: its first
+/// round if that round began on an earlier page, and its last if that
+/// round goes on on a later one.
+fn shared_rounds(games: &[view::Game], page: i64) -> (Option<i64>, Option<i64>) {
+    let on = games_on(games, page);
+    let (Some(first), Some(last)) = (on.first(), on.last()) else {
+        return (None, None);
+    };
+    let at = usize::try_from(page - 1)
+        .unwrap_or(0)
+        .saturating_mul(GAMES_PER_PAGE);
+    let before = at.checked_sub(1).and_then(|i| games.get(i));
+    let after = games.get(at + on.len());
+    (
+        before
+            .is_some_and(|g| g.round == first.round)
+            .then_some(first.round),
+        after
+            .is_some_and(|g| g.round == last.round)
+            .then_some(last.round),
+    )
 }
 
 /// Links to the earlier and later games of a tournament's page, when they
@@ -458,6 +486,27 @@ mod tests {
         assert!(games_on(&many, 4).is_empty());
         assert!(games_on(&many, i64::MAX).is_empty());
         assert!(games_on(&[], 1).is_empty());
+        // Two rounds, the first going on past page 1: page 1 ends inside
+        // it, page 2 starts inside it and ends with round 2.
+        let rounds: Vec<view::Game> = (0..GAMES_PER_PAGE + 50)
+            .map(|i| view::Game {
+                round: if i < GAMES_PER_PAGE + 10 { 1 } else { 2 },
+                ..game(Vec::new())
+            })
+            .collect();
+        assert_eq!(shared_rounds(&rounds, 1), (None, Some(1)));
+        assert_eq!(shared_rounds(&rounds, 2), (Some(1), None));
+        // A round that ends with its page is not shared.
+        let even: Vec<view::Game> = (0..GAMES_PER_PAGE * 2)
+            .map(|i| view::Game {
+                round: if i < GAMES_PER_PAGE { 1 } else { 2 },
+                ..game(Vec::new())
+            })
+            .collect();
+        assert_eq!(shared_rounds(&even, 1), (None, None));
+        assert_eq!(shared_rounds(&even, 2), (None, None));
+        assert_eq!(shared_rounds(&many, 4), (None, None));
+        assert_eq!(shared_rounds(&[], 1), (None, None));
         // One page: no pager; the last page links back only.
         assert!(games_pager("c", GAMES_PER_PAGE, 1).into_string().is_empty());
         let last = games_pager("c", many.len(), 3).into_string();

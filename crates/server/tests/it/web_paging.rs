@@ -297,8 +297,8 @@ async fn the_tournaments_list_pages_and_a_bot_shows_its_newest() {
     );
 }
 
-/// A tournament's page lists its games 200 at a time, in the order of
-/// play, with links between the pages; every game is on exactly one page,
+/// A tournament's page lists its games 200 at a time, by round, table and
+/// game, with links between the pages; every game is on exactly one page,
 /// its JSON twin has them all, and pages past the end or not numbers get
 /// clear errors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -331,26 +331,29 @@ async fn a_tournament_page_lists_its_games_a_page_at_a_time() {
             .map(|rest| rest[..rest.find('"').unwrap()].parse().unwrap())
             .collect()
     };
-    let (status, _, first) = get(&s.app, "/tournaments/cup-1").await;
-    assert_eq!(status, StatusCode::OK, "{first}");
-    assert!(first.contains("games 1–200 of 300"), "{first}");
-    assert!(
-        first.contains("href=\"/tournaments/cup-1?games=2#games\""),
-        "{first}"
-    );
-    assert!(!first.contains("games=0"), "{first}");
-    let (status, _, second) = get(&s.app, "/tournaments/cup-1?games=2").await;
-    assert_eq!(status, StatusCode::OK, "{second}");
-    assert!(second.contains("games 201–300 of 300"), "{second}");
-    assert!(
-        second.contains("href=\"/tournaments/cup-1?games=1#games\""),
-        "{second}"
-    );
-    assert!(!second.contains("games=3"), "{second}");
+    // A page of games: its range, the page it links to, and the one it
+    // must not link to (past either end).
+    let games_page = |uri: &'static str, range: &'static str, to: i64, not_to: i64| {
+        let app = s.app.clone();
+        async move {
+            let (status, _, html) = get(&app, uri).await;
+            assert_eq!(status, StatusCode::OK, "{uri}: {html}");
+            assert!(html.contains(range), "{uri}: {html}");
+            let link = format!("href=\"/tournaments/cup-1?games={to}#games\"");
+            assert!(html.contains(&link), "{uri}: {html}");
+            assert!(!html.contains(&format!("games={not_to}")), "{uri}: {html}");
+            html
+        }
+    };
+    let first = games_page("/tournaments/cup-1", "games 1–200 of 300", 2, 0).await;
+    let second = games_page("/tournaments/cup-1?games=2", "games 201–300 of 300", 1, 3).await;
+    // The one round goes on from page 1 to page 2.
+    assert!(!first.contains("(continued)"), "{first}");
+    assert!(second.contains("Round 1 (continued)"), "{second}");
     let mut both = shown(&first);
     assert_eq!(both.len(), 200);
     both.extend(shown(&second));
-    assert_eq!(both, all, "each game once, in the order of play");
+    assert_eq!(both, all, "each game once, in the twin's order");
     // Explicit page 1 is the page itself.
     let (_, _, again) = get(&s.app, "/tournaments/cup-1?games=1").await;
     assert_eq!(shown(&again), shown(&first));
@@ -363,7 +366,12 @@ async fn a_tournament_page_lists_its_games_a_page_at_a_time() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "games={bad}: {body}");
         assert!(body.contains("is not a page of games"), "{body}");
     }
+    // No such tournament is a 404, whatever the page.
+    let (status, _, body) = get(&s.app, "/tournaments/cup-0?games=0").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     // The JSON twin has every game, whatever the page.
+    let (status, _, body) = get(&s.app, "/json/tournaments/cup-1?games=x").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let (status, _, body) = get(&s.app, "/json/tournaments/cup-1?games=3").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
