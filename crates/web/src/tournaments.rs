@@ -49,18 +49,36 @@ async fn list_data(state: &Services, q: &HashMap<String, String>) -> Result<List
 
 /// Links to the newer and older pages of the list, when there are more.
 fn pager(d: &ListPage) -> Markup {
-    if d.pages <= 1 {
+    let current = format!("page {} of {}", d.page, d.pages);
+    page_links(
+        "pages",
+        (d.page, d.pages),
+        |p| format!("/tournaments?page={p}"),
+        ["‹ newer", "older ›"],
+        &current,
+    )
+}
+
+/// Links from page `page` of `pages` to the one before and the one after
+/// (`labels`), around the text `current`; nothing when there is one page.
+fn page_links(
+    aria: &str,
+    (page, pages): (i64, i64),
+    href: impl Fn(i64) -> String,
+    [back, forward]: [&str; 2],
+    current: &str,
+) -> Markup {
+    if pages <= 1 {
         return html! {};
     }
-    let href = |p: i64| format!("/tournaments?page={p}");
     html! {
-        nav class="pager" aria-label="pages" {
-            @if d.page > 1 {
-                a href=(href(d.page - 1)) { "‹ newer" }
+        nav class="pager" aria-label=(aria) {
+            @if page > 1 {
+                a href=(href(page - 1)) { (back) }
             }
-            span class="current" { "page " (d.page) " of " (d.pages) }
-            @if d.page < d.pages {
-                a href=(href(d.page + 1)) { "older ›" }
+            span class="current" { (current) }
+            @if page < pages {
+                a href=(href(page + 1)) { (forward) }
             }
         }
     }
@@ -150,8 +168,8 @@ fn shade(significant: i8) -> Option<&'static str> {
 
 fn render(d: &TournamentView, page: i64) -> Markup {
     let t = &d.tournament;
-    let games = games_on(&d.games, page);
-    let (began, goes_on) = shared_rounds(&d.games, page);
+    let shown = GamesPage::of(&d.games, page);
+    let games = shown.games;
     let p = &d.progress;
     let withdrawn: Vec<_> = d.entries.iter().filter(|e| e.withdrawn.is_some()).collect();
     let hosted: Vec<_> = d
@@ -262,9 +280,9 @@ fn render(d: &TournamentView, page: i64) -> Markup {
         @if d.games.is_empty() {
             p class="empty" { "None yet." }
         }
-        (games_pager(&t.name, d.games.len(), page))
+        (shown.pager(&t.name))
         @for round in rounds(games) {
-            h3 { "Round " (round) @if began == Some(round) { " (continued)" } }
+            h3 { "Round " (round) @if shown.began == Some(round) { " (continued)" } }
             div class="scroll" { table class="round" {
                 thead { tr {
                     th class="num" { "Table" } th class="num" { "Game" } th { "Seats and scores" } th { "Status" }
@@ -290,14 +308,14 @@ fn render(d: &TournamentView, page: i64) -> Markup {
                 }
             } }
             // A round's byes follow its last game.
-            @if let Some(b) = d.byes.iter().find(|b| b.round == round && goes_on != Some(round)) {
+            @if let Some(b) = d.byes.iter().find(|b| b.round == round && shown.goes_on != Some(round)) {
                 p class="byes" {
                     "Bye: "
                     @for (i, name) in b.bots.iter().enumerate() { @if i > 0 { ", " } (bot_link(name)) }
                 }
             }
         }
-        (games_pager(&t.name, d.games.len(), page))
+        (shown.pager(&t.name))
     };
     layout(
         &t.name,
@@ -367,61 +385,63 @@ fn games_pages(games: usize) -> i64 {
     i64::try_from(games.div_ceil(GAMES_PER_PAGE).max(1)).unwrap_or(i64::MAX)
 }
 
-/// The games of page `page` (from 1) of a tournament's games.
-fn games_on(games: &[view::Game], page: i64) -> &[view::Game] {
-    let at = usize::try_from(page - 1)
-        .unwrap_or(0)
-        .saturating_mul(GAMES_PER_PAGE)
-        .min(games.len());
-    &games[at..(at + GAMES_PER_PAGE).min(games.len())]
+/// Page `page` (from 1) of a tournament's games, as its page shows them.
+struct GamesPage<'a> {
+    /// Its games.
+    games: &'a [view::Game],
+    /// How many games come before them.
+    before: usize,
+    /// Every game of the tournament.
+    total: usize,
+    page: i64,
+    /// Its first round, if that round began on an earlier page.
+    began: Option<i64>,
+    /// Its last round, if that round goes on on a later page.
+    goes_on: Option<i64>,
 }
 
-/// The rounds page `page` shares with the pages next to it: its first
-/// round if that round began on an earlier page, and its last if that
-/// round goes on on a later one.
-fn shared_rounds(games: &[view::Game], page: i64) -> (Option<i64>, Option<i64>) {
-    let on = games_on(games, page);
-    let (Some(first), Some(last)) = (on.first(), on.last()) else {
-        return (None, None);
-    };
-    let at = usize::try_from(page - 1)
-        .unwrap_or(0)
-        .saturating_mul(GAMES_PER_PAGE);
-    let before = at.checked_sub(1).and_then(|i| games.get(i));
-    let after = games.get(at + on.len());
-    (
-        before
-            .is_some_and(|g| g.round == first.round)
-            .then_some(first.round),
-        after
-            .is_some_and(|g| g.round == last.round)
-            .then_some(last.round),
-    )
-}
-
-/// Links to the earlier and later games of a tournament's page, when they
-/// do not fit on one.
-fn games_pager(name: &str, games: usize, page: i64) -> Markup {
-    let pages = games_pages(games);
-    if pages <= 1 {
-        return html! {};
-    }
-    let href = |p: i64| format!("/tournaments/{}?games={p}#games", url(name));
-    let first = usize::try_from(page - 1)
-        .unwrap_or(0)
-        .saturating_mul(GAMES_PER_PAGE)
-        .saturating_add(1);
-    let last = first.saturating_add(GAMES_PER_PAGE - 1).min(games);
-    html! {
-        nav class="pager" aria-label="pages of games" {
-            @if page > 1 {
-                a href=(href(page - 1)) { "‹ earlier" }
-            }
-            span class="current" { "games " (first) "–" (last) " of " (games) }
-            @if page < pages {
-                a href=(href(page + 1)) { "later ›" }
-            }
+impl<'a> GamesPage<'a> {
+    fn of(all: &'a [view::Game], page: i64) -> Self {
+        let before = usize::try_from(page - 1)
+            .unwrap_or(0)
+            .saturating_mul(GAMES_PER_PAGE)
+            .min(all.len());
+        let games = &all[before..(before + GAMES_PER_PAGE).min(all.len())];
+        // The round of the game next to this page's `edge` game, if the
+        // same.
+        let shared = |edge: Option<&view::Game>, next: Option<&view::Game>| {
+            edge.zip(next)
+                .and_then(|(e, n)| (e.round == n.round).then_some(e.round))
+        };
+        GamesPage {
+            games,
+            before,
+            total: all.len(),
+            page,
+            began: shared(
+                games.first(),
+                before.checked_sub(1).and_then(|i| all.get(i)),
+            ),
+            goes_on: shared(games.last(), all.get(before + games.len())),
         }
+    }
+
+    /// Links to the earlier and later games, when they do not fit on one
+    /// page.
+    fn pager(&self, name: &str) -> Markup {
+        let current = format!(
+            "games {}–{} of {}",
+            self.before + 1,
+            self.before + self.games.len(),
+            self.total
+        );
+        page_links(
+            "pages of games",
+            (self.page, games_pages(self.total)),
+            |p| format!("/tournaments/{}?games={p}#games", url(name)),
+            ["‹ earlier", "later ›"],
+            &current,
+        )
     }
 }
 
@@ -468,6 +488,19 @@ mod tests {
         }
     }
 
+    fn games_on(all: &[view::Game], page: i64) -> &[view::Game] {
+        GamesPage::of(all, page).games
+    }
+
+    fn shared_rounds(all: &[view::Game], page: i64) -> (Option<i64>, Option<i64>) {
+        let shown = GamesPage::of(all, page);
+        (shown.began, shown.goes_on)
+    }
+
+    fn games_pager(name: &str, all: &[view::Game], page: i64) -> Markup {
+        GamesPage::of(all, page).pager(name)
+    }
+
     #[test]
     fn the_games_are_cut_into_pages_of_games_per_page() {
         let many: Vec<view::Game> = (0..GAMES_PER_PAGE * 2 + 1)
@@ -508,8 +541,10 @@ mod tests {
         assert_eq!(shared_rounds(&many, 4), (None, None));
         assert_eq!(shared_rounds(&[], 1), (None, None));
         // One page: no pager; the last page links back only.
-        assert!(games_pager("c", GAMES_PER_PAGE, 1).into_string().is_empty());
-        let last = games_pager("c", many.len(), 3).into_string();
+        assert!(games_pager("c", &many[..GAMES_PER_PAGE], 1)
+            .into_string()
+            .is_empty());
+        let last = games_pager("c", &many, 3).into_string();
         assert!(
             last.contains("games=2#games") && !last.contains("games=4"),
             "{last}"
