@@ -25,6 +25,18 @@ pub(crate) const AUTH_IN_FLIGHT: usize = 32;
 /// it asks again.
 const MAX_THROTTLE_WAIT: Duration = Duration::from_secs(5);
 const MIN_THROTTLE_WAIT: Duration = Duration::from_millis(100);
+/// How long a bot asks again a call the server keeps throttling before
+/// it gives up with an error.
+const THROTTLED_FOR: Duration = Duration::from_secs(60);
+
+/// The error of a call throttled for `limit`.
+fn kept_throttling(endpoint: Endpoint, limit: Duration) -> anyhow::Error {
+    anyhow!(
+        "{} kept answering retry for {:.1} s",
+        endpoint.method(),
+        limit.as_secs_f64()
+    )
+}
 
 pub(crate) struct Bot {
     pub(crate) client: reqwest::Client,
@@ -67,32 +79,70 @@ impl Bot {
         Ok((reply, wait, t))
     }
 
-    /// A call asked again while the server throttles it: a throttled
-    /// answer (`retry` with `Retry-After`) says wait and ask again, as the
-    /// 2014 API's bots do. It is counted apart (`throttled`), not as a
-    /// served call, and not read as the game's end or a refusal. With
-    /// `stop`, between games, `None` if the bots are stopped meanwhile; a
-    /// call inside a game waits (at most [`MAX_THROTTLE_WAIT`] a time), so
-    /// that a stopped bot still ends its game.
-    pub(crate) async fn ask(
+    /// One try of a call: its answer (counted as served), or, for a
+    /// throttled answer (`retry` with `Retry-After`), the wait it asks for
+    /// (counted apart, in `throttled`; not read as the game's end or a
+    /// refusal).
+    async fn attempt(
+        &self,
+        endpoint: Endpoint,
+        body: &Value,
+    ) -> anyhow::Result<Result<Value, Duration>> {
+        let (reply, wait, t) = self.send(endpoint, body).await?;
+        match wait.filter(|_| reply["result"] == "retry") {
+            None => {
+                self.stats.record(endpoint, t);
+                Ok(Ok(reply))
+            }
+            Some(wait) => {
+                self.stats.throttled.fetch_add(1, Ordering::Relaxed);
+                Ok(Err(wait))
+            }
+        }
+    }
+
+    /// A game's call, asked again while the server throttles it, as the
+    /// 2014 API's bots do: a stop of the bots does not cut it short, so
+    /// that a stopped bot still ends its game. An error after
+    /// [`THROTTLED_FOR`] of throttled answers.
+    pub(crate) async fn ask(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
+        self.ask_until(endpoint, body, THROTTLED_FOR, std::future::pending())
+            .await?
+            .ok_or_else(|| anyhow!("{} stopped", endpoint.method()))
+    }
+
+    /// [`ask`](Self::ask) between games: `None` if the bots are stopped
+    /// while it waits.
+    pub(crate) async fn ask_unless_stopped(
         &self,
         endpoint: Endpoint,
         body: Value,
-        stop: Option<&Control>,
+        control: &Control,
     ) -> anyhow::Result<Option<Value>> {
+        self.ask_until(endpoint, body, THROTTLED_FOR, control.stopping())
+            .await
+    }
+
+    /// The answer to a call asked again while the server throttles it, up
+    /// to `limit` of throttled answers; `None` if `stop` comes while it
+    /// waits (never while a call is under way).
+    async fn ask_until(
+        &self,
+        endpoint: Endpoint,
+        body: Value,
+        limit: Duration,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> anyhow::Result<Option<Value>> {
+        let since = Instant::now();
+        let mut stop = std::pin::pin!(stop);
         loop {
-            let (reply, wait, t) = self.send(endpoint, &body).await?;
-            let Some(wait) = wait.filter(|_| reply["result"] == "retry") else {
-                self.stats.record(endpoint, t);
-                return Ok(Some(reply));
-            };
-            self.stats.throttled.fetch_add(1, Ordering::Relaxed);
-            match stop {
-                Some(control) => tokio::select! {
+            match self.attempt(endpoint, &body).await? {
+                Ok(reply) => return Ok(Some(reply)),
+                Err(_) if since.elapsed() >= limit => return Err(kept_throttling(endpoint, limit)),
+                Err(wait) => tokio::select! {
                     () = tokio::time::sleep(wait) => {}
-                    () = control.stopping() => return Ok(None),
+                    () = &mut stop => return Ok(None),
                 },
-                None => tokio::time::sleep(wait).await,
             }
         }
     }
@@ -252,11 +302,7 @@ pub(crate) async fn play(
     let mut finished = 0u64;
     while let Some(_playing) = control.enter().await {
         let Some(g) = bot
-            .ask(
-                Endpoint::NewGame,
-                json!({"session": session}),
-                Some(&control),
-            )
+            .ask_unless_stopped(Endpoint::NewGame, json!({"session": session}), &control)
             .await?
         else {
             break;
@@ -275,21 +321,14 @@ pub(crate) async fn play(
                     .collect()
             })
             .unwrap_or_default();
-        let Some(bid) = bot
-            .ask(Endpoint::Bid, json!({"session": session, "bid": 3}), None)
-            .await?
-        else {
-            break;
-        };
-        ok(&bid)?;
+        ok(&bot
+            .ask(Endpoint::Bid, json!({"session": session, "bid": 3}))
+            .await?)?;
         let mut ended = false;
         while !ended {
-            let Some(s) = bot
-                .ask(Endpoint::Status, json!({"session": session}), None)
-                .await?
-            else {
-                break;
-            };
+            let s = bot
+                .ask(Endpoint::Status, json!({"session": session}))
+                .await?;
             if s["game"].is_null() {
                 // Both bots of a game see it end: count halves.
                 stats.game_ends.fetch_add(1, Ordering::Relaxed);
@@ -314,16 +353,9 @@ pub(crate) async fn play(
                 follow.choose(&mut rand::rng()).copied()
             };
             let Some(card) = choice.cloned() else { break };
-            let Some(r) = bot
-                .ask(
-                    Endpoint::Play,
-                    json!({"session": session, "card": card}),
-                    None,
-                )
-                .await?
-            else {
-                break;
-            };
+            let r = bot
+                .ask(Endpoint::Play, json!({"session": session, "card": card}))
+                .await?;
             if r["result"] == "success" {
                 hand.retain(|c| *c != card);
             } else {
@@ -332,10 +364,10 @@ pub(crate) async fn play(
         }
         if ended && finished.is_multiple_of(5) && !control.stopped() {
             let r = bot
-                .ask(
+                .ask_unless_stopped(
                     Endpoint::OldGame,
                     json!({"session": session, "game": game}),
-                    Some(&control),
+                    &control,
                 )
                 .await?;
             if r.is_some_and(|r| r["result"] != "success") {
@@ -476,7 +508,7 @@ mod tests {
         let control = Control::default();
         let t = Instant::now();
         let reply = bot
-            .ask(Endpoint::Status, json!({"session": "s"}), Some(&control))
+            .ask_unless_stopped(Endpoint::Status, json!({"session": "s"}), &control)
             .await
             .unwrap();
         // Not the throttled answer, whose missing `game` reads as the
@@ -501,8 +533,8 @@ mod tests {
         // Without `stop` (a game's call), the stop does not end the wait:
         // the bot still ends its game.
         let t = Instant::now();
-        let reply = bot.ask(Endpoint::Status, json!({}), None).await.unwrap();
-        assert_eq!(reply, Some(played));
+        let reply = bot.ask(Endpoint::Status, json!({})).await.unwrap();
+        assert_eq!(reply, played);
         assert!(
             t.elapsed() >= Duration::from_secs(1),
             "Retry-After not waited"
@@ -516,7 +548,7 @@ mod tests {
         let no_opponent = json!({"result": "retry", "reason": "no opponent yet"});
         let (bot, server) = bot_on(vec![(no_opponent.clone(), None)]).await;
         let reply = bot
-            .ask(Endpoint::Status, json!({}), Some(&Control::default()))
+            .ask_unless_stopped(Endpoint::Status, json!({}), &Control::default())
             .await
             .unwrap();
         assert_eq!(reply, Some(no_opponent));
@@ -524,7 +556,24 @@ mod tests {
         server.abort();
     }
 
-    /// Between games (with `stop`), a stop ends the wait.
+    #[tokio::test]
+    async fn a_call_throttled_past_its_limit_is_an_error() {
+        let (bot, server) = bot_on(vec![throttled(), throttled(), throttled()]).await;
+        let t = Instant::now();
+        let limit = Duration::from_millis(1500);
+        let e = bot
+            .ask_until(Endpoint::Status, json!({}), limit, std::future::pending())
+            .await
+            .expect_err("asked again past the limit");
+        assert!(e.to_string().contains("kept answering retry"), "{e}");
+        // Two waits of 1 s: the third answer, throttled past 1.5 s, ends it.
+        assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
+        assert_eq!(bot.stats.throttled.load(Ordering::Relaxed), 3);
+        assert_eq!(bot.stats.requests.load(Ordering::Relaxed), 0);
+        server.abort();
+    }
+
+    /// Between games, a stop ends the wait.
     #[tokio::test]
     async fn a_stop_ends_the_wait_on_a_throttled_answer() {
         let (bot, server) = bot_on(vec![(throttled().0, Some(60))]).await;
@@ -536,7 +585,7 @@ mod tests {
         });
         let reply = tokio::time::timeout(
             Duration::from_secs(3),
-            bot.ask(Endpoint::Status, json!({}), Some(&control)),
+            bot.ask_unless_stopped(Endpoint::Status, json!({}), &control),
         )
         .await
         .expect("the stop did not end the wait")
