@@ -142,6 +142,11 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Of up to `2 × MEASURES_IN_RANGE − 1` measures of the honest bot's CPU
+/// per decision, how many must be within 20% of its CPU beside a quiet bot:
+/// a majority.
+const MEASURES_IN_RANGE: usize = 3;
+
 #[tokio::test]
 async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
     let _alone = alone().await;
@@ -154,19 +159,21 @@ async fn an_honest_bot_thinks_as_much_beside_a_hostile_one() {
     honest.send(&["warm".into()], deadline).await.unwrap();
     honest.recv(deadline).await.unwrap();
     // A shared virtual machine's CPUs have slow spells that can fall on
-    // one neighbour's turns more than the other's (CI saw 1.30 once): the
-    // measure is taken up to three times, and two of them must be in range.
-    // A neighbour that truly weighs on the honest bot fails most of them.
+    // one neighbour's turns more than the other's (CI saw 1.30 on 3 Dec,
+    // and 1.18, 1.51, 0.77 on 7 Dec, where one quiet baseline took 43.5 ms
+    // against 27–28 in the others): the measure is taken up to five times,
+    // and three of them must be in range. A neighbour that truly weighs on
+    // the honest bot fails most of them.
     let in_range = |r: &f64| (0.8..=1.2).contains(r);
     let mut ratios = Vec::new();
-    while ratios.iter().filter(|r| in_range(r)).count() < 2
-        && ratios.iter().filter(|r| !in_range(r)).count() < 2
+    while ratios.iter().filter(|r| in_range(r)).count() < MEASURES_IN_RANGE
+        && ratios.iter().filter(|r| !in_range(r)).count() < MEASURES_IN_RANGE
     {
         ratios.push(hostile_over_quiet(&mut honest, &l).await);
     }
     honest.terminate().await;
     assert!(
-        ratios.iter().filter(|r| in_range(r)).count() >= 2,
+        ratios.iter().filter(|r| in_range(r)).count() >= MEASURES_IN_RANGE,
         "CPU per decision beside a hostile bot is {ratios:.2?} times that beside a quiet one"
     );
 }
