@@ -1,14 +1,16 @@
 //! Random playouts per second of one rules engine, without building the
 //! rest of Croupier: `cargo run --release -p croupier-rules --example
 //! playouts -- loveletter-4p 3` (games: goofspiel-13, goofspiel-13-bare-loop,
-//! skullwhist, loveletter-4p; seconds, default 3). `croupier bench rules`
-//! prints the same figures for every game, as JSON.
+//! skullwhist, loveletter-4p; seconds, default 3). `goofspiel-13-share`
+//! plays the Goofspiel engine and the bare loop in turns, as `croupier bench
+//! rules` does, and prints the engine's share of the bare loop's games/s.
+//! `croupier bench rules` prints the same figures for every game, as JSON.
 
 use std::time::Duration;
 
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::playouts::{bare_goofspiel_playouts, random_playouts};
+use croupier_rules::playouts::{bare_goofspiel_playouts, goofspiel_beside_bare, random_playouts};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 
 fn main() {
@@ -21,8 +23,23 @@ fn main() {
         "goofspiel-13-bare-loop" => bare_goofspiel_playouts(time),
         "skullwhist" => random_playouts::<SkullWhist>(&SkullWhistVariant {}, 2, time),
         "loveletter-4p" => random_playouts::<LoveLetter>(&LoveLetterVariant::default(), 4, time),
+        "goofspiel-13-share" => {
+            let (engine, bare, shares) = goofspiel_beside_bare(time, 4);
+            let shares: Vec<String> = shares
+                .iter()
+                .map(|s| format!("{:.1}%", s * 100.0))
+                .collect();
+            println!(
+                "goofspiel-13: {:.0} games/s, {:.1}% of the bare loop's {:.0} in turns (by round: {})",
+                engine.games_per_sec(),
+                engine.games_per_sec() / bare.games_per_sec() * 100.0,
+                bare.games_per_sec(),
+                shares.join(", ")
+            );
+            return;
+        }
         other => {
-            eprintln!("unknown game '{other}' (goofspiel-13, goofspiel-13-bare-loop, skullwhist, loveletter-4p)");
+            eprintln!("unknown game '{other}' (goofspiel-13, goofspiel-13-bare-loop, goofspiel-13-share, skullwhist, loveletter-4p)");
             std::process::exit(2);
         }
     };

@@ -3,9 +3,8 @@
 
 use std::time::Duration;
 
-use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::playouts::{bare_goofspiel_playouts, random_playouts};
+use croupier_rules::playouts::{goofspiel_beside_bare, random_playouts, Tally};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::Game;
 use serde::Serialize;
@@ -20,6 +19,17 @@ struct RulesLine {
     /// Goofspiel-13: games/s as a share of the bare loop's in this run.
     #[serde(skip_serializing_if = "Option::is_none")]
     of_bare_loop: Option<f64>,
+    /// Goofspiel-13: that share in each round of turns with the bare loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    of_bare_loop_by_round: Option<Vec<f64>>,
+}
+
+/// Rounds of turns between the Goofspiel engine and the bare loop.
+const ROUNDS_WITH_THE_BARE_LOOP: u32 = 4;
+
+/// `x` to three decimals.
+fn three(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
 fn figures(name: &'static str, (games, actions, elapsed): (u64, u64, Duration)) -> RulesLine {
@@ -31,6 +41,7 @@ fn figures(name: &'static str, (games, actions, elapsed): (u64, u64, Duration)) 
         actions_per_game: actions as f64 / games.max(1) as f64,
         ns_per_action: s * 1e9 / actions.max(1) as f64,
         of_bare_loop: None,
+        of_bare_loop_by_round: None,
     }
 }
 
@@ -41,17 +52,19 @@ fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f
     )
 }
 
-/// Prints one JSON line per game: about `seconds` of random playouts each,
-/// and the bare Goofspiel-13 loop's, which the engine's line gives its
-/// share of.
+/// Prints one JSON line per game: about `seconds` of random playouts each.
+/// Goofspiel-13's engine and the bare loop take turns
+/// ([`ROUNDS_WITH_THE_BARE_LOOP`] rounds, `seconds` each in all), and the
+/// engine's line gives its share of the bare loop's games/s, in all and
+/// round by round.
 pub fn run(seconds: f64) -> anyhow::Result<()> {
-    let bare = figures(
-        "goofspiel-13-bare-loop",
-        bare_goofspiel_playouts(Duration::from_secs_f64(seconds)),
-    );
-    let mut gops = line::<Goofspiel>("goofspiel-13", &GoofspielVariant::gops(), 2, seconds);
-    gops.of_bare_loop =
-        Some((gops.games_per_sec / bare.games_per_sec.max(1.0) * 1000.0).round() / 1000.0);
+    let (engine, bare, shares) =
+        goofspiel_beside_bare(Duration::from_secs_f64(seconds), ROUNDS_WITH_THE_BARE_LOOP);
+    let tuple = |t: Tally| (t.games, t.actions, t.elapsed);
+    let bare = figures("goofspiel-13-bare-loop", tuple(bare));
+    let mut gops = figures("goofspiel-13", tuple(engine));
+    gops.of_bare_loop = Some(three(gops.games_per_sec / bare.games_per_sec.max(1.0)));
+    gops.of_bare_loop_by_round = Some(shares.into_iter().map(three).collect());
     let lines = [
         gops,
         bare,
