@@ -11,12 +11,14 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use crate::html::{bot_link, column_head, game_title, html, layout, row_head, url, Markup};
+use crate::html::{bot_link, game_title, html, layout, url, Markup};
 use crate::page::{respond, Fmt, WebError};
 use croupier_competition::services::Services;
 use croupier_competition::tournaments::kept::Kept;
 use croupier_competition::tournaments::list::{self, ListPage};
 use croupier_competition::tournaments::view::{self, Brief, TournamentView};
+
+mod crosstable;
 
 /// The pages and their twins (merged into the website's routes).
 pub fn routes() -> Router<Arc<Services>> {
@@ -156,16 +158,6 @@ async fn show_data(state: &Services, name: &str) -> Result<Arc<TournamentView>, 
     Ok(state.kept.view(store.as_ref(), t).await?)
 }
 
-/// Background of a crosstable cell: green when the row bot is significantly
-/// better, red when significantly worse (ACPC's crosstable), plain else.
-fn shade(significant: i8) -> Option<&'static str> {
-    match significant {
-        1 => Some("background:rgba(63,163,91,.25)"),
-        -1 => Some("background:rgba(207,67,51,.25)"),
-        _ => None,
-    }
-}
-
 fn render(d: &TournamentView, page: i64) -> Markup {
     let t = &d.tournament;
     let shown = GamesPage::of(&d.games, page);
@@ -248,29 +240,7 @@ fn render(d: &TournamentView, page: i64) -> Markup {
                 "."
             }
         }
-        h2 { "Crosstable" }
-        p {
-            "The row bot's mean score per game against the column bot (a win 1, a tie ½), \
-    with its 95% confidence interval; green: significantly better, red: significantly worse."
-        }
-        div class="scroll" { table class="crosstable wide" {
-            thead { tr { th {} @for (i, b) in d.crosstable.bots.iter().enumerate() { (column_head(i, b)) } } }
-            tbody {
-                @for (i, (b, row)) in d.crosstable.bots.iter().zip(&d.crosstable.cells).enumerate() {
-                    tr {
-                        (row_head(i, b))
-                        @for cell in row {
-                            @match cell {
-                                None => td {},
-                                Some(c) => td class="num" style=[shade(c.significant)] title={ (c.games) " games" } {
-                                    (format!("{:.2}", c.score)) br; small { (format!("{:.2}–{:.2}", c.low, c.high)) }
-                                },
-                            }
-                        }
-                    }
-                }
-            }
-        } }
+        (crosstable::section(&t.name, &d.crosstable))
         h2 id="games" { "Games" }
         p {
             a href={ "/games?tournament=" (url(&t.name)) } { "Its finished games in the games list" } " ("
@@ -472,98 +442,4 @@ pub async fn deal_secret(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn game(scores: Vec<Option<i64>>) -> view::Game {
-        view::Game {
-            round: 1,
-            table: 0,
-            game: 0,
-            seats: vec!["ann".into(), "bob".into()],
-            status: "done".into(),
-            id: Some(7),
-            ranks: vec![2, 1],
-            scores,
-        }
-    }
-
-    fn games_on(all: &[view::Game], page: i64) -> &[view::Game] {
-        GamesPage::of(all, page).games
-    }
-
-    fn shared_rounds(all: &[view::Game], page: i64) -> (Option<i64>, Option<i64>) {
-        let shown = GamesPage::of(all, page);
-        (shown.began, shown.goes_on)
-    }
-
-    fn games_pager(name: &str, all: &[view::Game], page: i64) -> Markup {
-        GamesPage::of(all, page).pager(name)
-    }
-
-    #[test]
-    fn the_games_are_cut_into_pages_of_games_per_page() {
-        let many: Vec<view::Game> = (0..GAMES_PER_PAGE * 2 + 1)
-            .map(|i| view::Game {
-                game: i as i64,
-                ..game(Vec::new())
-            })
-            .collect();
-        assert_eq!(games_pages(0), 1);
-        assert_eq!(games_pages(GAMES_PER_PAGE), 1);
-        assert_eq!(games_pages(many.len()), 3);
-        assert_eq!(games_on(&many, 1).len(), GAMES_PER_PAGE);
-        assert_eq!(games_on(&many, 2)[0].game, GAMES_PER_PAGE as i64);
-        assert_eq!(games_on(&many, 3).len(), 1);
-        // Past the end (the handler refuses it first): nothing, no panic.
-        assert!(games_on(&many, 4).is_empty());
-        assert!(games_on(&many, i64::MAX).is_empty());
-        assert!(games_on(&[], 1).is_empty());
-        // Two rounds, the first going on past page 1: page 1 ends inside
-        // it, page 2 starts inside it and ends with round 2.
-        let rounds: Vec<view::Game> = (0..GAMES_PER_PAGE + 50)
-            .map(|i| view::Game {
-                round: if i < GAMES_PER_PAGE + 10 { 1 } else { 2 },
-                ..game(Vec::new())
-            })
-            .collect();
-        assert_eq!(shared_rounds(&rounds, 1), (None, Some(1)));
-        assert_eq!(shared_rounds(&rounds, 2), (Some(1), None));
-        // A round that ends with its page is not shared.
-        let even: Vec<view::Game> = (0..GAMES_PER_PAGE * 2)
-            .map(|i| view::Game {
-                round: if i < GAMES_PER_PAGE { 1 } else { 2 },
-                ..game(Vec::new())
-            })
-            .collect();
-        assert_eq!(shared_rounds(&even, 1), (None, None));
-        assert_eq!(shared_rounds(&even, 2), (None, None));
-        assert_eq!(shared_rounds(&many, 4), (None, None));
-        assert_eq!(shared_rounds(&[], 1), (None, None));
-        // One page: no pager; the last page links back only.
-        assert!(games_pager("c", &many[..GAMES_PER_PAGE], 1)
-            .into_string()
-            .is_empty());
-        let last = games_pager("c", &many, 3).into_string();
-        assert!(
-            last.contains("games=2#games") && !last.contains("games=4"),
-            "{last}"
-        );
-        assert!(last.contains("401–401 of 401"), "{last}");
-    }
-
-    /// Each seat shows its own score, and its rank when it has none (an
-    /// imported forfeit's seat): a score is never shown beside another
-    /// seat's bot.
-    #[test]
-    fn a_seat_shows_its_own_score_or_its_rank() {
-        let both = game_seats(&game(vec![Some(4), Some(6)])).into_string();
-        assert!(both.contains("ann</a> <b>4</b>"), "{both}");
-        assert!(both.contains("bob</a> <b>6</b>"), "{both}");
-        let second = game_seats(&game(vec![None, Some(3)])).into_string();
-        assert!(second.contains("ann</a> <small>rank 2</small>"), "{second}");
-        assert!(second.contains("bob</a> <b>3</b>"), "{second}");
-        let none = game_seats(&game(Vec::new())).into_string();
-        assert!(none.contains("bob</a> <small>rank 1</small>"), "{none}");
-    }
-}
+mod tests;
