@@ -3,14 +3,17 @@
 //! playouts -- loveletter-4p 3` (games: goofspiel-13, goofspiel-13-bare-loop,
 //! skullwhist, loveletter-4p; seconds, default 3). `goofspiel-13-share`
 //! plays the Goofspiel engine and the bare loop in turns, as `croupier bench
-//! rules` does, and prints the engine's share of the bare loop's games/s.
+//! rules` does (the seconds each, so twice in all), and prints the engine's
+//! share of the bare loop's games/s.
 //! `croupier bench rules` prints the same figures for every game, as JSON.
 
 use std::time::Duration;
 
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::playouts::{bare_goofspiel_playouts, goofspiel_beside_bare, random_playouts};
+use croupier_rules::playouts::{
+    bare_goofspiel_playouts, goofspiel_beside_bare, random_playouts, ROUNDS_BESIDE_BARE,
+};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 
 fn main() {
@@ -24,7 +27,7 @@ fn main() {
         "skullwhist" => random_playouts::<SkullWhist>(&SkullWhistVariant {}, 2, time),
         "loveletter-4p" => random_playouts::<LoveLetter>(&LoveLetterVariant::default(), 4, time),
         "goofspiel-13-share" => {
-            let (engine, bare, shares) = goofspiel_beside_bare(time, 4);
+            let (engine, bare, shares) = goofspiel_beside_bare(time, ROUNDS_BESIDE_BARE);
             let shares: Vec<String> = shares
                 .iter()
                 .map(|s| format!("{:.1}%", s * 100.0))

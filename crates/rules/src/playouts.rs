@@ -26,9 +26,11 @@ impl Tally {
     pub fn games_per_sec(&self) -> f64 {
         self.games as f64 / self.elapsed.as_secs_f64().max(f64::MIN_POSITIVE)
     }
+}
 
-    fn as_tuple(self) -> (u64, u64, Duration) {
-        (self.games, self.actions, self.elapsed)
+impl From<Tally> for (u64, u64, Duration) {
+    fn from(t: Tally) -> Self {
+        (t.games, t.actions, t.elapsed)
     }
 }
 
@@ -68,44 +70,56 @@ impl<'v, G: Game> RandomPlayouts<'v, G> {
         }
     }
 
-    /// Plays on for about `time` (whole games, the clock read every 256);
-    /// false if a game could not be set up (then nothing more is played).
-    pub fn run_for(&mut self, time: Duration) -> bool {
+    /// Plays the next `games` games (consecutive seeds, the one generator
+    /// going on); false if a game could not be set up: then the games
+    /// before it count, and it and the rest do not.
+    pub fn play(&mut self, games: u64) -> bool {
         // The generator and the list of legal actions are the loop's own
-        // while it runs (moved out and back): kept behind `self`, the
-        // generator's state went to memory and back at every action
-        // (SkullWhist 6% slower).
+        // while it runs (copied and taken out, then put back): kept behind
+        // `self`, the generator's state went to memory and back at every
+        // action (SkullWhist 6% slower).
         let mut rng = self.rng.clone();
         let mut legal = std::mem::take(&mut self.legal);
-        let (mut games, mut actions) = (self.tally.games, 0u64);
-        let start = Instant::now();
-        let made = 'playing: loop {
-            for _ in 0..256 {
-                let Ok(mut g) = G::new(self.variant, self.seats, games) else {
-                    break 'playing false;
-                };
-                while let Some(seat) = g.to_act().first() {
-                    legal.clear();
-                    g.legal_actions(seat, &mut legal);
-                    let a = legal[rng.random_range(0..legal.len())];
-                    if g.apply(seat, a).is_err() {
-                        break;
-                    }
-                    actions += 1;
+        let mut made = true;
+        let (first, mut actions) = (self.tally.games, 0u64);
+        let mut next = first;
+        while next < first + games {
+            let Ok(mut g) = G::new(self.variant, self.seats, next) else {
+                made = false;
+                break;
+            };
+            while let Some(seat) = g.to_act().first() {
+                legal.clear();
+                g.legal_actions(seat, &mut legal);
+                let a = legal[rng.random_range(0..legal.len())];
+                if g.apply(seat, a).is_err() {
+                    break;
                 }
-                games += 1;
+                actions += 1;
+            }
+            next += 1;
+        }
+        self.rng = rng;
+        self.legal = legal;
+        self.tally.games = next;
+        self.tally.actions += actions;
+        made
+    }
+
+    /// Plays on for about `time`, 256 games between readings of the
+    /// clock, and adds the time to the tally; false if a game could not be
+    /// set up (see [`RandomPlayouts::play`]).
+    pub fn run_for(&mut self, time: Duration) -> bool {
+        let start = Instant::now();
+        let made = loop {
+            if !self.play(256) {
+                break false;
             }
             if start.elapsed() >= time {
                 break true;
             }
         };
         self.tally.elapsed += start.elapsed();
-        self.rng = rng;
-        self.legal = legal;
-        if made {
-            self.tally.games = games;
-            self.tally.actions += actions;
-        }
         made
     }
 
@@ -127,7 +141,7 @@ pub fn random_playouts<G: Game>(
     if !p.run_for(time) {
         return (0, 0, p.tally().elapsed);
     }
-    p.tally().as_tuple()
+    p.tally().into()
 }
 
 /// Goofspiel with 13 cards played as bare as it goes, the limit a rules
@@ -167,7 +181,7 @@ impl BareGoofspiel {
             nth_card(mask, rng.random_range(0..mask.count_ones()))
         }
         // The generator is the loop's own while it runs, as in
-        // `RandomPlayouts::run_for`.
+        // `RandomPlayouts::play`.
         let mut rng = self.rng.clone();
         let (mut games, mut actions) = (0u64, 0u64);
         let start = Instant::now();
@@ -212,15 +226,20 @@ impl BareGoofspiel {
 pub fn bare_goofspiel_playouts(time: Duration) -> (u64, u64, Duration) {
     let mut bare = BareGoofspiel::default();
     bare.run_for(time);
-    bare.tally().as_tuple()
+    bare.tally().into()
 }
 
+/// Rounds of turns in which [`goofspiel_beside_bare`] plays the engine
+/// and the bare loop, as `croupier bench rules` does.
+pub const ROUNDS_BESIDE_BARE: u32 = 4;
+
 /// The Goofspiel-13 engine's playouts and the bare loop's, about `time`
-/// each, in `rounds` rounds of turns (bare, engine; then engine, bare; and
-/// so on), so that a slow or quick spell of the machine falls on both
-/// alike instead of on whichever ran then. Returns the engine's tally and
-/// the bare loop's, and each round's share (the engine's games/s over the
-/// bare loop's in that round).
+/// each (so about twice `time` in all), in `rounds` rounds of turns (bare
+/// loop then engine; then engine then bare loop; and so on: an even number
+/// of rounds gives each the first turn as often), so that a slow or quick
+/// spell of the machine falls on both alike instead of on whichever ran
+/// then. Returns the engine's tally and the bare loop's, and each round's
+/// share (the engine's games/s over the bare loop's in that round).
 pub fn goofspiel_beside_bare(time: Duration, rounds: u32) -> (Tally, Tally, Vec<f64>) {
     let variant = crate::goofspiel::GoofspielVariant::gops();
     let mut engine = RandomPlayouts::<crate::goofspiel::Goofspiel>::new(&variant, 2);
@@ -230,6 +249,8 @@ pub fn goofspiel_beside_bare(time: Duration, rounds: u32) -> (Tally, Tally, Vec<
     let mut shares = Vec::with_capacity(rounds as usize);
     for round in 0..rounds {
         let (e0, b0) = (engine.tally(), bare.tally());
+        // Two-seat GOPS always sets up; were it not to, the engine's
+        // tally would stop growing and its share fall to 0.
         let mut engine_turn = || engine.run_for(slice);
         if round % 2 == 0 {
             bare.run_for(slice);
@@ -244,7 +265,7 @@ pub fn goofspiel_beside_bare(time: Duration, rounds: u32) -> (Tally, Tally, Vec<
             elapsed: now.elapsed - then.elapsed,
         };
         let (e, b) = (since(engine.tally(), e0), since(bare.tally(), b0));
-        shares.push(e.games_per_sec() / b.games_per_sec().max(f64::MIN_POSITIVE));
+        shares.push(e.games_per_sec() / b.games_per_sec());
     }
     (engine.tally(), bare.tally(), shares)
 }
@@ -272,6 +293,25 @@ mod tests {
         assert!(both.games >= first.games + 256, "{first:?} then {both:?}");
         assert_eq!(both.actions, both.games * 26);
         assert!(both.elapsed > first.elapsed);
+    }
+
+    #[test]
+    fn games_played_in_parts_go_on_from_the_seed_and_choices_before() {
+        use crate::loveletter::{LoveLetter, LoveLetterVariant};
+        // Love Letter's games vary in length with their deal and choices,
+        // so a part that started its seeds or its generator over would
+        // count other actions than one run of as many games.
+        let variant = LoveLetterVariant::default();
+        let mut parts = RandomPlayouts::<LoveLetter>::new(&variant, 4);
+        assert!(parts.play(100) && parts.play(28) && parts.play(372));
+        let mut whole = RandomPlayouts::<LoveLetter>::new(&variant, 4);
+        assert!(whole.play(500));
+        assert_eq!(parts.tally().games, 500);
+        assert_eq!(parts.tally().actions, whole.tally().actions);
+        // And the count is the games' own: 100 games fewer count fewer.
+        let mut fewer = RandomPlayouts::<LoveLetter>::new(&variant, 4);
+        assert!(fewer.play(400));
+        assert!(fewer.tally().actions < whole.tally().actions);
     }
 
     #[test]

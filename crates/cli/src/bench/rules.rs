@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::playouts::{goofspiel_beside_bare, random_playouts, Tally};
+use croupier_rules::playouts::{goofspiel_beside_bare, RandomPlayouts, Tally, ROUNDS_BESIDE_BARE};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::Game;
 use serde::Serialize;
@@ -24,45 +24,39 @@ struct RulesLine {
     of_bare_loop_by_round: Option<Vec<f64>>,
 }
 
-/// Rounds of turns between the Goofspiel engine and the bare loop.
-const ROUNDS_WITH_THE_BARE_LOOP: u32 = 4;
-
 /// `x` to three decimals.
 fn three(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-fn figures(name: &'static str, (games, actions, elapsed): (u64, u64, Duration)) -> RulesLine {
-    let s = elapsed.as_secs_f64();
+fn figures(name: &'static str, t: Tally) -> RulesLine {
     RulesLine {
         bench: "rules",
         game: name,
-        games_per_sec: (games as f64 / s).round(),
-        actions_per_game: actions as f64 / games.max(1) as f64,
-        ns_per_action: s * 1e9 / actions.max(1) as f64,
+        games_per_sec: t.games_per_sec().round(),
+        actions_per_game: t.actions as f64 / t.games.max(1) as f64,
+        ns_per_action: t.elapsed.as_secs_f64() * 1e9 / t.actions.max(1) as f64,
         of_bare_loop: None,
         of_bare_loop_by_round: None,
     }
 }
 
 fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
-    figures(
-        name,
-        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs)),
-    )
+    let mut p = RandomPlayouts::<G>::new(variant, seats);
+    let made = p.run_for(Duration::from_secs_f64(secs));
+    figures(name, if made { p.tally() } else { Tally::default() })
 }
 
 /// Prints one JSON line per game: about `seconds` of random playouts each.
 /// Goofspiel-13's engine and the bare loop take turns
-/// ([`ROUNDS_WITH_THE_BARE_LOOP`] rounds, `seconds` each in all), and the
+/// ([`ROUNDS_BESIDE_BARE`] rounds, `seconds` each in all), and the
 /// engine's line gives its share of the bare loop's games/s, in all and
 /// round by round.
 pub fn run(seconds: f64) -> anyhow::Result<()> {
     let (engine, bare, shares) =
-        goofspiel_beside_bare(Duration::from_secs_f64(seconds), ROUNDS_WITH_THE_BARE_LOOP);
-    let tuple = |t: Tally| (t.games, t.actions, t.elapsed);
-    let bare = figures("goofspiel-13-bare-loop", tuple(bare));
-    let mut gops = figures("goofspiel-13", tuple(engine));
+        goofspiel_beside_bare(Duration::from_secs_f64(seconds), ROUNDS_BESIDE_BARE);
+    let bare = figures("goofspiel-13-bare-loop", bare);
+    let mut gops = figures("goofspiel-13", engine);
     gops.of_bare_loop = Some(three(gops.games_per_sec / bare.games_per_sec.max(1.0)));
     gops.of_bare_loop_by_round = Some(shares.into_iter().map(three).collect());
     let lines = [

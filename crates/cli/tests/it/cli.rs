@@ -466,6 +466,10 @@ fn bench_prints_one_json_line_per_game() {
         (share - expected).abs() < 0.002,
         "{share} against {expected}"
     );
+    // Measured in four rounds of turns with the bare loop, each's share given.
+    let rounds = gops["of_bare_loop_by_round"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4, "{gops}");
+    assert!(rounds.iter().all(|r| r.as_f64().unwrap() > 0.0), "{gops}");
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! A tournament's crosstable on its page: every pair's mean score with its
 //! confidence interval, the bots in the order of the standings, for the
-//! first [`SHOWN`] of them. A tournament takes up to 256 bots, whose whole
-//! crosstable would be 65,280 cells: 6 MiB of HTML, 26 ms to draw, and no
-//! use on a screen. The page's JSON twin has every pair.
+//! first [`SHOWN`] of them. A tournament's named entries may be 256 bots
+//! (and one of every active bot has no bound), whose whole crosstable would
+//! be 65,280 cells: 6 MiB of HTML, 26 ms to draw, and no use on a screen.
+//! The page's JSON twin has every pair.
 
 use croupier_competition::tournaments::view::Crosstable;
 
-use crate::html::{column_head, html, row_head, url, Markup};
+use crate::html::{column_head, html, row_head, Markup};
 
 /// A tournament page's crosstable shows the first this many bots of the
 /// standings (a round robin of this many fits whole).
@@ -22,9 +23,9 @@ fn shade(significant: i8) -> Option<&'static str> {
     }
 }
 
-/// The crosstable of tournament `name`: its heading, what it shows, and
-/// the table of its first [`SHOWN`] bots.
-pub(super) fn section(name: &str, c: &Crosstable) -> Markup {
+/// A crosstable's heading, what it shows, and the table of its first
+/// [`SHOWN`] bots; `json` is the page's JSON twin, which has every pair.
+pub(super) fn section(c: &Crosstable, json: &str) -> Markup {
     let bots = &c.bots[..c.bots.len().min(SHOWN)];
     html! {
         h2 { "Crosstable" }
@@ -35,7 +36,7 @@ pub(super) fn section(name: &str, c: &Crosstable) -> Markup {
         @if c.bots.len() > bots.len() {
             p {
                 "The top " (bots.len()) " of the " (c.bots.len()) " bots, by the standings: "
-                "every pair is in " a href={ "/json/tournaments/" (url(name)) } { "this page's JSON" } "."
+                "every pair is in " a href=(json) { "this page's JSON" } "."
             }
         }
         div class="scroll" { table class="crosstable wide" {
@@ -47,8 +48,8 @@ pub(super) fn section(name: &str, c: &Crosstable) -> Markup {
                         @for cell in &row[..row.len().min(bots.len())] {
                             @match cell {
                                 None => td {},
-                                Some(c) => td class="num" style=[shade(c.significant)] title={ (c.games) " games" } {
-                                    (format!("{:.2}", c.score)) br; small { (format!("{:.2}–{:.2}", c.low, c.high)) }
+                                Some(pair) => td class="num" style=[shade(pair.significant)] title={ (pair.games) " games" } {
+                                    (format!("{:.2}", pair.score)) br; small { (format!("{:.2}–{:.2}", pair.low, pair.high)) }
                                 },
                             }
                         }

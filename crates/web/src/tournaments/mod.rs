@@ -160,6 +160,7 @@ async fn show_data(state: &Services, name: &str) -> Result<Arc<TournamentView>, 
 
 fn render(d: &TournamentView, page: i64) -> Markup {
     let t = &d.tournament;
+    let json = format!("/json/tournaments/{}", url(&t.name));
     let shown = GamesPage::of(&d.games, page);
     let games = shown.games;
     let p = &d.progress;
@@ -240,7 +241,7 @@ fn render(d: &TournamentView, page: i64) -> Markup {
                 "."
             }
         }
-        (crosstable::section(&t.name, &d.crosstable))
+        (crosstable::section(&d.crosstable, &json))
         h2 id="games" { "Games" }
         p {
             a href={ "/games?tournament=" (url(&t.name)) } { "Its finished games in the games list" } " ("
@@ -287,11 +288,7 @@ fn render(d: &TournamentView, page: i64) -> Markup {
         }
         (shown.pager(&t.name))
     };
-    layout(
-        &t.name,
-        Some(&format!("/json/tournaments/{}", url(&t.name))),
-        body,
-    )
+    layout(&t.name, Some(&json), body)
 }
 
 /// The rounds that have games among `games`, in order.

@@ -122,12 +122,13 @@ fn the_crosstable_shows_the_top_of_the_standings_and_says_so() {
     let heads = |html: &str| html.matches("<th><span class=\"no\">").count();
     let cells = |html: &str| html.matches("<td class=\"num\"").count();
     // Up to SHOWN bots, the whole table and no note.
-    let whole = crosstable::section("cup", &crosstable_of(crosstable::SHOWN)).into_string();
+    let whole = crosstable::section(&crosstable_of(crosstable::SHOWN), "/json/tournaments/cup")
+        .into_string();
     assert_eq!(heads(&whole), crosstable::SHOWN);
     assert_eq!(cells(&whole), crosstable::SHOWN * (crosstable::SHOWN - 1));
     assert!(!whole.contains("The top"), "{whole}");
     // A tournament's most (256 bots): the first SHOWN rows and columns.
-    let top = crosstable::section("big cup", &crosstable_of(256)).into_string();
+    let top = crosstable::section(&crosstable_of(256), "/json/tournaments/big%20cup").into_string();
     assert_eq!(heads(&top), crosstable::SHOWN, "rows");
     assert_eq!(cells(&top), crosstable::SHOWN * (crosstable::SHOWN - 1));
     assert!(top.contains(&format!("bot-{}<", crosstable::SHOWN - 1)));
@@ -137,8 +138,10 @@ fn the_crosstable_shows_the_top_of_the_standings_and_says_so() {
         "a column past the top"
     );
     assert!(
-        top.contains("The top 24 of the 256 bots, by the standings")
-            && top.contains("href=\"/json/tournaments/big%20cup\""),
+        top.contains(&format!(
+            "The top {} of the 256 bots, by the standings",
+            crosstable::SHOWN
+        )) && top.contains("href=\"/json/tournaments/big%20cup\""),
         "{top}"
     );
 }
