@@ -75,6 +75,10 @@ fn instance(url: &str, port: u16, log: &Path, house: &str) -> Killed {
     let child = Command::new(env!("CARGO_BIN_EXE_croupier"))
         .args(unit_args(port))
         .args(["--no-ladder", "--house-bots", house])
+        // House bots (in the tests that have them) move without the pause
+        // that keeps their games watchable: what is tested is who pairs
+        // with whom, not the pace (300 ms a move made 3 games take 30 s).
+        .args(["--house-pause-ms", "10"])
         .args(["--move-timeout", "20"])
         .env("CROUPIER_DATABASE", url)
         .env("NO_COLOR", "1")
