@@ -12,7 +12,7 @@ use std::time::Duration;
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
 use croupier_rules::playouts::{
-    bare_goofspiel_playouts, goofspiel_beside_bare, random_playouts, ROUNDS_BESIDE_BARE,
+    bare_goofspiel_playouts, goofspiel_beside_bare, random_playouts, Tally, ROUNDS_BESIDE_BARE,
 };
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 
@@ -21,7 +21,11 @@ fn main() {
     let game = args.next().unwrap_or_else(|| "loveletter-4p".into());
     let secs: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let time = Duration::from_secs_f64(secs);
-    let (games, actions, elapsed) = match game.as_str() {
+    let Tally {
+        games,
+        actions,
+        elapsed,
+    } = match game.as_str() {
         "goofspiel-13" => random_playouts::<Goofspiel>(&GoofspielVariant::gops(), 2, time),
         "goofspiel-13-bare-loop" => bare_goofspiel_playouts(time),
         "skullwhist" => random_playouts::<SkullWhist>(&SkullWhistVariant {}, 2, time),

@@ -22,15 +22,21 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Games a second.
+    /// Games a second (none when no time has passed).
     pub fn games_per_sec(&self) -> f64 {
-        self.games as f64 / self.elapsed.as_secs_f64().max(f64::MIN_POSITIVE)
+        match self.elapsed.as_secs_f64() {
+            0.0 => 0.0,
+            s => self.games as f64 / s,
+        }
     }
-}
 
-impl From<Tally> for (u64, u64, Duration) {
-    fn from(t: Tally) -> Self {
-        (t.games, t.actions, t.elapsed)
+    /// What was played since `then`, a tally of the same loop.
+    fn since(self, then: Tally) -> Tally {
+        Tally {
+            games: self.games - then.games,
+            actions: self.actions - then.actions,
+            elapsed: self.elapsed - then.elapsed,
+        }
     }
 }
 
@@ -130,18 +136,16 @@ impl<'v, G: Game> RandomPlayouts<'v, G> {
 }
 
 /// Plays random games of `G` from consecutive seeds for about `time`
-/// ([`RandomPlayouts`]); returns (games, actions, elapsed), or no games if
-/// one could not be set up.
-pub fn random_playouts<G: Game>(
-    variant: &G::Variant,
-    seats: usize,
-    time: Duration,
-) -> (u64, u64, Duration) {
+/// ([`RandomPlayouts`]); no games if one could not be set up.
+pub fn random_playouts<G: Game>(variant: &G::Variant, seats: usize, time: Duration) -> Tally {
     let mut p = RandomPlayouts::<G>::new(variant, seats);
     if !p.run_for(time) {
-        return (0, 0, p.tally().elapsed);
+        return Tally {
+            elapsed: p.tally().elapsed,
+            ..Tally::default()
+        };
     }
-    p.tally().into()
+    p.tally()
 }
 
 /// Goofspiel with 13 cards played as bare as it goes, the limit a rules
@@ -221,12 +225,11 @@ impl BareGoofspiel {
     }
 }
 
-/// The bare loop ([`BareGoofspiel`]) for about `time`; returns (games,
-/// actions, elapsed).
-pub fn bare_goofspiel_playouts(time: Duration) -> (u64, u64, Duration) {
+/// The bare loop ([`BareGoofspiel`]) for about `time`.
+pub fn bare_goofspiel_playouts(time: Duration) -> Tally {
     let mut bare = BareGoofspiel::default();
     bare.run_for(time);
-    bare.tally().into()
+    bare.tally()
 }
 
 /// Rounds of turns in which [`goofspiel_beside_bare`] plays the engine
@@ -259,12 +262,7 @@ pub fn goofspiel_beside_bare(time: Duration, rounds: u32) -> (Tally, Tally, Vec<
             engine_turn();
             bare.run_for(slice);
         }
-        let since = |now: Tally, then: Tally| Tally {
-            games: now.games - then.games,
-            actions: now.actions - then.actions,
-            elapsed: now.elapsed - then.elapsed,
-        };
-        let (e, b) = (since(engine.tally(), e0), since(bare.tally(), b0));
+        let (e, b) = (engine.tally().since(e0), bare.tally().since(b0));
         shares.push(e.games_per_sec() / b.games_per_sec());
     }
     (engine.tally(), bare.tally(), shares)
@@ -277,7 +275,7 @@ mod tests {
 
     #[test]
     fn the_bare_loop_plays_whole_games_of_13_turns() {
-        let (games, actions, _) = bare_goofspiel_playouts(Duration::from_millis(5));
+        let Tally { games, actions, .. } = bare_goofspiel_playouts(Duration::from_millis(5));
         assert!(games >= 256, "{games}");
         assert_eq!(actions, games * 26, "two bids per prize, 13 prizes");
     }
@@ -329,7 +327,7 @@ mod tests {
 
     #[test]
     fn the_engine_plays_as_many_bids_as_the_bare_loop() {
-        let (games, actions, _) =
+        let Tally { games, actions, .. } =
             random_playouts::<Goofspiel>(&GoofspielVariant::gops(), 2, Duration::from_millis(5));
         assert!(games >= 256, "{games}");
         assert_eq!(actions, games * 26);

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use croupier_rules::loveletter::{LoveLetter, LoveLetterVariant};
-use croupier_rules::playouts::{goofspiel_beside_bare, RandomPlayouts, Tally, ROUNDS_BESIDE_BARE};
+use croupier_rules::playouts::{goofspiel_beside_bare, random_playouts, Tally, ROUNDS_BESIDE_BARE};
 use croupier_rules::skullwhist::{SkullWhist, SkullWhistVariant};
 use croupier_rules::Game;
 use serde::Serialize;
@@ -42,9 +42,10 @@ fn figures(name: &'static str, t: Tally) -> RulesLine {
 }
 
 fn line<G: Game>(name: &'static str, variant: &G::Variant, seats: usize, secs: f64) -> RulesLine {
-    let mut p = RandomPlayouts::<G>::new(variant, seats);
-    let made = p.run_for(Duration::from_secs_f64(secs));
-    figures(name, if made { p.tally() } else { Tally::default() })
+    figures(
+        name,
+        random_playouts::<G>(variant, seats, Duration::from_secs_f64(secs)),
+    )
 }
 
 /// Prints one JSON line per game: about `seconds` of random playouts each.
