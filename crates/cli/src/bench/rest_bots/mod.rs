@@ -106,9 +106,9 @@ impl Bot {
     /// that a stopped bot still ends its game. An error after
     /// [`THROTTLED_FOR`] of throttled answers.
     pub(crate) async fn ask(&self, endpoint: Endpoint, body: Value) -> anyhow::Result<Value> {
-        self.ask_until(endpoint, body, THROTTLED_FOR, std::future::pending())
-            .await?
-            .ok_or_else(|| anyhow!("{} stopped", endpoint.method()))
+        let never = std::future::pending::<std::convert::Infallible>();
+        let Ok(reply) = self.ask_until(endpoint, body, THROTTLED_FOR, never).await?;
+        Ok(reply)
     }
 
     /// [`ask`](Self::ask) between games: `None` if the bots are stopped
@@ -119,29 +119,29 @@ impl Bot {
         body: Value,
         control: &Control,
     ) -> anyhow::Result<Option<Value>> {
-        self.ask_until(endpoint, body, THROTTLED_FOR, control.stopping())
-            .await
+        let reply = self.ask_until(endpoint, body, THROTTLED_FOR, control.stopping());
+        Ok(reply.await?.ok())
     }
 
     /// The answer to a call asked again while the server throttles it, up
-    /// to `limit` of throttled answers; `None` if `stop` comes while it
-    /// waits (never while a call is under way).
-    async fn ask_until(
+    /// to `limit` of throttled answers; what `stop` gives if it comes while
+    /// it waits (never while a call is under way).
+    async fn ask_until<S: std::future::Future>(
         &self,
         endpoint: Endpoint,
         body: Value,
         limit: Duration,
-        stop: impl std::future::Future<Output = ()>,
-    ) -> anyhow::Result<Option<Value>> {
+        stop: S,
+    ) -> anyhow::Result<Result<Value, S::Output>> {
         let since = Instant::now();
         let mut stop = std::pin::pin!(stop);
         loop {
             match self.attempt(endpoint, &body).await? {
-                Ok(reply) => return Ok(Some(reply)),
+                Ok(reply) => return Ok(Ok(reply)),
                 Err(_) if since.elapsed() >= limit => return Err(kept_throttling(endpoint, limit)),
                 Err(wait) => tokio::select! {
                     () = tokio::time::sleep(wait) => {}
-                    () = &mut stop => return Ok(None),
+                    stopped = &mut stop => return Ok(Err(stopped)),
                 },
             }
         }

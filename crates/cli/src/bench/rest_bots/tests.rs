@@ -139,7 +139,12 @@ async fn a_call_throttled_past_its_limit_is_an_error() {
     let t = Instant::now();
     let limit = Duration::from_millis(1500);
     let e = bot
-        .ask_until(Endpoint::Status, json!({}), limit, std::future::pending())
+        .ask_until(
+            Endpoint::Status,
+            json!({}),
+            limit,
+            std::future::pending::<()>(),
+        )
         .await
         .expect_err("asked again past the limit");
     assert!(e.to_string().contains("kept answering retry"), "{e}");
