@@ -25,7 +25,7 @@ use super::conn::Conn;
 use super::error::TransportError;
 use launch::{held_for, launch, Launched};
 pub use output::StderrLog;
-use output::{read_lines, read_stderr, Line};
+use output::{read_lines, Line, StderrReader};
 
 mod as_user;
 pub mod cgroup;
@@ -59,7 +59,8 @@ pub const PROCESS_STARTS: &str = "croupier_bot_process_starts_total";
 /// sandbox's wrapper), by sandbox, in seconds.
 pub const PROCESS_START_SECONDS: &str = "croupier_bot_process_start_seconds";
 
-/// How long a bot whose output closed may take to finish its stderr.
+/// How long a bot whose output closed may take to finish its stderr
+/// (longer if no process is left to write it: [`StderrReader::finish`]).
 const STDERR_LAST_WORDS: Duration = Duration::from_millis(100);
 /// How long a stopped bot's stderr is read on, for what it wrote as it
 /// was stopped.
@@ -128,7 +129,7 @@ pub struct BotProcess {
     lines: mpsc::Receiver<Line>,
     stderr: Arc<Mutex<StderrLog>>,
     /// The task reading stderr, until the bot's output closes.
-    stderr_reader: Option<tokio::task::JoinHandle<()>>,
+    stderr_reader: Option<StderrReader>,
     limits: ProcessLimits,
     closed: bool,
     /// Its number in the registry of live bots (`None` in a held sandbox:
@@ -320,7 +321,7 @@ impl BotProcess {
         pgid: Option<Pid>,
         stdin: Option<Input>,
         stdout: Option<impl AsyncRead + Unpin + Send + 'static>,
-        stderr_pipe: Option<impl AsyncRead + Unpin + Send + 'static>,
+        stderr_pipe: Option<pipe::Receiver>,
         serial: Option<u64>,
         cgroup: Option<Arc<cgroup::BotCgroup>>,
         limits: &ProcessLimits,
@@ -331,7 +332,7 @@ impl BotProcess {
         }
         let stderr = Arc::new(Mutex::new(StderrLog::default()));
         let stderr_reader = stderr_pipe
-            .map(|err| tokio::spawn(read_stderr(err, Arc::clone(&stderr), limits.stderr_keep)));
+            .map(|err| StderrReader::spawn(err, Arc::clone(&stderr), limits.stderr_keep));
         BotProcess {
             leader,
             pgid,
@@ -387,15 +388,12 @@ impl BotProcess {
             Ok(Some(Line::Eof)) | Ok(None) => {
                 self.closed = true;
                 // A bot that exits has usually just said why on stderr:
-                // let that reach the log (briefly: a child of the bot may
-                // hold stderr open), so that the fault can quote it.
+                // let that reach the log (briefly if a child of the bot
+                // holds stderr open), so that the fault can quote it.
                 // Kept if it outlasts the wait: `terminate` waits for the
                 // rest.
                 if let Some(mut reader) = self.stderr_reader.take() {
-                    if tokio::time::timeout(STDERR_LAST_WORDS, &mut reader)
-                        .await
-                        .is_err()
-                    {
+                    if !reader.finish(STDERR_LAST_WORDS).await {
                         self.stderr_reader = Some(reader);
                     }
                 }

@@ -2,10 +2,20 @@
 //! the bounded tail of its stderr.
 
 use std::collections::VecDeque;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt};
+use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::timeout;
+
+/// How long the reader of a bot's stderr may still take once no process
+/// is left to write to it: it only waits for a thread to run it.
+const STDERR_DRAIN: Duration = Duration::from_secs(1);
 
 /// A line of the bot's stdout, as its reader passes it on.
 pub(super) enum Line {
@@ -40,6 +50,51 @@ impl StderrLog {
     /// Bytes written in all.
     pub fn total(&self) -> u64 {
         self.total
+    }
+}
+
+/// The task that keeps what a bot writes on stderr ([`read_stderr`]),
+/// with a copy of the pipe's reading end that is never read: it tells
+/// whether any process is left that can write to it.
+#[derive(Debug)]
+pub(super) struct StderrReader {
+    pub(super) task: JoinHandle<()>,
+    pub(super) probe: Option<OwnedFd>,
+}
+
+impl StderrReader {
+    /// Starts keeping the last `keep` bytes written to `pipe` in `log`.
+    pub(super) fn spawn(pipe: pipe::Receiver, log: Arc<Mutex<StderrLog>>, keep: usize) -> Self {
+        let probe = pipe.as_fd().try_clone_to_owned().ok();
+        let task = tokio::spawn(read_stderr(pipe, log, keep));
+        StderrReader { task, probe }
+    }
+
+    /// Waits until everything the bot wrote on stderr is kept: up to
+    /// `wait`, and on (up to [`STDERR_DRAIN`] more) if by then no process
+    /// is left that could write more. Its last words are in the pipe then,
+    /// and the reader only waits for a thread: on a busy machine that can
+    /// take longer than `wait`, and the fault would be told without them.
+    /// Whether the reader has finished (if not, something the bot left
+    /// holds its stderr open).
+    pub(super) async fn finish(&mut self, wait: Duration) -> bool {
+        if timeout(wait, &mut self.task).await.is_ok() {
+            return true;
+        }
+        self.writers_gone() && timeout(STDERR_DRAIN, &mut self.task).await.is_ok()
+    }
+
+    /// Whether every process that could write to the pipe has closed it.
+    fn writers_gone(&self) -> bool {
+        let Some(probe) = &self.probe else {
+            return false;
+        };
+        // POLLHUP comes without being asked for.
+        let mut fds = [PollFd::new(probe.as_fd(), PollFlags::empty())];
+        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(1))
+            && fds[0]
+                .revents()
+                .is_some_and(|r| r.contains(PollFlags::POLLHUP))
     }
 }
 

@@ -42,8 +42,8 @@ impl BotProcess {
             g.remove().await;
         }
         // Its last words: the reader ends as the last writer goes.
-        if let Some(reader) = self.stderr_reader.take() {
-            let _ = tokio::time::timeout(STDERR_AFTER_STOP, reader).await;
+        if let Some(mut reader) = self.stderr_reader.take() {
+            reader.finish(STDERR_AFTER_STOP).await;
         }
     }
 

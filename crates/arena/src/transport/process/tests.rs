@@ -47,9 +47,52 @@ async fn a_crash_is_reported_with_its_exit_status() {
         Err(TransportError::Closed(_)) => {}
         other => panic!("{other:?}"),
     }
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Its last words are kept by the time the fault is told.
     assert!(p.stderr_tail().contains("bye"));
     p.terminate().await;
+}
+
+/// A reader of stderr kept from its turn (a busy machine) past the short
+/// wait, behind a pipe where the bot's last words are; with `hold`, the
+/// writing end is returned, open (as a child of the bot would hold it).
+fn late_reader(
+    hold: bool,
+) -> (
+    StderrReader,
+    Arc<Mutex<output::StderrLog>>,
+    Option<std::io::PipeWriter>,
+) {
+    use std::os::fd::AsFd;
+    let (read, mut write) = std::io::pipe().unwrap();
+    std::io::Write::write_all(&mut write, b"last words\n").unwrap();
+    let log = Arc::new(Mutex::new(output::StderrLog::default()));
+    let pipe = pipe::Receiver::from_owned_fd(read.into()).unwrap();
+    let probe = Some(pipe.as_fd().try_clone_to_owned().unwrap());
+    let kept = Arc::clone(&log);
+    let task = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        output::read_stderr(pipe, kept, 1000).await;
+    });
+    (StderrReader { task, probe }, log, hold.then_some(write))
+}
+
+#[tokio::test]
+async fn last_words_are_waited_for_once_nothing_can_write_more() {
+    let (mut reader, log, _) = late_reader(false);
+    assert!(reader.finish(Duration::from_millis(50)).await);
+    assert_eq!(log.lock().unwrap().tail(), "last words\n");
+}
+
+#[tokio::test]
+async fn last_words_are_not_waited_for_while_something_holds_stderr() {
+    let start = Instant::now();
+    let (mut reader, _, _held) = late_reader(true);
+    assert!(!reader.finish(Duration::from_millis(50)).await);
+    assert!(
+        start.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// A bot whose output closed while something it left holds its stderr
@@ -70,7 +113,7 @@ async fn the_stderr_reader_outlasting_the_end_of_output_is_kept() {
     let reader = p.stderr_reader.take().expect("the reader is kept");
     p.terminate().await;
     // Stopped with the bot's group, the child closes its stderr.
-    assert!(tokio::time::timeout(Duration::from_secs(2), reader)
+    assert!(tokio::time::timeout(Duration::from_secs(2), reader.task)
         .await
         .is_ok());
 }
