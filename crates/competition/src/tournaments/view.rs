@@ -375,16 +375,26 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
     let ts = store.tournaments();
     let entries = ts.tournament_entries(t.id).await?;
     let games = ts.tournament_games(t.id).await?;
-    let (standings, order, complete) = standings(&t, &entries, &games);
-    let byes = round_byes(&entries, &games);
+    Ok(assemble(t, &entries, &games))
+}
+
+/// Everything about tournament `t`, from its entries and planned games
+/// (as [`view`] reads them).
+pub fn assemble(
+    t: TournamentRow,
+    entries: &[EntryRow],
+    games: &[TournamentGameRow],
+) -> TournamentView {
+    let (standings, order, complete) = standings(&t, entries, games);
+    let byes = round_byes(entries, games);
     let name = |b: BotId| {
         entries
             .iter()
             .find(|e| e.bot == b)
             .map_or_else(|| b.to_string(), |e| e.name.clone())
     };
-    Ok(TournamentView {
-        progress: progress(&t, entries.len(), &PlanCounts::of(&games)),
+    TournamentView {
+        progress: progress(&t, entries.len(), &PlanCounts::of(games)),
         entries: entries
             .iter()
             .map(|e| Entry {
@@ -396,7 +406,7 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
             .collect(),
         standings,
         standings_after_round: complete,
-        crosstable: crosstable(&order, &entries, &games),
+        crosstable: crosstable(&order, entries, games),
         games: games
             .iter()
             .map(|g| Game {
@@ -413,7 +423,7 @@ pub async fn view(store: &dyn Store, t: TournamentRow) -> Result<TournamentView,
             .collect(),
         byes,
         tournament: t,
-    })
+    }
 }
 
 /// Who had no table in each paired round: the entries still in it that

@@ -1,0 +1,107 @@
+//! A tournament's page as the website makes it from the rows it reads
+//! ([`view::assemble`]: standings with their tie-breaks, the crosstable,
+//! the byes and every game), for round-robins of 24, 64 and 256 entries,
+//! half played (the first half of the rounds done, the round after it
+//! being played): a running tournament's page is made afresh for each
+//! request. 256 is the most entries a tournament may name.
+//! Compare two builds with criterion's baselines:
+//! `cargo bench -p croupier-competition --bench tournament_view -- --save-baseline before`
+//! on the old build, then `-- --baseline before` on the new.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use croupier_competition::tournaments::plan::{round_robin_pairs, round_robin_rounds, table_games};
+use croupier_competition::tournaments::view;
+use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentRow};
+use croupier_store::BotKind;
+
+/// A round-robin of `n` entries (one deal a table, played both ways),
+/// its first half of rounds done and the next one half done.
+fn half_played(n: usize) -> (TournamentRow, Vec<EntryRow>, Vec<TournamentGameRow>) {
+    let rounds = round_robin_rounds(n);
+    let current = rounds / 2 + 1;
+    let t = TournamentRow {
+        id: 1,
+        name: "cup".into(),
+        game: "goofspiel".into(),
+        variant: None,
+        format: "round-robin".into(),
+        rounds,
+        deals: 1,
+        duplicate: true,
+        seats: 2,
+        move_ms: 300,
+        budget_ms: None,
+        starts_at: 0,
+        seed: 7,
+        status: "running".into(),
+        current_round: current,
+        all_bots: false,
+        created_by: None,
+        created_at: "0".into(),
+        started_at: None,
+        finished_at: None,
+        reason: None,
+        winner: None,
+    };
+    let entries: Vec<EntryRow> = (0..n as i64)
+        .map(|i| EntryRow {
+            tournament_id: 1,
+            frozen: true,
+            ..EntryRow::new(100 + i, i, format!("bot-{i}"), BotKind::House)
+        })
+        .collect();
+    let mut games = Vec::new();
+    for round in 1..=current {
+        for (table, (a, b)) in round_robin_pairs(n, round).into_iter().enumerate() {
+            let members = [entries[a].bot, entries[b].bot];
+            for g in table_games(&t, round, table as i64, &members) {
+                let id = games.len() as i64 + 1;
+                // The current round: every other table still to play.
+                let done = round < current || table % 2 == 0;
+                // Lower bot ids win, a game in seven is a draw; a fault
+                // now and then.
+                let ranks = match (id % 7 == 0, g.seats[0] < g.seats[1]) {
+                    (true, _) => "1,1",
+                    (false, true) => "1,2",
+                    (false, false) => "2,1",
+                };
+                games.push(TournamentGameRow {
+                    id,
+                    tournament_id: 1,
+                    round,
+                    table_no: g.table_no,
+                    game_no: g.game_no,
+                    seats: format!("{},{}", g.seats[0], g.seats[1]),
+                    seed: g.seed,
+                    status: if done { "done" } else { "pending" }.into(),
+                    game_id: done.then_some(id),
+                    ranks: done.then(|| ranks.into()),
+                    faults: done.then(|| if id % 13 == 0 { "1" } else { "" }.into()),
+                    scores: done.then(|| "40,38".into()),
+                });
+            }
+        }
+    }
+    (t, entries, games)
+}
+
+fn tournament_view(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tournament_view");
+    group.sample_size(10);
+    for n in [24, 64, 256] {
+        let (t, entries, games) = half_played(n);
+        let id = BenchmarkId::new(
+            "half_played_round_robin",
+            format!("{n}_bots_{}_games", games.len()),
+        );
+        group.bench_with_input(id, &n, |b, _| {
+            b.iter(|| view::assemble(t.clone(), &entries, &games));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, tournament_view);
+criterion_main!(benches);
