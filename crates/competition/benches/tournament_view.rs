@@ -13,8 +13,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use croupier_competition::tournaments::plan::{round_robin_pairs, round_robin_rounds, table_games};
 use croupier_competition::tournaments::view;
-use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentRow};
-use croupier_store::BotKind;
+use croupier_store::tournaments::{EntryRow, NewTournament, TournamentGameRow, TournamentRow};
+use croupier_store::{BotKind, Store};
 
 /// A round-robin of `n` entries (one deal a table, played both ways),
 /// its first half of rounds done and the next one half done.
@@ -103,5 +103,60 @@ fn tournament_view(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tournament_view);
+/// A SQLite store with a round-robin of `n` house bots, its rounds
+/// planned up to the middle, and the tournament's row.
+async fn planned(n: usize, dir: &std::path::Path) -> (std::sync::Arc<dyn Store>, TournamentRow) {
+    let url = format!("sqlite://{}?mode=rwc", dir.join("cup.db").display());
+    let store = croupier_store::open(&url).await.unwrap();
+    let mut entries = Vec::new();
+    for i in 0..n {
+        let name = format!("bot-{i}");
+        let bot = store.ensure_house_bot(&name, "goofspiel").await.unwrap();
+        entries.push(EntryRow::new(bot, i as i64, name, BotKind::House));
+    }
+    let ts = store.tournaments();
+    let new = NewTournament::round_robin("cup", "goofspiel", entries.clone());
+    let id = ts.create_tournament(&new).await.unwrap();
+    let rounds = round_robin_rounds(n);
+    assert!(ts
+        .start_tournament(id, &entries, rounds, "t0")
+        .await
+        .unwrap());
+    let t = ts.tournament(id).await.unwrap().unwrap();
+    let entries = ts.tournament_entries(id).await.unwrap();
+    for round in 1..=rounds / 2 + 1 {
+        let mut games = Vec::new();
+        for (table, (a, b)) in round_robin_pairs(n, round).into_iter().enumerate() {
+            let members = [entries[a].bot, entries[b].bot];
+            games.extend(table_games(&t, round, table as i64, &members));
+        }
+        assert!(ts.plan_round(id, round, &games).await.unwrap());
+    }
+    let t = ts.tournament(id).await.unwrap().unwrap();
+    (store, t)
+}
+
+fn read_and_assemble(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (store, t) = rt.block_on(planned(256, dir.path()));
+    let mut group = c.benchmark_group("tournament_view");
+    group.sample_size(10);
+    group.bench_function("read_and_assemble/256_bots_sqlite", |b| {
+        b.iter(|| rt.block_on(view::view(store.as_ref(), t.clone())).unwrap());
+    });
+    group.bench_function("read_only/256_bots_sqlite", |b| {
+        b.iter(|| {
+            rt.block_on(store.tournaments().tournament_games(t.id))
+                .unwrap()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, tournament_view, read_and_assemble);
 criterion_main!(benches);

@@ -239,54 +239,62 @@ impl Standings {
             });
             start = end;
         }
+        let mut cells = self.cells();
         order
             .iter()
             .enumerate()
-            .map(|(i, &p)| StandingRow {
-                rank: i + 1,
-                bot: p,
-                points: f64::from(self.points[p]) / f64::from(POINT),
-                buchholz: buchholz[p] as f64 / f64::from(POINT * POINT),
-                head_to_head: f64::from(h2h[p]) / 2.0,
-                rating: rating(p),
-                byes: self.byes_of(p),
-                rounds: self.cells(p),
+            .map(|(i, &p)| {
+                let rounds = std::mem::take(&mut cells[p]);
+                StandingRow {
+                    rank: i + 1,
+                    bot: p,
+                    points: f64::from(self.points[p]) / f64::from(POINT),
+                    buchholz: buchholz[p] as f64 / f64::from(POINT * POINT),
+                    head_to_head: f64::from(h2h[p]) / 2.0,
+                    rating: rating(p),
+                    byes: rounds.iter().filter(|c| c.bye).count() as u32,
+                    rounds,
+                }
             })
             .collect()
     }
 
-    fn byes_of(&self, p: Player) -> u32 {
-        self.rounds.iter().filter(|r| r.byes.contains(&p)).count() as u32
-    }
-
-    fn cells(&self, p: Player) -> Vec<Cell> {
-        self.rounds
-            .iter()
-            .map(|r| {
-                if r.byes.contains(&p) {
-                    return Cell {
+    /// Each player's cell of each round: in one pass over the rounds (a
+    /// round-robin of 256 has 255 rounds of 128 tables).
+    fn cells(&self) -> Vec<Vec<Cell>> {
+        let none = Cell {
+            opponents: Vec::new(),
+            points: 0.0,
+            bye: false,
+        };
+        let mut cells = vec![vec![none; self.rounds.len()]; self.n];
+        for (k, r) in self.rounds.iter().enumerate() {
+            // Each player's first table of the round, unless it had a bye.
+            let mut seen = vec![false; self.n];
+            for &p in &r.byes {
+                if p < self.n && !seen[p] {
+                    seen[p] = true;
+                    cells[p][k] = Cell {
                         opponents: Vec::new(),
                         points: 1.0,
                         bye: true,
                     };
                 }
-                r.tables
-                    .iter()
-                    .find_map(|t| {
-                        let i = t.bots.iter().position(|&b| b == p)?;
-                        Some(Cell {
+            }
+            for t in &r.tables {
+                for (i, &p) in t.bots.iter().enumerate() {
+                    if p < self.n && !seen[p] {
+                        seen[p] = true;
+                        cells[p][k] = Cell {
                             opponents: t.bots.iter().copied().filter(|&b| b != p).collect(),
                             points: t.points[i],
                             bye: false,
-                        })
-                    })
-                    .unwrap_or(Cell {
-                        opponents: Vec::new(),
-                        points: 0.0,
-                        bye: false,
-                    })
-            })
-            .collect()
+                        };
+                    }
+                }
+            }
+        }
+        cells
     }
 }
 

@@ -12,6 +12,7 @@ use croupier_store::tournaments::{
     EntryRow, NewTournamentGame, PlanCounts, TournamentGameRow, TournamentRow,
 };
 use croupier_store::BotId;
+use std::collections::{BTreeMap, HashMap};
 
 /// Why a round cannot be planned.
 #[derive(Debug, thiserror::Error)]
@@ -171,6 +172,38 @@ pub fn round_complete(games: &[TournamentGameRow], round: i64) -> bool {
         .all(|g| g.status == "done" || g.status == "void")
 }
 
+/// Each entry's place in `entries`, by its bot (a tournament's page and
+/// its standings look up every seat of every game: a round-robin of 256
+/// has 32,640 pairs).
+pub fn places(entries: &[EntryRow]) -> HashMap<BotId, usize> {
+    let mut places = HashMap::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        places.entry(e.bot).or_insert(i);
+    }
+    places
+}
+
+/// The games of each round, in the order given.
+pub fn by_round(games: &[TournamentGameRow]) -> BTreeMap<i64, Vec<&TournamentGameRow>> {
+    let mut rounds: BTreeMap<i64, Vec<&TournamentGameRow>> = BTreeMap::new();
+    for g in games {
+        rounds.entry(g.round).or_default().push(g);
+    }
+    rounds
+}
+
+/// The last round up to `current` that is over with every round before it
+/// ([`round_complete`]); 0 if the first is not.
+pub fn complete_rounds(games: &[TournamentGameRow], current: i64) -> i64 {
+    let first_open = games
+        .iter()
+        .filter(|g| g.status != "done" && g.status != "void")
+        .map(|g| g.round)
+        .filter(|r| *r >= 1)
+        .min();
+    first_open.map_or(current, |r| current.min(r - 1)).max(0)
+}
+
 /// Standings and history from the stored rows, over rounds `1..=upto`.
 pub fn results(
     t: &TournamentRow,
@@ -179,16 +212,16 @@ pub fn results(
     upto: i64,
 ) -> Results {
     let n = entries.len();
-    let index = |bot: BotId| entries.iter().position(|e| e.bot == bot);
+    let places = places(entries);
+    let index = |bot: BotId| places.get(&bot).copied();
+    let rounds = by_round(games);
     let mut standings = Standings::new(n);
     let mut history = History::new(n);
     for round in 1..=upto {
         let mut tables: Vec<(Vec<usize>, Vec<u64>)> = Vec::new();
-        let mut table_nos: Vec<i64> = Vec::new();
-        for g in games
-            .iter()
-            .filter(|g| g.round == round && g.status == "done")
-        {
+        let mut table_nos: HashMap<i64, usize> = HashMap::new();
+        let games = rounds.get(&round).map_or(&[][..], Vec::as_slice);
+        for g in games.iter().filter(|g| g.status == "done") {
             let seats: Vec<Option<usize>> = g.bots().into_iter().map(index).collect();
             let Some(seats) = seats.into_iter().collect::<Option<Vec<usize>>>() else {
                 continue;
@@ -197,16 +230,12 @@ pub fn results(
             if points.len() != seats.len() {
                 continue;
             }
-            let at = match table_nos.iter().position(|t| *t == g.table_no) {
-                Some(i) => i,
-                None => {
-                    table_nos.push(g.table_no);
-                    let mut members = seats.clone();
-                    members.sort_unstable();
-                    tables.push((members, vec![0; seats.len()]));
-                    tables.len() - 1
-                }
-            };
+            let at = *table_nos.entry(g.table_no).or_insert_with(|| {
+                let mut members = seats.clone();
+                members.sort_unstable();
+                tables.push((members, vec![0; seats.len()]));
+                tables.len() - 1
+            });
             let (members, total) = &mut tables[at];
             for (seat, p) in seats.iter().zip(points) {
                 if let Some(i) = members.iter().position(|m| m == seat) {
@@ -214,11 +243,16 @@ pub fn results(
                 }
             }
         }
-        let seated: Vec<usize> = tables.iter().flat_map(|(m, _)| m.clone()).collect();
+        let mut seated = vec![false; n];
+        for (members, _) in &tables {
+            for m in members {
+                seated[*m] = true;
+            }
+        }
         // A Swiss bye: an entry still in, at no table of the round.
         let byes: Vec<usize> = if t.format == Format::Swiss.name() {
             (0..n)
-                .filter(|i| !seated.contains(i) && active_in(&entries[*i], round))
+                .filter(|i| !seated[*i] && active_in(&entries[*i], round))
                 .collect()
         } else {
             Vec::new()

@@ -7,6 +7,7 @@ use croupier_store::tournaments::{
 };
 use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
+use std::collections::HashMap;
 
 use croupier_arena::tournament::rating::{self, Rating};
 
@@ -234,7 +235,8 @@ pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<St
 /// ladder's rating, read here before, moved on as the ladder played, and
 /// reordered tied bots after the winner was kept).
 fn ratings(entries: &[EntryRow], games: &[TournamentGameRow], upto: i64) -> Vec<f64> {
-    let index = |b: BotId| entries.iter().position(|e| e.bot == b);
+    let places = plan::places(entries);
+    let index = |b: BotId| places.get(&b).copied();
     let mut rated: Vec<&TournamentGameRow> = games
         .iter()
         .filter(|g| g.status == "done" && g.round <= upto)
@@ -270,7 +272,8 @@ pub fn interval(scores: &[f64]) -> (f64, f64, f64) {
 
 fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]) -> Crosstable {
     let n = entries.len();
-    let index = |b: BotId| entries.iter().position(|e| e.bot == b);
+    let places = plan::places(entries);
+    let index = |b: BotId| places.get(&b).copied();
     let mut scores: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); n]; n];
     for g in games.iter().filter(|g| g.status == "done") {
         let bots: Vec<Option<usize>> = g.bots().into_iter().map(index).collect();
@@ -331,28 +334,29 @@ fn standings(
     entries: &[EntryRow],
     games: &[TournamentGameRow],
 ) -> (Vec<Standing>, Vec<usize>, i64) {
-    let complete = (1..=t.current_round)
-        .take_while(|r| plan::round_complete(games, *r))
-        .last()
-        .unwrap_or(0);
+    let complete = plan::complete_rounds(games, t.current_round);
     let results = plan::results(t, entries, games, complete);
     let ratings = ratings(entries, games, complete);
     let seeding = plan::pairing_numbers(t, entries.len());
     let rows = results.standings.rows(&ratings, &seeding);
-    let played = |bot: BotId| {
-        games
-            .iter()
-            .filter(|g| g.status == "done")
-            .filter_map(|g| g.bots().iter().position(|b| *b == bot).map(|s| (g, s)))
-            .fold((0, 0), |(n, f), (g, s)| {
-                (n + 1, f + i64::from(g.fault_list().contains(&(s as i64))))
-            })
-    };
+    // Each bot's finished games, and those it faulted in (at its first seat).
+    let mut played: HashMap<BotId, (i64, i64)> = HashMap::new();
+    for g in games.iter().filter(|g| g.status == "done") {
+        let (bots, faults) = (g.bots(), g.fault_list());
+        for (s, bot) in bots.iter().enumerate() {
+            if bots[..s].contains(bot) {
+                continue;
+            }
+            let (n, f) = played.entry(*bot).or_default();
+            *n += 1;
+            *f += i64::from(faults.contains(&(s as i64)));
+        }
+    }
     let standings: Vec<Standing> = rows
         .iter()
         .map(|r| {
             let e = &entries[r.bot];
-            let (games, faulty) = played(e.bot);
+            let (games, faulty) = played.get(&e.bot).copied().unwrap_or_default();
             Standing {
                 rank: r.rank,
                 name: e.name.clone(),
@@ -387,11 +391,11 @@ pub fn assemble(
 ) -> TournamentView {
     let (standings, order, complete) = standings(&t, entries, games);
     let byes = round_byes(entries, games);
+    let places = plan::places(entries);
     let name = |b: BotId| {
-        entries
-            .iter()
-            .find(|e| e.bot == b)
-            .map_or_else(|| b.to_string(), |e| e.name.clone())
+        places
+            .get(&b)
+            .map_or_else(|| b.to_string(), |i| entries[*i].name.clone())
     };
     TournamentView {
         progress: progress(&t, entries.len(), &PlanCounts::of(games)),
@@ -429,16 +433,13 @@ pub fn assemble(
 /// Who had no table in each paired round: the entries still in it that
 /// no game of the round seats.
 fn round_byes(entries: &[EntryRow], games: &[TournamentGameRow]) -> Vec<Byes> {
-    let mut rounds: Vec<i64> = games.iter().map(|g| g.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
-    rounds
+    plan::by_round(games)
         .into_iter()
-        .filter_map(|round| {
+        .filter_map(|(round, games)| {
             let seated: std::collections::HashSet<BotId> = games
                 .iter()
-                .filter(|g| g.round == round && g.status != "void")
-                .flat_map(TournamentGameRow::bots)
+                .filter(|g| g.status != "void")
+                .flat_map(|g| g.bots())
                 .collect();
             let bots: Vec<String> = entries
                 .iter()
