@@ -166,10 +166,12 @@ pub fn game_points(ranks: &[i64]) -> Vec<u64> {
 /// Whether every game of `round` is over (done or void); a round with no
 /// games (every pairing had a withdrawn bot) is over at once.
 pub fn round_complete(games: &[TournamentGameRow], round: i64) -> bool {
-    games
-        .iter()
-        .filter(|g| g.round == round)
-        .all(|g| g.status == "done" || g.status == "void")
+    games.iter().filter(|g| g.round == round).all(is_over)
+}
+
+/// Whether planned game `g` is over (done or void).
+fn is_over(g: &TournamentGameRow) -> bool {
+    g.status == "done" || g.status == "void"
 }
 
 /// Each entry's place in `entries`, by its bot (a tournament's page and
@@ -197,7 +199,7 @@ pub fn by_round(games: &[TournamentGameRow]) -> BTreeMap<i64, Vec<&TournamentGam
 pub fn complete_rounds(games: &[TournamentGameRow], current: i64) -> i64 {
     let first_open = games
         .iter()
-        .filter(|g| g.status != "done" && g.status != "void")
+        .filter(|g| !is_over(g))
         .map(|g| g.round)
         .filter(|r| *r >= 1)
         .min();
@@ -374,6 +376,54 @@ mod tests {
                 }
             }
             assert_eq!(met.len(), n * (n - 1) / 2, "n={n}");
+        }
+    }
+
+    /// Every set of games over rounds 0 to 4 (each round empty, over, or
+    /// with a game still open, in either order), against every current
+    /// round from −1 to 6: the complete rounds are those `round_complete`
+    /// says are over, from round 1 on.
+    #[test]
+    fn the_complete_rounds_are_the_rounds_over_from_the_first() {
+        let game = |round: i64, status: &str| TournamentGameRow {
+            id: 0,
+            tournament_id: 1,
+            round,
+            table_no: 0,
+            game_no: 0,
+            seats: "1,2".into(),
+            seed: 0,
+            status: status.into(),
+            game_id: None,
+            ranks: None,
+            faults: None,
+            scores: None,
+        };
+        let kinds: [&[&str]; 5] = [
+            &[],
+            &["done"],
+            &["void", "done"],
+            &["done", "running"],
+            &["pending"],
+        ];
+        for code in 0..5usize.pow(5) {
+            let mut games = Vec::new();
+            for round in 0..5 {
+                let kind = kinds[code / 5usize.pow(round as u32) % 5];
+                games.extend(kind.iter().map(|s| game(round, s)));
+            }
+            games.reverse();
+            for current in -1..=6 {
+                let expected = (1..=current)
+                    .take_while(|r| round_complete(&games, *r))
+                    .last()
+                    .unwrap_or(0);
+                assert_eq!(
+                    complete_rounds(&games, current),
+                    expected,
+                    "{code} {current}"
+                );
+            }
         }
     }
 

@@ -75,8 +75,10 @@ impl StderrReader {
     /// is left that could write more. Its last words are in the pipe then,
     /// and the reader only waits for a thread: on a busy machine that can
     /// take longer than `wait`, and the fault would be told without them.
-    /// Whether the reader has finished (if not, something the bot left
-    /// holds its stderr open).
+    /// Whether the reader has finished. If not, a process still held the
+    /// pipe when `wait` ran out (something the bot left, or its last
+    /// process still ending), or the pipe could not be asked, or the
+    /// reader outlasted the longer wait too.
     pub(super) async fn finish(&mut self, wait: Duration) -> bool {
         if timeout(wait, &mut self.task).await.is_ok() {
             return true;

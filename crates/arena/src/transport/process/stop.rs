@@ -14,7 +14,8 @@ impl BotProcess {
     /// for the grace period, then SIGKILL; the child is always reaped. Its
     /// stderr log is complete when this returns (unless something that
     /// escaped both its group and its cgroup still holds the pipe: then
-    /// after [`STDERR_AFTER_STOP`] at most).
+    /// after [`STDERR_AFTER_STOP`] at most). Once no process holds it, the
+    /// reader gets up to a second more to run (`StderrReader::finish`).
     pub async fn terminate(mut self) {
         self.stdin = None;
         self.ask_to_stop();
