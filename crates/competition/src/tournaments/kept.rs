@@ -11,6 +11,16 @@
 //! makes them once and keeps them. Any other tournament is made afresh
 //! every time.
 //!
+//! A running tournament's page is made again for each request, unless it
+//! is a big one: from [`BIG`] planned games on (a round-robin of 64 has
+//! 2,016 pairs), its page, once made, is shown for up to [`FRESH`] while
+//! the tournament's row stays the same (its round, its status), and only
+//! one request at a time makes it, the others waiting to show what it
+//! made. A half-played round-robin of 256 entries (32,768 planned games)
+//! takes about 34 ms to read from SQLite and 48 ms to put together: made
+//! for each request, a few spectators reloading it would keep the
+//! server's threads busy.
+//!
 //! Nothing of it moves on: even the rating that breaks the standings' last
 //! ties is rated from the tournament's own games. Only the winner kept
 //! with it may change, once, when `croupier db recount` decides it again
@@ -19,6 +29,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use croupier_store::tournaments::{TournamentId, TournamentRow};
 use croupier_store::{Store, StoreError};
@@ -30,12 +41,32 @@ const BRIEFS: usize = 4096;
 /// Tournament pages kept at most (a page lists every game: a cup of 1,000
 /// games is about 300 KiB).
 const VIEWS: usize = 32;
+/// Pages of running tournaments kept at most.
+const RUNNING: usize = 8;
+/// A running tournament with this many planned games or more is big: its
+/// page is kept for [`FRESH`].
+pub const BIG: usize = 2_000;
+/// How long a big running tournament's page is shown once made.
+pub const FRESH: Duration = Duration::from_secs(1);
 
 /// The kept briefs and pages of one server process.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Kept {
     briefs: Mutex<Shelf<Brief>>,
     views: Mutex<Shelf<Arc<TournamentView>>>,
+    /// Pages of big running tournaments, with when each was made.
+    running: Mutex<Shelf<(Instant, Arc<TournamentView>)>>,
+    /// Held while a big running tournament's page is made.
+    making: tokio::sync::Mutex<()>,
+    /// [`BIG`] and [`FRESH`] (other values in tests).
+    big: usize,
+    fresh: Duration,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Kept::with_running(BIG, FRESH)
+    }
 }
 
 /// Values by tournament, each with the order it was kept in: when full,
@@ -85,6 +116,23 @@ fn is_over(t: &TournamentRow) -> bool {
 }
 
 impl Kept {
+    /// Keeps pages of running tournaments of `big` planned games or more
+    /// for `fresh`.
+    fn with_running(big: usize, fresh: Duration) -> Kept {
+        Kept {
+            briefs: Mutex::default(),
+            views: Mutex::default(),
+            running: Mutex::default(),
+            making: tokio::sync::Mutex::new(()),
+            big,
+            fresh,
+        }
+    }
+
+    fn running(&self) -> MutexGuard<'_, Shelf<(Instant, Arc<TournamentView>)>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn briefs(&self) -> MutexGuard<'_, Shelf<Brief>> {
         self.briefs.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -111,14 +159,15 @@ impl Kept {
 
     /// Tournament `t`'s page ([`view::view`]): kept once made if it is
     /// over and none of its games is still being played (and made again
-    /// if `t` now keeps another winner than the kept page's).
+    /// if `t` now keeps another winner than the kept page's); if it is
+    /// running and big, kept for a moment ([`Kept::running_view`]).
     pub async fn view(
         &self,
         store: &dyn Store,
         t: TournamentRow,
     ) -> Result<Arc<TournamentView>, StoreError> {
         if !is_over(&t) {
-            return Ok(Arc::new(view::view(store, t).await?));
+            return self.running_view(store, t).await;
         }
         let kept = self.views().get(t.id);
         if let Some(v) = kept.filter(|v| v.tournament.winner == t.winner) {
@@ -128,6 +177,45 @@ impl Kept {
         let v = Arc::new(view::view(store, t).await?);
         if v.progress.running == 0 {
             self.views().keep(VIEWS, id, Arc::clone(&v));
+        }
+        Ok(v)
+    }
+
+    /// A running tournament's page: made afresh, unless it is big ([`BIG`]
+    /// planned games or more when last made) and was made less than
+    /// [`FRESH`] ago from the same row of the tournament. Only one big
+    /// page is made at a time: a request that waited for it shows the one
+    /// just made.
+    async fn running_view(
+        &self,
+        store: &dyn Store,
+        t: TournamentRow,
+    ) -> Result<Arc<TournamentView>, StoreError> {
+        let id = t.id;
+        let fresh = |kept: &Self| {
+            let (at, v) = kept.running().get(id)?;
+            (at.elapsed() < kept.fresh && v.tournament == t).then_some(v)
+        };
+        // Known to be big: made by one request at a time.
+        let big = self.running().get(id).is_some();
+        let _making = if big {
+            if let Some(v) = fresh(self) {
+                return Ok(v);
+            }
+            let making = self.making.lock().await;
+            if let Some(v) = fresh(self) {
+                return Ok(v);
+            }
+            Some(making)
+        } else {
+            None
+        };
+        let v = Arc::new(view::view(store, t.clone()).await?);
+        let mut running = self.running();
+        if v.games.len() >= self.big {
+            running.keep(RUNNING, id, (Instant::now(), Arc::clone(&v)));
+        } else {
+            running.items.remove(&id);
         }
         Ok(v)
     }
@@ -146,6 +234,73 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tournaments::test_games::won;
+    use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
+    use croupier_store::BotKind;
+
+    /// Tournament `id`'s page, from its row as it is now.
+    async fn page_of(store: &Arc<dyn Store>, kept: &Kept, id: TournamentId) -> Arc<TournamentView> {
+        let row = store.tournaments().tournament(id).await.unwrap().unwrap();
+        kept.view(store.as_ref(), row).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_big_running_tournaments_page_is_kept_a_moment_and_made_once_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = croupier_store::open(&url).await.unwrap();
+        let a = store.ensure_house_bot("ha", "goofspiel").await.unwrap();
+        let b = store.ensure_house_bot("hb", "goofspiel").await.unwrap();
+        let ts = store.tournaments();
+        let entries = vec![
+            EntryRow::new(a, 0, "ha", BotKind::House),
+            EntryRow::new(b, 1, "hb", BotKind::House),
+        ];
+        let t = NewTournament::round_robin("on", "goofspiel", entries.clone());
+        let id = ts.create_tournament(&t).await.unwrap();
+        ts.start_tournament(id, &entries, 3, "t0").await.unwrap();
+        let mut played = 0;
+        let mut play = || {
+            played += 1;
+            let store = &store;
+            let game = won(id, vec![a, b], played);
+            async move { store.import_games(vec![game]).await.unwrap() }
+        };
+        play().await;
+        let page = |kept| page_of(&store, kept, id);
+        let done = |v: &Arc<TournamentView>| v.progress.done;
+
+        // Small (under `big` games): made again for each request.
+        let small = Kept::with_running(1_000, Duration::from_secs(600));
+        assert_eq!(done(&page(&small).await), 1);
+        play().await;
+        assert_eq!(done(&page(&small).await), 2);
+
+        // Big: shown again while fresh and the tournament's row is the same.
+        let big = Kept::with_running(1, Duration::from_secs(600));
+        let first = page(&big).await;
+        play().await;
+        let again = page(&big).await;
+        assert!(Arc::ptr_eq(&first, &again) && done(&again) == 2);
+        // A round planned changes the row: made again, once for many
+        // requests at once.
+        let plan = NewTournamentGame {
+            table_no: 0,
+            game_no: 0,
+            seats: vec![a, b],
+            seed: 3,
+        };
+        assert!(ts.plan_round(id, 2, &[plan]).await.unwrap());
+        let many = futures::future::join_all((0..8).map(|_| page(&big))).await;
+        assert_eq!(done(&many[0]), 3);
+        assert!(!Arc::ptr_eq(&many[0], &first));
+        assert!(many.iter().all(|v| Arc::ptr_eq(v, &many[0])), "made once");
+
+        // Past `fresh`: made again.
+        let stale = Kept::with_running(1, Duration::ZERO);
+        let first = page(&stale).await;
+        assert!(!Arc::ptr_eq(&first, &page(&stale).await));
+    }
 
     #[test]
     fn a_full_shelf_makes_room_with_the_first_kept() {
