@@ -234,9 +234,8 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::test_games::won;
-    use croupier_store::tournaments::{EntryRow, NewTournament, NewTournamentGame};
-    use croupier_store::BotKind;
+    use crate::tournaments::test_games::{two_bots, won};
+    use croupier_store::tournaments::{NewTournament, NewTournamentGame};
 
     /// Tournament `id`'s page, from its row as it is now.
     async fn page_of(store: &Arc<dyn Store>, kept: &Kept, id: TournamentId) -> Arc<TournamentView> {
@@ -247,15 +246,8 @@ mod tests {
     #[tokio::test]
     async fn a_big_running_tournaments_page_is_kept_a_moment_and_made_once_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        let store = croupier_store::open(&url).await.unwrap();
-        let a = store.ensure_house_bot("ha", "goofspiel").await.unwrap();
-        let b = store.ensure_house_bot("hb", "goofspiel").await.unwrap();
+        let (store, [a, b], entries) = two_bots(dir.path()).await;
         let ts = store.tournaments();
-        let entries = vec![
-            EntryRow::new(a, 0, "ha", BotKind::House),
-            EntryRow::new(b, 1, "hb", BotKind::House),
-        ];
         let t = NewTournament::round_robin("on", "goofspiel", entries.clone());
         let id = ts.create_tournament(&t).await.unwrap();
         ts.start_tournament(id, &entries, 3, "t0").await.unwrap();

@@ -95,24 +95,16 @@ pub async fn briefs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::test_games::won;
+    use crate::tournaments::test_games::{two_bots, won};
     use crate::tournaments::view::TournamentView;
-    use croupier_store::tournaments::{EntryRow, NewTournament};
-    use croupier_store::BotKind;
+    use croupier_store::tournaments::NewTournament;
     use std::sync::Arc;
 
     #[tokio::test]
     async fn a_tournament_that_is_over_is_made_once_and_a_running_one_every_time() {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("t.db").display());
-        let store = croupier_store::open(&url).await.unwrap();
-        let a = store.ensure_house_bot("ha", "goofspiel").await.unwrap();
-        let b = store.ensure_house_bot("hb", "goofspiel").await.unwrap();
+        let (store, [a, b], entries) = two_bots(dir.path()).await;
         let ts = store.tournaments();
-        let entries = vec![
-            EntryRow::new(a, 0, "ha", BotKind::House),
-            EntryRow::new(b, 1, "hb", BotKind::House),
-        ];
         let mut ids = Vec::new();
         for name in ["over", "on"] {
             let t = NewTournament::round_robin(name, "goofspiel", entries.clone());

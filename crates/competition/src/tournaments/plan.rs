@@ -361,6 +361,7 @@ pub fn expected_games(t: &TournamentRow, entries: usize, planned: &PlanCounts) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tournaments::test_games::planned;
     use std::collections::HashSet;
 
     #[test]
@@ -385,20 +386,7 @@ mod tests {
     /// says are over, from round 1 on.
     #[test]
     fn the_complete_rounds_are_the_rounds_over_from_the_first() {
-        let game = |round: i64, status: &str| TournamentGameRow {
-            id: 0,
-            tournament_id: 1,
-            round,
-            table_no: 0,
-            game_no: 0,
-            seats: "1,2".into(),
-            seed: 0,
-            status: status.into(),
-            game_id: None,
-            ranks: None,
-            faults: None,
-            scores: None,
-        };
+        let game = |round: i64, status: &str| planned(round, "1,2", status);
         let kinds: [&[&str]; 5] = [
             &[],
             &["done"],

@@ -1,8 +1,11 @@
 //! Games for the tournaments' tests.
 
-use croupier_store::tournaments::TournamentId;
+use std::path::Path;
+use std::sync::Arc;
+
+use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId};
 use croupier_store::web::ImportGame;
-use croupier_store::GameEnd;
+use croupier_store::{BotId, BotKind, GameEnd, Store};
 
 /// Goofspiel game `i` of `bots` (by seat) won by the first, in tournament
 /// `t`, to import.
@@ -21,5 +24,38 @@ pub(crate) fn won(t: TournamentId, bots: Vec<i64>, i: i64) -> ImportGame {
             facts: None,
         },
         tournament: Some(t),
+    }
+}
+
+/// A SQLite store in `dir` with the house bots `ha` and `hb`, and their
+/// entries.
+pub(crate) async fn two_bots(dir: &Path) -> (Arc<dyn Store>, [BotId; 2], Vec<EntryRow>) {
+    let url = format!("sqlite://{}", dir.join("t.db").display());
+    let store = croupier_store::open(&url).await.unwrap();
+    let a = store.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = store.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let entries = vec![
+        EntryRow::new(a, 0, "ha", BotKind::House),
+        EntryRow::new(b, 1, "hb", BotKind::House),
+    ];
+    (store, [a, b], entries)
+}
+
+/// A planned game of tournament 1 in `round`, at `seats`, with `status`
+/// (no result).
+pub(crate) fn planned(round: i64, seats: &str, status: &str) -> TournamentGameRow {
+    TournamentGameRow {
+        id: round,
+        tournament_id: 1,
+        round,
+        table_no: 0,
+        game_no: 0,
+        seats: seats.into(),
+        seed: 0,
+        status: status.into(),
+        game_id: None,
+        ranks: None,
+        faults: None,
+        scores: None,
     }
 }

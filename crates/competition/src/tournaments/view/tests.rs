@@ -9,20 +9,7 @@ fn a_bot_without_a_table_has_a_bye_that_round() {
         withdrawn_round,
         ..EntryRow::new(bot, bot, name, croupier_store::BotKind::House)
     };
-    let game = |round: i64, seats: &str, status: &str| TournamentGameRow {
-        id: round,
-        tournament_id: 1,
-        round,
-        table_no: 0,
-        game_no: 0,
-        seats: seats.into(),
-        seed: 0,
-        status: status.into(),
-        game_id: None,
-        ranks: None,
-        faults: None,
-        scores: None,
-    };
+    let game = crate::tournaments::test_games::planned;
     let entries = [
         entry(1, "a", None),
         entry(2, "b", None),
