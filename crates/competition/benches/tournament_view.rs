@@ -103,8 +103,9 @@ fn tournament_view(c: &mut Criterion) {
     group.finish();
 }
 
-/// A SQLite store with a round-robin of `n` house bots, its rounds
-/// planned up to the middle, and the tournament's row.
+/// A SQLite store with a round-robin of `n` house bots (one deal a table,
+/// played both ways), its rounds planned up to the middle as in
+/// [`half_played`], and the tournament's row.
 async fn planned(n: usize, dir: &std::path::Path) -> (std::sync::Arc<dyn Store>, TournamentRow) {
     let url = format!("sqlite://{}?mode=rwc", dir.join("cup.db").display());
     let store = croupier_store::open(&url).await.unwrap();
@@ -115,7 +116,11 @@ async fn planned(n: usize, dir: &std::path::Path) -> (std::sync::Arc<dyn Store>,
         entries.push(EntryRow::new(bot, i as i64, name, BotKind::House));
     }
     let ts = store.tournaments();
-    let new = NewTournament::round_robin("cup", "goofspiel", entries.clone());
+    // One deal a table played both ways, as `half_played`.
+    let new = NewTournament {
+        duplicate: true,
+        ..NewTournament::round_robin("cup", "goofspiel", entries.clone())
+    };
     let id = ts.create_tournament(&new).await.unwrap();
     let rounds = round_robin_rounds(n);
     assert!(ts

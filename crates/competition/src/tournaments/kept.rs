@@ -8,18 +8,19 @@
 //! games made a page of 25 briefs take 200 ms. Once
 //! a tournament is finished, or cancelled with none of its games still
 //! being played, none of that changes any more, so each server process
-//! makes them once and keeps them. Any other tournament is made afresh
-//! every time.
+//! makes them once and keeps them.
 //!
 //! A running tournament's page is made again for each request, unless it
-//! is a big one: from [`BIG`] planned games on (a round-robin of 64 has
-//! 2,016 pairs), its page, once made, is shown for up to [`FRESH`] while
-//! the tournament's row stays the same (its round, its status), and only
-//! one request at a time makes it, the others waiting to show what it
-//! made. A half-played round-robin of 256 entries (32,768 planned games)
-//! takes about 34 ms to read from SQLite and 48 ms to put together: made
-//! for each request, a few spectators reloading it would keep the
-//! server's threads busy.
+//! is big: once a page of it listed [`BIG`] planned games or more (rounds
+//! are planned one at a time; a round-robin of 64 bots, with one deal a
+//! table played both ways, passes 2,000 about half-way), its page is shown
+//! for up to [`FRESH`] from when its making began, while the tournament's
+//! row stays the same (its round, its status), and one request at a time
+//! makes it again, the others for the same tournament waiting to show
+//! what it made. A half-played round-robin of 256 entries (32,768 planned
+//! games) takes about 48 ms to put together (and more to read): made for
+//! each request, a few spectators reloading it would keep the server's
+//! threads busy.
 //!
 //! Nothing of it moves on: even the rating that breaks the standings' last
 //! ties is rated from the tournament's own games. Only the winner kept
@@ -49,15 +50,23 @@ pub const BIG: usize = 2_000;
 /// How long a big running tournament's page is shown once made.
 pub const FRESH: Duration = Duration::from_secs(1);
 
+/// A big running tournament's last page, and what its next making holds.
+#[derive(Debug, Clone)]
+struct Running {
+    /// The page, and when its making began.
+    page: Arc<TournamentView>,
+    began: Instant,
+    /// Held while the tournament's page is made again.
+    making: Arc<tokio::sync::Mutex<()>>,
+}
+
 /// The kept briefs and pages of one server process.
 #[derive(Debug)]
 pub struct Kept {
     briefs: Mutex<Shelf<Brief>>,
     views: Mutex<Shelf<Arc<TournamentView>>>,
-    /// Pages of big running tournaments, with when each was made.
-    running: Mutex<Shelf<(Instant, Arc<TournamentView>)>>,
-    /// Held while a big running tournament's page is made.
-    making: tokio::sync::Mutex<()>,
+    /// The last pages of big running tournaments.
+    running: Mutex<Shelf<Running>>,
     /// [`BIG`] and [`FRESH`] (other values in tests).
     big: usize,
     fresh: Duration,
@@ -123,13 +132,12 @@ impl Kept {
             briefs: Mutex::default(),
             views: Mutex::default(),
             running: Mutex::default(),
-            making: tokio::sync::Mutex::new(()),
             big,
             fresh,
         }
     }
 
-    fn running(&self) -> MutexGuard<'_, Shelf<(Instant, Arc<TournamentView>)>> {
+    fn running(&self) -> MutexGuard<'_, Shelf<Running>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -169,6 +177,8 @@ impl Kept {
         if !is_over(&t) {
             return self.running_view(store, t).await;
         }
+        // Its last page while it ran is kept no more.
+        self.running().items.remove(&t.id);
         let kept = self.views().get(t.id);
         if let Some(v) = kept.filter(|v| v.tournament.winner == t.winner) {
             return Ok(v);
@@ -181,46 +191,50 @@ impl Kept {
         Ok(v)
     }
 
-    /// A running tournament's page: made afresh, unless it is big ([`BIG`]
-    /// planned games or more when last made) and was made less than
-    /// [`FRESH`] ago from the same row of the tournament. Only one big
-    /// page is made at a time: a request that waited for it shows the one
-    /// just made.
+    /// A running tournament's page: made afresh, unless it is big (its
+    /// last page listed [`BIG`] planned games or more) and that page's
+    /// making began less than [`FRESH`] ago, from the same row of the
+    /// tournament. A big tournament's page is made by one request at a
+    /// time: one that waited for it shows the page just made.
     async fn running_view(
         &self,
         store: &dyn Store,
         t: TournamentRow,
     ) -> Result<Arc<TournamentView>, StoreError> {
         let id = t.id;
-        let fresh = |kept: &Self| {
-            let (at, v) = kept.running().get(id)?;
-            (at.elapsed() < kept.fresh && v.tournament == t).then_some(v)
-        };
-        // Known to be big: made by one request at a time.
-        let big = self.running().get(id).is_some();
-        let _making = if big {
-            if let Some(v) = fresh(self) {
-                return Ok(v);
+        let fresh = |r: &Running| r.began.elapsed() < self.fresh && r.page.tournament == t;
+        let last = self.running().get(id);
+        let _making = match &last {
+            None => None,
+            Some(r) if fresh(r) => return Ok(Arc::clone(&r.page)),
+            Some(r) => {
+                let making = Arc::clone(&r.making).lock_owned().await;
+                // Made meanwhile by the request this one waited for?
+                if let Some(r) = self.running().get(id).filter(|r| fresh(r)) {
+                    return Ok(r.page);
+                }
+                Some(making)
             }
-            let making = self.making.lock().await;
-            if let Some(v) = fresh(self) {
-                return Ok(v);
-            }
-            Some(making)
-        } else {
-            None
         };
-        let v = Arc::new(view::view(store, t.clone()).await?);
+        let began = Instant::now();
+        let page = Arc::new(view::view(store, t.clone()).await?);
         let mut running = self.running();
-        if v.games.len() >= self.big {
-            running.keep(RUNNING, id, (Instant::now(), Arc::clone(&v)));
+        if page.games.len() >= self.big {
+            let making = last.map_or_else(Arc::default, |r| r.making);
+            let kept = Running {
+                page: Arc::clone(&page),
+                began,
+                making,
+            };
+            running.keep(RUNNING, id, kept);
         } else {
             running.items.remove(&id);
         }
-        Ok(v)
+        Ok(page)
     }
 
-    /// How many briefs and pages are kept (for tests and benchmarks).
+    /// How many briefs and pages of tournaments that are over are kept
+    /// (for tests and benchmarks).
     pub fn len(&self) -> (usize, usize) {
         (self.briefs().items.len(), self.views().items.len())
     }
@@ -234,14 +248,8 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::test_games::{two_bots, won};
+    use crate::tournaments::test_games::{page_of, two_bots, won};
     use croupier_store::tournaments::{NewTournament, NewTournamentGame};
-
-    /// Tournament `id`'s page, from its row as it is now.
-    async fn page_of(store: &Arc<dyn Store>, kept: &Kept, id: TournamentId) -> Arc<TournamentView> {
-        let row = store.tournaments().tournament(id).await.unwrap().unwrap();
-        kept.view(store.as_ref(), row).await.unwrap()
-    }
 
     #[tokio::test]
     async fn a_big_running_tournaments_page_is_kept_a_moment_and_made_once_at_a_time() {
@@ -292,6 +300,12 @@ mod tests {
         let stale = Kept::with_running(1, Duration::ZERO);
         let first = page(&stale).await;
         assert!(!Arc::ptr_eq(&first, &page(&stale).await));
+
+        // Once it is over, its last page while it ran goes.
+        assert!(big.running().items.contains_key(&id));
+        assert!(ts.end_tournament(id, "finished", "t1", None).await.unwrap());
+        assert_eq!(done(&page(&big).await), 3);
+        assert!(!big.running().items.contains_key(&id));
     }
 
     #[test]

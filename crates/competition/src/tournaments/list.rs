@@ -95,7 +95,7 @@ pub async fn briefs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::test_games::{two_bots, won};
+    use crate::tournaments::test_games::{page_of, two_bots, won};
     use crate::tournaments::view::TournamentView;
     use croupier_store::tournaments::NewTournament;
     use std::sync::Arc;
@@ -121,14 +121,7 @@ mod tests {
             .await
             .unwrap());
         let kept = Kept::default();
-        let row = |id| {
-            let ts = store.tournaments();
-            async move { ts.tournament(id).await.unwrap().unwrap() }
-        };
-        let page = |id| {
-            let (store, kept) = (&store, &kept);
-            async move { kept.view(store.as_ref(), row(id).await).await.unwrap() }
-        };
+        let page = |id| page_of(&store, &kept, id);
         let list = |kept| {
             let store = &store;
             async move {

@@ -166,11 +166,11 @@ pub fn game_points(ranks: &[i64]) -> Vec<u64> {
 /// Whether every game of `round` is over (done or void); a round with no
 /// games (every pairing had a withdrawn bot) is over at once.
 pub fn round_complete(games: &[TournamentGameRow], round: i64) -> bool {
-    games.iter().filter(|g| g.round == round).all(is_over)
+    games.iter().filter(|g| g.round == round).all(game_over)
 }
 
 /// Whether planned game `g` is over (done or void).
-fn is_over(g: &TournamentGameRow) -> bool {
+fn game_over(g: &TournamentGameRow) -> bool {
     g.status == "done" || g.status == "void"
 }
 
@@ -199,7 +199,7 @@ pub fn by_round(games: &[TournamentGameRow]) -> BTreeMap<i64, Vec<&TournamentGam
 pub fn complete_rounds(games: &[TournamentGameRow], current: i64) -> i64 {
     let first_open = games
         .iter()
-        .filter(|g| !is_over(g))
+        .filter(|g| !game_over(g))
         .map(|g| g.round)
         .filter(|r| *r >= 1)
         .min();

@@ -4,6 +4,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId};
+
+use super::kept::Kept;
+use super::view::TournamentView;
 use croupier_store::web::ImportGame;
 use croupier_store::{BotId, BotKind, GameEnd, Store};
 
@@ -58,4 +61,14 @@ pub(crate) fn planned(round: i64, seats: &str, status: &str) -> TournamentGameRo
         faults: None,
         scores: None,
     }
+}
+
+/// Tournament `id`'s page through `kept`, from its row as it is now.
+pub(crate) async fn page_of(
+    store: &Arc<dyn Store>,
+    kept: &Kept,
+    id: TournamentId,
+) -> Arc<TournamentView> {
+    let row = store.tournaments().tournament(id).await.unwrap().unwrap();
+    kept.view(store.as_ref(), row).await.unwrap()
 }

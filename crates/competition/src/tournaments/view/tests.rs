@@ -239,12 +239,17 @@ fn the_sample_cups_are_shown_as_before() {
     }
     let before = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (CROUPIER_BLESS=1 writes it)", path.display()));
-    let differ = now.lines().zip(before.lines()).position(|(a, b)| a != b);
+    let (a, b) = (now.lines().count(), before.lines().count());
+    let differ = now
+        .lines()
+        .zip(before.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(a.min(b));
     assert!(
         now == before,
-        "the views changed: {} differs from line {:?} on (CROUPIER_BLESS=1 writes it)",
+        "the views changed: {} differs from line {} on (CROUPIER_BLESS=1 writes it)",
         path.display(),
-        differ.map(|i| i + 1)
+        differ + 1
     );
 }
 
