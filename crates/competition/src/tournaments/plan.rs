@@ -174,10 +174,13 @@ fn game_over(g: &TournamentGameRow) -> bool {
     g.status == "done" || g.status == "void"
 }
 
+/// Each entry's place among a tournament's entries, by its bot.
+pub type Places = HashMap<BotId, usize>;
+
 /// Each entry's place in `entries`, by its bot (a tournament's page and
 /// its standings look up every seat of every game: a round-robin of 256
 /// has 32,640 pairs).
-pub fn places(entries: &[EntryRow]) -> HashMap<BotId, usize> {
+pub fn places(entries: &[EntryRow]) -> Places {
     let mut places = HashMap::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         places.entry(e.bot).or_insert(i);

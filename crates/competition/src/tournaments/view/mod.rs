@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use croupier_arena::tournament::rating::{self, Rating};
 
-use super::plan;
+use super::plan::{self, Places};
 
 /// Progress of a tournament.
 #[derive(Debug, Clone, Serialize)]
@@ -212,7 +212,7 @@ pub fn winner(
     entries: &[EntryRow],
     games: &[TournamentGameRow],
 ) -> Option<String> {
-    let (standings, _, _) = standings(t, entries, games);
+    let (standings, _, _) = standings(t, entries, &plan::places(entries), games);
     standings.into_iter().next().map(|s| s.name)
 }
 
@@ -234,8 +234,12 @@ pub async fn winner_now(store: &dyn Store, id: TournamentId) -> Result<Option<St
 /// function of the games, so standings that are over never change (the
 /// ladder's rating, read here before, moved on as the ladder played, and
 /// reordered tied bots after the winner was kept).
-fn ratings(entries: &[EntryRow], games: &[TournamentGameRow], upto: i64) -> Vec<f64> {
-    let places = plan::places(entries);
+fn ratings(
+    entries: &[EntryRow],
+    places: &Places,
+    games: &[TournamentGameRow],
+    upto: i64,
+) -> Vec<f64> {
     let index = |b: BotId| places.get(&b).copied();
     let mut rated: Vec<&TournamentGameRow> = games
         .iter()
@@ -270,9 +274,13 @@ pub fn interval(scores: &[f64]) -> (f64, f64, f64) {
     }
 }
 
-fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]) -> Crosstable {
+fn crosstable(
+    order: &[usize],
+    entries: &[EntryRow],
+    places: &Places,
+    games: &[TournamentGameRow],
+) -> Crosstable {
     let n = entries.len();
-    let places = plan::places(entries);
     let index = |b: BotId| places.get(&b).copied();
     let mut scores: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); n]; n];
     for g in games.iter().filter(|g| g.status == "done") {
@@ -332,11 +340,12 @@ fn crosstable(order: &[usize], entries: &[EntryRow], games: &[TournamentGameRow]
 fn standings(
     t: &TournamentRow,
     entries: &[EntryRow],
+    places: &Places,
     games: &[TournamentGameRow],
 ) -> (Vec<Standing>, Vec<usize>, i64) {
     let complete = plan::complete_rounds(games, t.current_round);
     let results = plan::results(t, entries, games, complete);
-    let ratings = ratings(entries, games, complete);
+    let ratings = ratings(entries, places, games, complete);
     let seeding = plan::pairing_numbers(t, entries.len());
     let rows = results.standings.rows(&ratings, &seeding);
     // Each bot's finished games, and those it faulted in (at its first seat).
@@ -389,9 +398,9 @@ pub fn assemble(
     entries: &[EntryRow],
     games: &[TournamentGameRow],
 ) -> TournamentView {
-    let (standings, order, complete) = standings(&t, entries, games);
-    let byes = round_byes(entries, games);
     let places = plan::places(entries);
+    let (standings, order, complete) = standings(&t, entries, &places, games);
+    let byes = round_byes(entries, games);
     let name = |b: BotId| {
         places
             .get(&b)
@@ -410,7 +419,7 @@ pub fn assemble(
             .collect(),
         standings,
         standings_after_round: complete,
-        crosstable: crosstable(&order, entries, games),
+        crosstable: crosstable(&order, entries, &places, games),
         games: games
             .iter()
             .map(|g| Game {

@@ -113,7 +113,7 @@ fn tied_cup(
 fn tied_bots_are_ordered_by_their_games_in_the_tournament_alone() {
     for (dead_wins, random_wins, first) in [(4, 3, "dead"), (3, 4, "random")] {
         let (t, entries, games) = tied_cup(dead_wins, random_wins);
-        let (rows, _, complete) = standings(&t, &entries, &games);
+        let (rows, _, complete) = standings(&t, &entries, &plan::places(&entries), &games);
         assert_eq!(complete, 3);
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         let tied = |r: &Standing| (r.points, r.buchholz, r.head_to_head);
