@@ -59,15 +59,38 @@ impl StderrLog {
 #[derive(Debug)]
 pub(super) struct StderrReader {
     pub(super) task: JoinHandle<()>,
-    pub(super) probe: Option<OwnedFd>,
+    probe: Option<OwnedFd>,
 }
 
 impl StderrReader {
     /// Starts keeping the last `keep` bytes written to `pipe` in `log`.
     pub(super) fn spawn(pipe: pipe::Receiver, log: Arc<Mutex<StderrLog>>, keep: usize) -> Self {
+        Self::reading(pipe, |pipe| read_stderr(pipe, log, keep))
+    }
+
+    /// Reads `pipe` with the task `read` makes of it.
+    fn reading<F>(pipe: pipe::Receiver, read: impl FnOnce(pipe::Receiver) -> F) -> Self
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
         let probe = pipe.as_fd().try_clone_to_owned().ok();
-        let task = tokio::spawn(read_stderr(pipe, log, keep));
+        let task = tokio::spawn(read(pipe));
         StderrReader { task, probe }
+    }
+
+    /// [`StderrReader::spawn`] whose reader waits `delay` before it
+    /// starts, as on a machine too busy to run it (for tests).
+    #[cfg(test)]
+    pub(super) fn late(
+        pipe: pipe::Receiver,
+        log: Arc<Mutex<StderrLog>>,
+        keep: usize,
+        delay: Duration,
+    ) -> Self {
+        Self::reading(pipe, move |pipe| async move {
+            tokio::time::sleep(delay).await;
+            read_stderr(pipe, log, keep).await;
+        })
     }
 
     /// Waits until everything the bot wrote on stderr is kept: up to

@@ -62,18 +62,13 @@ fn late_reader(
     Arc<Mutex<output::StderrLog>>,
     Option<std::io::PipeWriter>,
 ) {
-    use std::os::fd::AsFd;
     let (read, mut write) = std::io::pipe().unwrap();
     std::io::Write::write_all(&mut write, b"last words\n").unwrap();
     let log = Arc::new(Mutex::new(output::StderrLog::default()));
     let pipe = pipe::Receiver::from_owned_fd(read.into()).unwrap();
-    let probe = Some(pipe.as_fd().try_clone_to_owned().unwrap());
-    let kept = Arc::clone(&log);
-    let task = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        output::read_stderr(pipe, kept, 1000).await;
-    });
-    (StderrReader { task, probe }, log, hold.then_some(write))
+    let late = Duration::from_millis(300);
+    let reader = StderrReader::late(pipe, Arc::clone(&log), 1000, late);
+    (reader, log, hold.then_some(write))
 }
 
 #[tokio::test]
