@@ -116,16 +116,8 @@ impl<'v, G: Game> RandomPlayouts<'v, G> {
     /// clock, and adds the time to the tally; false if a game could not be
     /// set up (see [`RandomPlayouts::play`]).
     pub fn run_for(&mut self, time: Duration) -> bool {
-        let start = Instant::now();
-        let made = loop {
-            if !self.play(256) {
-                break false;
-            }
-            if start.elapsed() >= time {
-                break true;
-            }
-        };
-        self.tally.elapsed += start.elapsed();
+        let (made, took) = for_about(time, || self.play(256));
+        self.tally.elapsed += took;
         made
     }
 
@@ -133,6 +125,22 @@ impl<'v, G: Game> RandomPlayouts<'v, G> {
     pub fn tally(&self) -> Tally {
         self.tally
     }
+}
+
+/// Calls `play_some` until it fails or `time` has passed (the clock read
+/// between calls, so that a call of many games keeps the timer's cost
+/// away); whether it never failed, and the time taken.
+fn for_about(time: Duration, mut play_some: impl FnMut() -> bool) -> (bool, Duration) {
+    let start = Instant::now();
+    let made = loop {
+        if !play_some() {
+            break false;
+        }
+        if start.elapsed() >= time {
+            break true;
+        }
+    };
+    (made, start.elapsed())
 }
 
 /// Plays random games of `G` from consecutive seeds for about `time`
@@ -173,6 +181,15 @@ impl Default for BareGoofspiel {
 impl BareGoofspiel {
     /// Plays on for about `time` (whole games, the clock read every 256).
     pub fn run_for(&mut self, time: Duration) {
+        let (_, took) = for_about(time, || {
+            self.play(256);
+            true
+        });
+        self.tally.elapsed += took;
+    }
+
+    /// Plays the next `games` games.
+    fn play(&mut self, games: u64) {
         const FULL: u16 = 0x1FFF; // cards 1..=13 as bits 0..=12
         /// The `k`-th set bit of `mask`, counted from the lowest, from 0.
         fn nth_card(mut mask: u16, k: u32) -> u16 {
@@ -187,33 +204,25 @@ impl BareGoofspiel {
         // The generator is the loop's own while it runs, as in
         // `RandomPlayouts::play`.
         let mut rng = self.rng.clone();
-        let (mut games, mut actions) = (0u64, 0u64);
-        let start = Instant::now();
-        loop {
-            for _ in 0..256 {
-                let (mut prizes, mut hands, mut score) = (FULL, [FULL; 2], [0u32; 2]);
-                while prizes != 0 {
-                    let prize = draw(&mut rng, prizes);
-                    prizes &= !prize;
-                    let bids = [draw(&mut rng, hands[0]), draw(&mut rng, hands[1])];
-                    hands[0] &= !bids[0];
-                    hands[1] &= !bids[1];
-                    let value = prize.trailing_zeros() + 1;
-                    match bids[0].cmp(&bids[1]) {
-                        std::cmp::Ordering::Greater => score[0] += value,
-                        std::cmp::Ordering::Less => score[1] += value,
-                        std::cmp::Ordering::Equal => {}
-                    }
-                    actions += 2;
+        let mut actions = 0u64;
+        for _ in 0..games {
+            let (mut prizes, mut hands, mut score) = (FULL, [FULL; 2], [0u32; 2]);
+            while prizes != 0 {
+                let prize = draw(&mut rng, prizes);
+                prizes &= !prize;
+                let bids = [draw(&mut rng, hands[0]), draw(&mut rng, hands[1])];
+                hands[0] &= !bids[0];
+                hands[1] &= !bids[1];
+                let value = prize.trailing_zeros() + 1;
+                match bids[0].cmp(&bids[1]) {
+                    std::cmp::Ordering::Greater => score[0] += value,
+                    std::cmp::Ordering::Less => score[1] += value,
+                    std::cmp::Ordering::Equal => {}
                 }
-                std::hint::black_box(score);
-                games += 1;
+                actions += 2;
             }
-            if start.elapsed() >= time {
-                break;
-            }
+            std::hint::black_box(score);
         }
-        self.tally.elapsed += start.elapsed();
         self.rng = rng;
         self.tally.games += games;
         self.tally.actions += actions;
