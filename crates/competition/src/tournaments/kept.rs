@@ -20,7 +20,8 @@
 //! what it made. A half-played round-robin of 256 entries (32,768 planned
 //! games) takes about 48 ms to put together (and more to read): made for
 //! each request, a few spectators reloading it would keep the server's
-//! threads busy.
+//! threads busy. (It is put together off the runtime's threads,
+//! [`view::OFF_RUNTIME`], so that it holds up no request meanwhile.)
 //!
 //! Nothing of it moves on: even the rating that breaks the standings' last
 //! ties is rated from the tournament's own games. Only the winner kept

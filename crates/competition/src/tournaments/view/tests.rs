@@ -266,3 +266,44 @@ fn rounded(v: serde_json::Value) -> serde_json::Value {
         other => other,
     }
 }
+
+#[tokio::test]
+async fn a_big_tournament_is_put_together_off_the_runtime_as_it_would_be_on_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let game = crate::tournaments::test_games::planned;
+    let (small, big) = (OFF_RUNTIME - 1, OFF_RUNTIME);
+    for (n, elsewhere) in [(small, false), (big, true)] {
+        let t = cup("round-robin", 1, 1, "running");
+        let entries = named(&["a", "b"]);
+        let games: Vec<_> = (0..n)
+            .map(|i| game(1, ["1,2", "2,1"][i % 2], ["done", "pending"][i % 3 / 2]))
+            .collect();
+        let whole = assemble(t.clone(), &entries, &games);
+        // On this test's one thread, another task runs only while the
+        // page is put together elsewhere.
+        let ran = Arc::new(AtomicBool::new(false));
+        let other = tokio::spawn({
+            let ran = Arc::clone(&ran);
+            async move { ran.store(true, Ordering::SeqCst) }
+        });
+        let page = put_together(t, entries, games).await.unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), elsewhere, "{n} games");
+        other.await.unwrap();
+        let json = |v: &TournamentView| serde_json::to_value(v).unwrap();
+        assert_eq!(json(&page), json(&whole));
+    }
+}
+
+#[tokio::test]
+async fn off_the_runtime_is_another_thread_and_a_panic_goes_on_in_the_caller() {
+    use futures::FutureExt;
+    let here = std::thread::current().id();
+    let there = off_runtime(|| std::thread::current().id()).await.unwrap();
+    assert_ne!(here, there);
+    let panicked = std::panic::AssertUnwindSafe(off_runtime(|| panic!("in the assembly")))
+        .catch_unwind()
+        .await
+        .unwrap_err();
+    assert_eq!(panicked.downcast_ref::<&str>(), Some(&"in the assembly"));
+}
