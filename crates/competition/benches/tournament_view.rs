@@ -4,6 +4,8 @@
 //! half played (the first half of the rounds done, the round after it
 //! being played): a running tournament's page is made afresh for each
 //! request. 256 is the most entries a tournament may name.
+//! `held_up` measures what a page's making does to the other tasks of its
+//! runtime.
 //! Compare two builds with criterion's baselines:
 //! `cargo bench -p croupier-competition --bench tournament_view -- --save-baseline before`
 //! on the old build, then `-- --baseline before` on the new.
@@ -163,5 +165,66 @@ fn read_and_assemble(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tournament_view, read_and_assemble);
+/// How long a request waits for a runtime thread while a page of the
+/// 256-entry round-robin is made: a task on a runtime of one worker (as
+/// `croupier serve --threads 1`) sleeps 1 ms again and again, and each
+/// "time" criterion reports is the longest it woke late during one page's
+/// making. `assembled_here` puts the page together on that worker, as
+/// every page was before 7 Dec 2026; `view` is the server's own path
+/// ([`view::view`], off the runtime for a tournament this big).
+fn held_up(c: &mut Criterion) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (store, t) = rt.block_on(planned(256, dir.path()));
+    let latest = Arc::new(AtomicU64::new(0));
+    let ticker = rt.spawn({
+        let latest = Arc::clone(&latest);
+        async move {
+            loop {
+                let due = Instant::now() + Duration::from_millis(1);
+                tokio::time::sleep_until(due.into()).await;
+                let late = due.elapsed().as_nanos() as u64;
+                latest.fetch_max(late, Ordering::Relaxed);
+            }
+        }
+    });
+    let mut group = c.benchmark_group("tournament_view/held_up_1ms_timer");
+    group.sample_size(10);
+    for here in [true, false] {
+        let name = if here { "assembled_here" } else { "view" };
+        group.bench_function(format!("{name}/256_bots_sqlite"), |b| {
+            b.iter_custom(|iters| {
+                let mut worst = Duration::ZERO;
+                for _ in 0..iters {
+                    let (store, t) = (Arc::clone(&store), t.clone());
+                    latest.store(0, Ordering::Relaxed);
+                    let page = rt.spawn(async move {
+                        if here {
+                            let ts = store.tournaments();
+                            let entries = ts.tournament_entries(t.id).await.unwrap();
+                            let games = ts.tournament_games(t.id).await.unwrap();
+                            view::assemble(t, &entries, &games).progress.done
+                        } else {
+                            view::view(store.as_ref(), t).await.unwrap().progress.done
+                        }
+                    });
+                    rt.block_on(page).unwrap();
+                    worst += Duration::from_nanos(latest.load(Ordering::Relaxed));
+                }
+                worst
+            });
+        });
+    }
+    group.finish();
+    ticker.abort();
+}
+
+criterion_group!(benches, tournament_view, read_and_assemble, held_up);
 criterion_main!(benches);
