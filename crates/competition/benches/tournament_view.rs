@@ -171,7 +171,8 @@ fn read_and_assemble(c: &mut Criterion) {
 /// "time" criterion reports is the longest it woke late during one page's
 /// making. `assembled_here` puts the page together on that worker, as
 /// every page was before 7 Dec 2026; `view` is the server's own path
-/// ([`view::view`], off the runtime for a tournament this big).
+/// ([`view::view`], off the runtime for a tournament this big);
+/// `idle_10ms` is the timer alone, for 10 ms with nothing else to run.
 fn held_up(c: &mut Criterion) {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
@@ -197,6 +198,18 @@ fn held_up(c: &mut Criterion) {
     });
     let mut group = c.benchmark_group("tournament_view/held_up_1ms_timer");
     group.sample_size(10);
+    // The timer alone: how late it wakes with nothing else to run.
+    group.bench_function("idle_10ms", |b| {
+        b.iter_custom(|iters| {
+            let mut worst = Duration::ZERO;
+            for _ in 0..iters {
+                latest.store(0, Ordering::Relaxed);
+                rt.block_on(async { tokio::time::sleep(Duration::from_millis(10)).await });
+                worst += Duration::from_nanos(latest.load(Ordering::Relaxed));
+            }
+            worst
+        });
+    });
     for here in [true, false] {
         let name = if here { "assembled_here" } else { "view" };
         group.bench_function(format!("{name}/256_bots_sqlite"), |b| {

@@ -337,6 +337,10 @@ fn split(s: &str) -> Vec<i64> {
         .collect()
 }
 
+/// Rows of a tournament's planned games read between two yields to the
+/// runtime ([`TournamentStore::tournament_games`]).
+pub(crate) const ROWS_BETWEEN_YIELDS: usize = 128;
+
 /// The scores of a planned game's game as stored in its seats, as
 /// [`TournamentGameRow::scores`] keeps them: an SQL expression of the
 /// row's `game_id` (in an `UPDATE tournament_games`; the migration that

@@ -298,13 +298,23 @@ macro_rules! tournament_queries {
             }
 
             async fn tournament_games(&self, id: i64) -> Result<Vec<$crate::tournaments::TournamentGameRow>, $crate::StoreError> {
-                let rows = sqlx::query_as(&format!(
+                use futures::TryStreamExt;
+                let sql = format!(
                     "SELECT {GAME} FROM tournament_games WHERE tournament_id = $1 ORDER BY round, table_no, game_no"
-                ))
-                .bind(id)
-                .fetch_all(&self.$read)
-                .await?;
-                Ok(rows)
+                );
+                let mut rows = sqlx::query_as(&sql).bind(id).fetch(&self.$read);
+                let mut games = Vec::new();
+                while let Some(game) = rows.try_next().await? {
+                    games.push(game);
+                    // A round-robin of 256 is 32,768 rows: read without a
+                    // pause, they would hold the runtime's thread for tens
+                    // of milliseconds (rows come in faster than they are
+                    // decoded, so the stream never waits).
+                    if games.len() % $crate::tournaments::ROWS_BETWEEN_YIELDS == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                Ok(games)
             }
 
             async fn start_tournament_game(

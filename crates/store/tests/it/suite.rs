@@ -29,6 +29,7 @@ on_both_backends!(
     game_lists_are_newest_finished_first_and_filter,
     a_remote_bot_names_its_owner,
     tournaments_keep_entries_plans_results_and_are_not_rated,
+    a_tournaments_many_planned_games_are_read_whole_in_order,
     the_tournament_list_pages_counts_and_names_the_open_ones,
     imported_tournament_games_are_listed_counted_and_not_rated,
     done_tournament_games_get_their_scores_from_the_migration_and_the_recount,
@@ -1274,6 +1275,43 @@ async fn the_tournament_list_pages_counts_and_names_the_open_ones(db: Db) {
     t.withdraw_entry(ids[2], a, 1, "late").await.unwrap();
     let entries = t.tournament_entries(ids[2]).await.unwrap();
     assert!(entries.iter().all(|e| e.withdrawn.is_none()), "{entries:?}");
+}
+
+async fn a_tournaments_many_planned_games_are_read_whole_in_order(db: Db) {
+    use croupier_store::tournaments::NewTournamentGame;
+    let s = db.open().await;
+    let a = s.ensure_house_bot("ha", "goofspiel").await.unwrap();
+    let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
+    let t = s.tournaments();
+    let entries = vec![common::entry(a, 0, "ha"), common::entry(b, 1, "hb")];
+    let id = t
+        .create_tournament(&common::tournament("big", entries.clone()))
+        .await
+        .unwrap();
+    t.start_tournament(id, &entries, 3, "t0").await.unwrap();
+    // Three rounds of 150 tables of two games (many more rows than are
+    // read between two yields), each round's tables planned last first.
+    for round in 1..=3 {
+        let plan: Vec<_> = (0..300)
+            .rev()
+            .map(|i| NewTournamentGame {
+                table_no: i / 2,
+                game_no: i % 2,
+                seats: vec![a, b],
+                seed: round * 1000 + i,
+            })
+            .collect();
+        assert!(t.plan_round(id, round, &plan).await.unwrap());
+    }
+    let games = t.tournament_games(id).await.unwrap();
+    let read: Vec<_> = games
+        .iter()
+        .map(|g| (g.round, g.table_no, g.game_no, g.seed))
+        .collect();
+    let want: Vec<_> = (1..=3)
+        .flat_map(|round| (0..300).map(move |i| (round, i / 2, i % 2, round * 1000 + i)))
+        .collect();
+    assert_eq!(read, want);
 }
 
 async fn tournaments_keep_entries_plans_results_and_are_not_rated(db: Db) {
