@@ -101,6 +101,13 @@ fn tournament_view(c: &mut Criterion) {
         group.bench_with_input(id, &n, |b, _| {
             b.iter(|| view::assemble(t.clone(), &entries, &games));
         });
+        // The page's JSON twin (`/json/tournaments/NAME`): every game and
+        // every pair of the crosstable.
+        let page = view::assemble(t.clone(), &entries, &games);
+        let id = BenchmarkId::new("json_twin", format!("{n}_bots_{}_games", games.len()));
+        group.bench_with_input(id, &n, |b, _| {
+            b.iter(|| serde_json::to_vec(&page).unwrap().len());
+        });
     }
     group.finish();
 }

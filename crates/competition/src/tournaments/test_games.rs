@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId};
+use croupier_store::tournaments::{EntryRow, TournamentGameRow, TournamentId, TournamentRow};
 
 use super::kept::Kept;
 use super::view::TournamentView;
@@ -71,4 +71,33 @@ pub(crate) async fn page_of(
 ) -> Arc<TournamentView> {
     let row = store.tournaments().tournament(id).await.unwrap().unwrap();
     kept.view(store.as_ref(), row).await.unwrap()
+}
+
+/// Tournament 1, of two-seat Goofspiel games, two deals a table played
+/// both ways.
+pub(crate) fn cup(format: &str, rounds: i64, current_round: i64, status: &str) -> TournamentRow {
+    TournamentRow {
+        id: 1,
+        name: "cup".into(),
+        game: "goofspiel".into(),
+        variant: None,
+        format: format.into(),
+        rounds,
+        deals: 2,
+        duplicate: true,
+        seats: 2,
+        move_ms: 300,
+        budget_ms: None,
+        starts_at: 0,
+        seed: 7,
+        status: status.into(),
+        current_round,
+        all_bots: false,
+        created_by: None,
+        created_at: "0".into(),
+        started_at: None,
+        finished_at: None,
+        reason: None,
+        winner: None,
+    }
 }

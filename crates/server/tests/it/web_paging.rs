@@ -315,8 +315,14 @@ async fn a_tournament_page_lists_its_games_a_page_at_a_time() {
     seed_with_cups(s.store.as_ref(), 1000, spacing, end, Some(cups))
         .await
         .unwrap();
-    let (status, _, body) = get(&s.app, "/json/tournaments/cup-1").await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, kind, body) = get(&s.app, "/json/tournaments/cup-1").await;
+    assert_eq!(
+        (status, kind.as_str()),
+        (StatusCode::OK, "application/json"),
+        "{body}"
+    );
+    // Written once and kept with the page: asked again, the same.
+    assert_eq!(get(&s.app, "/json/tournaments/cup-1").await.2, body);
     let all: Vec<i64> = serde_json::from_str::<Value>(&body).unwrap()["games"]
         .as_array()
         .unwrap()

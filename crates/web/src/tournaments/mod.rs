@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
-use axum::response::Response;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
@@ -341,6 +342,12 @@ async fn show(
         Ok((view, page))
     };
     match shown.await {
+        // Written once per page kept (a big tournament's off the
+        // runtime's threads): the twin lists every game and pair.
+        Ok((view, _)) if fmt == Fmt::Json => match view::json_of(&view).await {
+            Some(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
+            None => WebError::Internal.page(fmt),
+        },
         Ok((view, page)) => respond(fmt, Ok(view), |v| render(v, page)),
         Err(e) => e.page(fmt),
     }

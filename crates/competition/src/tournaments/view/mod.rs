@@ -13,6 +13,9 @@ use croupier_arena::tournament::rating::{self, Rating};
 
 use super::plan::{self, Places};
 
+mod json;
+pub use json::json_of;
+
 /// Progress of a tournament.
 #[derive(Debug, Clone, Serialize)]
 pub struct Progress {
@@ -143,6 +146,9 @@ pub struct TournamentView {
     pub games: Vec<Game>,
     /// Byes, by round.
     pub byes: Vec<Byes>,
+    /// The view as JSON, once written ([`TournamentView::json`]).
+    #[serde(skip)]
+    json: std::sync::OnceLock<Option<bytes::Bytes>>,
 }
 
 /// A short line for lists.
@@ -472,6 +478,7 @@ pub fn assemble(
             .collect(),
         byes,
         tournament: t,
+        json: std::sync::OnceLock::new(),
     }
 }
 

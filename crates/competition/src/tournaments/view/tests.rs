@@ -1,4 +1,5 @@
 use super::*;
+use crate::tournaments::test_games::cup;
 
 #[test]
 fn a_bot_without_a_table_has_a_bye_that_round() {
@@ -27,35 +28,6 @@ fn a_bot_without_a_table_has_a_bye_that_round() {
         (byes[0].round, byes[0].bots.clone()),
         (1, vec!["c".to_string()])
     );
-}
-
-/// Tournament 1, of two-seat Goofspiel games, two deals a table played
-/// both ways.
-fn cup(format: &str, rounds: i64, current_round: i64, status: &str) -> TournamentRow {
-    TournamentRow {
-        id: 1,
-        name: "cup".into(),
-        game: "goofspiel".into(),
-        variant: None,
-        format: format.into(),
-        rounds,
-        deals: 2,
-        duplicate: true,
-        seats: 2,
-        move_ms: 300,
-        budget_ms: None,
-        starts_at: 0,
-        seed: 7,
-        status: status.into(),
-        current_round,
-        all_bots: false,
-        created_by: None,
-        created_at: "0".into(),
-        started_at: None,
-        finished_at: None,
-        reason: None,
-        winner: None,
-    }
 }
 
 /// The entries of tournament 1, bots 1, 2, … by name.
