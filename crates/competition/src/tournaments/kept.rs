@@ -17,7 +17,10 @@
 //! for up to [`FRESH`] from when its making began, while the tournament's
 //! row stays the same (its round, its status), and one request at a time
 //! makes it again, the others for the same tournament waiting to show
-//! what it made. A half-played round-robin of 256 entries (32,768 planned
+//! what it made. Until a process has made a page of a running tournament,
+//! its size is not known: its first page is made by one request at a time
+//! too, and the others wait for it (if it is big, they show it; if it is
+//! small, each then makes its own). A half-played round-robin of 256 entries (32,768 planned
 //! games) takes about 48 ms to put together (and more to read): made for
 //! each request, a few spectators reloading it would keep the server's
 //! threads busy. (It is put together off the runtime's threads,
@@ -43,30 +46,46 @@ const BRIEFS: usize = 4096;
 /// Tournament pages kept at most (a page lists every game: a cup of 1,000
 /// games is about 300 KiB).
 const VIEWS: usize = 32;
-/// Pages of running tournaments kept at most.
-const RUNNING: usize = 8;
+/// Running tournaments whose size is kept at most (a big one's with its
+/// last page).
+const RUNNING: usize = 64;
 /// A running tournament with this many planned games or more is big: its
 /// page is kept for [`FRESH`].
 pub const BIG: usize = 2_000;
 /// How long a big running tournament's page is shown once made.
 pub const FRESH: Duration = Duration::from_secs(1);
 
-/// A big running tournament's last page, and what its next making holds.
+/// What is known of a running tournament's size, and what its next making
+/// holds.
 #[derive(Debug, Clone)]
 struct Running {
-    /// The page, and when its making began.
-    page: Arc<TournamentView>,
-    began: Instant,
-    /// Held while the tournament's page is made again.
+    size: Size,
+    /// Held while a page of a big tournament, or of one whose size is not
+    /// known yet, is made.
     making: Arc<tokio::sync::Mutex<()>>,
 }
 
+/// A running tournament's size, from its last page.
+#[derive(Debug, Clone)]
+enum Size {
+    /// No page of it made yet (since this process started, or since the
+    /// shelf made room).
+    Unknown,
+    /// Under [`BIG`] planned games: each request makes its own page.
+    Small,
+    /// The last page, and when its making began.
+    Big {
+        page: Arc<TournamentView>,
+        began: Instant,
+    },
+}
 /// The kept briefs and pages of one server process.
 #[derive(Debug)]
 pub struct Kept {
     briefs: Mutex<Shelf<Brief>>,
     views: Mutex<Shelf<Arc<TournamentView>>>,
-    /// The last pages of big running tournaments.
+    /// What is known of running tournaments: their size, and big ones'
+    /// last pages.
     running: Mutex<Shelf<Running>>,
     /// [`BIG`] and [`FRESH`] (other values in tests).
     big: usize,
@@ -195,42 +214,68 @@ impl Kept {
     /// A running tournament's page: made afresh, unless it is big (its
     /// last page listed [`BIG`] planned games or more) and that page's
     /// making began less than [`FRESH`] ago, from the same row of the
-    /// tournament. A big tournament's page is made by one request at a
-    /// time: one that waited for it shows the page just made.
+    /// tournament. A big tournament's page, and the first page of one whose
+    /// size is not known yet, is made by one request at a time: one that
+    /// waited for it shows the page just made if it is big, and makes its
+    /// own at once if it is small.
     async fn running_view(
         &self,
         store: &dyn Store,
         t: TournamentRow,
     ) -> Result<Arc<TournamentView>, StoreError> {
         let id = t.id;
-        let fresh = |r: &Running| r.began.elapsed() < self.fresh && r.page.tournament == t;
-        let last = self.running().get(id);
-        let _making = match &last {
-            None => None,
-            Some(r) if fresh(r) => return Ok(Arc::clone(&r.page)),
-            Some(r) => {
-                let making = Arc::clone(&r.making).lock_owned().await;
-                // Made meanwhile by the request this one waited for?
-                if let Some(r) = self.running().get(id).filter(|r| fresh(r)) {
-                    return Ok(r.page);
+        let fresh = |r: &Running| match &r.size {
+            Size::Big { page, began } => {
+                (began.elapsed() < self.fresh && page.tournament == t).then(|| Arc::clone(page))
+            }
+            _ => None,
+        };
+        let known = {
+            let mut running = self.running();
+            match running.get(id) {
+                Some(r) => r,
+                None => {
+                    let r = Running {
+                        size: Size::Unknown,
+                        making: Arc::default(),
+                    };
+                    running.keep(RUNNING, id, r.clone());
+                    r
                 }
-                Some(making)
+            }
+        };
+        if let Some(page) = fresh(&known) {
+            return Ok(page);
+        }
+        let _making = match known.size {
+            Size::Small => None,
+            Size::Unknown | Size::Big { .. } => {
+                let making = Arc::clone(&known.making).lock_owned().await;
+                // Made meanwhile by the request this one waited for?
+                match self.running().get(id) {
+                    Some(r) if matches!(r.size, Size::Small) => None,
+                    Some(r) => match fresh(&r) {
+                        Some(page) => return Ok(page),
+                        None => Some(making),
+                    },
+                    None => Some(making),
+                }
             }
         };
         let began = Instant::now();
         let page = Arc::new(view::view(store, t.clone()).await?);
-        let mut running = self.running();
-        if page.games.len() >= self.big {
-            let making = last.map_or_else(Arc::default, |r| r.making);
-            let kept = Running {
+        let size = if page.games.len() >= self.big {
+            Size::Big {
                 page: Arc::clone(&page),
                 began,
-                making,
-            };
-            running.keep(RUNNING, id, kept);
+            }
         } else {
-            running.items.remove(&id);
-        }
+            Size::Small
+        };
+        let mut running = self.running();
+        // The lock stays the tournament's (a request may be waiting on it).
+        let making = running.get(id).map_or(known.making, |r| r.making);
+        running.keep(RUNNING, id, Running { size, making });
         Ok(page)
     }
 
@@ -296,6 +341,17 @@ mod tests {
         assert_eq!(done(&many[0]), 3);
         assert!(!Arc::ptr_eq(&many[0], &first));
         assert!(many.iter().all(|v| Arc::ptr_eq(v, &many[0])), "made once");
+
+        // Right after a start (nothing known of it): many requests at
+        // once get one page if it is big, and each its own if it is small.
+        let started = Kept::with_running(1, Duration::from_secs(600));
+        let many = futures::future::join_all((0..8).map(|_| page(&started))).await;
+        assert!(many.iter().all(|v| Arc::ptr_eq(v, &many[0])), "made once");
+        let small = Kept::with_running(1_000, Duration::from_secs(600));
+        let many = futures::future::join_all((0..8).map(|_| page(&small))).await;
+        assert!(many.iter().all(|v| done(v) == 3));
+        assert!(!Arc::ptr_eq(&many[0], &many[1]), "each made its own");
+        assert!(matches!(small.running().get(id).unwrap().size, Size::Small));
 
         // Past `fresh`: made again.
         let stale = Kept::with_running(1, Duration::ZERO);
