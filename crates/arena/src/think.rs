@@ -22,24 +22,35 @@ pub async fn act_blocking<G: Game>(
     let fallback = legal.first().copied();
     let lent = std::mem::replace(strategy, Box::new(RandomBot));
     let mut r = std::mem::replace(rng, bot_rng(0));
-    let task = tokio::task::spawn_blocking(move || {
+    let task = off_runtime(move || {
         let mut s = lent;
         let t = Instant::now();
         let a = s.act(&obs, &legal, &mut r);
         (s, r, a, t.elapsed())
     });
     match task.await {
-        Ok((s, r, a, took)) => {
+        Some((s, r, a, took)) => {
             *strategy = s;
             *rng = r;
             (a, took)
         }
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         // Only when the runtime shuts down: the game is being dropped.
-        Err(_) => match fallback {
+        None => match fallback {
             Some(a) => (a, Duration::ZERO),
             None => panic!("act_blocking needs at least one legal action"),
         },
+    }
+}
+
+/// Runs `f` on Tokio's blocking pool and gives its result, without holding
+/// up the async worker meanwhile; a panic in `f` goes on in the caller, as
+/// a direct call's would. `None` only when the runtime shuts down before
+/// `f` could start.
+pub async fn off_runtime<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(v) => Some(v),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => None,
     }
 }
 
@@ -104,5 +115,18 @@ mod tests {
         let obs = g.observation(Seat(0));
         let (b, _) = act_blocking(&mut s, obs, legal.clone(), &mut rng).await;
         assert_eq!(b, legal[legal.len() - 1]);
+    }
+
+    #[tokio::test]
+    async fn off_the_runtime_is_another_thread_and_a_panic_goes_on_in_the_caller() {
+        use futures::FutureExt;
+        let here = std::thread::current().id();
+        let there = off_runtime(|| std::thread::current().id()).await.unwrap();
+        assert_ne!(here, there);
+        let panicked = std::panic::AssertUnwindSafe(off_runtime(|| panic!("in the assembly")))
+            .catch_unwind()
+            .await
+            .unwrap_err();
+        assert_eq!(panicked.downcast_ref::<&str>(), Some(&"in the assembly"));
     }
 }

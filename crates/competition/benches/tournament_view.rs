@@ -177,7 +177,8 @@ fn read_and_assemble(c: &mut Criterion) {
 /// `croupier serve --threads 1`) sleeps 1 ms again and again, and each
 /// "time" criterion reports is the longest it woke late during one page's
 /// making. `assembled_here` puts the page together on that worker, as
-/// every page was before 7 Dec 2026; `view` is the server's own path
+/// every page was before 7 Dec 2026 (its rows read as the store reads them
+/// now, yielding every 128); `view` is the server's own path
 /// ([`view::view`], off the runtime for a tournament this big);
 /// `idle_10ms` is the timer alone, for 10 ms with nothing else to run.
 fn held_up(c: &mut Criterion) {

@@ -433,7 +433,14 @@ async fn show(State(state): State<Arc<Services>>, Path(name): Path<String>) -> R
     let store = state.hub.store();
     match store.tournaments().tournament_by_name(&name).await {
         Ok(Some(t)) => match state.kept.view(store.as_ref(), t).await {
-            Ok(v) => Json(v.as_ref()).into_response(),
+            Ok(v) => croupier_web::tournaments::json_twin(&v)
+                .await
+                .unwrap_or_else(|| {
+                    fail(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the tournament cannot be written as JSON",
+                    )
+                }),
             Err(e) => store_failed(e),
         },
         Ok(None) => fail(StatusCode::NOT_FOUND, format!("no tournament '{name}'")),

@@ -18,13 +18,14 @@
 //! row stays the same (its round, its status), and one request at a time
 //! makes it again, the others for the same tournament waiting to show
 //! what it made. Until a process has made a page of a running tournament,
-//! its size is not known: its first page is made by one request at a time
-//! too, and the others wait for it (if it is big, they show it; if it is
-//! small, each then makes its own). A half-played round-robin of 256 entries (32,768 planned
-//! games) takes about 48 ms to put together (and more to read): made for
-//! each request, a few spectators reloading it would keep the server's
-//! threads busy. (It is put together off the runtime's threads,
-//! [`view::OFF_RUNTIME`], so that it holds up no request meanwhile.)
+//! its size is not known: its first page is made by one request too, and
+//! the others wait for it (if it is big, they show it; if it is small,
+//! each then makes its own). A half-played round-robin of 256 entries
+//! (32,768 planned games) takes about 48 ms to put together (and more to
+//! read): made for each request, a few spectators reloading it would keep
+//! the server's threads busy. (It is put together off the runtime's
+//! threads, [`view::OFF_RUNTIME`], so that it holds up no request
+//! meanwhile.)
 //!
 //! Nothing of it moves on: even the rating that breaks the standings' last
 //! ties is rated from the tournament's own games. Only the winner kept
@@ -44,11 +45,15 @@ use super::view::{self, Brief, TournamentView};
 /// Briefs kept at most (a brief is a few hundred bytes).
 const BRIEFS: usize = 4096;
 /// Tournament pages kept at most (a page lists every game: a cup of 1,000
-/// games is about 300 KiB).
+/// games is about 300 KiB, and about as much again once its JSON twin is
+/// asked for; a round-robin of 256 entries, 65,280 games, about 14 MB
+/// each).
 const VIEWS: usize = 32;
-/// Running tournaments whose size is kept at most (a big one's with its
-/// last page).
+/// Running (and scheduled) tournaments whose size is kept at most.
 const RUNNING: usize = 64;
+/// Big running tournaments whose last page is kept at most: when more
+/// are, the one made longest ago forgets its page and its size.
+const RUNNING_PAGES: usize = 8;
 /// A running tournament with this many planned games or more is big: its
 /// page is kept for [`FRESH`].
 pub const BIG: usize = 2_000;
@@ -68,17 +73,19 @@ struct Running {
 /// A running tournament's size, from its last page.
 #[derive(Debug, Clone)]
 enum Size {
-    /// No page of it made yet (since this process started, or since the
-    /// shelf made room).
+    /// No page of it made yet (since this process started, or since it
+    /// was forgotten to make room).
     Unknown,
     /// Under [`BIG`] planned games: each request makes its own page.
     Small,
-    /// The last page, and when its making began.
+    /// The last page, when its making began and when it ended.
     Big {
         page: Arc<TournamentView>,
         began: Instant,
+        ended: Instant,
     },
 }
+
 /// The kept briefs and pages of one server process.
 #[derive(Debug)]
 pub struct Kept {
@@ -136,6 +143,42 @@ impl<V: Clone> Shelf<V> {
         }
         self.items.insert(id, (self.next, value));
         self.next += 1;
+    }
+}
+
+impl Shelf<Running> {
+    /// Keeps what a page made of running tournament `id` showed of its
+    /// size, unless the tournament has been forgotten meanwhile (it
+    /// finished, or made room): a small one's only if it was not known
+    /// as small already, so that many requests to it do not keep it ahead
+    /// of big ones. Past [`RUNNING_PAGES`] big ones, the one made longest
+    /// ago forgets its page.
+    fn learn(&mut self, id: TournamentId, size: Size) {
+        let Some((_, known)) = self.items.get(&id) else {
+            return;
+        };
+        if matches!((&known.size, &size), (Size::Small, Size::Small)) {
+            return;
+        }
+        // The lock stays the tournament's (a request may be waiting on it).
+        let making = Arc::clone(&known.making);
+        self.keep(RUNNING, id, Running { size, making });
+        let mut big: Vec<(Instant, TournamentId)> = self
+            .items
+            .iter()
+            .filter_map(|(id, (_, r))| match r.size {
+                Size::Big { ended, .. } => Some((ended, *id)),
+                _ => None,
+            })
+            .collect();
+        if big.len() > RUNNING_PAGES {
+            big.sort_unstable();
+            for (_, id) in &big[..big.len() - RUNNING_PAGES] {
+                if let Some((_, r)) = self.items.get_mut(id) {
+                    r.size = Size::Unknown;
+                }
+            }
+        }
     }
 }
 
@@ -215,19 +258,24 @@ impl Kept {
     /// last page listed [`BIG`] planned games or more) and that page's
     /// making began less than [`FRESH`] ago, from the same row of the
     /// tournament. A big tournament's page, and the first page of one whose
-    /// size is not known yet, is made by one request at a time: one that
-    /// waited for it shows the page just made if it is big, and makes its
-    /// own at once if it is small.
+    /// size is not known yet, is made by one request while the others
+    /// wait: they show the page made if it is big, and each makes its own
+    /// if it is small, from another row of the tournament, or if that
+    /// making failed.
     async fn running_view(
         &self,
         store: &dyn Store,
         t: TournamentRow,
     ) -> Result<Arc<TournamentView>, StoreError> {
         let id = t.id;
-        let fresh = |r: &Running| match &r.size {
-            Size::Big { page, began } => {
-                (began.elapsed() < self.fresh && page.tournament == t).then(|| Arc::clone(page))
-            }
+        let arrived = Instant::now();
+        // The last page, if it may be shown: made from the same row, and
+        // begun less than `fresh` ago or (to one that waited) made since
+        // this request came.
+        let shown = |r: &Running, waited: bool| match &r.size {
+            Size::Big { page, began, ended } => (page.tournament == t
+                && (began.elapsed() < self.fresh || waited && *ended >= arrived))
+                .then(|| Arc::clone(page)),
             _ => None,
         };
         let known = {
@@ -244,21 +292,25 @@ impl Kept {
                 }
             }
         };
-        if let Some(page) = fresh(&known) {
+        if let Some(page) = shown(&known, false) {
             return Ok(page);
         }
         let _making = match known.size {
             Size::Small => None,
             Size::Unknown | Size::Big { .. } => {
-                let making = Arc::clone(&known.making).lock_owned().await;
-                // Made meanwhile by the request this one waited for?
-                match self.running().get(id) {
-                    Some(r) if matches!(r.size, Size::Small) => None,
-                    Some(r) => match fresh(&r) {
-                        Some(page) => return Ok(page),
-                        None => Some(making),
-                    },
-                    None => Some(making),
+                match Arc::clone(&known.making).try_lock_owned() {
+                    Ok(making) => Some(making),
+                    Err(_) => {
+                        // Another request is making it: wait for that page.
+                        drop(Arc::clone(&known.making).lock_owned().await);
+                        let made = self.running().get(id).and_then(|r| shown(&r, true));
+                        if let Some(page) = made {
+                            return Ok(page);
+                        }
+                        // Small, from another row, or that making failed:
+                        // this one makes its own, holding up no other.
+                        None
+                    }
                 }
             }
         };
@@ -268,14 +320,12 @@ impl Kept {
             Size::Big {
                 page: Arc::clone(&page),
                 began,
+                ended: Instant::now(),
             }
         } else {
             Size::Small
         };
-        let mut running = self.running();
-        // The lock stays the tournament's (a request may be waiting on it).
-        let making = running.get(id).map_or(known.making, |r| r.making);
-        running.keep(RUNNING, id, Running { size, making });
+        self.running().learn(id, size);
         Ok(page)
     }
 
@@ -350,7 +400,10 @@ mod tests {
         let small = Kept::with_running(1_000, Duration::from_secs(600));
         let many = futures::future::join_all((0..8).map(|_| page(&small))).await;
         assert!(many.iter().all(|v| done(v) == 3));
-        assert!(!Arc::ptr_eq(&many[0], &many[1]), "each made its own");
+        for (i, v) in many.iter().enumerate() {
+            let same = many[..i].iter().any(|w| Arc::ptr_eq(v, w));
+            assert!(!same, "each made its own");
+        }
         assert!(matches!(small.running().get(id).unwrap().size, Size::Small));
 
         // Past `fresh`: made again.
@@ -363,6 +416,59 @@ mod tests {
         assert!(ts.end_tournament(id, "finished", "t1", None).await.unwrap());
         assert_eq!(done(&page(&big).await), 3);
         assert!(!big.running().items.contains_key(&id));
+    }
+
+    #[test]
+    fn what_is_learnt_keeps_eight_big_pages_and_brings_back_no_tournament() {
+        use crate::tournaments::test_games::{cup, named};
+        let page = Arc::new(view::assemble(
+            cup("round-robin", 1, 1, "running"),
+            &named(&["a", "b"]),
+            &[],
+        ));
+        let big = || Size::Big {
+            page: Arc::clone(&page),
+            began: Instant::now(),
+            ended: Instant::now(),
+        };
+        let unknown = || Running {
+            size: Size::Unknown,
+            making: Arc::default(),
+        };
+        let mut shelf = Shelf::default();
+        // Not known (finished, or forgotten to make room): not brought back.
+        shelf.learn(1, big());
+        assert!(shelf.items.is_empty());
+        let count = |shelf: &Shelf<Running>, f: fn(&Size) -> bool| {
+            shelf.items.values().filter(|(_, r)| f(&r.size)).count()
+        };
+        for id in 0..12 {
+            shelf.keep(RUNNING, id, unknown());
+            shelf.learn(id, big());
+        }
+        assert_eq!(
+            count(&shelf, |s| matches!(s, Size::Big { .. })),
+            RUNNING_PAGES
+        );
+        assert_eq!(
+            count(&shelf, |s| matches!(s, Size::Unknown)),
+            12 - RUNNING_PAGES
+        );
+        // The pages made longest ago were forgotten.
+        for id in 0..12 {
+            let kept = matches!(shelf.get(id).unwrap().size, Size::Big { .. });
+            assert_eq!(kept, id >= (12 - RUNNING_PAGES) as i64, "{id}");
+        }
+        // A small one known as small is not kept again (ahead of the others).
+        shelf.keep(RUNNING, 20, unknown());
+        shelf.learn(20, Size::Small);
+        let at = shelf.items[&20].0;
+        shelf.learn(20, Size::Small);
+        assert_eq!(shelf.items[&20].0, at);
+        // Its lock stays the same through what is learnt.
+        let lock = Arc::clone(&shelf.get(20).unwrap().making);
+        shelf.learn(20, big());
+        assert!(Arc::ptr_eq(&lock, &shelf.get(20).unwrap().making));
     }
 
     #[test]

@@ -101,3 +101,51 @@ pub(crate) fn cup(format: &str, rounds: i64, current_round: i64, status: &str) -
         winner: None,
     }
 }
+
+/// The entries of tournament 1, bots 1, 2, … by name.
+pub(crate) fn named(names: &[&str]) -> Vec<EntryRow> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| EntryRow {
+            tournament_id: 1,
+            frozen: true,
+            ..EntryRow::new(
+                i as i64 + 1,
+                i as i64,
+                *name,
+                croupier_store::BotKind::House,
+            )
+        })
+        .collect()
+}
+
+/// Runs `work` on a runtime of one thread and one blocking thread, and
+/// says whether it let another task run meanwhile, that is, whether it
+/// waited for work sent off the runtime ([`croupier_arena::think::off_runtime`]).
+/// The blocking thread is kept busy until that other task has run, so
+/// that work sent there cannot be done before it, however fast.
+pub(crate) fn yields_to_the_runtime<T>(work: impl std::future::Future<Output = T>) -> (T, bool) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .max_blocking_threads(1)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (open, gate) = std::sync::mpsc::channel::<()>();
+        let gatekeeper = tokio::task::spawn_blocking(move || gate.recv());
+        let ran = Arc::new(AtomicBool::new(false));
+        let other = tokio::spawn({
+            let ran = Arc::clone(&ran);
+            async move {
+                ran.store(true, Ordering::SeqCst);
+                open.send(())
+            }
+        });
+        let out = work.await;
+        let ran = ran.load(Ordering::SeqCst);
+        other.await.unwrap().unwrap();
+        gatekeeper.await.unwrap().unwrap();
+        (out, ran)
+    })
+}

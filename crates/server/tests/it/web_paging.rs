@@ -321,7 +321,8 @@ async fn a_tournament_page_lists_its_games_a_page_at_a_time() {
         (StatusCode::OK, "application/json"),
         "{body}"
     );
-    // Written once and kept with the page: asked again, the same.
+    // The kept page's JSON (written once, `view::json` tests that), asked
+    // again: the same.
     assert_eq!(get(&s.app, "/json/tournaments/cup-1").await.2, body);
     let all: Vec<i64> = serde_json::from_str::<Value>(&body).unwrap()["games"]
         .as_array()

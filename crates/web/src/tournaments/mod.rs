@@ -344,13 +344,21 @@ async fn show(
     match shown.await {
         // Written once per page kept (a big tournament's off the
         // runtime's threads): the twin lists every game and pair.
-        Ok((view, _)) if fmt == Fmt::Json => match view::json_of(&view).await {
-            Some(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
-            None => WebError::Internal.page(fmt),
-        },
+        Ok((view, _)) if fmt == Fmt::Json => json_twin(&view)
+            .await
+            .unwrap_or_else(|| WebError::Internal.page(fmt)),
         Ok((view, page)) => respond(fmt, Ok(view), |v| render(v, page)),
         Err(e) => e.page(fmt),
     }
+}
+
+/// A tournament's page as JSON (the twin, and the API's
+/// `GET /v1/tournaments/{name}`): written once per page kept, a big
+/// tournament's off the runtime's threads ([`view::json_of`]); `None` if it
+/// cannot be written (logged).
+pub async fn json_twin(view: &Arc<TournamentView>) -> Option<Response> {
+    let json = view::json_of(view).await?;
+    Some(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 /// How many pages of [`GAMES_PER_PAGE`] games `games` make (one, when

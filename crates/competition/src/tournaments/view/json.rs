@@ -3,9 +3,10 @@
 //! A kept page (a finished tournament's, or a big running one's for a
 //! moment, [`super::super::kept`]) is shown to many requests; its JSON
 //! twin lists every game and every pair of the crosstable, which for a
-//! round-robin of 256 entries is about 9 ms of writing. Each page writes
-//! it when first asked and keeps the bytes; a big tournament's is
-//! written off the runtime's threads, as its page was put together.
+//! round-robin of 256 entries half played is 6.8 MB, about 9 ms of
+//! writing. Each page writes it when first asked and keeps the bytes; a
+//! big tournament's is written off the runtime's threads, as its page was
+//! put together.
 
 use std::sync::Arc;
 
@@ -15,12 +16,28 @@ use super::{off_runtime, TournamentView, OFF_RUNTIME};
 
 impl TournamentView {
     /// The page as JSON, written when first asked for and kept with the
-    /// page. `None` if it cannot be written (it always can: its values are
-    /// plain numbers and strings).
-    pub fn json(&self) -> Option<Bytes> {
-        self.json
-            .get_or_init(|| serde_json::to_vec(self).ok().map(Bytes::from))
-            .clone()
+    /// page (a clone keeps it too: a page is not changed once made). `None`
+    /// if it cannot be written (logged; it always can: its values are
+    /// plain numbers and strings), and then tried again when next asked.
+    pub(crate) fn json(&self) -> Option<Bytes> {
+        if let Some(json) = self.json.get() {
+            return Some(json.clone());
+        }
+        match serde_json::to_vec(self) {
+            Ok(mut v) => {
+                // `Bytes` keeps a vector's whole room: up to twice its
+                // length, for as long as the page is kept.
+                v.shrink_to_fit();
+                Some(self.json.get_or_init(|| Bytes::from(v)).clone())
+            }
+            Err(e) => {
+                tracing::error!(
+                    tournament = %self.tournament.name,
+                    "the tournament's page cannot be written as JSON: {e}"
+                );
+                None
+            }
+        }
     }
 
     /// Whether [`TournamentView::json`] has been written.
@@ -29,7 +46,7 @@ impl TournamentView {
     }
 }
 
-/// `view`'s JSON ([`TournamentView::json`]), written on tokio's blocking
+/// `view`'s JSON ([`TournamentView::json`]), written on Tokio's blocking
 /// threads the first time for a tournament of [`OFF_RUNTIME`] planned
 /// games or more. `None` if it cannot be written, or when the runtime shuts
 /// down first.
@@ -45,30 +62,29 @@ pub async fn json_of(view: &Arc<TournamentView>) -> Option<Bytes> {
 mod tests {
     use super::*;
     use crate::tournaments::test_games::planned;
-    use croupier_store::tournaments::EntryRow;
 
     fn page(games: usize) -> Arc<TournamentView> {
         let t = crate::tournaments::test_games::cup("round-robin", 1, 1, "running");
-        let entries = [1, 2].map(|b| EntryRow {
-            tournament_id: 1,
-            frozen: true,
-            ..EntryRow::new(b, b, format!("bot{b}"), croupier_store::BotKind::House)
-        });
+        let entries = crate::tournaments::test_games::named(&["a", "b"]);
         let games: Vec<_> = (0..games)
             .map(|i| planned(1, ["1,2", "2,1"][i % 2], "pending"))
             .collect();
         Arc::new(super::super::assemble(t, &entries, &games))
     }
 
-    #[tokio::test]
-    async fn a_pages_json_is_written_once_and_is_its_serialisation() {
-        for games in [3, OFF_RUNTIME] {
+    #[test]
+    fn a_pages_json_is_written_once_and_is_its_serialisation() {
+        use crate::tournaments::test_games::yields_to_the_runtime;
+        for (games, elsewhere) in [(3, false), (OFF_RUNTIME, true)] {
             let v = page(games);
             assert!(!v.json_written());
-            let first = json_of(&v).await.unwrap();
+            let (first, elsewhere_seen) = yields_to_the_runtime(json_of(&v));
+            assert_eq!(elsewhere_seen, elsewhere, "{games} games");
+            let first = first.unwrap();
             assert_eq!(first, serde_json::to_vec(&*v).unwrap(), "{games} games");
-            let again = json_of(&v).await.unwrap();
-            assert_eq!(first.as_ptr(), again.as_ptr(), "written once");
+            let (again, elsewhere_seen) = yields_to_the_runtime(json_of(&v));
+            assert!(!elsewhere_seen, "written once, read at once");
+            assert_eq!(first.as_ptr(), again.unwrap().as_ptr(), "written once");
             // The kept bytes are not part of the JSON.
             let value: serde_json::Value = serde_json::from_slice(&first).unwrap();
             assert!(value.get("json").is_none());

@@ -9,6 +9,7 @@ use croupier_store::{BotId, Store, StoreError};
 use serde::Serialize;
 use std::collections::HashMap;
 
+use croupier_arena::think::off_runtime;
 use croupier_arena::tournament::rating::{self, Rating};
 
 use super::plan::{self, Places};
@@ -148,7 +149,7 @@ pub struct TournamentView {
     pub byes: Vec<Byes>,
     /// The view as JSON, once written ([`TournamentView::json`]).
     #[serde(skip)]
-    json: std::sync::OnceLock<Option<bytes::Bytes>>,
+    json: std::sync::OnceLock<bytes::Bytes>,
 }
 
 /// A short line for lists.
@@ -417,21 +418,11 @@ async fn put_together(
 }
 
 /// A tournament with this many planned games or more is put together on
-/// a thread of its own ([`off_runtime`]): a round-robin of 64 entries
-/// (2,016 games) takes about 2 ms, one of 256 half played about 48 ms, which
-/// on a runtime thread would hold up every request that thread serves.
+/// Tokio's blocking threads ([`off_runtime`]): a round-robin of 64 entries
+/// half played (2,048 planned games) takes about 2 ms, one of 256 (32,768)
+/// about 48 ms, which on a runtime thread would hold up every request that
+/// thread serves.
 pub const OFF_RUNTIME: usize = 1_000;
-
-/// Runs `f` on tokio's blocking threads and gives its result; a panic in
-/// `f` goes on in the caller, as a direct call's would. `None` only when
-/// the runtime is shutting down before `f` could start.
-pub async fn off_runtime<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(v) => Some(v),
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(_) => None,
-    }
-}
 
 /// Everything about tournament `t`, from its entries and planned games
 /// (as [`view`] reads them).

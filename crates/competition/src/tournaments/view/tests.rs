@@ -1,5 +1,5 @@
 use super::*;
-use crate::tournaments::test_games::cup;
+use crate::tournaments::test_games::{cup, named};
 
 #[test]
 fn a_bot_without_a_table_has_a_bye_that_round() {
@@ -28,24 +28,6 @@ fn a_bot_without_a_table_has_a_bye_that_round() {
         (byes[0].round, byes[0].bots.clone()),
         (1, vec!["c".to_string()])
     );
-}
-
-/// The entries of tournament 1, bots 1, 2, … by name.
-fn named(names: &[&str]) -> Vec<EntryRow> {
-    names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| EntryRow {
-            tournament_id: 1,
-            frozen: true,
-            ..EntryRow::new(
-                i as i64 + 1,
-                i as i64,
-                *name,
-                croupier_store::BotKind::House,
-            )
-        })
-        .collect()
 }
 
 /// A finished round-robin of three: `dead` and `random` each beat
@@ -239,10 +221,8 @@ fn rounded(v: serde_json::Value) -> serde_json::Value {
     }
 }
 
-#[tokio::test]
-async fn a_big_tournament_is_put_together_off_the_runtime_as_it_would_be_on_it() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
+#[test]
+fn a_big_tournament_is_put_together_off_the_runtime_as_it_would_be_on_it() {
     let game = crate::tournaments::test_games::planned;
     let (small, big) = (OFF_RUNTIME - 1, OFF_RUNTIME);
     for (n, elsewhere) in [(small, false), (big, true)] {
@@ -252,30 +232,11 @@ async fn a_big_tournament_is_put_together_off_the_runtime_as_it_would_be_on_it()
             .map(|i| game(1, ["1,2", "2,1"][i % 2], ["done", "pending"][i % 3 / 2]))
             .collect();
         let whole = assemble(t.clone(), &entries, &games);
-        // On this test's one thread, another task runs only while the
-        // page is put together elsewhere.
-        let ran = Arc::new(AtomicBool::new(false));
-        let other = tokio::spawn({
-            let ran = Arc::clone(&ran);
-            async move { ran.store(true, Ordering::SeqCst) }
-        });
-        let page = put_together(t, entries, games).await.unwrap();
-        assert_eq!(ran.load(Ordering::SeqCst), elsewhere, "{n} games");
-        other.await.unwrap();
+        let (page, elsewhere_seen) =
+            crate::tournaments::test_games::yields_to_the_runtime(put_together(t, entries, games));
+        let page = page.unwrap();
+        assert_eq!(elsewhere_seen, elsewhere, "{n} games");
         let json = |v: &TournamentView| serde_json::to_value(v).unwrap();
         assert_eq!(json(&page), json(&whole));
     }
-}
-
-#[tokio::test]
-async fn off_the_runtime_is_another_thread_and_a_panic_goes_on_in_the_caller() {
-    use futures::FutureExt;
-    let here = std::thread::current().id();
-    let there = off_runtime(|| std::thread::current().id()).await.unwrap();
-    assert_ne!(here, there);
-    let panicked = std::panic::AssertUnwindSafe(off_runtime(|| panic!("in the assembly")))
-        .catch_unwind()
-        .await
-        .unwrap_err();
-    assert_eq!(panicked.downcast_ref::<&str>(), Some(&"in the assembly"));
 }
