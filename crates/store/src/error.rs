@@ -35,7 +35,7 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// The store's writer task has stopped, or work for a read could not
     /// start: the runtime is shutting down.
-    #[error("the store has stopped: its runtime is shutting down")]
+    #[error("the store has stopped (or its runtime is shutting down)")]
     Closed,
     /// The store's writer thread could not be started.
     #[error("cannot start the store's writer thread: {0}")]

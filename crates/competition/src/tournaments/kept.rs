@@ -17,7 +17,8 @@
 //! for up to [`FRESH`] from when its making began, while the tournament's
 //! row stays the same (its round, its status), and one request at a time
 //! makes it again, the others for the same tournament waiting to show
-//! what it made. Until a process has made a page of a running tournament,
+//! what it made (even if its making took longer than [`FRESH`]; at most
+//! [`RUNNING_PAGES`] big tournaments' pages are kept). Until a process has made a page of a running tournament,
 //! its size is not known: its first page is made by one request too, and
 //! the others wait for it (if it is big, they show it; if it is small,
 //! each then makes its own). A half-played round-robin of 256 entries
@@ -45,9 +46,9 @@ use super::view::{self, Brief, TournamentView};
 /// Briefs kept at most (a brief is a few hundred bytes).
 const BRIEFS: usize = 4096;
 /// Tournament pages kept at most (a page lists every game: a cup of 1,000
-/// games is about 300 KiB, and about as much again once its JSON twin is
-/// asked for; a round-robin of 256 entries, 65,280 games, about 14 MB
-/// each).
+/// games is about 300 KiB, and its JSON twin, kept with it once asked
+/// for, about as much again; a finished round-robin of 256 entries, 65,280
+/// games, has a JSON twin of about 14 MB).
 const VIEWS: usize = 32;
 /// Running (and scheduled) tournaments whose size is kept at most.
 const RUNNING: usize = 64;
@@ -55,8 +56,9 @@ const RUNNING: usize = 64;
 /// are, the one made longest ago forgets its page and its size.
 const RUNNING_PAGES: usize = 8;
 /// A running tournament with this many planned games or more is big: its
-/// page is kept for [`FRESH`].
+/// page is kept for [`FRESH`] (and put together off the runtime's threads).
 pub const BIG: usize = 2_000;
+const _: () = assert!(BIG >= view::OFF_RUNTIME);
 /// How long a big running tournament's page is shown once made.
 pub const FRESH: Duration = Duration::from_secs(1);
 
@@ -147,17 +149,26 @@ impl<V: Clone> Shelf<V> {
 }
 
 impl Shelf<Running> {
-    /// Keeps what a page made of running tournament `id` showed of its
-    /// size, unless the tournament has been forgotten meanwhile (it
-    /// finished, or made room): a small one's only if it was not known
-    /// as small already, so that many requests to it do not keep it ahead
-    /// of big ones. Past [`RUNNING_PAGES`] big ones, the one made longest
-    /// ago forgets its page.
+    /// Keeps what a page of running tournament `id` showed of its size, unless the tournament has been
+    /// forgotten meanwhile (it finished, or made room) or a later page is
+    /// kept; a small one's only if it was not known as small already, so
+    /// that many requests to it do not keep it ahead of big ones. Past
+    /// [`RUNNING_PAGES`] big ones, the one made longest ago forgets its
+    /// page.
     fn learn(&mut self, id: TournamentId, size: Size) {
         let Some((_, known)) = self.items.get(&id) else {
             return;
         };
-        if matches!((&known.size, &size), (Size::Small, Size::Small)) {
+        let older = match (&known.size, &size) {
+            // A tournament's planned games never go: a small page after a
+            // big one, or a big one begun before it, was made earlier.
+            (Size::Big { .. }, Size::Small) => true,
+            (Size::Big { began: last, .. }, Size::Big { began, .. }) => began < last,
+            (Size::Big { .. }, Size::Unknown) => false,
+            (Size::Small, Size::Small) => true,
+            _ => false,
+        };
+        if older {
             return;
         }
         // The lock stays the tournament's (a request may be waiting on it).
@@ -298,19 +309,18 @@ impl Kept {
         let _making = match known.size {
             Size::Small => None,
             Size::Unknown | Size::Big { .. } => {
-                match Arc::clone(&known.making).try_lock_owned() {
-                    Ok(making) => Some(making),
-                    Err(_) => {
-                        // Another request is making it: wait for that page.
-                        drop(Arc::clone(&known.making).lock_owned().await);
-                        let made = self.running().get(id).and_then(|r| shown(&r, true));
-                        if let Some(page) = made {
-                            return Ok(page);
-                        }
-                        // Small, from another row, or that making failed:
-                        // this one makes its own, holding up no other.
-                        None
-                    }
+                let making = Arc::clone(&known.making).lock_owned().await;
+                // Made by a request this one waited for?
+                let now = self.running().get(id);
+                if let Some(page) = now.as_ref().and_then(|r| shown(r, true)) {
+                    return Ok(page);
+                }
+                match now.map(|r| r.size) {
+                    // Small: each request makes its own.
+                    Some(Size::Small) => None,
+                    // Not made yet, from another row, or that making
+                    // failed: this one makes it, the others waiting.
+                    _ => Some(making),
                 }
             }
         };
@@ -406,10 +416,26 @@ mod tests {
         }
         assert!(matches!(small.running().get(id).unwrap().size, Size::Small));
 
-        // Past `fresh`: made again.
+        // Past `fresh`: made again; but the requests that waited for that
+        // making show its page, however long it took.
         let stale = Kept::with_running(1, Duration::ZERO);
         let first = page(&stale).await;
         assert!(!Arc::ptr_eq(&first, &page(&stale).await));
+        // (The making's lock is held until all eight have come: else the
+        // first could end its making, its reads answered at once, before
+        // the others came, and they would make it again.)
+        let row = ts.tournament(id).await.unwrap().unwrap();
+        let making = Arc::clone(&stale.running().get(id).unwrap().making);
+        let held = making.lock_owned().await;
+        let requests =
+            futures::future::join_all((0..8).map(|_| stale.view(store.as_ref(), row.clone())));
+        let release = async move {
+            tokio::task::yield_now().await;
+            drop(held);
+        };
+        let (many, ()) = futures::future::join(requests, release).await;
+        let many: Vec<_> = many.into_iter().map(Result::unwrap).collect();
+        assert!(many.iter().all(|v| Arc::ptr_eq(v, &many[0])), "made once");
 
         // Once it is over, its last page while it ran goes.
         assert!(big.running().items.contains_key(&id));
@@ -467,8 +493,19 @@ mod tests {
         assert_eq!(shelf.items[&20].0, at);
         // Its lock stays the same through what is learnt.
         let lock = Arc::clone(&shelf.get(20).unwrap().making);
-        shelf.learn(20, big());
+        let earlier = big();
+        std::thread::sleep(Duration::from_millis(2));
+        let later = big();
+        let began = |s: &Size| match s {
+            Size::Big { began, .. } => Some(*began),
+            _ => None,
+        };
+        shelf.learn(20, later.clone());
         assert!(Arc::ptr_eq(&lock, &shelf.get(20).unwrap().making));
+        // A page begun earlier, small or big, does not replace it.
+        shelf.learn(20, Size::Small);
+        shelf.learn(20, earlier);
+        assert_eq!(began(&shelf.get(20).unwrap().size), began(&later));
     }
 
     #[test]

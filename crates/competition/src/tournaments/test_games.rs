@@ -121,10 +121,12 @@ pub(crate) fn named(names: &[&str]) -> Vec<EntryRow> {
 }
 
 /// Runs `work` on a runtime of one thread and one blocking thread, and
-/// says whether it let another task run meanwhile, that is, whether it
-/// waited for work sent off the runtime ([`croupier_arena::think::off_runtime`]).
-/// The blocking thread is kept busy until that other task has run, so
-/// that work sent there cannot be done before it, however fast.
+/// says whether it let another task run meanwhile: for work that awaits
+/// nothing else, whether it waited for work sent off the runtime
+/// ([`croupier_arena::think::off_runtime`]). The blocking thread is kept
+/// busy until that other task has run (Tokio runs blocking work in the
+/// order it was sent), so that work sent there cannot be done before it,
+/// however fast.
 pub(crate) fn yields_to_the_runtime<T>(work: impl std::future::Future<Output = T>) -> (T, bool) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let rt = tokio::runtime::Builder::new_current_thread()

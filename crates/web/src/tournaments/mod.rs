@@ -354,10 +354,10 @@ async fn show(
 
 /// A tournament's page as JSON (the twin, and the API's
 /// `GET /v1/tournaments/{name}`): written once per page kept, a big
-/// tournament's off the runtime's threads ([`view::json_of`]); `None` if it
-/// cannot be written (logged).
+/// tournament's off the runtime's threads ([`view::json::json_of`]); `None` if it
+/// cannot be written (logged) or the runtime is shutting down.
 pub async fn json_twin(view: &Arc<TournamentView>) -> Option<Response> {
-    let json = view::json_of(view).await?;
+    let json = view::json::json_of(view).await?;
     Some(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 

@@ -19,16 +19,24 @@ impl TournamentView {
     /// page (a clone keeps it too: a page is not changed once made). `None`
     /// if it cannot be written (logged; it always can: its values are
     /// plain numbers and strings), and then tried again when next asked.
-    pub(crate) fn json(&self) -> Option<Bytes> {
+    fn json(&self) -> Option<Bytes> {
         if let Some(json) = self.json.get() {
             return Some(json.clone());
         }
+        let json = self.write_json()?;
+        // Another request may have written it meanwhile: the same bytes.
+        let _ = self.json.set(json.clone());
+        Some(json)
+    }
+
+    /// The page written as JSON, shrunk to its length (`Bytes` keeps a
+    /// vector's whole room, up to twice its length, for as long as the
+    /// page is kept).
+    fn write_json(&self) -> Option<Bytes> {
         match serde_json::to_vec(self) {
             Ok(mut v) => {
-                // `Bytes` keeps a vector's whole room: up to twice its
-                // length, for as long as the page is kept.
                 v.shrink_to_fit();
-                Some(self.json.get_or_init(|| Bytes::from(v)).clone())
+                Some(Bytes::from(v))
             }
             Err(e) => {
                 tracing::error!(
@@ -39,23 +47,25 @@ impl TournamentView {
             }
         }
     }
-
-    /// Whether [`TournamentView::json`] has been written.
-    fn json_written(&self) -> bool {
-        self.json.get().is_some()
-    }
 }
 
-/// `view`'s JSON ([`TournamentView::json`]), written on Tokio's blocking
-/// threads the first time for a tournament of [`OFF_RUNTIME`] planned
-/// games or more. `None` if it cannot be written, or when the runtime shuts
-/// down first.
+/// `view`'s JSON ([`TournamentView::json`]). The first time for a
+/// tournament of [`OFF_RUNTIME`] planned games or more, it is written on
+/// Tokio's blocking threads, once however many requests ask meanwhile
+/// (they wait for it). `None` if it cannot be written (logged), or when the
+/// runtime shuts down first.
 pub async fn json_of(view: &Arc<TournamentView>) -> Option<Bytes> {
-    if view.json_written() || view.games.len() < OFF_RUNTIME {
+    if view.games.len() < OFF_RUNTIME {
         return view.json();
     }
     let v = Arc::clone(view);
-    off_runtime(move || v.json()).await.flatten()
+    let write = || async move {
+        off_runtime(move || v.write_json())
+            .await
+            .flatten()
+            .ok_or(())
+    };
+    view.json.get_or_try_init(write).await.ok().cloned()
 }
 
 #[cfg(test)]
@@ -77,7 +87,7 @@ mod tests {
         use crate::tournaments::test_games::yields_to_the_runtime;
         for (games, elsewhere) in [(3, false), (OFF_RUNTIME, true)] {
             let v = page(games);
-            assert!(!v.json_written());
+            assert!(v.json.get().is_none());
             let (first, elsewhere_seen) = yields_to_the_runtime(json_of(&v));
             assert_eq!(elsewhere_seen, elsewhere, "{games} games");
             let first = first.unwrap();
@@ -90,5 +100,13 @@ mod tests {
             assert!(value.get("json").is_none());
             assert_eq!(value["games"].as_array().unwrap().len(), games);
         }
+    }
+
+    #[tokio::test]
+    async fn a_big_pages_json_is_written_once_for_many_requests_at_once() {
+        let v = page(OFF_RUNTIME);
+        let all = futures::future::join_all((0..8).map(|_| json_of(&v))).await;
+        let first = all[0].as_ref().unwrap().as_ptr();
+        assert!(all.iter().all(|j| j.as_ref().unwrap().as_ptr() == first));
     }
 }

@@ -14,8 +14,7 @@ use croupier_arena::tournament::rating::{self, Rating};
 
 use super::plan::{self, Places};
 
-mod json;
-pub use json::json_of;
+pub mod json;
 
 /// Progress of a tournament.
 #[derive(Debug, Clone, Serialize)]
@@ -149,7 +148,7 @@ pub struct TournamentView {
     pub byes: Vec<Byes>,
     /// The view as JSON, once written ([`TournamentView::json`]).
     #[serde(skip)]
-    json: std::sync::OnceLock<bytes::Bytes>,
+    json: tokio::sync::OnceCell<bytes::Bytes>,
 }
 
 /// A short line for lists.
@@ -423,7 +422,8 @@ async fn put_together(
 /// about 48 ms, which on a runtime thread would hold up every request that
 /// thread serves. A cup of 1,000 games (about 1 ms) is put together where
 /// it is asked for: sent to the blocking threads, the pages of
-/// `croupier bench web` held about 10 MiB more (those threads' heaps).
+/// `croupier bench web` held about 10 MiB more resident memory (the
+/// blocking threads' own heaps, I suppose; not measured apart).
 pub const OFF_RUNTIME: usize = 2_000;
 
 /// Everything about tournament `t`, from its entries and planned games
@@ -471,7 +471,7 @@ pub fn assemble(
             .collect(),
         byes,
         tournament: t,
-        json: std::sync::OnceLock::new(),
+        json: tokio::sync::OnceCell::new(),
     }
 }
 
