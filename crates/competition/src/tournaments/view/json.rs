@@ -15,23 +15,10 @@ use bytes::Bytes;
 use super::{off_runtime, TournamentView, OFF_RUNTIME};
 
 impl TournamentView {
-    /// The page as JSON, written when first asked for and kept with the
-    /// page (a clone keeps it too: a page is not changed once made). `None`
-    /// if it cannot be written (logged; it always can: its values are
-    /// plain numbers and strings), and then tried again when next asked.
-    fn json(&self) -> Option<Bytes> {
-        if let Some(json) = self.json.get() {
-            return Some(json.clone());
-        }
-        let json = self.write_json()?;
-        // Another request may have written it meanwhile: the same bytes.
-        let _ = self.json.set(json.clone());
-        Some(json)
-    }
-
     /// The page written as JSON, shrunk to its length (`Bytes` keeps a
     /// vector's whole room, up to twice its length, for as long as the
-    /// page is kept).
+    /// page is kept). `None` if it cannot be written (logged; it always
+    /// can: its values are plain numbers and strings).
     fn write_json(&self) -> Option<Bytes> {
         match serde_json::to_vec(self) {
             Ok(mut v) => {
@@ -49,17 +36,18 @@ impl TournamentView {
     }
 }
 
-/// `view`'s JSON ([`TournamentView::json`]). The first time for a
-/// tournament of [`OFF_RUNTIME`] planned games or more, it is written on
-/// Tokio's blocking threads, once however many requests ask meanwhile
-/// (they wait for it). `None` if it cannot be written (logged), or when the
-/// runtime shuts down first.
+/// `view`'s JSON, written when first asked for and kept with the page (a
+/// clone keeps it too: a page is not changed once made), once however
+/// many requests ask meanwhile (they wait for it). A tournament of
+/// [`OFF_RUNTIME`] planned games or more has it written on Tokio's
+/// blocking threads. `None` if it cannot be written (logged; then tried
+/// again when next asked), or when the runtime shuts down first.
 pub async fn json_of(view: &Arc<TournamentView>) -> Option<Bytes> {
-    if view.games.len() < OFF_RUNTIME {
-        return view.json();
-    }
-    let v = Arc::clone(view);
-    let write = || async move {
+    let write = || async {
+        if view.games.len() < OFF_RUNTIME {
+            return view.write_json().ok_or(());
+        }
+        let v = Arc::clone(view);
         off_runtime(move || v.write_json())
             .await
             .flatten()

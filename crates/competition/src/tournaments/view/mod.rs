@@ -146,7 +146,7 @@ pub struct TournamentView {
     pub games: Vec<Game>,
     /// Byes, by round.
     pub byes: Vec<Byes>,
-    /// The view as JSON, once written ([`TournamentView::json`]).
+    /// The view as JSON, once written ([`json::json_of`]).
     #[serde(skip)]
     json: tokio::sync::OnceCell<bytes::Bytes>,
 }
