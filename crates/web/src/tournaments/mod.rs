@@ -325,12 +325,18 @@ async fn show(
     Query(q): Query<HashMap<String, String>>,
     fmt: Fmt,
 ) -> Response {
-    let shown = async {
-        let view = show_data(&state, &name).await?;
-        // The JSON twin has every game: the page is the HTML page's.
-        if fmt == Fmt::Json {
-            return Ok((view, 1));
-        }
+    let view = match show_data(&state, &name).await {
+        Ok(view) => view,
+        Err(e) => return e.page(fmt),
+    };
+    // The JSON twin has every game (and every pair), written once per page
+    // kept: the page is the HTML page's.
+    if fmt == Fmt::Json {
+        return json_twin(&view)
+            .await
+            .unwrap_or_else(|| WebError::Internal.page(fmt));
+    }
+    let page = || {
         let page = crate::games_list::number(&q, "games", "page of games")?.unwrap_or(1);
         let pages = games_pages(view.games.len());
         if page > pages {
@@ -339,15 +345,10 @@ async fn show(
                 if pages == 1 { "" } else { "s" }
             )));
         }
-        Ok((view, page))
+        Ok(page)
     };
-    match shown.await {
-        // Written once per page kept (a big tournament's off the
-        // runtime's threads): the twin lists every game and pair.
-        Ok((view, _)) if fmt == Fmt::Json => json_twin(&view)
-            .await
-            .unwrap_or_else(|| WebError::Internal.page(fmt)),
-        Ok((view, page)) => respond(fmt, Ok(view), |v| render(v, page)),
+    match page() {
+        Ok(page) => respond(fmt, Ok(view), |v| render(v, page)),
         Err(e) => e.page(fmt),
     }
 }
