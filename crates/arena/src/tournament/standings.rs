@@ -268,9 +268,10 @@ impl Standings {
             bye: false,
         };
         let mut cells = vec![vec![none; self.rounds.len()]; self.n];
+        let mut seen = vec![false; self.n];
         for (k, r) in self.rounds.iter().enumerate() {
             // Each player's first table of the round, unless it had a bye.
-            let mut seen = vec![false; self.n];
+            seen.fill(false);
             for &p in &r.byes {
                 if p < self.n && !seen[p] {
                     seen[p] = true;
