@@ -150,12 +150,17 @@ async fn planned(n: usize, dir: &std::path::Path) -> (std::sync::Arc<dyn Store>,
     (store, t)
 }
 
-fn read_and_assemble(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+/// A runtime of `workers` threads, as `croupier serve --threads N`.
+fn runtime(workers: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+fn read_and_assemble(c: &mut Criterion) {
+    let rt = runtime(2);
     let dir = tempfile::tempdir().unwrap();
     let (store, t) = rt.block_on(planned(256, dir.path()));
     let mut group = c.benchmark_group("tournament_view");
@@ -185,11 +190,7 @@ fn held_up(c: &mut Criterion) {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime(1);
     let dir = tempfile::tempdir().unwrap();
     let (store, t) = rt.block_on(planned(256, dir.path()));
     let latest = Arc::new(AtomicU64::new(0));

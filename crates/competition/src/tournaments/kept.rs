@@ -18,10 +18,10 @@
 //! row stays the same (its round, its status), and one request at a time
 //! makes it again, the others for the same tournament waiting to show
 //! what it made (even if its making took longer than [`FRESH`]; at most
-//! [`RUNNING_PAGES`] big tournaments' pages are kept). Until a process has made a page of a running tournament,
-//! its size is not known: its first page is made by one request too, and
-//! the others wait for it (if it is big, they show it; if it is small,
-//! each then makes its own). A half-played round-robin of 256 entries
+//! [`RUNNING_PAGES`] big tournaments' pages are kept). Until a process
+//! has made a page of a running tournament, its size is not known: its
+//! first page is made by one request too, and the others wait for it (if
+//! it is big, they show it; if it is small, each then makes its own). A half-played round-robin of 256 entries
 //! (32,768 planned games) takes about 48 ms to put together (and more to
 //! read): made for each request, a few spectators reloading it would keep
 //! the server's threads busy. (It is put together off the runtime's
@@ -149,9 +149,9 @@ impl<V: Clone> Shelf<V> {
 }
 
 impl Shelf<Running> {
-    /// Keeps what a page of running tournament `id` showed of its size, unless the tournament has been
-    /// forgotten meanwhile (it finished, or made room) or a later page is
-    /// kept; a small one's only if it was not known as small already, so
+    /// Keeps what a page of running tournament `id` showed of its size,
+    /// unless the tournament has been forgotten meanwhile (it finished, or
+    /// made room) or a later page is kept; a small one's only if it was not known as small already, so
     /// that many requests to it do not keep it ahead of big ones. Past
     /// [`RUNNING_PAGES`] big ones, the one made longest ago forgets its
     /// page.
@@ -164,7 +164,6 @@ impl Shelf<Running> {
             // big one, or a big one begun before it, was made earlier.
             (Size::Big { .. }, Size::Small) => true,
             (Size::Big { began: last, .. }, Size::Big { began, .. }) => began < last,
-            (Size::Big { .. }, Size::Unknown) => false,
             (Size::Small, Size::Small) => true,
             _ => false,
         };

@@ -110,12 +110,7 @@ pub(crate) fn named(names: &[&str]) -> Vec<EntryRow> {
         .map(|(i, name)| EntryRow {
             tournament_id: 1,
             frozen: true,
-            ..EntryRow::new(
-                i as i64 + 1,
-                i as i64,
-                *name,
-                croupier_store::BotKind::House,
-            )
+            ..EntryRow::new(i as i64 + 1, i as i64, *name, BotKind::House)
         })
         .collect()
 }
