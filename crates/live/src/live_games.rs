@@ -438,8 +438,7 @@ mod tests {
     fn ev(i: usize) -> PublicEvent {
         PublicEvent {
             index: i,
-            event: serde_json::value::to_raw_value(&serde_json::json!({"n": i})).unwrap(),
-            text: format!("event {i}"),
+            event: croupier_arena::watch::Told::of(serde_json::json!({"n": i})),
             to_act: vec![],
             view: None,
             at_ms: 0,

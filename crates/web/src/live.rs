@@ -216,11 +216,15 @@ fn live_view(state: &Services, id: &str) -> Result<LiveView, WebError> {
         match &**m {
             LiveMessage::Start { .. } => {}
             LiveMessage::Event(e) => {
-                out.events.push(LiveEvent {
-                    index: e.index,
-                    text: e.text.clone(),
-                    event: serde_json::from_str(e.event.get()).unwrap_or_default(),
-                });
+                // An event its rules cannot write is left out (reported
+                // when first read: `Told`).
+                if let Some(json) = e.event.json() {
+                    out.events.push(LiveEvent {
+                        index: e.index,
+                        text: e.event.text().to_string(),
+                        event: serde_json::from_str(json.get()).unwrap_or_default(),
+                    });
+                }
                 out.to_act.clone_from(&e.to_act);
                 clock = e.move_ms.map(|ms| e.at_ms + ms);
             }
