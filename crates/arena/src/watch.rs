@@ -47,9 +47,10 @@ pub struct PublicEvent {
 impl Serialize for PublicEvent {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeStruct};
-        let event = self.event.json().ok_or_else(|| {
-            S::Error::custom(format!("event {} cannot be written", self.index))
-        })?;
+        let event = self
+            .event
+            .json()
+            .ok_or_else(|| S::Error::custom(format!("event {} cannot be written", self.index)))?;
         let view = self.view.as_ref().and_then(View::json);
         let mut out = s.serialize_struct("PublicEvent", 7)?;
         out.serialize_field("index", &self.index)?;

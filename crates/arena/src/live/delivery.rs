@@ -34,7 +34,7 @@ pub(super) async fn start<G: Game>(
                 .open_held(&mut p.held, &config.limits, &match_tag)
                 .await
         }
-        false => p.link.open(&config.limits, &match_tag),
+        false => p.link.open_ready(&config.limits, &match_tag).await,
     };
     let mut conn = match opened {
         Ok(conn) => conn,

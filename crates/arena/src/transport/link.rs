@@ -43,6 +43,20 @@ impl Link {
         }
     }
 
+    /// [`Link::open`], for a program through
+    /// [`BotProcess::spawn_ready`]: in a spare sandbox set up ahead of it,
+    /// where its limits ask for one and one is ready.
+    pub async fn open_ready(
+        &self,
+        limits: &ProcessLimits,
+        match_tag: &str,
+    ) -> Result<Box<dyn Conn>, TransportError> {
+        match self {
+            Link::Process(argv) => Ok(Box::new(BotProcess::spawn_ready(argv, limits).await?)),
+            _ => self.open(limits, match_tag),
+        }
+    }
+
     /// Sets up, in the background, the sandbox a program is held in for a
     /// match (started anew each round, or once but kept for the series'
     /// next match; [`BotProcess::hold`]). `None` for other links and

@@ -152,6 +152,9 @@ impl HostedConnector {
                 stderr_keep: STDERR_KEEP,
                 sandbox,
                 cgroup: with_cpus(defaults.cgroup.clone(), cpus),
+                // A server starts hosted bots again and again: a first
+                // start takes a sandbox set up ahead of it.
+                spare_sandboxes: true,
                 ..defaults
             },
             log: Arc::default(),

@@ -88,6 +88,8 @@ pub(super) struct Progress {
     exited: BTreeMap<u64, i32>,
     /// The last reset done, and whether the sandbox came out clear.
     reset: Option<(u64, bool)>,
+    /// The last change of working folder, and whether it was made.
+    entered: Option<(u64, bool)>,
     /// The holder is gone (the sandbox ended).
     pub(super) gone: bool,
 }
@@ -131,6 +133,7 @@ pub(super) async fn listen(out: impl AsyncRead + Unpin, tx: watch::Sender<Progre
         match what {
             "started" => tx.send_modify(|p| p.started = Some((n, value))),
             "reset" => tx.send_modify(|p| p.reset = Some((n, value == 0))),
+            "cd" => tx.send_modify(|p| p.entered = Some((n, value == 0))),
             "exit" => tx.send_modify(|p| {
                 p.exited.insert(n, value);
                 let last = p.started.map_or(0, |(m, _)| m);
@@ -354,7 +357,9 @@ impl Held {
         self.last = Some(argv.to_vec());
         let root = self.child.id().and_then(|p| i32::try_from(p).ok());
         if self.holder.is_none() {
-            self.holder = root.and_then(|r| host_pid(r, HOLDER_PID)).map(Pid::as_raw);
+            self.holder = root
+                .and_then(|r| procstat::host_pid(r, HOLDER_PID))
+                .map(Pid::as_raw);
         }
         let pid = self.find(n, inside, root).await?;
         Ok(Round {
@@ -393,7 +398,11 @@ impl Held {
         let until = tokio::time::Instant::now() + ROUND;
         let mut misses = 0u32;
         loop {
-            if let Some(pid) = self.holder.or(root).and_then(|from| host_pid(from, inside)) {
+            if let Some(pid) = self
+                .holder
+                .or(root)
+                .and_then(|from| procstat::host_pid(from, inside))
+            {
                 if misses > 0 {
                     tracing::debug!("a held round's program found after {misses} misses");
                 }
@@ -452,6 +461,59 @@ impl Held {
                 "the held sandbox was not cleared in time".into(),
             )),
         }
+    }
+
+    /// Has the holder work in `dir` from now on (a spare sandbox's, once
+    /// its program's folders are bound, [`super::spare`]); the first
+    /// order waits for the sandbox's setup, so a spare is known to be
+    /// ready once it has entered its first folder. An error means this
+    /// sandbox can no longer be used.
+    pub(super) async fn enter(&mut self, dir: &Path) -> Result<(), TransportError> {
+        if self.progress.borrow().gone {
+            return Err(TransportError::Io("the held sandbox ended".into()));
+        }
+        let dir = dir
+            .to_str()
+            .filter(|d| !d.contains(['\n', '\r']))
+            .ok_or_else(|| TransportError::Io("a folder the holder cannot be told".into()))?;
+        let n = self.rounds + 1;
+        self.rounds = n;
+        let said = format!("{n} d\n{dir}\n");
+        let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
+        match tokio::time::timeout(SETUP, self.control.write_all(said.as_bytes())).await {
+            Ok(r) => r.map_err(lost)?,
+            Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
+        }
+        let done = self
+            .progress
+            .wait_for(|p| p.gone || p.entered.is_some_and(|(m, _)| m >= n));
+        match tokio::time::timeout(SETUP, done).await {
+            Ok(Ok(p)) => match (p.entered, p.gone) {
+                (Some((m, true)), false) if m == n => Ok(()),
+                (Some((m, false)), false) if m == n => Err(TransportError::Io(format!(
+                    "the held sandbox cannot work in {dir}"
+                ))),
+                _ => Err(TransportError::Io("the held sandbox ended".into())),
+            },
+            Ok(Err(_)) => Err(TransportError::Io(
+                "the held sandbox is no longer watched".into(),
+            )),
+            Err(_) => Err(TransportError::Io(
+                "the held sandbox did not answer in time".into(),
+            )),
+        }
+    }
+
+    /// Whether it can still be used: its holder has not ended, and what
+    /// it says is still read (its listener's runtime still runs).
+    pub(super) fn alive(&self) -> bool {
+        !self.progress.borrow().gone && self.progress.has_changed().is_ok()
+    }
+
+    /// A pidfd of the sandbox's first process, once bubblewrap has named
+    /// it: a handle on its namespaces.
+    pub(super) fn first_process(&self) -> Option<std::sync::Arc<std::os::fd::OwnedFd>> {
+        self.inside.as_ref().and_then(SandboxInfo::pidfd)
     }
 
     /// An error once the holder has used [`Held::worn_at`] of CPU time
@@ -513,6 +575,12 @@ impl Held {
         self.child.id().and_then(|p| i32::try_from(p).ok())
     }
 
+    /// The host pid of the sandbox's first process, once named.
+    #[cfg(test)]
+    pub(super) fn first_pid(&mut self) -> Option<i32> {
+        self.inside.as_mut().and_then(SandboxInfo::first)
+    }
+
     /// Its holder's pid on the host, once a round has found it.
     #[cfg(test)]
     pub(super) fn holder_pid(&self) -> Option<i32> {
@@ -548,39 +616,4 @@ fn make_fifo(p: &Path) -> std::io::Result<()> {
         std::os::unix::fs::chown(p, Some(NOBODY_ID), Some(NOBODY_ID))?;
     }
     Ok(())
-}
-
-/// The host pid of the process below `root` whose pid in its own PID
-/// namespace is `inside` (from `/proc`: each process's children and its
-/// `NSpid`).
-fn host_pid(root: i32, inside: i32) -> Option<Pid> {
-    let mut todo = vec![root];
-    let mut seen = 0;
-    while let Some(p) = todo.pop() {
-        seen += 1;
-        if seen > 256 {
-            return None;
-        }
-        let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok();
-        let ns: Vec<i32> = status
-            .as_deref()
-            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("NSpid:")))
-            .map(|ids| {
-                ids.split_whitespace()
-                    .filter_map(|i| i.parse().ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if ns.len() > 1 && ns.last() == Some(&inside) {
-            return Some(Pid::from_raw(p));
-        }
-        if let Ok(children) = std::fs::read_to_string(format!("/proc/{p}/task/{p}/children")) {
-            todo.extend(
-                children
-                    .split_whitespace()
-                    .filter_map(|c| c.parse::<i32>().ok()),
-            );
-        }
-    }
-    None
 }

@@ -15,9 +15,13 @@
 //!
 //! The lines, in: `n c` and the `c` words of round `n`'s command, one per
 //! line, or `n =` for the last round's command again; `n r` to clear the
-//! sandbox. Out: `n started PID` (the program's pid inside), `n exit
-//! STATUS` (128 + n: killed by signal n), `n reset 0` (clear) or `n reset
-//! 1` (something is left; the sandbox is not used again). A round's
+//! sandbox; `n d` and a folder on the next line, to work there from now
+//! on (a spare sandbox's, [`super::spare`], once its program's folders
+//! are bound: the holder reads its mount points again then). Out: `n
+//! started PID` (the program's pid inside), `n exit STATUS` (128 + n:
+//! killed by signal n), `n reset 0` (clear) or `n reset 1` (something is
+//! left; the sandbox is not used again), `n cd 0` (in the folder) or `n cd
+//! 1` (not). A round's
 //! program reads and writes three FIFOs that Croupier made for that round
 //! (`/run/croupier-held/n.in`, `.out`, `.err`), runs in a session and
 //! process group of its own, and nothing else keeps a copy of them. Either
@@ -116,6 +120,13 @@ i=0; while kill -0 -1 2>/dev/null && [ $i -lt 200 ]; do kill -9 -1 2>/dev/null; 
 echo "$n reset $s"
 continue
 fi
+if [ "$c" = d ]; then
+IFS= read -r a || exit 0
+"#,
+    mounts!(),
+    r#"if cd "$a" 2>/dev/null; then echo "$n cd 0"; else echo "$n cd 1"; fi
+continue
+fi
 if [ "$c" != = ]; then
 set --
 while [ "$c" -gt 0 ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; c=$((c - 1)); done
@@ -194,10 +205,14 @@ sub looks {
 }
 my $fresh = looks();
 $fresh ne '' or die "croupier-held: cannot read its own limits and priority\n";
-my %mounted;
-if (open(my $m, '<', '/proc/self/mountinfo')) {
-  while (<$m>) { my $at = (split / /)[4]; $mounted{$at} = 1 if defined $at; }
+sub mounts {
+  my %at;
+  if (open(my $m, '<', '/proc/self/mountinfo')) {
+    while (<$m>) { my $at = (split / /)[4]; $at{$at} = 1 if defined $at; }
+  }
+  %at;
 }
+my %mounted = mounts();
 sub reap {
   while ((my $p = waitpid(-1, 1)) > 0) {
     my $s = $?;
@@ -252,6 +267,13 @@ while (defined(my $l = line())) {
       $left = $? == 0 ? 0 : 1;
     }
     print "$n reset $left\n";
+    next;
+  }
+  if ($c eq 'd') {
+    my $d = line();
+    exit 0 unless defined $d;
+    %mounted = mounts();
+    print "$n cd ", (chdir($d) ? 0 : 1), "\n";
     next;
   }
   if ($c ne '=') {

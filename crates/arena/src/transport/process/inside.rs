@@ -425,6 +425,14 @@ impl SandboxInfo {
         (parent == bwrap.as_raw() && group == pid).then(|| Pid::from_raw(pid))
     }
 
+    /// A pidfd of the sandbox's first process, once read.
+    pub(super) fn pidfd(&self) -> Option<Arc<OwnedFd>> {
+        match &lock(&self.state).first {
+            First::Known(_, fd) => Some(Arc::clone(fd)),
+            _ => None,
+        }
+    }
+
     /// The host pid of the sandbox's first process, once read (for tests).
     #[cfg(test)]
     pub(super) fn first(&mut self) -> Option<i32> {
@@ -432,6 +440,12 @@ impl SandboxInfo {
             First::Known(pid, _) => Some(pid),
             _ => None,
         }
+    }
+
+    /// Marks the sandbox as being stopped: a first process named from
+    /// now on is killed, and one never named is not warned of.
+    pub(super) fn stopping(&mut self) {
+        lock(&self.state).stopped = true;
     }
 
     /// Kills the sandbox's PID 1, and with it everything in its PID

@@ -20,6 +20,12 @@ pub struct ProcessLimits {
     /// Its cgroup's limits (`None`: no cgroup). By default what
     /// [`cgroup::configure`] set for this process.
     pub cgroup: Option<cgroup::CgroupLimits>,
+    /// Whether a sandboxed program's first start may take a sandbox set up
+    /// ahead of it ([`super::spare`]), and leave another set up for the
+    /// next. For a process that starts programs again and again (a
+    /// server); off by default, since a spare left unused is a sandbox's
+    /// setup for nothing.
+    pub spare_sandboxes: bool,
 }
 
 impl Default for ProcessLimits {
@@ -30,6 +36,7 @@ impl Default for ProcessLimits {
             grace: Duration::from_millis(500),
             sandbox: Sandbox::Off,
             cgroup: cgroup::configured(),
+            spare_sandboxes: false,
         }
     }
 }

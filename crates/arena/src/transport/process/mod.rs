@@ -37,12 +37,14 @@ mod launch;
 mod lifetime;
 mod limiter;
 mod limits;
+mod mount_in;
 mod mount_view;
 mod output;
 mod procstat;
 mod sandbox;
 mod sandbox_check;
 mod seccomp;
+mod spare;
 mod stop;
 mod which;
 pub use held::Held;
@@ -141,6 +143,8 @@ pub struct BotProcess {
     /// Which process its sandbox of its own starts with, for its SIGTERM
     /// ([`inside`]).
     inside: Option<inside::SandboxInfo>,
+    /// The spare sandbox it started in ([`spare`]), which ends with it.
+    sandbox: Option<Held>,
 }
 
 impl BotProcess {
@@ -154,11 +158,12 @@ impl BotProcess {
             Sandbox::Off => "off",
             Sandbox::Strict(_) => "strict",
         };
-        let result = if started.is_ok() { "ok" } else { "error" };
-        metrics::counter!(PROCESS_STARTS, "sandbox" => sandbox, "result" => result).increment(1);
-        if started.is_ok() {
-            metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => sandbox)
-                .record(since.elapsed().as_secs_f64());
+        match started.is_ok() {
+            true => Self::started(sandbox, since),
+            false => {
+                metrics::counter!(PROCESS_STARTS, "sandbox" => sandbox, "result" => "error")
+                    .increment(1);
+            }
         }
         started
     }
@@ -167,6 +172,39 @@ impl BotProcess {
     fn start(argv: &[String], limits: &ProcessLimits) -> Result<BotProcess, TransportError> {
         let launched = launch(argv, limits, None)?;
         Ok(Self::attach(launched, limits))
+    }
+
+    /// Starts `argv` as [`spawn`](Self::spawn) does, or, with
+    /// [`ProcessLimits::spare_sandboxes`], in a spare sandbox set up ahead
+    /// of it where one is ready ([`spare`]; the sandbox then ends with the
+    /// program, as a sandbox of its own does).
+    pub async fn spawn_ready(
+        argv: &[String],
+        limits: &ProcessLimits,
+    ) -> Result<BotProcess, TransportError> {
+        if !limits.spare_sandboxes || !Self::holdable(argv) {
+            return Self::spawn(argv, limits);
+        }
+        let since = std::time::Instant::now();
+        if let Some(mut held) = spare::take(argv, limits).await {
+            match held.round(argv).await {
+                Ok(round) => {
+                    Self::started("strict", since);
+                    let mut p = Self::attach_round(round, limits);
+                    p.sandbox = Some(held);
+                    return Ok(p);
+                }
+                Err(e) => tracing::debug!("a spare sandbox for {argv:?} is given up: {e}"),
+            }
+        }
+        Self::spawn(argv, limits)
+    }
+
+    /// Counts a start that worked, and how long it took, in the metrics.
+    fn started(sandbox: &'static str, since: std::time::Instant) {
+        metrics::counter!(PROCESS_STARTS, "sandbox" => sandbox, "result" => "ok").increment(1);
+        metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => sandbox)
+            .record(since.elapsed().as_secs_f64());
     }
 
     /// Sets up, in the background, a sandbox held for the starts of
@@ -221,7 +259,13 @@ impl BotProcess {
             *held = None;
         }
         if held.is_none() {
-            *held = Self::try_hold(argv, limits, what);
+            *held = match spare::take(argv, limits).await {
+                Some(mut spare) => {
+                    spare.what = what;
+                    Some(spare)
+                }
+                None => Self::try_hold(argv, limits, what),
+            };
             if held.is_none() {
                 return Self::spawn(argv, limits);
             }
@@ -229,10 +273,7 @@ impl BotProcess {
         if let Some(h) = held.as_mut() {
             match h.round(argv).await {
                 Ok(round) => {
-                    metrics::counter!(PROCESS_STARTS, "sandbox" => "strict", "result" => "ok")
-                        .increment(1);
-                    metrics::histogram!(PROCESS_START_SECONDS, "sandbox" => "strict")
-                        .record(since.elapsed().as_secs_f64());
+                    Self::started("strict", since);
                     return Ok(Self::attach_round(round, limits));
                 }
                 Err(e) => {
@@ -345,6 +386,7 @@ impl BotProcess {
             serial,
             cgroup,
             inside: None,
+            sandbox: None,
         }
     }
 
@@ -420,6 +462,11 @@ impl BotProcess {
             }
             None => String::new(),
         }
+    }
+
+    /// Whether it started in a spare sandbox ([`spawn_ready`](Self::spawn_ready)).
+    pub fn started_in_spare(&self) -> bool {
+        self.sandbox.is_some()
     }
 
     /// The tail of what the bot wrote to stderr.

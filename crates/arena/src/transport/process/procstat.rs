@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use nix::unistd::Pid;
+
 /// The line of `pid`, if it exists.
 pub(super) fn read(pid: i32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()
@@ -69,6 +71,41 @@ pub(super) fn cpu_time(pid: i32) -> Option<Duration> {
     let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok()??;
     let per_second = u64::try_from(per_second).ok().filter(|t| *t > 0)?;
     Some(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
+/// The host pid of the process below `root` whose pid in its own PID
+/// namespace is `inside` (from `/proc`: each process's children and its
+/// `NSpid`).
+pub(super) fn host_pid(root: i32, inside: i32) -> Option<Pid> {
+    let mut todo = vec![root];
+    let mut seen = 0;
+    while let Some(p) = todo.pop() {
+        seen += 1;
+        if seen > 256 {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok();
+        let ns: Vec<i32> = status
+            .as_deref()
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("NSpid:")))
+            .map(|ids| {
+                ids.split_whitespace()
+                    .filter_map(|i| i.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if ns.len() > 1 && ns.last() == Some(&inside) {
+            return Some(Pid::from_raw(p));
+        }
+        if let Ok(children) = std::fs::read_to_string(format!("/proc/{p}/task/{p}/children")) {
+            todo.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<i32>().ok()),
+            );
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -221,6 +221,18 @@ fn shared(folder: &Path) -> bool {
         .any(|s| folder == s)
 }
 
+/// Where a program whose folders are `folders` works in its sandbox:
+/// croupier's working folder `cwd` when it exists there (it does when it
+/// holds one of the bot's folders), so that relative paths keep working,
+/// else `/tmp`.
+pub(super) fn working_folder(folders: &[PathBuf], cwd: &Path) -> PathBuf {
+    if folders.iter().any(|f| f.starts_with(cwd)) {
+        cwd.to_path_buf()
+    } else {
+        PathBuf::from("/tmp")
+    }
+}
+
 /// Descriptors bubblewrap is handed, by number (the start must leave them
 /// open across `exec`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -381,15 +393,8 @@ pub(super) fn bubblewrap(
     if let Some(h) = held {
         cmd.extend([s("--ro-bind"), path(h), s(HELD_FOLDER)]);
     }
-    // Relative paths keep working when the working folder exists inside
-    // (it does when it holds one of the bot's folders).
-    let chdir = if folders.iter().any(|f| f.starts_with(&cwd)) {
-        path(&cwd)
-    } else {
-        s("/tmp")
-    };
     cmd.extend([s("--remount-ro"), s("/")]);
-    cmd.extend([s("--chdir"), chdir, s("--")]);
+    cmd.extend([s("--chdir"), path(&working_folder(&folders, &cwd)), s("--")]);
     if handed.gate.is_none() {
         let prlimit = tool("prlimit", "util-linux")?;
         cmd.push(path(&prlimit));

@@ -36,6 +36,9 @@ impl BotProcess {
         if let Some(serial) = self.serial {
             lifetime::forget(serial);
         }
+        // A spare sandbox it started in ends with it (and lets its cgroup
+        // go to the step below).
+        self.sandbox = None;
         // Whatever escaped the group (a new session, a daemon) is still in
         // the cgroup: it goes, and so does the cgroup (unless a held
         // sandbox, which shares it, still runs: it removes it at its end).
@@ -67,7 +70,15 @@ impl BotProcess {
         };
         match inner {
             Some(group) => signal_group(group, Signal::SIGTERM, || false),
-            None => self.signal(Signal::SIGTERM),
+            None => {
+                // A sandbox stopped before it is named goes quietly (its
+                // bubblewrap may end before it names its first process,
+                // which is killed if it is named all the same).
+                if let Some(info) = self.inside.as_mut() {
+                    info.stopping();
+                }
+                self.signal(Signal::SIGTERM)
+            }
         }
     }
 

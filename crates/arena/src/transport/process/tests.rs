@@ -272,3 +272,4 @@ mod host_user;
 mod mounts;
 mod network;
 mod seccomp;
+mod spare;

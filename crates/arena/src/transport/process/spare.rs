@@ -1,0 +1,208 @@
+//! Spare sandboxes (issue 53): sandboxes set up ahead of the programs
+//! that will run in them, so that a sandboxed program's first start costs
+//! what a round's start in a held sandbox costs (a `fork` and an `exec`
+//! inside it) instead of a new sandbox's namespaces and mounts.
+//!
+//! A spare is a held sandbox ([`super::held`]) set up for no program yet:
+//! the sandbox every program gets under the same limits and cgroup, but
+//! without any bot's folders, working in `/tmp`. When a program's first
+//! start ([`BotProcess::spawn_ready`](super::BotProcess::spawn_ready), or
+//! the first start in a held sandbox,
+//! [`BotProcess::spawn_held`](super::BotProcess::spawn_held)) finds one
+//! ready for its limits, the program's folders are bound into it
+//! read-only ([`super::mount_in`]: croupier must be root for that; a
+//! program that needs no folder of its own, such as `python3 -c …` or a
+//! system command, needs nothing bound), its holder moves to the
+//! program's working folder, and the program starts there. From then on
+//! it is that program's held sandbox, exactly as if it had been set up for
+//! it. Each start that looks for a spare, found or not, has another set
+//! up in the background, so that at most [`KEEP`] are ready or being set
+//! up for each kind of sandbox; the first start of a kind finds none.
+//!
+//! Only programs started with
+//! [`ProcessLimits::spare_sandboxes`](super::ProcessLimits::spare_sandboxes)
+//! use them (a server's hosted bots; not a one-off match, where a spare
+//! would be set up for nothing). Spares of at most [`KINDS`] kinds are
+//! kept (the kind used longest ago goes first), and a spare unused for
+//! [`IDLE`] is let go at the next look. A spare is a live bot's sandbox
+//! as any other: it ends with croupier.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::held::Held;
+use super::limits::ProcessLimits;
+use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox};
+use super::{mount_in, BotProcess};
+use crate::transport::error::TransportError;
+
+/// Spares ready or being set up, for each kind of sandbox.
+pub const KEEP: usize = 2;
+
+/// Kinds of sandbox (limits and cgroup) spares are kept for.
+pub const KINDS: usize = 4;
+
+/// How long a spare may wait for a program.
+pub const IDLE: Duration = Duration::from_secs(600);
+
+/// The command a spare is set up for: one that needs no folder of its own.
+fn no_program() -> Vec<String> {
+    vec!["/bin/sh".to_string()]
+}
+
+/// The spares of one kind of sandbox.
+#[derive(Default)]
+struct Spares {
+    ready: Vec<(Held, Instant)>,
+    making: usize,
+    used: Option<Instant>,
+}
+
+fn pool() -> MutexGuard<'static, HashMap<String, Spares>> {
+    static POOL: OnceLock<Mutex<HashMap<String, Spares>>> = OnceLock::new();
+    POOL.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// A spare sandbox made `argv`'s (its folders bound, its holder in its
+/// working folder; the caller names what it now holds, `Held::what`), or
+/// `None` if none is ready for `limits` (another is then set up for the
+/// next start, as after a spare is taken) or `argv` cannot start in one
+/// (a folder with mounts inside it, or one to bind where croupier is not
+/// root: no spare is set up for it): the caller then sets a sandbox up
+/// as before.
+pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held> {
+    if !limits.spare_sandboxes || matches!(limits.sandbox, Sandbox::Off) {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let folders = bot_folders(argv, &cwd);
+    let bindable = folders.is_empty()
+        || is_root() && start_as().is_some() && {
+            let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+            folders.iter().all(|f| mount_in::bindable(f, &info))
+        };
+    if !bindable {
+        return None;
+    }
+    let kind = kind_of(limits);
+    let found = {
+        let mut pool = pool();
+        let spares = pool.entry(kind.clone()).or_default();
+        spares.used = Some(Instant::now());
+        spares
+            .ready
+            .retain(|(h, made)| h.alive() && made.elapsed() < IDLE);
+        let found = spares.ready.pop().map(|(h, _)| h);
+        let short = KEEP.saturating_sub(spares.ready.len() + spares.making);
+        spares.making += short;
+        forget_old_kinds(&mut pool);
+        for _ in 0..short {
+            tokio::spawn(make(kind.clone(), limits.clone()));
+        }
+        found
+    };
+    let mut held = found?;
+    if !folders.is_empty() {
+        let Some(fd) = held.first_process() else {
+            // Not named yet: back for a program without folders.
+            put_back(&kind, held);
+            return None;
+        };
+        if let Err(e) = mount_in::bind_into(&fd, &folders) {
+            tracing::debug!("cannot bind {folders:?} into a spare sandbox: {e}");
+            return None;
+        }
+    }
+    let dir = working_folder(&folders, &cwd);
+    if !folders.is_empty() || dir != Path::new(SPARE_DIR) {
+        if let Err(e) = held.enter(&dir).await {
+            tracing::debug!("a spare sandbox is given up: {e}");
+            return None;
+        }
+    }
+    Some(held)
+}
+
+/// The kind of sandbox `limits` give a program before its folders: its
+/// limits and cgroup (the holder is the same for every sandbox of a
+/// process).
+fn kind_of(limits: &ProcessLimits) -> String {
+    format!("{:?} {:?}", limits.sandbox, limits.cgroup)
+}
+
+/// Where a spare's holder works until its program's start.
+const SPARE_DIR: &str = "/tmp";
+
+/// A spare not used after all goes back to its kind's.
+fn put_back(kind: &str, held: Held) {
+    if let Some(spares) = pool().get_mut(kind) {
+        spares.ready.push((held, Instant::now()));
+    }
+}
+
+/// At most [`KINDS`] kinds: the ones used longest ago go, with their
+/// spares.
+fn forget_old_kinds(pool: &mut HashMap<String, Spares>) {
+    while pool.len() > KINDS {
+        let oldest = pool
+            .iter()
+            .min_by_key(|(_, s)| s.used)
+            .map(|(k, _)| k.clone());
+        match oldest {
+            Some(k) => pool.remove(&k),
+            None => break,
+        };
+    }
+}
+
+/// Sets up a spare of `kind` and keeps it once it is ready (its holder
+/// has entered its first folder), unless its kind was forgotten meanwhile.
+async fn make(kind: String, limits: ProcessLimits) {
+    // Set up on a thread of its own: a start waits for the spawner thread,
+    // and a runtime thread blocked meanwhile would hold up the start that
+    // took the last spare.
+    let what = kind.clone();
+    let started =
+        tokio::task::spawn_blocking(move || BotProcess::start_held(&no_program(), &limits, what))
+            .await
+            .unwrap_or_else(|e| Err(TransportError::Io(format!("a spare's setup failed: {e}"))));
+    let made = match started {
+        Ok(mut held) => match held.enter(&PathBuf::from(SPARE_DIR)).await {
+            Ok(()) => Some(held),
+            Err(e) => {
+                tracing::debug!("a spare sandbox did not get ready: {e}");
+                None
+            }
+        },
+        Err(e) => {
+            tracing::debug!("cannot set up a spare sandbox: {e}");
+            None
+        }
+    };
+    let mut pool = pool();
+    if let Some(spares) = pool.get_mut(&kind) {
+        spares.making = spares.making.saturating_sub(1);
+        if let Some(held) = made {
+            spares.ready.push((held, Instant::now()));
+        }
+    }
+}
+
+/// The host pids of the first processes of the spares ready for
+/// `limits` (for tests).
+#[cfg(test)]
+pub(super) fn ready(limits: &ProcessLimits) -> Vec<i32> {
+    pool()
+        .get_mut(&kind_of(limits))
+        .map(|s| {
+            s.ready
+                .iter_mut()
+                .filter_map(|(h, _)| h.first_pid())
+                .collect()
+        })
+        .unwrap_or_default()
+}
