@@ -61,7 +61,7 @@ enum Command {
     /// server (--serve), or as a client of a SkullWhist server (--connect).
     Bot(bot::BotArgs),
     /// Measure how fast the rules engines play random games.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Create an owner account on a server (owners register HTTP bots).
     Owner(remote::OwnerArgs),
     /// Register and manage your HTTP bots (push or pull) on a server.
@@ -97,7 +97,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Bot(args) => bot::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(*args),
         Command::Owner(args) => remote::owner(args),
         Command::Bots(args) => remote::bots(args),
         Command::Tournaments(args) => remote_tournaments::run(args),

@@ -86,6 +86,11 @@ pub struct BenchArgs {
     /// baseline.
     #[arg(long, value_enum)]
     sandbox: Option<crate::sandbox::SandboxMode>,
+    /// `bench subprocess`: milliseconds between one program's stop and the
+    /// next one's start when starts are timed (0: back to back, which
+    /// leaves a spare sandbox no time to be set up between starts).
+    #[arg(long, default_value_t = 20, value_name = "MS")]
+    start_gap_ms: u64,
     /// `bench strength`: CPU cores each seat run as a program may use (its
     /// cgroup's quota, issue 51; its CPU time per decision is read from
     /// the cgroup).
@@ -356,7 +361,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, CliError> {
             };
             subprocess::run(args.seconds, &crate::play::current_exe()?)?;
             if args.sandbox.is_some() {
-                crate::bench::sandbox::run(args.seconds, &crate::play::current_exe()?, sandbox)?;
+                let gap = std::time::Duration::from_millis(args.start_gap_ms);
+                let exe = crate::play::current_exe()?;
+                crate::bench::sandbox::run(args.seconds, gap, &exe, sandbox)?;
             }
             return Ok(ExitCode::SUCCESS);
         }

@@ -6,7 +6,8 @@
 //! for each round (as both Love Letter managers do; one series per mode,
 //! played in turns), and Goofspiel matches per second between programs
 //! started once per match (in turns too).
-//! With `strict` it also times a round's start in a sandbox held for the
+//! With `strict` it also times a first start that may take a spare
+//! sandbox set up ahead of it, and a round's start in a sandbox held for the
 //! match (docs/sandbox.md). Where bot programs
 //! can get cgroups (issue 51), it also compares, in alternation, the start
 //! of a sandboxed program with and without its cgroup, and measures the
@@ -41,41 +42,82 @@ fn name(sandbox: &Sandbox) -> &'static str {
     }
 }
 
+/// How [`start`] starts each program.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// In a sandbox of its own, set up for it ([`BotProcess::spawn`]).
+    Own,
+    /// In a spare sandbox set up ahead of it where one is ready
+    /// ([`BotProcess::spawn_ready`] with spare sandboxes, as a server's
+    /// hosted bots start), else in one of its own.
+    Spare,
+    /// As a round's program in a sandbox held for the match
+    /// ([`BotProcess::spawn_held`]).
+    Held,
+}
+
 /// Mean milliseconds from spawning `cat` to its first answer, and to its
-/// end after SIGTERM. With `held`, each start is a round's in a sandbox
-/// held for the match ([`BotProcess::spawn_held`]; the sandbox is set up by
-/// one untimed start first), as a program started anew each round is.
-async fn start(sandbox: &Sandbox, time: Duration, held: bool) -> anyhow::Result<(f64, f64)> {
-    let l = limits(sandbox);
+/// end after SIGTERM, how many starts were timed, and how many of them
+/// took a spare sandbox. Each start comes `gap` after the last one's stop
+/// (a server's starts are not back to back; at 0, a spare's setup in the
+/// background takes from the next start's CPU, and it may find none). With [`Start::Held`], the sandbox is
+/// set up by one untimed start first, as a program started anew each round
+/// is; with [`Start::Spare`], one untimed start first has the first spares
+/// set up, and each start then has another set up in the background.
+async fn start(
+    sandbox: &Sandbox,
+    time: Duration,
+    gap: Duration,
+    how: Start,
+) -> anyhow::Result<(f64, f64, u32, u32)> {
+    let mut l = limits(sandbox);
+    l.spare_sandboxes = how == Start::Spare;
     let line = vec!["ping".to_string()];
     let argv = ["cat".to_string()];
     let mut holder = None;
-    if held {
-        BotProcess::spawn_held(&mut holder, &argv, &l)
-            .await?
-            .terminate()
-            .await;
-        anyhow::ensure!(holder.is_some(), "only a sandbox is held");
+    match how {
+        Start::Held => {
+            BotProcess::spawn_held(&mut holder, &argv, &l)
+                .await?
+                .terminate()
+                .await;
+            anyhow::ensure!(holder.is_some(), "only a sandbox is held");
+        }
+        Start::Spare => {
+            let mut p = BotProcess::spawn_ready(&argv, &l).await?;
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            p.send(&line, deadline).await?;
+            p.recv(deadline).await?;
+            p.terminate().await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        Start::Own => {}
     }
-    let (mut n, mut up, mut down) = (0u32, 0.0, 0.0);
+    let (mut n, mut spared, mut up, mut down) = (0u32, 0u32, 0.0, 0.0);
     let begin = Instant::now();
     while begin.elapsed() < time || n < 5 {
         let t = Instant::now();
-        let mut p = match held {
-            true => BotProcess::spawn_held(&mut holder, &argv, &l).await?,
-            false => BotProcess::spawn(&argv, &l)?,
+        let mut p = match how {
+            Start::Held => BotProcess::spawn_held(&mut holder, &argv, &l).await?,
+            Start::Spare => BotProcess::spawn_ready(&argv, &l).await?,
+            Start::Own => BotProcess::spawn(&argv, &l)?,
         };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         p.send(&line, deadline).await?;
         p.recv(deadline).await?;
         up += t.elapsed().as_secs_f64() * 1e3;
+        spared += u32::from(p.started_in_spare());
         let t = Instant::now();
         p.terminate().await;
         down += t.elapsed().as_secs_f64() * 1e3;
         n += 1;
+        tokio::time::sleep(gap).await;
     }
-    anyhow::ensure!(!held || holder.is_some(), "the held sandbox was given up");
-    Ok((up / f64::from(n), down / f64::from(n)))
+    anyhow::ensure!(
+        how != Start::Held || holder.is_some(),
+        "the held sandbox was given up"
+    );
+    Ok((up / f64::from(n), down / f64::from(n), n, spared))
 }
 
 /// Mean microseconds of one line to `cat` and back.
@@ -162,7 +204,7 @@ fn round(x: f64) -> f64 {
 }
 
 /// Runs the measures without the sandbox and, given one, with it.
-pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<()> {
+pub fn run(seconds: f64, gap: Duration, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<()> {
     let time = Duration::from_secs_f64(seconds);
     let modes: Vec<Sandbox> = std::iter::once(Sandbox::Off).chain(strict).collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -190,16 +232,27 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
     let gops = goofspiel_in_turns(&modes, games * 10, exe)?;
     let mut rows = Vec::new();
     for ((m, mps), gps) in modes.iter().zip(per_sec).zip(gops) {
-        let (up, down) = rt.block_on(start(m, time, false))?;
-        // A round's start in a sandbox held for the match (only sandboxes
-        // are held).
-        let held = match m {
-            Sandbox::Off => None,
-            Sandbox::Strict(_) => Some(rt.block_on(start(m, time, true))?.0),
+        let (up, down, _, _) = rt.block_on(start(m, time, gap, Start::Own))?;
+        // A first start that may take a spare sandbox, and a round's start
+        // in a sandbox held for the match (only sandboxes are held).
+        let (spare, held) = match m {
+            Sandbox::Off => (None, None),
+            Sandbox::Strict(_) => {
+                let (spare, _, n, spared) = rt.block_on(start(m, time, gap, Start::Spare))?;
+                println!(
+                    "{}",
+                    json!({"bench": "subprocess", "sandbox": name(m), "what": "starts_that_took_a_spare", "value": spared, "of": n})
+                );
+                (
+                    Some(spare),
+                    Some(rt.block_on(start(m, time, gap, Start::Held))?.0),
+                )
+            }
         };
         let rtt = rt.block_on(round_trip(m, time))?;
         let figures = [
             ("process_start_ms", Some(up)),
+            ("process_start_spare_ms", spare),
             ("process_start_held_ms", held),
             ("process_stop_ms", Some(down)),
             ("decision_round_trip_us", Some(rtt)),
@@ -213,7 +266,7 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 json!({"bench": "subprocess", "sandbox": name(m), "what": what, "value": round(value)})
             );
         }
-        rows.push((up, rtt, mps, held, gps));
+        rows.push((up, rtt, mps, held, gps, spare));
     }
     if let [off, strict] = rows.as_slice() {
         println!(
@@ -222,10 +275,12 @@ pub fn run(seconds: f64, exe: &Path, strict: Option<Sandbox>) -> anyhow::Result<
                 "bench": "subprocess",
                 "what": "sandbox_overhead",
                 "process_start_ms": round(strict.0 - off.0),
+                "process_start_spare_ms": strict.5.map(|p| round(p - off.0)),
                 "process_start_held_ms": strict.3.map(|p| round(p - off.0)),
                 "decision_round_trip_us": round(strict.1 - off.1),
                 "loveletter_matches_per_sec_ratio": round(strict.2 / off.2),
                 "goofspiel_matches_per_sec_ratio": round(strict.4 / off.4),
+                "start_gap_ms": gap.as_millis() as u64,
             })
         );
     }
