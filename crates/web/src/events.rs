@@ -102,6 +102,11 @@ const DROPPED: &str = r#"{"type":"dropped","reason":"the client read too slowly 
 pub fn sse(spectator: Spectator) -> Response {
     let events = messages(spectator).filter_map(|item| {
         let event = match item {
+            // An event its rules cannot write is left out (reported once,
+            // when first read), not logged again for each spectator.
+            Item::Msg(m) if matches!(&*m, LiveMessage::Event(e) if e.event.json().is_none()) => {
+                None
+            }
             Item::Msg(m) => serialised(&m).map(|data| {
                 let e = Event::default().event(kind(&m)).data(data);
                 match &*m {

@@ -48,8 +48,9 @@ enum Start {
     /// In a sandbox of its own, set up for it ([`BotProcess::spawn`]).
     Own,
     /// In a spare sandbox set up ahead of it where one is ready
-    /// ([`BotProcess::spawn_ready`] with spare sandboxes, as a server's
-    /// hosted bots start), else in one of its own.
+    /// ([`BotProcess::spawn_ready`] with spare sandboxes, as a hosted
+    /// bot's first start takes one; `cat` needs no folder bound into it),
+    /// else in one of its own.
     Spare,
     /// As a round's program in a sandbox held for the match
     /// ([`BotProcess::spawn_held`]).

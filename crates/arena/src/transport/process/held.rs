@@ -181,6 +181,15 @@ pub struct Held {
     inside: Option<SandboxInfo>,
 }
 
+/// How long a holder may take to answer an order that is no round.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Patience {
+    /// Its sandbox may still be being set up ([`SETUP`]).
+    Setup,
+    /// It is known to be ready ([`ROUND`]).
+    Ready,
+}
+
 /// One round's program in a held sandbox: its pipes and its leader.
 pub(super) struct Round {
     pub(super) stdin: pipe::Sender,
@@ -464,11 +473,15 @@ impl Held {
     }
 
     /// Has the holder work in `dir` from now on (a spare sandbox's, once
-    /// its program's folders are bound, [`super::spare`]); the first
-    /// order waits for the sandbox's setup, so a spare is known to be
-    /// ready once it has entered its first folder. An error means this
-    /// sandbox can no longer be used.
-    pub(super) async fn enter(&mut self, dir: &Path) -> Result<(), TransportError> {
+    /// its program's folders are bound, [`super::spare`]), waiting for its
+    /// answer as `patience` says: the first order waits for the sandbox's
+    /// setup, so a spare is known to be ready once it has entered its
+    /// first folder. An error means this sandbox can no longer be used.
+    pub(super) async fn enter(
+        &mut self,
+        dir: &Path,
+        patience: Patience,
+    ) -> Result<(), TransportError> {
         if self.progress.borrow().gone {
             return Err(TransportError::Io("the held sandbox ended".into()));
         }
@@ -480,14 +493,18 @@ impl Held {
         self.rounds = n;
         let said = format!("{n} d\n{dir}\n");
         let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
-        match tokio::time::timeout(SETUP, self.control.write_all(said.as_bytes())).await {
+        let wait = match patience {
+            Patience::Setup => SETUP,
+            Patience::Ready => ROUND,
+        };
+        match tokio::time::timeout(wait, self.control.write_all(said.as_bytes())).await {
             Ok(r) => r.map_err(lost)?,
             Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
         }
         let done = self
             .progress
             .wait_for(|p| p.gone || p.entered.is_some_and(|(m, _)| m >= n));
-        match tokio::time::timeout(SETUP, done).await {
+        match tokio::time::timeout(wait, done).await {
             Ok(Ok(p)) => match (p.entered, p.gone) {
                 (Some((m, true)), false) if m == n => Ok(()),
                 (Some((m, false)), false) if m == n => Err(TransportError::Io(format!(

@@ -176,8 +176,10 @@ impl BotProcess {
 
     /// Starts `argv` as [`spawn`](Self::spawn) does, or, with
     /// [`ProcessLimits::spare_sandboxes`], in a spare sandbox set up ahead
-    /// of it where one is ready ([`spare`]; the sandbox then ends with the
-    /// program, as a sandbox of its own does).
+    /// of it where one is ready ([`spare`]). That sandbox ends when the
+    /// handle stops the program (or is dropped): a process the program
+    /// left in a session of its own lives until then, as in a held
+    /// sandbox, where a sandbox of its own ends with the program.
     pub async fn spawn_ready(
         argv: &[String],
         limits: &ProcessLimits,

@@ -11,9 +11,13 @@
 //! makes the mount point as the sandbox's user (the root of a sandbox is
 //! a tmpfs of its user namespace, where the host's root is nobody), moves
 //! the clone there (`move_mount`), makes it private, read-only, `nosuid`
-//! and `nodev`, and puts the sandbox's root back to read-only. The thread
-//! then ends (it belongs to no other namespace after that). Nothing runs
-//! in the sandbox meanwhile: its holder waits for its first order.
+//! and `nodev` (keeping the host mount's own flags, such as `noexec`, as
+//! bubblewrap keeps them), and puts the sandbox's root back to read-only.
+//! The thread then ends (it belongs to no other namespace after that).
+//! Nothing but the holder has run in the sandbox, and it waits for its
+//! next order meanwhile. The trees are cloned as the sandbox's user finds
+//! them (a folder `nobody` may not reach is refused, as bubblewrap,
+//! started as `nobody`, refuses it).
 //!
 //! A folder with other mounts inside it is not bound this way (bubblewrap
 //! binds those too, recursively; a clone of one mount would show the
@@ -30,44 +34,17 @@ use nix::unistd::{setfsgid, setfsuid, Gid, Uid};
 use rustix::fs::CWD;
 use rustix::mount::{move_mount, open_tree, MoveMountFlags, OpenTreeFlags};
 
+use super::mount_view::mount_point;
 use super::sandbox::NOBODY_ID;
 
 /// Whether `folder` can be bound by [`bind_into`]: no mount of the host
-/// lies inside it (`mountinfo`: the host's mount points, `\040`-escaped
-/// as the kernel writes them).
+/// lies inside it (`mountinfo`: this process's).
 pub(super) fn bindable(folder: &Path, mountinfo: &str) -> bool {
     let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-    !mountinfo.lines().any(|l| {
-        l.split(' ')
-            .nth(4)
-            .map(unescape)
-            .is_some_and(|at| at != real && at.starts_with(&real))
-    })
-}
-
-/// A mount point as `mountinfo` writes it, with its octal escapes read.
-fn unescape(field: &str) -> PathBuf {
-    let mut out = Vec::with_capacity(field.len());
-    let b = field.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let octal = b
-            .get(i + 1..i + 4)
-            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match octal {
-            Some(d) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            None => {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-    }
-    PathBuf::from(std::ffi::OsString::from(
-        String::from_utf8_lossy(&out).into_owned(),
-    ))
+    !mountinfo
+        .lines()
+        .filter_map(mount_point)
+        .any(|at| at != real && at.starts_with(&real))
 }
 
 /// Binds `folders` (files or folders of the host, by the names the
@@ -77,36 +54,35 @@ pub(super) fn bind_into(sandbox: &OwnedFd, folders: &[PathBuf]) -> io::Result<()
     if folders.is_empty() {
         return Ok(());
     }
-    // Cloned here, in the host's namespace, where the names mean what
-    // the command means.
-    let trees = folders
-        .iter()
-        .map(|f| {
-            open_tree(
-                CWD,
-                f.as_path(),
-                OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC,
-            )
-            .map_err(io::Error::from)
-            .map(|t| (t, f.clone(), f.is_dir()))
-        })
-        .collect::<io::Result<Vec<(OwnedFd, PathBuf, bool)>>>()?;
     let sandbox = sandbox.try_clone()?;
+    let folders = folders.to_vec();
     std::thread::Builder::new()
         .name("croupier-bind".into())
-        .spawn(move || inside(&sandbox, &trees))?
+        .spawn(move || inside(&sandbox, &folders))?
         .join()
         .unwrap_or_else(|_| Err(io::Error::other("the binding thread panicked")))
 }
 
-/// [`bind_into`]'s work on its own thread: joins the sandbox's mount
-/// namespace and mounts each tree at its path.
-fn inside(sandbox: &OwnedFd, trees: &[(OwnedFd, PathBuf, bool)]) -> io::Result<()> {
+/// [`bind_into`]'s work on its own thread: clones the folders' trees as
+/// the sandbox's user would find them on the host (a folder `nobody` may
+/// not reach is refused, as bubblewrap, started as `nobody`, refuses it),
+/// then joins the sandbox's mount namespace and mounts each at its path.
+fn inside(sandbox: &OwnedFd, folders: &[PathBuf]) -> io::Result<()> {
+    let trees = as_sandbox_user(|| {
+        folders
+            .iter()
+            .map(|f| {
+                let flags = OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC;
+                let tree = open_tree(CWD, f.as_path(), flags)?;
+                Ok((tree, f.as_path(), f.is_dir()))
+            })
+            .collect::<io::Result<Vec<(OwnedFd, &Path, bool)>>>()
+    })?;
     unshare(CloneFlags::CLONE_FS)?;
     setns(sandbox.as_fd(), CloneFlags::CLONE_NEWNS)?;
     // This thread's root and working folder are the sandbox's now.
     let root = Path::new("/");
-    let flags = root_flags(root)?;
+    let flags = mount_flags(root)?;
     remount(root, flags - MsFlags::MS_RDONLY)?;
     let bound = trees.iter().try_for_each(|(tree, at, dir)| {
         as_sandbox_user(|| make_mount_point(at, *dir))?;
@@ -114,19 +90,22 @@ fn inside(sandbox: &OwnedFd, trees: &[(OwnedFd, PathBuf, bool)]) -> io::Result<(
             tree.as_fd(),
             "",
             CWD,
-            at.as_path(),
+            *at,
             MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
         )?;
         mount(
             None::<&str>,
-            at,
+            *at,
             None::<&str>,
             MsFlags::MS_PRIVATE,
             None::<&str>,
         )?;
+        // The host mount's own flags (`noexec`, times) kept, as
+        // bubblewrap keeps them, and read-only, `nosuid`, `nodev` added.
+        let kept = mount_flags(at)?;
         remount(
             at,
-            MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+            kept | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
         )
     });
     // Read-only again, whatever happened.
@@ -134,8 +113,8 @@ fn inside(sandbox: &OwnedFd, trees: &[(OwnedFd, PathBuf, bool)]) -> io::Result<(
     bound.and(back)
 }
 
-/// The mount flags a bind remount of `at` must keep.
-fn root_flags(at: &Path) -> io::Result<MsFlags> {
+/// The mount flags of the mount at `at`, which a bind remount must keep.
+fn mount_flags(at: &Path) -> io::Result<MsFlags> {
     let f = statvfs(at)?.flags();
     let mut out = MsFlags::empty();
     for (has, keep) in [
@@ -210,11 +189,5 @@ mod tests {
         assert!(bindable(Path::new("/srv/bots/x y/data"), info));
         assert!(bindable(Path::new("/srv/other"), info));
         assert!(bindable(Path::new("/srv/bots/x"), info));
-    }
-
-    #[test]
-    fn mountinfo_escapes_are_read() {
-        assert_eq!(unescape("/a\\040b\\011c"), PathBuf::from("/a b\tc"));
-        assert_eq!(unescape("/plain\\"), PathBuf::from("/plain\\"));
     }
 }

@@ -49,7 +49,7 @@ fn left_out(point: &Path, folder: bool) -> bool {
 
 /// A mount point as `/proc/*/mountinfo` writes it: its fifth field, with
 /// space, tab, newline and backslash written as octal escapes.
-fn mount_point(line: &str) -> Option<PathBuf> {
+pub(super) fn mount_point(line: &str) -> Option<PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     let field = line.split(' ').nth(4)?;
     let bytes = field.as_bytes();

@@ -24,15 +24,17 @@
 //! use them (a server's hosted bots; not a one-off match, where a spare
 //! would be set up for nothing). Spares of at most [`KINDS`] kinds are
 //! kept (the kind used longest ago goes first), and a spare unused for
-//! [`IDLE`] is let go at the next look. A spare is a live bot's sandbox
-//! as any other: it ends with croupier.
+//! [`IDLE`] is let go at the next start that looks for one, of any kind;
+//! the oldest ready spare is taken first. A spare is a live bot's
+//! sandbox as any other: it ends with croupier.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::held::Held;
+use super::held::{Held, Patience};
 use super::limits::ProcessLimits;
 use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox};
 use super::{mount_in, BotProcess};
@@ -53,11 +55,14 @@ fn no_program() -> Vec<String> {
 }
 
 /// The spares of one kind of sandbox.
-#[derive(Default)]
 struct Spares {
+    /// Ready, oldest first.
     ready: Vec<(Held, Instant)>,
     making: usize,
-    used: Option<Instant>,
+    used: Instant,
+    /// Which keeping of this kind it is: a setup begun for a kind since
+    /// forgotten does not count in a new keeping of it.
+    generation: u64,
 }
 
 fn pool() -> MutexGuard<'static, HashMap<String, Spares>> {
@@ -67,13 +72,18 @@ fn pool() -> MutexGuard<'static, HashMap<String, Spares>> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
+/// Set once binding a program's folders into a spare has failed (a kernel
+/// or a container that refuses it): from then on only programs without
+/// folders of their own take spares.
+static BIND_FAILED: AtomicBool = AtomicBool::new(false);
+
 /// A spare sandbox made `argv`'s (its folders bound, its holder in its
 /// working folder; the caller names what it now holds, `Held::what`), or
 /// `None` if none is ready for `limits` (another is then set up for the
 /// next start, as after a spare is taken) or `argv` cannot start in one
 /// (a folder with mounts inside it, or one to bind where croupier is not
-/// root: no spare is set up for it): the caller then sets a sandbox up
-/// as before.
+/// root or binding failed before: no spare is set up for it): the caller
+/// then sets a sandbox up as before.
 pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held> {
     if !limits.spare_sandboxes || matches!(limits.sandbox, Sandbox::Off) {
         return None;
@@ -81,7 +91,7 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
     let cwd = std::env::current_dir().ok()?;
     let folders = bot_folders(argv, &cwd);
     let bindable = folders.is_empty()
-        || is_root() && start_as().is_some() && {
+        || is_root() && start_as().is_some() && !BIND_FAILED.load(Ordering::Relaxed) && {
             let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
             folders.iter().all(|f| mount_in::bindable(f, &info))
         };
@@ -89,22 +99,9 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
         return None;
     }
     let kind = kind_of(limits);
-    let found = {
-        let mut pool = pool();
-        let spares = pool.entry(kind.clone()).or_default();
-        spares.used = Some(Instant::now());
-        spares
-            .ready
-            .retain(|(h, made)| h.alive() && made.elapsed() < IDLE);
-        let found = spares.ready.pop().map(|(h, _)| h);
-        let short = KEEP.saturating_sub(spares.ready.len() + spares.making);
-        spares.making += short;
-        forget_old_kinds(&mut pool);
-        for _ in 0..short {
-            tokio::spawn(make(kind.clone(), limits.clone()));
-        }
-        found
-    };
+    let (found, gone) = look(&kind, limits);
+    // Sandboxes are killed outside the lock.
+    drop(gone);
     let mut held = found?;
     if !folders.is_empty() {
         let Some(fd) = held.first_process() else {
@@ -112,19 +109,70 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
             put_back(&kind, held);
             return None;
         };
-        if let Err(e) = mount_in::bind_into(&fd, &folders) {
-            tracing::debug!("cannot bind {folders:?} into a spare sandbox: {e}");
+        let (f, to) = (folders.clone(), std::sync::Arc::clone(&fd));
+        let bound = tokio::task::spawn_blocking(move || mount_in::bind_into(&to, &f))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+        if let Err(e) = bound {
+            if !BIND_FAILED.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "cannot bind a program's folders into a spare sandbox ({e}): \
+                     programs with folders of their own get sandboxes of their own"
+                );
+            }
             return None;
         }
     }
     let dir = working_folder(&folders, &cwd);
     if !folders.is_empty() || dir != Path::new(SPARE_DIR) {
-        if let Err(e) = held.enter(&dir).await {
+        if let Err(e) = held.enter(&dir, Patience::Ready).await {
             tracing::debug!("a spare sandbox is given up: {e}");
             return None;
         }
     }
     Some(held)
+}
+
+/// Under the pool's lock: the oldest spare of `kind` ready (if any), with
+/// the setups that keep [`KEEP`] of it ready or being set up begun, and
+/// what is let go (idle spares of every kind, kinds past [`KINDS`]), to be
+/// dropped after the lock.
+fn look(kind: &str, limits: &ProcessLimits) -> (Option<Held>, Vec<Held>) {
+    static GENERATION: AtomicU64 = AtomicU64::new(0);
+    let mut pool = pool();
+    let mut gone = Vec::new();
+    for spares in pool.values_mut() {
+        let (keep, idle) = std::mem::take(&mut spares.ready)
+            .into_iter()
+            .partition(|(h, made)| h.alive() && made.elapsed() < IDLE);
+        spares.ready = keep;
+        gone.extend(idle.into_iter().map(|(h, _)| h));
+    }
+    let spares = pool.entry(kind.to_string()).or_insert_with(|| Spares {
+        ready: Vec::new(),
+        making: 0,
+        used: Instant::now(),
+        generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+    });
+    spares.used = Instant::now();
+    let found = (!spares.ready.is_empty()).then(|| spares.ready.remove(0).0);
+    let short = KEEP.saturating_sub(spares.ready.len() + spares.making);
+    spares.making += short;
+    let generation = spares.generation;
+    for _ in 0..short {
+        tokio::spawn(make(kind.to_string(), generation, limits.clone()));
+    }
+    while pool.len() > KINDS {
+        let oldest = pool
+            .iter()
+            .min_by_key(|(_, s)| s.used)
+            .map(|(k, _)| k.clone());
+        match oldest.and_then(|k| pool.remove(&k)) {
+            Some(s) => gone.extend(s.ready.into_iter().map(|(h, _)| h)),
+            None => break,
+        }
+    }
+    (found, gone)
 }
 
 /// The kind of sandbox `limits` give a program before its folders: its
@@ -137,31 +185,46 @@ fn kind_of(limits: &ProcessLimits) -> String {
 /// Where a spare's holder works until its program's start.
 const SPARE_DIR: &str = "/tmp";
 
-/// A spare not used after all goes back to its kind's.
+/// A spare not used after all goes back to its kind's, unless that has
+/// enough.
 fn put_back(kind: &str, held: Held) {
-    if let Some(spares) = pool().get_mut(kind) {
-        spares.ready.push((held, Instant::now()));
-    }
+    let extra = {
+        let mut pool = pool();
+        match pool.get_mut(kind) {
+            Some(spares) if spares.ready.len() < KEEP => {
+                spares.ready.push((held, Instant::now()));
+                None
+            }
+            _ => Some(held),
+        }
+    };
+    drop(extra);
 }
 
-/// At most [`KINDS`] kinds: the ones used longest ago go, with their
-/// spares.
-fn forget_old_kinds(pool: &mut HashMap<String, Spares>) {
-    while pool.len() > KINDS {
-        let oldest = pool
-            .iter()
-            .min_by_key(|(_, s)| s.used)
-            .map(|(k, _)| k.clone());
-        match oldest {
-            Some(k) => pool.remove(&k),
-            None => break,
-        };
+/// Counts a setup of a kind's keeping `generation` done when it ends, even
+/// if its task is dropped (a runtime shutting down).
+struct Making {
+    kind: String,
+    generation: u64,
+}
+
+impl Drop for Making {
+    fn drop(&mut self) {
+        if let Some(spares) = pool().get_mut(&self.kind) {
+            if spares.generation == self.generation {
+                spares.making = spares.making.saturating_sub(1);
+            }
+        }
     }
 }
 
 /// Sets up a spare of `kind` and keeps it once it is ready (its holder
 /// has entered its first folder), unless its kind was forgotten meanwhile.
-async fn make(kind: String, limits: ProcessLimits) {
+async fn make(kind: String, generation: u64, limits: ProcessLimits) {
+    let making = Making {
+        kind: kind.clone(),
+        generation,
+    };
     // Set up on a thread of its own: a start waits for the spawner thread,
     // and a runtime thread blocked meanwhile would hold up the start that
     // took the last spare.
@@ -171,7 +234,7 @@ async fn make(kind: String, limits: ProcessLimits) {
             .await
             .unwrap_or_else(|e| Err(TransportError::Io(format!("a spare's setup failed: {e}"))));
     let made = match started {
-        Ok(mut held) => match held.enter(&PathBuf::from(SPARE_DIR)).await {
+        Ok(mut held) => match held.enter(Path::new(SPARE_DIR), Patience::Setup).await {
             Ok(()) => Some(held),
             Err(e) => {
                 tracing::debug!("a spare sandbox did not get ready: {e}");
@@ -183,13 +246,18 @@ async fn make(kind: String, limits: ProcessLimits) {
             None
         }
     };
-    let mut pool = pool();
-    if let Some(spares) = pool.get_mut(&kind) {
-        spares.making = spares.making.saturating_sub(1);
-        if let Some(held) = made {
-            spares.ready.push((held, Instant::now()));
+    let extra = {
+        let mut pool = pool();
+        match (pool.get_mut(&kind), made) {
+            (Some(spares), Some(held)) if spares.generation == generation => {
+                spares.ready.push((held, Instant::now()));
+                None
+            }
+            (_, made) => made,
         }
-    }
+    };
+    drop(making);
+    drop(extra);
 }
 
 /// The host pids of the first processes of the spares ready for
