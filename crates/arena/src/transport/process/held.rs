@@ -32,10 +32,13 @@ use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
 use super::held_folders::Folder;
+use super::holder;
 use super::inside::SandboxInfo;
-use super::launch::Launched;
+use super::launch::{launch, Launched};
 use super::lifetime::forget;
+use super::limits::ProcessLimits;
 use super::procstat;
+use super::sandbox::Sandbox;
 use super::sandbox::{is_root, NOBODY_ID};
 use crate::transport::error::TransportError;
 
@@ -325,6 +328,23 @@ impl Held {
             worn: false,
             cgroup: group.map(Arc::new),
             inside,
+        })
+    }
+
+    /// Sets up a sandbox held for rounds of `argv` under `limits`
+    /// ([`Held::start`], with [`launch`]), with the holder `kind`.
+    pub(super) fn set_up(
+        argv: &[String],
+        limits: &ProcessLimits,
+        what: String,
+        kind: holder::Kind,
+    ) -> Result<Held, TransportError> {
+        let cpu_limit = match &limits.sandbox {
+            Sandbox::Strict(l) => Duration::from_secs(l.cpu_seconds),
+            Sandbox::Off => Duration::MAX,
+        };
+        Held::start(what, cpu_limit, |dir| {
+            launch(argv, limits, Some((dir, kind)))
         })
     }
 

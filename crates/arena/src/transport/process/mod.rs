@@ -304,13 +304,7 @@ impl BotProcess {
         what: String,
         kind: holder::Kind,
     ) -> Result<Held, TransportError> {
-        let cpu_limit = match &limits.sandbox {
-            Sandbox::Strict(l) => Duration::from_secs(l.cpu_seconds),
-            Sandbox::Off => Duration::MAX,
-        };
-        Held::start(what, cpu_limit, |dir| {
-            launch(argv, limits, Some((dir, kind)))
-        })
+        Held::set_up(argv, limits, what, kind)
     }
 
     /// Reads the pipes of a round's program in a held sandbox.

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use super::held::{Held, Patience};
 use super::limits::ProcessLimits;
 use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox};
-use super::{mount_in, BotProcess};
+use super::{holder, mount_in};
 use crate::transport::error::TransportError;
 
 /// Spares ready or being set up, for each kind of sandbox.
@@ -229,8 +229,9 @@ async fn make(kind: String, generation: u64, limits: ProcessLimits) {
     // and a runtime thread blocked meanwhile would hold up the start that
     // took the last spare.
     let what = kind.clone();
+    let kind_here = holder::Kind::here();
     let started =
-        tokio::task::spawn_blocking(move || BotProcess::start_held(&no_program(), &limits, what))
+        tokio::task::spawn_blocking(move || Held::set_up(&no_program(), &limits, what, kind_here))
             .await
             .unwrap_or_else(|e| Err(TransportError::Io(format!("a spare's setup failed: {e}"))));
     let made = match started {
