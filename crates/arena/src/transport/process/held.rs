@@ -17,7 +17,6 @@
 //! exit status); Croupier signals the program's process group on the host,
 //! as it signals any bot's, and the holder reaps it.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,13 +24,15 @@ use std::time::Duration;
 use nix::sys::signal::{killpg, Signal};
 use nix::sys::stat::Mode;
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 use tokio::process::Child;
 use tokio::sync::watch;
 
 use super::cgroup::BotCgroup;
 use super::held_folders::Folder;
+pub(super) use super::held_lines::{listen, Patience};
+use super::held_lines::{order, Asked, Progress};
 use super::holder;
 use super::inside::SandboxInfo;
 use super::launch::{launch, Launched};
@@ -58,95 +59,6 @@ const ROUND: Duration = Duration::from_secs(2);
 /// holder ~0.3 ms, so half of even a 1 s limit is over a thousand rounds
 /// away.
 const WEAR_EVERY: u64 = 64;
-
-/// How many rounds back an exit status is kept (a round older than that
-/// counts as ended).
-const KEPT: u64 = 64;
-
-/// The lines that tell the holder to start round `n` with `argv` (`last`:
-/// the last round's); `None` if a word holds a line break (it cannot be
-/// said in lines).
-fn order(n: u64, argv: &[String], last: Option<&[String]>) -> Option<String> {
-    if last == Some(argv) {
-        return Some(format!("{n} =\n"));
-    }
-    let mut said = format!("{n} {}\n", argv.len());
-    for word in argv {
-        if word.contains(['\n', '\r']) {
-            return None;
-        }
-        said.push_str(word);
-        said.push('\n');
-    }
-    Some(said)
-}
-
-/// What the holder has said so far.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Progress {
-    /// The last round started, with its program's pid inside the sandbox.
-    started: Option<(u64, i32)>,
-    /// The rounds ended, with their exit status (128 + n: signal n), of
-    /// the last [`KEPT`] rounds started.
-    exited: BTreeMap<u64, i32>,
-    /// The last reset done, and whether the sandbox came out clear.
-    reset: Option<(u64, bool)>,
-    /// The last change of working folder, and whether it was made.
-    entered: Option<(u64, bool)>,
-    /// The holder is gone (the sandbox ended).
-    pub(super) gone: bool,
-}
-
-impl Progress {
-    /// How round `n` ended, once it has: its status, or `None` if that is
-    /// no longer known.
-    fn ended(&self, n: u64) -> Option<Option<i32>> {
-        let last = self.started.map_or(0, |(m, _)| m);
-        match self.exited.get(&n) {
-            Some(status) => Some(Some(*status)),
-            None if n + KEPT <= last => Some(None),
-            None => None,
-        }
-    }
-}
-
-/// Reads what the holder says, in order; anything else ends it.
-/// Its lines are short; a longer one ends the listener, read no further
-/// (no round's program gets the holder's stdout, nor may it open the
-/// Perl holder's through `/proc`; a bound all the same).
-pub(super) async fn listen(out: impl AsyncRead + Unpin, tx: watch::Sender<Progress>) {
-    const LONGEST: u64 = 64;
-    let mut out = BufReader::new(out);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match (&mut out).take(LONGEST).read_line(&mut line).await {
-            Ok(n) if n > 0 && line.ends_with('\n') => line.pop(),
-            _ => break,
-        };
-        let mut words = line.split(' ');
-        let (Some(n), Some(what), Some(value), None) =
-            (words.next(), words.next(), words.next(), words.next())
-        else {
-            break;
-        };
-        let (Ok(n), Ok(value)) = (n.parse::<u64>(), value.parse::<i32>()) else {
-            break;
-        };
-        match what {
-            "started" => tx.send_modify(|p| p.started = Some((n, value))),
-            "reset" => tx.send_modify(|p| p.reset = Some((n, value == 0))),
-            "cd" => tx.send_modify(|p| p.entered = Some((n, value == 0))),
-            "exit" => tx.send_modify(|p| {
-                p.exited.insert(n, value);
-                let last = p.started.map_or(0, |(m, _)| m);
-                p.exited.retain(|m, _| m + KEPT > last);
-            }),
-            _ => break,
-        }
-    }
-    tx.send_modify(|p| p.gone = true);
-}
 
 /// A sandbox held for a seat's match, waiting for its next round. Dropped,
 /// it is killed whole (the round's program with it).
@@ -182,15 +94,6 @@ pub struct Held {
     /// bubblewrap has ended), and one dropped before it is named is killed
     /// when it is, as a stopped sandbox's, without a warning.
     inside: Option<SandboxInfo>,
-}
-
-/// How long a holder may take to answer an order that is no round.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Patience {
-    /// Its sandbox may still be being set up ([`SETUP`]).
-    Setup,
-    /// It is known to be ready ([`ROUND`]).
-    Ready,
 }
 
 /// One round's program in a held sandbox: its pipes and its leader.
@@ -464,31 +367,44 @@ impl Held {
         self.not_worn()?;
         let n = self.rounds + 1;
         self.rounds = n;
-        let said = format!("{n} r\n");
-        let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
-        match tokio::time::timeout(ROUND, self.control.write_all(said.as_bytes())).await {
-            Ok(r) => r.map_err(lost)?,
-            Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
+        match self.ask(n, &format!("{n} r\n"), ROUND, |p| p.reset).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TransportError::Io(
+                "the held sandbox could not be cleared".into(),
+            )),
+            Err(Asked::Late) => Err(TransportError::Io(
+                "the held sandbox was not cleared in time".into(),
+            )),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Tells the holder `said` (order `n`, which is no round) and waits up
+    /// to `wait` for each of the writing and its answer (`answer`: the
+    /// last such answer it gave, with its number): whether it says it did.
+    async fn ask(
+        &mut self,
+        n: u64,
+        said: &str,
+        wait: Duration,
+        answer: fn(&Progress) -> Option<(u64, bool)>,
+    ) -> Result<bool, Asked> {
+        match tokio::time::timeout(wait, self.control.write_all(said.as_bytes())).await {
+            Ok(r) => r.map_err(|e| Asked::Ended(format!(": {e}")))?,
+            Err(_) => return Err(Asked::Deaf),
         }
         let done = self
             .progress
-            .wait_for(|p| p.gone || p.reset.is_some_and(|(m, _)| m >= n));
-        match tokio::time::timeout(ROUND, done).await {
-            Ok(Ok(p)) => match (p.reset, p.gone) {
-                (Some((m, true)), false) if m == n => Ok(()),
-                (Some((m, false)), false) if m == n => Err(TransportError::Io(
-                    "the held sandbox could not be cleared".into(),
-                )),
-                _ => Err(TransportError::Io("the held sandbox ended".into())),
+            .wait_for(|p| p.gone || answer(p).is_some_and(|(m, _)| m >= n));
+        match tokio::time::timeout(wait, done).await {
+            Ok(Ok(p)) => match (answer(&p), p.gone) {
+                (Some((m, did)), false) if m == n => Ok(did),
+                _ => Err(Asked::Ended(String::new())),
             },
             // No more news of the holder: its listener has stopped (the
             // runtime is ending, as when a `Table` is dropped mid-clearing).
-            Ok(Err(_)) => Err(TransportError::Io(
-                "the held sandbox is no longer watched".into(),
-            )),
-            Err(_) => Err(TransportError::Io(
-                "the held sandbox was not cleared in time".into(),
-            )),
+            Ok(Err(_)) => Err(Asked::Unwatched),
+            Err(_) => Err(Asked::Late),
         }
     }
 
@@ -511,33 +427,22 @@ impl Held {
             .ok_or_else(|| TransportError::Io("a folder the holder cannot be told".into()))?;
         let n = self.rounds + 1;
         self.rounds = n;
-        let said = format!("{n} d\n{dir}\n");
-        let lost = |e: std::io::Error| TransportError::Io(format!("the held sandbox ended: {e}"));
         let wait = match patience {
             Patience::Setup => SETUP,
             Patience::Ready => ROUND,
         };
-        match tokio::time::timeout(wait, self.control.write_all(said.as_bytes())).await {
-            Ok(r) => r.map_err(lost)?,
-            Err(_) => return Err(TransportError::Io("the held sandbox does not read".into())),
-        }
-        let done = self
-            .progress
-            .wait_for(|p| p.gone || p.entered.is_some_and(|(m, _)| m >= n));
-        match tokio::time::timeout(wait, done).await {
-            Ok(Ok(p)) => match (p.entered, p.gone) {
-                (Some((m, true)), false) if m == n => Ok(()),
-                (Some((m, false)), false) if m == n => Err(TransportError::Io(format!(
-                    "the held sandbox cannot work in {dir}"
-                ))),
-                _ => Err(TransportError::Io("the held sandbox ended".into())),
-            },
-            Ok(Err(_)) => Err(TransportError::Io(
-                "the held sandbox is no longer watched".into(),
-            )),
-            Err(_) => Err(TransportError::Io(
+        match self
+            .ask(n, &format!("{n} d\n{dir}\n"), wait, |p| p.entered)
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TransportError::Io(format!(
+                "the held sandbox cannot work in {dir}"
+            ))),
+            Err(Asked::Late) => Err(TransportError::Io(
                 "the held sandbox did not answer in time".into(),
             )),
+            Err(e) => Err(e.into()),
         }
     }
 

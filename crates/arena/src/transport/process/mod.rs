@@ -31,6 +31,7 @@ mod as_user;
 pub mod cgroup;
 mod held;
 mod held_folders;
+mod held_lines;
 mod holder;
 mod inside;
 mod launch;
