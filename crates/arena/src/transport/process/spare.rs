@@ -72,9 +72,10 @@ fn pool() -> MutexGuard<'static, HashMap<String, Spares>> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-/// Set once binding a program's folders into a spare has failed (a kernel
-/// or a container that refuses it): from then on only programs without
-/// folders of their own take spares.
+/// Set once binding a program's folders into a spare has failed for a
+/// reason not the program's own (a kernel or a container that refuses
+/// it): from then on only programs without folders of their own take
+/// spares.
 static BIND_FAILED: AtomicBool = AtomicBool::new(false);
 
 /// A spare sandbox made `argv`'s (its folders bound, its holder in its
@@ -114,7 +115,16 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e)));
         if let Err(e) = bound {
-            if !BIND_FAILED.swap(true, Ordering::Relaxed) {
+            // A folder this program's sandbox could not reach is its own
+            // matter (its own sandbox's start says why); anything else is
+            // the kernel's or the container's refusal, for every program.
+            let its_own = matches!(
+                e.raw_os_error(),
+                Some(nix::libc::EACCES | nix::libc::ENOENT | nix::libc::ENOTDIR | nix::libc::ELOOP)
+            );
+            if its_own {
+                tracing::debug!("cannot bind {folders:?} into a spare sandbox: {e}");
+            } else if !BIND_FAILED.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
                     "cannot bind a program's folders into a spare sandbox ({e}): \
                      programs with folders of their own get sandboxes of their own"

@@ -194,3 +194,50 @@ async fn both_holders_work_where_they_are_told() {
         assert!(held.is_some(), "{kind:?}: the sandbox was kept");
     }
 }
+
+/// A folder the sandbox's user may not reach (inside a folder only root
+/// may enter) is not bound into a spare, as bubblewrap, started as that
+/// user, would not bind it; it fails that program's bind alone: the next
+/// program with folders of its own still takes a spare.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_out_of_reach_keeps_spares_for_the_next_program() {
+    if !(is_root_here() && sandbox::start_as().is_some()) {
+        return;
+    }
+    let l = spared(64);
+    let good = bot_folder(&std::env::temp_dir());
+    let good_argv = vec![
+        "sh".to_string(),
+        good.path().join("bot.sh").display().to_string(),
+    ];
+    let mut first = BotProcess::spawn_ready(&good_argv, &l).await.unwrap();
+    talk(&mut first).await;
+    first.terminate().await;
+    assert_eq!(spares_ready(&l).await.len(), pool::KEEP);
+    // A bot's folder inside a folder only root may enter.
+    let shut = tempfile::Builder::new()
+        .prefix("spare-shut")
+        .tempdir()
+        .unwrap();
+    std::fs::set_permissions(shut.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let inner = bot_folder(shut.path());
+    let shut_argv = vec![
+        "sh".to_string(),
+        inner.path().join("bot.sh").display().to_string(),
+    ];
+    if let Ok(p) = BotProcess::spawn_ready(&shut_argv, &l).await {
+        assert!(
+            !p.started_in_spare(),
+            "a folder nobody may reach is not bound"
+        );
+        p.terminate().await;
+    }
+    assert_eq!(spares_ready(&l).await.len(), pool::KEEP);
+    let mut p = BotProcess::spawn_ready(&good_argv, &l).await.unwrap();
+    assert!(
+        p.started_in_spare(),
+        "spares still serve programs with folders"
+    );
+    talk(&mut p).await;
+    p.terminate().await;
+}
