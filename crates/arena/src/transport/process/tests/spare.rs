@@ -67,21 +67,32 @@ async fn talk(p: &mut BotProcess) -> Vec<String> {
     said
 }
 
+/// `sh` running the program of a [`bot_folder`] at `dir`, named as `dir`
+/// is.
+fn run_bot(dir: &std::path::Path) -> Vec<String> {
+    vec!["sh".to_string(), dir.join("bot.sh").display().to_string()]
+}
+
+/// The first start of `argv` under `l`, which finds no spare (a sandbox
+/// of its own): what the bot said, and the pids of the spares it left set
+/// up, once ready.
+async fn first_start(argv: &[String], l: &ProcessLimits) -> (Vec<String>, Vec<i32>) {
+    let mut first = BotProcess::spawn_ready(argv, l).await.unwrap();
+    assert!(first.sandbox.is_none(), "no spare was ready yet");
+    let said = talk(&mut first).await;
+    first.terminate().await;
+    let spares = spares_ready(l).await;
+    assert_eq!(spares.len(), pool::KEEP, "spares are set up after a start");
+    (said, spares)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_first_start_takes_a_spare_with_its_folders_bound_read_only() {
     let l = spared(61);
     let bot = bot_folder(&std::env::temp_dir());
-    let argv = vec![
-        "sh".to_string(),
-        bot.path().join("bot.sh").display().to_string(),
-    ];
+    let argv = run_bot(bot.path());
     // The first start of its kind finds no spare: a sandbox of its own.
-    let mut first = BotProcess::spawn_ready(&argv, &l).await.unwrap();
-    assert!(first.sandbox.is_none(), "no spare was ready yet");
-    let cold = talk(&mut first).await;
-    first.terminate().await;
-    let spares = spares_ready(&l).await;
-    assert_eq!(spares.len(), pool::KEEP, "spares are set up after a start");
+    let (cold, spares) = first_start(&argv, &l).await;
     if !(is_root_here() && sandbox::start_as().is_some()) {
         // Folders are bound into a spare by root only: a sandbox of its own.
         let p = BotProcess::spawn_ready(&argv, &l).await.unwrap();
@@ -133,13 +144,8 @@ async fn a_program_named_from_the_working_folder_works_there_in_a_spare() {
     let l = spared(62);
     let cwd = std::env::current_dir().unwrap();
     let bot = bot_folder(&cwd);
-    let relative = bot.path().strip_prefix(&cwd).unwrap().join("bot.sh");
-    let argv = vec!["sh".to_string(), relative.display().to_string()];
-    let mut first = BotProcess::spawn_ready(&argv, &l).await.unwrap();
-    let cold = talk(&mut first).await;
-    first.terminate().await;
-    let spares = spares_ready(&l).await;
-    assert_eq!(spares.len(), pool::KEEP);
+    let argv = run_bot(bot.path().strip_prefix(&cwd).unwrap());
+    let (cold, spares) = first_start(&argv, &l).await;
     let mut held = None;
     // A held sandbox's first round takes a spare too, which is then that
     // program's held sandbox for its later rounds.
@@ -206,14 +212,8 @@ async fn a_folder_out_of_reach_keeps_spares_for_the_next_program() {
     }
     let l = spared(64);
     let good = bot_folder(&std::env::temp_dir());
-    let good_argv = vec![
-        "sh".to_string(),
-        good.path().join("bot.sh").display().to_string(),
-    ];
-    let mut first = BotProcess::spawn_ready(&good_argv, &l).await.unwrap();
-    talk(&mut first).await;
-    first.terminate().await;
-    assert_eq!(spares_ready(&l).await.len(), pool::KEEP);
+    let good_argv = run_bot(good.path());
+    first_start(&good_argv, &l).await;
     // A bot's folder inside a folder only root may enter.
     let shut = tempfile::Builder::new()
         .prefix("spare-shut")
@@ -221,10 +221,7 @@ async fn a_folder_out_of_reach_keeps_spares_for_the_next_program() {
         .unwrap();
     std::fs::set_permissions(shut.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let inner = bot_folder(shut.path());
-    let shut_argv = vec![
-        "sh".to_string(),
-        inner.path().join("bot.sh").display().to_string(),
-    ];
+    let shut_argv = run_bot(inner.path());
     if let Ok(p) = BotProcess::spawn_ready(&shut_argv, &l).await {
         assert!(
             !p.started_in_spare(),
