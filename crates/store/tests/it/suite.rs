@@ -1284,11 +1284,7 @@ async fn a_tournaments_many_planned_games_are_read_whole_in_order(db: Db) {
     let b = s.ensure_house_bot("hb", "goofspiel").await.unwrap();
     let t = s.tournaments();
     let entries = vec![common::entry(a, 0, "ha"), common::entry(b, 1, "hb")];
-    let id = t
-        .create_tournament(&common::tournament("big", entries.clone()))
-        .await
-        .unwrap();
-    t.start_tournament(id, &entries, 3, "t0").await.unwrap();
+    let id = common::started(t, "big", entries, 3).await;
     // Three rounds of 150 tables of two games (many more rows than are
     // read between two yields), each round's tables planned last first.
     for round in 1..=3 {

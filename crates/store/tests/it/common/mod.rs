@@ -59,11 +59,21 @@ pub async fn running_cup(
     name: &str,
     entries: Vec<EntryRow>,
 ) -> croupier_store::tournaments::TournamentId {
+    started(t, name, entries, 1).await
+}
+
+/// A tournament of `rounds` rounds, started.
+pub async fn started(
+    t: &dyn croupier_store::tournaments::TournamentStore,
+    name: &str,
+    entries: Vec<EntryRow>,
+    rounds: i64,
+) -> croupier_store::tournaments::TournamentId {
     let cup = t
         .create_tournament(&tournament(name, entries.clone()))
         .await
         .unwrap();
-    t.start_tournament(cup, &entries, 1, "t0").await.unwrap();
+    t.start_tournament(cup, &entries, rounds, "t0").await.unwrap();
     cup
 }
 
