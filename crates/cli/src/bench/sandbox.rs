@@ -20,7 +20,7 @@ use croupier_arena::seeds;
 use croupier_arena::series::Table;
 use croupier_arena::spec::BotSpec;
 use croupier_arena::transport::process::cgroup::{self, BotCpus, CgroupLimits};
-use croupier_arena::transport::process::{BotProcess, ProcessLimits, Sandbox};
+use croupier_arena::transport::process::{BotProcess, Held, ProcessLimits, Sandbox};
 use croupier_arena::LiveConfig;
 use croupier_bots::Builtins;
 use croupier_rules::goofspiel::{Goofspiel, GoofspielVariant};
@@ -61,10 +61,11 @@ enum Start {
 /// end after SIGTERM, how many starts were timed, and how many of them
 /// took a spare sandbox. Each start comes `gap` after the last one's stop
 /// (a server's starts are not back to back; at 0, a spare's setup in the
-/// background takes from the next start's CPU, and it may find none). With [`Start::Held`], the sandbox is
-/// set up by one untimed start first, as a program started anew each round
-/// is; with [`Start::Spare`], one untimed start first has the first spares
-/// set up, and each start then has another set up in the background.
+/// background takes from the next start's CPU, and it may find none).
+/// With [`Start::Held`], one untimed start first sets the sandbox up, as
+/// a program started anew each round is; with [`Start::Spare`], one
+/// untimed start first has the first spares set up (0.2 s for them), and
+/// each start then has another set up in the background.
 async fn start(
     sandbox: &Sandbox,
     time: Duration,
@@ -73,39 +74,43 @@ async fn start(
 ) -> anyhow::Result<(f64, f64, u32, u32)> {
     let mut l = limits(sandbox);
     l.spare_sandboxes = how == Start::Spare;
-    let line = vec!["ping".to_string()];
     let argv = ["cat".to_string()];
     let mut holder = None;
-    match how {
-        Start::Held => {
-            BotProcess::spawn_held(&mut holder, &argv, &l)
-                .await?
-                .terminate()
-                .await;
-            anyhow::ensure!(holder.is_some(), "only a sandbox is held");
-        }
-        Start::Spare => {
-            let mut p = BotProcess::spawn_ready(&argv, &l).await?;
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-            p.send(&line, deadline).await?;
-            p.recv(deadline).await?;
-            p.terminate().await;
+    // A start as `how` says, and the program's first answer.
+    async fn started(
+        how: Start,
+        holder: &mut Option<Held>,
+        argv: &[String],
+        l: &ProcessLimits,
+    ) -> anyhow::Result<BotProcess> {
+        let mut p = match how {
+            Start::Held => BotProcess::spawn_held(holder, argv, l).await?,
+            Start::Spare => BotProcess::spawn_ready(argv, l).await?,
+            Start::Own => BotProcess::spawn(argv, l)?,
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        p.send(&["ping".to_string()], deadline).await?;
+        p.recv(deadline).await?;
+        Ok(p)
+    }
+    if how != Start::Own {
+        started(how, &mut holder, &argv, &l)
+            .await?
+            .terminate()
+            .await;
+        anyhow::ensure!(
+            how != Start::Held || holder.is_some(),
+            "only a sandbox is held"
+        );
+        if how == Start::Spare {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        Start::Own => {}
     }
     let (mut n, mut spared, mut up, mut down) = (0u32, 0u32, 0.0, 0.0);
     let begin = Instant::now();
     while begin.elapsed() < time || n < 5 {
         let t = Instant::now();
-        let mut p = match how {
-            Start::Held => BotProcess::spawn_held(&mut holder, &argv, &l).await?,
-            Start::Spare => BotProcess::spawn_ready(&argv, &l).await?,
-            Start::Own => BotProcess::spawn(&argv, &l)?,
-        };
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        p.send(&line, deadline).await?;
-        p.recv(deadline).await?;
+        let p = started(how, &mut holder, &argv, &l).await?;
         up += t.elapsed().as_secs_f64() * 1e3;
         spared += u32::from(p.started_in_spare());
         let t = Instant::now();

@@ -73,7 +73,9 @@ pub async fn started(
         .create_tournament(&tournament(name, entries.clone()))
         .await
         .unwrap();
-    t.start_tournament(cup, &entries, rounds, "t0").await.unwrap();
+    t.start_tournament(cup, &entries, rounds, "t0")
+        .await
+        .unwrap();
     cup
 }
 
