@@ -84,8 +84,13 @@ fn kind(m: &LiveMessage) -> &'static str {
 }
 
 /// A message as JSON; one that does not serialise (a bug) is logged and
-/// left out rather than sent empty.
+/// left out rather than sent empty. An event its rules cannot write is
+/// left out without a word: it was reported once, when first read
+/// (`watch::Told`), not for each spectator.
 fn serialised(m: &LiveMessage) -> Option<String> {
+    if matches!(m, LiveMessage::Event(e) if e.event.json().is_none()) {
+        return None;
+    }
     match serde_json::to_string(m) {
         Ok(text) => Some(text),
         Err(e) => {
@@ -102,11 +107,6 @@ const DROPPED: &str = r#"{"type":"dropped","reason":"the client read too slowly 
 pub fn sse(spectator: Spectator) -> Response {
     let events = messages(spectator).filter_map(|item| {
         let event = match item {
-            // An event its rules cannot write is left out (reported once,
-            // when first read), not logged again for each spectator.
-            Item::Msg(m) if matches!(&*m, LiveMessage::Event(e) if e.event.json().is_none()) => {
-                None
-            }
             Item::Msg(m) => serialised(&m).map(|data| {
                 let e = Event::default().event(kind(&m)).data(data);
                 match &*m {
@@ -201,5 +201,86 @@ pub async fn events(
         Err(e) => refusal(&e),
         Ok(s) if want_sse => sse(s),
         Ok(s) => ndjson(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use croupier_arena::watch::{PublicEvent, Told};
+
+    /// An event whose rules cannot write it (a bug).
+    struct Broken;
+
+    impl serde::Serialize for Broken {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("broken"))
+        }
+    }
+
+    impl std::fmt::Display for Broken {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("broken")
+        }
+    }
+
+    fn event(told: Told) -> LiveMessage {
+        LiveMessage::Event(PublicEvent {
+            index: 4,
+            event: told,
+            to_act: vec![1],
+            view: None,
+            at_ms: 7,
+            move_ms: None,
+        })
+    }
+
+    /// What the test's code logs.
+    #[derive(Clone, Default)]
+    struct Said(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Said {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Said {
+        type Writer = Said;
+
+        fn make_writer(&'a self) -> Said {
+            self.clone()
+        }
+    }
+
+    /// Both streams (SSE and NDJSON) send what `serialised` gives: an event
+    /// that can be written, whole; one that cannot, nothing, and without a
+    /// word for each spectator (its watch reported it once).
+    #[test]
+    fn an_event_its_rules_cannot_write_is_left_out_of_both_streams_quietly() {
+        let said = Said::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(said.clone())
+            .with_ansi(false)
+            .finish();
+        let (sent, broken) = tracing::subscriber::with_default(subscriber, || {
+            (
+                serialised(&event(Told::of(5))),
+                serialised(&event(Told::of(Broken))),
+            )
+        });
+        let v: serde_json::Value = serde_json::from_str(&sent.expect("written")).unwrap();
+        assert_eq!(v["type"], "event");
+        assert_eq!(v["event"], 5);
+        assert_eq!(v["text"], "5");
+        assert_eq!(v["index"], 4);
+        assert_eq!(broken, None);
+        let text = String::from_utf8_lossy(&said.0.lock().unwrap()).into_owned();
+        assert!(text.is_empty(), "{text}");
     }
 }
