@@ -55,3 +55,25 @@ async fn a_held_sandbox_dropped_as_it_is_set_up_ends_quietly() {
     let text = String::from_utf8_lossy(&said.0.lock().unwrap()).into_owned();
     assert!(!text.contains(" WARN "), "{text}");
 }
+
+/// A program in a sandbox of its own stopped as it starts (a match that
+/// ends at once) ends quietly too: bubblewrap, signalled before it named
+/// the sandbox's first process, is a sandbox stopped on purpose.
+#[tokio::test]
+async fn a_sandbox_of_its_own_stopped_as_it_starts_ends_quietly() {
+    let said = Said::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(said.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _logged = tracing::subscriber::set_default(subscriber);
+    for _ in 0..10 {
+        let p = BotProcess::spawn(&sh("cat"), &strict()).expect("a start");
+        p.terminate().await;
+    }
+    // Each watch has seen its sandbox end by now (its info pipe closed).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let text = String::from_utf8_lossy(&said.0.lock().unwrap()).into_owned();
+    assert!(!text.contains(" WARN "), "{text}");
+}
