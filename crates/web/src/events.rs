@@ -250,22 +250,15 @@ mod tests {
         }
     }
 
-    impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Said {
-        type Writer = Said;
-
-        fn make_writer(&'a self) -> Said {
-            self.clone()
-        }
-    }
-
     /// Both streams (SSE and NDJSON) send what `serialised` gives: an event
     /// that can be written, whole; one that cannot, nothing, and without a
     /// word for each spectator (its watch reported it once).
     #[test]
     fn an_event_its_rules_cannot_write_is_left_out_of_both_streams_quietly() {
         let said = Said::default();
+        let writer = said.clone();
         let subscriber = tracing_subscriber::fmt()
-            .with_writer(said.clone())
+            .with_writer(move || writer.clone())
             .with_ansi(false)
             .finish();
         let (sent, broken) = tracing::subscriber::with_default(subscriber, || {

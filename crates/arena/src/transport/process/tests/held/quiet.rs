@@ -22,25 +22,24 @@ impl std::io::Write for Said {
     }
 }
 
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Said {
-    type Writer = Said;
-
-    fn make_writer(&'a self) -> Said {
-        self.clone()
-    }
+/// What is logged on this thread from now until the guard is dropped, at
+/// every level down to debug.
+fn logged() -> (Said, tracing::subscriber::DefaultGuard) {
+    let said = Said::default();
+    let writer = said.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    (said, tracing::subscriber::set_default(subscriber))
 }
 
 /// On one thread, so that the watch of each sandbox's first process (a
 /// task of this runtime) logs to this test's subscriber.
 #[tokio::test]
 async fn a_held_sandbox_dropped_as_it_is_set_up_ends_quietly() {
-    let said = Said::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(said.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _logged = tracing::subscriber::set_default(subscriber);
+    let (said, _logged) = logged();
     let mut sandboxes = Vec::new();
     for _ in 0..5 {
         let held = BotProcess::hold(&sh("cat"), &strict()).expect("a sandbox held");
@@ -61,13 +60,7 @@ async fn a_held_sandbox_dropped_as_it_is_set_up_ends_quietly() {
 /// the sandbox's first process, is a sandbox stopped on purpose.
 #[tokio::test]
 async fn a_sandbox_of_its_own_stopped_as_it_starts_ends_quietly() {
-    let said = Said::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(said.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _logged = tracing::subscriber::set_default(subscriber);
+    let (said, _logged) = logged();
     for _ in 0..10 {
         let p = BotProcess::spawn(&sh("cat"), &strict()).expect("a start");
         p.terminate().await;
