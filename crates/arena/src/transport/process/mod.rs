@@ -46,6 +46,7 @@ mod sandbox;
 mod sandbox_check;
 mod seccomp;
 mod spare;
+mod spare_pool;
 mod stop;
 mod which;
 pub use held::Held;

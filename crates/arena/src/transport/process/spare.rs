@@ -26,17 +26,18 @@
 //! kept (the kind used longest ago goes first), and a spare unused for
 //! [`IDLE`] is let go at the next start that looks for one, of any kind;
 //! the oldest ready spare is taken first. A spare is a live bot's
-//! sandbox as any other: it ends with croupier.
+//! sandbox as any other: it ends with croupier. The bookkeeping of these
+//! rules is [`super::spare_pool`]'s, tested apart from any sandbox.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::held::{Held, Patience};
 use super::limits::ProcessLimits;
 use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox};
+use super::spare_pool::Pool;
 use super::{holder, mount_in};
 use crate::transport::error::TransportError;
 
@@ -54,20 +55,10 @@ fn no_program() -> Vec<String> {
     vec!["/bin/sh".to_string()]
 }
 
-/// The spares of one kind of sandbox.
-struct Spares {
-    /// Ready, oldest first.
-    ready: Vec<(Held, Instant)>,
-    making: usize,
-    used: Instant,
-    /// Which keeping of this kind it is: a setup begun for a kind since
-    /// forgotten does not count in a new keeping of it.
-    generation: u64,
-}
-
-fn pool() -> MutexGuard<'static, HashMap<String, Spares>> {
-    static POOL: OnceLock<Mutex<HashMap<String, Spares>>> = OnceLock::new();
-    POOL.get_or_init(Mutex::default)
+/// Every spare ready or being set up, by kind.
+fn pool() -> MutexGuard<'static, Pool<Held>> {
+    static POOL: OnceLock<Mutex<Pool<Held>>> = OnceLock::new();
+    POOL.get_or_init(|| Mutex::new(Pool::new(KEEP, KINDS, IDLE)))
         .lock()
         .unwrap_or_else(|e| e.into_inner())
 }
@@ -143,46 +134,17 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
     Some(held)
 }
 
-/// Under the pool's lock: the oldest spare of `kind` ready (if any), with
-/// the setups that keep [`KEEP`] of it ready or being set up begun, and
-/// what is let go (idle spares of every kind, kinds past [`KINDS`]), to be
-/// dropped after the lock.
+/// The oldest spare of `kind` ready (if any), with the setups that keep
+/// [`KEEP`] of it ready or being set up begun, and what is let go (idle or
+/// dead spares of every kind, kinds past [`KINDS`]), to be dropped by the
+/// caller (not under the pool's lock). The rules are
+/// [`Pool::look`](super::spare_pool::Pool::look)'s.
 fn look(kind: &str, limits: &ProcessLimits) -> (Option<Held>, Vec<Held>) {
-    static GENERATION: AtomicU64 = AtomicU64::new(0);
-    let mut pool = pool();
-    let mut gone = Vec::new();
-    for spares in pool.values_mut() {
-        let (keep, idle) = std::mem::take(&mut spares.ready)
-            .into_iter()
-            .partition(|(h, made)| h.alive() && made.elapsed() < IDLE);
-        spares.ready = keep;
-        gone.extend(idle.into_iter().map(|(h, _)| h));
+    let look = pool().look(kind, Instant::now(), Held::alive);
+    for _ in 0..look.make {
+        tokio::spawn(make(kind.to_string(), look.generation, limits.clone()));
     }
-    let spares = pool.entry(kind.to_string()).or_insert_with(|| Spares {
-        ready: Vec::new(),
-        making: 0,
-        used: Instant::now(),
-        generation: GENERATION.fetch_add(1, Ordering::Relaxed),
-    });
-    spares.used = Instant::now();
-    let found = (!spares.ready.is_empty()).then(|| spares.ready.remove(0).0);
-    let short = KEEP.saturating_sub(spares.ready.len() + spares.making);
-    spares.making += short;
-    let generation = spares.generation;
-    for _ in 0..short {
-        tokio::spawn(make(kind.to_string(), generation, limits.clone()));
-    }
-    while pool.len() > KINDS {
-        let oldest = pool
-            .iter()
-            .min_by_key(|(_, s)| s.used)
-            .map(|(k, _)| k.clone());
-        match oldest.and_then(|k| pool.remove(&k)) {
-            Some(s) => gone.extend(s.ready.into_iter().map(|(h, _)| h)),
-            None => break,
-        }
-    }
-    (found, gone)
+    (look.found, look.gone)
 }
 
 /// The kind of sandbox `limits` give a program before its folders: its
@@ -198,16 +160,7 @@ const SPARE_DIR: &str = "/tmp";
 /// A spare not used after all goes back to its kind's, unless that has
 /// enough.
 fn put_back(kind: &str, held: Held) {
-    let extra = {
-        let mut pool = pool();
-        match pool.get_mut(kind) {
-            Some(spares) if spares.ready.len() < KEEP => {
-                spares.ready.push((held, Instant::now()));
-                None
-            }
-            _ => Some(held),
-        }
-    };
+    let extra = pool().put_back(kind, held, Instant::now());
     drop(extra);
 }
 
@@ -220,11 +173,7 @@ struct Making {
 
 impl Drop for Making {
     fn drop(&mut self) {
-        if let Some(spares) = pool().get_mut(&self.kind) {
-            if spares.generation == self.generation {
-                spares.making = spares.making.saturating_sub(1);
-            }
-        }
+        pool().done(&self.kind, self.generation);
     }
 }
 
@@ -257,16 +206,7 @@ async fn make(kind: String, generation: u64, limits: ProcessLimits) {
             None
         }
     };
-    let extra = {
-        let mut pool = pool();
-        match (pool.get_mut(&kind), made) {
-            (Some(spares), Some(held)) if spares.generation == generation => {
-                spares.ready.push((held, Instant::now()));
-                None
-            }
-            (_, made) => made,
-        }
-    };
+    let extra = made.and_then(|held| pool().made(&kind, generation, held, Instant::now()));
     drop(making);
     drop(extra);
 }
@@ -276,12 +216,7 @@ async fn make(kind: String, generation: u64, limits: ProcessLimits) {
 #[cfg(test)]
 pub(super) fn ready(limits: &ProcessLimits) -> Vec<i32> {
     pool()
-        .get_mut(&kind_of(limits))
-        .map(|s| {
-            s.ready
-                .iter_mut()
-                .filter_map(|(h, _)| h.first_pid())
-                .collect()
-        })
-        .unwrap_or_default()
+        .ready_mut(&kind_of(limits))
+        .filter_map(Held::first_pid)
+        .collect()
 }
