@@ -1,0 +1,145 @@
+//! SkullWhist games played through the hub as the 2014 API's handlers call
+//! it, without HTTP (issue 53): two bots on a SQLite store, with the hub
+//! watched by spectators' registry as the server's is; each bot asks for
+//! its `status` before each of its moves and after the other's (as a
+//! polling bot would, about two statuses a move), bids 3 and plays a random
+//! legal card. One iteration is one game: `new-game` for both, 2 bids, 26
+//! plays, about 56 statuses, and the game's start and end stored. Measured
+//! as the process's CPU time (every thread: the hub's, the runtime's and
+//! the SQLite writer's) and as wall time, which includes the group
+//! commit's waits. `bench server` measures the same path with HTTP and
+//! many bots, but moves by several percent from run to run on a shared
+//! machine; this one shows the game's own cost.
+//!
+//! `cargo bench -p croupier-live --bench hub_games -- --save-baseline before`
+//! on the old build, then `-- --baseline before` on the new.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark fails loudly
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use croupier_live::hub::{Hub, HubConfig, NewGame};
+use croupier_live::live_games::LiveGames;
+use croupier_store::{BotId, SqliteStore, Store};
+use nix::sys::resource::{getrusage, UsageWho};
+use rand::seq::IndexedRandom;
+use serde_json::Value;
+
+/// The CPU time this process has used, all threads.
+fn cpu_time() -> Duration {
+    let u = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage");
+    let d = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().unsigned_abs())
+            + Duration::from_micros(t.tv_usec().unsigned_abs())
+    };
+    d(u.user_time()) + d(u.system_time())
+}
+
+/// One bot's side of a game: its hand, as the REST bots of `bench server`
+/// keep it.
+struct Side {
+    bot: BotId,
+    hand: Vec<String>,
+    over: bool,
+}
+
+impl Side {
+    /// Reads its status and plays a card when it is its turn.
+    async fn step(&mut self, hub: &Hub, rng: &mut rand::rngs::ThreadRng) {
+        let status = hub.status(self.bot).await.unwrap();
+        let s: Value = serde_json::from_str(&status).unwrap();
+        if s["game"].is_null() {
+            self.over = true;
+            return;
+        }
+        if s["your-turn"] != true {
+            return;
+        }
+        let lead = s["opponent-current-card"]
+            .as_str()
+            .and_then(|c| c.chars().next());
+        let follow: Vec<&String> = self
+            .hand
+            .iter()
+            .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
+            .collect();
+        let card = if follow.is_empty() {
+            self.hand.choose(rng).cloned()
+        } else {
+            follow.choose(rng).map(|c| (*c).clone())
+        }
+        .expect("a card to play");
+        hub.play(self.bot, &card).await.unwrap();
+        self.hand.retain(|c| *c != card);
+    }
+}
+
+/// Plays one game between `a` and `b` to its end.
+async fn game(hub: &Arc<Hub>, a: BotId, b: BotId) {
+    let (ga, gb) = tokio::join!(hub.new_game(a), hub.new_game(b));
+    let mut sides = Vec::new();
+    for (bot, g) in [(a, ga), (b, gb)] {
+        let NewGame::Game { cards, .. } = g.unwrap() else {
+            panic!("no game")
+        };
+        let hand = cards.iter().map(ToString::to_string).collect();
+        sides.push(Side {
+            bot,
+            hand,
+            over: false,
+        });
+    }
+    for s in &sides {
+        hub.bid(s.bot, 3).await.unwrap();
+    }
+    let mut rng = rand::rng();
+    while !sides.iter().all(|s| s.over) {
+        for s in sides.iter_mut().filter(|s| !s.over) {
+            s.step(hub, &mut rng).await;
+        }
+    }
+}
+
+fn hub_games(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("hub.db").display());
+    let (hub, a, b) = rt.block_on(async {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&url).await.unwrap());
+        let a = store.create_bot("a", "h", false).await.unwrap();
+        let b = store.create_bot("b", "h", false).await.unwrap();
+        let hub = Arc::new(Hub::new(store, HubConfig::default()));
+        hub.watch_with(Arc::new(LiveGames::default()));
+        (hub, a, b)
+    });
+    let mut g = c.benchmark_group("a SkullWhist game through the hub");
+    g.measurement_time(Duration::from_secs(10));
+    g.bench_function("CPU time", |bench| {
+        bench.iter_custom(|n| {
+            let t = cpu_time();
+            rt.block_on(async {
+                for _ in 0..n {
+                    game(&hub, a, b).await;
+                }
+            });
+            cpu_time().saturating_sub(t)
+        })
+    });
+    g.bench_function("wall time", |bench| {
+        bench.iter_custom(|n| {
+            let t = Instant::now();
+            rt.block_on(async {
+                for _ in 0..n {
+                    game(&hub, a, b).await;
+                }
+            });
+            t.elapsed()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, hub_games);
+criterion_main!(benches);
