@@ -1,15 +1,17 @@
 //! SkullWhist games played through the hub as the 2014 API's handlers call
 //! it, without HTTP (issue 53): two bots on a SQLite store, with the hub
-//! watched by spectators' registry as the server's is; each bot asks for
-//! its `status` before each of its moves and after the other's (as a
-//! polling bot would, about two statuses a move), bids 3 and plays a random
-//! legal card. One iteration is one game: `new-game` for both, 2 bids, 26
-//! plays, about 56 statuses, and the game's start and end stored. Measured
-//! as the process's CPU time (every thread: the hub's, the runtime's and
-//! the SQLite writer's) and as wall time, which includes the group
-//! commit's waits. `bench server` measures the same path with HTTP and
-//! many bots, but moves by several percent from run to run on a shared
-//! machine; this one shows the game's own cost.
+//! watched by spectators' registry as the server's is. The bots take turns
+//! reading their `status` (one read each, round after round: about 35 a
+//! game, 1.3 a move; `bench server`'s bots, polling every millisecond, read
+//! about 2 a move), bid 3 and play a legal card chosen by a seeded random
+//! generator, the same games for every build. One iteration is one game:
+//! `new-game` for both, 2 bids, 26 plays, the statuses, and the game's
+//! start and end stored. Measured as the process's CPU time (every thread:
+//! the hub's, the runtime's and the SQLite writer's) and as wall time,
+//! which includes the group commit's waits. `bench server` measures the
+//! same path with HTTP and many bots; this one shows the game's own cost,
+//! without the HTTP stack and the load generator. On a shared machine both
+//! move from run to run: compare builds in turns.
 //!
 //! `cargo bench -p croupier-live --bench hub_games -- --save-baseline before`
 //! on the old build, then `-- --baseline before` on the new.
@@ -24,7 +26,9 @@ use croupier_live::hub::{Hub, HubConfig, NewGame};
 use croupier_live::live_games::LiveGames;
 use croupier_store::{BotId, SqliteStore, Store};
 use nix::sys::resource::{getrusage, UsageWho};
+use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
+use rand::SeedableRng;
 use serde_json::Value;
 
 /// The CPU time this process has used, all threads.
@@ -47,7 +51,7 @@ struct Side {
 
 impl Side {
     /// Reads its status and plays a card when it is its turn.
-    async fn step(&mut self, hub: &Hub, rng: &mut rand::rngs::ThreadRng) {
+    async fn step(&mut self, hub: &Hub, rng: &mut StdRng) {
         let status = hub.status(self.bot).await.unwrap();
         let s: Value = serde_json::from_str(&status).unwrap();
         if s["game"].is_null() {
@@ -77,7 +81,7 @@ impl Side {
 }
 
 /// Plays one game between `a` and `b` to its end.
-async fn game(hub: &Arc<Hub>, a: BotId, b: BotId) {
+async fn game(hub: &Arc<Hub>, a: BotId, b: BotId, rng: &mut StdRng) {
     let (ga, gb) = tokio::join!(hub.new_game(a), hub.new_game(b));
     let mut sides = Vec::new();
     for (bot, g) in [(a, ga), (b, gb)] {
@@ -94,10 +98,9 @@ async fn game(hub: &Arc<Hub>, a: BotId, b: BotId) {
     for s in &sides {
         hub.bid(s.bot, 3).await.unwrap();
     }
-    let mut rng = rand::rng();
     while !sides.iter().all(|s| s.over) {
         for s in sides.iter_mut().filter(|s| !s.over) {
-            s.step(hub, &mut rng).await;
+            s.step(hub, rng).await;
         }
     }
 }
@@ -114,27 +117,28 @@ fn hub_games(c: &mut Criterion) {
         hub.watch_with(Arc::new(LiveGames::default()));
         (hub, a, b)
     });
+    let play = |n: u64, rng: &mut StdRng| {
+        rt.block_on(async {
+            for _ in 0..n {
+                game(&hub, a, b, rng).await;
+            }
+        })
+    };
     let mut g = c.benchmark_group("a SkullWhist game through the hub");
     g.measurement_time(Duration::from_secs(10));
     g.bench_function("CPU time", |bench| {
+        let mut rng = StdRng::seed_from_u64(53);
         bench.iter_custom(|n| {
             let t = cpu_time();
-            rt.block_on(async {
-                for _ in 0..n {
-                    game(&hub, a, b).await;
-                }
-            });
+            play(n, &mut rng);
             cpu_time().saturating_sub(t)
         })
     });
     g.bench_function("wall time", |bench| {
+        let mut rng = StdRng::seed_from_u64(53);
         bench.iter_custom(|n| {
             let t = Instant::now();
-            rt.block_on(async {
-                for _ in 0..n {
-                    game(&hub, a, b).await;
-                }
-            });
+            play(n, &mut rng);
             t.elapsed()
         })
     });

@@ -1,5 +1,5 @@
 //! The rules of the spares' bookkeeping, with numbered stand-ins for
-//! sandboxes (odd ones dead where a test says so) and a clock of its own.
+//! sandboxes (dead where a test says so) and a clock of its own.
 
 use std::time::{Duration, Instant};
 
@@ -40,7 +40,22 @@ fn the_oldest_spare_is_taken_and_its_place_is_set_up_again() {
     }
     let took = p.look("a", t + Duration::from_secs(2), alive);
     assert_eq!((took.found, took.make), (Some(1), 1));
-    assert_eq!(p.look("a", t, alive).found, Some(2));
+    assert_eq!(
+        p.look("a", t + Duration::from_secs(3), alive).found,
+        Some(2)
+    );
+}
+
+#[test]
+fn a_dead_spare_is_never_taken() {
+    let mut p = pool();
+    let t = Instant::now();
+    let g = p.look("a", t, alive).generation;
+    p.made("a", g, 1, t);
+    p.made("a", g, 2, t + Duration::from_secs(1));
+    // The oldest, 1, died: the start takes 2, and 1 is let go.
+    let look = p.look("a", t + Duration::from_secs(2), |n| *n != 1);
+    assert_eq!((look.found, look.gone), (Some(2), vec![1]));
 }
 
 #[test]
@@ -91,22 +106,46 @@ fn a_setup_begun_for_a_forgotten_kind_counts_in_no_new_keeping_of_it() {
     let t = Instant::now();
     let old = p.look("a", t, alive);
     assert_eq!(old.make, 2);
-    // "a" is forgotten while its two setups run, then looked for again.
+    // One of its setups is done; then "a" is forgotten while the other
+    // runs (its ready spare is let go with it), and looked for again.
+    assert_eq!(p.made("a", old.generation, 5, t), None);
+    p.done("a", old.generation);
+    let mut gone = Vec::new();
     for (i, kind) in ["b", "c", "d", "e"].into_iter().enumerate() {
-        p.look(kind, t + Duration::from_secs(1 + i as u64), alive);
+        gone.extend(
+            p.look(kind, t + Duration::from_secs(1 + i as u64), alive)
+                .gone,
+        );
     }
+    assert_eq!(gone, [5]);
     assert_eq!(p.ready_mut("a").count(), 0);
     let new = p.look("a", t + Duration::from_secs(9), alive);
     assert_ne!(new.generation, old.generation);
     assert_eq!(new.make, 2);
-    // The old setups end: their spare is not kept, and their end does not
-    // take from the new keeping's count of setups.
+    // The old setup ends: its spare is not kept, and its end does not take
+    // from the new keeping's count of setups.
     assert_eq!(p.made("a", old.generation, 7, t), Some(7));
-    p.done("a", old.generation);
     p.done("a", old.generation);
     assert_eq!(p.look("a", t + Duration::from_secs(10), alive).make, 0);
     assert_eq!(p.made("a", new.generation, 8, t), None);
     assert_eq!(p.ready_mut("a").map(|n| *n).collect::<Vec<_>>(), [8]);
+}
+
+#[test]
+fn the_kind_looked_for_is_never_the_one_forgotten() {
+    let mut p = pool();
+    let t = Instant::now();
+    for (i, kind) in ["a", "b", "c", "d"].into_iter().enumerate() {
+        let at = t + Duration::from_secs(1 + i as u64);
+        let g = p.look(kind, at, alive).generation;
+        p.made(kind, g, i as u32, at);
+    }
+    // A fifth kind, looked for with a clock behind the others' (their
+    // `used` is later than its own): "a" goes, not "e".
+    let e = p.look("e", t, alive);
+    assert_eq!(e.gone, [0]);
+    assert_eq!(p.made("e", e.generation, 9, t), None);
+    assert_eq!(p.ready_mut("e").map(|n| *n).collect::<Vec<_>>(), [9]);
 }
 
 #[test]
