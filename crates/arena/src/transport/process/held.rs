@@ -439,9 +439,6 @@ impl Held {
             Ok(false) => Err(TransportError::Io(format!(
                 "the held sandbox cannot work in {dir}"
             ))),
-            Err(Asked::Late) => Err(TransportError::Io(
-                "the held sandbox did not answer in time".into(),
-            )),
             Err(e) => Err(e.into()),
         }
     }

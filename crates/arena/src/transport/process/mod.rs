@@ -233,10 +233,10 @@ impl BotProcess {
             && !argv.iter().any(|w| w.contains(['\n', '\r']))
     }
 
-    /// [`start_held`](Self::start_held), or `None` (logged) where the
-    /// sandbox cannot be set up.
+    /// [`Held::set_up`] with the holder of this host, or `None` (logged)
+    /// where the sandbox cannot be set up.
     fn try_hold(argv: &[String], limits: &ProcessLimits, what: String) -> Option<Held> {
-        Self::start_held(argv, limits, what)
+        Held::set_up(argv, limits, what, holder::Kind::here())
             .inspect_err(|e| tracing::debug!("cannot hold a sandbox for {argv:?}: {e}"))
             .ok()
     }
@@ -287,26 +287,6 @@ impl BotProcess {
             }
         }
         Self::spawn(argv, limits)
-    }
-
-    /// Starts a sandbox held for rounds of `argv` under `limits`, with the
-    /// holder of this host.
-    fn start_held(
-        argv: &[String],
-        limits: &ProcessLimits,
-        what: String,
-    ) -> Result<Held, TransportError> {
-        Self::start_held_as(argv, limits, what, holder::Kind::here())
-    }
-
-    /// [`start_held`](Self::start_held) with the holder `kind`.
-    fn start_held_as(
-        argv: &[String],
-        limits: &ProcessLimits,
-        what: String,
-        kind: holder::Kind,
-    ) -> Result<Held, TransportError> {
-        Held::set_up(argv, limits, what, kind)
     }
 
     /// Reads the pipes of a round's program in a held sandbox.

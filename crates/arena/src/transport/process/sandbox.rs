@@ -221,15 +221,19 @@ fn shared(folder: &Path) -> bool {
         .any(|s| folder == s)
 }
 
+/// Where a sandboxed program works when croupier's working folder is not
+/// in its sandbox (and where a spare sandbox waits for its program).
+pub(super) const SCRATCH_FOLDER: &str = "/tmp";
+
 /// Where a program whose folders are `folders` works in its sandbox:
 /// croupier's working folder `cwd` when it exists there (it does when it
 /// holds one of the bot's folders), so that relative paths keep working,
-/// else `/tmp`.
+/// else [`SCRATCH_FOLDER`].
 pub(super) fn working_folder(folders: &[PathBuf], cwd: &Path) -> PathBuf {
     if folders.iter().any(|f| f.starts_with(cwd)) {
         cwd.to_path_buf()
     } else {
-        PathBuf::from("/tmp")
+        PathBuf::from(SCRATCH_FOLDER)
     }
 }
 

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use super::held::{Held, Patience};
 use super::limits::ProcessLimits;
-use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox};
+use super::sandbox::{bot_folders, is_root, start_as, working_folder, Sandbox, SCRATCH_FOLDER};
 use super::spare_pool::Pool;
 use super::{holder, mount_in};
 use crate::transport::error::TransportError;
@@ -125,7 +125,7 @@ pub(super) async fn take(argv: &[String], limits: &ProcessLimits) -> Option<Held
         }
     }
     let dir = working_folder(&folders, &cwd);
-    if !folders.is_empty() || dir != Path::new(SPARE_DIR) {
+    if !folders.is_empty() || dir != Path::new(SCRATCH_FOLDER) {
         if let Err(e) = held.enter(&dir, Patience::Ready).await {
             tracing::debug!("a spare sandbox is given up: {e}");
             return None;
@@ -153,9 +153,6 @@ fn look(kind: &str, limits: &ProcessLimits) -> (Option<Held>, Vec<Held>) {
 fn kind_of(limits: &ProcessLimits) -> String {
     format!("{:?} {:?}", limits.sandbox, limits.cgroup)
 }
-
-/// Where a spare's holder works until its program's start.
-const SPARE_DIR: &str = "/tmp";
 
 /// A spare not used after all goes back to its kind's, unless that has
 /// enough.
@@ -194,7 +191,7 @@ async fn make(kind: String, generation: u64, limits: ProcessLimits) {
             .await
             .unwrap_or_else(|e| Err(TransportError::Io(format!("a spare's setup failed: {e}"))));
     let made = match started {
-        Ok(mut held) => match held.enter(Path::new(SPARE_DIR), Patience::Setup).await {
+        Ok(mut held) => match held.enter(Path::new(SCRATCH_FOLDER), Patience::Setup).await {
             Ok(()) => Some(held),
             Err(e) => {
                 tracing::debug!("a spare sandbox did not get ready: {e}");

@@ -182,7 +182,7 @@ async fn both_holders_work_where_they_are_told() {
     }
     for kind in kinds {
         let what = held_for(&argv, &l);
-        let mut held = BotProcess::start_held_as(&argv, &l, what, kind).unwrap();
+        let mut held = Held::set_up(&argv, &l, what, kind).unwrap();
         let err = held
             .enter(std::path::Path::new("/no/such/folder"), Patience::Setup)
             .await;

@@ -53,7 +53,7 @@ async fn start(held: &mut Option<Held>, argv: &[String]) -> BotProcess {
     let kind = HOLDER.with(std::cell::Cell::get);
     if let (None, Some(kind)) = (held.as_ref(), kind) {
         let what = held_for(argv, &strict());
-        *held = Some(BotProcess::start_held_as(argv, &strict(), what, kind).unwrap());
+        *held = Some(Held::set_up(argv, &strict(), what, kind).unwrap());
     }
     let p = BotProcess::spawn_held(held, argv, &strict()).await.unwrap();
     assert!(held.is_some(), "the held sandbox was given up");
