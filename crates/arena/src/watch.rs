@@ -85,35 +85,31 @@ trait Said: Send + Sync {
     fn text(&self) -> &str;
 }
 
+/// Where the failure of an event to be written goes, once.
+type Report = Arc<dyn Fn(PublishError) + Send + Sync>;
+
 /// An event and what it is written as, once asked for.
 struct LazyEvent<E> {
-    event: E,
+    event: Lazy<E>,
     index: usize,
-    json: OnceLock<Option<Box<RawValue>>>,
     text: OnceLock<String>,
-    failures: Option<Arc<dyn Fn(PublishError) + Send + Sync>>,
+    failures: Option<Report>,
 }
 
 impl<E: Serialize + std::fmt::Display + Send + Sync> Said for LazyEvent<E> {
     fn json(&self) -> Option<&RawValue> {
-        self.json
-            .get_or_init(|| match serde_json::value::to_raw_value(&self.event) {
-                Ok(json) => Some(json),
-                Err(source) => {
-                    if let Some(report) = &self.failures {
-                        report(PublishError {
-                            index: self.index,
-                            source,
-                        });
-                    }
-                    None
-                }
-            })
-            .as_deref()
+        self.event.json_or(|source| {
+            if let Some(report) = &self.failures {
+                report(PublishError {
+                    index: self.index,
+                    source,
+                });
+            }
+        })
     }
 
     fn text(&self) -> &str {
-        self.text.get_or_init(|| self.event.to_string())
+        self.text.get_or_init(|| self.event.value.to_string())
     }
 }
 
@@ -128,12 +124,11 @@ impl Told {
     fn reported<E: Serialize + std::fmt::Display + Send + Sync + 'static>(
         event: E,
         index: usize,
-        failures: Option<Arc<dyn Fn(PublishError) + Send + Sync>>,
+        failures: Option<Report>,
     ) -> Told {
         Told(Arc::new(LazyEvent {
-            event,
+            event: Lazy::new(event),
             index,
-            json: OnceLock::new(),
             text: OnceLock::new(),
             failures,
         }))
@@ -171,25 +166,41 @@ struct Lazy<T> {
     json: OnceLock<Option<Box<RawValue>>>,
 }
 
+impl<T: Serialize> Lazy<T> {
+    fn new(value: T) -> Self {
+        Lazy {
+            value,
+            json: OnceLock::new(),
+        }
+    }
+
+    /// Its JSON, written when first asked for; `None` if it cannot be
+    /// written, which `failed` hears once, with why.
+    fn json_or(&self, failed: impl FnOnce(serde_json::Error)) -> Option<&RawValue> {
+        self.json
+            .get_or_init(|| {
+                serde_json::value::to_raw_value(&self.value)
+                    .map_err(failed)
+                    .ok()
+            })
+            .as_deref()
+    }
+}
+
 trait Written: Send + Sync {
     fn json(&self) -> Option<&RawValue>;
 }
 
 impl<T: Serialize + Send + Sync> Written for Lazy<T> {
     fn json(&self) -> Option<&RawValue> {
-        self.json
-            .get_or_init(|| serde_json::value::to_raw_value(&self.value).ok())
-            .as_deref()
+        self.json_or(|_| ())
     }
 }
 
 impl View {
     /// `view`, to be written when first read.
     pub fn of<T: Serialize + Send + Sync + 'static>(view: T) -> View {
-        View(Arc::new(Lazy {
-            value: view,
-            json: OnceLock::new(),
-        }))
+        View(Arc::new(Lazy::new(view)))
     }
 
     /// The view as JSON; `None` if it cannot be written (a bug in its
@@ -236,7 +247,7 @@ pub struct PublishError {
 pub struct Watch {
     seen: Mutex<usize>,
     sink: Sink,
-    failures: Arc<dyn Fn(PublishError) + Send + Sync>,
+    failures: Report,
 }
 
 impl std::fmt::Debug for Watch {
