@@ -88,8 +88,10 @@ pub struct BenchArgs {
     sandbox: Option<crate::sandbox::SandboxMode>,
     /// `bench subprocess`: milliseconds between one program's stop and the
     /// next one's start when starts are timed (0: back to back, which
-    /// leaves a spare sandbox no time to be set up between starts).
-    #[arg(long, default_value_t = 20, value_name = "MS")]
+    /// leaves a spare sandbox no time to be set up between starts; at most
+    /// 10000).
+    #[arg(long, default_value_t = 20, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(0..=10_000))]
     start_gap_ms: u64,
     /// `bench strength`: CPU cores each seat run as a program may use (its
     /// cgroup's quota, issue 51; its CPU time per decision is read from
@@ -488,5 +490,31 @@ fn server_bin(bin: Option<std::path::PathBuf>) -> Result<std::path::PathBuf, Cli
             bin.display()
         ))),
         None => Ok(crate::play::current_exe()?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    /// `croupier bench`'s arguments alone.
+    #[derive(Parser)]
+    struct Bench {
+        #[command(flatten)]
+        args: super::BenchArgs,
+    }
+
+    #[test]
+    fn the_start_gap_is_at_most_ten_seconds() {
+        // Every timed start waits the gap: an hour's would run for days.
+        let gap = |ms: &str| {
+            Bench::try_parse_from(["bench", "subprocess", "--start-gap-ms", ms])
+                .map(|b| b.args.start_gap_ms)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(gap("0"), Ok(0));
+        assert_eq!(gap("10000"), Ok(10_000));
+        let refused = gap("3600000").unwrap_err();
+        assert!(refused.contains("--start-gap-ms"), "{refused}");
     }
 }
