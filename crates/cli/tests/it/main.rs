@@ -24,6 +24,7 @@ mod loveletter_bot;
 mod loveletter_postman;
 mod metrics;
 mod sandbox;
+mod scripts;
 mod tournament_server;
 mod tournament_swiss;
 mod workers;
