@@ -11,7 +11,7 @@
 #
 # Needs the Rust toolchain's llvm-profdata (`rustup component add
 # llvm-tools`), about 20 minutes of both cores of a 2-core machine (not the
-# one that runs a competition), about 5 GB in target/pgo-instrumented and
+# one that runs a competition), about 3.5 GB in target/pgo-instrumented and
 # target/pgo-optimized (both can be deleted afterwards), and no network
 # beyond 127.0.0.1. The training runs, each bounded in time:
 #   - `croupier bench server --bots 200 --seconds 10`: REST bots playing
