@@ -11,8 +11,9 @@ fn repo() -> PathBuf {
 fn stand_in(bin: &Path, name: &str, script: &str) {
     use std::os::unix::fs::PermissionsExt as _;
     let file = bin.join(name);
-    std::fs::write(&file, format!("#!/bin/sh\n{script}")).unwrap();
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&file, format!("#!/bin/sh\n{script}")).expect("stand-in written");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
+        .expect("stand-in made executable");
 }
 
 /// `scripts/build-pgo.sh` needs the toolchain's `llvm-profdata`: without it
