@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use croupier_live::hub::{Hub, HubConfig, NewGame};
 use croupier_live::live_games::LiveGames;
+use croupier_rules::skullwhist::{playable, Card, CardSet};
 use croupier_store::{BotId, SqliteStore, Store};
-use nix::sys::resource::{getrusage, UsageWho};
+use nix::time::ClockId;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
@@ -33,19 +34,18 @@ use serde_json::Value;
 
 /// The CPU time this process has used, all threads.
 fn cpu_time() -> Duration {
-    let u = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage");
-    let d = |t: nix::sys::time::TimeVal| {
-        Duration::from_secs(t.tv_sec().unsigned_abs())
-            + Duration::from_micros(t.tv_usec().unsigned_abs())
-    };
-    d(u.user_time()) + d(u.system_time())
+    Duration::from(
+        ClockId::CLOCK_PROCESS_CPUTIME_ID
+            .now()
+            .expect("the process's CPU clock"),
+    )
 }
 
 /// One bot's side of a game: its hand, as the REST bots of `bench server`
 /// keep it.
 struct Side {
     bot: BotId,
-    hand: Vec<String>,
+    hand: CardSet,
     over: bool,
 }
 
@@ -63,20 +63,13 @@ impl Side {
         }
         let lead = s["opponent-current-card"]
             .as_str()
-            .and_then(|c| c.chars().next());
-        let follow: Vec<&String> = self
-            .hand
-            .iter()
-            .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
-            .collect();
-        let card = if follow.is_empty() {
-            self.hand.choose(rng).cloned()
-        } else {
-            follow.choose(rng).map(|c| (*c).clone())
-        }
-        .expect("a card to play");
-        hub.play(self.bot, &card).await.unwrap();
-        self.hand.retain(|c| *c != card);
+            .map(|c| c.parse::<Card>().unwrap());
+        let card = *playable(self.hand, lead)
+            .to_vec()
+            .choose(rng)
+            .expect("a card to play");
+        hub.play(self.bot, card.text()).await.unwrap();
+        self.hand = self.hand.iter().filter(|c| *c != card).collect();
     }
 }
 
@@ -88,7 +81,7 @@ async fn game(hub: &Arc<Hub>, a: BotId, b: BotId, rng: &mut StdRng) {
         let NewGame::Game { cards, .. } = g.unwrap() else {
             panic!("no game")
         };
-        let hand = cards.iter().map(ToString::to_string).collect();
+        let hand = cards.into_iter().collect();
         sides.push(Side {
             bot,
             hand,

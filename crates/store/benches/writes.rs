@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use croupier_store::scratch::ScratchCluster;
 use croupier_store::{BotId, GameEnd, PgStore, SqliteStore, Store};
-use nix::sys::resource::{getrusage, UsageWho};
+use nix::time::ClockId;
 
 /// A finished two-seat game with a record of a typical size.
 fn end(i: u64) -> GameEnd {
@@ -71,12 +71,11 @@ async fn games(store: &Arc<dyn Store>, pairs: &[[BotId; 2]], n: u64, at_once: us
 
 /// The CPU time this process has used, all threads.
 fn cpu_time() -> Duration {
-    let u = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage");
-    let d = |t: nix::sys::time::TimeVal| {
-        Duration::from_secs(t.tv_sec().unsigned_abs())
-            + Duration::from_micros(t.tv_usec().unsigned_abs())
-    };
-    d(u.user_time()) + d(u.system_time())
+    Duration::from(
+        ClockId::CLOCK_PROCESS_CPUTIME_ID
+            .now()
+            .expect("the process's CPU clock"),
+    )
 }
 
 /// The CPU time of PostgreSQL's server process `pid` and of its children,

@@ -15,6 +15,16 @@ fn alive(_: &u32) -> bool {
     true
 }
 
+/// Kinds "a" to "d" looked for a second apart from `first`, each with one
+/// spare made then: 0 to 3.
+fn one_spare_each(p: &mut Pool<u32>, first: Instant) {
+    for (i, kind) in ["a", "b", "c", "d"].into_iter().enumerate() {
+        let at = first + Duration::from_secs(i as u64);
+        let g = p.look(kind, at, alive).generation;
+        assert_eq!(p.made(kind, g, i as u32, at), None);
+    }
+}
+
 #[test]
 fn the_first_start_of_a_kind_finds_none_and_has_two_set_up_once() {
     let mut p = pool();
@@ -83,11 +93,7 @@ fn idle_and_dead_spares_of_every_kind_are_let_go_at_any_start() {
 fn a_kind_past_the_fourth_forgets_the_one_used_longest_ago() {
     let mut p = pool();
     let t = Instant::now();
-    for (i, kind) in ["a", "b", "c", "d"].into_iter().enumerate() {
-        let at = t + Duration::from_secs(i as u64);
-        let g = p.look(kind, at, alive).generation;
-        p.made(kind, g, i as u32, at);
-    }
+    one_spare_each(&mut p, t);
     // "a" is used again: "b" is now the one used longest ago.
     let a = p.look("a", t + Duration::from_secs(10), alive);
     assert_eq!(a.found, Some(0));
@@ -135,11 +141,7 @@ fn a_setup_begun_for_a_forgotten_kind_counts_in_no_new_keeping_of_it() {
 fn the_kind_looked_for_is_never_the_one_forgotten() {
     let mut p = pool();
     let t = Instant::now();
-    for (i, kind) in ["a", "b", "c", "d"].into_iter().enumerate() {
-        let at = t + Duration::from_secs(1 + i as u64);
-        let g = p.look(kind, at, alive).generation;
-        p.made(kind, g, i as u32, at);
-    }
+    one_spare_each(&mut p, t + Duration::from_secs(1));
     // A fifth kind, looked for with a clock behind the others' (their
     // `used` is later than its own): "a" goes, not "e".
     let e = p.look("e", t, alive);

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
+use croupier_rules::skullwhist::{playable, Card, CardSet};
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use tokio::sync::{Notify, Semaphore};
@@ -342,17 +343,15 @@ pub(crate) async fn play(
             }
             let lead = s["opponent-current-card"]
                 .as_str()
-                .and_then(|c| c.chars().next());
-            let follow: Vec<&String> = hand
-                .iter()
-                .filter(|c| lead.is_some_and(|l| c.starts_with(l)))
-                .collect();
-            let choice = if follow.is_empty() {
-                hand.choose(&mut rand::rng())
-            } else {
-                follow.choose(&mut rand::rng()).copied()
+                .and_then(|c| c.parse::<Card>().ok());
+            let held: CardSet = hand.iter().filter_map(|c| c.parse().ok()).collect();
+            let choice = playable(held, lead)
+                .to_vec()
+                .choose(&mut rand::rng())
+                .copied();
+            let Some(card) = choice.map(|c| c.text().to_string()) else {
+                break;
             };
-            let Some(card) = choice.cloned() else { break };
             let r = bot
                 .ask(Endpoint::Play, json!({"session": session, "card": card}))
                 .await?;
