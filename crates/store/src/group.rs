@@ -90,10 +90,11 @@ pub trait BatchWrite: Send + Sync + 'static {
     /// Returns one [`Written`] per write.
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError>;
 
-    /// Called after a batch when no write is waiting: upkeep that must run
-    /// between transactions (SQLite finishes copying its WAL here, so that
-    /// the next transaction starts the WAL afresh). Nothing by default.
-    async fn idle(&self) {}
+    /// Called after each batch, `waiting` saying whether writes wait for
+    /// the next: upkeep that must run between transactions (SQLite
+    /// finishes copying its WAL here, so that the next transaction starts
+    /// the WAL afresh), best done when none waits. Nothing by default.
+    async fn upkeep(&self, _waiting: bool) {}
 }
 
 /// How the writer groups writes.
@@ -227,9 +228,7 @@ async fn run(target: Arc<dyn BatchWrite>, mut rx: mpsc::Receiver<Job>, config: G
         }
         last = jobs.iter().map(|j| j.submitted).max();
         commit(&*target, &mut jobs).await;
-        if rx.is_empty() {
-            target.idle().await;
-        }
+        target.upkeep(!rx.is_empty()).await;
     }
 }
 
@@ -301,10 +300,15 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    /// Records each batch (and each idle call); fails a batch holding an
-    /// abort with reason "bad".
+    /// Records each batch, and each upkeep call with no write waiting and
+    /// with writes waiting; fails a batch holding an abort with reason
+    /// "bad".
     #[derive(Default)]
-    struct Log(Mutex<Vec<usize>>, std::sync::atomic::AtomicUsize);
+    struct Log(
+        Mutex<Vec<usize>>,
+        std::sync::atomic::AtomicUsize,
+        std::sync::atomic::AtomicUsize,
+    );
 
     #[async_trait]
     impl BatchWrite for Log {
@@ -326,8 +330,9 @@ mod tests {
                 .collect())
         }
 
-        async fn idle(&self) {
-            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async fn upkeep(&self, waiting: bool) {
+            let count = if waiting { &self.2 } else { &self.1 };
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
@@ -508,5 +513,34 @@ mod tests {
             tokio::task::yield_now().await;
         }
         assert_eq!(idle(), 2);
+    }
+
+    #[tokio::test]
+    async fn the_writer_does_its_upkeep_between_batches_while_writes_wait_too() {
+        let log = Arc::new(Log::default());
+        let config = GroupConfig {
+            window: Duration::from_millis(1),
+            max_batch: 1,
+        };
+        let group = GroupCommit::spawn(log.clone(), config);
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..3 {
+            let g = group.clone();
+            tasks.spawn(async move { g.write(abort("ok")).await });
+        }
+        while let Some(r) = tasks.join_next().await {
+            assert_eq!(r.unwrap().unwrap(), Written::Done);
+        }
+        // Three batches of one: the first two left writes waiting.
+        assert_eq!(log.0.lock().unwrap().clone(), vec![1, 1, 1]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let calls = || {
+            use std::sync::atomic::Ordering::SeqCst;
+            (log.2.load(SeqCst), log.1.load(SeqCst))
+        };
+        while calls() != (2, 1) && std::time::Instant::now() < deadline {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(calls(), (2, 1), "(with writes waiting, with none)");
     }
 }

@@ -1,6 +1,6 @@
 //! The SQLite writer's side of the group commit (`crate::group`): what one
 //! batch's transaction runs for each hot write (games started, finished
-//! and aborted, bots' health), and the WAL top-up when no write waits.
+//! and aborted, bots' health), and the WAL's top-up between batches.
 //!
 //! A batch runs on the group-commit thread itself, through rusqlite on the
 //! writer's own connection (`sqlite_raw::RawWriter`): sqlx would hand every
@@ -12,7 +12,7 @@
 //! ratings before, then each ratings table written once
 //! (`sqlite_ratings`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use rusqlite::types::Value;
@@ -29,20 +29,63 @@ const TOP_UP_EVERY: Duration = Duration::from_secs(1);
 /// How soon the writer tries again when its copy was not whole.
 const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
+/// How old the last whole copy may grow before the writer makes one even
+/// while writes wait: a stream that never leaves the queue empty would
+/// otherwise never let the WAL start afresh.
+const TOP_UP_OVERDUE: Duration = Duration::from_secs(2);
+
 /// The writer connection, as the group-commit task sees it.
 pub(crate) struct SqliteBatch {
-    /// The batches' statements (and, through its pool, the idle WAL copies).
+    /// The batches' statements (and, through its pool, the WAL copies).
     raw: RawWriter,
-    /// When the writer next finishes the WAL's copy itself.
-    next_top_up: std::sync::Mutex<std::time::Instant>,
+    /// When the writer last finished the WAL's copy, and may next try.
+    top_up: std::sync::Mutex<TopUp>,
+}
+
+/// When the writer copies the rest of the WAL itself.
+#[derive(Debug, Clone, Copy)]
+struct TopUp {
+    /// The last whole copy (or the store's start).
+    last_whole: Instant,
+    /// No copy before this.
+    next: Instant,
+}
+
+impl TopUp {
+    fn new(now: Instant) -> Self {
+        TopUp {
+            last_whole: now,
+            next: now + TOP_UP_EVERY,
+        }
+    }
+
+    /// Whether to copy now: when no write waits, once `next` has come;
+    /// when writes wait, only once the last whole copy is
+    /// [`TOP_UP_OVERDUE`] old.
+    fn due(&self, now: Instant, waiting: bool) -> bool {
+        now >= self.next && (!waiting || now >= self.last_whole + TOP_UP_OVERDUE)
+    }
+
+    /// After a copy that ended at `now`, whole or not.
+    fn copied(&mut self, now: Instant, whole: bool) {
+        if whole {
+            *self = TopUp::new(now);
+        } else {
+            self.next = now + TOP_UP_RETRY;
+        }
+    }
 }
 
 impl SqliteBatch {
+    fn top_up(&self) -> std::sync::MutexGuard<'_, TopUp> {
+        self.top_up.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The group-commit writer's side of the writer connection.
     pub(crate) fn new(raw: RawWriter) -> Self {
         SqliteBatch {
             raw,
-            next_top_up: std::sync::Mutex::new(std::time::Instant::now() + TOP_UP_EVERY),
+            top_up: std::sync::Mutex::new(TopUp::new(Instant::now())),
         }
     }
 }
@@ -55,26 +98,24 @@ impl BatchWrite for SqliteBatch {
     /// WAL grew by gigabytes a minute under load. So, when no write waits,
     /// the writer copies what is left (little: what came since the last
     /// copy, but with its fsync) at most every [`TOP_UP_EVERY`]; the WAL
-    /// then stays under about a second of writes.
+    /// then stays under about a second of writes. Writes that never stop
+    /// coming (the queue never empty after a batch, as on a machine short
+    /// of CPU) wait for one copy once the last whole one is
+    /// [`TOP_UP_OVERDUE`] old.
     ///
     /// A copy that finds the checkpointer at work (SQLite runs one
     /// checkpoint at a time) copies nothing; one that a reader stops short
     /// copies only part. Either is tried again [`TOP_UP_RETRY`] later:
     /// counted as done, three collisions in a row left the WAL growing for
     /// three seconds.
-    async fn idle(&self) {
-        let now = std::time::Instant::now();
-        if now < *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) {
+    async fn upkeep(&self, waiting: bool) {
+        let due = self.top_up().due(Instant::now(), waiting);
+        if !due {
             return;
         }
-        let whole = checkpoint(self.raw.pool(), "sqlite: checkpoint (the writer, idle)").await;
-        let next = if matches!(whole, Ok(true)) {
-            TOP_UP_EVERY
-        } else {
-            TOP_UP_RETRY
-        };
-        *self.next_top_up.lock().unwrap_or_else(|p| p.into_inner()) =
-            std::time::Instant::now() + next;
+        let whole = checkpoint(self.raw.pool(), "sqlite: checkpoint (the writer)").await;
+        self.top_up()
+            .copied(Instant::now(), matches!(whole, Ok(true)));
     }
 
     async fn write_batch(&self, batch: &[Write]) -> Result<Vec<Written>, StoreError> {
@@ -219,4 +260,35 @@ fn finish_game(db: &rusqlite::Connection, id: GameId, end: &GameEnd) -> Result<(
         crate::sqlite_ratings::rate(db, id, end, &game)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_writer_copies_when_idle_and_at_last_while_writes_wait() {
+        let t0 = Instant::now();
+        let mut top = TopUp::new(t0);
+        let ms = Duration::from_millis;
+        // Not before a second has passed, idle or not.
+        assert!(!top.due(t0 + ms(999), false));
+        assert!(top.due(t0 + TOP_UP_EVERY, false));
+        // Writes waiting: not until the last whole copy is overdue.
+        assert!(!top.due(t0 + TOP_UP_EVERY, true));
+        assert!(!top.due(t0 + TOP_UP_OVERDUE - ms(1), true));
+        assert!(top.due(t0 + TOP_UP_OVERDUE, true));
+        // A copy cut short is tried again soon, still overdue.
+        let t1 = t0 + TOP_UP_OVERDUE;
+        top.copied(t1, false);
+        assert!(!top.due(t1 + ms(49), true));
+        assert!(top.due(t1 + TOP_UP_RETRY, true));
+        // A whole one starts both clocks again.
+        let t2 = t1 + TOP_UP_RETRY;
+        top.copied(t2, true);
+        assert!(!top.due(t2 + ms(999), false));
+        assert!(top.due(t2 + TOP_UP_EVERY, false));
+        assert!(!top.due(t2 + TOP_UP_EVERY, true));
+        assert!(top.due(t2 + TOP_UP_OVERDUE, true));
+    }
 }

@@ -1,6 +1,7 @@
 //! The SQLite WAL's copy into the database file: one passive checkpoint
 //! ([`checkpoint`]), run every [`CHECKPOINT_EVERY`] by a task beside the
-//! writer ([`checkpoints`], started by the store) and, when idle, by the
+//! writer ([`checkpoints`], started by the store) and, between batches
+//! (when idle, or when the last whole copy is overdue), by the
 //! group-commit writer itself (`sqlite_batch`).
 
 use std::time::Duration;
