@@ -24,7 +24,7 @@
 use std::io::Read as _;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context as _};
 use serde_json::json;
 
-use crate::bench::proc::cpu_seconds;
+use crate::bench::proc::{cpu_seconds, Owned};
 use crate::bench::rest_bots::{client, Bot};
 use crate::bench::server_stats::{Endpoint, Stats};
 
@@ -88,7 +88,7 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
 }
 
 /// A bare endpoint in a process of its own, killed and reaped when dropped.
-pub struct BareChild(Child);
+pub struct BareChild(Owned);
 
 impl BareChild {
     /// Starts `EXE bench bare-endpoint` on a loopback port it picks
@@ -103,18 +103,11 @@ impl BareChild {
             .stdout(Stdio::null());
         let what = format!("{} bench bare-endpoint", exe.display());
         let (child, port) = crate::bench::proc::announced(command, &what, port_in_line, true)?;
-        Ok((BareChild(child), format!("http://127.0.0.1:{port}")))
+        Ok((BareChild(Owned(child)), format!("http://127.0.0.1:{port}")))
     }
 
     pub fn pid(&self) -> u32 {
         self.0.id()
-    }
-}
-
-impl Drop for BareChild {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

@@ -10,7 +10,7 @@
 //! setup).
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,7 +19,7 @@ use anyhow::{anyhow, Context};
 
 pub use crate::bench::cluster_report::Options;
 use crate::bench::cluster_report::{order, report, Row};
-use crate::bench::proc::{cpu_seconds, free_port, wait_up};
+use crate::bench::proc::{cpu_seconds, free_port, wait_up, Owned};
 use crate::bench::rest_bots::{spawn_bots, Control};
 use crate::bench::server_stats::Stats;
 
@@ -28,22 +28,13 @@ use crate::bench::server_stats::Stats;
 /// them, `balance roundrobin`.
 const HAPROXY_CFG: &str = include_str!("../../../../docs/deploy/haproxy.cfg");
 
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A server instance, given a CPU cgroup of its own when there is a
 /// quota (the process is dropped, and ends, before its cgroup is removed).
 /// It starts outside the cgroup, so that its bots register and log in
 /// (argon2, the longest part of the warm-up) at full speed, and enters it
 /// before the measured time ([`Instance::confine`]).
 struct Instance {
-    proc: Proc,
+    proc: Owned,
     group: Option<crate::bench::cgroup::CpuGroup>,
 }
 
@@ -74,7 +65,7 @@ fn instance(
     Ok(Instance { proc, group })
 }
 
-fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
+fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Owned> {
     let mut command = Command::new(server);
     crate::bench::waits::arm(&mut command, port);
     let child = command
@@ -89,7 +80,7 @@ fn serve(server: &Path, database: &str, port: u16) -> anyhow::Result<Proc> {
         .stderr(Stdio::inherit())
         .spawn()
         .with_context(|| format!("cannot start {} serve", server.display()))?;
-    Ok(Proc(child))
+    Ok(Owned(child))
 }
 
 /// The docs' haproxy configuration with our ports: the frontend on
@@ -117,7 +108,7 @@ pub fn haproxy_config(front: u16, backs: &[u16], affinity: bool) -> String {
 
 /// haproxy in front of `backs` (the docs' configuration), its frontend
 /// on a free port: the proxy and that port.
-fn proxy(dir: &Path, name: &str, backs: &[u16], affinity: bool) -> anyhow::Result<(Proc, u16)> {
+fn proxy(dir: &Path, name: &str, backs: &[u16], affinity: bool) -> anyhow::Result<(Owned, u16)> {
     let front = free_port()?;
     let cfg = dir.join(format!("haproxy-{name}.cfg"));
     std::fs::write(&cfg, haproxy_config(front, backs, affinity))?;
@@ -129,7 +120,7 @@ fn proxy(dir: &Path, name: &str, backs: &[u16], affinity: bool) -> anyhow::Resul
         .stderr(Stdio::null())
         .spawn()
         .context("cannot start haproxy (is it installed?)")?;
-    Ok((Proc(proxy), front))
+    Ok((Owned(proxy), front))
 }
 
 /// Statements PostgreSQL has run so far on the whole cluster, if

@@ -1,7 +1,7 @@
-//! What the process-level benchmarks share: a `croupier serve` child that is
-//! killed when dropped, on a port it picked and said (any child that says
-//! where it listens: [`announced`]), waiting for it to answer, a free
-//! loopback port, the
+//! What the process-level benchmarks share: children stopped when dropped
+//! ([`Owned`]: SIGTERM, then SIGKILL), a `croupier serve` child on a port
+//! it picked and said (any child that says where it listens:
+//! [`announced`]), waiting for it to answer, a free loopback port, the
 //! kernel's figures of a process (memory, CPU time, open files) and the
 //! machine's load, and percentiles of sorted samples.
 
@@ -13,9 +13,72 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context as _};
 
-/// A child server process, killed and reaped when dropped (a failed
-/// benchmark included), with its tag for `bench::waits`.
-pub struct Server(pub Child, u16);
+/// How long a child that a benchmark drops has to stop on its SIGTERM
+/// before it gets SIGKILL.
+pub const STOP_LIMIT: Duration = Duration::from_secs(10);
+
+/// A child process of a benchmark, stopped and reaped when dropped (a
+/// failed benchmark included): SIGTERM first, so that it stops as it
+/// would for an operator (a server finishes its requests and closes its
+/// store; a build that writes a profile or coverage as it exits writes it),
+/// then SIGKILL if it is still there after [`STOP_LIMIT`].
+#[derive(Debug)]
+pub struct Owned(pub Child);
+
+impl std::ops::Deref for Owned {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Owned {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        let pid = self.0.id();
+        if !stop(&mut self.0, STOP_LIMIT) {
+            eprintln!(
+                "bench: process {pid} did not stop within {} s of its SIGTERM: killed",
+                STOP_LIMIT.as_secs()
+            );
+        }
+    }
+}
+
+/// Stops `child`: SIGTERM, up to `limit` for it to exit, then SIGKILL;
+/// reaped either way. Whether it stopped on the SIGTERM (or had already
+/// ended).
+pub fn stop(child: &mut Child, limit: Duration) -> bool {
+    use nix::sys::signal::{kill, Signal};
+    if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
+        return true;
+    }
+    if let Ok(pid) = i32::try_from(child.id()) {
+        let _ = kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
+        let deadline = std::time::Instant::now() + limit;
+        let mut pause = Duration::from_millis(1);
+        while std::time::Instant::now() < deadline {
+            match child.try_wait() {
+                Ok(None) => {}
+                Ok(Some(_)) | Err(_) => return true,
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    false
+}
+
+/// A child server process, stopped and reaped when dropped ([`Owned`]),
+/// with its tag for `bench::waits`.
+pub struct Server(pub Owned, u16);
 
 /// Tags of the servers started here, for their `bench::waits` files.
 static NEXT_TAG: AtomicU16 = AtomicU16::new(1);
@@ -51,7 +114,10 @@ impl Server {
             croupier_server::announce::port_in_serving_line,
             false,
         )?;
-        Ok((Server(child, tag), format!("http://127.0.0.1:{port}")))
+        Ok((
+            Server(Owned(child), tag),
+            format!("http://127.0.0.1:{port}"),
+        ))
     }
 
     pub fn pid(&self) -> u32 {
@@ -62,13 +128,6 @@ impl Server {
     /// and it starts over.
     pub async fn take_waits(&self) -> Vec<(String, croupier_store::waits::Summary)> {
         crate::bench::waits::merge(crate::bench::waits::take(&[self.1], &[self.pid()]).await)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -329,6 +388,45 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 mod tests {
     use super::*;
     use axum::response::IntoResponse as _;
+
+    /// `sh` running `script` after it says "ready" (its trap is set), with
+    /// its stdout's reader.
+    fn shell(script: &str) -> (Child, std::io::BufReader<std::process::ChildStdout>) {
+        use std::io::BufRead as _;
+        let mut child = Command::new("sh")
+            .args([
+                "-c",
+                &format!("{script}; echo ready; while :; do sleep 0.02; done"),
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("piped"));
+        let mut line = String::new();
+        out.read_line(&mut line).expect("sh says ready");
+        assert_eq!(line, "ready\n");
+        (child, out)
+    }
+
+    #[test]
+    fn a_child_is_stopped_by_its_sigterm_first() {
+        use std::io::BufRead as _;
+        let (mut child, mut out) = shell("trap 'echo stopping; exit 0' TERM");
+        assert!(stop(&mut child, Duration::from_secs(10)));
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert_eq!(line, "stopping\n", "the child did not get its SIGTERM");
+        assert!(child.try_wait().unwrap().is_some(), "not reaped");
+    }
+
+    #[test]
+    fn a_child_that_ignores_sigterm_is_killed_after_the_limit() {
+        let (mut child, _out) = shell("trap '' TERM");
+        let t = std::time::Instant::now();
+        assert!(!stop(&mut child, Duration::from_millis(300)));
+        assert!(t.elapsed() >= Duration::from_millis(300));
+        assert!(child.try_wait().unwrap().is_some(), "not reaped");
+    }
 
     #[test]
     fn percentiles_of_sorted_samples() {

@@ -8,13 +8,14 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::bench::proc::Owned;
 use crate::error::CliError;
 
 /// One tournament to run.
@@ -72,16 +73,6 @@ pub struct Figures {
     status: String,
 }
 
-/// A child process killed (SIGKILL) when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn http() -> anyhow::Result<reqwest::blocking::Client> {
     Ok(reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(30))
@@ -90,7 +81,7 @@ fn http() -> anyhow::Result<reqwest::blocking::Client> {
 
 /// Starts a process and waits for the stdout/stderr line containing
 /// `marker`, returning the URL that follows it.
-fn start(mut cmd: Command, marker: &'static str, stderr: bool) -> anyhow::Result<(Proc, String)> {
+fn start(mut cmd: Command, marker: &'static str, stderr: bool) -> anyhow::Result<(Owned, String)> {
     if stderr {
         cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     } else {
@@ -105,7 +96,7 @@ fn start(mut cmd: Command, marker: &'static str, stderr: bool) -> anyhow::Result
     } else {
         Box::new(child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?)
     };
-    let proc = Proc(child);
+    let proc = Owned(child);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut tx = Some(tx);
@@ -128,7 +119,7 @@ fn start(mut cmd: Command, marker: &'static str, stderr: bool) -> anyhow::Result
     Ok((proc, url))
 }
 
-fn serve(exe: &Path, dir: &Path) -> anyhow::Result<(Proc, String)> {
+fn serve(exe: &Path, dir: &Path) -> anyhow::Result<(Owned, String)> {
     let mut cmd = Command::new(exe);
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--house-bots", ""])
         .args([

@@ -8,7 +8,7 @@
 //! path per bot, the lowest card they hold). Figures only; nothing is
 //! asserted on time.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use croupier_store::scratch::ScratchCluster;
@@ -16,6 +16,7 @@ use croupier_store::{BotKind, NewBot};
 use serde::Serialize;
 use sqlx::PgPool;
 
+use crate::bench::proc::Owned;
 use crate::error::CliError;
 
 const LADDER: &str = r#"
@@ -32,21 +33,11 @@ enabled = false
 enabled = false
 "#;
 
-/// A child killed when dropped.
-struct Running(Child);
-
 /// A worker, in its own CPU cgroup when there is a quota (dropped, and
 /// ended, before its cgroup is removed).
 struct Capped {
-    _proc: Running,
+    _proc: Owned,
     _group: Option<crate::bench::cgroup::CpuGroup>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[derive(Serialize)]
@@ -149,7 +140,7 @@ async fn setup(
     })
 }
 
-fn spawn(exe: &std::path::Path, role: &str, s: &Setup) -> anyhow::Result<Running> {
+fn spawn(exe: &std::path::Path, role: &str, s: &Setup) -> anyhow::Result<Owned> {
     let mut c = Command::new(exe);
     c.arg(role);
     if role == "serve" {
@@ -164,7 +155,7 @@ fn spawn(exe: &std::path::Path, role: &str, s: &Setup) -> anyhow::Result<Running
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    Ok(Running(c.spawn()?))
+    Ok(Owned(c.spawn()?))
 }
 
 async fn count(pool: &PgPool, status: &str) -> anyhow::Result<i64> {
