@@ -57,14 +57,19 @@ build() { # TARGET_DIR RUSTFLAGS
     --target "$HOST" --target-dir "$1"
 }
 
-# train SECONDS ARGS...: one training run of the instrumented build.
+# train SECONDS ARGS...: one training run of the instrumented build, its
+# stderr in $WORK/train.log (shown if it fails).
 train() {
   local limit=$1
   shift
   echo "build-pgo:   croupier $*" >&2
-  (cd "$WORK" && exec timeout "$limit" "$TRAINEE" "$@" >/dev/null) &
+  (cd "$WORK" && exec timeout "$limit" "$TRAINEE" "$@" >/dev/null 2>"$WORK/train.log") &
   running=$!
-  wait "$running"
+  if ! wait "$running"; then
+    echo "build-pgo: croupier $* failed; its last lines:" >&2
+    tail -n 20 "$WORK/train.log" >&2
+    exit 1
+  fi
   running=""
 }
 
@@ -75,13 +80,12 @@ TRAINEE="$PWD/target/pgo-instrumented/$HOST/release/croupier"
 echo "== build-pgo: 2 of 3, training runs (about 3 minutes)" >&2
 export LLVM_PROFILE_FILE="$PROFILES/croupier-%p-%m.profraw"
 # `bench server` stops its server with SIGTERM, on which `croupier serve`
-# stops cleanly and writes its profile as it exits (the bench itself
-# writes another; its bare endpoint, which has no handler, none).
-before=$(find "$PROFILES" -name '*.profraw' | wc -l)
+# stops cleanly and writes its profile as it exits; the bench names the
+# server's PID, which is in the profile's name.
 train 300 bench server --bots 200 --seconds 10
-after=$(find "$PROFILES" -name '*.profraw' | wc -l)
-if [ "$((after - before))" -lt 2 ]; then
-  echo "build-pgo: the trained server wrote no profile (it must stop on the bench's SIGTERM within 10 s)" >&2
+server=$(sed -n 's/.*measuring server pid \([0-9][0-9]*\).*/\1/p' "$WORK/train.log" | tail -n 1)
+if [ -z "$server" ] || ! compgen -G "$PROFILES/croupier-$server-*.profraw" >/dev/null; then
+  echo "build-pgo: the trained server (pid ${server:-unknown}) wrote no profile: it must stop on the bench's SIGTERM within 10 s" >&2
   exit 1
 fi
 train 300 bench --seconds 1
