@@ -42,7 +42,11 @@ running=""
 # A training run is under `timeout`, in a process group of its own that
 # the terminal's Ctrl-C does not reach: pass it on, and stop.
 stop() {
-  if [ -n "$running" ]; then kill -TERM "$running" 2>/dev/null || true; fi
+  if [ -n "$running" ]; then
+    kill -TERM "$running" 2>/dev/null || true
+    # Let it write its profile before the scratch folder goes.
+    wait "$running" 2>/dev/null || true
+  fi
   exit 130
 }
 trap stop INT TERM
@@ -57,20 +61,26 @@ build() { # TARGET_DIR RUSTFLAGS
     --target "$HOST" --target-dir "$1"
 }
 
-# train SECONDS ARGS...: one training run of the instrumented build, its
-# stderr in $WORK/train.log (shown if it fails).
+# train SECONDS ARGS...: one training run of the instrumented build. Its
+# stderr goes to $WORK/train.log (read for the server's PID below), shown
+# as it comes.
 train() {
   local limit=$1
   shift
   echo "build-pgo:   croupier $*" >&2
+  : >"$WORK/train.log"
   (cd "$WORK" && exec timeout "$limit" "$TRAINEE" "$@" >/dev/null 2>"$WORK/train.log") &
   running=$!
-  if ! wait "$running"; then
-    echo "build-pgo: croupier $* failed; its last lines:" >&2
-    tail -n 20 "$WORK/train.log" >&2
+  tail -n +1 -s 0.2 -f --pid="$running" "$WORK/train.log" >&2 &
+  local shown=$!
+  local status=0
+  wait "$running" || status=$?
+  wait "$shown" || true
+  running=""
+  if [ "$status" -ne 0 ]; then
+    echo "build-pgo: croupier $* failed (exit status $status)" >&2
     exit 1
   fi
-  running=""
 }
 
 echo "== build-pgo: 1 of 3, the instrumented build" >&2

@@ -336,6 +336,18 @@ mod tests {
         }
     }
 
+    /// Submits `n` good writes at once and waits for every answer.
+    async fn write_at_once(group: &GroupCommit, n: usize) {
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..n {
+            let g = group.clone();
+            tasks.spawn(async move { g.write(abort("ok")).await });
+        }
+        while let Some(r) = tasks.join_next().await {
+            assert_eq!(r.unwrap().unwrap(), Written::Done);
+        }
+    }
+
     fn abort(reason: &str) -> Write {
         Write::AbortGame {
             id: 1,
@@ -394,14 +406,7 @@ mod tests {
             max_batch: 4,
         };
         let group = GroupCommit::spawn(log.clone(), config);
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..10 {
-            let g = group.clone();
-            tasks.spawn(async move { g.write(abort("ok")).await });
-        }
-        while let Some(r) = tasks.join_next().await {
-            assert_eq!(r.unwrap().unwrap(), Written::Done);
-        }
+        write_at_once(&group, 10).await;
         let batches = log.0.lock().unwrap().clone();
         assert_eq!(batches.iter().sum::<usize>(), 10);
         assert!(batches.iter().all(|n| *n <= 4), "{batches:?}");
@@ -523,14 +528,7 @@ mod tests {
             max_batch: 1,
         };
         let group = GroupCommit::spawn(log.clone(), config);
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..3 {
-            let g = group.clone();
-            tasks.spawn(async move { g.write(abort("ok")).await });
-        }
-        while let Some(r) = tasks.join_next().await {
-            assert_eq!(r.unwrap().unwrap(), Written::Done);
-        }
+        write_at_once(&group, 3).await;
         // Three batches of one: the first two left writes waiting.
         assert_eq!(log.0.lock().unwrap().clone(), vec![1, 1, 1]);
         let deadline = std::time::Instant::now() + Duration::from_secs(5);

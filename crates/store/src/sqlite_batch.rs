@@ -29,6 +29,10 @@ const TOP_UP_EVERY: Duration = Duration::from_secs(1);
 /// How soon the writer tries again when its copy was not whole.
 const TOP_UP_RETRY: Duration = Duration::from_millis(50);
 
+/// The same, while writes wait (each try may end with an fsync they wait
+/// for).
+const TOP_UP_RETRY_WAITING: Duration = Duration::from_millis(250);
+
 /// How old the last whole copy may grow before the writer makes one even
 /// while writes wait: a stream that never leaves the queue empty would
 /// otherwise never let the WAL start afresh.
@@ -45,25 +49,32 @@ pub(crate) struct SqliteBatch {
 /// When the writer copies the rest of the WAL itself.
 #[derive(Debug, Clone, Copy)]
 struct TopUp {
-    /// The last whole copy (or the store's start).
-    last_whole: Instant,
-    /// No copy before this.
+    /// No copy before this when no write waits.
     next: Instant,
+    /// Nor before this when writes wait: [`TOP_UP_OVERDUE`] after the
+    /// last whole copy (or the store's start), or later after a copy cut
+    /// short.
+    next_waiting: Instant,
 }
 
 impl TopUp {
     fn new(now: Instant) -> Self {
         TopUp {
-            last_whole: now,
             next: now + TOP_UP_EVERY,
+            next_waiting: now + TOP_UP_OVERDUE,
         }
     }
 
     /// Whether to copy now: when no write waits, once `next` has come;
     /// when writes wait, only once the last whole copy is
-    /// [`TOP_UP_OVERDUE`] old.
+    /// [`TOP_UP_OVERDUE`] old, and a copy cut short is tried again less
+    /// often.
     fn due(&self, now: Instant, waiting: bool) -> bool {
-        now >= self.next && (!waiting || now >= self.last_whole + TOP_UP_OVERDUE)
+        if waiting {
+            now >= self.next_waiting
+        } else {
+            now >= self.next
+        }
     }
 
     /// After a copy that ended at `now`, whole or not.
@@ -72,6 +83,7 @@ impl TopUp {
             *self = TopUp::new(now);
         } else {
             self.next = now + TOP_UP_RETRY;
+            self.next_waiting = self.next_waiting.max(now + TOP_UP_RETRY_WAITING);
         }
     }
 }
@@ -105,7 +117,8 @@ impl BatchWrite for SqliteBatch {
     ///
     /// A copy that finds the checkpointer at work (SQLite runs one
     /// checkpoint at a time) copies nothing; one that a reader stops short
-    /// copies only part. Either is tried again [`TOP_UP_RETRY`] later:
+    /// copies only part. Either is tried again [`TOP_UP_RETRY`] later
+    /// ([`TOP_UP_RETRY_WAITING`] while writes wait):
     /// counted as done, three collisions in a row left the WAL growing for
     /// three seconds.
     async fn upkeep(&self, waiting: bool) {
@@ -278,13 +291,21 @@ mod tests {
         assert!(!top.due(t0 + TOP_UP_EVERY, true));
         assert!(!top.due(t0 + TOP_UP_OVERDUE - ms(1), true));
         assert!(top.due(t0 + TOP_UP_OVERDUE, true));
-        // A copy cut short is tried again soon, still overdue.
+        // A copy cut short is tried again soon when idle, later while
+        // writes wait.
         let t1 = t0 + TOP_UP_OVERDUE;
         top.copied(t1, false);
-        assert!(!top.due(t1 + ms(49), true));
-        assert!(top.due(t1 + TOP_UP_RETRY, true));
+        assert!(!top.due(t1 + ms(49), false));
+        assert!(top.due(t1 + TOP_UP_RETRY, false));
+        assert!(!top.due(t1 + TOP_UP_RETRY, true));
+        assert!(top.due(t1 + TOP_UP_RETRY_WAITING, true));
+        // One cut short before the copy was overdue leaves it due then.
+        let mut early = TopUp::new(t0);
+        early.copied(t0 + TOP_UP_EVERY, false);
+        assert!(!early.due(t0 + TOP_UP_OVERDUE - ms(1), true));
+        assert!(early.due(t0 + TOP_UP_OVERDUE, true));
         // A whole one starts both clocks again.
-        let t2 = t1 + TOP_UP_RETRY;
+        let t2 = t1 + TOP_UP_RETRY_WAITING;
         top.copied(t2, true);
         assert!(!top.due(t2 + ms(999), false));
         assert!(top.due(t2 + TOP_UP_EVERY, false));

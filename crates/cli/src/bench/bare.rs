@@ -87,7 +87,8 @@ pub fn serve_child(listen: SocketAddr) -> anyhow::Result<()> {
     served
 }
 
-/// A bare endpoint in a process of its own, killed and reaped when dropped.
+/// A bare endpoint in a process of its own, stopped and reaped when dropped
+/// ([`Owned`]).
 pub struct BareChild(Owned);
 
 impl BareChild {

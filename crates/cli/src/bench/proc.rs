@@ -70,6 +70,10 @@ pub fn stop(child: &mut Child, limit: Duration) -> bool {
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
         }
+        // It may have ended during the last pause.
+        if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
+            return true;
+        }
     }
     let _ = child.kill();
     let _ = child.wait();

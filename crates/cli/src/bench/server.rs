@@ -166,7 +166,9 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         if warm.elapsed() >= warm_limit {
             eprintln!("bench server: the warm-up was cut short after {warmup_secs:.0} s");
         }
-        // For a profiler attached to the server (docs/benchmarks.md).
+        // For a profiler attached to the server (docs/benchmarks.md), and
+        // for scripts/build-pgo.sh, which finds the server's profile by
+        // this PID: keep the words "measuring server pid N".
         eprintln!(
             "bench server: warm-up over after {warmup_secs:.1} s; measuring server pid {pid} for {} s",
             options.seconds

@@ -237,7 +237,11 @@ fn run_one(exe: &Path, spec: &Spec, n: usize) -> anyhow::Result<Figures> {
         std::thread::sleep(Duration::from_millis(5));
     };
     let killed = Instant::now();
-    drop(server.take()); // SIGKILL
+    // SIGKILL, not a drop (which stops it cleanly): the crash is the test.
+    if let Some(mut crashed) = server.take() {
+        crashed.kill()?;
+        let _ = crashed.wait();
+    }
     let (server2, base) = serve(exe, &dir)?;
     let down = killed.elapsed();
     let _server2 = server2;

@@ -16,6 +16,18 @@ fn stand_in(bin: &Path, name: &str, script: &str) {
         .expect("stand-in made executable");
 }
 
+/// A stand-in `rustc` in `bin` for host `host`, whose sysroot is `sysroot`.
+fn rustc_stand_in(bin: &Path, host: &str, sysroot: &Path) {
+    stand_in(
+        bin,
+        "rustc",
+        &format!(
+            "case \"$1\" in\n-vV) echo 'host: {host}';;\n--print) echo '{}';;\n*) exit 9;;\nesac\n",
+            sysroot.display()
+        ),
+    );
+}
+
 /// `scripts/build-pgo.sh` needs the toolchain's `llvm-profdata`: without it
 /// the script says how to get it and stops (status 2) before it builds
 /// anything. A stand-in `rustc` names a sysroot without the tool; a
@@ -27,14 +39,7 @@ fn build_pgo_says_how_to_get_llvm_profdata_and_builds_nothing() {
     std::fs::create_dir(&sysroot).unwrap();
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
-    stand_in(
-        &bin,
-        "rustc",
-        &format!(
-            "case \"$1\" in\n-vV) echo 'host: x86_64-unknown-linux-gnu';;\n--print) echo '{}';;\n*) exit 9;;\nesac\n",
-            sysroot.display()
-        ),
-    );
+    rustc_stand_in(&bin, "x86_64-unknown-linux-gnu", &sysroot);
     let cargo_ran = dir.path().join("cargo-ran");
     stand_in(
         &bin,
@@ -72,8 +77,8 @@ fn build_pgo_says_how_to_get_llvm_profdata_and_builds_nothing() {
 /// `scripts/build-pgo.sh` end to end with stand-ins, in a copy of the
 /// script in a folder of its own (its builds go there): `cargo` "builds" a
 /// `croupier` that writes a profile for its own PID in each training run
-/// and, in `bench server`, names its server's PID (4242) as the real bench
-/// does, writing that one's profile only when `SERVER_PROFILE` is set. The
+/// and, in `bench server`, names a server PID (99999999, above any
+/// `pid_max`) as the real bench does, writing that one's profile only when `SERVER_PROFILE` is set. The
 /// script must build `OUT` when the server's profile is there, and stop
 /// with a message, building nothing more, when it is not (a server killed
 /// instead of stopped writes none).
@@ -99,21 +104,14 @@ fn build_pgo_trains_then_builds_and_insists_on_the_server_s_profile() {
         );
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).unwrap();
-        stand_in(
-            &bin,
-            "rustc",
-            &format!(
-                "case \"$1\" in\n-vV) echo 'host: {host}';;\n--print) echo '{}';;\n*) exit 9;;\nesac\n",
-                sysroot.display()
-            ),
-        );
+        rustc_stand_in(&bin, host, &sysroot);
         stand_in(
             &dir.path().join("bin"),
             "croupier-stand-in",
             "profile() { : > \"$(printf '%s' \"$LLVM_PROFILE_FILE\" | sed \"s/%p/$1/; s/%m/7/\")\"; }\n\
              if [ \"$1 $2\" = 'bench server' ]; then\n\
-               echo 'bench server: warm-up over after 1.0 s; measuring server pid 4242 for 10 s' >&2\n\
-               if [ -n \"$SERVER_PROFILE\" ]; then profile 4242; fi\n\
+               echo 'bench server: warm-up over after 1.0 s; measuring server pid 99999999 for 10 s' >&2\n\
+               if [ -n \"$SERVER_PROFILE\" ]; then profile 99999999; fi\n\
              fi\n\
              profile $$\n",
         );
@@ -163,7 +161,7 @@ fn build_pgo_trains_then_builds_and_insists_on_the_server_s_profile() {
         } else {
             assert_eq!(run.status.code(), Some(1), "stderr: {stderr}");
             assert!(
-                stderr.contains("the trained server (pid 4242) wrote no profile"),
+                stderr.contains("the trained server (pid 99999999) wrote no profile"),
                 "stderr: {stderr}"
             );
             assert!(!out.exists());
