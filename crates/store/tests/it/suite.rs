@@ -1029,7 +1029,7 @@ async fn sqlite_games_reach_the_database_file_through_the_checkpointer() {
     let before = size();
     // 2.4 MB of records: fewer pages than SQLite's default automatic
     // checkpoint (1,000 pages), so only the checkpointer copies them.
-    let record = format!("{{\"pad\":\"{}\"}}", "x".repeat(1_000));
+    let record = format!("{{\"pad\":\"{}\"}}", "x".repeat(20_000));
     for i in 0..120 {
         let g = s.start_game("goofspiel", &[a, b], i, "t0").await.unwrap();
         let mut e = end(vec![1, 2], None, "t1");
