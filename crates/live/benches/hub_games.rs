@@ -69,7 +69,7 @@ impl Side {
             .choose(rng)
             .expect("a card to play");
         hub.play(self.bot, card.text()).await.unwrap();
-        self.hand = self.hand.iter().filter(|c| *c != card).collect();
+        self.hand = CardSet(self.hand.0 & !card.bit());
     }
 }
 

@@ -38,6 +38,15 @@ impl std::ops::DerefMut for Owned {
     }
 }
 
+impl Owned {
+    /// SIGKILL now, and reaped: a crash, for benches that measure one.
+    pub fn crash(&mut self) -> std::io::Result<()> {
+        self.0.kill()?;
+        let _ = self.0.wait();
+        Ok(())
+    }
+}
+
 impl Drop for Owned {
     fn drop(&mut self) {
         let pid = self.0.id();
@@ -55,24 +64,24 @@ impl Drop for Owned {
 /// ended).
 pub fn stop(child: &mut Child, limit: Duration) -> bool {
     use nix::sys::signal::{kill, Signal};
-    if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
+    let pid = i32::try_from(child.id());
+    let mut ended = || !matches!(child.try_wait(), Ok(None));
+    if ended() {
         return true;
     }
-    if let Ok(pid) = i32::try_from(child.id()) {
+    if let Ok(pid) = pid {
         let _ = kill(nix::unistd::Pid::from_raw(pid), Signal::SIGTERM);
         let deadline = std::time::Instant::now() + limit;
         let mut pause = Duration::from_millis(1);
-        while std::time::Instant::now() < deadline {
-            match child.try_wait() {
-                Ok(None) => {}
-                Ok(Some(_)) | Err(_) => return true,
+        loop {
+            if ended() {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                break;
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
-        }
-        // It may have ended during the last pause.
-        if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
-            return true;
         }
     }
     let _ = child.kill();

@@ -239,8 +239,7 @@ fn run_one(exe: &Path, spec: &Spec, n: usize) -> anyhow::Result<Figures> {
     let killed = Instant::now();
     // SIGKILL, not a drop (which stops it cleanly): the crash is the test.
     if let Some(mut crashed) = server.take() {
-        crashed.kill()?;
-        let _ = crashed.wait();
+        crashed.crash()?;
     }
     let (server2, base) = serve(exe, &dir)?;
     let down = killed.elapsed();

@@ -262,8 +262,7 @@ async fn fault(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    victim.0.kill()?;
-    let _ = victim.0.wait();
+    victim.crash()?;
     let killed = Instant::now();
     let before: Vec<i64> =
         sqlx::query_scalar("SELECT id FROM games WHERE status = 'finished' ORDER BY id")
